@@ -1,0 +1,168 @@
+package client
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+// Protocol selects the transport that carries the requests.
+type Protocol int
+
+const (
+	// HTTP10 is ab's protocol: an HTTP/1.0 request line, raw sockets.
+	HTTP10 Protocol = iota
+	// HTTP11 sends HTTP/1.1 request lines (--http1.1).
+	HTTP11
+	// HTTP2 speaks h2 (TLS + ALPN) or h2c with prior knowledge (--http2).
+	HTTP2
+	// CGI executes a CGI program per request instead of connecting (--cgi).
+	CGI
+)
+
+// Target is the parsed URL argument, with ab's rules (see ParseURL).
+type Target struct {
+	Raw  string // the URL argument exactly as typed (sent as the request target with -X)
+	TLS  bool   // https://
+	Host string // host name or address, without IPv6 brackets
+	Port int    // explicit port, or 80/443
+	Path string // everything from the first '/' on, query and fragment included
+	// PortGiven reports an explicit ":port" in the URL.
+	PortGiven bool
+}
+
+// HostHeader is the Host header value ab sends: [v6]:port only when the
+// port is not the scheme's default.
+func (t Target) HostHeader() string {
+	h := t.Host
+	if isIPv6Literal(h) {
+		h = "[" + h + "]"
+	}
+	def := 80
+	if t.TLS {
+		def = 443
+	}
+	if t.Port != def {
+		return h + ":" + itoa(t.Port)
+	}
+	return h
+}
+
+// Resolver looks up host addresses; tests inject one so that no real name is resolved.
+type Resolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// DialFunc opens a connection; tests inject one to simulate unreachable hosts.
+type DialFunc func(ctx context.Context, network, address string) (net.Conn, error)
+
+// TLSOptions are ab's -Z -f -E -I plus gab's --verify-tls.
+type TLSOptions struct {
+	Ciphers    string // -Z, OpenSSL cipher names
+	Protocol   string // -f: "", ALL, TLS1, TLS1.1, TLS1.2, TLS1.3 (already normalised)
+	CertFile   string // -E: PEM with certificate chain and private key
+	NoSNI      bool   // -I
+	ServerName string // SNI from -H Host: (verbatim), else the URL host; "" if none
+	Verify     bool   // --verify-tls
+}
+
+// Config is everything the engine needs. flags.go fills it in; tests build it directly.
+type Config struct {
+	Target Target
+	// Request is the exact request (head and body) sent for every HTTP/1 request,
+	// built once by BuildRequest.
+	Request []byte
+	// HeadLen is the length of the head within Request (the rest is the body).
+	HeadLen int
+	// Spec is what Request was built from; HTTP/2 and CGI transports read it.
+	Spec RequestSpec
+
+	Requests       int           // -n
+	Concurrency    int           // -c
+	TimeLimit      time.Duration // -t; 0 means none
+	Timeout        time.Duration // -s: no event for this long ends the run (exit 119); <0 waits forever
+	RequestTimeout time.Duration // --request-timeout: fails just the overdue request; 0 = off
+	KeepAlive      bool          // -k
+	KeepGoing      bool          // -r: receive errors are counted instead of being fatal
+	VariableLength bool          // -l: no Length failures
+	SocketBuffer   int           // -b: SO_SNDBUF/SO_RCVBUF when nonzero
+	LocalAddr      string        // -B
+	ProxyHost      string        // -X host
+	ProxyPort      int           // -X port (atoi; 0 when none)
+	Verbosity      int           // -v
+	Quiet          bool          // -q: no progress events
+	TLS            TLSOptions
+
+	Protocol Protocol
+	Streams  int // --streams: concurrent HTTP/2 streams per connection (default 1)
+
+	// CGI mode (--cgi).
+	CGIProgram string
+	CGIEnv     []string // extra NAME=VALUE pairs
+
+	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
+	Rate float64
+
+	// SampleLimit caps the exact per-request store; past it the statistics come
+	// from histograms. 0 means DefaultSampleLimit.
+	SampleLimit int
+
+	// Events receives what ab prints during a run. Nil discards them.
+	Events Events
+	// Resolver and Dial may be injected by tests; nil means the system's.
+	Resolver Resolver
+	Dial     DialFunc
+	// Now is the monotonic clock; nil means time.Now. Tests never need to set it.
+	Now func() time.Time
+}
+
+// RequestSpec holds the request as the user described it, before ab's bytes are built.
+type RequestSpec struct {
+	Method      string   // GET, HEAD (-i), POST (-p), PUT (-u) or -m's text
+	HeadMethod  bool     // -i was given (ab ignores the body of such responses); also true for -m HEAD in gab
+	Target      string   // request target: the path, or the URL as typed with -X
+	KeepAlive   bool     // adds "Connection: Keep-Alive" (HTTP/1.0)
+	Cookie      string   // last -C value
+	Auth        []string // complete "Authorization: Basic ..." / "Proxy-Authorization: ..." lines, in order
+	Headers     []string // -H lines, verbatim, in order
+	Body        []byte   // -p/-u file contents
+	HasBody     bool     // -p or -u given (an empty file still sends Content-length: 0)
+	ContentType string   // -T, default text/plain
+	Host        string   // Host header value unless an -H Host: overrides it
+	HTTP11      bool     // --http1.1 request line
+}
+
+// DefaultSampleLimit is the number of requests whose timings are stored exactly
+// (16 bytes each). Past it, statistics come from 1 ms histograms with exact sums.
+const DefaultSampleLimit = 10_000_000
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+func isIPv6Literal(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] == ':' {
+			return true
+		}
+	}
+	return false
+}

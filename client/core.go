@@ -1,0 +1,628 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// This file is ab's accounting, shared by every transport (HTTP/1, HTTP/2, CGI):
+// the request budget, Document Length fixed by the first response, the failure
+// classes, the abort after 10 failures, recording by index, progress, and the
+// ways a run ends (-t, -s, SIGINT, fatal errors).
+
+// FailClass is how one request attempt ended.
+type FailClass uint8
+
+const (
+	// OK: a complete response (any status).
+	OK FailClass = iota
+	// FailConnect: the connection could not be set up. Not recorded; the request
+	// is issued again; counts towards ab's abort after 10 failures.
+	FailConnect
+	// FailRefused: connection refused. Without -r it is fatal
+	// ("apr_socket_recv: Connection refused (111)"), with -r a recorded Connect failure.
+	FailRefused
+	// FailReceive: a receive error (reset, EOF before any byte or mid-body).
+	// Without -r a reset is fatal as in ab; an early EOF is always just counted.
+	FailReceive
+	// FailReceiveCounted: a receive failure that is counted whatever -r says.
+	FailReceiveCounted
+	// FailException: a malformed response, or one overdue under --request-timeout. Recorded.
+	FailException
+	// FailWrite: sending the request failed ("Send request failed!"). Recorded, Write errors+1.
+	FailWrite
+	// FailHeaderOverflow: a response head over 8191 bytes. Non-2xx+1, Failed+1 with
+	// no class, not recorded, issued again; counts towards the abort.
+	FailHeaderOverflow
+	// FailAbandoned: the run stopped while the request was in flight. Not counted at all.
+	FailAbandoned
+)
+
+// Outcome is what a transport reports for one request attempt. Times are
+// nanoseconds since the run's start (run.clock), from the monotonic clock.
+type Outcome struct {
+	Start     int64 // request start: before connect, or when the previous response on a kept-alive connection ended
+	TCPDone   int64 // TCP connection established (before TLS); == Start on reuse
+	Connect   int64 // connection ready (TLS included) and the write begins (== Start on reuse)
+	WriteEnd  int64 // request fully written
+	FirstByte int64 // first response byte read
+	End       int64 // response complete (or failure noticed)
+	Status    int   // status code, 0 if none was read
+	Body      int64 // decoded body bytes of this response
+	Class     FailClass
+	KeptAlive bool  // completed on a connection kept alive for the next request (ab doneka)
+	Err       error // the cause, for failures
+}
+
+// Tally holds one worker's counters. Only its worker writes it, except
+// activity, which the watchdog reads; tallies are summed when the run ends.
+type Tally struct {
+	FailConnect, FailReceive, FailLength, FailExceptions int
+	WriteErrors, Non2xx, KeepAlive, Retries              int
+	TotalRead, BodyRead, TotalSent                       int64
+
+	statusCode  int // run-length cache in front of statuses, so a map is touched only on change
+	statusCount int
+	statuses    map[int]int
+	firstError  map[string]string
+
+	// Intended is the scheduled send time (ns since start) of the current
+	// request in rate mode; 0 otherwise.
+	Intended int64
+
+	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
+	conn     atomic.Pointer[connBox]
+}
+
+type connBox struct{ c io.Closer }
+
+// Touch records socket activity now (for ab's -s idle timeout).
+func (t *Tally) Touch(r *run) { t.activity.Store(r.clock()) }
+
+// SetConn registers the worker's current connection (or process), so that a
+// stopping run can interrupt its blocking I/O. It returns false if the run has
+// already stopped, in which case c has been closed.
+func (t *Tally) SetConn(r *run, c io.Closer) bool {
+	if c == nil {
+		t.conn.Store(nil)
+		return true
+	}
+	t.conn.Store(&connBox{c})
+	if r.stopped.Load() {
+		interrupt(c)
+		return false
+	}
+	return true
+}
+
+func (t *Tally) addStatus(code int) {
+	if code == t.statusCode {
+		t.statusCount++
+		return
+	}
+	t.flushStatus()
+	t.statusCode, t.statusCount = code, 1
+}
+
+func (t *Tally) flushStatus() {
+	if t.statusCount > 0 {
+		if t.statuses == nil {
+			t.statuses = make(map[int]int)
+		}
+		t.statuses[t.statusCode] += t.statusCount
+	}
+	t.statusCount = 0
+}
+
+func (t *Tally) noteError(class string, err error) {
+	if err == nil {
+		return
+	}
+	if t.firstError == nil {
+		t.firstError = make(map[string]string)
+	}
+	if _, ok := t.firstError[class]; !ok {
+		t.firstError[class] = err.Error()
+	}
+}
+
+// interrupt makes blocked I/O on c return at once.
+func interrupt(c io.Closer) {
+	if d, ok := c.(interface{ SetDeadline(time.Time) error }); ok {
+		_ = d.SetDeadline(time.Unix(1, 0)) // an error means it is closed already
+		return
+	}
+	_ = c.Close() // best effort: the run is stopping
+}
+
+// transport carries requests for one protocol.
+type transport interface {
+	// prepare runs after the banner and before the clock starts: resolve names,
+	// check that the peer speaks the protocol. A *FatalError ends the run.
+	prepare(ctx context.Context, r *run) error
+	// slots is the number of concurrent request loops to run.
+	slots() int
+	// work is one request loop; it returns when claim fails or the run stops.
+	work(r *run, slot int, t *Tally)
+}
+
+// run is the state of one benchmark run, shared by its workers.
+type run struct {
+	cfg     *Config
+	events  Events
+	now     func() time.Time
+	start   time.Time
+	samples *Samples
+	n       int64
+
+	tickets atomic.Int64 // requests handed out (claim) and not given back
+	done    atomic.Int64 // recorded requests
+	good    atomic.Int64 // successful responses
+	bad     atomic.Int64 // ab's Failed requests
+
+	docLenState atomic.Int32 // 0 unset, 1 being set, 2 set
+	docLen      atomic.Int64
+	server      atomic.Pointer[string]
+	tlsInfo     atomic.Pointer[TLSInfo]
+	headerSeen  atomic.Bool
+	rampUp      chan struct{}
+	rampOnce    sync.Once
+
+	stopped  atomic.Bool
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	ending   Ending
+	fatal    *FatalError
+	lastDone atomic.Int64 // clock of the last recording
+	stopAt   int64        // clock when the run was stopped
+
+	mu      sync.Mutex
+	tallies []*Tally
+
+	sched *schedule   // --rate; nil in ab's closed loop
+	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
+}
+
+// clock is the time since the run's start in ns, from the monotonic clock.
+func (r *run) clock() int64 { return int64(r.now().Sub(r.start)) }
+
+// claim hands out the next request; false when n requests are out or the run
+// stopped. In rate mode (--rate) it also waits for the request's intended send
+// time, which it stores in t.Intended.
+func (r *run) claim(t *Tally) bool {
+	if r.stopped.Load() {
+		return false
+	}
+	if r.tickets.Add(1) > r.n {
+		r.tickets.Add(-1)
+		return false
+	}
+	if r.sched != nil {
+		return r.sched.wait(r, t)
+	}
+	return true
+}
+
+// unclaim gives a request back, to be issued again (it was not recorded).
+func (r *run) unclaim() { r.tickets.Add(-1) }
+
+// isStopped reports whether workers should give up.
+func (r *run) isStopped() bool { return r.stopped.Load() }
+
+// stop ends the run with the given ending; the first call wins.
+func (r *run) stop(e Ending, fe *FatalError) {
+	r.stopOnce.Do(func() {
+		r.stopAt = r.clock()
+		r.ending, r.fatal = e, fe
+		r.stopped.Store(true)
+		close(r.stopCh)
+		r.openRamp()
+		r.mu.Lock()
+		for _, t := range r.tallies {
+			if b := t.conn.Load(); b != nil {
+				interrupt(b.c)
+			}
+		}
+		r.mu.Unlock()
+	})
+}
+
+func (r *run) openRamp() { r.rampOnce.Do(func() { close(r.rampUp) }) }
+
+// sawHeader is called when a complete response head arrives: ab opens its other
+// c−1 connections only then (ramp-up).
+func (r *run) sawHeader() {
+	if !r.headerSeen.Load() {
+		r.headerSeen.Store(true)
+		r.openRamp()
+	}
+}
+
+// wantServer reports whether the Server header still has to be captured.
+func (r *run) wantServer() bool { return r.server.Load() == nil }
+
+// setServer records ab's "Server Software" (first response wins).
+func (r *run) setServer(s string) { r.server.CompareAndSwap(nil, &s) }
+
+// setTLS records the first handshake's parameters.
+func (r *run) setTLS(info *TLSInfo) { r.tlsInfo.CompareAndSwap(nil, info) }
+
+func (r *run) newTally() *Tally {
+	t := &Tally{}
+	t.activity.Store(r.clock())
+	r.mu.Lock()
+	r.tallies = append(r.tallies, t)
+	r.mu.Unlock()
+	return t
+}
+
+func usec(ns int64) uint32 {
+	if ns <= 0 {
+		return 0
+	}
+	us := ns / 1000
+	if us > 0xFFFFFFFF {
+		return 0xFFFFFFFF
+	}
+	return uint32(us)
+}
+
+// finish accounts for one attempt. It returns false when the worker should stop
+// (the run ended). The caller must have claimed the request.
+func (r *run) finish(t *Tally, o *Outcome) bool {
+	switch o.Class {
+	case FailAbandoned:
+		r.unclaim()
+		return false
+	case FailConnect, FailHeaderOverflow:
+		if o.Class == FailConnect {
+			t.noteError("connect", o.Err)
+		} else {
+			t.noteError("exceptions", o.Err)
+		}
+		r.unclaim()
+		// ab: if (bad++ > 10) abort, so the 12th such failure is fatal.
+		if r.bad.Add(1)-1 > 10 {
+			if o.Class == FailHeaderOverflow {
+				r.stop(EndFatal, &FatalError{Message: "\nTest aborted after 10 failures\n\n\n", Exit: 1, Err: o.Err})
+			} else {
+				fe := sysError("apr_socket_connect()", o.Err)
+				fe.Message = "\nTest aborted after 10 failures\n\n" + fe.Message
+				r.stop(EndFatal, fe)
+			}
+			return false
+		}
+		if o.Class == FailConnect {
+			t.FailConnect++
+		} else {
+			t.Non2xx++
+		}
+		return !r.isStopped()
+	case FailRefused:
+		if !r.cfg.KeepGoing {
+			r.unclaim()
+			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
+			return false
+		}
+		t.noteError("connect", o.Err)
+		r.reportReceiveError(o.Err)
+		t.FailConnect++
+		r.bad.Add(1)
+	case FailReceive, FailReceiveCounted:
+		if o.Class == FailReceive && !r.cfg.KeepGoing {
+			r.unclaim()
+			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
+			return false
+		}
+		t.noteError("receive", o.Err)
+		if r.cfg.KeepGoing {
+			r.reportReceiveError(o.Err)
+		}
+		t.FailReceive++
+		r.bad.Add(1)
+	case FailException:
+		t.noteError("exceptions", o.Err)
+		t.FailExceptions++
+		r.bad.Add(1)
+	case FailWrite:
+		t.noteError("write", o.Err)
+		t.WriteErrors++
+		r.events.SendFailed()
+	case OK:
+		if o.Status < 200 || o.Status > 299 {
+			t.Non2xx++
+		}
+		t.addStatus(o.Status)
+		if o.KeptAlive {
+			t.KeepAlive++
+		}
+		r.checkLength(t, o.Body)
+	}
+	return r.record(o)
+}
+
+func (r *run) reportReceiveError(err error) {
+	if r.cfg.Verbosity >= 1 {
+		r.events.ReceiveError(sysError("apr_socket_recv", err))
+	}
+}
+
+// checkLength applies ab's rule: the first successful response fixes Document
+// Length; later ones of another length are Length failures unless -l.
+func (r *run) checkLength(t *Tally, body int64) {
+	if r.good.Add(1) == 1 {
+		r.docLen.Store(body)
+		r.docLenState.Store(2)
+		return
+	}
+	for r.docLenState.Load() != 2 { // the first response is being recorded right now
+		if r.isStopped() {
+			return
+		}
+		time.Sleep(time.Microsecond)
+	}
+	if !r.cfg.VariableLength && body != r.docLen.Load() {
+		t.FailLength++
+		r.bad.Add(1)
+		t.noteError("length", errors.New("body length differs from the first response's"))
+	}
+}
+
+// record stores the attempt's sample if fewer than n are recorded.
+func (r *run) record(o *Outcome) bool {
+	i := r.done.Add(1)
+	if i > r.n {
+		r.done.Add(-1)
+		return false
+	}
+	end := o.End
+	if r.extra != nil {
+		r.extra.observe(o)
+	}
+	r.samples.put(int(i-1), Sample{
+		Start:   uint32(uint64(o.Start/1000) & 0xFFFFFFFF),
+		Connect: usec(o.Connect - o.Start),
+		Wait:    usec(o.FirstByte - o.WriteEnd),
+		Total:   usec(end - o.Start),
+	})
+	for {
+		last := r.lastDone.Load()
+		if end <= last || r.lastDone.CompareAndSwap(last, end) {
+			break
+		}
+	}
+	if every := int64(r.cfg.progressEvery()); every > 0 && i%every == 0 {
+		r.events.Completed(int(i))
+	}
+	if i == r.n {
+		r.stop(EndCompleted, nil)
+		return false
+	}
+	return !r.isStopped()
+}
+
+// progressEvery is ab's progress interval: max(100, n/10) when n > 150.
+func (c *Config) progressEvery() int {
+	if c.Quiet || c.Requests <= 150 {
+		return 0
+	}
+	if c.Requests/10 > 100 {
+		return c.Requests / 10
+	}
+	return 100
+}
+
+// Runner runs one configured benchmark.
+type Runner struct {
+	cfg Config
+	tr  transport
+	r   *run
+}
+
+// New checks the configuration and prepares what must fail before ab's banner
+// (TLS ciphers, client certificates). Name resolution happens in Run, after it.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Events == nil {
+		cfg.Events = NopEvents{}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Streams <= 0 {
+		cfg.Streams = 1
+	}
+	tr, err := newTransport(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{cfg: cfg, tr: tr}, nil
+}
+
+// transportFactories lets each protocol's file register its constructor.
+var transportFactories = map[Protocol]func(*Config) (transport, error){}
+
+func newTransport(cfg *Config) (transport, error) {
+	f, ok := transportFactories[cfg.Protocol]
+	if !ok {
+		return nil, errors.New("gab: protocol not supported in this build")
+	}
+	return f(cfg)
+}
+
+// Completed is the number of requests recorded so far (safe to call during Run).
+func (rn *Runner) Completed() int {
+	if rn.r == nil {
+		return 0
+	}
+	return int(rn.r.done.Load())
+}
+
+// Run performs the benchmark. Cancelling ctx (SIGINT) ends it with a partial
+// result (Ending EndInterrupted). A fatal error is returned both as the error and
+// in Result.Fatal, with whatever was measured.
+func (rn *Runner) Run(ctx context.Context) (*Result, error) {
+	cfg := &rn.cfg
+	r := &run{
+		cfg:    cfg,
+		events: cfg.Events,
+		now:    cfg.Now,
+		n:      int64(cfg.Requests),
+		rampUp: make(chan struct{}),
+		stopCh: make(chan struct{}),
+	}
+	rn.r = r
+	r.start = r.now()
+	r.samples = NewSamples(cfg.Requests, cfg.SampleLimit)
+	if cfg.Concurrency <= 0 {
+		// ab accepts -c 0 and then fails in apr_pollset_create/poll.
+		r.stop(EndFatal, aprError("apr_pollset_poll", 22, "Invalid argument", nil))
+		return rn.result(), r.fatal
+	}
+	if err := rn.tr.prepare(ctx, r); err != nil {
+		var fe *FatalError
+		if !errors.As(err, &fe) {
+			fe = &FatalError{Message: err.Error() + "\n", Exit: 1, Err: err}
+		}
+		r.stop(EndFatal, fe)
+		return rn.result(), fe
+	}
+	r.start = r.now() // ab takes the start time just before the first connect
+
+	var wg sync.WaitGroup
+	slots := rn.tr.slots()
+	for i := 0; i < slots; i++ {
+		t := r.newTally()
+		wg.Add(1)
+		go func(i int, t *Tally) {
+			defer wg.Done()
+			if i > 0 {
+				select {
+				case <-r.rampUp:
+				case <-r.stopCh:
+					return
+				}
+			}
+			rn.tr.work(r, i, t)
+		}(i, t)
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	var limit <-chan time.Time
+	if cfg.TimeLimit > 0 {
+		tm := time.NewTimer(cfg.TimeLimit)
+		defer tm.Stop()
+		limit = tm.C
+	}
+	var tick <-chan time.Time
+	if cfg.Timeout >= 0 {
+		every := cfg.Timeout / 10
+		if every > 100*time.Millisecond {
+			every = 100 * time.Millisecond
+		}
+		if every < time.Millisecond {
+			every = time.Millisecond
+		}
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		tick = tk.C
+	}
+loop:
+	for {
+		select {
+		case <-allDone:
+			break loop
+		case <-r.stopCh:
+			<-allDone
+			break loop
+		case <-ctx.Done():
+			r.stop(EndInterrupted, nil)
+		case <-limit:
+			r.stop(EndTimeLimit, nil)
+		case <-tick:
+			if r.idleFor() >= int64(cfg.Timeout) {
+				r.stop(EndFatal, timeoutError())
+			}
+		}
+	}
+	res := rn.result()
+	if res.Fatal != nil {
+		return res, res.Fatal
+	}
+	return res, nil
+}
+
+// idleFor is how long no worker has seen any socket event.
+func (r *run) idleFor() int64 {
+	var last int64
+	r.mu.Lock()
+	for _, t := range r.tallies {
+		if a := t.activity.Load(); a > last {
+			last = a
+		}
+	}
+	r.mu.Unlock()
+	return r.clock() - last
+}
+
+func (rn *Runner) result() *Result {
+	r := rn.r
+	res := &Result{
+		Start:        r.start,
+		Ending:       r.ending,
+		Fatal:        r.fatal,
+		Complete:     int(r.done.Load()),
+		Samples:      r.samples,
+		DocLength:    r.docLen.Load(),
+		TLS:          r.tlsInfo.Load(),
+		StatusCounts: map[int]int{},
+		FirstError:   map[string]string{},
+	}
+	if !r.stopped.Load() {
+		r.stopAt = r.clock()
+		res.Ending = EndCompleted
+	}
+	if s := r.server.Load(); s != nil {
+		res.ServerSoftware = *s
+	}
+	switch res.Ending {
+	case EndCompleted:
+		res.Elapsed = time.Duration(r.lastDone.Load())
+	default:
+		res.Elapsed = time.Duration(r.stopAt)
+	}
+	res.Failed.Total = int(r.bad.Load())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.tallies {
+		t.flushStatus()
+		res.Failed.Connect += t.FailConnect
+		res.Failed.Receive += t.FailReceive
+		res.Failed.Length += t.FailLength
+		res.Failed.Exceptions += t.FailExceptions
+		res.WriteErrors += t.WriteErrors
+		res.Non2xx += t.Non2xx
+		res.KeepAlive += t.KeepAlive
+		res.Retries += t.Retries
+		res.TotalRead += t.TotalRead
+		res.BodyRead += t.BodyRead
+		res.TotalSent += t.TotalSent
+		for k, v := range t.statuses {
+			res.StatusCounts[k] += v
+		}
+		for k, v := range t.firstError {
+			if _, ok := res.FirstError[k]; !ok {
+				res.FirstError[k] = v
+			}
+		}
+	}
+	return res
+}
+
+// isRefused reports a connection refusal.
+func isRefused(err error) bool { return errnoOf(err) == syscall.ECONNREFUSED }

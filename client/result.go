@@ -1,0 +1,79 @@
+package client
+
+import "time"
+
+// Ending says how a run ended.
+type Ending int
+
+const (
+	// EndCompleted: n requests were recorded.
+	EndCompleted Ending = iota
+	// EndTimeLimit: the -t limit passed.
+	EndTimeLimit
+	// EndInterrupted: SIGINT/SIGTERM (the context was cancelled); the report is partial.
+	EndInterrupted
+	// EndFatal: a fatal error (Result.Fatal) ended the run; ab prints no report.
+	EndFatal
+)
+
+// Failures are ab's failure classes ("Failed requests" and its breakdown).
+type Failures struct {
+	Total      int // ab's "bad": may exceed the sum of the classes (header overflow has none)
+	Connect    int
+	Receive    int
+	Length     int
+	Exceptions int
+}
+
+// TLSInfo describes the first TLS handshake, in ab's words.
+type TLSInfo struct {
+	Protocol    string // "TLSv1.3"
+	Cipher      string // OpenSSL's name, e.g. "TLS_AES_128_GCM_SHA256" or "ECDHE-RSA-AES256-GCM-SHA384"
+	PeerKeyBits int    // the server certificate's public key size (0 without one)
+	CipherBits  int    // the cipher's secret bits
+	TempKey     string // "X25519 253 bits", "ECDH prime256v1 256 bits", or "" if unknown
+	ServerName  string // SNI sent, "" if none
+}
+
+// Result is everything a run measured, as plain data.
+type Result struct {
+	Start   time.Time     // just before the first connect (wall clock, for -g)
+	Elapsed time.Duration // ab's lasttime − start
+	Ending  Ending
+	Fatal   *FatalError // set when Ending == EndFatal
+
+	Complete    int // ab's done: recorded requests
+	Failed      Failures
+	WriteErrors int // ab's epipe
+	Non2xx      int
+	KeepAlive   int // ab's doneka: responses completed on a kept-alive connection
+	// Retries counts requests re-sent once on a new connection because the server
+	// closed a reused keep-alive connection before answering (gab's fix).
+	Retries int
+
+	TotalRead int64 // every byte read, heads included ("Total transferred")
+	BodyRead  int64 // decoded body bytes ("HTML transferred")
+	TotalSent int64 // every request byte written ("Total body sent")
+
+	DocLength      int64  // body length of the first successful response
+	ServerSoftware string // ab's cut of the first Server header
+	TLS            *TLSInfo
+	// Protocol is "h2" or "h2c" for --http2, "" otherwise.
+	Protocol string
+
+	// StatusCounts counts responses per status code (gab's extended report).
+	StatusCounts map[int]int
+	// FirstError holds the first error message of each failure class, by name
+	// ("connect", "receive", "length", "exceptions", "write").
+	FirstError map[string]string
+
+	Samples *Samples
+	// CGI holds the CGI-mode breakdown (nil otherwise).
+	CGI *CGITimes
+}
+
+// CGITimes are the per-request CGI phases in µs, one entry per recorded request
+// in recording order (parallel to Samples.Exact()).
+type CGITimes struct {
+	Spawn, FirstByte, Output, Reap, ChildCPU []uint32
+}

@@ -1,0 +1,216 @@
+package client
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// Sample is one recorded request in ab's terms, in microseconds: 16 bytes, so a
+// million requests cost 16 MB (ab keeps 32 bytes each).
+type Sample struct {
+	// Start is the request's start as an offset from Result.Start. It wraps every
+	// 2^32 µs (71.6 minutes); Samples.StartOffset undoes the wrap.
+	Start   uint32
+	Connect uint32 // ab ctime: start → connection ready (TLS included); 0 on keep-alive reuse
+	Wait    uint32 // ab waittime: request written → first response byte
+	Total   uint32 // ab time: start → response complete. Processing = Total − Connect
+}
+
+// Processing is ab's "Processing" column: Total − Connect (never negative).
+func (s Sample) Processing() uint32 {
+	if s.Total < s.Connect {
+		return 0
+	}
+	return s.Total - s.Connect
+}
+
+// Samples stores one Sample per recorded request, filled lock-free by request
+// index (the order in which ab records them). Past its limit it keeps 1 ms
+// histograms with exact sums instead, so memory stays flat.
+type Samples struct {
+	exact []Sample     // preallocated; written by index, no lock
+	count atomic.Int64 // recorded requests (exact and histogram)
+	hist  *Histograms  // allocated only when the limit is passed
+	histP atomic.Pointer[Histograms]
+}
+
+// NewSamples returns a store for up to n requests, of which at most limit are
+// kept exactly.
+func NewSamples(n, limit int) *Samples {
+	if limit <= 0 {
+		limit = DefaultSampleLimit
+	}
+	size := n
+	if size > limit {
+		size = limit
+	}
+	if size < 0 {
+		size = 0
+	}
+	return &Samples{exact: make([]Sample, size)}
+}
+
+// put stores sample number i (0-based). It is safe for concurrent use with distinct i.
+func (s *Samples) put(i int, smp Sample) {
+	if i < len(s.exact) {
+		s.exact[i] = smp
+	} else {
+		s.histograms().add(smp)
+	}
+	s.count.Add(1)
+}
+
+func (s *Samples) histograms() *Histograms {
+	if h := s.histP.Load(); h != nil {
+		return h
+	}
+	h := NewHistograms()
+	if s.histP.CompareAndSwap(nil, h) {
+		return h
+	}
+	return s.histP.Load()
+}
+
+// Len is the number of recorded requests.
+func (s *Samples) Len() int { return int(s.count.Load()) }
+
+// Exact returns the exactly stored samples (all of them unless Overflowed).
+// Callers may reorder the slice in place (the report sorts it).
+func (s *Samples) Exact() []Sample {
+	n := s.Len()
+	if n > len(s.exact) {
+		n = len(s.exact)
+	}
+	return s.exact[:n]
+}
+
+// Overflowed reports whether more requests were recorded than the exact store holds.
+func (s *Samples) Overflowed() bool { return s.histP.Load() != nil }
+
+// Histograms returns the histograms of every recorded request (exact samples
+// folded in), or nil when nothing overflowed.
+func (s *Samples) Histograms() *Histograms {
+	h := s.histP.Load()
+	if h == nil {
+		return nil
+	}
+	if !h.folded {
+		for _, smp := range s.Exact() {
+			h.add(smp)
+		}
+		h.folded = true
+	}
+	return h
+}
+
+// StartOffsets returns each exact sample's start in µs since Result.Start, undoing
+// the 32-bit wrap. It relies on samples being in recording order, where starts
+// never go back by more than half the wrap period (35 minutes).
+func StartOffsets(samples []Sample) []uint64 {
+	out := make([]uint64, len(samples))
+	var epoch uint64
+	var prev uint32
+	for i, s := range samples {
+		if i > 0 && s.Start < prev && prev-s.Start > 1<<31 {
+			epoch += 1 << 32
+		} else if i > 0 && s.Start > prev && s.Start-prev > 1<<31 && epoch > 0 {
+			// a late sample that started before the previous wrap
+			out[i] = epoch - 1<<32 + uint64(s.Start)
+			continue
+		}
+		prev = s.Start
+		out[i] = epoch + uint64(s.Start)
+	}
+	return out
+}
+
+// Histograms hold one Column per ab column, for runs past the exact store's limit.
+type Histograms struct {
+	Connect, Processing, Wait, Total Column
+	folded                           bool
+}
+
+// NewHistograms returns empty histograms.
+func NewHistograms() *Histograms { return &Histograms{} }
+
+func (h *Histograms) add(s Sample) {
+	h.Connect.Add(s.Connect)
+	h.Processing.Add(s.Processing())
+	h.Wait.Add(s.Wait)
+	h.Total.Add(s.Total)
+}
+
+// ColumnBuckets is the number of 1 ms buckets (values past the last go to Over).
+const ColumnBuckets = 120_000
+
+// Column is a histogram of one column with 1 ms buckets aligned to ab's
+// rounding: bucket k holds the values that ab prints as k ms, (µs+500)/1000 = k.
+// Count, sum, sum of squares, min and max are exact. Safe for concurrent Add.
+type Column struct {
+	Buckets [ColumnBuckets]atomic.Uint64
+	// Over counts values of ColumnBuckets ms and more; their exact ms values are
+	// lost only for the median and percentiles, which then print the bucket bound.
+	Over        atomic.Uint64
+	Count       atomic.Uint64
+	Sum         atomic.Uint64
+	sumSqHi     atomic.Uint64
+	sumSqLo     atomic.Uint64
+	min, maxPl1 atomic.Uint64 // maxPl1 = max+1 so that zero means unset; min stored as ^v
+}
+
+// Add records one value in µs.
+func (c *Column) Add(us uint32) {
+	ms := (uint64(us) + 500) / 1000
+	if ms < ColumnBuckets {
+		c.Buckets[ms].Add(1)
+	} else {
+		c.Over.Add(1)
+	}
+	c.Count.Add(1)
+	c.Sum.Add(uint64(us))
+	hi, lo := bits.Mul64(uint64(us), uint64(us))
+	// 128-bit add with carry; a lost race here cannot happen because lo and hi
+	// are updated with atomics and the carry is added to hi separately.
+	newLo := c.sumSqLo.Add(lo)
+	if newLo < lo {
+		hi++
+	}
+	c.sumSqHi.Add(hi)
+	for {
+		m := c.min.Load()
+		if m != 0 && ^m <= uint64(us) {
+			break
+		}
+		if c.min.CompareAndSwap(m, ^uint64(us)) {
+			break
+		}
+	}
+	for {
+		m := c.maxPl1.Load()
+		if m != 0 && m-1 >= uint64(us) {
+			break
+		}
+		if c.maxPl1.CompareAndSwap(m, uint64(us)+1) {
+			break
+		}
+	}
+}
+
+// Min and Max are the exact extremes in µs (0 when empty).
+func (c *Column) Min() uint64 {
+	if m := c.min.Load(); m != 0 {
+		return ^m
+	}
+	return 0
+}
+
+// Max is the largest value in µs.
+func (c *Column) Max() uint64 {
+	if m := c.maxPl1.Load(); m != 0 {
+		return m - 1
+	}
+	return 0
+}
+
+// SumSquares is Σx² as a 128-bit value (hi, lo).
+func (c *Column) SumSquares() (hi, lo uint64) { return c.sumSqHi.Load(), c.sumSqLo.Load() }

@@ -1,0 +1,3 @@
+module gab
+
+go 1.26
