@@ -280,6 +280,12 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		r.unclaim()
 		return false
 	case FailConnect, FailHeaderOverflow:
+		if e := errnoOf(o.Err); e == syscall.EMFILE || e == syscall.ENFILE {
+			// ab: "socket: Too many open files (24)", fatal at once.
+			r.unclaim()
+			r.stop(EndFatal, sysError("socket", o.Err))
+			return false
+		}
 		if o.Class == FailConnect {
 			t.noteError("connect", o.Err)
 		} else {
