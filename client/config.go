@@ -102,6 +102,9 @@ type Config struct {
 
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64
+	// Extended gathers the figures beyond ab's into Result.Extra (--extended,
+	// --format json, --json); rate mode gathers them anyway.
+	Extended bool
 
 	// SampleLimit caps the exact per-request store; past it the statistics come
 	// from histograms. 0 means DefaultSampleLimit.

@@ -55,6 +55,9 @@ type Outcome struct {
 	Status    int   // status code, 0 if none was read
 	Body      int64 // decoded body bytes of this response
 	Class     FailClass
+	// Intended is the request's scheduled send time in rate mode (ns since the
+	// start); finish sets it from Tally.Intended, transports need not.
+	Intended int64
 	KeptAlive bool  // completed on a connection kept alive for the next request (ab doneka)
 	Err       error // the cause, for failures
 }
@@ -77,6 +80,7 @@ type Tally struct {
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
+	extra    *tallyExtra // the worker's share of extraStats (extra.go); nil until used
 }
 
 type connBox struct{ c io.Closer }
@@ -349,7 +353,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		}
 		r.checkLength(t, o.Body)
 	}
-	return r.record(o)
+	return r.record(t, o)
 }
 
 func (r *run) reportReceiveError(err error) {
@@ -380,15 +384,18 @@ func (r *run) checkLength(t *Tally, body int64) {
 }
 
 // record stores the attempt's sample if fewer than n are recorded.
-func (r *run) record(o *Outcome) bool {
+func (r *run) record(t *Tally, o *Outcome) bool {
 	i := r.done.Add(1)
 	if i > r.n {
 		r.done.Add(-1)
 		return false
 	}
 	end := o.End
+	if r.sched != nil {
+		r.sched.stamp(t, o) // intended time; start = actual send time
+	}
 	if r.extra != nil {
-		r.extra.observe(o)
+		r.extra.observe(t, o)
 	}
 	r.samples.put(int(i-1), Sample{
 		Start:   uint32(uint64(o.Start/1000) & 0xFFFFFFFF),
@@ -425,9 +432,10 @@ func (c *Config) progressEvery() int {
 
 // Runner runs one configured benchmark.
 type Runner struct {
-	cfg Config
-	tr  transport
-	r   *run
+	cfg     Config
+	tr      transport
+	r       *run
+	lookups *lookupTimer // times name resolution for the extended report; nil otherwise
 }
 
 // New checks the configuration and prepares what must fail before ab's banner
@@ -442,11 +450,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Streams <= 0 {
 		cfg.Streams = 1
 	}
+	lookups := timeLookups(&cfg)
 	tr, err := newTransport(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{cfg: cfg, tr: tr}, nil
+	return &Runner{cfg: cfg, tr: tr, lookups: lookups}, nil
 }
 
 // transportFactories lets each protocol's file register its constructor.
@@ -482,6 +491,12 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		stopCh: make(chan struct{}),
 	}
 	rn.r = r
+	if cfg.Rate > 0 {
+		r.sched = newSchedule(cfg.Rate)
+	}
+	if cfg.Extended || cfg.Rate > 0 {
+		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
+	}
 	r.start = r.now()
 	r.samples = NewSamples(cfg.Requests, cfg.SampleLimit)
 	if cfg.Concurrency <= 0 {
@@ -595,6 +610,9 @@ func (rn *Runner) result() *Result {
 	}
 	if s := r.server.Load(); s != nil {
 		res.ServerSoftware = *s
+	}
+	if r.extra != nil {
+		res.Extra = r.extra.result(r)
 	}
 	switch res.Ending {
 	case EndCompleted:

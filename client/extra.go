@@ -1,13 +1,481 @@
 package client
 
-// schedule paces requests in rate mode (--rate): the k-th request is due at
-// start + k/rate. (Filled in by the rate-mode work.)
-type schedule struct{}
+import (
+	"context"
+	"math"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
 
-func (s *schedule) wait(r *run, t *Tally) bool { return true }
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
 
-// extraStats collects the figures beyond ab's (phase breakdown, corrected
-// latencies, HDR histograms) when an extension asks for them.
-type extraStats struct{}
+// This file holds what gab measures beyond ab (issue 7): the phase breakdown,
+// the per-second throughput series, the name-resolution time, and rate mode
+// (--rate), whose open-model schedule and corrected latencies tell the truth
+// about tails that ab's closed loop hides (coordinated omission).
+//
+// Everything here is off (nil) in ab's default run, so it costs nothing then.
 
-func (e *extraStats) observe(o *Outcome) {}
+// Phase names one part of a request's time, in the order a request goes through them.
+type Phase int
+
+const (
+	PhaseTCP   Phase = iota // TCP connect: Outcome.TCPDone − Start (0 on a reused connection)
+	PhaseTLS                // TLS handshake: Connect − TCPDone (0 without TLS or on reuse)
+	PhaseWrite              // request write: WriteEnd − Connect
+	PhaseWait               // waiting for the first byte (TTFB): FirstByte − WriteEnd, ab's "Waiting"
+	PhaseBody               // body transfer: End − FirstByte
+	PhaseTotal              // total: End − Start, ab's "Total"
+	// PhaseCount is the number of phases.
+	PhaseCount
+)
+
+// String is the phase's name as the extended report prints it.
+func (p Phase) String() string {
+	switch p {
+	case PhaseTCP:
+		return "TCP connect"
+	case PhaseTLS:
+		return "TLS handshake"
+	case PhaseWrite:
+		return "Request write"
+	case PhaseWait:
+		return "Waiting (TTFB)"
+	case PhaseBody:
+		return "Body transfer"
+	case PhaseTotal:
+		return "Total"
+	}
+	return "?"
+}
+
+// Histogram geometry for every HDR histogram gab keeps: values in µs from 1 µs
+// to 24 hours, 3 significant digits (a recorded value is known to within 0.1 %).
+const (
+	HistLowestUS  = 1
+	HistHighestUS = 24 * 3600 * 1_000_000
+	HistDigits    = 3
+)
+
+// NewHist returns an empty histogram with gab's geometry (µs, 3 significant digits).
+func NewHist() *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistLowestUS, HistHighestUS, HistDigits)
+}
+
+// Dist is the distribution of one measured quantity in µs: exact count, sum,
+// sum of squares, min and max, and an HDR histogram (3 significant digits) for
+// the median and percentiles.
+type Dist struct {
+	Hist     *hdrhistogram.Histogram
+	Count    int64
+	Min, Max int64   // µs, exact
+	Sum      int64   // µs, exact
+	SumSq    float64 // µs², summed in float64 (relative error ~1e-16 per addition)
+}
+
+func newDist() Dist { return Dist{Hist: NewHist()} }
+
+func (d *Dist) add(us int64) {
+	if us < 0 {
+		us = 0
+	}
+	if d.Count == 0 || us < d.Min {
+		d.Min = us
+	}
+	if us > d.Max {
+		d.Max = us
+	}
+	d.Count++
+	d.Sum += us
+	d.SumSq += float64(us) * float64(us)
+	if us > HistHighestUS {
+		us = HistHighestUS // only the histogram clamps; min, max and sums stay exact
+	}
+	_ = d.Hist.RecordValue(us) // cannot fail: 0 ≤ us ≤ the histogram's highest value
+}
+
+func (d *Dist) merge(o *Dist) {
+	if o.Count == 0 {
+		return
+	}
+	if d.Count == 0 || o.Min < d.Min {
+		d.Min = o.Min
+	}
+	if o.Max > d.Max {
+		d.Max = o.Max
+	}
+	d.Count += o.Count
+	d.Sum += o.Sum
+	d.SumSq += o.SumSq
+	d.Hist.Merge(o.Hist)
+}
+
+// Mean is the exact mean in µs (0 when empty).
+func (d *Dist) Mean() float64 {
+	if d.Count == 0 {
+		return 0
+	}
+	return float64(d.Sum) / float64(d.Count)
+}
+
+// SD is the sample standard deviation in µs (n−1 in the denominator, as ab's),
+// 0 for fewer than two values.
+func (d *Dist) SD() float64 {
+	if d.Count < 2 {
+		return 0
+	}
+	n := float64(d.Count)
+	mean := float64(d.Sum) / n
+	v := (d.SumSq - n*mean*mean) / (n - 1)
+	if v < 0 { // rounding when every value is equal
+		return 0
+	}
+	return math.Sqrt(v)
+}
+
+// Percentile is the value at percentile p (0..100) in µs by ab's index rule,
+// the value of rank floor(count·p/100) (0-based) clamped to the last, read
+// from the histogram: the highest value of the 3-significant-digit bucket that
+// holds that rank (HDR's convention), never above the exact maximum.
+func (d *Dist) Percentile(p float64) int64 {
+	if d.Count == 0 {
+		return 0
+	}
+	idx := int64(math.Floor(float64(d.Count) * p / 100))
+	return d.AtIndex(idx)
+}
+
+// AtIndex is the value of the idx-th smallest recorded value (0-based, clamped
+// to the last) as the histogram knows it: its bucket's highest value, capped by
+// the exact min and max.
+func (d *Dist) AtIndex(idx int64) int64 {
+	if d.Count == 0 {
+		return 0
+	}
+	if idx >= d.Count {
+		idx = d.Count - 1
+	}
+	if idx < 0 {
+		idx = 0
+	}
+	v := HistAtIndex(d.Hist, idx)
+	if v > d.Max {
+		v = d.Max
+	}
+	if v < d.Min {
+		v = d.Min
+	}
+	return v
+}
+
+// HistAtIndex is the highest equivalent value of the bucket holding the idx-th
+// smallest value (0-based) of h; the last bucket's if idx is past the end.
+func HistAtIndex(h *hdrhistogram.Histogram, idx int64) int64 {
+	var seen, last int64
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		seen += bar.Count
+		last = bar.To
+		if seen > idx {
+			return bar.To
+		}
+	}
+	return last
+}
+
+// RateResult is what rate mode (--rate) measured.
+type RateResult struct {
+	// Target is the requested rate in requests per second.
+	Target float64
+	// Sent is the number of requests dispatched on the schedule (retries of
+	// unrecorded attempts take a new slot, so it may exceed the recorded count).
+	Sent int64
+	// Corrected is the latency from each recorded request's intended send time
+	// to its end, in µs: what a user arriving on schedule would have waited.
+	Corrected Dist
+	// Lag is how late each request was dispatched (actual send − intended) in µs.
+	Lag Dist
+	// BehindAtEnd is the number of requests the schedule had due by the time
+	// the run stopped that were never sent (0 when the client kept up).
+	BehindAtEnd int64
+}
+
+// ExtraResult holds the figures beyond ab's, gathered when Config.Extended or
+// Config.Rate asks for them.
+type ExtraResult struct {
+	// DNS is the time spent in name resolution before the run (the target, the
+	// proxy, -B), DNSLookups the number of names resolved; both 0 when every
+	// address was a literal (then nothing is resolved).
+	DNS        time.Duration
+	DNSLookups int
+	// Phases holds each phase's distribution over the recorded requests, in µs.
+	Phases [PhaseCount]Dist
+	// PerSecond[i] is the number of requests recorded with an end time in
+	// second i of the run (i from 0). The last entry is usually a partial second.
+	PerSecond []int64
+	// Rate is set in rate mode only.
+	Rate *RateResult
+}
+
+// extraStats gathers the extra figures. Workers write into shards, each with
+// its own lock, so concurrent workers rarely meet on one lock; a shard's
+// histograms are allocated when a worker first uses it.
+type extraStats struct {
+	shards  []extraShard
+	next    atomic.Uint32 // round-robin shard assignment
+	lookups *lookupTimer
+	rate    bool
+}
+
+type extraShard struct {
+	mu        sync.Mutex
+	used      bool
+	phases    [PhaseCount]Dist
+	corrected Dist
+	lag       Dist
+	perSecond []int64
+	_         [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+// tallyExtra is a worker's link to its shard and, in rate mode, its reusable timer.
+type tallyExtra struct {
+	shard *extraShard
+	timer *time.Timer
+}
+
+func newExtraStats(rate bool, lookups *lookupTimer) *extraStats {
+	n := 2 * runtime.GOMAXPROCS(0)
+	if n > 16 {
+		n = 16
+	}
+	return &extraStats{shards: make([]extraShard, n), lookups: lookups, rate: rate}
+}
+
+// state returns the worker's extra state, assigning it a shard on first use.
+// Only t's own worker calls it.
+func (e *extraStats) state(t *Tally) *tallyExtra {
+	if t.extra != nil {
+		return t.extra
+	}
+	i := int(e.next.Add(1)-1) % len(e.shards)
+	s := &e.shards[i]
+	s.mu.Lock()
+	if !s.used {
+		s.used = true
+		for p := range s.phases {
+			s.phases[p] = newDist()
+		}
+		if e.rate {
+			s.corrected, s.lag = newDist(), newDist()
+		}
+	}
+	s.mu.Unlock()
+	t.extra = &tallyExtra{shard: s}
+	return t.extra
+}
+
+func spanUS(from, to int64) int64 {
+	if to <= from {
+		return 0
+	}
+	return (to - from) / 1000
+}
+
+// observe records one recorded attempt (called from run.record, concurrently
+// from every worker).
+func (e *extraStats) observe(t *Tally, o *Outcome) {
+	s := e.state(t).shard
+	sec := o.End / int64(time.Second)
+	if sec < 0 {
+		sec = 0
+	}
+	s.mu.Lock()
+	s.phases[PhaseTCP].add(spanUS(o.Start, o.TCPDone))
+	s.phases[PhaseTLS].add(spanUS(o.TCPDone, o.Connect))
+	s.phases[PhaseWrite].add(spanUS(o.Connect, o.WriteEnd))
+	s.phases[PhaseWait].add(spanUS(o.WriteEnd, o.FirstByte))
+	s.phases[PhaseBody].add(spanUS(o.FirstByte, o.End))
+	s.phases[PhaseTotal].add(spanUS(o.Start, o.End))
+	if e.rate {
+		s.corrected.add(spanUS(o.Intended, o.End))
+	}
+	for int64(len(s.perSecond)) <= sec {
+		s.perSecond = append(s.perSecond, 0)
+	}
+	s.perSecond[sec]++
+	s.mu.Unlock()
+}
+
+func (e *extraStats) observeLag(t *Tally, us int64) {
+	s := e.state(t).shard
+	s.mu.Lock()
+	s.lag.add(us)
+	s.mu.Unlock()
+}
+
+// result merges the shards. The workers have stopped.
+func (e *extraStats) result(r *run) *ExtraResult {
+	x := &ExtraResult{}
+	for p := range x.Phases {
+		x.Phases[p] = newDist()
+	}
+	var corrected, lag Dist
+	if e.rate {
+		corrected, lag = newDist(), newDist()
+	}
+	for i := range e.shards {
+		s := &e.shards[i]
+		s.mu.Lock()
+		if s.used {
+			for p := range s.phases {
+				x.Phases[p].merge(&s.phases[p])
+			}
+			if e.rate {
+				corrected.merge(&s.corrected)
+				lag.merge(&s.lag)
+			}
+			for len(x.PerSecond) < len(s.perSecond) {
+				x.PerSecond = append(x.PerSecond, 0)
+			}
+			for j, c := range s.perSecond {
+				x.PerSecond[j] += c
+			}
+		}
+		s.mu.Unlock()
+	}
+	if e.lookups != nil {
+		x.DNS = time.Duration(e.lookups.total.Load())
+		x.DNSLookups = int(e.lookups.count.Load())
+	}
+	if e.rate && r.sched != nil {
+		x.Rate = &RateResult{
+			Target:      r.sched.rate,
+			Sent:        r.sched.sent.Load(),
+			Corrected:   corrected,
+			Lag:         lag,
+			BehindAtEnd: r.sched.behind(r.stopAt, r.n),
+		}
+	}
+	return x
+}
+
+// schedule paces requests in rate mode (--rate): the k-th request (from 0) is
+// due at k/rate seconds after the start, whichever connection is free to send
+// it (an open model over the -c connections). A request that finds no free
+// connection at its due time waits for one, and its corrected latency counts
+// from the due time.
+type schedule struct {
+	rate float64
+	next atomic.Int64 // next slot to hand out
+	sent atomic.Int64 // slots whose request was dispatched
+}
+
+func newSchedule(rate float64) *schedule { return &schedule{rate: rate} }
+
+// due is slot k's intended send time in ns since the start.
+func (s *schedule) due(k int64) int64 {
+	return int64(float64(k) * 1e9 / s.rate)
+}
+
+// wait blocks until the next slot's due time (a timer, no polling), stores it
+// in t.Intended and records the dispatch lag. It returns false if the run
+// stopped meanwhile.
+func (s *schedule) wait(r *run, t *Tally) bool {
+	k := s.next.Add(1) - 1
+	due := s.due(k)
+	te := r.extra.state(t)
+	if d := due - r.clock(); d > 0 {
+		// A worker waiting for its slot is not idle: keep ab's -s watchdog
+		// quiet until the slot is due (rates below one request per -s).
+		for {
+			a := t.activity.Load()
+			if a >= due || t.activity.CompareAndSwap(a, due) {
+				break
+			}
+		}
+		if te.timer == nil {
+			te.timer = time.NewTimer(time.Duration(d))
+		} else {
+			te.timer.Reset(time.Duration(d))
+		}
+		select {
+		case <-te.timer.C:
+		case <-r.stopCh:
+			te.timer.Stop()
+			r.unclaim()
+			return false
+		}
+	}
+	if r.isStopped() {
+		r.unclaim()
+		return false
+	}
+	s.sent.Add(1)
+	t.Intended = due
+	r.extra.observeLag(t, spanUS(due, r.clock()))
+	return true
+}
+
+// stamp gives a recorded outcome its intended time and makes its start the
+// actual send time: on a kept-alive connection a transport starts the next
+// request when the previous response ended, but in rate mode it then waited
+// for its slot, and ab's (uncorrected) tables must not count that wait.
+func (s *schedule) stamp(t *Tally, o *Outcome) {
+	o.Intended = t.Intended
+	if o.Start < o.Intended {
+		o.Start = o.Intended
+		if o.TCPDone < o.Start {
+			o.TCPDone = o.Start
+		}
+		if o.Connect < o.Start {
+			o.Connect = o.Start
+		}
+	}
+}
+
+// behind is the number of requests due by stopAt (at most n) that were not sent.
+func (s *schedule) behind(stopAt, n int64) int64 {
+	dueBy := int64(math.Floor(float64(stopAt)*s.rate/1e9)) + 1
+	if dueBy > n {
+		dueBy = n
+	}
+	if b := dueBy - s.sent.Load(); b > 0 {
+		return b
+	}
+	return 0
+}
+
+// lookupTimer wraps the resolver to time name resolution (the extended
+// report's DNS figure). Literal addresses never reach it.
+type lookupTimer struct {
+	inner Resolver
+	total atomic.Int64 // ns
+	count atomic.Int64
+}
+
+func (l *lookupTimer) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	start := time.Now()
+	ips, err := l.inner.LookupIPAddr(ctx, host)
+	l.total.Add(int64(time.Since(start)))
+	l.count.Add(1)
+	return ips, err
+}
+
+// timeLookups installs a lookupTimer in cfg when extra figures are wanted.
+func timeLookups(cfg *Config) *lookupTimer {
+	if !cfg.Extended && cfg.Rate <= 0 {
+		return nil
+	}
+	inner := cfg.Resolver
+	if inner == nil {
+		inner = net.DefaultResolver
+	}
+	l := &lookupTimer{inner: inner}
+	cfg.Resolver = l
+	return l
+}

@@ -68,6 +68,8 @@ type Result struct {
 	FirstError map[string]string
 
 	Samples *Samples
+	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.
+	Extra *ExtraResult
 	// CGI holds the CGI-mode breakdown (nil otherwise).
 	CGI *CGITimes
 }

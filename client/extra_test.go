@@ -1,0 +1,213 @@
+package client
+
+import (
+	"context"
+	"math"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeProtocol selects scriptTransport: a transport that sends nothing and
+// reports Outcomes built by a script, so the accounting of extra figures can be
+// checked exactly, without sockets.
+const fakeProtocol Protocol = 200
+
+func init() {
+	transportFactories[fakeProtocol] = func(cfg *Config) (transport, error) {
+		return &scriptTransport{cfg: cfg}, nil
+	}
+}
+
+// scriptFunc builds the outcome of the k-th request a worker sends (k counts
+// across all workers, from 0). sent is r.clock() right after claim returned;
+// it may sleep to simulate a slow server.
+type scriptFunc func(r *run, k int64, sent int64) Outcome
+
+var scripts sync.Map // *Config.Target.Path → scriptFunc
+
+type scriptTransport struct {
+	cfg *Config
+	mu  sync.Mutex
+	k   int64
+}
+
+func (s *scriptTransport) prepare(ctx context.Context, r *run) error {
+	if s.cfg.Target.Host == "" {
+		return nil
+	}
+	_, err := resolve(ctx, s.cfg)
+	return err
+}
+
+func (s *scriptTransport) slots() int { return s.cfg.Concurrency }
+
+func (s *scriptTransport) work(r *run, slot int, t *Tally) {
+	v, _ := scripts.Load(s.cfg.Target.Path)
+	script := v.(scriptFunc)
+	for r.claim(t) {
+		sent := r.clock()
+		s.mu.Lock()
+		k := s.k
+		s.k++
+		s.mu.Unlock()
+		o := script(r, k, sent)
+		t.Touch(r)
+		r.sawHeader()
+		if !r.finish(t, &o) {
+			return
+		}
+	}
+}
+
+// runScript runs the fake transport with cfg's counts and the given script.
+func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
+	t.Helper()
+	cfg.Protocol = fakeProtocol
+	cfg.Target.Path = t.Name()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	scripts.Store(cfg.Target.Path, script)
+	defer scripts.Delete(cfg.Target.Path)
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rn.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return res
+}
+
+// fixedPhases answers every request with the same phase lengths (in µs):
+// TCP 300, TLS 200, write 10, wait 1500, body 90 → total 2100; the k-th request
+// ends k×100 ms after the start, so requests fall ten to a second.
+func fixedPhases(r *run, k int64, sent int64) Outcome {
+	us := int64(time.Microsecond)
+	start := k * int64(100*time.Millisecond)
+	return Outcome{
+		Start:     start,
+		TCPDone:   start + 300*us,
+		Connect:   start + 500*us,
+		WriteEnd:  start + 510*us,
+		FirstByte: start + 2010*us,
+		End:       start + 2100*us,
+		Status:    200,
+	}
+}
+
+func TestExtendedPhaseBreakdown(t *testing.T) {
+	res := runScript(t, Config{Requests: 25, Concurrency: 3, Extended: true}, fixedPhases)
+	if res.Extra == nil {
+		t.Fatal("Result.Extra is nil with Extended set")
+	}
+	want := map[Phase]int64{PhaseTCP: 300, PhaseTLS: 200, PhaseWrite: 10, PhaseWait: 1500, PhaseBody: 90, PhaseTotal: 2100}
+	for p, us := range want {
+		d := &res.Extra.Phases[p]
+		if d.Count != 25 || d.Min != us || d.Max != us || d.Mean() != float64(us) || d.SD() != 0 {
+			t.Errorf("%v: count %d min %d max %d mean %v sd %v, want 25 × %d µs", p, d.Count, d.Min, d.Max, d.Mean(), d.SD(), us)
+		}
+		if got := d.Percentile(50); got != us {
+			t.Errorf("%v: median %d, want %d", p, got, us)
+		}
+		if d.Hist.TotalCount() != 25 {
+			t.Errorf("%v: histogram holds %d values", p, d.Hist.TotalCount())
+		}
+	}
+	// Ends at k×100 ms + 2.1 ms: ten in each of seconds 0 and 1, five in second 2.
+	got := res.Extra.PerSecond
+	if len(got) != 3 || got[0] != 10 || got[1] != 10 || got[2] != 5 {
+		t.Errorf("PerSecond = %v, want [10 10 5]", got)
+	}
+	if res.Extra.Rate != nil {
+		t.Error("Rate result outside rate mode")
+	}
+	if res.Extra.DNS != 0 || res.Extra.DNSLookups != 0 {
+		t.Errorf("DNS %v over %d lookups with nothing resolved", res.Extra.DNS, res.Extra.DNSLookups)
+	}
+}
+
+func TestNoExtraByDefault(t *testing.T) {
+	res := runScript(t, Config{Requests: 5, Concurrency: 1}, fixedPhases)
+	if res.Extra != nil {
+		t.Fatal("Result.Extra set although no extension asked for it")
+	}
+	if res.Complete != 5 {
+		t.Fatalf("complete %d, want 5", res.Complete)
+	}
+}
+
+type slowResolver struct{ delay time.Duration }
+
+func (s slowResolver) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	time.Sleep(s.delay)
+	return []net.IPAddr{{IP: net.IPv4(127, 0, 0, 1)}}, nil
+}
+
+func TestExtendedDNSTime(t *testing.T) {
+	cfg := Config{Requests: 2, Concurrency: 1, Extended: true, Resolver: slowResolver{20 * time.Millisecond}}
+	cfg.Target.Host, cfg.Target.Port = "bench.invalid", 80
+	res := runScript(t, cfg, fixedPhases)
+	if res.Extra.DNSLookups != 1 || res.Extra.DNS < 20*time.Millisecond {
+		t.Fatalf("DNS %v over %d lookups, want ≥ 20ms over 1", res.Extra.DNS, res.Extra.DNSLookups)
+	}
+	// A literal address is never resolved.
+	cfg.Target.Host = "127.0.0.1"
+	res = runScript(t, cfg, fixedPhases)
+	if res.Extra.DNSLookups != 0 || res.Extra.DNS != 0 {
+		t.Fatalf("literal address: DNS %v over %d lookups, want none", res.Extra.DNS, res.Extra.DNSLookups)
+	}
+}
+
+func TestDistStatistics(t *testing.T) {
+	d := newDist()
+	vals := []int64{5, 1, 4, 2, 3, 1000, 7, 6, 9, 8}
+	for _, v := range vals {
+		d.add(v)
+	}
+	if d.Count != 10 || d.Min != 1 || d.Max != 1000 || d.Sum != 1045 {
+		t.Fatalf("count %d min %d max %d sum %d", d.Count, d.Min, d.Max, d.Sum)
+	}
+	// Sample sd of the ten values, computed by hand from the mean 104.5.
+	var ss float64
+	for _, v := range vals {
+		ss += (float64(v) - 104.5) * (float64(v) - 104.5)
+	}
+	if want := math.Sqrt(ss / 9); math.Abs(d.SD()-want) > 1e-9 {
+		t.Errorf("sd %v, want %v", d.SD(), want)
+	}
+	// ab's index rule on the sorted values 1..9, 1000: p50 → index 5 (6),
+	// p90 → 9 (1000), p89.9 → 8 (9), p100 → clamped to the last.
+	for _, c := range []struct {
+		p    float64
+		want int64
+	}{{0, 1}, {50, 6}, {89.9, 9}, {90, 1000}, {99.99, 1000}, {100, 1000}} {
+		if got := d.Percentile(c.p); got != c.want {
+			t.Errorf("p%v = %d, want %d", c.p, got, c.want)
+		}
+	}
+	// Merging keeps exact figures and the histogram.
+	e := newDist()
+	e.add(0)
+	e.merge(&d)
+	if e.Count != 11 || e.Min != 0 || e.Max != 1000 || e.Hist.TotalCount() != 11 {
+		t.Errorf("merged: count %d min %d max %d hist %d", e.Count, e.Min, e.Max, e.Hist.TotalCount())
+	}
+	// Large values land in 3-significant-digit buckets: reported as the bucket's
+	// top, within 0.1 %, and never above the exact maximum.
+	f := newDist()
+	f.add(40_000_123)
+	f.add(40_000_000)
+	if got := f.Percentile(0); got < 40_000_000 || got > 40_040_000 {
+		t.Errorf("p0 of ~40 s = %d µs, not within 0.1 %%", got)
+	}
+	if got := f.Percentile(100); got != 40_000_123 {
+		t.Errorf("p100 = %d, want the exact max 40000123", got)
+	}
+	if empty := newDist(); empty.Percentile(50) != 0 || empty.SD() != 0 || empty.Mean() != 0 {
+		t.Error("empty distribution gives nonzero figures")
+	}
+}
