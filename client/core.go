@@ -57,7 +57,7 @@ type Outcome struct {
 	Class     FailClass
 	// Intended is the request's scheduled send time in rate mode (ns since the
 	// start); finish sets it from Tally.Intended, transports need not.
-	Intended int64
+	Intended  int64
 	KeptAlive bool  // completed on a connection kept alive for the next request (ab doneka)
 	Err       error // the cause, for failures
 }
