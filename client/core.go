@@ -58,8 +58,9 @@ type Outcome struct {
 	// Intended is the request's scheduled send time in rate mode (ns since the
 	// start); finish sets it from Tally.Intended, transports need not.
 	Intended  int64
-	KeptAlive bool  // completed on a connection kept alive for the next request (ab doneka)
-	Err       error // the cause, for failures
+	KeptAlive bool       // completed on a connection kept alive for the next request (ab doneka)
+	Err       error      // the cause, for failures
+	CGI       *CGISample // per-request CGI phases (CGI transport only; copied when recorded)
 }
 
 // Tally holds one worker's counters. Only its worker writes it, except
@@ -188,7 +189,10 @@ type run struct {
 	mu      sync.Mutex
 	tallies []*Tally
 
+	protocol string // Result.Protocol: set by the transport's prepare ("h2", "h2c")
+
 	sched *schedule   // --rate; nil in ab's closed loop
+	cgi   *cgiStore   // CGI phase store (--cgi); nil otherwise
 	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
 }
 
@@ -397,6 +401,9 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 	if r.extra != nil {
 		r.extra.observe(t, o)
 	}
+	if r.cgi != nil {
+		r.cgi.put(int(i-1), o.CGI)
+	}
 	r.samples.put(int(i-1), Sample{
 		Start:   uint32(uint64(o.Start/1000) & 0xFFFFFFFF),
 		Connect: usec(o.Connect - o.Start),
@@ -601,6 +608,7 @@ func (rn *Runner) result() *Result {
 		Samples:      r.samples,
 		DocLength:    r.docLen.Load(),
 		TLS:          r.tlsInfo.Load(),
+		Protocol:     r.protocol,
 		StatusCounts: map[int]int{},
 		FirstError:   map[string]string{},
 	}
@@ -613,6 +621,9 @@ func (rn *Runner) result() *Result {
 	}
 	if r.extra != nil {
 		res.Extra = r.extra.result(r)
+	}
+	if r.cgi != nil {
+		res.CGI = r.cgi.times(res.Complete)
 	}
 	switch res.Ending {
 	case EndCompleted:

@@ -1,0 +1,312 @@
+//go:build linux
+
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+func cgiSupported() error { return nil }
+
+var (
+	devNullOnce sync.Once
+	devNull     *os.File // shared stdin/stderr of the programs, opened once per process
+	devNullErr  error
+	reaperErr   error
+)
+
+// cgiPrepareProcess opens /dev/null and makes gab a child subreaper, so that
+// the descendants of a killed program are re-parented to gab, which reaps
+// them, rather than to an init that may never do so.
+func cgiPrepareProcess() error {
+	devNullOnce.Do(func() {
+		devNull, devNullErr = os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		const prSetChildSubreaper = 36
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+			reaperErr = e // not fatal: orphans then go to init
+		}
+	})
+	if devNullErr != nil {
+		return &FatalError{Message: fmt.Sprintf("gab: %v\n", devNullErr), Exit: 1, Err: devNullErr}
+	}
+	return nil
+}
+
+// Why a program was killed.
+const (
+	killNone = iota
+	killStop
+	killTimeout
+)
+
+// cgiProc is one running program. Its Close (called by a stopping run through
+// Tally.SetConn) kills its whole process group.
+type cgiProc struct {
+	pid    int
+	stdout *os.File
+	stdin  *os.File // nil without a body
+
+	mu     sync.Mutex
+	reaped bool
+	why    int // killNone, killStop or killTimeout; set under mu
+}
+
+func (p *cgiProc) Close() error {
+	p.kill(killStop)
+	return nil
+}
+
+// kill ends the program's process group, unless it has been reaped already
+// (then its pid may belong to someone else).
+func (p *cgiProc) kill(why int) {
+	p.mu.Lock()
+	if p.reaped {
+		p.mu.Unlock()
+		return
+	}
+	if p.why == killNone {
+		p.why = why
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL) // ESRCH: already gone
+	p.mu.Unlock()
+	// Something outside the group may still hold the pipes open.
+	past := time.Unix(1, 0)
+	_ = p.stdout.SetReadDeadline(past) // an error means the worker closed it already
+	if p.stdin != nil {
+		_ = p.stdin.SetWriteDeadline(past)
+	}
+}
+
+// pipe returns a close-on-exec pipe whose parent end is pollable (so a
+// deadline can interrupt it) and whose child end stays blocking for the program.
+func pipe(parentReads bool) (parent *os.File, child int, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, -1, os.NewSyscallError("pipe2", err)
+	}
+	p, c := fds[1], fds[0]
+	if parentReads {
+		p, c = fds[0], fds[1]
+	}
+	if err := syscall.SetNonblock(p, true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, -1, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(p), "cgi-pipe"), c, nil
+}
+
+// spawn starts the program in its own process group. It returns once the
+// program is executing (ForkExec waits for the exec).
+func (tr *cgiTransport) spawn() (*cgiProc, error) {
+	stdout, outChild, err := pipe(true)
+	if err != nil {
+		return nil, err
+	}
+	in := int(devNull.Fd())
+	var stdin *os.File
+	if tr.hasBody {
+		var inChild int
+		stdin, inChild, err = pipe(false)
+		if err != nil {
+			stdout.Close()
+			syscall.Close(outChild)
+			return nil, err
+		}
+		in = inChild
+	}
+	errFd := int(devNull.Fd())
+	if tr.cfg.Verbosity >= 2 {
+		errFd = 2 // let the program's complaints through when debugging
+	}
+	pid, err := syscall.ForkExec(tr.path, tr.argv, &syscall.ProcAttr{
+		Dir:   tr.dir,
+		Env:   tr.env,
+		Files: []uintptr{uintptr(in), uintptr(outChild), uintptr(errFd)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	syscall.Close(outChild)
+	if stdin != nil {
+		syscall.Close(in)
+	}
+	if err != nil {
+		stdout.Close()
+		if stdin != nil {
+			stdin.Close()
+		}
+		return nil, &os.PathError{Op: "fork/exec", Path: tr.path, Err: err}
+	}
+	return &cgiProc{pid: pid, stdout: stdout, stdin: stdin}, nil
+}
+
+// reap waits for the program's exit, kills what is left of its process group,
+// and collects the exit status and rusage. The leader is killed-and-reaped in
+// that order so that its pid, which names the group, cannot be reused meanwhile.
+func (p *cgiProc) reap() (syscall.WaitStatus, syscall.Rusage, int) {
+	var info [128]byte // siginfo_t, unused
+	for {
+		const pPID, wNOWAIT = 1, 0x1000000
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(p.pid),
+			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|wNOWAIT, 0, 0)
+		if e != syscall.EINTR {
+			break
+		}
+	}
+	var ws syscall.WaitStatus
+	var ru syscall.Rusage
+	p.mu.Lock()
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL) // stragglers; the leader is a zombie now
+	for {
+		_, err := syscall.Wait4(p.pid, &ws, 0, &ru)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	p.reaped = true
+	why := p.why
+	p.mu.Unlock()
+	p.reapGroup()
+	return ws, ru, why
+}
+
+// reapGroup waits until no process of the group is left, reaping those that
+// were re-parented to gab. Usually the group is empty at once.
+func (p *cgiProc) reapGroup() {
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(-p.pid, 0) != syscall.ESRCH && time.Now().Before(deadline) {
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-p.pid, &ws, syscall.WNOHANG, nil)
+			if pid <= 0 && err != syscall.EINTR {
+				break
+			}
+		}
+		if reaperErr != nil {
+			return // orphans belong to init: nothing more gab can do
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// do runs one request and returns its outcome (owned by the worker).
+func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
+	tr := w.tr
+	o := &w.out
+	*o = Outcome{CGI: &w.phases}
+	w.phases = CGISample{}
+	o.Start = r.clock()
+	p, err := tr.spawn()
+	if err != nil {
+		o.End = r.clock()
+		o.Class, o.Err = FailConnect, err
+		return o
+	}
+	o.TCPDone = r.clock()
+	o.Connect = o.TCPDone
+	t.activity.Store(o.Connect)
+	t.SetConn(r, p) // false: the run stopped and p is being killed; go on and reap it
+	var timer *time.Timer
+	if d := tr.cfg.RequestTimeout; d > 0 {
+		timer = time.AfterFunc(d-time.Duration(o.Connect-o.Start), func() { p.kill(killTimeout) })
+	}
+
+	// stdin: the body, then EOF. A small body fits in the empty pipe at once;
+	// a large one is written concurrently, so that a program that writes
+	// before it reads cannot deadlock with gab.
+	var wrote chan int64
+	if p.stdin != nil {
+		if len(tr.body) <= 4096 {
+			n, _ := p.stdin.Write(tr.body) // EPIPE: the program did not read it
+			t.TotalSent += int64(n)
+			p.stdin.Close()
+			o.WriteEnd = r.clock()
+		} else {
+			wrote = make(chan int64, 1)
+			go func() {
+				n, _ := p.stdin.Write(tr.body)
+				p.stdin.Close()
+				o.WriteEnd = r.clock()
+				wrote <- int64(n)
+			}()
+		}
+	} else {
+		o.WriteEnd = o.Connect
+	}
+
+	w.parser.reset()
+	var readErr error
+	for {
+		n, err := p.stdout.Read(w.buf)
+		if n > 0 {
+			now := r.clock()
+			if o.FirstByte == 0 {
+				o.FirstByte = now
+			}
+			t.activity.Store(now)
+			t.TotalRead += int64(n)
+			w.parser.feed(w.buf[:n])
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+	}
+	eof := r.clock()
+	p.stdout.Close()
+	if o.FirstByte == 0 {
+		o.FirstByte = eof
+	}
+	if wrote != nil {
+		t.TotalSent += <-wrote
+	}
+	ws, ru, why := p.reap()
+	o.End = r.clock()
+	if timer != nil {
+		timer.Stop()
+	}
+	t.SetConn(r, nil)
+
+	w.parser.finish()
+	o.Status = w.parser.status
+	o.Body = w.parser.body
+	t.BodyRead += w.parser.body
+	w.phases = CGISample{
+		Spawn:     usec(o.Connect - o.Start),
+		FirstByte: usec(o.FirstByte - o.Connect),
+		Output:    usec(eof - o.FirstByte),
+		Reap:      usec(o.End - eof),
+		ChildCPU:  usec((ru.Utime.Nano() + ru.Stime.Nano())),
+	}
+	if w.parser.hasServer && r.wantServer() {
+		r.setServer(w.parser.server)
+	}
+	if tr.cfg.Verbosity >= 2 && w.parser.headLen > 0 {
+		r.events.HeaderReceived(w.parser.head[:w.parser.headLen])
+		r.events.Status(o.Status)
+	}
+	switch {
+	case why == killStop:
+		o.Class = FailAbandoned
+	case why == killTimeout:
+		o.Class, o.Err = FailException, fmt.Errorf("killed after --request-timeout %v", tr.cfg.RequestTimeout)
+	case ws.Signaled():
+		o.Class, o.Err = FailException, fmt.Errorf("program killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+	case ws.Exited() && ws.ExitStatus() != 0:
+		o.Class, o.Err = FailException, fmt.Errorf("program exited with status %d", ws.ExitStatus())
+	case readErr != nil:
+		o.Class, o.Err = FailException, readErr
+	case w.parser.err != nil:
+		o.Class, o.Err = FailException, w.parser.err
+	}
+	return o
+}
