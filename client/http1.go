@@ -1,0 +1,493 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// The HTTP/1 transport: one goroutine per connection on Go's netpoller, ab's
+// request bytes written with one Write, responses parsed in place in one
+// reusable buffer per connection. The keep-alive loop allocates nothing.
+
+func init() {
+	transportFactories[HTTP10] = newHTTP1
+	transportFactories[HTTP11] = newHTTP1
+}
+
+// readBufSize is the per-connection read buffer; it must hold a whole head (8191 bytes).
+const readBufSize = 16 << 10
+
+type http1 struct {
+	cfg       *Config
+	tlsConf   *tls.Config
+	d         *dialer
+	ctx       context.Context // cancelled when the run stops, so blocked dials return
+	anyWorked atomic.Bool     // a connection has been established (ab's address fallback ends)
+
+	headRequest  bool // HEAD: responses have no body
+	idempotent   bool // the request may be re-sent on a new connection
+	http11       bool // --http1.1: HTTP/1.1 persistence rules
+	askKeepAlive bool // -k: ab's keep-alive rules
+	verbose      bool // -v ≥ 2 events
+	reqTimeout   time.Duration
+}
+
+func newHTTP1(cfg *Config) (transport, error) {
+	method := cfg.Spec.Method
+	if method == "" {
+		if i := bytes.IndexByte(cfg.Request, ' '); i > 0 {
+			method = string(cfg.Request[:i])
+		}
+	}
+	h := &http1{
+		cfg:          cfg,
+		headRequest:  cfg.Spec.HeadMethod || method == "HEAD",
+		idempotent:   isIdempotent(method),
+		http11:       cfg.Protocol == HTTP11,
+		askKeepAlive: cfg.KeepAlive,
+		verbose:      cfg.Verbosity >= 2,
+		reqTimeout:   cfg.RequestTimeout,
+	}
+	if cfg.Target.TLS {
+		conf, err := buildTLSConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.tlsConf = conf
+	}
+	return h, nil
+}
+
+func isIdempotent(method string) bool {
+	switch method {
+	case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE":
+		return true
+	}
+	return false
+}
+
+func (h *http1) prepare(ctx context.Context, r *run) error {
+	d, err := resolve(ctx, h.cfg)
+	if err != nil {
+		return err
+	}
+	h.d = d
+	dialCtx, cancel := context.WithCancel(context.Background())
+	h.ctx = dialCtx
+	go func() {
+		<-r.stopCh // every run ends with stop (n recorded, -t, -s, signal, fatal)
+		cancel()
+	}()
+	return nil
+}
+
+func (h *http1) slots() int { return h.cfg.Concurrency }
+
+func (h *http1) work(r *run, slot int, t *Tally) {
+	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
+	defer c.close()
+	for r.claim(t) {
+		c.roundTrip()
+		if !r.finish(t, &c.out) {
+			return
+		}
+	}
+}
+
+// h1conn is one request loop and its current connection.
+type h1conn struct {
+	h    *http1
+	r    *run
+	t    *Tally
+	raw  net.Conn // the TCP connection (deadlines and interruption act on it)
+	conn net.Conn // raw, or the TLS connection over it
+	buf  []byte
+	// buf[pos:have] holds bytes read past the previous response on a kept connection.
+	pos, have int
+	rerr      error // a read error that came together with data, delivered on the next read
+	lastEnd   int64 // when the previous response on this connection ended
+	lastRead  int64 // clock of the last read that returned data
+	chunks    chunkedDecoder
+	out       Outcome
+}
+
+// touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
+func touchAt(t *Tally, now int64) { t.activity.Store(now) }
+
+func (c *h1conn) close() {
+	if c.conn != nil {
+		_ = c.conn.Close() // nothing to do about a failed close
+		c.conn, c.raw = nil, nil
+		c.t.SetConn(c.r, nil)
+	}
+	c.pos, c.have, c.rerr = 0, 0, nil
+}
+
+// roundTrip performs one request and leaves its Outcome in c.out. A request
+// whose reused connection was closed before any answer is sent again once on a
+// new connection when its method is idempotent.
+func (c *h1conn) roundTrip() {
+	o := &c.out
+	*o = Outcome{}
+	start := int64(-1)
+	retried := false
+	for {
+		reused := c.conn != nil
+		if reused {
+			s := c.lastEnd // rate mode moves it to the intended send time (core)
+			start = s
+			o.Start, o.TCPDone, o.Connect = s, s, s
+		} else {
+			if start < 0 {
+				start = c.r.clock()
+			}
+			o.Start = start
+			if !c.open(o) {
+				return
+			}
+		}
+		if !c.exchange(o, reused) {
+			return
+		}
+		// The server closed the connection without a byte of answer.
+		c.close()
+		if reused && c.h.idempotent && !retried {
+			retried = true
+			c.t.Retries++
+			*o = Outcome{}
+			continue
+		}
+		o.Class, o.Err = FailReceiveCounted, errNoAnswer
+		return
+	}
+}
+
+// open connects (and handshakes) for a request starting at o.Start.
+func (c *h1conn) open(o *Outcome) bool {
+	r, t := c.r, c.t
+	ctx := c.h.ctx
+	if c.h.reqTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, r.start.Add(time.Duration(o.Start)+c.h.reqTimeout))
+		defer cancel()
+	}
+	raw, err := c.h.d.connect(ctx, c.h.anyWorked.Load)
+	now := r.clock()
+	if err != nil {
+		c.failOpen(o, now, err)
+		switch {
+		case o.Class == FailAbandoned:
+		case c.h.reqTimeout > 0 && ctx.Err() == context.DeadlineExceeded:
+			o.Class, o.Err = FailException, errRequestTimeout
+		case isRefused(err):
+			o.Class = FailRefused
+		default:
+			o.Class = FailConnect
+		}
+		return false
+	}
+	if !c.h.anyWorked.Load() {
+		c.h.anyWorked.Store(true)
+	}
+	touchAt(t, now)
+	o.TCPDone = now
+	if !t.SetConn(r, raw) {
+		_ = raw.Close() // the run stopped
+		c.failOpen(o, now, context.Canceled)
+		return false
+	}
+	c.raw, c.conn = raw, raw
+	c.pos, c.have, c.rerr = 0, 0, nil
+	if c.h.reqTimeout > 0 {
+		_ = raw.SetDeadline(r.start.Add(time.Duration(o.Start) + c.h.reqTimeout))
+	}
+	if c.h.tlsConf != nil {
+		tc, err := handshakeTLS(r, raw, c.h.tlsConf)
+		now = r.clock()
+		if err != nil {
+			c.close()
+			c.failOpen(o, now, err)
+			if o.Class != FailAbandoned {
+				o.Class = FailConnect
+				if c.h.reqTimeout > 0 && isTimeout(err) {
+					o.Class, o.Err = FailException, errRequestTimeout
+				}
+			}
+			return false
+		}
+		touchAt(t, now)
+		c.conn = tc
+	}
+	o.Connect = now
+	return true
+}
+
+// failOpen fills the times of an attempt that never got a connection.
+func (c *h1conn) failOpen(o *Outcome, now int64, err error) {
+	if o.TCPDone == 0 {
+		o.TCPDone = now
+	}
+	o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now
+	o.Err = err
+	if c.r.isStopped() {
+		o.Class = FailAbandoned
+	}
+}
+
+// exchange writes the request and reads the response. It returns true when the
+// connection was closed before any byte of the answer arrived (the caller
+// retries or fails); otherwise o holds the result.
+func (c *h1conn) exchange(o *Outcome, reused bool) (noAnswer bool) {
+	r, t := c.r, c.t
+	if c.h.reqTimeout > 0 && reused {
+		_ = c.raw.SetDeadline(r.start.Add(time.Duration(o.Start) + c.h.reqTimeout))
+		if r.isStopped() { // the deadline above may have replaced stop's interruption
+			c.fail(o, FailAbandoned, context.Canceled, r.clock())
+			return false
+		}
+	}
+	n, err := c.conn.Write(c.h.cfg.Request)
+	t.TotalSent += int64(n)
+	now := r.clock()
+	if err != nil {
+		o.WriteEnd, o.FirstByte = now, now
+		switch {
+		case r.isStopped():
+			c.fail(o, FailAbandoned, err, now)
+		case c.h.reqTimeout > 0 && isTimeout(err):
+			c.fail(o, FailException, errRequestTimeout, now)
+		case reused:
+			return true // the server had closed the kept connection
+		default:
+			c.fail(o, FailWrite, err, now)
+		}
+		return false
+	}
+	touchAt(t, now)
+	o.WriteEnd = now
+	return c.readResponse(o, reused)
+}
+
+// fail ends the attempt with class and closes the connection.
+func (c *h1conn) fail(o *Outcome, class FailClass, err error, now int64) {
+	o.Class, o.Err, o.End = class, err, now
+	if o.FirstByte == 0 {
+		o.FirstByte = now
+	}
+	c.close()
+}
+
+// read reads into p, holding back an error that arrived with data until the
+// data is processed. Bytes are counted and activity noted here.
+func (c *h1conn) read(p []byte) (int, error) {
+	if c.rerr != nil {
+		err := c.rerr
+		c.rerr = nil
+		return 0, err
+	}
+	n, err := c.conn.Read(p)
+	if n > 0 {
+		if err != nil {
+			c.rerr, err = err, nil
+		}
+		now := c.r.clock()
+		c.lastRead = now
+		touchAt(c.t, now)
+		c.t.TotalRead += int64(n)
+	}
+	return n, err
+}
+
+// readResponse reads one response. It returns true when the connection closed
+// before any byte of it (see exchange).
+func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
+	r, buf := c.r, c.buf
+	if c.pos > 0 { // bytes left over from the previous response start this one
+		c.have = copy(buf, buf[c.pos:c.have])
+		c.pos = 0
+	}
+	have := c.have
+	got := have > 0
+	if got {
+		o.FirstByte = o.WriteEnd
+	}
+	c.lastRead = o.WriteEnd
+
+	// The head.
+	var h respHead
+	var end, scan int
+	for {
+		if have > 0 {
+			if !httpPrefixOK(buf[:have]) {
+				c.fail(o, FailException, errNotHTTP, c.lastRead)
+				return false
+			}
+			lim := min(have, maxHeadLen)
+			if end = headEnd(buf[:lim], scan); end > 0 {
+				if err := parseHead(buf[:end], &h); err != nil {
+					c.fail(o, FailException, err, c.lastRead)
+					return false
+				}
+				if !h.interim() {
+					break
+				}
+				have = copy(buf, buf[end:have]) // 1xx: skip it, its bytes stay counted
+				scan = 0
+				continue
+			}
+			if have >= maxHeadLen {
+				c.fail(o, FailHeaderOverflow, errHeadOverflow, c.lastRead)
+				return false
+			}
+			scan = lim
+		}
+		n, err := c.read(buf[have:])
+		if n > 0 {
+			if !got {
+				o.FirstByte, got = c.lastRead, true
+			}
+			have += n
+			if c.h.verbose {
+				r.events.HeaderReceived(buf[:min(have, maxHeadLen)])
+			}
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		return c.readFailed(o, err, got, reused)
+	}
+	r.sawHeader()
+	if r.wantServer() {
+		r.setServer(abServerSoftware(buf[:min(have, maxHeadLen)]))
+	}
+	o.Status = h.status
+	if c.h.verbose {
+		r.events.Status(h.status)
+	}
+
+	// The body.
+	fr := h.framing(c.h.headRequest)
+	pos := end
+	var body int64
+	switch fr {
+	case frameLength:
+		remaining := h.contentLength
+		for {
+			take := min(int64(have-pos), remaining)
+			body += take
+			remaining -= take
+			pos += int(take)
+			if remaining == 0 {
+				break
+			}
+			n, err := c.read(buf)
+			pos, have = 0, n
+			if err != nil {
+				c.t.BodyRead += body
+				o.Body = body
+				if isEOF(err) {
+					c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
+					return false
+				}
+				return c.readFailed(o, err, true, false)
+			}
+		}
+	case frameChunked:
+		c.chunks.reset()
+		for {
+			used, data, done, err := c.chunks.feed(buf[pos:have])
+			body += data
+			pos += used
+			if err != nil {
+				c.t.BodyRead += body
+				o.Body = body
+				c.fail(o, FailException, err, c.lastRead)
+				return false
+			}
+			if done {
+				break
+			}
+			n, err := c.read(buf)
+			pos, have = 0, n
+			if err != nil {
+				c.t.BodyRead += body
+				o.Body = body
+				if isEOF(err) {
+					c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
+					return false
+				}
+				return c.readFailed(o, err, true, false)
+			}
+		}
+	case frameEOF:
+		body += int64(have - pos)
+		for {
+			n, err := c.read(buf)
+			body += int64(n)
+			if err != nil {
+				c.t.BodyRead += body
+				o.Body = body
+				if isEOF(err) {
+					o.End = c.lastRead
+					c.close()
+					return false
+				}
+				return c.readFailed(o, err, true, false)
+			}
+		}
+	}
+	c.t.BodyRead += body
+	o.Body = body
+	o.End = c.lastRead
+	if c.keep(&h) {
+		o.KeptAlive = true
+		c.pos, c.have = pos, have
+		c.lastEnd = o.End
+	} else {
+		c.close()
+	}
+	return false
+}
+
+// keep decides whether a complete, framed response leaves the connection open.
+func (c *h1conn) keep(h *respHead) bool {
+	if h.status == 101 || h.connClose {
+		return false
+	}
+	if c.h.http11 {
+		return h.minor >= 1 || h.connKeepAlive
+	}
+	return c.h.askKeepAlive && h.keepAliveText
+}
+
+// readFailed classifies a read error; got tells whether any byte of the
+// response had arrived. It returns true for "closed before any answer".
+func (c *h1conn) readFailed(o *Outcome, err error, got, reused bool) bool {
+	now := c.r.clock()
+	switch {
+	case c.r.isStopped():
+		c.fail(o, FailAbandoned, err, now)
+	case c.h.reqTimeout > 0 && isTimeout(err):
+		c.fail(o, FailException, errRequestTimeout, now)
+	case !got && (isEOF(err) || reused):
+		// Nothing came back: a closed (or reset, when reused) connection.
+		o.FirstByte, o.End, o.Err = now, now, err
+		return true
+	case isEOF(err):
+		c.fail(o, FailReceiveCounted, errTruncated, now)
+	default:
+		c.fail(o, FailReceive, err, now)
+	}
+	return false
+}
+
+func isEOF(err error) bool {
+	return err == io.EOF || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
