@@ -536,9 +536,9 @@ func TestHTTP1BodilessResponses(t *testing.T) {
 func TestHTTP1ServerSoftwareQuirks(t *testing.T) {
 	checkGoroutines(t)
 	for resp, want := range map[string]string{
-		"HTTP/1.1 200 OK\r\nServer:nospace\r\nContent-Length: 0\r\n\r\n":                  "ospace",
-		"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":                                    "",
-		"HTTP/1.1 200 OK\r\nX-Server: Apache/2.4 (Debian)\r\nContent-Length: 0\r\n\r\n":   "Apache/2.4",
+		"HTTP/1.1 200 OK\r\nServer:nospace\r\nContent-Length: 0\r\n\r\n":                 "ospace",
+		"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":                                   "",
+		"HTTP/1.1 200 OK\r\nX-Server: Apache/2.4 (Debian)\r\nContent-Length: 0\r\n\r\n":  "Apache/2.4",
 		"HTTP/1.1 200 OK\r\nsERVER: caddy\r\nServer: other\r\nContent-Length: 0\r\n\r\n": "caddy",
 	} {
 		srv := newFaultServer(t, answerOnce(resp))
