@@ -1,6 +1,7 @@
 package testsrv
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/tls"
 	"net"
@@ -75,6 +76,22 @@ func nginxErrorPage(status string) []byte {
 type nginxRequest struct {
 	method, target, proto string
 	keepAlive             bool
+	bad                   bool // not HTTP (a TLS ClientHello, say): 400 and close
+}
+
+// badMethodStart reports whether buf cannot start an HTTP request: nginx
+// accepts only upper-case letters, '_' and '-' in a method.
+func badMethodStart(buf []byte) bool {
+	for _, ch := range buf {
+		switch {
+		case ch == ' ':
+			return false
+		case ch >= 'A' && ch <= 'Z', ch == '_', ch == '-':
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // readNginxRequest reads one request head and discards its Content-Length body.
@@ -86,6 +103,10 @@ func readNginxRequest(c net.Conn, buf []byte) (req nginxRequest, rest []byte, ok
 		}
 		n, err := c.Read(chunk)
 		buf = append(buf, chunk[:n]...)
+		if badMethodStart(buf) {
+			req.bad = true
+			return req, nil, true
+		}
 		if n == 0 && err != nil {
 			return req, nil, false
 		}
@@ -137,11 +158,28 @@ func (s *Nginx) serveConn(c net.Conn) {
 		}
 		buf = rest
 		s.requests.Add(1)
-		out := net.Buffers(s.respond(req))
-		if _, err := out.WriteTo(c); err != nil || !req.keepAlive {
+		if err := s.write(c, s.respond(req)); err != nil || !req.keepAlive || req.bad {
 			return
 		}
 	}
+}
+
+// write sends a response. Over TLS it goes through a 16 KiB buffer, as
+// nginx's ssl_buffer_size does, so the head and the start of the body share
+// a TLS record (a client's first read then sees both, as with nginx).
+func (s *Nginx) write(c net.Conn, parts [][]byte) error {
+	if _, isTLS := c.(*tls.Conn); !isTLS {
+		out := net.Buffers(parts)
+		_, err := out.WriteTo(c)
+		return err
+	}
+	w := bufio.NewWriterSize(c, 16384)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }
 
 // respond builds the head and body nginx 1.22.1 sends for req.
@@ -162,6 +200,8 @@ func (s *Nginx) respond(req nginxRequest) [][]byte {
 	var body []byte
 	fileHeaders := ""
 	switch doc, isFile := nginxFiles[path]; {
+	case req.bad:
+		status, contentType, body = "400 Bad Request", "text/html", nginxErrorPage("400 Bad Request")
 	case path == "/post":
 		status, contentType, body = "200 OK", "text/plain", []byte("posted\n")
 	case isFile && (req.method == "GET" || req.method == "HEAD"):

@@ -167,6 +167,7 @@ func TestNginxHeadsMatchRealNginx(t *testing.T) {
 		"DELETE /f100.txt HTTP/1.0\r\nHost: x\r\n\r\n",
 		"GET /f100.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 		"GET /f100.txt?q=1 HTTP/1.1\r\nHost: x\r\n\r\n",
+		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", // a TLS ClientHello's start: 400
 	}
 	for _, req := range requests {
 		want := headerValues.ReplaceAll(exchange(t, real, req), []byte("$1*"))
