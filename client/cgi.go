@@ -265,11 +265,9 @@ func cgiEnvironment(cfg *Config, base string) []string {
 	env.set("REMOTE_ADDR", remote)
 	if spec.HasBody {
 		env.set("CONTENT_LENGTH", itoa(len(spec.Body)))
-		ct := spec.ContentType
-		if ct == "" {
-			ct = "text/plain"
+		if spec.ContentType != "" { // the CLI fills in DefaultContentType
+			env.set("CONTENT_TYPE", spec.ContentType)
 		}
-		env.set("CONTENT_TYPE", ct)
 	}
 	for _, line := range spec.Auth {
 		name, val, ok := splitHeader(line)
@@ -283,19 +281,13 @@ func cgiEnvironment(cfg *Config, base string) []string {
 	if spec.Cookie != "" {
 		env.add("HTTP_COOKIE", spec.Cookie)
 	}
-	var hasHost, hasAgent, hasAccept bool
+	_, hasHost, hasAgent, hasAccept := HeaderOverrides(spec.Headers)
 	for _, line := range spec.Headers {
 		name, val, ok := splitHeader(line)
 		if !ok {
 			continue
 		}
 		switch {
-		case strings.EqualFold(name, "Host"):
-			hasHost = true
-		case strings.EqualFold(name, "User-Agent"):
-			hasAgent = true
-		case strings.EqualFold(name, "Accept"):
-			hasAccept = true
 		case strings.EqualFold(name, "Authorization"):
 			setAuth(&env, val)
 			continue
@@ -308,11 +300,11 @@ func cgiEnvironment(cfg *Config, base string) []string {
 		}
 		env.add(httpVarName(name), val)
 	}
-	if !hasHost && spec.Host != "" {
+	if !hasHost {
 		env.add("HTTP_HOST", spec.Host)
 	}
 	if !hasAgent {
-		env.add("HTTP_USER_AGENT", "ApacheBench/2.3")
+		env.add("HTTP_USER_AGENT", UserAgent)
 	}
 	if !hasAccept {
 		env.add("HTTP_ACCEPT", "*/*")
@@ -368,6 +360,8 @@ func httpVarName(name string) string {
 // cgiMaxHead bounds the header block, as ab bounds a response head.
 const cgiMaxHead = 8192
 
+var errTooLongHead = fmt.Errorf("malformed header from script: no blank line within %d bytes", cgiMaxHead)
+
 // cgiParser reads a program's stdout as it arrives: the header block up to
 // the blank line, then the body, which is only counted.
 type cgiParser struct {
@@ -397,7 +391,9 @@ func (p *cgiParser) reset() {
 // feed takes the next bytes of stdout.
 func (p *cgiParser) feed(b []byte) {
 	if !p.inHead {
-		p.body += int64(len(b))
+		if p.err == nil {
+			p.body += int64(len(b))
+		}
 		return
 	}
 	scan := len(p.head)
@@ -411,6 +407,10 @@ func (p *cgiParser) feed(b []byte) {
 		line := p.head[p.lineStart:nl]
 		if len(line) == 0 || (len(line) == 1 && line[0] == '\r') {
 			p.inHead = false
+			if nl+1 > cgiMaxHead {
+				p.err = errTooLongHead
+				return
+			}
 			p.headLen = nl + 1
 			p.body = int64(len(p.head) - p.headLen)
 			p.err = p.parseHead(p.head[:p.lineStart])
@@ -421,7 +421,7 @@ func (p *cgiParser) feed(b []byte) {
 	}
 	if len(p.head) > cgiMaxHead {
 		p.inHead = false
-		p.err = fmt.Errorf("malformed header from script: no blank line within %d bytes", cgiMaxHead)
+		p.err = errTooLongHead
 	}
 }
 

@@ -1,0 +1,644 @@
+//go:build linux
+
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeScript writes an executable /bin/sh CGI program into dir.
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cgiConfig is a CGI run of prog for url with ab's defaults.
+func cgiConfig(t *testing.T, prog, rawURL string, n, c int) Config {
+	t.Helper()
+	target, err := ParseURL(rawURL)
+	if err != nil {
+		t.Fatalf("ParseURL(%q): %v", rawURL, err)
+	}
+	return Config{
+		Target:      target,
+		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
+		Requests:    n,
+		Concurrency: c,
+		Timeout:     30 * time.Second,
+		Protocol:    CGI,
+		CGIProgram:  prog,
+	}
+}
+
+func runCGI(t *testing.T, ctx context.Context, cfg Config) (*Result, error) {
+	t.Helper()
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return rn.Run(ctx)
+}
+
+// readEnv parses `env` output into a map.
+func readEnv(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		env[k] = v
+	}
+	return env
+}
+
+func TestCGIMetaVariablesArrive(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "printenv", `env > env.out
+pwd > pwd.out
+cat > body.out
+printf 'Content-Type: text/plain\r\n\r\nok'
+`)
+	cfg := cgiConfig(t, prog, "http://localhost:8080/cgi-bin/printenv/extra/p%20x?a=1&b=%20", 1, 1)
+	cfg.Spec.Method = "POST"
+	cfg.Spec.HasBody = true
+	cfg.Spec.Body = []byte("a=1&b=2")
+	cfg.Spec.ContentType = "application/x-www-form-urlencoded"
+	cfg.Spec.Cookie = "c=1"
+	cfg.Spec.Auth = []string{
+		"Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("alice:secret")),
+		"Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("proxy:pw")),
+	}
+	cfg.Spec.Headers = []string{"X-Test: one", "X-Test: two", "Accept: text/html"}
+	cfg.CGIEnv = []string{"EXTRA=1", "PATH=/usr/bin:/bin"}
+	res, err := runCGI(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 1 || res.Failed.Total != 0 {
+		t.Fatalf("complete %d, failed %+v; want 1 and none (errors %v)", res.Complete, res.Failed, res.FirstError)
+	}
+	got := readEnv(t, filepath.Join(dir, "env.out"))
+	want := map[string]string{
+		"GATEWAY_INTERFACE": "CGI/1.1",
+		"SERVER_PROTOCOL":   "HTTP/1.0",
+		"SERVER_SOFTWARE":   "gab",
+		"SERVER_NAME":       "localhost",
+		"SERVER_PORT":       "8080",
+		"REQUEST_METHOD":    "POST",
+		"SCRIPT_NAME":       "/cgi-bin/printenv",
+		"PATH_INFO":         "/extra/p x",
+		"QUERY_STRING":      "a=1&b=%20",
+		"REMOTE_ADDR":       "127.0.0.1",
+		"CONTENT_LENGTH":    "7",
+		"CONTENT_TYPE":      "application/x-www-form-urlencoded",
+		"AUTH_TYPE":         "Basic",
+		"REMOTE_USER":       "alice",
+		"HTTP_COOKIE":       "c=1",
+		"HTTP_X_TEST":       "one, two",
+		"HTTP_ACCEPT":       "text/html",
+		"HTTP_HOST":         "localhost:8080",
+		"HTTP_USER_AGENT":   "ApacheBench/2.3",
+		"PATH":              "/usr/bin:/bin",
+		"EXTRA":             "1",
+	}
+	shellOwn := map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && !shellOwn[k] {
+			t.Errorf("unexpected variable %s=%q (the environment must be minimal)", k, v)
+		}
+	}
+	pwd, err := os.ReadFile(filepath.Join(dir, "pwd.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realDir, _ := filepath.EvalSymlinks(dir)
+	if d := strings.TrimSpace(string(pwd)); d != dir && d != realDir {
+		t.Errorf("working directory %q, want the program's directory %q", d, dir)
+	}
+	body, err := os.ReadFile(filepath.Join(dir, "body.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != "a=1&b=2" {
+		t.Errorf("stdin = %q, want the body %q", body, "a=1&b=2")
+	}
+}
+
+func TestCGIEnvironmentVariants(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+		edit func(*Config)
+		want map[string]string // "" means: must be absent
+	}{
+		{"get no script segment", "http://127.0.0.1/a/b?x", nil, map[string]string{
+			"REQUEST_METHOD": "GET", "SCRIPT_NAME": "/a/b", "PATH_INFO": "", "QUERY_STRING": "x",
+			"SERVER_PORT": "80", "CONTENT_LENGTH": "", "CONTENT_TYPE": "", "AUTH_TYPE": "",
+			"HTTP_HOST": "127.0.0.1", "HTTP_ACCEPT": "*/*",
+		}},
+		{"head, -H Host and User-Agent override", "http://localhost:81/prog", func(c *Config) {
+			c.Spec.Method, c.Spec.HeadMethod = "HEAD", true
+			c.Spec.Headers = []string{"Host: other", "user-agent: me", "NoColonLine"}
+		}, map[string]string{
+			"REQUEST_METHOD": "HEAD", "SCRIPT_NAME": "/prog", "HTTP_HOST": "other", "HTTP_USER_AGENT": "me",
+		}},
+		{"put with -m, fragment dropped, http1.1", "http://[::1]:9/x/prog/y/?q=1#frag", func(c *Config) {
+			c.Spec.Method, c.Spec.HasBody, c.Spec.Body, c.Spec.ContentType = "PUT", true, nil, "text/plain"
+			c.Spec.HTTP11 = true
+			c.LocalAddr = "::1"
+		}, map[string]string{
+			"REQUEST_METHOD": "PUT", "SCRIPT_NAME": "/x/prog", "PATH_INFO": "/y/", "QUERY_STRING": "q=1",
+			"SERVER_NAME": "::1", "CONTENT_LENGTH": "0", "CONTENT_TYPE": "text/plain",
+			"SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "::1",
+		}},
+		{"-H Authorization and Content-Type", "http://localhost/prog", func(c *Config) {
+			c.Spec.Headers = []string{"Authorization: Bearer tok", "Content-Type: text/x"}
+		}, map[string]string{
+			"AUTH_TYPE": "Bearer", "REMOTE_USER": "", "HTTP_AUTHORIZATION": "", "CONTENT_TYPE": "text/x",
+			"HTTP_CONTENT_TYPE": "",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := cgiConfig(t, "/bin/true", tc.url, 1, 1)
+			if tc.edit != nil {
+				tc.edit(&cfg)
+			}
+			env := map[string]string{}
+			for _, kv := range cgiEnvironment(&cfg, "prog") {
+				k, v, _ := strings.Cut(kv, "=")
+				if _, dup := env[k]; dup {
+					t.Errorf("%s set twice", k)
+				}
+				env[k] = v
+			}
+			for k, v := range tc.want {
+				got, ok := env[k]
+				if v == "" && k != "PATH_INFO" {
+					if ok {
+						t.Errorf("%s = %q, want it absent", k, got)
+					}
+					continue
+				}
+				if got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+func TestSplitScriptPath(t *testing.T) {
+	tests := []struct{ path, base, script, info string }{
+		{"/cgi-bin/prog/a/b", "prog", "/cgi-bin/prog", "/a/b"},
+		{"/cgi-bin/prog", "prog", "/cgi-bin/prog", ""},
+		{"/prog/prog/x", "prog", "/prog", "/prog/x"},
+		{"/a/program/x", "prog", "/a/program/x", ""},
+		{"/a/pr%6Fg/x", "prog", "/a/pr%6Fg", "/x"},
+		{"/", "prog", "/", ""},
+		{"//prog/", "prog", "//prog", "/"},
+	}
+	for _, tc := range tests {
+		s, i := splitScriptPath(tc.path, tc.base)
+		if s != tc.script || i != tc.info {
+			t.Errorf("splitScriptPath(%q, %q) = %q, %q; want %q, %q", tc.path, tc.base, s, i, tc.script, tc.info)
+		}
+	}
+}
+
+func TestCGIPostBodyByteExact(t *testing.T) {
+	for _, size := range []int{0, 7, 4096, 300 << 10} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			dir := t.TempDir()
+			// The program answers before it reads, so a large body must not deadlock.
+			prog := writeScript(t, dir, "echo", `printf 'Content-Type: application/octet-stream\n\n'
+head -c 100000 /dev/zero
+cat > body.$$
+echo $$ >> pids
+`)
+			body := make([]byte, size)
+			for i := range body {
+				body[i] = byte(i * 7 % 251)
+			}
+			cfg := cgiConfig(t, prog, "http://localhost/echo", 2, 1)
+			cfg.Spec.Method, cfg.Spec.HasBody, cfg.Spec.Body = "POST", true, body
+			res, err := runCGI(t, context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Failed.Total != 0 || res.DocLength != 100000 {
+				t.Fatalf("failed %+v, doc length %d; want none and 100000 (%v)", res.Failed, res.DocLength, res.FirstError)
+			}
+			if res.TotalSent != int64(2*size) {
+				t.Errorf("TotalSent = %d, want %d", res.TotalSent, 2*size)
+			}
+			pids, _ := os.ReadFile(filepath.Join(dir, "pids"))
+			for _, pid := range strings.Fields(string(pids)) {
+				got, err := os.ReadFile(filepath.Join(dir, "body."+pid))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, body) {
+					t.Errorf("stdin of %s: %d bytes, differs from the %d-byte body", pid, len(got), len(body))
+				}
+			}
+			if n := len(strings.Fields(string(pids))); n != 2 {
+				t.Errorf("%d programs ran, want 2", n)
+			}
+		})
+	}
+}
+
+func TestCGIStatusCountedAsAb(t *testing.T) {
+	tests := []struct {
+		name, out string
+		status    int
+		non2xx    bool
+		doc       int64
+	}{
+		{"cgi-200", `printf 'Status: 200 OK\r\nContent-Type: text/plain\r\n\r\nhello'`, 200, false, 5},
+		{"cgi-default", `printf 'Content-Type: text/plain\n\nhello!'`, 200, false, 6},
+		{"cgi-302", `printf 'Location: http://localhost/elsewhere\n\n'`, 302, true, 0},
+		{"cgi-404", `printf 'Status: 404 Not Found\nContent-Type: text/html\n\nnope'`, 404, true, 4},
+		{"cgi-500", `printf 'Status: 500\nContent-Type: text/html\n\n'`, 500, true, 0},
+		{"nph-201", `printf 'HTTP/1.0 201 Created\r\nServer: tiny/1\r\n\r\nmade'`, 201, false, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prog := writeScript(t, dir, tc.name, tc.out+"\n")
+			res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/"+tc.name, 3, 2))
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			wantNon2xx := 0
+			if tc.non2xx {
+				wantNon2xx = 3
+			}
+			if res.Complete != 3 || res.Failed.Total != 0 || res.Non2xx != wantNon2xx {
+				t.Errorf("complete %d failed %d non-2xx %d; want 3, 0, %d (%v)", res.Complete, res.Failed.Total, res.Non2xx, wantNon2xx, res.FirstError)
+			}
+			if !reflect.DeepEqual(res.StatusCounts, map[int]int{tc.status: 3}) {
+				t.Errorf("status counts %v, want %d × 3", res.StatusCounts, tc.status)
+			}
+			if res.DocLength != tc.doc || res.BodyRead != 3*tc.doc {
+				t.Errorf("doc length %d, body read %d; want %d and %d", res.DocLength, res.BodyRead, tc.doc, 3*tc.doc)
+			}
+			if strings.HasPrefix(tc.name, "nph-") && res.ServerSoftware != "tiny/1" {
+				t.Errorf("server software %q, want tiny/1", res.ServerSoftware)
+			}
+		})
+	}
+}
+
+func TestCGIFailureClasses(t *testing.T) {
+	tests := []struct{ name, script, errPart string }{
+		{"header-less", "echo just a body\n", "output ended before the blank line"},
+		{"body-without-header", "printf 'hello world\\n\\nmore'\n", "malformed header"},
+		{"malformed", "printf 'Content-Type text/plain\\n\\nx'\n", "malformed header"},
+		{"empty-head", "printf '\\nbody'\n", "empty header block"},
+		{"no-output", "exit 0\n", "no output"},
+		{"bad-status", "printf 'Status: abc\\n\\n'\n", "malformed Status"},
+		{"non-zero-exit", "printf 'Content-Type: text/plain\\n\\nx'; exit 3\n", "exited with status 3"},
+		{"crash", "ulimit -c 0; printf 'Content-Type: text/plain\\n\\nx'; kill -SEGV $$\n", "signal 11"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prog := writeScript(t, dir, "prog", tc.script)
+			res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/prog", 4, 2))
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			want := Failures{Total: 4, Exceptions: 4}
+			if res.Complete != 4 || res.Failed != want {
+				t.Errorf("complete %d, failed %+v; want 4 and %+v", res.Complete, res.Failed, want)
+			}
+			if msg := res.FirstError["exceptions"]; !strings.Contains(msg, tc.errPart) {
+				t.Errorf("first exception %q, want it to mention %q", msg, tc.errPart)
+			}
+		})
+	}
+}
+
+func TestCGICannotStartIsConnectFailure(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "broken")
+	if err := os.WriteFile(prog, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/broken", 5, 1))
+	var fe *FatalError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Message, "Test aborted after 10 failures") {
+		t.Fatalf("err = %v, want ab's abort after 10 failures", err)
+	}
+	if res.Failed.Connect != 11 || res.Complete != 0 { // ab counts 11, aborts on the 12th
+		t.Errorf("connect failures %d, complete %d; want 11 and 0", res.Failed.Connect, res.Complete)
+	}
+	if !errors.Is(fe, syscall.ENOENT) {
+		t.Errorf("cause %v, want ENOENT from exec", fe.Err)
+	}
+}
+
+func TestCGINewRejectsMissingOrPlainFile(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, prog := range []string{filepath.Join(dir, "missing"), plain, dir} {
+		cfg := cgiConfig(t, prog, "http://localhost/x", 1, 1)
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New with --cgi %s: no error", prog)
+		}
+	}
+}
+
+// sleeper is a program that answers nothing for 30 s through a child of its
+// own (sleep), and leaves its pid and the child's in pids.<pid>.
+const sleeper = `sleep 30 &
+echo $$ $! > pids.$$
+wait
+`
+
+// groupsGone checks that no process of the sleeper runs recorded in dir is left.
+func groupsGone(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "pids.*"))
+	if len(files) == 0 {
+		t.Fatal("no program ran")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := strings.Fields(string(data))
+		if len(fields) != 2 {
+			t.Fatalf("%s: %q", f, data)
+		}
+		leader, _ := strconv.Atoi(fields[0])
+		if err := syscall.Kill(-leader, 0); err != syscall.ESRCH {
+			t.Errorf("process group %d still exists (kill 0: %v)", leader, err)
+		}
+		for _, pid := range fields {
+			if _, err := os.Stat("/proc/" + pid); err == nil {
+				st, _ := os.ReadFile("/proc/" + pid + "/stat")
+				t.Errorf("process %s is still there: %s", pid, st)
+			}
+		}
+	}
+}
+
+func TestCGIRequestTimeoutKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "sleeper", sleeper)
+	cfg := cgiConfig(t, prog, "http://localhost/sleeper", 2, 2)
+	cfg.RequestTimeout = time.Second
+	begin := time.Now()
+	res, err := runCGI(t, context.Background(), cfg)
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 2 || res.Failed != (Failures{Total: 2, Exceptions: 2}) {
+		t.Errorf("complete %d, failed %+v; want 2 requests failed as exceptions", res.Complete, res.Failed)
+	}
+	if !strings.Contains(res.FirstError["exceptions"], "request-timeout") {
+		t.Errorf("first exception %q, want the request timeout", res.FirstError["exceptions"])
+	}
+	if took > 5*time.Second {
+		t.Errorf("run took %v, want about 1 s", took)
+	}
+	groupsGone(t, dir)
+}
+
+func TestCGIIdleTimeoutExit119(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "sleeper", sleeper)
+	cfg := cgiConfig(t, prog, "http://localhost/sleeper", 4, 3)
+	cfg.Timeout = time.Second
+	begin := time.Now()
+	res, err := runCGI(t, context.Background(), cfg)
+	took := time.Since(begin)
+	var fe *FatalError
+	if !errors.As(err, &fe) || fe.Exit != 119 || fe.Message != "apr_pollset_poll: The timeout specified has expired (70007)\n" {
+		t.Fatalf("err = %v, want ab's -s timeout with exit 119", err)
+	}
+	if res.Complete != 0 || res.Ending != EndFatal {
+		t.Errorf("complete %d ending %v; want 0, EndFatal", res.Complete, res.Ending)
+	}
+	if took > 5*time.Second {
+		t.Errorf("run took %v, want about 1 s", took)
+	}
+	groupsGone(t, dir)
+}
+
+func TestCGIInterruptKillsAndReaps(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "sleeper", sleeper)
+	cfg := cgiConfig(t, prog, "http://localhost/sleeper", 10, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var res *Result
+	go func() {
+		defer close(done)
+		res, _ = runCGI(t, ctx, cfg)
+	}()
+	// Interrupt once both programs have started.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if files, _ := filepath.Glob(filepath.Join(dir, "pids.*")); len(files) == 2 {
+			break
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the interrupt")
+	}
+	if res.Ending != EndInterrupted || res.Complete != 0 || res.Failed.Total != 0 {
+		t.Errorf("ending %v complete %d failed %d; want interrupted, nothing counted", res.Ending, res.Complete, res.Failed.Total)
+	}
+	groupsGone(t, dir)
+	if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
+		t.Errorf("children left: %v", kids)
+	}
+}
+
+// childrenOf lists the processes (zombies included) whose parent is pid.
+func childrenOf(t *testing.T, pid int) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kids []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so cut at the last ')'.
+		s := string(stat)
+		rest := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(rest) >= 2 && rest[1] == strconv.Itoa(pid) {
+			kids = append(kids, strings.TrimSpace(s[:strings.LastIndexByte(s, ')')+1])+" "+rest[0])
+		}
+	}
+	sort.Strings(kids)
+	return kids
+}
+
+func TestCGIRunsLeaveNoZombie(t *testing.T) {
+	runs, n := 100, 200
+	if testing.Short() {
+		runs = 10
+	}
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "tiny", "printf 'Content-Type: text/plain\\n\\nx'\n")
+	for i := 0; i < runs; i++ {
+		res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/tiny", n, 8))
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if res.Complete != n || res.Failed.Total != 0 {
+			t.Fatalf("run %d: complete %d failed %+v (%v)", i, res.Complete, res.Failed, res.FirstError)
+		}
+		if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
+			t.Fatalf("after run %d: children left: %v", i, kids)
+		}
+	}
+}
+
+func TestCGIPhasesAddUpToTotal(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "busy", `i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done
+printf 'Content-Type: text/plain\n\n'; sleep 0.05; echo done
+`)
+	res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/busy", 6, 3))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	c := res.CGI
+	if c == nil || len(c.Spawn) != 6 || len(c.ChildCPU) != 6 {
+		t.Fatalf("CGI times %+v, want 6 entries per phase", c)
+	}
+	for i, s := range res.Samples.Exact() {
+		sum := c.Spawn[i] + c.FirstByte[i] + c.Output[i] + c.Reap[i]
+		// Each phase is truncated to µs on its own, so the sum may lose up to 3 µs.
+		if sum > s.Total || s.Total-sum > 3 {
+			t.Errorf("request %d: phases sum to %d µs, Total is %d µs", i, sum, s.Total)
+		}
+		if c.Spawn[i] != s.Connect {
+			t.Errorf("request %d: Spawn %d µs, Connect %d µs; want equal", i, c.Spawn[i], s.Connect)
+		}
+		if c.Output[i] < 40_000 {
+			t.Errorf("request %d: Output %d µs, want ≥ the 50 ms sleep between header and body", i, c.Output[i])
+		}
+		if c.ChildCPU[i] == 0 {
+			t.Errorf("request %d: no child CPU time for a busy loop", i)
+		}
+	}
+}
+
+func TestCGIParserChunkingInvariant(t *testing.T) {
+	tests := []struct {
+		out    string
+		nph    bool
+		status int
+		body   int64
+		bad    bool
+	}{
+		{"Content-Type: text/plain\r\n\r\nhello", false, 200, 5, false},
+		{"Content-Type: text/plain\n\nhello\n\n", false, 200, 7, false},
+		{"Status: 404\nX: y\n z\n\n", false, 404, 0, false},
+		{"Location: /x\n\nabc", false, 302, 3, false},
+		{"Location: /x\nStatus: 301 Moved\n\n", false, 301, 0, false},
+		{"HTTP/1.1 503 Busy\r\nServer: s\r\n\r\n12", true, 503, 2, false},
+		{"Content-Type: text/plain\r\n\r\n", true, 0, 0, true},
+		{" folded: first\n\n", false, 0, 0, true},
+		{"Status: 20\n\n", false, 0, 0, true},
+		{"a b: c\n\n", false, 0, 0, true},
+		{":x\n\n", false, 0, 0, true},
+		{"Content-Type: text/plain\n", false, 0, 0, true},
+		{strings.Repeat("X-Long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 300) + "\n", false, 0, 0, true},
+	}
+	for _, tc := range tests {
+		for _, chunk := range []int{1, 2, 3, 7, 1 << 20} {
+			var p cgiParser
+			p.nph = tc.nph
+			p.reset()
+			for s := tc.out; len(s) > 0; {
+				k := min(chunk, len(s))
+				p.feed([]byte(s[:k]))
+				s = s[k:]
+			}
+			p.finish()
+			if (p.err != nil) != tc.bad {
+				t.Errorf("%q in chunks of %d: err %v, want error %v", tc.out, chunk, p.err, tc.bad)
+				continue
+			}
+			if !tc.bad && (p.status != tc.status || p.body != tc.body) {
+				t.Errorf("%q in chunks of %d: status %d body %d; want %d %d", tc.out, chunk, p.status, p.body, tc.status, tc.body)
+			}
+		}
+	}
+}
+
+func FuzzCGIParser(f *testing.F) {
+	f.Add([]byte("Content-Type: text/plain\r\n\r\nhello"), false, 3)
+	f.Add([]byte("HTTP/1.0 200 OK\r\n\r\n"), true, 1)
+	f.Add([]byte("Status: 404\n\n"), false, 2)
+	f.Fuzz(func(t *testing.T, out []byte, nph bool, chunk int) {
+		if chunk <= 0 {
+			chunk = 1
+		}
+		var whole, split cgiParser
+		whole.nph, split.nph = nph, nph
+		whole.reset()
+		split.reset()
+		whole.feed(out)
+		whole.finish()
+		for s := out; len(s) > 0; {
+			k := min(chunk, len(s))
+			split.feed(s[:k])
+			s = s[k:]
+		}
+		split.finish()
+		if (whole.err == nil) != (split.err == nil) || whole.status != split.status || whole.body != split.body {
+			t.Fatalf("chunking changes the result: whole %v/%d/%d, split %v/%d/%d",
+				whole.err, whole.status, whole.body, split.err, split.status, split.body)
+		}
+		if whole.err == nil && whole.body+int64(whole.headLen) != int64(len(out)) {
+			t.Fatalf("head %d + body %d != %d bytes", whole.headLen, whole.body, len(out))
+		}
+	})
+}
