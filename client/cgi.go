@@ -412,8 +412,9 @@ func (p *cgiParser) feed(b []byte) {
 				return
 			}
 			p.headLen = nl + 1
-			p.body = int64(len(p.head) - p.headLen)
-			p.err = p.parseHead(p.head[:p.lineStart])
+			if p.err = p.parseHead(p.head[:p.lineStart]); p.err == nil {
+				p.body = int64(len(p.head) - p.headLen)
+			}
 			return
 		}
 		p.lineStart = nl + 1
