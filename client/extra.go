@@ -76,9 +76,12 @@ type Dist struct {
 	SumSq    float64 // µs², summed in float64 (relative error ~1e-16 per addition)
 }
 
-func newDist() Dist { return Dist{Hist: NewHist()} }
+// NewDist returns an empty distribution.
+func NewDist() Dist { return Dist{Hist: NewHist()} }
 
-func (d *Dist) add(us int64) {
+// Add records one value in µs (negative values count as 0). Not safe for
+// concurrent use.
+func (d *Dist) Add(us int64) {
 	if us < 0 {
 		us = 0
 	}
@@ -144,7 +147,9 @@ func (d *Dist) Percentile(p float64) int64 {
 	if d.Count == 0 {
 		return 0
 	}
-	idx := int64(math.Floor(float64(d.Count) * p / 100))
+	// The tolerance keeps p such as 99.9, which has no exact binary form, from
+	// landing one below the rank it stands for (as report's percentile rule).
+	idx := int64(math.Floor(float64(d.Count)*p/100 + 1e-9))
 	return d.AtIndex(idx)
 }
 
@@ -268,10 +273,10 @@ func (e *extraStats) state(t *Tally) *tallyExtra {
 	if !s.used {
 		s.used = true
 		for p := range s.phases {
-			s.phases[p] = newDist()
+			s.phases[p] = NewDist()
 		}
 		if e.rate {
-			s.corrected, s.lag = newDist(), newDist()
+			s.corrected, s.lag = NewDist(), NewDist()
 		}
 	}
 	s.mu.Unlock()
@@ -295,14 +300,14 @@ func (e *extraStats) observe(t *Tally, o *Outcome) {
 		sec = 0
 	}
 	s.mu.Lock()
-	s.phases[PhaseTCP].add(spanUS(o.Start, o.TCPDone))
-	s.phases[PhaseTLS].add(spanUS(o.TCPDone, o.Connect))
-	s.phases[PhaseWrite].add(spanUS(o.Connect, o.WriteEnd))
-	s.phases[PhaseWait].add(spanUS(o.WriteEnd, o.FirstByte))
-	s.phases[PhaseBody].add(spanUS(o.FirstByte, o.End))
-	s.phases[PhaseTotal].add(spanUS(o.Start, o.End))
+	s.phases[PhaseTCP].Add(spanUS(o.Start, o.TCPDone))
+	s.phases[PhaseTLS].Add(spanUS(o.TCPDone, o.Connect))
+	s.phases[PhaseWrite].Add(spanUS(o.Connect, o.WriteEnd))
+	s.phases[PhaseWait].Add(spanUS(o.WriteEnd, o.FirstByte))
+	s.phases[PhaseBody].Add(spanUS(o.FirstByte, o.End))
+	s.phases[PhaseTotal].Add(spanUS(o.Start, o.End))
 	if e.rate {
-		s.corrected.add(spanUS(o.Intended, o.End))
+		s.corrected.Add(spanUS(o.Intended, o.End))
 	}
 	for int64(len(s.perSecond)) <= sec {
 		s.perSecond = append(s.perSecond, 0)
@@ -314,7 +319,7 @@ func (e *extraStats) observe(t *Tally, o *Outcome) {
 func (e *extraStats) observeLag(t *Tally, us int64) {
 	s := e.state(t).shard
 	s.mu.Lock()
-	s.lag.add(us)
+	s.lag.Add(us)
 	s.mu.Unlock()
 }
 
@@ -322,11 +327,11 @@ func (e *extraStats) observeLag(t *Tally, us int64) {
 func (e *extraStats) result(r *run) *ExtraResult {
 	x := &ExtraResult{}
 	for p := range x.Phases {
-		x.Phases[p] = newDist()
+		x.Phases[p] = NewDist()
 	}
 	var corrected, lag Dist
 	if e.rate {
-		corrected, lag = newDist(), newDist()
+		corrected, lag = NewDist(), NewDist()
 	}
 	for i := range e.shards {
 		s := &e.shards[i]

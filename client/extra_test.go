@@ -163,10 +163,10 @@ func TestExtendedDNSTime(t *testing.T) {
 }
 
 func TestDistStatistics(t *testing.T) {
-	d := newDist()
+	d := NewDist()
 	vals := []int64{5, 1, 4, 2, 3, 1000, 7, 6, 9, 8}
 	for _, v := range vals {
-		d.add(v)
+		d.Add(v)
 	}
 	if d.Count != 10 || d.Min != 1 || d.Max != 1000 || d.Sum != 1045 {
 		t.Fatalf("count %d min %d max %d sum %d", d.Count, d.Min, d.Max, d.Sum)
@@ -190,24 +190,24 @@ func TestDistStatistics(t *testing.T) {
 		}
 	}
 	// Merging keeps exact figures and the histogram.
-	e := newDist()
-	e.add(0)
+	e := NewDist()
+	e.Add(0)
 	e.merge(&d)
 	if e.Count != 11 || e.Min != 0 || e.Max != 1000 || e.Hist.TotalCount() != 11 {
 		t.Errorf("merged: count %d min %d max %d hist %d", e.Count, e.Min, e.Max, e.Hist.TotalCount())
 	}
 	// Large values land in 3-significant-digit buckets: reported as the bucket's
 	// top, within 0.1 %, and never above the exact maximum.
-	f := newDist()
-	f.add(40_000_123)
-	f.add(40_000_000)
+	f := NewDist()
+	f.Add(40_000_123)
+	f.Add(40_000_000)
 	if got := f.Percentile(0); got < 40_000_000 || got > 40_040_000 {
 		t.Errorf("p0 of ~40 s = %d µs, not within 0.1 %%", got)
 	}
 	if got := f.Percentile(100); got != 40_000_123 {
 		t.Errorf("p100 = %d, want the exact max 40000123", got)
 	}
-	if empty := newDist(); empty.Percentile(50) != 0 || empty.SD() != 0 || empty.Mean() != 0 {
+	if empty := NewDist(); empty.Percentile(50) != 0 || empty.SD() != 0 || empty.Mean() != 0 {
 		t.Error("empty distribution gives nonzero figures")
 	}
 }

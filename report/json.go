@@ -1,0 +1,470 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+)
+
+// This file is gab's JSON output (--format json, --json FILE): one document per
+// run, in every ending. The schema is docs/json-schema.json; the Go types below
+// are the same thing with doc comments. Field names carry their unit: _us
+// (microseconds), _ms (milliseconds), _s (seconds), _bytes, _per_s.
+
+// SchemaVersion is the document's schema_version. It changes only when a field
+// changes meaning or disappears; new fields may appear within a version.
+const SchemaVersion = 1
+
+// Document is the whole JSON output.
+type Document struct {
+	SchemaVersion int `json:"schema_version"`
+	// Tool is always "gab".
+	Tool string `json:"tool"`
+	// CommandLine is argv as given, argv[0] included.
+	CommandLine []string `json:"command_line"`
+	// StartTime is when the run started (just before the first connect), or when
+	// gab gave up before starting; RFC 3339 in UTC with nanoseconds.
+	StartTime string `json:"start_time"`
+	// Ending is how the run ended: completed, time_limit, interrupted, fatal, or
+	// not_started (an error before the run, e.g. a bad argument).
+	Ending string `json:"ending"`
+	// Error is set when gab exits with an error: the message ab would print and
+	// the exit status.
+	Error *JSONError `json:"error,omitempty"`
+	// Report holds every figure of ab's text report (absent when not_started).
+	Report *JSONReport `json:"report,omitempty"`
+	// Percentiles is the --percentiles table (absent without the option).
+	Percentiles []JSONPercentileRow `json:"percentiles,omitempty"`
+	// Extended holds the --extended figures (absent if they were not gathered).
+	Extended *JSONExtended `json:"extended,omitempty"`
+	// Rate is set in rate mode (--rate).
+	Rate *JSONRate `json:"rate,omitempty"`
+}
+
+// JSONError is a fatal error.
+type JSONError struct {
+	Message  string `json:"message"`   // ab's stderr text, without the trailing newline
+	ExitCode int    `json:"exit_code"` // the process's exit status
+}
+
+// JSONTLS is the first TLS handshake, as ab's SSL/TLS lines.
+type JSONTLS struct {
+	Protocol      string `json:"protocol"`
+	Cipher        string `json:"cipher"`
+	PeerKeyBits   int    `json:"peer_key_bits"`
+	CipherBits    int    `json:"cipher_bits"`
+	ServerTempKey string `json:"server_temp_key,omitempty"`
+	ServerName    string `json:"server_name,omitempty"`
+}
+
+// JSONFailures is ab's "Failed requests" breakdown.
+type JSONFailures struct {
+	Connect    int `json:"connect"`
+	Receive    int `json:"receive"`
+	Length     int `json:"length"`
+	Exceptions int `json:"exceptions"`
+}
+
+// JSONColumn is one row of ab's "Connection Times (ms)" table: the printed ms
+// values (ab's rounding; sd_ms unrounded, printed %5.1f) and ab's µs
+// intermediates (mean truncated to the µs, median by ab's inverted rule).
+type JSONColumn struct {
+	MinMs    int64   `json:"min_ms"`
+	MeanMs   int64   `json:"mean_ms"`
+	SDMs     float64 `json:"sd_ms"`
+	MedianMs int64   `json:"median_ms"`
+	MaxMs    int64   `json:"max_ms"`
+	MinUs    int64   `json:"min_us"`
+	MeanUs   int64   `json:"mean_us"`
+	SDUs     float64 `json:"sd_us"`
+	MedianUs int64   `json:"median_us"`
+	MaxUs    int64   `json:"max_us"`
+}
+
+// JSONConnectionTimes is ab's timing table.
+type JSONConnectionTimes struct {
+	Connect    JSONColumn `json:"connect"`
+	Processing JSONColumn `json:"processing"`
+	Waiting    JSONColumn `json:"waiting"`
+	Total      JSONColumn `json:"total"`
+}
+
+// JSONServed is one row of ab's "Percentage of the requests served" table.
+type JSONServed struct {
+	Percent float64 `json:"percent"`
+	TotalMs int64   `json:"total_ms"` // as ab prints it
+	TotalUs int64   `json:"total_us"`
+}
+
+// JSONReport is ab's report. Every figure is present whatever ab would print
+// (e.g. keep_alive_requests without -k); rates are 0 when the time taken is 0.
+type JSONReport struct {
+	ServerSoftware      string   `json:"server_software"`
+	ServerHostname      string   `json:"server_hostname"`
+	ServerPort          int      `json:"server_port"`
+	Protocol            string   `json:"protocol,omitempty"` // "h2" or "h2c" with --http2
+	TLS                 *JSONTLS `json:"tls,omitempty"`
+	DocumentPath        string   `json:"document_path"`
+	DocumentLengthBytes int64    `json:"document_length_bytes"`
+	// VariableLength is -l: the text says "Document Length: Variable".
+	VariableLength bool `json:"variable_length"`
+
+	ConcurrencyLevel int          `json:"concurrency_level"`
+	TimeTakenS       float64      `json:"time_taken_s"`
+	TimeTakenUs      int64        `json:"time_taken_us"`
+	CompleteRequests int          `json:"complete_requests"`
+	FailedRequests   int          `json:"failed_requests"`
+	Failures         JSONFailures `json:"failures"`
+	WriteErrors      int          `json:"write_errors"`
+	Non2xxResponses  int          `json:"non_2xx_responses"`
+	KeepAliveReqs    int          `json:"keep_alive_requests"`
+
+	TotalTransferredBytes int64 `json:"total_transferred_bytes"`
+	TotalBodySentBytes    int64 `json:"total_body_sent_bytes"`
+	HTMLTransferredBytes  int64 `json:"html_transferred_bytes"`
+
+	RequestsPerSecond       float64              `json:"requests_per_second"`
+	TimePerRequestMs        float64              `json:"time_per_request_ms"`
+	TimePerRequestAllMs     float64              `json:"time_per_request_across_all_ms"`
+	TransferReceivedKBPerS  float64              `json:"transfer_rate_received_kbytes_per_s"`
+	TransferSentKBPerS      float64              `json:"transfer_rate_sent_kbytes_per_s"`
+	TransferTotalKBPerS     float64              `json:"transfer_rate_total_kbytes_per_s"`
+	ConnectionTimes         *JSONConnectionTimes `json:"connection_times,omitempty"` // absent when nothing was recorded
+	PercentageServed        []JSONServed         `json:"percentage_served,omitempty"`
+	StatisticsFromHistogram bool                 `json:"statistics_from_histograms"`
+	ExactSamples            int                  `json:"exact_samples"`
+}
+
+// JSONPercentileRow is one row of the --percentiles table, exact µs (1 ms
+// buckets when statistics_from_histograms).
+type JSONPercentileRow struct {
+	Percent   float64 `json:"percent"`
+	ConnectUs int64   `json:"connect_us"`
+	WaitingUs int64   `json:"waiting_us"`
+	TotalUs   int64   `json:"total_us"`
+}
+
+// JSONDist describes a distribution in µs: count, min, mean, sd (n−1) and max
+// exact; median (rank floor(n/2)) and percentiles (rank floor(n·p/100)) from
+// an HDR histogram with 3 significant digits (the bucket's highest value).
+type JSONDist struct {
+	Count    int64   `json:"count"`
+	MinUs    int64   `json:"min_us"`
+	MeanUs   float64 `json:"mean_us"`
+	SDUs     float64 `json:"sd_us"`
+	MedianUs int64   `json:"median_us"`
+	P90Us    int64   `json:"p90_us"`
+	P99Us    int64   `json:"p99_us"`
+	P999Us   int64   `json:"p99_9_us"`
+	MaxUs    int64   `json:"max_us"`
+}
+
+// JSONHistogram is an HDR histogram in its standard, mergeable encoding: V2
+// compressed, base64 (decode with any HdrHistogram library, e.g. Go's
+// hdrhistogram.Decode or Java's Histogram.fromString).
+type JSONHistogram struct {
+	Unit              string `json:"unit"` // always "us"
+	LowestUs          int64  `json:"lowest_us"`
+	HighestUs         int64  `json:"highest_us"`
+	SignificantDigits int    `json:"significant_digits"`
+	Encoding          string `json:"encoding"` // always "hdrhistogram-v2-compressed-base64"
+	Data              string `json:"data"`
+}
+
+// JSONPhases are the extended report's phases.
+type JSONPhases struct {
+	TCPConnect   JSONDist `json:"tcp_connect"`
+	TLSHandshake JSONDist `json:"tls_handshake"`
+	RequestWrite JSONDist `json:"request_write"`
+	Waiting      JSONDist `json:"waiting"`
+	BodyTransfer JSONDist `json:"body_transfer"`
+	Total        JSONDist `json:"total"`
+}
+
+// JSONFailureClass is one failure class with its first error message.
+type JSONFailureClass struct {
+	Count      int    `json:"count"`
+	FirstError string `json:"first_error,omitempty"`
+}
+
+// JSONThroughput is the recorded-request rate over whole 1-second intervals.
+type JSONThroughput struct {
+	Intervals int     `json:"intervals"`
+	MeanPerS  float64 `json:"mean_per_s"`
+	SDPerS    float64 `json:"sd_per_s"`
+	// PerSecond counts the requests recorded in each second of the run, from 0;
+	// the last entry is usually a partial second.
+	PerSecond []int64 `json:"per_second"`
+}
+
+// JSONCPU is the client's own CPU use over the run.
+type JSONCPU struct {
+	UserMs           float64 `json:"user_ms"`
+	SysMs            float64 `json:"sys_ms"`
+	PercentOfOneCore float64 `json:"percent_of_one_core"`
+	CoresBusy        float64 `json:"cores_busy"`
+}
+
+// JSONExtended is the --extended report.
+type JSONExtended struct {
+	DNSUs      int64      `json:"dns_us"`
+	DNSLookups int        `json:"dns_lookups"`
+	Phases     JSONPhases `json:"phases"`
+	// StatusCounts counts responses per status code (keys are the codes).
+	StatusCounts       map[string]int              `json:"status_counts"`
+	FailuresByClass    map[string]JSONFailureClass `json:"failures_by_class"`
+	Throughput         JSONThroughput              `json:"throughput"`
+	ResponseTimeMeanMs float64                     `json:"response_time_mean_ms"`
+	ResponseTimeSDMs   float64                     `json:"response_time_sd_ms"`
+	ReceivedMbitPerS   float64                     `json:"bandwidth_received_mbit_per_s"`
+	SentMbitPerS       float64                     `json:"bandwidth_sent_mbit_per_s"`
+	ClientCPU          *JSONCPU                    `json:"client_cpu,omitempty"` // absent where unknown
+	// SampleStore says how ab's tables were computed.
+	SampleStore string `json:"sample_store"`
+	// LatencyHistogram is the Total phase (start → end of each recorded request).
+	LatencyHistogram JSONHistogram `json:"latency_histogram"`
+}
+
+// JSONRate is rate mode's figures.
+type JSONRate struct {
+	TargetPerS    float64 `json:"target_per_s"`
+	AchievedPerS  float64 `json:"achieved_per_s"`
+	Sent          int64   `json:"sent"`
+	DueButNotSent int64   `json:"due_but_not_sent"`
+	// Lag is how late each request was sent after its intended time.
+	Lag JSONDist `json:"lag"`
+	// Corrected is the latency from each request's intended send time.
+	Corrected          JSONDist      `json:"corrected"`
+	CorrectedServed    []JSONServed  `json:"corrected_percentage_served"`
+	CorrectedHistogram JSONHistogram `json:"corrected_histogram"`
+}
+
+// JSONInput is what a JSON document is made from.
+type JSONInput struct {
+	CommandLine []string
+	// Start is used when there is no Result (gab stopped before the run).
+	Start   time.Time
+	Summary *Summary       // nil when the run never started
+	Result  *client.Result // nil likewise
+	// Percentiles is the --percentiles list (nil without the option).
+	Percentiles []float64
+	CPU         CPUUsage
+	// ErrMessage and ExitCode describe a fatal ending ("" and 0 otherwise).
+	ErrMessage string
+	ExitCode   int
+}
+
+// NewDocument builds the JSON document.
+func NewDocument(in JSONInput) *Document {
+	d := &Document{
+		SchemaVersion: SchemaVersion,
+		Tool:          "gab",
+		CommandLine:   in.CommandLine,
+		Ending:        "not_started",
+	}
+	if d.CommandLine == nil {
+		d.CommandLine = []string{}
+	}
+	start := in.Start
+	if in.Result != nil {
+		start = in.Result.Start
+		d.Ending = endingName(in.Result.Ending)
+	}
+	d.StartTime = start.UTC().Format(time.RFC3339Nano)
+	if in.ErrMessage != "" || in.ExitCode != 0 {
+		d.Error = &JSONError{Message: strings.TrimRight(in.ErrMessage, "\n"), ExitCode: in.ExitCode}
+	}
+	s, res := in.Summary, in.Result
+	if s == nil || res == nil {
+		return d
+	}
+	d.Report = jsonReport(s)
+	if len(in.Percentiles) > 0 && s.Count > 0 {
+		for _, r := range PercentileRows(s, in.Percentiles) {
+			d.Percentiles = append(d.Percentiles, JSONPercentileRow(r))
+		}
+	}
+	if res.Extra != nil {
+		d.Extended = jsonExtended(s, res, in.CPU)
+		if rr := res.Extra.Rate; rr != nil {
+			d.Rate = jsonRate(s, rr, in.Percentiles)
+		}
+	}
+	return d
+}
+
+// WriteJSON writes the document, indented, with a final newline. HTML
+// characters stay as they are (error messages hold "->" and "<...>").
+func WriteJSON(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(d)
+}
+
+func endingName(e client.Ending) string {
+	switch e {
+	case client.EndCompleted:
+		return "completed"
+	case client.EndTimeLimit:
+		return "time_limit"
+	case client.EndInterrupted:
+		return "interrupted"
+	}
+	return "fatal"
+}
+
+func jsonColumn(c *ColumnStats) JSONColumn {
+	return JSONColumn{
+		MinMs: c.Min, MeanMs: c.Mean, SDMs: c.SD, MedianMs: c.Median, MaxMs: c.Max,
+		MinUs: c.MinUs, MeanUs: c.MeanUs, SDUs: c.SDUs, MedianUs: c.MedianUs, MaxUs: c.MaxUs,
+	}
+}
+
+func jsonReport(s *Summary) *JSONReport {
+	r := &JSONReport{
+		ServerSoftware:          s.ServerSoftware,
+		ServerHostname:          s.Host,
+		ServerPort:              int(port16(s.Port)),
+		Protocol:                s.Protocol,
+		DocumentPath:            s.Path,
+		DocumentLengthBytes:     s.DocLength,
+		VariableLength:          s.VariableLength,
+		ConcurrencyLevel:        s.Concurrency,
+		TimeTakenS:              s.Seconds,
+		TimeTakenUs:             s.Elapsed.Microseconds(),
+		CompleteRequests:        s.Complete,
+		FailedRequests:          s.Failed.Total,
+		Failures:                JSONFailures{s.Failed.Connect, s.Failed.Receive, s.Failed.Length, s.Failed.Exceptions},
+		WriteErrors:             s.WriteErrors,
+		Non2xxResponses:         s.Non2xx,
+		KeepAliveReqs:           s.KeepAliveRequests,
+		TotalTransferredBytes:   s.TotalRead,
+		TotalBodySentBytes:      s.TotalSent,
+		HTMLTransferredBytes:    s.BodyRead,
+		RequestsPerSecond:       s.Rates.RequestsPerSecond,
+		TimePerRequestMs:        s.Rates.TimePerRequest,
+		TimePerRequestAllMs:     s.Rates.TimePerRequestAll,
+		TransferReceivedKBPerS:  s.Rates.ReceivedKBps,
+		TransferSentKBPerS:      s.Rates.SentKBps,
+		TransferTotalKBPerS:     s.Rates.TotalKBps,
+		StatisticsFromHistogram: s.FromHistograms,
+		ExactSamples:            s.ExactSamples,
+	}
+	if t := s.TLS; t != nil {
+		r.TLS = &JSONTLS{Protocol: t.Protocol, Cipher: t.Cipher, PeerKeyBits: t.PeerKeyBits,
+			CipherBits: t.CipherBits, ServerTempKey: t.TempKey, ServerName: t.ServerName}
+	}
+	if s.Count > 0 {
+		r.ConnectionTimes = &JSONConnectionTimes{
+			Connect:    jsonColumn(&s.Connect),
+			Processing: jsonColumn(&s.Processing),
+			Waiting:    jsonColumn(&s.Waiting),
+			Total:      jsonColumn(&s.Total),
+		}
+		for _, p := range s.Percentiles {
+			r.PercentageServed = append(r.PercentageServed, JSONServed{Percent: float64(p.Percent), TotalMs: p.Ms, TotalUs: p.Us})
+		}
+	}
+	return r
+}
+
+func jsonDist(d *client.Dist) JSONDist {
+	return JSONDist{
+		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
+		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
+		MaxUs: d.Max,
+	}
+}
+
+// jsonHistogram encodes h in HdrHistogram's V2 compressed base64 form.
+func jsonHistogram(h *hdrhistogram.Histogram) JSONHistogram {
+	out := JSONHistogram{
+		Unit:              "us",
+		LowestUs:          h.LowestTrackableValue(),
+		HighestUs:         h.HighestTrackableValue(),
+		SignificantDigits: int(h.SignificantFigures()),
+		Encoding:          "hdrhistogram-v2-compressed-base64",
+	}
+	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		out.Data = string(b)
+	}
+	return out
+}
+
+func jsonExtended(s *Summary, res *client.Result, cpu CPUUsage) *JSONExtended {
+	x := res.Extra
+	e := &JSONExtended{
+		DNSUs:      x.DNS.Microseconds(),
+		DNSLookups: x.DNSLookups,
+		Phases: JSONPhases{
+			TCPConnect:   jsonDist(&x.Phases[client.PhaseTCP]),
+			TLSHandshake: jsonDist(&x.Phases[client.PhaseTLS]),
+			RequestWrite: jsonDist(&x.Phases[client.PhaseWrite]),
+			Waiting:      jsonDist(&x.Phases[client.PhaseWait]),
+			BodyTransfer: jsonDist(&x.Phases[client.PhaseBody]),
+			Total:        jsonDist(&x.Phases[client.PhaseTotal]),
+		},
+		StatusCounts:     map[string]int{},
+		FailuresByClass:  map[string]JSONFailureClass{},
+		ReceivedMbitPerS: MbitPerSecond(s.TotalRead, s.Seconds),
+		SentMbitPerS:     MbitPerSecond(s.TotalSent, s.Seconds),
+		SampleStore:      SampleStorePrecision(s),
+		LatencyHistogram: jsonHistogram(x.Phases[client.PhaseTotal].Hist),
+	}
+	for code, n := range res.StatusCounts {
+		e.StatusCounts[strconv.Itoa(code)] = n
+	}
+	for _, f := range FailureClasses(res) {
+		e.FailuresByClass[f.Name] = JSONFailureClass{Count: f.Count, FirstError: f.FirstError}
+	}
+	tp := ThroughputOf(x.PerSecond, res.Elapsed)
+	e.Throughput = JSONThroughput{Intervals: tp.Intervals, MeanPerS: tp.Mean, SDPerS: tp.SD, PerSecond: x.PerSecond}
+	if e.Throughput.PerSecond == nil {
+		e.Throughput.PerSecond = []int64{}
+	}
+	if s.Count > 0 {
+		e.ResponseTimeMeanMs = float64(s.Total.MeanUs) / 1000
+		e.ResponseTimeSDMs = s.Total.SDUs / 1000
+	}
+	if cpu.Known {
+		busy := cpu.CoresBusy(res.Elapsed)
+		e.ClientCPU = &JSONCPU{
+			UserMs:           float64(cpu.User) / 1e6,
+			SysMs:            float64(cpu.Sys) / 1e6,
+			PercentOfOneCore: busy * 100,
+			CoresBusy:        busy,
+		}
+	}
+	return e
+}
+
+func jsonRate(s *Summary, rr *client.RateResult, percents []float64) *JSONRate {
+	r := &JSONRate{
+		TargetPerS:         rr.Target,
+		Sent:               rr.Sent,
+		DueButNotSent:      rr.BehindAtEnd,
+		Lag:                jsonDist(&rr.Lag),
+		Corrected:          jsonDist(&rr.Corrected),
+		CorrectedHistogram: jsonHistogram(rr.Corrected.Hist),
+	}
+	if s.Seconds > 0 {
+		r.AchievedPerS = float64(s.Complete) / s.Seconds
+	}
+	if rr.Corrected.Count > 0 {
+		for _, p := range CorrectedRows(percents) {
+			us := rr.Corrected.Percentile(p)
+			if p >= 100 {
+				us = rr.Corrected.Max
+			}
+			r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: p, TotalMs: roundMs(us), TotalUs: us})
+		}
+	}
+	return r
+}

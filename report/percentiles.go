@@ -1,0 +1,105 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ParsePercentiles reads --percentiles' list, e.g. "50,90,99,99.9,99.99".
+// Every entry must be a number in (0, 100]; order and duplicates are kept as given.
+func ParsePercentiles(list string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		p, err := strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
+		if err != nil || math.IsNaN(p) || p <= 0 || p > 100 {
+			return nil, fmt.Errorf("invalid percentile %q: want a number in (0, 100]", f)
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty percentile list")
+	}
+	return out, nil
+}
+
+// percentLabel prints p as typed, shortest form: 50, 99.9, 99.99.
+func percentLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) + "%" }
+
+// percentileColumns are the --percentiles table's columns, in this order.
+var percentileColumns = [...]struct {
+	title string
+	col   Column
+}{
+	{"Connect", ConnectColumn},
+	{"Waiting (TTFB)", WaitingColumn},
+	{"Total", TotalColumn},
+}
+
+// PercentileRow is one row of the --percentiles table, in µs.
+type PercentileRow struct {
+	Percent                       float64
+	ConnectUs, WaitingUs, TotalUs int64
+}
+
+// PercentileRows computes the --percentiles values: for each p the sample at
+// ab's index floor(done·p/100), clamped to the last, in each column sorted on
+// its own (exact µs; from 1 ms buckets once the sample store overflowed).
+func PercentileRows(s *Summary, ps []float64) []PercentileRow {
+	rows := make([]PercentileRow, len(ps))
+	for i, p := range ps {
+		rows[i] = PercentileRow{
+			Percent:   p,
+			ConnectUs: s.Percentile(ConnectColumn, p),
+			WaitingUs: s.Percentile(WaitingColumn, p),
+			TotalUs:   s.Percentile(TotalColumn, p),
+		}
+	}
+	return rows
+}
+
+// percentileTitle says the unit and where the values come from.
+func percentileTitle(s *Summary) string {
+	if s.FromHistograms {
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)
+	}
+	return "Percentage of the requests served within a certain time (µs, exact)"
+}
+
+// WritePercentiles writes the --percentiles table after ab's report, in ab's
+// layout: a blank line, the title, then one row per percentile with the
+// Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written when
+// fewer than two requests were recorded (as ab's own table).
+func WritePercentiles(w io.Writer, s *Summary, ps []float64) error {
+	if s.Count < 2 || len(ps) == 0 {
+		return nil
+	}
+	rows := PercentileRows(s, ps)
+	labelWidth := 5 // ab's "  50%" and " 100%"
+	for _, p := range ps {
+		if l := len(percentLabel(p)) + 1; l > labelWidth {
+			labelWidth = l
+		}
+	}
+	e := newErrWriter(w)
+	e.printf("\n%s\n", percentileTitle(s))
+	e.printf("%*s", labelWidth, "")
+	widths := make([]int, len(percentileColumns))
+	for i, c := range percentileColumns {
+		widths[i] = max(len(c.title), 8)
+		e.printf("  %*s", widths[i], c.title)
+	}
+	e.printf("\n")
+	for _, r := range rows {
+		e.printf("%*s", labelWidth, percentLabel(r.Percent))
+		for i, v := range [...]int64{r.ConnectUs, r.WaitingUs, r.TotalUs} {
+			e.printf("  %*d", widths[i], v)
+		}
+		e.printf("\n")
+	}
+	return e.flush()
+}

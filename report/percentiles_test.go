@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"gab/client"
+)
+
+// tenSamples is a run of ten requests with known columns (µs): Connect 0, 100,
+// … 900; Waiting 500, 510, … 590; Total 1000, 2001, … 10009 (recorded in
+// reverse, so the report must sort).
+func tenSamples() *client.Result {
+	smp := client.NewSamples(10, 0)
+	for i := 9; i >= 0; i-- {
+		smp.Append(client.Sample{
+			Start:   uint32(i * 1000),
+			Connect: uint32(100 * i),
+			Wait:    uint32(500 + 10*i),
+			Total:   uint32(1000*(i+1) + i),
+		})
+	}
+	return &client.Result{Complete: 10, Samples: smp, StatusCounts: map[int]int{}, FirstError: map[string]string{}}
+}
+
+func TestParsePercentiles(t *testing.T) {
+	got, err := ParsePercentiles("50, 90,99.9,99.99,100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{50, 90, 99.9, 99.99, 100}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "101", "50,,90", "abc", "-1", "NaN"} {
+		if _, err := ParsePercentiles(bad); err == nil {
+			t.Errorf("ParsePercentiles(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPercentileRowsUseABIndexRule(t *testing.T) {
+	s := Summarize(tenSamples(), Options{Concurrency: 1})
+	// done = 10: p50 → index 5, p90 → 9, p95 → floor(9.5) = 9, p99.9 → 9,
+	// p10 → 1, p19.99 → floor(1.999) = 1, p20 → 2.
+	cases := []struct {
+		p                    float64
+		connect, wait, total int64
+	}{
+		{50, 500, 550, 6005},
+		{90, 900, 590, 10009},
+		{95, 900, 590, 10009},
+		{99.9, 900, 590, 10009},
+		{10, 100, 510, 2001},
+		{19.99, 100, 510, 2001},
+		{20, 200, 520, 3002},
+		{100, 900, 590, 10009},
+	}
+	ps := make([]float64, len(cases))
+	for i, c := range cases {
+		ps[i] = c.p
+	}
+	for i, r := range PercentileRows(s, ps) {
+		c := cases[i]
+		if r.ConnectUs != c.connect || r.WaitingUs != c.wait || r.TotalUs != c.total {
+			t.Errorf("p%v = %d/%d/%d, want %d/%d/%d", c.p, r.ConnectUs, r.WaitingUs, r.TotalUs, c.connect, c.wait, c.total)
+		}
+	}
+}
+
+func TestWritePercentilesLayout(t *testing.T) {
+	s := Summarize(tenSamples(), Options{Concurrency: 1})
+	var b bytes.Buffer
+	if err := WritePercentiles(&b, s, []float64{50, 90, 99.9}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
+		"         Connect  Waiting (TTFB)     Total\n" +
+		"   50%       500             550      6005\n" +
+		"   90%       900             590     10009\n" +
+		" 99.9%       900             590     10009\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// ab's own widths when every label is short.
+	b.Reset()
+	_ = WritePercentiles(&b, s, []float64{50, 100})
+	if want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
+		"        Connect  Waiting (TTFB)     Total\n" +
+		"  50%       500             550      6005\n" +
+		" 100%       900             590     10009\n"; b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestWritePercentilesNeedsTwoRequests(t *testing.T) {
+	smp := client.NewSamples(1, 0)
+	smp.Append(client.Sample{Total: 5})
+	s := Summarize(&client.Result{Complete: 1, Samples: smp}, Options{Concurrency: 1})
+	var b bytes.Buffer
+	if err := WritePercentiles(&b, s, []float64{50}); err != nil || b.Len() != 0 {
+		t.Fatalf("wrote %q (err %v) for a single request; ab prints no table then", b.String(), err)
+	}
+}
+
+func TestWritePercentilesFromHistograms(t *testing.T) {
+	// A sample limit of 4 for 10 requests: the values come from 1 ms buckets
+	// and the title says so.
+	smp := client.NewSamples(10, 4)
+	for i := 0; i < 10; i++ {
+		smp.Append(client.Sample{Connect: 0, Wait: uint32(1000 * i), Total: uint32(1000*i + 400)})
+	}
+	s := Summarize(&client.Result{Complete: 10, Samples: smp}, Options{Concurrency: 1})
+	var b bytes.Buffer
+	if err := WritePercentiles(&b, s, []float64{50}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\nPercentage of the requests served within a certain time (µs; exact for the first 4 requests, then 1 ms buckets)\n" +
+		"        Connect  Waiting (TTFB)     Total\n" +
+		"  50%         0            5000      5000\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
