@@ -120,7 +120,7 @@ func newCGI(cfg *Config) (transport, error) {
 
 func (tr *cgiTransport) prepare(_ context.Context, r *run) error {
 	if tr.cfg.KeepAlive {
-		r.events.Notice("gab: -k has no meaning with --cgi (every request runs a new process); ignored")
+		r.events.Notice("-k has no meaning with --cgi (every request runs a new process); ignored")
 	}
 	if err := cgiPrepareProcess(); err != nil {
 		return err
