@@ -1,6 +1,7 @@
 package client
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,4 +152,180 @@ func TestRateBehindAtEnd(t *testing.T) {
 	if rr.Corrected.Max <= res.Extra.Phases[PhaseTotal].Max {
 		t.Fatalf("corrected max %d µs not above uncorrected %d µs", rr.Corrected.Max, res.Extra.Phases[PhaseTotal].Max)
 	}
+}
+
+// The tests below run the HTTP/1 engine against the raw loopback fault server
+// (faultserver_test.go).
+
+// totalsSorted returns the recorded Total column in µs, ascending.
+func totalsSorted(res *Result) []int64 {
+	var out []int64
+	for _, s := range res.Samples.Exact() {
+		out = append(out, int64(s.Total))
+	}
+	sortInt64(out)
+	return out
+}
+
+// abPercentile is ab's rule: the value at index floor(n·p/100), clamped.
+func abPercentile(sorted []int64, p float64) int64 {
+	i := int(float64(len(sorted)) * p / 100)
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+// Every 50th request takes 40 ms, the others under a millisecond: at c=1 the
+// percentiles land on the right side of the step.
+func TestPercentilesAroundInjectedDelay(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			if fc.srv.requests.Load()%50 == 0 {
+				time.Sleep(40 * time.Millisecond)
+			}
+			fc.write(respond100(true))
+		}
+	})
+	cfg := h1Config(srv.port(), 500, 1, true)
+	cfg.Extended = true
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 500 {
+		t.Fatalf("complete %d", res.Complete)
+	}
+	sorted := totalsSorted(res)
+	p97, p99 := abPercentile(sorted, 97), abPercentile(sorted, 99)
+	t.Logf("exact: p97 %d µs, p99 %d µs", p97, p99)
+	if p97 >= 10_000 || p99 < 40_000 {
+		t.Errorf("exact p97 %d µs (want < 10 ms), p99 %d µs (want ≥ 40 ms)", p97, p99)
+	}
+	total := &res.Extra.Phases[PhaseTotal]
+	if h97, h99 := total.Percentile(97), total.Percentile(99); h97 >= 10_000 || h99 < 40_000 {
+		t.Errorf("histogram p97 %d µs, p99 %d µs", h97, h99)
+	}
+	if wait := &res.Extra.Phases[PhaseWait]; wait.Max < 40_000 || wait.Count != 500 {
+		t.Errorf("waiting phase: max %d µs over %d requests", wait.Max, wait.Count)
+	}
+}
+
+// The classic coordinated-omission demonstration against a real socket
+// server: from 2 s to 3 s into the run the server holds every response until
+// 3 s. At 500 requests/s over 10 connections for 6 s, about 500 requests were
+// due during the stall: the corrected p99 shows it, the uncorrected one hardly.
+func TestRateCoordinatedOmissionOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("6-second run")
+	}
+	checkGoroutines(t)
+	var t0once sync.Once
+	var t0 time.Time
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			t0once.Do(func() { t0 = time.Now() })
+			if since := time.Since(t0); since >= 2*time.Second && since < 3*time.Second {
+				select {
+				case <-time.After(3*time.Second - since):
+				case <-fc.srv.closed:
+					return
+				}
+			}
+			fc.write(respond100(true))
+		}
+	})
+	cfg := h1Config(srv.port(), 50000, 10, true)
+	cfg.Rate = 500
+	cfg.TimeLimit = 6 * time.Second
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := res.Extra.Rate
+	if rr == nil {
+		t.Fatal("no rate result")
+	}
+	sorted := totalsSorted(res)
+	uncorrected99 := abPercentile(sorted, 99)
+	corrected99, corrected50 := rr.Corrected.Percentile(99), rr.Corrected.Percentile(50)
+	achieved := float64(res.Complete) / res.Elapsed.Seconds()
+	t.Logf("%d requests in %v (%.1f/s achieved, %d sent, %d due but unsent); p50 corrected %d µs; p99 corrected %d µs, uncorrected %d µs; lag max %d µs",
+		res.Complete, res.Elapsed, achieved, rr.Sent, rr.BehindAtEnd, corrected50, corrected99, uncorrected99, rr.Lag.Max)
+	if corrected99 < 500_000 {
+		t.Errorf("corrected p99 %d µs, want ≥ 500 ms", corrected99)
+	}
+	if corrected50 > 100_000 {
+		t.Errorf("corrected p50 %d µs, want low", corrected50)
+	}
+	if uncorrected99 >= corrected99 {
+		t.Errorf("uncorrected p99 %d µs not below corrected p99 %d µs", uncorrected99, corrected99)
+	}
+	if rr.Target != 500 || achieved < 250 || achieved > 550 {
+		t.Errorf("target %v, achieved %.1f/s", rr.Target, achieved)
+	}
+	if rr.Lag.Max < 500_000 {
+		t.Errorf("max lag %d µs: the schedule fell about a second behind", rr.Lag.Max)
+	}
+}
+
+// Status and error counts against a server that answers with a mix of codes
+// and faults, one connection per request.
+func TestExtendedStatusAndFailureMix(t *testing.T) {
+	checkGoroutines(t)
+	body := func(n int) string { return strings.Repeat("b", n) }
+	answers := []func(fc *faultConn){
+		func(fc *faultConn) { fc.write("HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\n" + body(10)) },
+		func(fc *faultConn) { fc.write("HTTP/1.0 404 Not Found\r\nContent-Length: 10\r\n\r\n" + body(10)) },
+		func(fc *faultConn) { fc.write("HTTP/1.0 503 Busy\r\nContent-Length: 10\r\n\r\n" + body(10)) },
+		func(fc *faultConn) {},                               // closes without a byte: a receive failure
+		func(fc *faultConn) { fc.write("NONSENSE\r\n\r\n") }, // an exception
+		func(fc *faultConn) { fc.write("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\n" + body(3)) }, // a length failure
+	}
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); ok {
+			answers[fc.index%int64(len(answers))](fc)
+		}
+	})
+	cfg := h1Config(srv.port(), 60, 1, false)
+	cfg.Extended = true
+	cfg.KeepGoing = true
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 60 {
+		t.Fatalf("complete %d", res.Complete)
+	}
+	if got := res.StatusCounts; got[200] != 20 || got[404] != 10 || got[503] != 10 || len(got) != 3 {
+		t.Errorf("status counts %v, want 200:20 404:10 503:10", got)
+	}
+	if f := res.Failed; f.Receive != 10 || f.Exceptions != 10 || f.Length != 10 || f.Connect != 0 {
+		t.Errorf("failures %+v, want 10 receive, 10 exceptions, 10 length", f)
+	}
+	for _, class := range []string{"receive", "exceptions", "length"} {
+		if res.FirstError[class] == "" {
+			t.Errorf("no first error kept for %s (have %v)", class, res.FirstError)
+		}
+	}
+	if n := res.Extra.Phases[PhaseTotal].Count; n != 60 {
+		t.Errorf("phase histograms hold %d requests, want 60", n)
+	}
+	if per := res.Extra.PerSecond; len(per) == 0 || per[0]+sum(per[1:]) != 60 {
+		t.Errorf("per-second series %v does not add up to 60", per)
+	}
+}
+
+func sum(a []int64) (s int64) {
+	for _, v := range a {
+		s += v
+	}
+	return s
 }
