@@ -1,0 +1,97 @@
+//go:build linux
+
+// Package cgiexamples holds the C programs of the CGI output-buffering
+// experiment (run.sh); this test builds them with cc and runs them.
+package cgiexamples
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"gab/client"
+	"gab/report"
+)
+
+var methods = []string{"stdio", "setvbuf-1k", "setvbuf-4k", "setvbuf-8k", "setvbuf-64k",
+	"onewrite", "writeline", "readwrite", "mmap", "sendfile"}
+
+// buildExamples compiles every method with run.sh into a temporary directory.
+func buildExamples(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("cc is needed to build the CGI examples and CI is set")
+		}
+		t.Skip("cc not installed")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("sh", "run.sh", "build", dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run.sh build: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func TestExamplesProduceTheSameDocument(t *testing.T) {
+	dir := buildExamples(t)
+	for _, size := range []int{1024, 1048576} {
+		want, err := os.ReadFile(filepath.Join(dir, "data", "doc-"+strconv.Itoa(size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != size {
+			t.Fatalf("mkdoc %d wrote %d bytes", size, len(want))
+		}
+		for _, m := range methods {
+			cmd := exec.Command(filepath.Join(dir, m))
+			cmd.Dir = dir
+			cmd.Env = []string{"QUERY_STRING=size=" + strconv.Itoa(size)}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s size=%d: %v", m, size, err)
+			}
+			head := "Content-Type: text/plain\r\nContent-Length: " + strconv.Itoa(size) + "\r\n\r\n"
+			if !bytes.HasPrefix(out, []byte(head)) || !bytes.Equal(out[len(head):], want) {
+				t.Errorf("%s size=%d: output (%d bytes) is not the header and the %d-byte document", m, size, len(out), size)
+			}
+		}
+	}
+}
+
+func TestExamplesRunUnderGabCGI(t *testing.T) {
+	dir := buildExamples(t)
+	const size, n = 16384, 20
+	for _, m := range methods {
+		url := "http://localhost/cgi-bin/" + m + "?size=" + strconv.Itoa(size)
+		target, err := client.ParseURL(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rn, err := client.New(client.Config{
+			Target: target, Requests: n, Concurrency: 2, Timeout: 30 * time.Second,
+			Spec:     client.RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
+			Protocol: client.CGI, CGIProgram: filepath.Join(dir, m),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := rn.Run(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if res.Complete != n || res.Failed.Total != 0 || res.Non2xx != 0 || res.DocLength != size {
+			t.Errorf("%s: complete %d failed %d non-2xx %d doc length %d; want %d, 0, 0, %d (%v)",
+				m, res.Complete, res.Failed.Total, res.Non2xx, res.DocLength, n, size, res.FirstError)
+		}
+		var table bytes.Buffer
+		if err := report.WriteCGI(&table, res); err != nil || !bytes.Contains(table.Bytes(), []byte("\nCGI times (ms)\n")) {
+			t.Errorf("%s: CGI table %q, err %v", m, table.String(), err)
+		}
+	}
+}
