@@ -4,7 +4,9 @@
 # then (with -S) one program timed through lighttpd's mod_cgi for comparison.
 #
 #   run.sh [-n REQUESTS] [-c CONCURRENCY] [-r ROUNDS] [-s "SIZES"] [-o OUTDIR] [-S]
-#   run.sh build DIR        only build the programs and data files into DIR
+#   run.sh build [DIR]      only build the programs and data files into DIR
+#                           (default: this directory, so that
+#                           gab --cgi examples/cgi/stdio ... works)
 #
 # Every (method, size) is run ROUNDS times (default 3), the rounds interleaved
 # so that a change in the machine's load hits every method alike; a cell is
@@ -35,14 +37,14 @@ build() {
 	$CC $CFLAGS -DMMAP -o "$dir/mmap" "$here/src/file.c"
 	$CC $CFLAGS -DSENDFILE -o "$dir/sendfile" "$here/src/file.c"
 	$CC $CFLAGS -o "$dir/mkdoc" "$here/src/mkdoc.c"
-	for s in $sizes; do
+	for s in $sizes 10240; do
 		"$dir/mkdoc" "$s" >"$dir/data/doc-$s"
 	done
 }
 
 if [ "${1:-}" = build ]; then
-	[ $# -eq 2 ] || { echo "usage: run.sh build DIR" >&2; exit 2; }
-	build "$2"
+	[ $# -le 2 ] || { echo "usage: run.sh build [DIR]" >&2; exit 2; }
+	build "${2:-$here}"
 	exit 0
 fi
 
@@ -55,11 +57,11 @@ while getopts n:c:r:s:o:S opt; do
 	s) sizes=$OPTARG ;;
 	o) out=$OPTARG ;;
 	S) server=1 ;;
-	*) sed -n '2,15p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,18p' "$0" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
-bin=$out/bin
+bin=$here
 build "$bin"
 if [ -z "${GAB:-}" ]; then
 	GAB=$out/gab
@@ -135,9 +137,14 @@ echo "gnuplot (-g) files, -e files and reports: $out/<method>-<size>-r<round>.{t
 # The same programs through lighttpd's mod_cgi on loopback, timed over HTTP.
 command -v lighttpd >/dev/null || { echo "run.sh: -S needs lighttpd" >&2; exit 1; }
 port=${PORT:-18491}
+# Its document root holds only the programs it may run, and their data.
+www=$out/www
+mkdir -p "$www"
+for m in stdio onewrite sendfile; do ln -sf "$bin/$m" "$www/$m"; done
+ln -sfn "$bin/data" "$www/data"
 conf=$out/lighttpd.conf
 cat >"$conf" <<CONF
-server.document-root = "$bin"
+server.document-root = "$www"
 server.bind = "127.0.0.1"
 server.port = $port
 server.modules = ("mod_cgi")
