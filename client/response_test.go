@@ -98,11 +98,11 @@ func TestAbServerSoftware(t *testing.T) {
 	long := strings.Repeat("x", 2000)
 	for in, want := range map[string]string{
 		"HTTP/1.1 200 OK\r\nServer: Apache/2.4.57 (Debian)\r\n\r\n": "Apache/2.4.57",
-		"HTTP/1.1 200 OK\r\nServer:nospace\r\n\r\n":                  "ospace",
-		"HTTP/1.1 200 OK\r\n\r\n<p>server: in body</p>":              "in",
-		"HTTP/1.1 200 OK\r\nServer: caf\xc3\xa9\r\n\r\n":             "caf",
-		"HTTP/1.1 200 OK\r\nServer: " + long + "\r\n\r\n":            long[:1023],
-		"HTTP/1.1 200 OK\r\nServer:":                                 "",
+		"HTTP/1.1 200 OK\r\nServer:nospace\r\n\r\n":                 "ospace",
+		"HTTP/1.1 200 OK\r\n\r\n<p>server: in body</p>":             "in",
+		"HTTP/1.1 200 OK\r\nServer: caf\xc3\xa9\r\n\r\n":            "caf",
+		"HTTP/1.1 200 OK\r\nServer: " + long + "\r\n\r\n":           long[:1023],
+		"HTTP/1.1 200 OK\r\nServer:":                                "",
 	} {
 		if got := abServerSoftware([]byte(in)); got != want {
 			t.Errorf("%.60q: %.40q, want %.40q", in, got, want)
