@@ -1,0 +1,18 @@
+package report
+
+import "io"
+
+// WriteCSV writes ab's -e file (ref §13.1): a header and 101 rows "%d,%.3f"
+// of total times in fractional ms. It writes nothing when no request was
+// recorded (ab then creates no file).
+func WriteCSV(w io.Writer, s *Summary) error {
+	if s.Count == 0 {
+		return nil
+	}
+	e := newErrWriter(w)
+	e.printf("Percentage served,Time in ms\n")
+	for i := 0; i <= 100; i++ {
+		e.printf("%d,%.3f\n", i, doubleMs(float64(s.csvValueUs(i))))
+	}
+	return e.flush()
+}

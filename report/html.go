@@ -1,0 +1,69 @@
+package report
+
+import "io"
+
+// WriteHTML writes ab's -w report (ref §12) with the -x/-y/-z attributes.
+func WriteHTML(w io.Writer, s *Summary, a HTMLAttrs) error {
+	e := newErrWriter(w)
+	tr, td := a.Row, a.Cell
+	row := func(label, format string, args ...any) {
+		e.printf("<tr %s><th colspan=2 %s>%s</th><td colspan=2 %s>", tr, td, label, td)
+		e.printf(format, args...)
+		e.printf("</td></tr>\n")
+	}
+	e.printf("\n\n<table %s>\n", a.Table)
+	row("Server Software:", "%s", s.ServerSoftware)
+	row("Server Hostname:", "%s", s.Host)
+	row("Server Port:", "%d", port16(s.Port))
+	row("Document Path:", "%s", s.Path)
+	if s.VariableLength {
+		row("Document Length:", "Variable")
+	} else {
+		row("Document Length:", "%d bytes", s.DocLength)
+	}
+	row("Concurrency Level:", "%d", s.Concurrency)
+	row("Time taken for tests:", "%.3f seconds", s.Seconds)
+	row("Complete requests:", "%d", s.Complete)
+	row("Failed requests:", "%d", s.Failed.Total)
+	if s.Failed.Total > 0 {
+		// ab's HTML breakdown has no Receive count and a space before '>'.
+		e.printf("<tr %s><td colspan=4 %s >   (Connect: %d, Length: %d, Exceptions: %d)</td></tr>\n",
+			tr, td, s.Failed.Connect, s.Failed.Length, s.Failed.Exceptions)
+	}
+	if s.Non2xx > 0 {
+		row("Non-2xx responses:", "%d", s.Non2xx)
+	}
+	if s.KeepAlive {
+		row("Keep-Alive requests:", "%d", s.KeepAliveRequests)
+	}
+	row("Total transferred:", "%d bytes", s.TotalRead)
+	if s.BodySent {
+		row("Total body sent:", "%d", s.TotalSent)
+	}
+	row("HTML transferred:", "%d bytes", s.BodyRead)
+	if s.Seconds > 0 {
+		row("Requests per second:", "%.2f", s.Rates.RequestsPerSecond)
+		row("Transfer rate:", "%.2f kb/s received", s.Rates.ReceivedKBps)
+		if s.BodySent {
+			e.printf("<tr %s><td colspan=2 %s>&nbsp;</td><td colspan=2 %s>%.2f kb/s sent</td></tr>\n",
+				tr, td, td, s.Rates.SentKBps)
+			e.printf("<tr %s><td colspan=2 %s>&nbsp;</td><td colspan=2 %s>%.2f kb/s total</td></tr>\n",
+				tr, td, td, s.Rates.TotalKBps)
+		}
+	}
+	if s.Count > 0 {
+		h := s.HTML
+		e.printf("<tr %s><th %s colspan=4>Connection Times (ms)</th></tr>\n", tr, td)
+		e.printf("<tr %s><th %s>&nbsp;</th> <th %s>min</th>   <th %s>avg</th>   <th %s>max</th></tr>\n",
+			tr, td, td, td, td)
+		cells := func(label string, lo, avg, hi int64) {
+			e.printf("<tr %s><th %s>%s</th><td %s>%5d</td><td %s>%5d</td><td %s>%5d</td></tr>\n",
+				tr, td, label, td, lo, td, avg, td, hi)
+		}
+		cells("Connect:", h.ConnectMin, h.ConnectAvg, h.ConnectMax)
+		cells("Processing:", h.ProcessingMin, h.ProcessingAvg, h.ProcessingMax)
+		cells("Total:", h.TotalMin, h.TotalAvg, h.TotalMax)
+	}
+	e.printf("</table>\n")
+	return e.flush()
+}

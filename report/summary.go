@@ -1,0 +1,404 @@
+package report
+
+import (
+	"sort"
+	"time"
+
+	"gab/client"
+)
+
+// Options are the command-line settings that shape ab's report.
+type Options struct {
+	Host string // Server Hostname, without IPv6 brackets
+	Port int    // Server Port (the URL's, even through a proxy)
+	Path string // Document Path
+
+	Concurrency int  // -c, printed as given
+	KeepAlive   bool // -k: print "Keep-Alive requests" (even when 0)
+	// BodySent (-p/-u) prints "Total body sent:" and the sent/total rate lines.
+	BodySent bool
+
+	VariableLength bool // -l: "Document Length: Variable"
+	NoPercentiles  bool // -d: no percentile table
+	NoConfidence   bool // -S: min/avg/max table, no ERROR/WARNING lines
+
+	// TLS (https) prints the SSL/TLS lines from Result.TLS.
+	TLS bool
+	// Protocol "h2" or "h2c" adds "Protocol: HTTP/2 (…)" after "Server Port:".
+	// When empty, Result.Protocol is used.
+	Protocol string
+}
+
+// HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
+// ab's default "bgcolor=white" for Cell).
+type HTMLAttrs struct{ Table, Row, Cell string }
+
+// Column names one of ab's four timing columns.
+type Column int
+
+const (
+	ConnectColumn    Column = iota // ab's ctime: start → connection ready
+	ProcessingColumn               // Total − Connect
+	WaitingColumn                  // request written → first response byte
+	TotalColumn                    // start → response complete
+)
+
+// ColumnStats are one row of ab's "Connection Times (ms)" table. The µs fields
+// are ab's intermediate values; the ms fields are what ab prints.
+type ColumnStats struct {
+	MinUs, MaxUs int64
+	MeanUs       int64   // sum/count truncated to whole µs
+	MedianUs     int64   // ab's inverted median rule, truncated to µs
+	SDUs         float64 // sample sd around MeanUs
+
+	Min, Mean, Median, Max int64   // (µs+500)/1000
+	SD                     float64 // SDUs/1000, printed %5.1f
+	// Confidence is ab's median-versus-mean verdict (printed without -S).
+	Confidence Confidence
+}
+
+// HTMLTimes are the HTML report's table, which ab computes differently from
+// the text one: sums rounded to ms before dividing, and Processing as the
+// difference of the rounded Total and Connect figures. All in ms.
+type HTMLTimes struct {
+	ConnectMin, ConnectAvg, ConnectMax          int64
+	ProcessingMin, ProcessingAvg, ProcessingMax int64
+	TotalMin, TotalAvg, TotalMax                int64
+}
+
+// Rates are ab's derived figures; meaningful only when Seconds > 0 (and, for
+// the per-request ones, Complete > 0).
+type Rates struct {
+	RequestsPerSecond float64 // [#/sec] (mean)
+	TimePerRequest    float64 // [ms] (mean): c·T·1000/done
+	TimePerRequestAll float64 // [ms] (mean, across all concurrent requests)
+	ReceivedKBps      float64 // Transfer rate [Kbytes/sec] received
+	SentKBps          float64 // kb/s sent (body runs)
+	TotalKBps         float64 // kb/s total (body runs)
+}
+
+// Percentile is one row of ab's percentile table.
+type Percentile struct {
+	Percent int   // 50, 66, 75, 80, 90, 95, 98, 99, 100
+	Us      int64 // the total time of the sample at ab's index
+	Ms      int64 // what ab prints
+}
+
+// abPercents are the rows of ab's percentile table.
+var abPercents = [...]int{50, 66, 75, 80, 90, 95, 98, 99, 100}
+
+// Summary is every figure of ab's report, computed with ab's arithmetic. The
+// writers only format it; other reports (JSON, extended) read its fields.
+type Summary struct {
+	ServerSoftware string
+	Host           string
+	Port           int
+	// Protocol is "h2" or "h2c" for HTTP/2 runs, "" otherwise.
+	Protocol string
+	// TLS is the first handshake's description (nil for plain HTTP, or when
+	// no handshake succeeded).
+	TLS            *client.TLSInfo
+	Path           string
+	DocLength      int64
+	VariableLength bool
+
+	Concurrency int
+	// Elapsed is ab's "Time taken for tests", truncated to whole µs;
+	// Seconds is the same as ab's double.
+	Elapsed time.Duration
+	Seconds float64
+
+	Complete          int
+	Failed            client.Failures
+	WriteErrors       int
+	Non2xx            int
+	KeepAlive         bool // -k given: the Keep-Alive line is printed
+	KeepAliveRequests int
+	TotalRead         int64 // Total transferred
+	BodySent          bool  // -p/-u given
+	TotalSent         int64 // Total body sent
+	BodyRead          int64 // HTML transferred
+
+	// Rates are set when Seconds > 0. The text report prints them only when
+	// Complete > 0 as well; the HTML one whenever Seconds > 0.
+	Rates Rates
+
+	// Count is the number of requests behind the timing tables (ab's done).
+	Count                               int
+	Connect, Processing, Waiting, Total ColumnStats
+	HTML                                HTMLTimes
+	// Percentiles is ab's table (computed whenever Count > 0; printed only
+	// when Count > 1 and not NoPercentiles).
+	Percentiles   []Percentile
+	NoPercentiles bool
+	NoConfidence  bool
+
+	// FromHistograms says the run outgrew the exact sample store: min, max,
+	// mean and sd are still exact, medians and percentiles come from 1 ms
+	// buckets. ExactSamples is how many requests were stored exactly.
+	FromHistograms bool
+	ExactSamples   int
+
+	sorted [4][]uint32     // exact mode: each column's values, ascending
+	hist   [4]*bucketRanks // histogram mode
+}
+
+// Sorted returns the column's exact values in µs, ascending (nil when the
+// statistics come from histograms). Callers must not modify it.
+func (s *Summary) Sorted(c Column) []uint32 { return s.sorted[c] }
+
+// Percentile returns the column's value in µs at percent p (fractional p
+// allowed) by ab's index rule floor(Count·p/100), clamped to the last value.
+// In histogram mode the value is its 1 ms bucket's (clamped to the exact min
+// and max).
+func (s *Summary) Percentile(c Column, p float64) int64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.valueAt(c, fractionalPercentileIndex(s.Count, p))
+}
+
+// valueAt is the value of rank i (0-based) in the column's ascending order.
+func (s *Summary) valueAt(c Column, i int) int64 {
+	if s.FromHistograms {
+		return s.hist[c].valueAt(uint64(i))
+	}
+	return int64(s.sorted[c][i])
+}
+
+// Summarize computes every figure of ab's report from a run's result.
+func Summarize(res *client.Result, o Options) *Summary {
+	s := &Summary{
+		ServerSoftware:    res.ServerSoftware,
+		Host:              o.Host,
+		Port:              o.Port,
+		Protocol:          o.Protocol,
+		Path:              o.Path,
+		DocLength:         res.DocLength,
+		VariableLength:    o.VariableLength,
+		Concurrency:       o.Concurrency,
+		Elapsed:           res.Elapsed.Truncate(time.Microsecond),
+		Seconds:           secondsTaken(res.Elapsed),
+		Complete:          res.Complete,
+		Failed:            res.Failed,
+		WriteErrors:       res.WriteErrors,
+		Non2xx:            res.Non2xx,
+		KeepAlive:         o.KeepAlive,
+		KeepAliveRequests: res.KeepAlive,
+		TotalRead:         res.TotalRead,
+		BodySent:          o.BodySent,
+		TotalSent:         res.TotalSent,
+		BodyRead:          res.BodyRead,
+		NoPercentiles:     o.NoPercentiles,
+		NoConfidence:      o.NoConfidence,
+	}
+	if s.Protocol == "" {
+		s.Protocol = res.Protocol
+	}
+	if o.TLS {
+		s.TLS = res.TLS
+	}
+	if s.Seconds > 0 {
+		s.Rates = computeRates(s)
+	}
+	if res.Samples != nil {
+		if res.Samples.Overflowed() {
+			s.summarizeHistograms(res.Samples)
+		} else {
+			s.summarizeExact(res.Samples.Exact())
+		}
+	}
+	return s
+}
+
+func computeRates(s *Summary) Rates {
+	r := Rates{
+		RequestsPerSecond: requestsPerSecond(s.Complete, s.Seconds),
+		ReceivedKBps:      kilobytesPerSecond(s.TotalRead, s.Seconds),
+		SentKBps:          kilobytesPerSecond(s.TotalSent, s.Seconds),
+		TotalKBps:         kilobytesPerSecond(s.TotalRead+s.TotalSent, s.Seconds),
+	}
+	if s.Complete > 0 {
+		r.TimePerRequest = timePerRequest(s.Concurrency, s.Seconds, s.Complete)
+		r.TimePerRequestAll = timePerRequestAcross(s.Seconds, s.Complete)
+	}
+	return r
+}
+
+// columnAccumulator gathers one column's exact sums, as ab's first loop does.
+type columnAccumulator struct {
+	min, max uint32
+	sum      uint64
+	devSq    float64
+}
+
+func (a *columnAccumulator) add(v uint32, first bool) {
+	if first || v < a.min {
+		a.min = v
+	}
+	if first || v > a.max {
+		a.max = v
+	}
+	a.sum += uint64(v)
+}
+
+// columnValue returns the column's value of a sample in µs.
+func columnValue(c Column, smp client.Sample) uint32 {
+	switch c {
+	case ConnectColumn:
+		return smp.Connect
+	case ProcessingColumn:
+		return smp.Processing()
+	case WaitingColumn:
+		return smp.Wait
+	}
+	return smp.Total
+}
+
+func (s *Summary) summarizeExact(samples []client.Sample) {
+	n := len(samples)
+	s.Count = n
+	s.ExactSamples = n
+	if n == 0 {
+		return
+	}
+	var acc [4]columnAccumulator
+	for i, smp := range samples {
+		for c := range acc {
+			acc[c].add(columnValue(Column(c), smp), i == 0)
+		}
+	}
+	var means [4]int64
+	for c := range acc {
+		means[c] = truncatedMean(acc[c].sum, n)
+	}
+	// ab sums the squared deviations in recording order, before any sort.
+	for _, smp := range samples {
+		for c := range acc {
+			d := float64(columnValue(Column(c), smp)) - float64(means[c])
+			acc[c].devSq += d * d
+		}
+	}
+	backing := make([]uint32, 4*n)
+	for c := range acc {
+		col := sortedColumn(backing[c*n:c*n:(c+1)*n], samples, func(smp client.Sample) uint32 {
+			return columnValue(Column(c), smp)
+		})
+		s.sorted[c] = col
+		a := acc[c]
+		*s.stats(Column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c],
+			abMedian(col), sampleSD(a.devSq, n))
+	}
+	s.HTML = htmlTimes(int64(acc[ConnectColumn].min), int64(acc[ConnectColumn].max), acc[ConnectColumn].sum,
+		int64(acc[TotalColumn].min), int64(acc[TotalColumn].max), acc[TotalColumn].sum, n)
+	s.Percentiles = s.percentileRows()
+}
+
+func (s *Summary) summarizeHistograms(samples *client.Samples) {
+	h := samples.Histograms()
+	cols := [4]*client.Column{&h.Connect, &h.Processing, &h.Wait, &h.Total}
+	n := int(h.Total.Count.Load())
+	s.Count = n
+	s.ExactSamples = len(samples.Exact())
+	s.FromHistograms = true
+	if n == 0 {
+		return
+	}
+	for c, col := range cols {
+		ranks := newBucketRanks(col)
+		s.hist[c] = ranks
+		sum := col.Sum.Load()
+		mean := truncatedMean(sum, n)
+		hi, lo := col.SumSquares()
+		sd := sampleSD(squaredDeviationsExact(hi, lo, sum, uint64(n), mean), n)
+		mlo, mhi := medianIndexes(n)
+		median := (ranks.valueAt(uint64(mlo)) + ranks.valueAt(uint64(mhi))) / 2
+		*s.stats(Column(c)) = newColumnStats(int64(col.Min()), int64(col.Max()), mean, median, sd)
+	}
+	s.HTML = htmlTimes(int64(h.Connect.Min()), int64(h.Connect.Max()), h.Connect.Sum.Load(),
+		int64(h.Total.Min()), int64(h.Total.Max()), h.Total.Sum.Load(), n)
+	s.Percentiles = s.percentileRows()
+}
+
+func (s *Summary) stats(c Column) *ColumnStats {
+	switch c {
+	case ConnectColumn:
+		return &s.Connect
+	case ProcessingColumn:
+		return &s.Processing
+	case WaitingColumn:
+		return &s.Waiting
+	}
+	return &s.Total
+}
+
+func newColumnStats(minUs, maxUs, meanUs, medianUs int64, sdUs float64) ColumnStats {
+	cs := ColumnStats{
+		MinUs: minUs, MaxUs: maxUs, MeanUs: meanUs, MedianUs: medianUs, SDUs: sdUs,
+		Min: roundMs(minUs), Max: roundMs(maxUs), Mean: roundMs(meanUs), Median: roundMs(medianUs),
+		SD: doubleMs(sdUs),
+	}
+	cs.Confidence = confidenceOf(cs.Mean, cs.Median, cs.SD)
+	return cs
+}
+
+func htmlTimes(conMin, conMax int64, conSum uint64, totMin, totMax int64, totSum uint64, n int) HTMLTimes {
+	t := HTMLTimes{
+		ConnectMin: roundMs(conMin), ConnectAvg: htmlAverage(conSum, n), ConnectMax: roundMs(conMax),
+		TotalMin: roundMs(totMin), TotalAvg: htmlAverage(totSum, n), TotalMax: roundMs(totMax),
+	}
+	t.ProcessingMin = t.TotalMin - t.ConnectMin
+	t.ProcessingAvg = t.TotalAvg - t.ConnectAvg
+	t.ProcessingMax = t.TotalMax - t.ConnectMax
+	return t
+}
+
+func (s *Summary) percentileRows() []Percentile {
+	rows := make([]Percentile, len(abPercents))
+	for i, p := range abPercents {
+		us := s.valueAt(TotalColumn, percentileIndex(s.Count, p))
+		rows[i] = Percentile{Percent: p, Us: us, Ms: roundMs(us)}
+	}
+	return rows
+}
+
+// csvValueUs is the -e file's row i (0…100), in µs.
+func (s *Summary) csvValueUs(i int) int64 {
+	return s.valueAt(TotalColumn, csvIndex(s.Count, i))
+}
+
+// bucketRanks answers rank queries over a client.Column's 1 ms buckets.
+type bucketRanks struct {
+	cumulative []uint64 // cumulative[k] = number of values in buckets 0…k (Over last)
+	min, max   int64
+}
+
+func newBucketRanks(col *client.Column) *bucketRanks {
+	r := &bucketRanks{
+		cumulative: make([]uint64, client.ColumnBuckets+1),
+		min:        int64(col.Min()),
+		max:        int64(col.Max()),
+	}
+	var total uint64
+	for k := range col.Buckets {
+		total += col.Buckets[k].Load()
+		r.cumulative[k] = total
+	}
+	r.cumulative[client.ColumnBuckets] = total + col.Over.Load()
+	return r
+}
+
+// valueAt returns the value of rank i: its bucket's ms value in µs, clamped to
+// the exact min and max (so rank 0 and the last rank are exact). A rank in
+// the overflow bucket gets the bucket bound, or the max if smaller.
+func (r *bucketRanks) valueAt(i uint64) int64 {
+	k := sort.Search(len(r.cumulative), func(k int) bool { return r.cumulative[k] > i })
+	if i+1 >= r.cumulative[len(r.cumulative)-1] {
+		return r.max
+	}
+	if i == 0 {
+		return r.min
+	}
+	v := int64(k) * 1000
+	return min(max(v, r.min), r.max)
+}
