@@ -1,0 +1,164 @@
+package client
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// benchServer is a minimal loopback HTTP/1 server that allocates nothing per
+// request, so that allocation figures measure the client alone.
+type benchServer struct {
+	ln   net.Listener
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	open map[net.Conn]struct{}
+	resp []byte
+	ka   bool
+}
+
+func newBenchServer(tb testing.TB, keepAlive bool) *benchServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	conn := "Connection: close"
+	if keepAlive {
+		conn = "Connection: keep-alive"
+	}
+	s := &benchServer{ln: ln, ka: keepAlive, open: map[net.Conn]struct{}{},
+		resp: []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Length: 100\r\n" + conn + "\r\n\r\n" + strings.Repeat("b", 100))}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.open[c] = struct{}{}
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go s.serve(c)
+		}
+	}()
+	tb.Cleanup(func() {
+		_ = ln.Close() // stops the accept loop
+		s.mu.Lock()
+		for c := range s.open {
+			_ = c.Close()
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	})
+	return s
+}
+
+// serve answers every request head ("\r\n\r\n") with the canned response.
+func (s *benchServer) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.open, c)
+		s.mu.Unlock()
+		_ = c.Close() // done with it either way
+	}()
+	buf := make([]byte, 16<<10)
+	matched := 0 // bytes of "\r\n\r\n" matched so far
+	const end = "\r\n\r\n"
+	for {
+		n, err := c.Read(buf)
+		heads := 0
+		for _, b := range buf[:n] {
+			switch {
+			case b == end[matched]:
+				matched++
+			case b == '\r':
+				matched = 1
+			default:
+				matched = 0
+			}
+			if matched == len(end) {
+				heads++
+				matched = 0
+			}
+		}
+		for ; heads > 0; heads-- {
+			if _, werr := c.Write(s.resp); werr != nil {
+				return
+			}
+			if !s.ka {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *benchServer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+
+func benchmarkRun(b *testing.B, keepAlive bool, c int) {
+	srv := newBenchServer(b, keepAlive)
+	n := b.N
+	if n < c {
+		n = c
+	}
+	cfg := h1Config(srv.port(), n, c, keepAlive)
+	b.ReportAllocs()
+	b.ResetTimer()
+	res, err := h1Run(b, cfg)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Complete != n || res.Failed.Total != 0 || res.BodyRead != int64(100*n) {
+		b.Fatalf("complete %d failed %+v body %d", res.Complete, res.Failed, res.BodyRead)
+	}
+}
+
+// BenchmarkKeepAlive100B is the engine's fast path: -k, 100-byte responses.
+// It must report 0 allocs/op.
+func BenchmarkKeepAlive100B(b *testing.B) {
+	for _, c := range []int{1, 8} {
+		b.Run(fmt.Sprintf("c%d", c), func(b *testing.B) { benchmarkRun(b, true, c) })
+	}
+}
+
+// BenchmarkNoKeepAlive is ab's default: a connection per request.
+func BenchmarkNoKeepAlive(b *testing.B) {
+	for _, c := range []int{1, 8} {
+		b.Run(fmt.Sprintf("c%d", c), func(b *testing.B) { benchmarkRun(b, false, c) })
+	}
+}
+
+// The keep-alive request loop allocates nothing per request: doubling the
+// number of requests does not add allocations beyond a small constant.
+func TestKeepAliveLoopDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand loopback requests")
+	}
+	srv := newBenchServer(t, true)
+	mallocs := func(n int) uint64 {
+		cfg := h1Config(srv.port(), n, 2, true)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := h1Run(t, cfg)
+		runtime.ReadMemStats(&after)
+		if err != nil || res.Complete != n || res.KeepAlive != n {
+			t.Fatalf("run of %d: %v, %+v", n, err, res)
+		}
+		return after.Mallocs - before.Mallocs
+	}
+	mallocs(100) // warm up
+	small, large := mallocs(2000), mallocs(6000)
+	if extra := int64(large) - int64(small); extra > 400 {
+		t.Errorf("4000 more requests cost %d more allocations (%d vs %d): the loop allocates", extra, large, small)
+	}
+}
