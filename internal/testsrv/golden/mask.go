@@ -34,6 +34,7 @@ var lineRules = []struct {
 	// Response heads in -v dumps, and the certificate dates of -v 2 over TLS.
 	{regexp.MustCompile(`^(Date|Last-Modified): [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT(\r?)$`), "$1: " + maskedDate + "$2"},
 	{regexp.MustCompile(`^(ETag: ")[0-9a-f]+(-[0-9a-f]+"\r?)$`), "${1}" + maskedNumber + "$2"},
+	{regexp.MustCompile(`^(    Start Time: )\d+$`), "$1" + maskedNumber},
 	{regexp.MustCompile(`^(Valid from: |Valid to  : )[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4} GMT$`), "$1" + maskedDate},
 }
 
