@@ -1,0 +1,795 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"gab/client"
+)
+
+// Exit statuses of the command line, as ab uses them.
+const (
+	exitOK    = 0
+	exitError = 1  // ab's err(): bad -n, method mixing, POST file, credentials, TLS setup
+	exitUsage = 22 // EINVAL: arguments, URL, concurrency, -h
+)
+
+// maxConcurrency is this ab build's limit ("Invalid Concurrency [Range 0..200000]").
+const maxConcurrency = 200000
+
+// timeLimitRequests is the n that -t implies in ab; --no-cap lifts it.
+const timeLimitRequests = 50000
+
+// uncappedRequests stands for "no request limit" under -t --no-cap.
+const uncappedRequests = math.MaxInt32
+
+// shortOptions is ab 2.3's getopt string (TLS build).
+const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqB:m:Z:f:E:"
+
+// cliOptions is everything the command line says: the engine's configuration
+// and how to present the results.
+type cliOptions struct {
+	Config client.Config
+
+	Argv0 string // argv[0] as given: ab prints it verbatim in its own messages
+	URL   string // the URL argument ("" with --demo until the demo server is up)
+
+	HTML                            bool   // -w (also -x -y -z)
+	TableAttrs, RowAttrs, CellAttrs string // -x -y -z
+	NoPercentiles                   bool   // -d
+	NoConfidence                    bool   // -S
+	GnuplotFile                     string // -g
+	CSVFile                         string // -e
+	Proxy                           bool   // -X was given (ab's isproxy), even with an empty host
+	// Progress is ab's heartbeat: a "Completed N requests" line every Progress
+	// recorded requests; 0 means no progress lines ("..." and "..done").
+	Progress int
+
+	// gab's long options.
+	Demo        bool      // --demo
+	CPUs        int       // --cpus (0: leave GOMAXPROCS alone)
+	NoCap       bool      // --no-cap
+	Format      string    // --format: "text" or "json"
+	JSONFile    string    // --json
+	Percentiles []float64 // --percentiles
+	Extended    bool      // --extended
+}
+
+// newOptions returns ab's defaults.
+func newOptions(argv0 string) *cliOptions {
+	return &cliOptions{
+		Argv0:     argv0,
+		CellAttrs: "bgcolor=white",
+		Format:    "text",
+		Config: client.Config{
+			Requests:    1,
+			Concurrency: 1,
+			Timeout:     30 * time.Second,
+			Streams:     1,
+			Spec:        client.RequestSpec{ContentType: client.DefaultContentType},
+		},
+	}
+}
+
+// longOptions holds the values of gab's long options while they are parsed.
+type longOptions struct {
+	http2, http11, demo, version, verifyTLS, extended, noCap bool
+	streams, cpus, sampleLimit                               int
+	cgi, format, jsonFile                                    string
+	cgiEnv                                                   []string
+	requestTimeout                                           durationValue
+	percentiles                                              percentilesValue
+	rate                                                     float64
+}
+
+func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("gab", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.BoolVar(&lo.http2, "http2", false, "speak HTTP/2 (h2 over TLS with ALPN, h2c with prior knowledge)")
+	fs.BoolVar(&lo.http11, "http1.1", false, "send HTTP/1.1 request lines (keep-alive implied by -k, else Connection: close)")
+	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 streams per connection")
+	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
+	fs.StringArrayVar(&lo.cgiEnv, "cgi-env", nil, "extra `NAME=VALUE` for the CGI environment (repeatable)")
+	fs.Var(&lo.requestTimeout, "request-timeout", "fail a single request after `DURATION` (Go duration or seconds)")
+	fs.IntVar(&lo.cpus, "cpus", 0, "use `N` CPUs (sets GOMAXPROCS)")
+	fs.BoolVar(&lo.noCap, "no-cap", false, "with -t, do not stop at 50000 requests")
+	fs.IntVar(&lo.sampleLimit, "sample-limit", 0, "keep the first `N` requests' timings exactly, then 1 ms histograms (default 10000000)")
+	fs.BoolVar(&lo.demo, "demo", false, "benchmark a built-in local server (no URL argument)")
+	fs.BoolVar(&lo.version, "version", false, "print gab's version and exit")
+	fs.BoolVar(&lo.verifyTLS, "verify-tls", false, "verify the server's certificate (ab never does)")
+	fs.StringVar(&lo.format, "format", "text", "report format: `text|json`")
+	fs.StringVar(&lo.jsonFile, "json", "", "also write the results as JSON to `FILE`")
+	fs.Var(&lo.percentiles, "percentiles", "extra percentiles to report, a `LIST` such as 50,99,99.9")
+	fs.BoolVar(&lo.extended, "extended", false, "print gab's extended report after ab's")
+	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
+	return fs
+}
+
+// durationValue accepts a Go duration ("1.5s", "200ms") or plain seconds ("2", "0.5").
+type durationValue time.Duration
+
+func (d *durationValue) String() string {
+	if *d == 0 {
+		return ""
+	}
+	return time.Duration(*d).String()
+}
+func (d *durationValue) Type() string { return "duration" }
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		secs, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) || secs > math.MaxInt64/float64(time.Second) {
+			return fmt.Errorf("not a duration or a number of seconds: %q", s)
+		}
+		v = time.Duration(secs * float64(time.Second))
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %q", s)
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// percentilesValue is a comma-separated list of percentiles in [0, 100].
+type percentilesValue []float64
+
+func (p *percentilesValue) String() string {
+	parts := make([]string, len(*p))
+	for i, v := range *p {
+		parts[i] = strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+func (p *percentilesValue) Type() string { return "list" }
+func (p *percentilesValue) Set(s string) error {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+			return fmt.Errorf("percentile %q is not a number from 0 to 100", f)
+		}
+		out = append(out, v)
+	}
+	*p = out
+	return nil
+}
+
+// takesArgument reports whether ab's short option c needs an argument.
+func takesArgument(c byte) bool {
+	i := strings.IndexByte(shortOptions, c)
+	return c != ':' && i >= 0 && i+1 < len(shortOptions) && shortOptions[i+1] == ':'
+}
+
+// splitLongOptions takes gab's long options (and their separate values) out of
+// args, wherever they are, so that ab's getopt sees only what ab would see. A
+// word that is the argument of a short option (-H --x) stays with it, and "--"
+// ends the long options as well.
+func splitLongOptions(args []string, fs *pflag.FlagSet) (short, long []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(short, args[i:]...), long
+		case strings.HasPrefix(a, "--"):
+			long = append(long, a)
+			name := a[2:]
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
+				i++
+				long = append(long, args[i])
+			}
+		case len(a) > 1 && a[0] == '-':
+			short = append(short, a)
+			for j := 1; j < len(a); j++ {
+				if takesArgument(a[j]) {
+					if j == len(a)-1 && i+1 < len(args) {
+						i++
+						short = append(short, args[i])
+					}
+					break
+				}
+			}
+		default:
+			short = append(short, a)
+		}
+	}
+	return short, long
+}
+
+// getopt is APR's apr_getopt, which ab uses: options left to right, clusters,
+// attached or separate arguments (the next word is taken whatever it is), and
+// parsing stops at the first non-option, at "-", after "--", or at the first
+// error, which is reported with basename(argv[0]).
+type getopt struct {
+	argv  []string
+	ind   int    // next word
+	place string // rest of the current cluster
+	prog  string // basename of argv[0]
+	errw  io.Writer
+}
+
+// next returns the next option and its argument; ok is false at the end of the
+// options or after an error (already printed).
+func (g *getopt) next() (opt byte, arg string, ok bool) {
+	if g.place == "" {
+		if g.ind >= len(g.argv) || !strings.HasPrefix(g.argv[g.ind], "-") {
+			return 0, "", false
+		}
+		g.place = g.argv[g.ind]
+		if len(g.place) > 1 {
+			g.place = g.place[1:]
+			if g.place[0] == '-' { // "--", or any "--word": the end of the options
+				g.ind++
+				g.place = ""
+				return 0, "", false
+			}
+		}
+	}
+	opt = g.place[0]
+	g.place = g.place[1:]
+	i := strings.IndexByte(shortOptions, opt)
+	if opt == ':' || i < 0 {
+		if opt == '-' { // a lone "-" is an argument
+			g.place = ""
+			return 0, "", false
+		}
+		if g.place == "" {
+			g.ind++
+		}
+		fmt.Fprintf(g.errw, "%s: illegal option -- %c\n", g.prog, opt)
+		return opt, "", false
+	}
+	if !takesArgument(opt) {
+		if g.place == "" {
+			g.ind++
+		}
+		return opt, "", true
+	}
+	if g.place != "" {
+		arg = g.place
+	} else {
+		g.ind++
+		if g.ind >= len(g.argv) {
+			g.place = ""
+			fmt.Fprintf(g.errw, "%s: option requires an argument -- %c\n", g.prog, opt)
+			return opt, "", false
+		}
+		arg = g.argv[g.ind]
+	}
+	g.place = ""
+	g.ind++
+	return opt, arg, true
+}
+
+// atoi is C's atoi: leading white space, an optional sign, then digits up to
+// the first non-digit; anything unparsable is 0. Overflow saturates.
+func atoi(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	n := 0
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if n < math.MaxInt32 {
+			n = n*10 + int(s[i]-'0')
+		}
+	}
+	if n > math.MaxInt32 {
+		n = math.MaxInt32
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// basename is apr_filepath_name_get: the text after the last '/'.
+func basename(p string) string {
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// method kinds, as ab tracks them for "Cannot mix ... with other methods".
+type methodKind int
+
+const (
+	methodNone methodKind = iota
+	methodHead
+	methodPost
+	methodPut
+	methodCustom
+)
+
+// shortState is what ab's option loop tracks besides the options themselves.
+type shortState struct {
+	method methodKind
+	quiet  bool // -q
+	fs     *pflag.FlagSet
+}
+
+// parseArgs reads argv (argv[0] included) as ab 2.3 does, plus gab's long
+// options. When done is true the caller must exit with the status (usage,
+// errors, -V, -h and --version have been printed already).
+func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status int, done bool) {
+	argv0 := "ab"
+	if len(argv) > 0 {
+		argv0 = argv[0]
+		argv = argv[1:]
+	}
+	o = newOptions(argv0)
+
+	var lo longOptions
+	fs := newLongFlagSet(&lo)
+	shortArgs, longArgs := splitLongOptions(argv, fs)
+	if err := fs.Parse(longArgs); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		writeUsage(stderr, argv0)
+		return o, exitUsage, true
+	}
+	if lo.version {
+		fmt.Fprintf(stdout, "gab %s\n", version)
+		return o, exitOK, true
+	}
+	if status, done := o.applyLong(&lo, stderr); done {
+		return o, status, true
+	}
+
+	g := &getopt{argv: append([]string{argv0}, shortArgs...), ind: 1, prog: basename(argv0), errw: stderr}
+	st := &shortState{fs: fs}
+	for {
+		opt, arg, ok := g.next()
+		if !ok {
+			break
+		}
+		if status, done := o.applyShort(opt, arg, st, stdout, stderr); done {
+			return o, status, true
+		}
+	}
+	if status, done := o.check(g.argv[g.ind:], st, stderr); done {
+		return o, status, true
+	}
+	return o, exitOK, false
+}
+
+// applyShort applies one of ab's options at once, as ab does (so -t then -n
+// differs from -n then -t, and -V or a bad -n ends parsing).
+func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, stderr io.Writer) (status int, done bool) {
+	cfg := &o.Config
+	switch opt {
+	case 'n':
+		cfg.Requests = atoi(arg)
+		if cfg.Requests <= 0 {
+			io.WriteString(stderr, "Invalid number of requests\n\n")
+			return exitError, true
+		}
+	case 'k':
+		cfg.KeepAlive = true
+	case 'q':
+		st.quiet = true
+	case 'd':
+		o.NoPercentiles = true
+	case 'S':
+		o.NoConfidence = true
+	case 'i':
+		if st.method != methodNone {
+			io.WriteString(stderr, "Cannot mix HEAD with other methods\n\n")
+			return exitError, true
+		}
+		st.method, cfg.Spec.Method = methodHead, "HEAD"
+	case 'g':
+		o.GnuplotFile = arg
+	case 'e':
+		o.CSVFile = arg
+	case 'p', 'u':
+		verb, kind := "POST", methodPost
+		if opt == 'u' {
+			verb, kind = "PUT", methodPut
+		}
+		if st.method != methodNone {
+			fmt.Fprintf(stderr, "Cannot mix %s with other methods\n\n", verb)
+			return exitError, true
+		}
+		body, err := readPostFile(arg)
+		if err != nil {
+			io.WriteString(stderr, err.Error())
+			return exitError, true
+		}
+		st.method, cfg.Spec.Method = kind, verb
+		cfg.Spec.Body, cfg.Spec.HasBody = body, true
+	case 'r':
+		cfg.KeepGoing = true
+	case 'm':
+		// No mixing check: -m only renames the method (ab: -p f -m PUT sends PUT with the body).
+		st.method, cfg.Spec.Method = methodCustom, arg
+	case 't':
+		cfg.TimeLimit = timeLimit(atoi(arg))
+		cfg.Requests = timeLimitRequests
+		if o.NoCap {
+			cfg.Requests = uncappedRequests
+		}
+	case 's':
+		cfg.Timeout = time.Duration(atoi(arg)) * time.Second
+	case 'c':
+		cfg.Concurrency = atoi(arg)
+	case 'b':
+		cfg.SocketBuffer = atoi(arg)
+	case 'T':
+		cfg.Spec.ContentType = arg
+	case 'C':
+		cfg.Spec.Cookie = arg // only the last -C counts
+	case 'A', 'P':
+		line, err := client.AuthLine(arg, opt == 'P')
+		if err != nil {
+			io.WriteString(stderr, err.Error()+"\n")
+			return exitError, true
+		}
+		cfg.Spec.Auth = append(cfg.Spec.Auth, line)
+	case 'H':
+		cfg.Spec.Headers = append(cfg.Spec.Headers, arg)
+	case 'X':
+		host, port, hasPort := strings.Cut(arg, ":")
+		o.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, host, 0
+		if hasPort {
+			cfg.ProxyPort = atoi(port)
+		}
+	case 'v':
+		cfg.Verbosity = atoi(arg)
+	case 'w':
+		o.HTML = true
+	case 'x':
+		o.HTML, o.TableAttrs = true, arg
+	case 'y':
+		o.HTML, o.RowAttrs = true, arg
+	case 'z':
+		o.HTML, o.CellAttrs = true, arg
+	case 'l':
+		cfg.VariableLength = true
+	case 'V':
+		writeBanner(stdout, o.HTML)
+		return exitOK, true
+	case 'h':
+		writeUsage(stderr, o.Argv0)
+		io.WriteString(stderr, "\n")
+		writeLongUsage(stderr, st.fs)
+		return exitUsage, true
+	case 'I':
+		cfg.TLS.NoSNI = true
+	case 'B':
+		cfg.LocalAddr = arg
+	case 'Z':
+		cfg.TLS.Ciphers = arg
+	case 'f':
+		if p := tlsProtocol(arg); p != "" {
+			cfg.TLS.Protocol = p
+		}
+	case 'E':
+		cfg.TLS.CertFile = arg
+	}
+	return exitOK, false
+}
+
+// timeLimit converts -t's seconds. A negative value puts ab's stop time in
+// the past, so the run ends at its first wake-up: a nanosecond here.
+func timeLimit(secs int) time.Duration {
+	switch {
+	case secs > 0:
+		return time.Duration(secs) * time.Second
+	case secs < 0:
+		return time.Nanosecond
+	}
+	return 0
+}
+
+// check runs ab's checks after the options, in ab's order, then gab's own.
+func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (status int, done bool) {
+	cfg := &o.Config
+	usageError := func(format string, a ...any) (int, bool) {
+		fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{o.Argv0}, a...)...)
+		writeUsage(stderr, o.Argv0)
+		return exitUsage, true
+	}
+	wantArgs := 1
+	if o.Demo {
+		wantArgs = 0 // the URL is the demo server's
+	}
+	if len(args) != wantArgs {
+		return usageError("wrong number of arguments")
+	}
+	if st.method == methodNone {
+		cfg.Spec.Method = "GET"
+	}
+	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
+	var target client.Target
+	if !o.Demo {
+		o.URL = args[0]
+		t, err := client.ParseURL(o.URL)
+		if err != nil {
+			return usageError("invalid URL")
+		}
+		target = t
+	}
+	if cfg.Concurrency < 0 || cfg.Concurrency > maxConcurrency {
+		return usageError("Invalid Concurrency [Range 0..%d]", maxConcurrency)
+	}
+	if cfg.Concurrency > cfg.Requests {
+		return usageError("Cannot use concurrency level greater than total number of requests")
+	}
+	o.Progress = progressInterval(cfg.Requests, st.quiet)
+	cfg.Quiet = o.Progress == 0
+	if o.Proxy && cfg.Protocol == client.HTTP2 {
+		io.WriteString(stderr, "gab: -X cannot be used with --http2\n")
+		return exitError, true
+	}
+	if o.Proxy && cfg.Protocol == client.CGI {
+		io.WriteString(stderr, "gab: -X cannot be used with --cgi\n")
+		return exitError, true
+	}
+	if !o.Demo {
+		o.setTarget(target)
+	}
+	return exitOK, false
+}
+
+// applyLong moves the long options' values into o; a contradiction is an error.
+func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, done bool) {
+	cfg := &o.Config
+	fail := func(format string, args ...any) (int, bool) {
+		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
+		return exitUsage, true
+	}
+	exclusive := 0
+	for _, on := range []bool{lo.http2, lo.http11, lo.cgi != ""} {
+		if on {
+			exclusive++
+		}
+	}
+	if exclusive > 1 {
+		return fail("--http2, --http1.1 and --cgi exclude each other")
+	}
+	switch {
+	case lo.http2:
+		cfg.Protocol = client.HTTP2
+	case lo.http11:
+		cfg.Protocol = client.HTTP11
+	case lo.cgi != "":
+		cfg.Protocol = client.CGI
+		cfg.CGIProgram = lo.cgi
+	}
+	if lo.streams < 1 {
+		return fail("--streams must be at least 1, not %d", lo.streams)
+	}
+	cfg.Streams = lo.streams
+	for _, kv := range lo.cgiEnv {
+		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
+			return fail("--cgi-env wants NAME=VALUE, not %q", kv)
+		}
+	}
+	cfg.CGIEnv = lo.cgiEnv
+	cfg.RequestTimeout = time.Duration(lo.requestTimeout)
+	if lo.cpus < 0 {
+		return fail("--cpus must not be negative, not %d", lo.cpus)
+	}
+	o.CPUs = lo.cpus
+	o.NoCap = lo.noCap
+	if lo.sampleLimit < 0 {
+		return fail("--sample-limit must not be negative, not %d", lo.sampleLimit)
+	}
+	cfg.SampleLimit = lo.sampleLimit
+	o.Demo = lo.demo
+	cfg.TLS.Verify = lo.verifyTLS
+	switch lo.format {
+	case "text", "json":
+		o.Format = lo.format
+	default:
+		return fail("--format must be text or json, not %q", lo.format)
+	}
+	o.JSONFile = lo.jsonFile
+	o.Percentiles = lo.percentiles
+	o.Extended = lo.extended
+	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 {
+		return fail("--rate must be a positive number of requests per second")
+	}
+	cfg.Rate = lo.rate
+	return exitOK, false
+}
+
+// setTarget fills in what depends on the URL: the request target and Host
+// header, the TLS server name, and the request bytes.
+func (o *cliOptions) setTarget(t client.Target) {
+	cfg := &o.Config
+	cfg.Target = t
+	spec := &cfg.Spec
+	spec.Target = t.Path
+	if o.Proxy {
+		spec.Target = t.Raw // ab sends the URL exactly as typed to a proxy
+	}
+	spec.Host = t.HostField()
+	spec.KeepAlive = cfg.KeepAlive
+	spec.HTTP11 = cfg.Protocol == client.HTTP11
+	cfg.TLS.ServerName = ""
+	if !cfg.TLS.NoSNI {
+		name := t.Host
+		if host, ok, _, _ := client.HeaderOverrides(spec.Headers); ok {
+			name = host
+		}
+		if name != "" && !looksLikeIPAddress(name) {
+			cfg.TLS.ServerName = name
+		}
+	}
+	cfg.Request, cfg.HeadLen = client.BuildRequest(*spec)
+}
+
+// tlsProtocol is ab's -f: a case-insensitive prefix match tried in the order
+// ALL, TLS1.1, TLS1.2, TLS1.3, TLS1; anything else is ignored ("").
+func tlsProtocol(arg string) string {
+	for _, p := range []string{"ALL", "TLS1.1", "TLS1.2", "TLS1.3", "TLS1"} {
+		if len(arg) >= len(p) && strings.EqualFold(arg[:len(p)], p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// looksLikeIPAddress is apr_ipsubnet_create's test that keeps ab from sending
+// an address as SNI: an IPv6 or IPv4 address, or a partial IPv4 network
+// ("10.1", "10.1.2.").
+func looksLikeIPAddress(s string) bool {
+	if _, err := netip.ParseAddr(s); err == nil && !strings.Contains(s, "%") {
+		return true
+	}
+	if len(s) > len("255.255.255.255") {
+		return false
+	}
+	octets := 0
+	for s != "" {
+		i := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || atoi(s[:i]) > 255 || octets == 4 {
+			return false
+		}
+		octets++
+		s = s[i:]
+		if s != "" {
+			if s[0] != '.' {
+				return false
+			}
+			s = s[1:]
+		}
+	}
+	return octets > 0
+}
+
+// progressInterval is ab's heartbeat: max(100, n/10) when n > 150 and -q was
+// not given, else 0 (no progress lines).
+func progressInterval(n int, quiet bool) int {
+	if quiet || n <= 150 {
+		return 0
+	}
+	return max(100, n/10)
+}
+
+// readPostFile reads a -p/-u file as ab does (open, stat, read that many
+// bytes); an error's text is ab's complete message.
+func readPostFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("ab: Could not open POST data file (%s): %s\n", name, strerror(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("ab: Could not stat POST data file (%s): %s\n", name, strerror(err))
+	}
+	body := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, body); err != nil {
+		return nil, fmt.Errorf("ab: Could not read POST data file: %s\n", strerror(err))
+	}
+	return body, nil
+}
+
+// strerror is glibc's text for the errno inside err, else Go's text.
+func strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return client.ErrnoText(errno)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "End of file found" // APR_EOF
+	}
+	return err.Error()
+}
+
+// abUsage is ab's usage text; %s is argv[0] as given.
+const abUsage = `Usage: %s [options] [http[s]://]hostname[:port]/path
+Options are:
+    -n requests     Number of requests to perform
+    -c concurrency  Number of multiple requests to make at a time
+    -t timelimit    Seconds to max. to spend on benchmarking
+                    This implies -n 50000
+    -s timeout      Seconds to max. wait for each response
+                    Default is 30 seconds
+    -b windowsize   Size of TCP send/receive buffer, in bytes
+    -B address      Address to bind to when making outgoing connections
+    -p postfile     File containing data to POST. Remember also to set -T
+    -u putfile      File containing data to PUT. Remember also to set -T
+    -T content-type Content-type header to use for POST/PUT data, eg.
+                    'application/x-www-form-urlencoded'
+                    Default is 'text/plain'
+    -v verbosity    How much troubleshooting info to print
+    -w              Print out results in HTML tables
+    -i              Use HEAD instead of GET
+    -x attributes   String to insert as table attributes
+    -y attributes   String to insert as tr attributes
+    -z attributes   String to insert as td or th attributes
+    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
+    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip'
+                    Inserted after all normal header lines. (repeatable)
+    -A attribute    Add Basic WWW Authentication, the attributes
+                    are a colon separated username and password.
+    -P attribute    Add Basic Proxy Authentication, the attributes
+                    are a colon separated username and password.
+    -X proxy:port   Proxyserver and port number to use
+    -V              Print version number and exit
+    -k              Use HTTP KeepAlive feature
+    -d              Do not show percentiles served table.
+    -S              Do not show confidence estimators and warnings.
+    -q              Do not show progress when doing more than 150 requests
+    -l              Accept variable document length (use this for dynamic pages)
+    -g filename     Output collected data to gnuplot format file.
+    -e filename     Output CSV file with percentages served
+    -r              Don't exit on socket receive errors.
+    -m method       Method name
+    -h              Display usage information (this message)
+    -I              Disable TLS Server Name Indication (SNI) extension
+    -Z ciphersuite  Specify SSL/TLS cipher suite (See openssl ciphers)
+    -f protocol     Specify SSL/TLS protocol
+                    (SSL2, TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)
+    -E certfile     Specify optional client certificate chain and private key
+`
+
+// writeUsage prints ab's usage text exactly (it goes to stderr, exit 22).
+func writeUsage(w io.Writer, argv0 string) {
+	fmt.Fprintf(w, abUsage, argv0)
+}
+
+// writeLongUsage lists gab's long options (after ab's text, for -h), in
+// ab's layout: the option and its argument, then the description.
+func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
+	type row struct{ left, help string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		arg, help := pflag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if f.Value.Type() != "bool" {
+			left += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && f.DefValue != "[]" {
+			help += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		rows = append(rows, row{left, help})
+		width = max(width, len(left))
+	})
+	io.WriteString(w, "gab's own options (long options only):\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "    %-*s  %s\n", width, r.left, r.help)
+	}
+}

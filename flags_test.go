@@ -1,0 +1,456 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gab/client"
+)
+
+const testURL = "http://127.0.0.1:18080/f100.txt"
+
+// parse runs parseArgs on a command line whose words are separated by spaces.
+func parse(t *testing.T, argv ...string) (o *cliOptions, status int, done bool, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	o, status, done = parseArgs(argv, &out, &errb)
+	return o, status, done, out.String(), errb.String()
+}
+
+func usageOf(argv0 string) string {
+	var b bytes.Buffer
+	writeUsage(&b, argv0)
+	return b.String()
+}
+
+func TestUsageMatchesAB(t *testing.T) {
+	want, err := os.ReadFile("testdata/golden/err-help.stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := usageOf("ab"); got != string(want) {
+		t.Errorf("usage text differs from ab's:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestOptionEffects checks options that take effect at once and in order.
+func TestOptionEffects(t *testing.T) {
+	tests := []struct {
+		name  string
+		argv  []string
+		check func(o *cliOptions) bool
+	}{
+		{"default n and c", []string{"ab", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 1 && o.Config.Concurrency == 1 && o.Config.Timeout == 30*time.Second && o.Progress == 0
+		}},
+		{"-t then -n keeps n", []string{"ab", "-t", "1", "-n", "3", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 3 && o.Config.TimeLimit == time.Second
+		}},
+		{"-n then -t sets 50000", []string{"ab", "-n", "3", "-t", "1", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 50000 && o.Progress == 5000
+		}},
+		{"-t 0 still sets 50000, no limit", []string{"ab", "-t", "0", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 50000 && o.Config.TimeLimit == 0
+		}},
+		{"negative -t stops at once", []string{"ab", "-t", "-3", testURL}, func(o *cliOptions) bool {
+			return o.Config.TimeLimit == time.Nanosecond
+		}},
+		{"--no-cap lifts -t's 50000", []string{"ab", "-t", "5", "--no-cap", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == math.MaxInt32 && o.NoCap
+		}},
+		{"--no-cap before -t too, and a later -n wins", []string{"ab", "--no-cap", "-t", "5", "-n", "7", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 7
+		}},
+		{"cluster -kq", []string{"ab", "-kq", "-n", "1000", testURL}, func(o *cliOptions) bool {
+			return o.Config.KeepAlive && o.Progress == 0 && o.Config.Quiet
+		}},
+		{"attached value", []string{"ab", "-n100", "-c10", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 100 && o.Config.Concurrency == 10
+		}},
+		{"cluster ending with an option that takes the next word", []string{"ab", "-kn", "5", testURL}, func(o *cliOptions) bool {
+			return o.Config.KeepAlive && o.Config.Requests == 5
+		}},
+		{"cluster with attached value", []string{"ab", "-n", "5", "-kc2n5", testURL}, func(o *cliOptions) bool {
+			return o.Config.KeepAlive && o.Config.Concurrency == 2 && o.Config.Requests == 5
+		}},
+		{"atoi stops at the first non-digit", []string{"ab", "-n", " +10k", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 10
+		}},
+		{"-c 0 passes validation", []string{"ab", "-c", "0", testURL}, func(o *cliOptions) bool {
+			return o.Config.Concurrency == 0
+		}},
+		{"-s", []string{"ab", "-s", "2.9", testURL}, func(o *cliOptions) bool { return o.Config.Timeout == 2*time.Second }},
+		{"-s -1 waits forever", []string{"ab", "-s", "-1", testURL}, func(o *cliOptions) bool { return o.Config.Timeout < 0 }},
+		{"progress max(100, n/10)", []string{"ab", "-n", "151", testURL}, func(o *cliOptions) bool {
+			return o.Progress == 100 && !o.Config.Quiet
+		}},
+		{"progress n/10", []string{"ab", "-n", "1234", testURL}, func(o *cliOptions) bool { return o.Progress == 123 }},
+		{"no progress at 150", []string{"ab", "-n", "150", testURL}, func(o *cliOptions) bool { return o.Progress == 0 && o.Config.Quiet }},
+		{"-x -y -z imply -w", []string{"ab", "-z", "bgcolor=#eee", testURL}, func(o *cliOptions) bool {
+			return o.HTML && o.CellAttrs == "bgcolor=#eee" && o.TableAttrs == ""
+		}},
+		{"default td attribute", []string{"ab", "-w", testURL}, func(o *cliOptions) bool { return o.HTML && o.CellAttrs == "bgcolor=white" }},
+		{"output options", []string{"ab", "-d", "-S", "-l", "-r", "-g", "g.tsv", "-e", "e.csv", "-v", "3", "-b", "4096", "-B", "127.0.0.1", testURL}, func(o *cliOptions) bool {
+			c := o.Config
+			return o.NoPercentiles && o.NoConfidence && c.VariableLength && c.KeepGoing && o.GnuplotFile == "g.tsv" &&
+				o.CSVFile == "e.csv" && c.Verbosity == 3 && c.SocketBuffer == 4096 && c.LocalAddr == "127.0.0.1"
+		}},
+		{"-X host:port sends the URL as typed", []string{"ab", "-X", "127.0.0.1:18081", "example.com/x"}, func(o *cliOptions) bool {
+			return o.Proxy && o.Config.ProxyHost == "127.0.0.1" && o.Config.ProxyPort == 18081 &&
+				strings.HasPrefix(string(o.Config.Request), "GET example.com/x HTTP/1.0\r\n")
+		}},
+		{"-X without port is port 0", []string{"ab", "-X", "proxy", testURL}, func(o *cliOptions) bool {
+			return o.Config.ProxyHost == "proxy" && o.Config.ProxyPort == 0
+		}},
+		{"-m renames after -p, body kept", []string{"ab", "-p", "testdata/golden/post.data", "-m", "PUT", testURL}, func(o *cliOptions) bool {
+			return o.Config.Spec.Method == "PUT" && o.Config.Spec.HasBody && string(o.Config.Spec.Body) == "a=1&b=2"
+		}},
+		{"-i then -m is the custom method", []string{"ab", "-i", "-m", "X", testURL}, func(o *cliOptions) bool {
+			return o.Config.Spec.Method == "X" && !o.Config.Spec.HeadMethod
+		}},
+		{"-i is HEAD", []string{"ab", "-i", testURL}, func(o *cliOptions) bool {
+			return o.Config.Spec.Method == "HEAD" && o.Config.Spec.HeadMethod
+		}},
+		{"-m HEAD is HEAD for gab", []string{"ab", "-m", "HEAD", testURL}, func(o *cliOptions) bool { return o.Config.Spec.HeadMethod }},
+		{"-T without a body is ignored", []string{"ab", "-T", "x/y", testURL}, func(o *cliOptions) bool {
+			return !bytes.Contains(o.Config.Request, []byte("Content-type"))
+		}},
+		{"-f prefix match", []string{"ab", "-f", "tls1.2-ish", testURL}, func(o *cliOptions) bool { return o.Config.TLS.Protocol == "TLS1.2" }},
+		{"-f unknown is ignored", []string{"ab", "-f", "TLS1.3", "-f", "SSL2", testURL}, func(o *cliOptions) bool { return o.Config.TLS.Protocol == "TLS1.3" }},
+		{"-f TLS1.5 is TLS1", []string{"ab", "-f", "TLS1.5", testURL}, func(o *cliOptions) bool { return o.Config.TLS.Protocol == "TLS1" }},
+		{"-f all", []string{"ab", "-f", "all", testURL}, func(o *cliOptions) bool { return o.Config.TLS.Protocol == "ALL" }},
+		{"TLS options", []string{"ab", "-Z", "AES128-SHA", "-E", "c.pem", "-I", "https://localhost/"}, func(o *cliOptions) bool {
+			c := o.Config.TLS
+			return c.Ciphers == "AES128-SHA" && c.CertFile == "c.pem" && c.NoSNI && c.ServerName == ""
+		}},
+		{"SNI is the URL host", []string{"ab", "https://localhost:8443/"}, func(o *cliOptions) bool { return o.Config.TLS.ServerName == "localhost" }},
+		{"no SNI for an IP", []string{"ab", "https://127.0.0.1/"}, func(o *cliOptions) bool { return o.Config.TLS.ServerName == "" }},
+		{"no SNI for an IPv6 address", []string{"ab", "https://[::1]/"}, func(o *cliOptions) bool { return o.Config.TLS.ServerName == "" }},
+		{"SNI from -H Host, verbatim", []string{"ab", "-H", "host:  example.org:99 ", "https://127.0.0.1/"}, func(o *cliOptions) bool {
+			return o.Config.TLS.ServerName == "example.org:99"
+		}},
+		{"no SNI for a partial IPv4 Host", []string{"ab", "-H", "Host: 10.1.", "https://localhost/"}, func(o *cliOptions) bool {
+			return o.Config.TLS.ServerName == ""
+		}},
+		{"no SNI for an empty Host", []string{"ab", "-H", "Host:", "https://localhost/"}, func(o *cliOptions) bool {
+			return o.Config.TLS.ServerName == ""
+		}},
+		{"URL target", []string{"ab", "-n", "2", "-c", "2", "-k", "https://[::1]:8443/a?b#c"}, func(o *cliOptions) bool {
+			tg := o.Config.Target
+			return tg.TLS && tg.Host == "::1" && tg.Port == 8443 && tg.Path == "/a?b#c" && o.URL == "https://[::1]:8443/a?b#c" &&
+				string(o.Config.Request) == "GET /a?b#c HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: [::1]:8443\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n"
+		}},
+		{"long options anywhere", []string{"ab", "-n", "4", testURL, "--http1.1", "--request-timeout", "2"}, func(o *cliOptions) bool {
+			return o.Config.Protocol == client.HTTP11 && o.Config.RequestTimeout == 2*time.Second &&
+				strings.HasPrefix(string(o.Config.Request), "GET /f100.txt HTTP/1.1\r\nConnection: close\r\n")
+		}},
+		{"long option as a short option's argument", []string{"ab", "-H", "--http2", testURL}, func(o *cliOptions) bool {
+			return o.Config.Protocol == client.HTTP10 && o.Config.Spec.Headers[0] == "--http2"
+		}},
+		{"all long options", []string{"ab", "--http2", "--streams=8", "--request-timeout", "1.5s", "--cpus", "2",
+			"--sample-limit", "1000", "--verify-tls", "--format", "json", "--json", "out.json", "--percentiles", "50, 99.9",
+			"--extended", "--rate", "250.5", testURL}, func(o *cliOptions) bool {
+			c := o.Config
+			return c.Protocol == client.HTTP2 && c.Streams == 8 && c.RequestTimeout == 1500*time.Millisecond && o.CPUs == 2 &&
+				c.SampleLimit == 1000 && c.TLS.Verify && o.Format == "json" && o.JSONFile == "out.json" &&
+				len(o.Percentiles) == 2 && o.Percentiles[1] == 99.9 && o.Extended && c.Rate == 250.5
+		}},
+		{"--cgi", []string{"ab", "--cgi", "./x.cgi", "--cgi-env", "A=1", "--cgi-env=B=", testURL}, func(o *cliOptions) bool {
+			c := o.Config
+			return c.Protocol == client.CGI && c.CGIProgram == "./x.cgi" && len(c.CGIEnv) == 2 && c.CGIEnv[1] == "B="
+		}},
+		{"--demo needs no URL", []string{"ab", "--demo", "-n", "5"}, func(o *cliOptions) bool {
+			return o.Demo && o.URL == "" && o.Config.Requests == 5
+		}},
+		{"-- ends the options", []string{"ab", "-n", "2", "--", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 2
+		}},
+		{"illegal option as the last letter: the run goes on", []string{"ab", "-n", "3", "-Q", testURL}, func(o *cliOptions) bool {
+			return o.Config.Requests == 3
+		}},
+		{"illegal ':' option", []string{"ab", "-:", testURL}, func(o *cliOptions) bool { return o.Config.Requests == 1 }},
+	}
+	for _, tc := range tests {
+		o, status, done, _, stderr := parse(t, tc.argv...)
+		if done || status != 0 {
+			t.Errorf("%s: parseArgs(%q) ended with status %d: %s", tc.name, tc.argv, status, stderr)
+			continue
+		}
+		if !tc.check(o) {
+			t.Errorf("%s: parseArgs(%q) gave unexpected options: %+v", tc.name, tc.argv, o)
+		}
+	}
+}
+
+// TestParseErrors checks every way parsing ends early, with exact output.
+func TestParseErrors(t *testing.T) {
+	dir := t.TempDir()
+	usage := usageOf("ab")
+	tests := []struct {
+		name           string
+		argv           []string
+		status         int
+		stdout, stderr string
+	}{
+		{"no arguments", []string{"ab"}, 22, "", "ab: wrong number of arguments\n" + usage},
+		{"option after the URL", []string{"ab", testURL, "-n", "3"}, 22, "", "ab: wrong number of arguments\n" + usage},
+		{"lone dash is an argument", []string{"ab", "-", testURL}, 22, "", "ab: wrong number of arguments\n" + usage},
+		{"-- then options", []string{"ab", "--", "-n", "1", testURL}, 22, "", "ab: wrong number of arguments\n" + usage},
+		{"-n 0", []string{"ab", "-n", "0", testURL}, 1, "", "Invalid number of requests\n\n"},
+		{"-n takes the next word", []string{"ab", "-n", "-k", testURL}, 1, "", "Invalid number of requests\n\n"},
+		{"-n with letters attached", []string{"ab", "-knx", testURL}, 1, "", "Invalid number of requests\n\n"},
+		{"missing argument", []string{"ab", "-k", "-n"}, 22, "", "ab: option requires an argument -- n\nab: wrong number of arguments\n" + usage},
+		{"illegal option first", []string{"ab", "-Q", "-n", "3", testURL}, 22, "", "ab: illegal option -- Q\nab: wrong number of arguments\n" + usage},
+		{"illegal option mid-cluster", []string{"ab", "-n", "2", "-Qk", testURL}, 22, "", "ab: illegal option -- Q\nab: wrong number of arguments\n" + usage},
+		{"illegal option alone", []string{"ab", "-n", "1", "-Q"}, 22, "", "ab: illegal option -- Q\nab: wrong number of arguments\n" + usage},
+		{"trunk-only options are illegal", []string{"ab", "-W", "2", testURL}, 22, "", "ab: illegal option -- W\nab: wrong number of arguments\n" + usage},
+		{"argv[0] verbatim, getopt uses its basename", []string{"/opt/x/ab", "-Q", testURL, "x"}, 22, "",
+			"ab: illegal option -- Q\n/opt/x/ab: wrong number of arguments\n" + usageOf("/opt/x/ab")},
+		{"invalid URL", []string{"ab", "-n", "3", "http://127.0.0.1:18080"}, 22, "", "ab: invalid URL\n" + usage},
+		{"URL is checked before concurrency", []string{"ab", "-c", "3", "-n", "2", "http://x"}, 22, "", "ab: invalid URL\n" + usage},
+		{"negative concurrency", []string{"ab", "-c", "-1", testURL}, 22, "", "ab: Invalid Concurrency [Range 0..200000]\n" + usage},
+		{"too much concurrency", []string{"ab", "-n", "300000", "-c", "200001", testURL}, 22, "", "ab: Invalid Concurrency [Range 0..200000]\n" + usage},
+		{"c > n", []string{"ab", "-n", "2", "-c", "5", testURL}, 22, "", "ab: Cannot use concurrency level greater than total number of requests\n" + usage},
+		{"c > n after -t then -n", []string{"ab", "-c", "5", "-t", "1", "-n", "3", testURL}, 22, "", "ab: Cannot use concurrency level greater than total number of requests\n" + usage},
+		{"HEAD after POST", []string{"ab", "-p", "testdata/golden/post.data", "-i", testURL}, 1, "", "Cannot mix HEAD with other methods\n\n"},
+		{"POST after HEAD", []string{"ab", "-i", "-p", "testdata/golden/post.data", testURL}, 1, "", "Cannot mix POST with other methods\n\n"},
+		{"PUT after POST", []string{"ab", "-p", "testdata/golden/post.data", "-u", "/nonexistent", testURL}, 1, "", "Cannot mix PUT with other methods\n\n"},
+		{"HEAD after -m", []string{"ab", "-m", "FOO", "-i", testURL}, 1, "", "Cannot mix HEAD with other methods\n\n"},
+		{"POST twice", []string{"ab", "-p", "testdata/golden/post.data", "-p", "testdata/golden/post.data", testURL}, 1, "", "Cannot mix POST with other methods\n\n"},
+		{"missing post file", []string{"ab", "-p", "/nonexistent/post.data", testURL}, 1, "",
+			"ab: Could not open POST data file (/nonexistent/post.data): No such file or directory\n"},
+		{"post file is a directory", []string{"ab", "-u", dir, testURL}, 1, "", "ab: Could not read POST data file: Is a directory\n"},
+		{"credentials too long", []string{"ab", "-A", strings.Repeat("a", 766), testURL}, 1, "", "Authentication credentials too long\n\n"},
+		{"proxy credentials too long", []string{"ab", "-P", strings.Repeat("a", 766), testURL}, 1, "", "Proxy credentials too long\n\n"},
+		{"-V", []string{"ab", "-V", "-n", "0"}, 0, "This is ApacheBench, Version 2.3 <$Revision$>\n" +
+			"Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/\n" +
+			"Licensed to The Apache Software Foundation, http://www.apache.org/\n\n", ""},
+		{"-V after -x is HTML", []string{"ab", "-x", "border=1", "-V"}, 0, "<p>\n" +
+			" This is ApacheBench, Version 2.3 <i>&lt;$Revision$&gt;</i><br>\n" +
+			" Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/<br>\n" +
+			" Licensed to The Apache Software Foundation, http://www.apache.org/<br>\n</p>\n<p>\n", ""},
+		{"--version", []string{"ab", "-n", "0", "--version"}, 0, "gab " + version + "\n", ""},
+		{"-X with --http2", []string{"ab", "--http2", "-X", "p:3128", testURL}, 1, "", "gab: -X cannot be used with --http2\n"},
+		{"-X with --cgi", []string{"ab", "--cgi", "x", "-X", "p:3128", testURL}, 1, "", "gab: -X cannot be used with --cgi\n"},
+		{"unknown long option", []string{"ab", "--bogus", testURL}, 22, "", "gab: unknown flag: --bogus\n" + usage},
+		{"long option without its value", []string{"ab", testURL, "--streams"}, 22, "", "gab: flag needs an argument: --streams\n" + usage},
+		{"bad --streams", []string{"ab", "--streams", "0", testURL}, 22, "", "gab: --streams must be at least 1, not 0\n"},
+		{"bad --format", []string{"ab", "--format", "xml", testURL}, 22, "", "gab: --format must be text or json, not \"xml\"\n"},
+		{"bad --cgi-env", []string{"ab", "--cgi", "x", "--cgi-env", "NOVALUE", testURL}, 22, "", "gab: --cgi-env wants NAME=VALUE, not \"NOVALUE\"\n"},
+		{"bad --rate", []string{"ab", "--rate", "-1", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
+		{"--http2 with --http1.1", []string{"ab", "--http2", "--http1.1", testURL}, 22, "", "gab: --http2, --http1.1 and --cgi exclude each other\n"},
+		{"--demo with a URL", []string{"ab", "--demo", testURL}, 22, "", "ab: wrong number of arguments\n" + usage},
+	}
+	for _, tc := range tests {
+		_, status, done, stdout, stderr := parse(t, tc.argv...)
+		if !done || status != tc.status || stdout != tc.stdout || stderr != tc.stderr {
+			t.Errorf("%s: parseArgs(%q) = status %d (done %v)\nstdout %q\nstderr %q\nwant status %d\nstdout %q\nstderr %q",
+				tc.name, tc.argv, status, done, stdout, stderr, tc.status, tc.stdout, tc.stderr)
+		}
+	}
+}
+
+func TestParseBadLongValues(t *testing.T) {
+	for _, argv := range [][]string{
+		{"ab", "--request-timeout", "soon", testURL},
+		{"ab", "--request-timeout=-1s", testURL},
+		{"ab", "--percentiles", "50,101", testURL},
+		{"ab", "--percentiles", "x", testURL},
+		{"ab", "--cpus", "-2", testURL},
+		{"ab", "--sample-limit", "-5", testURL},
+		{"ab", "--streams", "many", testURL},
+	} {
+		_, status, done, stdout, stderr := parse(t, argv...)
+		if !done || status != exitUsage || stdout != "" || !strings.HasPrefix(stderr, "gab: ") {
+			t.Errorf("parseArgs(%q) = status %d (done %v), stdout %q, stderr %q; want a gab: error and status 22", argv, status, done, stdout, stderr)
+		}
+	}
+}
+
+func TestHelpIsABUsagePlusLongOptions(t *testing.T) {
+	_, status, done, stdout, stderr := parse(t, "ab", "-n", "2", "-h", "-Q")
+	if !done || status != exitUsage || stdout != "" {
+		t.Fatalf("-h: status %d done %v stdout %q", status, done, stdout)
+	}
+	usage := usageOf("ab")
+	if !strings.HasPrefix(stderr, usage+"\n") {
+		t.Fatalf("-h output does not start with ab's usage and a blank line:\n%s", stderr)
+	}
+	for _, name := range []string{"--http2", "--http1.1", "--streams", "--cgi", "--cgi-env", "--request-timeout", "--cpus",
+		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--format", "--json", "--percentiles", "--extended", "--rate"} {
+		if !strings.Contains(stderr[len(usage):], name+" ") {
+			t.Errorf("-h does not list %s", name)
+		}
+	}
+}
+
+func TestSplitLongOptions(t *testing.T) {
+	var lo longOptions
+	fs := newLongFlagSet(&lo)
+	short, long := splitLongOptions(strings.Fields("-n 3 --streams 4 -H --http2 -kX p:1 --http2 URL --json=f -- --demo"), fs)
+	if got, want := strings.Join(short, " "), "-n 3 -H --http2 -kX p:1 URL -- --demo"; got != want {
+		t.Errorf("short words = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(long, " "), "--streams 4 --http2 --json=f"; got != want {
+		t.Errorf("long words = %q, want %q", got, want)
+	}
+}
+
+func TestAtoi(t *testing.T) {
+	for in, want := range map[string]int{
+		"10": 10, "10k": 10, " \t+7": 7, "-3": -3, "abc": 0, "": 0, "-": 0, "99999999999999": math.MaxInt32, "1e3": 1,
+	} {
+		if got := atoi(in); got != want {
+			t.Errorf("atoi(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestLooksLikeIPAddress(t *testing.T) {
+	for in, want := range map[string]bool{
+		"127.0.0.1": true, "::1": true, "fe80::1": true, "10": true, "10.1": true, "10.1.2.": true,
+		"localhost": false, "example.org:99": false, "256.1": false, "1.2.3.4.5": false, "": false, "fe80::1%lo": false, "1..2": false,
+	} {
+		if got := looksLikeIPAddress(in); got != want {
+			t.Errorf("looksLikeIPAddress(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestReadPostFileEmpty(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, status, done, _, stderr := parse(t, "ab", "-u", name, testURL)
+	if done || status != 0 {
+		t.Fatalf("-u empty file: status %d: %s", status, stderr)
+	}
+	if !bytes.Contains(o.Config.Request, []byte("PUT /f100.txt HTTP/1.0\r\nContent-length: 0\r\nContent-type: text/plain\r\n")) {
+		t.Errorf("request for an empty body: %q", o.Config.Request)
+	}
+}
+
+// TestRequestsMatchABCaptures parses each captured ab command line and checks
+// the request bytes against what the real ab sent.
+func TestRequestsMatchABCaptures(t *testing.T) {
+	raw, err := os.ReadFile("testdata/golden/request-capture.raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := bytes.Split(raw, []byte("\n=====\n"))
+	n := 0
+	for _, block := range blocks {
+		if len(block) == 0 {
+			continue
+		}
+		nl := bytes.IndexByte(block, '\n')
+		argv := shellWords(strings.TrimPrefix(string(block[:nl]), "# cmd: "))
+		for i, a := range argv {
+			if a == "post.data" {
+				argv[i] = "testdata/golden/post.data"
+			}
+		}
+		o, status, done, _, stderr := parse(t, argv...)
+		if done {
+			t.Errorf("%q: status %d: %s", argv, status, stderr)
+			continue
+		}
+		if want := block[nl+1:]; !bytes.Equal(o.Config.Request, want) {
+			t.Errorf("%q:\n got %q\nwant %q", argv, o.Config.Request, want)
+		}
+		n++
+	}
+	if n != 12 {
+		t.Errorf("checked %d captures, want 12", n)
+	}
+}
+
+// shellWords splits a command line written with single quotes, as the golden
+// files record them.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func FuzzParseArgs(f *testing.F) {
+	for _, s := range []string{
+		"-n 3 -c 2 http://127.0.0.1:18080/f100.txt",
+		"-kq -n100 -t 1 -H Host:\x20x https://h/",
+		"-Q -n 3 http://h/",
+		"-n 2 -Qk http://h/",
+		"--http2 --streams 4 -X p:1 http://h/",
+		"-n",
+		"-- -V",
+		"-x a -V",
+		"-A user:pass -P x -C c -m X -i http://[::1]:80/",
+		"-t 5 --no-cap -c 10 h:/x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		argv := append([]string{"ab"}, strings.Split(line, " ")...)
+		for _, w := range argv[1:] {
+			// -p and -u read files: keep the fuzzer away from the file system.
+			if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.ContainsAny(w, "pu") {
+				return
+			}
+			if strings.HasPrefix(w, "--cpus") {
+				return // changes GOMAXPROCS only in run, but keep inputs simple
+			}
+		}
+		var out, errb bytes.Buffer
+		o, status, done := parseArgs(argv, &out, &errb)
+		if done {
+			if status == 0 && errb.Len() > 0 {
+				t.Fatalf("%q: status 0 but stderr %q", argv, errb.String())
+			}
+			if status != 0 && errb.Len() == 0 {
+				t.Fatalf("%q: status %d with nothing on stderr", argv, status)
+			}
+			return
+		}
+		c := o.Config
+		if status != 0 || c.Requests < 1 || c.Concurrency < 0 || c.Concurrency > maxConcurrency || c.Concurrency > c.Requests {
+			t.Fatalf("%q: accepted n=%d c=%d (status %d)", argv, c.Requests, c.Concurrency, status)
+		}
+		if !o.Demo {
+			if _, err := client.ParseURL(o.URL); err != nil {
+				t.Fatalf("%q: accepted invalid URL %q", argv, o.URL)
+			}
+			if !bytes.HasPrefix(c.Request, []byte(c.Spec.Method+" ")) || c.HeadLen != len(c.Request) {
+				t.Fatalf("%q: bad request %q", argv, c.Request)
+			}
+		}
+	})
+}

@@ -1,0 +1,278 @@
+// Command gab is a drop-in replacement for ApacheBench (ab 2.3): the same
+// options, output, files and exit statuses, plus extensions behind long options.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"gab/client"
+	"gab/gnuplot"
+	"gab/report"
+)
+
+// version is gab's own version (--version); release builds set it with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// ab ignores SIGPIPE; being notified of it makes a write to a closed stdout
+	// return EPIPE (reported by run) instead of killing gab.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	go func() {
+		<-signals
+		cancel() // the run stops and prints its partial report
+		<-signals
+		os.Exit(1) // a second signal: the user does not want to wait
+	}()
+	os.Exit(run(ctx, os.Args, os.Stdout, os.Stderr))
+}
+
+// run is gab with its command line and streams; argv[0] is the program name
+// as typed (ab prints it in its messages). It returns the exit status.
+func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, argv, stdout, stderr, runHooks{})
+}
+
+// runHooks lets tests replace what run would otherwise take from the system.
+type runHooks struct {
+	resolver client.Resolver // name resolution (nil: the system's)
+	dial     client.DialFunc // connecting (nil: net.Dialer)
+	location *time.Location  // time zone of the -g file (nil: time.Local)
+}
+
+// runWith follows ab's sequence: parse, set up (TLS errors exit before the
+// banner), banner, "Benchmarking ...", the -v 2 request dump, the run, then
+// "Finished"/"..done", the report, and the -e and -g files.
+func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h runHooks) int {
+	out := newBufferedWriter(stdout)
+	errw := &syncWriter{w: stderr, flushFirst: out}
+	status := runFlushed(ctx, argv, out, errw, h)
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+		if status == exitOK {
+			status = exitError
+		}
+	}
+	return status
+}
+
+func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h runHooks) int {
+	o, status, done := parseArgs(argv, out, errw)
+	if done {
+		return status
+	}
+	if o.CPUs > 0 {
+		runtime.GOMAXPROCS(o.CPUs)
+	}
+	if o.Demo {
+		stop, err := startDemo(o)
+		if err != nil {
+			fmt.Fprintf(errw, "gab: --demo: %v\n", err)
+			return exitError
+		}
+		defer stop()
+	}
+	cfg := o.Config
+	cfg.Resolver, cfg.Dial = h.resolver, h.dial
+	cfg.Events = newSink(out, errw, o.Config.Verbosity, o.Progress)
+	runner, err := client.New(cfg)
+	if err != nil {
+		return fatal(out, errw, err, 0)
+	}
+
+	textOut := o.Format != "json" // with --format json, stdout carries only the JSON document
+	if textOut {
+		writeBanner(out, o.HTML)
+		if !o.HTML {
+			fmt.Fprintf(out, "Benchmarking %s ", cfg.Target.Host)
+			if o.Proxy {
+				fmt.Fprintf(out, "[through %s:%d] ", cfg.ProxyHost, cfg.ProxyPort)
+			}
+			if o.Progress > 0 {
+				io.WriteString(out, "(be patient)\n")
+			} else {
+				io.WriteString(out, "(be patient)...")
+			}
+		}
+	}
+	if cfg.Verbosity >= 2 {
+		fmt.Fprintf(out, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.Request[:cfg.HeadLen])
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+		return exitError
+	}
+
+	ext := startExtensions(o)
+	res, err := runner.Run(ctx)
+	if err != nil {
+		completed := 0
+		if res != nil {
+			completed = res.Complete
+		}
+		return fatal(out, errw, err, completed)
+	}
+	interrupted := res.Ending == client.EndInterrupted
+	if !interrupted {
+		if o.Progress > 0 {
+			fmt.Fprintf(errw, "Finished %d requests\n", res.Complete)
+		} else if textOut {
+			io.WriteString(out, "..done\n")
+		}
+	}
+
+	sum := report.Summarize(res, report.Options{
+		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
+		Concurrency: cfg.Concurrency, KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
+		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
+		TLS: cfg.Target.TLS,
+	})
+	htmlReport := o.HTML && !interrupted // ab's SIGINT handler always prints the text report
+	switch {
+	case !textOut:
+	case htmlReport:
+		err = report.WriteHTML(out, sum, report.HTMLAttrs{Table: o.TableAttrs, Row: o.RowAttrs, Cell: o.CellAttrs})
+	default:
+		err = report.WriteText(out, sum)
+	}
+	if err != nil {
+		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+		return exitError
+	}
+	// Extensions (--extended, --percentiles, --format json, --json) plug in here.
+	if err := ext.write(out, res, sum); err != nil {
+		fmt.Fprintf(errw, "gab: %v\n", err)
+		return exitError
+	}
+
+	if !htmlReport && res.Complete > 0 {
+		if status := writeFiles(o, res, sum, out, errw, h.location); status != exitOK {
+			return status
+		}
+	}
+	if interrupted {
+		return exitError
+	}
+	return exitOK
+}
+
+// fatal reports an error that ends the run as ab's err()/apr_err() do: the
+// message on stderr, then "Total of N requests completed" on stdout if N > 0.
+func fatal(out, errw io.Writer, err error, completed int) int {
+	var fe *client.FatalError
+	if !errors.As(err, &fe) {
+		fe = &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
+	}
+	io.WriteString(errw, fe.Message)
+	if completed > 0 {
+		fmt.Fprintf(out, "Total of %d requests completed\n", completed)
+	}
+	return fe.Exit
+}
+
+// writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after
+// its text report. A file that cannot be created ends gab with status 1 and
+// ab's perror-style message.
+func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, errw *syncWriter, loc *time.Location) int {
+	if loc == nil {
+		loc = time.Local
+	}
+	files := []struct {
+		name, what string
+		write      func(io.Writer) error
+	}{
+		{o.CSVFile, "CSV", func(w io.Writer) error { return report.WriteCSV(w, sum) }},
+		{o.GnuplotFile, "gnuplot", func(w io.Writer) error { return gnuplot.Write(w, res, loc) }},
+	}
+	for _, f := range files {
+		if f.name == "" {
+			continue
+		}
+		file, err := os.Create(f.name)
+		if err != nil {
+			out.Flush() // the report comes before the complaint, as in ab
+			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))
+			return exitError
+		}
+		bw := bufio.NewWriterSize(file, 64<<10)
+		err = f.write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(errw, "gab: %s: %v\n", f.name, err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// writeBanner prints ab's banner (-V, and the start of every run); -w before
+// -V gives its HTML form, whose last <p> is never closed.
+func writeBanner(w io.Writer, html bool) {
+	if html {
+		io.WriteString(w, "<p>\n"+
+			" This is ApacheBench, Version 2.3 <i>&lt;$Revision$&gt;</i><br>\n"+
+			" Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/<br>\n"+
+			" Licensed to The Apache Software Foundation, http://www.apache.org/<br>\n"+
+			"</p>\n<p>\n")
+		return
+	}
+	io.WriteString(w, "This is ApacheBench, Version 2.3 <$Revision$>\n"+
+		"Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/\n"+
+		"Licensed to The Apache Software Foundation, http://www.apache.org/\n"+
+		"\n")
+}
+
+// syncWriter serialises the writes of run and of the event sink, which
+// writes from many goroutines. Stdout is buffered (buf); stderr is not.
+// flushFirst, if set, is flushed before each write, so that stdout text printed
+// before a stderr line comes out first on a terminal, as with ab's
+// line-buffered stdout.
+type syncWriter struct {
+	mu         sync.Mutex
+	w          io.Writer
+	buf        *bufio.Writer // nil: unbuffered
+	flushFirst *syncWriter
+}
+
+func newBufferedWriter(w io.Writer) *syncWriter {
+	return &syncWriter{w: w, buf: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	if s.flushFirst != nil {
+		s.flushFirst.Flush() // an error stays in the bufio.Writer and is reported at the end
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf != nil {
+		return s.buf.Write(p)
+	}
+	return s.w.Write(p)
+}
+
+// Flush writes out what is buffered; its error is the first write error seen.
+func (s *syncWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf == nil {
+		return nil
+	}
+	return s.buf.Flush()
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// runArgs runs gab in-process with a fresh context and returns its exit status and output.
+func runArgs(t *testing.T, ctx context.Context, argv ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	status = run(ctx, argv, &out, &errb)
+	return status, out.String(), errb.String()
+}
+
+// readErrorGolden reads testdata/golden/<name>.txt (# cmd, # exit, stdout) and .stderr.
+func readErrorGolden(t *testing.T, name string) (argv []string, status int, stdout, stderr string) {
+	t.Helper()
+	txt, err := os.ReadFile(filepath.Join("testdata/golden", name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdLine, rest, _ := strings.Cut(string(txt), "\n")
+	exitLine, out, _ := strings.Cut(rest, "\n")
+	status, err = strconv.Atoi(strings.TrimPrefix(exitLine, "# exit: "))
+	if err != nil {
+		t.Fatalf("%s: bad exit line %q", name, exitLine)
+	}
+	argv = shellWords(strings.TrimPrefix(cmdLine, "# cmd: "))
+	for i, a := range argv {
+		if a == "post.data" {
+			argv[i] = "testdata/golden/post.data"
+		}
+	}
+	if e, err := os.ReadFile(filepath.Join("testdata/golden", name+".stderr")); err == nil {
+		stderr = string(e)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return argv, status, out, stderr
+}
+
+// TestErrorGoldens replays ab's captured error cases that end before any
+// connection, and compares stdout, stderr and the exit status byte for byte.
+func TestErrorGoldens(t *testing.T) {
+	for _, name := range []string{
+		"err-help", "err-version", "err-version-html", "err-no-args", "err-too-many-args",
+		"err-bad-url-noslash", "err-bad-url-port", "err-n-zero", "err-c-gt-n", "err-c-too-big",
+		"err-c-negative", "err-missing-postfile", "err-mix-post-put", "err-mix-head-post",
+		"err-illegal-option-first", "err-missing-optarg", "err-c-zero",
+	} {
+		argv, wantStatus, wantOut, wantErr := readErrorGolden(t, name)
+		status, stdout, stderr := runArgs(t, t.Context(), argv...)
+		if name == "err-help" {
+			// gab lists its long options after ab's text.
+			if strings.HasPrefix(stderr, wantErr+"\n") {
+				stderr = wantErr
+			}
+		}
+		if status != wantStatus || stdout != wantOut || stderr != wantErr {
+			t.Errorf("%s: %q\n got status %d\nstdout %q\nstderr %q\nwant status %d\nstdout %q\nstderr %q",
+				name, argv, status, stdout, stderr, wantStatus, wantOut, wantErr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "--version")
+	if status != 0 || stdout != "gab "+version+"\n" || stderr != "" {
+		t.Errorf("--version: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	status, stdout, _ = runArgs(t, t.Context(), "/usr/local/bin/gab", "-w", "-V", "-n", "0")
+	if status != 0 || !strings.HasPrefix(stdout, "<p>\n This is ApacheBench, Version 2.3 <i>&lt;$Revision$&gt;</i><br>\n") {
+		t.Errorf("-w -V: status %d, stdout %q", status, stdout)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	status, stdout, stderr := runArgs(t, t.Context(), "./gab", "-h")
+	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\ngab's own options") {
+		t.Errorf("-h: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
+
+// startDocServer serves 100-byte documents; /hang answers only when the test ends.
+func startDocServer(t *testing.T) (url string, hits *atomic.Int64) {
+	t.Helper()
+	hits = new(atomic.Int64)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := hits.Add(1)
+		if r.URL.Path == "/hang" || (r.URL.Path == "/hang-after-2" && n > 2) {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Server", "test/1.0")
+		w.Header().Set("Content-Length", "100")
+		io.WriteString(w, strings.Repeat("b", 100))
+	}))
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	return srv.URL, hits
+}
+
+func TestRunReportAndFiles(t *testing.T) {
+	url, hits := startDocServer(t)
+	dir := t.TempDir()
+	csv, tsv := filepath.Join(dir, "p.csv"), filepath.Join(dir, "g.tsv")
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "-n", "20", "-c", "4", "-e", csv, "-g", tsv, url+"/doc")
+	if status != 0 || stderr != "" {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	host := strings.TrimPrefix(url, "http://")
+	wantStart := "This is ApacheBench, Version 2.3 <$Revision$>\n" +
+		"Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/\n" +
+		"Licensed to The Apache Software Foundation, http://www.apache.org/\n\n" +
+		"Benchmarking 127.0.0.1 (be patient).....done\n\n\nServer Software:        test/1.0\n" +
+		"Server Hostname:        127.0.0.1\nServer Port:            " + host[strings.IndexByte(host, ':')+1:] + "\n\n" +
+		"Document Path:          /doc\nDocument Length:        100 bytes\n\nConcurrency Level:      4\n"
+	if !strings.HasPrefix(stdout, wantStart) || !strings.Contains(stdout, "\nComplete requests:      20\nFailed requests:        0\n") {
+		t.Errorf("stdout:\n%s\nwant it to start with:\n%s", stdout, wantStart)
+	}
+	if hits.Load() < 20 {
+		t.Errorf("server saw %d requests, want at least 20", hits.Load())
+	}
+	c, err := os.ReadFile(csv)
+	if err != nil || !strings.HasPrefix(string(c), "Percentage served,Time in ms\n0,") || strings.Count(string(c), "\n") != 102 {
+		t.Errorf("-e file: %v\n%s", err, c)
+	}
+	g, err := os.ReadFile(tsv)
+	if err != nil || !strings.HasPrefix(string(g), "starttime\tseconds\tctime\tdtime\tttime\twait\n") || strings.Count(string(g), "\n") != 21 {
+		t.Errorf("-g file: %v\n%s", err, g)
+	}
+}
+
+func TestRunHTMLSkipsFiles(t *testing.T) {
+	url, _ := startDocServer(t)
+	csv := filepath.Join(t.TempDir(), "p.csv")
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "-n", "3", "-x", "border=1", "-e", csv, url+"/")
+	if status != 0 || stderr != "" {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	if !strings.HasPrefix(stdout, "<p>\n This is ApacheBench") || !strings.Contains(stdout, "</p>\n<p>\n..done\n\n\n<table border=1>\n") {
+		t.Errorf("HTML stdout:\n%s", stdout)
+	}
+	if _, err := os.Stat(csv); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-e file written in HTML mode (stat: %v)", err)
+	}
+}
+
+func TestRunCSVOpenFailure(t *testing.T) {
+	url, _ := startDocServer(t)
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "-n", "2", "-e", "/nonexistent/dir/p.csv", "-g", "/nonexistent/g.tsv", url+"/")
+	if status != 1 || stderr != "Cannot open CSV output file: No such file or directory\n" {
+		t.Errorf("status %d, stderr %q; want 1 and ab's perror line", status, stderr)
+	}
+	if !strings.Contains(stdout, "Percentage of the requests served within a certain time (ms)\n") {
+		t.Errorf("the report must be printed before the file error; stdout:\n%s", stdout)
+	}
+}
+
+func TestRunGnuplotOpenFailure(t *testing.T) {
+	url, _ := startDocServer(t)
+	csv := filepath.Join(t.TempDir(), "p.csv")
+	status, _, stderr := runArgs(t, t.Context(), "ab", "-n", "2", "-e", csv, "-g", "/nonexistent/g.tsv", url+"/")
+	if status != 1 || stderr != "Cannot open gnuplot output file: No such file or directory\n" {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+	if _, err := os.Stat(csv); err != nil {
+		t.Errorf("the CSV file comes first and must exist: %v", err)
+	}
+}
+
+// failingWriter fails every write, like a closed pipe.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+func TestRunStdoutWriteError(t *testing.T) {
+	var errb bytes.Buffer
+	status := run(t.Context(), []string{"ab", "-V"}, failingWriter{}, &errb)
+	if status == 0 || errb.String() != "gab: stdout: broken pipe\n" {
+		t.Errorf("status %d, stderr %q; want non-zero and gab: stdout: broken pipe", status, errb.String())
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	url, hits := startDocServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	var status int
+	var out, errb bytes.Buffer
+	go func() {
+		defer close(done)
+		status = run(ctx, []string{"ab", "-n", "10", "-w", url + "/hang"}, &out, &errb)
+	}()
+	for hits.Load() == 0 {
+		select {
+		case <-done:
+			t.Fatalf("run ended before any request: status %d, stderr %q", status, errb.String())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop after cancellation")
+	}
+	// SIGINT: text report even with -w, no "..done", exit 1.
+	if status != 1 || !strings.Contains(out.String(), "</p>\n<p>\n\n\nServer Software:") || strings.Contains(out.String(), "..done") {
+		t.Errorf("status %d, stdout:\n%s\nstderr %q", status, out.String(), errb.String())
+	}
+}
+
+func TestRunFatalTotalOfN(t *testing.T) {
+	url, _ := startDocServer(t)
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "-s", "1", "-n", "5", url+"/hang-after-2")
+	if status != 119 || stderr != "apr_pollset_poll: The timeout specified has expired (70007)\n" ||
+		!strings.HasSuffix(stdout, "(be patient)...Total of 2 requests completed\n") {
+		t.Errorf("status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+}
+
+func TestRunVerboseDump(t *testing.T) {
+	url, _ := startDocServer(t)
+	status, stdout, _ := runArgs(t, t.Context(), "ab", "-v", "2", "-n", "1", "-H", "X-A: b", url+"/v")
+	host := strings.TrimPrefix(url, "http://")
+	want := "(be patient)...INFO: GET header == \n---\nGET /v HTTP/1.0\r\nX-A: b\r\nHost: " + host +
+		"\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n\n---\nLOG: header received:\nHTTP/1.0 200 OK\r\n"
+	if status != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("status %d, stdout:\n%q\nwant it to contain\n%q", status, stdout, want)
+	}
+}
+
+func TestRunDemo(t *testing.T) {
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "--demo", "-k", "-n", "200", "-c", "4")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	for _, want := range []string{
+		"Benchmarking 127.0.0.1 (be patient)\n", "Server Software:        gab-demo/" + version + "\n",
+		"Document Length:        100 bytes\n", "Complete requests:      200\n", "Failed requests:        0\n",
+		"Keep-Alive requests:    200\n", " 100%",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if stderr != "Completed 100 requests\nCompleted 200 requests\nFinished 200 requests\n" {
+		t.Errorf("demo stderr %q", stderr)
+	}
+}
+
+func TestRunResolverHook(t *testing.T) {
+	var out, errb bytes.Buffer
+	status := runWith(t.Context(), []string{"ab", "-n", "1", "http://nosuchhost.invalid/"}, &out, &errb, runHooks{resolver: failingResolver{}})
+	if status != 50 || errb.String() != "apr_sockaddr_info_get() for nosuchhost.invalid: Name or service not known (670002)\n" ||
+		!strings.HasSuffix(out.String(), "Benchmarking nosuchhost.invalid (be patient)...") {
+		t.Errorf("status %d, stdout %q, stderr %q", status, out.String(), errb.String())
+	}
+}
+
+type failingResolver struct{}
+
+func (failingResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
