@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gab/internal/testsrv"
 	"gab/internal/testsrv/golden"
 )
 
@@ -37,8 +38,9 @@ type diffCase struct {
 
 // Placeholders: {N} {P} {S} {SI} are the nginx, pysrv and TLS (by name and
 // by address) base URLs, {NP} {PP} {SP} {RP} their bare ports (RP refused),
-// {DATA} the POST file, {OUT} the output directory.
-func expandArgs(args []string, s *golden.Servers, data, out string) []string {
+// {DATA} the POST file, {CERT} a PEM certificate and key for -E, {OUT} the
+// output directory.
+func expandArgs(args []string, s *golden.Servers, data, cert, out string) []string {
 	p := s.Ports
 	r := strings.NewReplacer(
 		"{N}", "http://127.0.0.1:"+strconv.Itoa(p.Nginx),
@@ -50,6 +52,7 @@ func expandArgs(args []string, s *golden.Servers, data, out string) []string {
 		"{SP}", strconv.Itoa(p.TLS),
 		"{RP}", strconv.Itoa(p.Refused),
 		"{DATA}", data,
+		"{CERT}", cert,
 		"{OUT}", out,
 	)
 	argv := []string{"ab"}
@@ -105,10 +108,14 @@ var diffCases = []diffCase{
 	{name: "https-tls12", args: words("-n 10 -f TLS1.2 {S}/f100.txt")},
 	{name: "https-tls13-cipher", args: words("-n 10 -f TLS1.3 -Z TLS_AES_128_GCM_SHA256 {S}/f100.txt")},
 	{name: "https-no-sni", args: words("-I -n 5 {S}/f100.txt")},
+	{name: "https-client-cert", args: words("-E {CERT} -n 3 {S}/f100.txt")},
+	{name: "https-host-header-sni", args: []string{"-H", "Host: localhost", "-n", "3", "{SI}/f100.txt"}},
 	// Ends of runs.
 	{name: "timeout-hang", args: words("-s 1 -n 3 {P}/hang")},
 	{name: "timeout-after-some", args: words("-s 1 -n 6 {P}/sometimes")},
 	{name: "bigheader-abort", args: words("-s 3 -n 20 {P}/bigheader")},
+	{name: "sane-error", args: words("-n 30 {P}/us/0/900/3"), mode: diffShape},
+	{name: "sane-warning", args: words("-n 30 {P}/us/0/1100/3"), mode: diffShape},
 	{name: "timelimit", args: words("-t 1 -c 2 {P}/slow"), mode: diffShape},
 	{name: "n-then-timelimit", args: words("-n 3 -t 1 {P}/slow"), mode: diffShape},
 	// Errors.
@@ -137,6 +144,9 @@ var diffCases = []diffCase{
 	{name: "fix-refused-r", args: words("-r -n 10 http://127.0.0.1:{RP}/"), mode: diffFixed, check: checkRefusedR},
 	{name: "fix-ka-chunked", args: words("-k -n 4 {P}/chunked"), mode: diffFixed, check: goldenTable["ka-chunked"].check},
 	{name: "fix-ka-server-closes", args: words("-k -n 6 {P}/kaclose"), mode: diffFixed, check: goldenTable["ka-server-closes"].check},
+	{name: "fix-bigheader-stall", args: words("-s 2 -n 3 {P}/bigheader"), mode: diffFixed, check: goldenTable["bigheader-stall"].check},
+	{name: "fix-https-on-plain-port", args: words("-n 2 {SI}/f100.txt"), mode: diffFixed, check: goldenTable["https-on-plain-port"].check},
+	{name: "fix-csv-clamp", args: words("-n 10 -e {OUT}/csv-n10.csv {P}/var"), mode: diffFixed, check: goldenTable["csv-n10"].check},
 }
 
 // captureCases are the request-capture.raw command lines: the bytes each
@@ -187,7 +197,7 @@ type sideResult struct {
 }
 
 // runSide runs one program on a case with its own fresh servers.
-func runSide(t *testing.T, bin string, dc diffCase, data string) sideResult {
+func runSide(t *testing.T, bin string, dc diffCase, data, cert string) sideResult {
 	t.Helper()
 	srv, err := golden.StartServers()
 	if err != nil {
@@ -195,7 +205,7 @@ func runSide(t *testing.T, bin string, dc diffCase, data string) sideResult {
 	}
 	defer srv.Close()
 	out := t.TempDir()
-	res, err := golden.RunBinary(context.Background(), bin, expandArgs(dc.args, srv, data, out), out, 30*time.Second)
+	res, err := golden.RunBinary(context.Background(), bin, expandArgs(dc.args, srv, data, cert, out), out, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +226,10 @@ func TestDiffAgainstAb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cert, err := testsrv.WriteCertificateAndKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := append(append([]diffCase(nil), diffCases...), captureCases(t)...)
 	if len(cases) < 40 {
 		t.Fatalf("only %d cases", len(cases))
@@ -223,14 +237,14 @@ func TestDiffAgainstAb(t *testing.T) {
 	for _, dc := range cases {
 		t.Run(dc.name, func(t *testing.T) {
 			t.Parallel()
-			g := runSide(t, gab, dc, data)
+			g := runSide(t, gab, dc, data, cert)
 			if dc.check != nil {
 				dc.check(t, g.res, g.outDir)
 			}
 			if dc.mode == diffFixed {
 				return
 			}
-			a := runSide(t, ab, dc, data)
+			a := runSide(t, ab, dc, data, cert)
 			if a.res.Exit != g.res.Exit {
 				t.Errorf("exit: ab %d, gab %d\nab stderr: %s\ngab stderr: %s", a.res.Exit, g.res.Exit, a.res.Stderr, g.res.Stderr)
 			}

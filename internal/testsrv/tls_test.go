@@ -33,6 +33,13 @@ func TestNginxTLSServesWithRSA2048Certificate(t *testing.T) {
 	if n := len(cert.Extensions); n != 3 {
 		t.Fatalf("%d extensions, want 3", n)
 	}
+	path, err := WriteCertificateAndKey(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tls.LoadX509KeyPair(path, path); err != nil {
+		t.Fatalf("-E file does not load: %v", err)
+	}
 	_, pemBytes, _ := Certificate()
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pemBytes) {

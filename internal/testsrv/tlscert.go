@@ -9,6 +9,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -17,6 +19,7 @@ var (
 	certOnce sync.Once
 	certPair tls.Certificate
 	certPEM  []byte
+	keyPEM   []byte
 	certErr  error
 )
 
@@ -54,6 +57,7 @@ func Certificate() (tls.Certificate, []byte, error) {
 			return
 		}
 		certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+		keyPEM = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 		certPair = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 	})
 	return certPair, certPEM, certErr
@@ -76,4 +80,14 @@ func ServerTLSConfig() (*tls.Config, error) {
 		CipherSuites:     []uint16{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
 		CurvePreferences: []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521},
 	}, nil
+}
+
+// WriteCertificateAndKey writes the certificate and its private key, PEM,
+// into one file (the form ab's -E takes) and returns its path.
+func WriteCertificateAndKey(dir string) (string, error) {
+	if _, _, err := Certificate(); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "localhost.pem")
+	return path, os.WriteFile(path, append(append([]byte(nil), certPEM...), keyPEM...), 0o600)
 }
