@@ -138,7 +138,7 @@ func TestPyMatchesPythonOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, "testdata/pysrv.py", strconv.Itoa(port))
+	cmd := exec.Command(python, "../../testdata/golden/harness/pysrv.py", strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "AB_CAPTURE_LOG="+t.TempDir()+"/requests.log")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
