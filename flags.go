@@ -432,7 +432,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 	case 'T':
 		cfg.Spec.ContentType = arg
 	case 'C':
-		cfg.Spec.Cookie = arg // only the last -C counts
+		cfg.Spec.Cookie, cfg.Spec.HasCookie = arg, true // only the last -C counts
 	case 'A', 'P':
 		line, err := client.AuthLine(arg, opt == 'P')
 		if err != nil {

@@ -117,6 +117,9 @@ func TestOptionEffects(t *testing.T) {
 			return o.Config.Spec.Method == "HEAD" && o.Config.Spec.HeadMethod
 		}},
 		{"-m HEAD is HEAD for gab", []string{"ab", "-m", "HEAD", testURL}, func(o *cliOptions) bool { return o.Config.Spec.HeadMethod }},
+		{"only the last -C counts, even an empty one", []string{"ab", "-C", "a=1", "-C", "", testURL}, func(o *cliOptions) bool {
+			return bytes.Contains(o.Config.Request, []byte("\r\nCookie: \r\n")) && !bytes.Contains(o.Config.Request, []byte("a=1"))
+		}},
 		{"-T without a body is ignored", []string{"ab", "-T", "x/y", testURL}, func(o *cliOptions) bool {
 			return !bytes.Contains(o.Config.Request, []byte("Content-type"))
 		}},

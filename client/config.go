@@ -126,6 +126,7 @@ type RequestSpec struct {
 	Target      string   // request target: the path, or the URL as typed with -X
 	KeepAlive   bool     // adds "Connection: Keep-Alive" (HTTP/1.0)
 	Cookie      string   // last -C value
+	HasCookie   bool     // -C was given: ab sends "Cookie: " even for an empty value
 	Auth        []string // complete "Authorization: Basic ..." / "Proxy-Authorization: ..." lines, in order
 	Headers     []string // -H lines, verbatim, in order
 	Body        []byte   // -p/-u file contents

@@ -96,7 +96,7 @@ func BuildRequest(spec RequestSpec) (req []byte, headLen int) {
 			b.WriteString("Connection: Keep-Alive\r\n")
 		}
 	}
-	if spec.Cookie != "" {
+	if spec.Cookie != "" || spec.HasCookie {
 		b.WriteString("Cookie: ")
 		b.WriteString(spec.Cookie)
 		b.WriteString("\r\n")

@@ -125,6 +125,13 @@ func TestBuildRequestEmptyBodyAndLongHead(t *testing.T) {
 	}
 }
 
+func TestBuildRequestEmptyCookie(t *testing.T) {
+	got, _ := BuildRequest(RequestSpec{Method: "GET", Target: "/", Host: "h", HasCookie: true})
+	if want := "GET / HTTP/1.0\r\nCookie: \r\nHost: h\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n"; string(got) != want {
+		t.Errorf("-C '':\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestBuildRequestOverrides(t *testing.T) {
 	tests := []struct {
 		headers []string
