@@ -266,11 +266,11 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	if o.FirstByte == 0 {
 		o.FirstByte = eof
 	}
-	if wrote != nil {
-		t.TotalSent += <-wrote
-	}
 	ws, ru, why := p.reap()
 	o.End = r.clock()
+	if wrote != nil { // the group is gone, so a blocked writer has its EPIPE now
+		t.TotalSent += <-wrote
+	}
 	if timer != nil {
 		timer.Stop()
 	}

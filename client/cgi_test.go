@@ -273,6 +273,24 @@ echo $$ >> pids
 	}
 }
 
+func TestCGIUnreadBodyDoesNotHang(t *testing.T) {
+	dir := t.TempDir()
+	// The program answers and exits without reading its 1 MiB body.
+	prog := writeScript(t, dir, "deaf", "printf 'Content-Type: text/plain\\n\\nok'\n")
+	cfg := cgiConfig(t, prog, "http://localhost/deaf", 3, 1)
+	cfg.Spec.Method, cfg.Spec.HasBody, cfg.Spec.Body = "POST", true, make([]byte, 1<<20)
+	res, err := runCGI(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 3 || res.Failed.Total != 0 || res.DocLength != 2 {
+		t.Errorf("complete %d failed %+v doc length %d; want 3, none, 2", res.Complete, res.Failed, res.DocLength)
+	}
+	if res.TotalSent >= 3<<20 {
+		t.Errorf("TotalSent = %d: the whole body cannot have been written to a program that never read it", res.TotalSent)
+	}
+}
+
 func TestCGIStatusCountedAsAb(t *testing.T) {
 	tests := []struct {
 		name, out string
