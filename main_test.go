@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -282,4 +284,45 @@ type failingResolver struct{}
 
 func (failingResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// TestMainProcess is not a test: run as a child process (GAB_MAIN_ARGS set),
+// it is gab's main with those arguments, so signal handling can be tested
+// without building a binary.
+func TestMainProcess(t *testing.T) {
+	args := os.Getenv("GAB_MAIN_ARGS")
+	if args == "" {
+		t.Skip("helper process for TestSignalStopsRun")
+	}
+	os.Args = append([]string{"ab"}, strings.Split(args, "\x1f")...)
+	main()
+}
+
+func TestSignalStopsRun(t *testing.T) {
+	url, hits := startDocServer(t)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		hits.Store(0)
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestMainProcess$")
+		cmd.Env = append(os.Environ(), "GAB_MAIN_ARGS="+strings.Join([]string{"-n", "5", url + "/hang"}, "\x1f"))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for hits.Load() == 0 && time.Now().Before(deadline) { // wait until the request is in flight
+			time.Sleep(time.Millisecond)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("%v: exit %v, want status 1; stderr %q", sig, err, errb.String())
+		}
+		if !strings.Contains(out.String(), "(be patient)...\n\nServer Software:        \n") || strings.Contains(out.String(), "..done") {
+			t.Errorf("%v: want a partial text report without ..done; stdout:\n%s", sig, out.String())
+		}
+	}
 }
