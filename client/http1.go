@@ -462,7 +462,8 @@ func (c *h1conn) keep(h *respHead) bool {
 		return false
 	}
 	if c.h.http11 {
-		return h.minor >= 1 || h.connKeepAlive
+		// HTTP/1.1 persistence, unless this run asked for Connection: close (no -k).
+		return c.h.askKeepAlive && (h.minor >= 1 || h.connKeepAlive)
 	}
 	return c.h.askKeepAlive && h.keepAliveText
 }

@@ -189,7 +189,7 @@ func TestHTTP1HTTP11Persistence(t *testing.T) {
 	ts.Start()
 	defer ts.Close()
 	port := ts.Listener.Addr().(*net.TCPAddr).Port
-	cfg := h1Config(port, 30, 2, false)
+	cfg := h1Config(port, 30, 2, true)
 	cfg.Protocol = HTTP11
 	cfg.Request = []byte(fmt.Sprintf("GET /x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", port))
 	res, err := h1Run(t, cfg)
@@ -199,6 +199,19 @@ func TestHTTP1HTTP11Persistence(t *testing.T) {
 	wantCounts(t, res, 30, Failures{})
 	if res.KeepAlive != 30 || conns.Load() > 2 || res.StatusCounts[200] != 30 {
 		t.Errorf("keepalive %d conns %d statuses %v", res.KeepAlive, conns.Load(), res.StatusCounts)
+	}
+
+	// Without -k the run asks for Connection: close and opens a connection per request.
+	before := conns.Load()
+	cfg.KeepAlive = false
+	cfg.Request = []byte(fmt.Sprintf("GET /x HTTP/1.1\r\nConnection: close\r\nHost: 127.0.0.1:%d\r\n\r\n", port))
+	res, err = h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 30, Failures{})
+	if res.KeepAlive != 0 || conns.Load()-before != 30 {
+		t.Errorf("keepalive %d conns %d", res.KeepAlive, conns.Load()-before)
 	}
 }
 
