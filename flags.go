@@ -686,6 +686,10 @@ func progressInterval(n int, quiet bool) int {
 	return max(100, n/10)
 }
 
+// maxPostFile is the largest -p/-u file gab loads into memory; ab's malloc
+// would fail somewhere around there too.
+const maxPostFile = 1 << 32
+
 // readPostFile reads a -p/-u file as ab does (open, stat, read that many
 // bytes); an error's text is ab's complete message.
 func readPostFile(name string) ([]byte, error) {
@@ -697,6 +701,9 @@ func readPostFile(name string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("ab: Could not stat POST data file (%s): %s\n", name, strerror(err))
+	}
+	if fi.Size() > maxPostFile {
+		return nil, errors.New("ab: Could not allocate POST data buffer\n")
 	}
 	body := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, body); err != nil {

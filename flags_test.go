@@ -457,3 +457,19 @@ func FuzzParseArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestReadPostFileTooBig(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "sparse")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxPostFile + 1); err != nil { // sparse: no disk space used
+		t.Fatal(err)
+	}
+	f.Close()
+	_, status, done, _, stderr := parse(t, "ab", "-p", name, testURL)
+	if !done || status != exitError || stderr != "ab: Could not allocate POST data buffer\n" {
+		t.Errorf("huge post file: status %d (done %v), stderr %q", status, done, stderr)
+	}
+}
