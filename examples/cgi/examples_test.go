@@ -7,10 +7,12 @@ package cgiexamples
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +94,79 @@ func TestExamplesRunUnderGabCGI(t *testing.T) {
 		var table bytes.Buffer
 		if err := report.WriteCGI(&table, res); err != nil || !bytes.Contains(table.Bytes(), []byte("\nCGI times (ms)\n")) {
 			t.Errorf("%s: CGI table %q, err %v", m, table.String(), err)
+		}
+	}
+}
+
+// TestRunShEndToEnd runs the experiment script on a small scale with the gab
+// CLI built from this tree, lighttpd comparison included.
+func TestRunShEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds gab and runs every example")
+	}
+	buildExamples(t) // checks for cc
+	withServer := true
+	if _, err := exec.LookPath("lighttpd"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("lighttpd is needed for run.sh -S and CI is set")
+		}
+		withServer = false
+	}
+	tmp := t.TempDir()
+	gab := filepath.Join(tmp, "gab")
+	if out, err := exec.Command("go", "build", "-o", gab, "gab").CombinedOutput(); err != nil {
+		t.Fatalf("go build gab: %v\n%s", err, out)
+	}
+	// A port that was free a moment ago, for lighttpd on loopback.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+
+	args := []string{"run.sh", "-n", "20", "-r", "1", "-s", "1024 16384", "-o", filepath.Join(tmp, "out")}
+	if withServer {
+		args = append(args, "-S")
+	}
+	cmd := exec.Command("sh", args...)
+	cmd.Env = append(os.Environ(), "GAB="+gab, "BIN="+filepath.Join(tmp, "bin"), "PORT="+strconv.Itoa(port))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run.sh: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, m := range methods {
+		if !strings.Contains(text, "\n| "+m+" | ") {
+			t.Errorf("run.sh table has no row for %s:\n%s", m, text)
+		}
+		for _, size := range []string{"1024", "16384"} {
+			tsv, err := os.ReadFile(filepath.Join(tmp, "out", m+"-"+size+"-r1.tsv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := strings.Count(string(tsv), "\n"); lines != 21 {
+				t.Errorf("%s-%s -g file has %d lines, want a header and 20 requests", m, size, lines)
+			}
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(tmp, "out", "stdio-1024-r1.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(report, []byte("\nCGI times (ms)\n")) || !bytes.Contains(report, []byte("Document Length:        1024 bytes")) {
+		t.Errorf("gab --cgi report lacks the CGI table or the document length:\n%s", report)
+	}
+	if withServer {
+		if !strings.Contains(text, "| sendfile | 16 KiB | ") {
+			t.Errorf("run.sh -S printed no server comparison:\n%s", text)
+		}
+		// run.sh stops lighttpd by its PID: the port must be free again.
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Errorf("lighttpd still holds port %d: %v", port, err)
+		} else {
+			ln.Close()
 		}
 	}
 }

@@ -13,7 +13,8 @@
 # the median over the rounds of each run's mean and median.
 #
 # Environment: CC (default cc), CFLAGS, GAB (a gab binary; default: built from
-# this repository), PORT (lighttpd's loopback port for -S, default 18491).
+# this repository), BIN (where the programs are built; default: this
+# directory), PORT (lighttpd's loopback port for -S, default 18491).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,11 +58,11 @@ while getopts n:c:r:s:o:S opt; do
 	s) sizes=$OPTARG ;;
 	o) out=$OPTARG ;;
 	S) server=1 ;;
-	*) sed -n '2,18p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,19p' "$0" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
-bin=$here
+bin=${BIN:-$here}
 build "$bin"
 if [ -z "${GAB:-}" ]; then
 	GAB=$out/gab
