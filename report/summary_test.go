@@ -1,0 +1,342 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gab/client"
+)
+
+// histogramTotals are total times (µs) whose 1 ms buckets are 1, 2, 3, 3, 7,
+// 7, 8, 10, 50: ab would print the same medians and percentiles from them
+// except where the odd-count median averages 7000 and 7499.
+var histogramTotals = []uint32{7499, 1200, 10000, 2600, 50000, 3400, 7000, 1800, 7500}
+
+func histogramResult(limit int) *client.Result {
+	s := client.NewSamples(len(histogramTotals), limit)
+	for i, tot := range histogramTotals {
+		s.Append(client.Sample{Start: uint32(i * 100), Connect: 100 + uint32(i), Wait: tot / 2, Total: tot})
+	}
+	return &client.Result{Complete: len(histogramTotals), Elapsed: 60 * time.Millisecond, Samples: s,
+		TotalRead: 9 * 333, BodyRead: 900, DocLength: 100, ServerSoftware: "nginx/1.22.1"}
+}
+
+var histogramOptions = Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 1}
+
+func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
+	exact := Summarize(histogramResult(0), histogramOptions)
+	hist := Summarize(histogramResult(4), histogramOptions)
+	if exact.FromHistograms || !hist.FromHistograms {
+		t.Fatalf("FromHistograms = %v (exact store), %v (limit 4)", exact.FromHistograms, hist.FromHistograms)
+	}
+	if hist.ExactSamples != 4 || hist.Count != 9 || exact.Count != 9 {
+		t.Errorf("ExactSamples = %d, Count = %d/%d; want 4 and 9", hist.ExactSamples, hist.Count, exact.Count)
+	}
+	for _, c := range []Column{ConnectColumn, ProcessingColumn, WaitingColumn, TotalColumn} {
+		e, h := exact.stats(c), hist.stats(c)
+		if e.MinUs != h.MinUs || e.MaxUs != h.MaxUs || e.MeanUs != h.MeanUs {
+			t.Errorf("column %d: min/max/mean %d/%d/%d from histograms, %d/%d/%d exact",
+				c, h.MinUs, h.MaxUs, h.MeanUs, e.MinUs, e.MaxUs, e.MeanUs)
+		}
+		if math.Abs(e.SDUs-h.SDUs) > 1e-9*e.SDUs {
+			t.Errorf("column %d: sd %v from histograms, %v exact", c, h.SDUs, e.SDUs)
+		}
+	}
+	// The median's two values become bucket values: (7000+7000)/2 instead of
+	// (7000+7499)/2; both print 7 ms.
+	if exact.Total.MedianUs != 7249 || hist.Total.MedianUs != 7000 || hist.Total.Median != 7 {
+		t.Errorf("total median: exact %d µs, histograms %d µs (%d ms); want 7249, 7000 (7)",
+			exact.Total.MedianUs, hist.Total.MedianUs, hist.Total.Median)
+	}
+	wantMs := []int64{7, 7, 8, 10, 50, 50, 50, 50, 50}
+	for i, p := range hist.Percentiles {
+		if p.Ms != wantMs[i] || exact.Percentiles[i].Ms != wantMs[i] {
+			t.Errorf("%d%%: %d ms from histograms, %d exact; want %d", p.Percent, p.Ms, exact.Percentiles[i].Ms, wantMs[i])
+		}
+	}
+	// Rank 0 and the last rank are the exact min and max; others bucket values.
+	if got := hist.Percentile(TotalColumn, 0); got != 1200 {
+		t.Errorf("0th percentile = %d, want the exact min 1200", got)
+	}
+	if got := hist.Percentile(TotalColumn, 12); got != 2000 {
+		t.Errorf("12th percentile (rank 1) = %d, want its bucket 2000", got)
+	}
+	if got := hist.Percentile(TotalColumn, 100); got != 50000 {
+		t.Errorf("100th percentile = %d, want the exact max 50000", got)
+	}
+	if hist.Sorted(TotalColumn) != nil {
+		t.Error("Sorted should be nil in histogram mode")
+	}
+	if hist.HTML != exact.HTML {
+		t.Errorf("HTML table %+v from histograms, %+v exact", hist.HTML, exact.HTML)
+	}
+
+	var out bytes.Buffer
+	if err := WriteText(&out, hist); err != nil {
+		t.Fatal(err)
+	}
+	checkGab(t, "histograms.txt", out.Bytes())
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := "Statistics from 1 ms histograms past the first 4 requests (medians and percentiles to the nearest ms)."
+	if lines[len(lines)-1] != want {
+		t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
+	}
+	out.Reset()
+	if err := WriteText(&out, exact); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "histograms") {
+		t.Error("the exact report mentions histograms")
+	}
+}
+
+func TestBucketRanksOverflow(t *testing.T) {
+	var col client.Column
+	for _, us := range []uint32{500, 130_000_000, 125_000_000, 140_000_000} {
+		col.Add(us)
+	}
+	r := newBucketRanks(&col)
+	for _, tc := range []struct {
+		rank uint64
+		want int64
+	}{
+		{0, 500},                         // exact min
+		{1, client.ColumnBuckets * 1000}, // past the last bucket: its bound
+		{2, client.ColumnBuckets * 1000}, //
+		{3, 140_000_000},                 // exact max
+		{9, 140_000_000},                 // past the end: the max
+	} {
+		if got := r.valueAt(tc.rank); got != tc.want {
+			t.Errorf("valueAt(%d) = %d, want %d", tc.rank, got, tc.want)
+		}
+	}
+}
+
+func TestSummarizeLeavesSamplesInRecordingOrder(t *testing.T) {
+	res := histogramResult(0)
+	before := slices.Clone(res.Samples.Exact())
+	s := Summarize(res, histogramOptions)
+	if !slices.Equal(res.Samples.Exact(), before) {
+		t.Error("Summarize reordered the samples")
+	}
+	want := slices.Clone(histogramTotals)
+	slices.Sort(want)
+	if !slices.Equal(s.Sorted(TotalColumn), want) {
+		t.Errorf("Sorted(Total) = %v, want %v", s.Sorted(TotalColumn), want)
+	}
+}
+
+func TestPercentileFractional(t *testing.T) {
+	res := &client.Result{Complete: 1000, Elapsed: time.Second, Samples: client.NewSamples(1000, 0)}
+	for i := range 1000 {
+		// Recorded in descending order, so the sort matters.
+		res.Samples.Append(client.Sample{Connect: uint32(1000 - i), Wait: uint32(2 * (1000 - i)), Total: uint32(10 * (1000 - i))})
+	}
+	s := Summarize(res, histogramOptions)
+	for _, tc := range []struct {
+		c    Column
+		p    float64
+		want int64
+	}{
+		{TotalColumn, 50, 5010},    // v[500] of 10, 20, …, 10000
+		{TotalColumn, 99.9, 10000}, // v[999]
+		{TotalColumn, 99.99, 10000},
+		{TotalColumn, 12.25, 1230}, // v[122]
+		{ConnectColumn, 90, 901},
+		{WaitingColumn, 90, 1802},
+		{ProcessingColumn, 50, 4509}, // 9·(1000−i): v[500] = 9·501
+	} {
+		if got := s.Percentile(tc.c, tc.p); got != tc.want {
+			t.Errorf("Percentile(%d, %v) = %d, want %d", tc.c, tc.p, got, tc.want)
+		}
+	}
+	if got := (&Summary{}).Percentile(TotalColumn, 50); got != 0 {
+		t.Errorf("Percentile without samples = %d, want 0", got)
+	}
+}
+
+func TestTextWithoutCompletedRequests(t *testing.T) {
+	res := &client.Result{Elapsed: 5 * time.Millisecond, Samples: client.NewSamples(10, 0)}
+	s := Summarize(res, Options{Host: "127.0.0.1", Port: 18081, Path: "/hang", Concurrency: 1})
+	var out bytes.Buffer
+	if err := WriteText(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "HTML transferred:       0 bytes\n") {
+		t.Errorf("the report must stop after HTML transferred when done = 0:\n%s", out.String())
+	}
+	out.Reset()
+	if err := WriteHTML(&out, s, HTMLAttrs{Cell: "bgcolor=white"}); err != nil {
+		t.Fatal(err)
+	}
+	// HTML prints the rates whenever time passed, and no Connection Times.
+	want := "<tr ><th colspan=2 bgcolor=white>Requests per second:</th><td colspan=2 bgcolor=white>0.00</td></tr>\n" +
+		"<tr ><th colspan=2 bgcolor=white>Transfer rate:</th><td colspan=2 bgcolor=white>0.00 kb/s received</td></tr>\n" +
+		"</table>\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("HTML without requests: got\n%s\nwant it to end with\n%s", out.String(), want)
+	}
+	out.Reset()
+	if err := WriteCSV(&out, s); err != nil || out.Len() != 0 {
+		t.Errorf("WriteCSV without samples wrote %q (err %v); want nothing", out.String(), err)
+	}
+}
+
+func TestTextHTTP2AndTLSLines(t *testing.T) {
+	res := histogramResult(0)
+	res.TLS = &client.TLSInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048,
+		CipherBits: 128, TempKey: "X25519 253 bits", ServerName: "localhost"}
+	o := histogramOptions
+	o.Host, o.Port, o.TLS, o.Protocol = "localhost", 8443, true, "h2"
+	var out bytes.Buffer
+	if err := WriteText(&out, Summarize(res, o)); err != nil {
+		t.Fatal(err)
+	}
+	want := "Server Port:            8443\n" +
+		"Protocol:               HTTP/2 (h2)\n" +
+		"SSL/TLS Protocol:       TLSv1.3,TLS_AES_128_GCM_SHA256,2048,128\n" +
+		"Server Temp Key:        X25519 253 bits\n" +
+		"TLS Server Name:        localhost\n" +
+		"\nDocument Path:"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to contain\n%s", out.String(), want)
+	}
+
+	// Every handshake failed: no protocol, but ab still names the SNI it sent.
+	res.TLS = &client.TLSInfo{ServerName: "localhost"}
+	res.Protocol = "h2c"
+	o.Protocol = ""
+	out.Reset()
+	if err := WriteText(&out, Summarize(res, o)); err != nil {
+		t.Fatal(err)
+	}
+	want = "Server Port:            8443\nProtocol:               HTTP/2 (h2c)\nTLS Server Name:        localhost\n\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to contain\n%s", out.String(), want)
+	}
+
+	// Plain HTTP ignores Result.TLS.
+	o.TLS = false
+	out.Reset()
+	if err := WriteText(&out, Summarize(res, o)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "TLS") {
+		t.Errorf("TLS lines without https:\n%s", out.String())
+	}
+}
+
+func TestTextWriteErrorsAndPortWrap(t *testing.T) {
+	res := histogramResult(0)
+	res.WriteErrors = 3
+	o := histogramOptions
+	o.Port = 65536 + 80 // %hu prints the low 16 bits
+	var out bytes.Buffer
+	if err := WriteText(&out, Summarize(res, o)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Server Port:            80\n", "Failed requests:        0\nWrite errors:           3\nTotal transferred:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in\n%s", want, out.String())
+		}
+	}
+}
+
+type closedWriter struct{}
+
+func (closedWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+func TestWritersReturnErrors(t *testing.T) {
+	s := Summarize(histogramResult(0), histogramOptions)
+	if err := WriteText(closedWriter{}, s); err == nil {
+		t.Error("WriteText: want the writer's error")
+	}
+	if err := WriteHTML(closedWriter{}, s, HTMLAttrs{}); err == nil {
+		t.Error("WriteHTML: want the writer's error")
+	}
+	if err := WriteCSV(closedWriter{}, s); err == nil {
+		t.Error("WriteCSV: want the writer's error")
+	}
+}
+
+func manySamples(n int) *client.Result {
+	s := client.NewSamples(n, 0)
+	for i := range n {
+		s.Append(client.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000})
+	}
+	return &client.Result{Complete: n, Elapsed: time.Second, Samples: s}
+}
+
+func TestSummarizeAllocationsIndependentOfSampleCount(t *testing.T) {
+	res := manySamples(100_000)
+	allocs := testing.AllocsPerRun(2, func() { Summarize(res, histogramOptions) })
+	if allocs > 10 {
+		t.Errorf("Summarize made %v allocations for 1e5 samples; want a handful, none per sample", allocs)
+	}
+}
+
+func BenchmarkSummarize1e6(b *testing.B) {
+	res := manySamples(1_000_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		Summarize(res, histogramOptions)
+	}
+}
+
+func ExampleWriteText() {
+	samples := client.NewSamples(3, 0)
+	for _, smp := range []client.Sample{
+		{Start: 0, Connect: 161, Wait: 369, Total: 4011},
+		{Start: 4011, Connect: 406, Wait: 22462, Total: 23021},
+		{Start: 27032, Connect: 462, Wait: 78, Total: 742},
+	} {
+		samples.Append(smp)
+	}
+	res := &client.Result{
+		Elapsed: 28192 * time.Microsecond, Complete: 3, Samples: samples,
+		ServerSoftware: "pysrv/1.0", DocLength: 100, TotalRead: 555, BodyRead: 300,
+	}
+	s := Summarize(res, Options{Host: "127.0.0.1", Port: 18081, Path: "/us/0/20000/3", Concurrency: 1})
+	_ = WriteText(os.Stdout, s)
+	// Output:
+	// Server Software:        pysrv/1.0
+	// Server Hostname:        127.0.0.1
+	// Server Port:            18081
+	//
+	// Document Path:          /us/0/20000/3
+	// Document Length:        100 bytes
+	//
+	// Concurrency Level:      1
+	// Time taken for tests:   0.028 seconds
+	// Complete requests:      3
+	// Failed requests:        0
+	// Total transferred:      555 bytes
+	// HTML transferred:       300 bytes
+	// Requests per second:    106.41 [#/sec] (mean)
+	// Time per request:       9.397 [ms] (mean)
+	// Time per request:       9.397 [ms] (mean, across all concurrent requests)
+	// Transfer rate:          19.23 [Kbytes/sec] received
+	//
+	// Connection Times (ms)
+	//               min  mean[+/-sd] median   max
+	// Connect:        0    0   0.2      0       0
+	// Processing:     0    9  12.0     13      23
+	// Waiting:        0    8  12.8     11      22
+	// Total:          1    9  12.0     14      23
+	//
+	// Percentage of the requests served within a certain time (ms)
+	//   50%      4
+	//   66%      4
+	//   75%     23
+	//   80%     23
+	//   90%     23
+	//   95%     23
+	//   98%     23
+	//   99%     23
+	//  100%     23 (longest request)
+}
