@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // writeScript writes an executable /bin/sh CGI program into dir.
@@ -503,9 +504,25 @@ func TestCGIInterruptKillsAndReaps(t *testing.T) {
 		t.Errorf("ending %v complete %d failed %d; want interrupted, nothing counted", res.Ending, res.Complete, res.Failed.Total)
 	}
 	groupsGone(t, dir)
-	if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
+	if kids := cgiChildren(t); len(kids) > 0 {
 		t.Errorf("children left: %v", kids)
 	}
+}
+
+// cgiChildren lists this test process's children (zombies included) that
+// come from the CGI programs of these tests, by command name; other tests'
+// servers may be children too.
+func cgiChildren(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, k := range childrenOf(t, os.Getpid()) {
+		for _, name := range []string{"(tiny)", "(sleeper)", "(sleep)", "(sh)"} {
+			if strings.Contains(k, name) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // childrenOf lists the processes (zombies included) whose parent is pid.
@@ -535,6 +552,22 @@ func childrenOf(t *testing.T, pid int) []string {
 	return kids
 }
 
+// TestZombieDetectorSeesZombies checks the check: an unreaped child shows.
+func TestZombieDetectorSeesZombies(t *testing.T) {
+	pid, err := syscall.ForkExec("/bin/sleep", []string{"sleep", "0"}, &syscall.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Wait4(pid, nil, 0, nil)
+	var info [128]byte
+	const pPID, wNOWAIT = 1, 0x1000000
+	syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|wNOWAIT, 0, 0)
+	kids := cgiChildren(t)
+	if len(kids) != 1 || !strings.HasPrefix(kids[0], strconv.Itoa(pid)+" (sleep) Z") {
+		t.Errorf("children %v, want the zombie %d (sleep)", kids, pid)
+	}
+}
+
 func TestCGIRunsLeaveNoZombie(t *testing.T) {
 	runs, n := 100, 200
 	if testing.Short() {
@@ -550,7 +583,7 @@ func TestCGIRunsLeaveNoZombie(t *testing.T) {
 		if res.Complete != n || res.Failed.Total != 0 {
 			t.Fatalf("run %d: complete %d failed %+v (%v)", i, res.Complete, res.Failed, res.FirstError)
 		}
-		if kids := childrenOf(t, os.Getpid()); len(kids) > 0 {
+		if kids := cgiChildren(t); len(kids) > 0 {
 			t.Fatalf("after run %d: children left: %v", i, kids)
 		}
 	}
