@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -692,4 +693,78 @@ func FuzzCGIParser(f *testing.F) {
 			t.Fatalf("head %d + body %d != %d bytes", whole.headLen, whole.body, len(out))
 		}
 	})
+}
+
+// noticeRecorder counts Notice events.
+type noticeRecorder struct {
+	NopEvents
+	mu      sync.Mutex
+	notices []string
+}
+
+func (n *noticeRecorder) Notice(msg string) {
+	n.mu.Lock()
+	n.notices = append(n.notices, msg)
+	n.mu.Unlock()
+}
+
+func TestCGIKeepAliveNoticedOnce(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "tiny", "printf 'Content-Type: text/plain\\n\\nx'\n")
+	cfg := cgiConfig(t, prog, "http://localhost/tiny", 5, 2)
+	cfg.KeepAlive = true
+	rec := &noticeRecorder{}
+	cfg.Events = rec
+	res, err := runCGI(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rec.notices) != 1 || !strings.Contains(rec.notices[0], "-k has no meaning") {
+		t.Errorf("notices %q, want one about -k", rec.notices)
+	}
+	if res.KeepAlive != 0 || res.Complete != 5 {
+		t.Errorf("keep-alive requests %d, complete %d; want 0 and 5", res.KeepAlive, res.Complete)
+	}
+}
+
+func TestCGIConcurrencyRunsCProcessesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	// Each program waits (up to 10 s) until four of them have started: the
+	// run only succeeds if -c 4 really runs four at once.
+	prog := writeScript(t, dir, "barrier", `touch started.$$
+i=0
+while [ "$(ls started.* | wc -l)" -lt 4 ]; do
+	i=$((i+1)); [ $i -lt 200 ] || exit 1
+	sleep 0.05
+done
+printf 'Content-Type: text/plain\n\nx'
+`)
+	res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/barrier", 4, 4))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 4 || res.Failed.Total != 0 {
+		t.Errorf("complete %d, failed %+v (%v); want 4 programs meeting at the barrier", res.Complete, res.Failed, res.FirstError)
+	}
+}
+
+func TestCGITimeLimit(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "tiny", "printf 'Content-Type: text/plain\\n\\nx'\n")
+	cfg := cgiConfig(t, prog, "http://localhost/tiny", 50000, 2) // ab's -t sets n to 50000
+	cfg.TimeLimit = 300 * time.Millisecond
+	res, err := runCGI(t, context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Ending != EndTimeLimit || res.Complete == 0 || res.Complete == 50000 || res.Failed.Total != 0 {
+		t.Errorf("ending %v complete %d failed %d; want the time limit after some requests, no failures",
+			res.Ending, res.Complete, res.Failed.Total)
+	}
+	if len(res.CGI.Spawn) != res.Complete {
+		t.Errorf("%d CGI samples for %d requests", len(res.CGI.Spawn), res.Complete)
+	}
+	if kids := cgiChildren(t); len(kids) > 0 {
+		t.Errorf("children left: %v", kids)
+	}
 }
