@@ -3,7 +3,6 @@ package report
 import (
 	"math"
 	"math/big"
-	"slices"
 	"time"
 
 	"gab/client"
@@ -190,12 +189,13 @@ func kilobytesPerSecond(bytes int64, seconds float64) float64 {
 	return float64(bytes) / 1024 / seconds
 }
 
-// sortedColumn fills dst with one column of the samples and sorts it.
-func sortedColumn(dst []uint32, samples []client.Sample, column func(client.Sample) uint32) []uint32 {
+// sortedColumn fills dst with one column of the samples and sorts it, using
+// scratch as the radix sort's second buffer.
+func sortedColumn(dst, scratch []uint32, samples []client.Sample, column func(client.Sample) uint32) []uint32 {
 	dst = dst[:0]
 	for _, s := range samples {
 		dst = append(dst, column(s))
 	}
-	slices.Sort(dst)
+	sortUint32(dst, scratch)
 	return dst
 }

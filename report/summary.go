@@ -279,9 +279,10 @@ func (s *Summary) summarizeExact(samples []client.Sample) {
 			acc[c].devSq += d * d
 		}
 	}
-	backing := make([]uint32, 4*n)
+	backing := make([]uint32, 5*n) // four sorted columns and the sort's scratch
+	scratch := backing[4*n:]
 	for c := range acc {
-		col := sortedColumn(backing[c*n:c*n:(c+1)*n], samples, func(smp client.Sample) uint32 {
+		col := sortedColumn(backing[c*n:c*n:(c+1)*n], scratch, samples, func(smp client.Sample) uint32 {
 			return columnValue(Column(c), smp)
 		})
 		s.sorted[c] = col
@@ -294,6 +295,11 @@ func (s *Summary) summarizeExact(samples []client.Sample) {
 	s.Percentiles = s.percentileRows()
 }
 
+// summarizeHistograms computes the tables from the 1 ms histograms that hold
+// every request once the exact store overflowed. Min, max, mean and sd come
+// from exact sums. Ranks resolve to bucket values (k ms for bucket k, clamped
+// to the exact min and max), so ab's odd-count median, the average of two
+// neighbouring samples, becomes the average of their two bucket values.
 func (s *Summary) summarizeHistograms(samples *client.Samples) {
 	h := samples.Histograms()
 	cols := [4]*client.Column{&h.Connect, &h.Processing, &h.Wait, &h.Total}
