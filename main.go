@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,8 +70,18 @@ func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h run
 }
 
 func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h runHooks) int {
-	o, status, done := parseArgs(argv, out, errw)
+	// With --format json even a command-line error ends in a JSON document.
+	jsonMode := jsonRequested(argv)
+	var parseErrs strings.Builder
+	perrw := io.Writer(errw)
+	if jsonMode {
+		perrw = io.MultiWriter(errw, &parseErrs)
+	}
+	o, status, done := parseArgs(argv, out, perrw)
 	if done {
+		if jsonMode && status != exitOK {
+			notStarted(out, argv, parseErrs.String(), status)
+		}
 		return status
 	}
 	if o.CPUs > 0 {
@@ -86,38 +97,52 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	}
 	cfg := o.Config
 	cfg.Resolver, cfg.Dial = h.resolver, h.dial
-	cfg.Events = newSink(out, errw, o.Config.Verbosity, o.Progress)
+	textOut := o.Format != "json" // with --format json, stdout carries only the JSON document
+	// The run's text (banner, "Benchmarking", -v output, "..done") goes to
+	// stderr with --format json.
+	var textw io.Writer = out
+	if !textOut {
+		textw = errw
+	}
+	cfg.Events = newSink(textw, errw, o.Config.Verbosity, o.Progress)
+	ext := startExtensions(o, argv)
+	if status, done := ext.prepare(out, errw, &cfg); done {
+		return status
+	}
 	runner, err := client.New(cfg)
 	if err != nil {
+		if status, done := ext.fatal(out, errw, nil, err); done {
+			return status
+		}
 		return fatal(out, errw, err, 0)
 	}
 
-	textOut := o.Format != "json" // with --format json, stdout carries only the JSON document
-	if textOut {
-		writeBanner(out, o.HTML)
-		if !o.HTML {
-			fmt.Fprintf(out, "Benchmarking %s ", cfg.Target.Host)
-			if o.Proxy {
-				fmt.Fprintf(out, "[through %s:%d] ", cfg.ProxyHost, cfg.ProxyPort)
-			}
-			if o.Progress > 0 {
-				io.WriteString(out, "(be patient)\n")
-			} else {
-				io.WriteString(out, "(be patient)...")
-			}
+	writeBanner(textw, o.HTML)
+	if !o.HTML {
+		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)
+		if o.Proxy {
+			fmt.Fprintf(textw, "[through %s:%d] ", cfg.ProxyHost, cfg.ProxyPort)
+		}
+		if o.Progress > 0 {
+			io.WriteString(textw, "(be patient)\n")
+		} else {
+			io.WriteString(textw, "(be patient)...")
 		}
 	}
 	if cfg.Verbosity >= 2 {
-		fmt.Fprintf(out, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.Request[:cfg.HeadLen])
+		fmt.Fprintf(textw, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.Request[:cfg.HeadLen])
 	}
 	if err := out.Flush(); err != nil {
 		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
 		return exitError
 	}
 
-	ext := startExtensions(o)
+	ext.begin()
 	res, err := runner.Run(ctx)
 	if err != nil {
+		if status, done := ext.fatal(out, errw, res, err); done {
+			return status
+		}
 		completed := 0
 		if res != nil {
 			completed = res.Complete
@@ -128,8 +153,8 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if !interrupted {
 		if o.Progress > 0 {
 			fmt.Fprintf(errw, "Finished %d requests\n", res.Complete)
-		} else if textOut {
-			io.WriteString(out, "..done\n")
+		} else {
+			io.WriteString(textw, "..done\n")
 		}
 	}
 
