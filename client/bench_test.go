@@ -1,6 +1,8 @@
 package client
 
 import (
+	"crypto/tls"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"runtime"
@@ -21,9 +23,17 @@ type benchServer struct {
 }
 
 func newBenchServer(tb testing.TB, keepAlive bool) *benchServer {
+	return newBenchServerTLS(tb, keepAlive, nil)
+}
+
+// newBenchServerTLS serves over TLS when conf is not nil.
+func newBenchServerTLS(tb testing.TB, keepAlive bool, conf *tls.Config) *benchServer {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if conf != nil {
+		ln = tls.NewListener(ln, conf)
 	}
 	conn := "Connection: close"
 	if keepAlive {
@@ -104,12 +114,25 @@ func (s *benchServer) serve(c net.Conn) {
 func (s *benchServer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
 func benchmarkRun(b *testing.B, keepAlive bool, c int) {
-	srv := newBenchServer(b, keepAlive)
+	benchmarkRunTLS(b, keepAlive, c, false)
+}
+
+func benchmarkRunTLS(b *testing.B, keepAlive bool, c int, useTLS bool) {
+	var conf *tls.Config
+	if useTLS {
+		cert, err := tls.X509KeyPair(benchCertPEM(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		conf = &tls.Config{Certificates: []tls.Certificate{cert}}
+	}
+	srv := newBenchServerTLS(b, keepAlive, conf)
 	n := b.N
 	if n < c {
 		n = c
 	}
 	cfg := h1Config(srv.port(), n, c, keepAlive)
+	cfg.Target.TLS = useTLS
 	b.ReportAllocs()
 	b.ResetTimer()
 	res, err := h1Run(b, cfg)
@@ -128,6 +151,15 @@ func BenchmarkKeepAlive100B(b *testing.B) {
 	for _, c := range []int{1, 8} {
 		b.Run(fmt.Sprintf("c%d", c), func(b *testing.B) { benchmarkRun(b, true, c) })
 	}
+}
+
+// BenchmarkKeepAliveTLS100B is the fast path over TLS (one handshake per connection).
+func BenchmarkKeepAliveTLS100B(b *testing.B) { benchmarkRunTLS(b, true, 1, true) }
+
+// benchCertPEM is a throwaway self-signed ECDSA certificate and its key.
+func benchCertPEM(tb testing.TB) ([]byte, []byte) {
+	cert, key, _ := selfSigned(tb)
+	return pem.EncodeToMemory(cert), pem.EncodeToMemory(key)
 }
 
 // BenchmarkNoKeepAlive is ab's default: a connection per request.

@@ -251,7 +251,7 @@ func TestTempKeyAndNames(t *testing.T) {
 }
 
 // writePEM writes blocks to a file in dir and returns its path.
-func writePEM(t *testing.T, dir, name string, blocks ...*pem.Block) string {
+func writePEM(t testing.TB, dir, name string, blocks ...*pem.Block) string {
 	var b []byte
 	for _, blk := range blocks {
 		b = append(b, pem.EncodeToMemory(blk)...)
@@ -263,7 +263,7 @@ func writePEM(t *testing.T, dir, name string, blocks ...*pem.Block) string {
 	return p
 }
 
-func selfSigned(t *testing.T) (*pem.Block, *pem.Block, *pem.Block) {
+func selfSigned(t testing.TB) (*pem.Block, *pem.Block, *pem.Block) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
