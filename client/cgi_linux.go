@@ -18,6 +18,7 @@ func cgiSupported() error { return nil }
 var (
 	devNullOnce sync.Once
 	devNull     *os.File // shared stdin/stderr of the programs, opened once per process
+	devNullFd   int
 	devNullErr  error
 	reaperErr   error
 )
@@ -28,6 +29,9 @@ var (
 func cgiPrepareProcess() error {
 	devNullOnce.Do(func() {
 		devNull, devNullErr = os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		if devNullErr == nil {
+			devNullFd = int(devNull.Fd())
+		}
 		const prSetChildSubreaper = 36
 		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 			reaperErr = e // not fatal: orphans then go to init
@@ -110,7 +114,7 @@ func (tr *cgiTransport) spawn() (*cgiProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := int(devNull.Fd())
+	in := devNullFd
 	var stdin *os.File
 	if tr.hasBody {
 		var inChild int
@@ -122,7 +126,7 @@ func (tr *cgiTransport) spawn() (*cgiProc, error) {
 		}
 		in = inChild
 	}
-	errFd := int(devNull.Fd())
+	errFd := devNullFd
 	if tr.cfg.Verbosity >= 2 {
 		errFd = 2 // let the program's complaints through when debugging
 	}
