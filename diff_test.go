@@ -235,6 +235,9 @@ func TestDiffAgainstAb(t *testing.T) {
 		t.Fatalf("only %d cases", len(cases))
 	}
 	for _, dc := range cases {
+		if dc.name == "ipv6-refused" && !golden.IPv6Loopback() {
+			continue // without ::1 the connect fails otherwise than "refused"
+		}
 		t.Run(dc.name, func(t *testing.T) {
 			t.Parallel()
 			g := runSide(t, gab, dc, data, cert)

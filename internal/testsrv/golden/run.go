@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os/exec"
 	"syscall"
 	"time"
@@ -108,4 +109,15 @@ func RunBinary(ctx context.Context, path string, argv []string, dir string, limi
 		return res, err
 	}
 	return res, nil
+}
+
+// IPv6Loopback reports whether ::1 is usable here. Without it a connect to
+// [::1] fails with another error than the goldens' "Connection refused".
+func IPv6Loopback() bool {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
 }
