@@ -92,18 +92,18 @@ func newCGI(cfg *Config) (transport, error) {
 		return nil, err
 	}
 	if cfg.CGIProgram == "" {
-		return nil, errors.New("gab: --cgi needs a program")
+		return nil, errors.New("--cgi needs a program")
 	}
 	path, err := filepath.Abs(cfg.CGIProgram)
 	if err != nil {
-		return nil, fmt.Errorf("gab: --cgi %s: %w", cfg.CGIProgram, err)
+		return nil, fmt.Errorf("--cgi %s: %w", cfg.CGIProgram, err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("gab: --cgi: %w", err)
+		return nil, fmt.Errorf("--cgi: %w", err)
 	}
 	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return nil, fmt.Errorf("gab: --cgi %s: %w", cfg.CGIProgram, ErrCGIProgram)
+		return nil, fmt.Errorf("--cgi %s: %w", cfg.CGIProgram, ErrCGIProgram)
 	}
 	base := filepath.Base(path)
 	return &cgiTransport{

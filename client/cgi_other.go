@@ -6,7 +6,7 @@ import "errors"
 
 // The process handling of CGI mode (process groups, waitid, a subreaper) is
 // written for Linux only.
-func cgiSupported() error { return errors.New("gab: --cgi is supported on Linux only") }
+func cgiSupported() error { return errors.New("--cgi is supported on Linux only") }
 
 func cgiPrepareProcess() error { return cgiSupported() }
 
