@@ -19,9 +19,14 @@ type Py struct {
 	base
 	counter atomic.Int64
 
-	captureMu sync.Mutex
-	capture   bytes.Buffer
+	captureMu  sync.Mutex
+	capture    bytes.Buffer
+	captureAll atomic.Bool
 }
+
+// CaptureAll makes the server capture every request, not only those whose
+// path contains "capture" (an extension to pysrv.py for differential tests).
+func (p *Py) CaptureAll() { p.captureAll.Store(true) }
 
 // NewPy starts a Py server on 127.0.0.1 with a fresh request counter.
 func NewPy() (*Py, error) {
@@ -151,7 +156,7 @@ func (p *Py) handleRequest(c net.Conn, head, body []byte) bool {
 		path = parts[1]
 	}
 	keepAlive := bytes.Contains(bytes.ToLower(head), []byte("keep-alive"))
-	if strings.Contains(path, "capture") {
+	if strings.Contains(path, "capture") || p.captureAll.Load() {
 		p.captureMu.Lock()
 		p.capture.Write(head)
 		p.capture.Write(body)

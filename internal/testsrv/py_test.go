@@ -98,6 +98,11 @@ func TestPyCaptureKeepsRequestBytes(t *testing.T) {
 	if len(p.Captured()) != 0 {
 		t.Fatal("ResetCapture kept data")
 	}
+	p.CaptureAll()
+	readAll(t, p.Addr(), get("/other", false), 2*time.Second)
+	if got, want := string(p.Captured()), get("/other", false)+"\n=====\n"; got != want {
+		t.Fatalf("CaptureAll: captured %q, want %q", got, want)
+	}
 }
 
 func TestPyHangEndsOnClose(t *testing.T) {
