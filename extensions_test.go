@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// extServer serves 100-byte documents; /404 answers 404 with the same body.
+func extServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "ext/1.0")
+		w.Header().Set("Content-Length", "100")
+		if r.URL.Path == "/404" {
+			w.WriteHeader(http.StatusNotFound)
+		}
+		io.WriteString(w, strings.Repeat("e", 100))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func runGab(t *testing.T, argv ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	status = run(t.Context(), argv, &out, &errb)
+	return status, out.String(), errb.String()
+}
+
+// decodeOne checks that s is exactly one JSON document and decodes it.
+func decodeOne(t *testing.T, s string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, s)
+	}
+	if rest, _ := io.ReadAll(dec.Buffered()); strings.TrimSpace(string(rest)) != "" || dec.More() {
+		t.Fatalf("more than one JSON document on stdout:\n%s", s)
+	}
+	return doc
+}
+
+// field follows a dotted path into a decoded document.
+func field(doc map[string]any, path string) any {
+	var v any = doc
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func TestDefaultOutputHasNoExtensions(t *testing.T) {
+	url := extServer(t)
+	status, stdout, _ := runGab(t, "ab", "-n", "5", url+"/")
+	if status != 0 {
+		t.Fatalf("status %d", status)
+	}
+	for _, s := range []string{"Extended report", "µs", "Corrected", "{"} {
+		if strings.Contains(stdout, s) {
+			t.Errorf("ab's default output contains %q:\n%s", s, stdout)
+		}
+	}
+	if !strings.HasSuffix(stdout, " (longest request)\n") {
+		t.Errorf("ab's report does not end the output:\n%s", stdout)
+	}
+}
+
+func TestTextExtensionsAfterABReport(t *testing.T) {
+	url := extServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--extended", "--percentiles", "50,99,99.9", "-n", "40", "-c", "4", url+"/")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	abEnd := strings.Index(stdout, " (longest request)\n")
+	pct := strings.Index(stdout, "\nPercentage of the requests served within a certain time (µs, exact)\n")
+	ext := strings.Index(stdout, "\nExtended report (gab)\n")
+	if abEnd < 0 || pct < abEnd || ext < pct {
+		t.Fatalf("want ab's report, then the µs table, then the extended report:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`\n 99\.9%\s+\d+\s+\d+\s+\d+\n`).MatchString(stdout) {
+		t.Errorf("no 99.9%% row:\n%s", stdout[pct:])
+	}
+	for _, want := range []string{"  200: 40\n", "DNS resolution:         none (literal address)\n", "Client CPU:  ", "Sample store:           exact (all 40 requests"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("extended report lacks %q:\n%s", want, stdout[ext:])
+		}
+	}
+}
+
+func TestRateModePrintsCorrectedTables(t *testing.T) {
+	url := extServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--rate", "200", "-n", "40", "-c", "2", "-k", url+"/")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	i := strings.Index(stdout, "\nCorrected for coordinated omission")
+	if i < strings.Index(stdout, " (longest request)\n") {
+		t.Fatalf("no corrected section after ab's report:\n%s", stdout)
+	}
+	for _, want := range []string{"Target rate:            200.00 [#/sec]\n", "Achieved rate:          ", "Requests sent:          40 on schedule",
+		"\nPercentage of the requests served within a certain time (ms), corrected\n"} {
+		if !strings.Contains(stdout[i:], want) {
+			t.Errorf("corrected section lacks %q:\n%s", want, stdout[i:])
+		}
+	}
+	// 40 requests at 200/s take at least 195 ms.
+	m := regexp.MustCompile(`Time taken for tests:   ([0-9.]+) seconds`).FindStringSubmatch(stdout)
+	if secs, _ := strconv.ParseFloat(m[1], 64); secs < 0.195 {
+		t.Errorf("40 requests at 200/s took %v s", secs)
+	}
+}
+
+func TestJSONFormatIsOneDocument(t *testing.T) {
+	url := extServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--format", "json", "--percentiles", "50,99.9", "-n", "30", "-c", "3", url+"/404")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	doc := decodeOne(t, stdout)
+	if !strings.HasPrefix(stderr, "This is ApacheBench, Version 2.3") || !strings.Contains(stderr, "..done\n") {
+		t.Errorf("the banner and ..done belong on stderr with --format json: %q", stderr)
+	}
+	checks := map[string]string{
+		"schema_version":                  "1",
+		"ending":                          "completed",
+		"report.complete_requests":        "30",
+		"report.non_2xx_responses":        "30",
+		"report.document_length_bytes":    "100",
+		"extended.status_counts.404":      "30",
+		"extended.phases.total.count":     "30",
+		"extended.latency_histogram.unit": "us",
+	}
+	for path, want := range checks {
+		if got := fmt.Sprint(field(doc, path)); got != want {
+			t.Errorf("%s = %s, want %s", path, got, want)
+		}
+	}
+	if rows, _ := field(doc, "percentiles").([]any); len(rows) != 2 {
+		t.Errorf("percentiles: %v", field(doc, "percentiles"))
+	}
+	if argv, _ := field(doc, "command_line").([]any); len(argv) != 10 || argv[0] != "ab" {
+		t.Errorf("command_line %v", argv)
+	}
+}
+
+func TestJSONFatalEndings(t *testing.T) {
+	// A refused connection: ab's message on stderr, the document on stdout
+	// instead of "Total of N requests completed".
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	status, stdout, stderr := runGab(t, "ab", "--format", "json", "-n", "3", fmt.Sprintf("http://127.0.0.1:%d/", port))
+	if status != 111 || !strings.HasSuffix(stderr, "apr_socket_recv: Connection refused (111)\n") {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	doc := decodeOne(t, stdout)
+	if field(doc, "ending") != "fatal" || fmt.Sprint(field(doc, "error.exit_code")) != "111" ||
+		field(doc, "error.message") != "apr_socket_recv: Connection refused (111)" ||
+		fmt.Sprint(field(doc, "report.complete_requests")) != "0" {
+		t.Errorf("document:\n%s", stdout)
+	}
+
+	// Command-line errors, before anything runs.
+	for _, c := range []struct {
+		argv   []string
+		status int
+		msg    string
+	}{
+		{[]string{"ab", "--format", "json", "-n", "0", "http://127.0.0.1:1/"}, 1, "Invalid number of requests"},
+		{[]string{"ab", "--format=json", "http://127.0.0.1:1"}, 22, "ab: invalid URL"},
+		{[]string{"ab", "--format", "json", "-w", "http://127.0.0.1:1/"}, 1, "gab: -w (and -x, -y, -z) cannot be used with --format json"},
+	} {
+		status, stdout, _ := runGab(t, c.argv...)
+		doc := decodeOne(t, stdout)
+		msg, _ := field(doc, "error.message").(string)
+		if status != c.status || field(doc, "ending") != "not_started" || fmt.Sprint(field(doc, "error.exit_code")) != strconv.Itoa(c.status) ||
+			!strings.HasPrefix(msg, c.msg) || field(doc, "report") != nil {
+			t.Errorf("%v: status %d, document:\n%s", c.argv, status, stdout)
+		}
+	}
+}
+
+// The --json file beside the text report holds the same figures (one run).
+func TestJSONFileMatchesText(t *testing.T) {
+	url := extServer(t)
+	path := filepath.Join(t.TempDir(), "r.json")
+	status, stdout, stderr := runGab(t, "ab", "--json", path, "--extended", "--percentiles", "50,99.9", "-n", "50", "-c", "5", url+"/")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := decodeOne(t, string(raw))
+	num := func(path string) float64 {
+		f, err := strconv.ParseFloat(fmt.Sprint(field(doc, path)), 64)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return f
+	}
+	want := []string{
+		fmt.Sprintf("Time taken for tests:   %.3f seconds\n", num("report.time_taken_s")),
+		fmt.Sprintf("Complete requests:      %d\n", int(num("report.complete_requests"))),
+		fmt.Sprintf("Requests per second:    %.2f [#/sec] (mean)\n", num("report.requests_per_second")),
+		fmt.Sprintf("Transfer rate:          %.2f [Kbytes/sec] received\n", num("report.transfer_rate_received_kbytes_per_s")),
+	}
+	for _, col := range []string{"connect", "processing", "waiting", "total"} {
+		p := "report.connection_times." + col + "."
+		label := strings.ToUpper(col[:1]) + col[1:] + ":"
+		want = append(want, fmt.Sprintf("%-12s%5d %4d %5.1f %6d %7d\n", label, int(num(p+"min_ms")), int(num(p+"mean_ms")),
+			num(p+"sd_ms"), int(num(p+"median_ms")), int(num(p+"max_ms"))))
+	}
+	for i, p := range field(doc, "percentiles").([]any) {
+		row := p.(map[string]any)
+		label := []string{"50%", "99.9%"}[i]
+		want = append(want, fmt.Sprintf("%6s  %8s  %14s  %8s\n", label, row["connect_us"], row["waiting_us"], row["total_us"]))
+	}
+	want = append(want,
+		fmt.Sprintf("  200: %s\n", field(doc, "extended.status_counts.200")),
+		fmt.Sprintf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent", num("extended.bandwidth_received_mbit_per_s"), num("extended.bandwidth_sent_mbit_per_s")),
+		fmt.Sprintf("Total:          %10.3f", num("extended.phases.total.min_us")/1000),
+	)
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("text lacks %q", w)
+		}
+	}
+}
