@@ -116,8 +116,10 @@ func TestPyHangEndsOnClose(t *testing.T) {
 	}
 	defer c.Close()
 	c.Write([]byte(get("/hang", false)))
-	for p.Requests() == 0 {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); p.Requests() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the /hang request never arrived")
+		}
 	}
 	closed := make(chan struct{})
 	go func() { p.Close(); close(closed) }()
