@@ -768,3 +768,26 @@ func TestCGITimeLimit(t *testing.T) {
 		t.Errorf("children left: %v", kids)
 	}
 }
+
+func TestCGILengthFailureAsAb(t *testing.T) {
+	for _, variable := range []bool{false, true} {
+		dir := t.TempDir()
+		// The first run answers 3 bytes, every later one 5.
+		prog := writeScript(t, dir, "grow", `printf 'Content-Type: text/plain\n\n'
+if [ -e seen ]; then printf 12345; else touch seen; printf 123; fi
+`)
+		cfg := cgiConfig(t, prog, "http://localhost/grow", 3, 1)
+		cfg.VariableLength = variable
+		res, err := runCGI(t, context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		want := Failures{Total: 2, Length: 2}
+		if variable {
+			want = Failures{}
+		}
+		if res.Failed != want || res.DocLength != 3 || res.Complete != 3 {
+			t.Errorf("-l %v: failed %+v doc length %d complete %d; want %+v, 3, 3", variable, res.Failed, res.DocLength, res.Complete, want)
+		}
+	}
+}
