@@ -3,7 +3,9 @@ module gab
 go 1.26.0
 
 require (
-	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/spf13/pflag v1.1.0
+	golang.org/x/net v0.62.0
 )
+
+require golang.org/x/text v0.43.0 // indirect

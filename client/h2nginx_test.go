@@ -1,0 +1,247 @@
+package client
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// h2Nginx is a real nginx started by a test with an h2c listener and an
+// https + http2 listener, logging $server_protocol for every request.
+type h2Nginx struct {
+	dir            string
+	h2cPort, hPort int
+	cmd            *exec.Cmd
+}
+
+func nginxBinary(t *testing.T) string {
+	t.Helper()
+	if bin, err := exec.LookPath("nginx"); err == nil {
+		return bin
+	}
+	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
+		return "/usr/sbin/nginx"
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("nginx is required under CI (apt-get install nginx-light)")
+	}
+	t.Skip("nginx not installed")
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// writeSelfSigned writes a fresh CN=localhost certificate and key.
+func writeSelfSigned(t *testing.T, certPath, keyPath string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "localhost"},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startH2Nginx starts nginx in the foreground as a single process (stopped by
+// PID at cleanup). keepaliveRequests caps the requests per connection (nginx
+// then sends GOAWAY), 0 for nginx's default.
+func startH2Nginx(t *testing.T, keepaliveRequests int) *h2Nginx {
+	t.Helper()
+	bin := nginxBinary(t)
+	n := &h2Nginx{dir: t.TempDir(), h2cPort: freePort(t), hPort: freePort(t)}
+	for _, d := range []string{"www", "logs", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(n.dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(n.dir, "www", "f100.txt"), []byte(strings.Repeat("a", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSelfSigned(t, filepath.Join(n.dir, "cert.pem"), filepath.Join(n.dir, "key.pem"))
+	ka := ""
+	if keepaliveRequests > 0 {
+		ka = "keepalive_requests " + strconv.Itoa(keepaliveRequests) + ";"
+	}
+	conf := fmt.Sprintf(`worker_processes 1;
+daemon off;
+master_process off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/logs/error.log warn;
+events { worker_connections 256; }
+http {
+    log_format proto '$server_port $server_protocol $status $body_bytes_sent';
+    access_log %[1]s/logs/access.log proto;
+    client_body_temp_path %[1]s/tmp/body;
+    proxy_temp_path %[1]s/tmp/proxy;
+    fastcgi_temp_path %[1]s/tmp/fcgi;
+    uwsgi_temp_path %[1]s/tmp/uwsgi;
+    scgi_temp_path %[1]s/tmp/scgi;
+    default_type text/plain;
+    sendfile off;
+    %[4]s
+    server {
+        listen 127.0.0.1:%[2]d http2;
+        listen 127.0.0.1:%[3]d ssl http2;
+        ssl_certificate %[1]s/cert.pem;
+        ssl_certificate_key %[1]s/key.pem;
+        server_name localhost;
+        root %[1]s/www;
+    }
+}
+`, n.dir, n.h2cPort, n.hPort, ka)
+	confPath := filepath.Join(n.dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.cmd = exec.Command(bin, "-c", confPath, "-p", n.dir, "-e", filepath.Join(n.dir, "logs", "error.log"))
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.stop)
+	deadline := time.Now().Add(5 * time.Second)
+	for _, port := range []int{n.h2cPort, n.hPort} {
+		for {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				log, _ := os.ReadFile(filepath.Join(n.dir, "logs", "error.log"))
+				t.Fatalf("nginx did not start: %v\n%s", err, log)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return n
+}
+
+// stop ends nginx by its PID (SIGQUIT: finish the log, then exit) and waits.
+func (n *h2Nginx) stop() {
+	if n.cmd == nil {
+		return
+	}
+	_ = n.cmd.Process.Signal(syscall.SIGQUIT) // if it already exited, Wait reports it
+	done := make(chan struct{})
+	go func() { _ = n.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = n.cmd.Process.Kill() // did not quit in time
+		<-done
+	}
+	n.cmd = nil
+}
+
+// accessLog counts the logged requests on port by "protocol status".
+func (n *h2Nginx) accessLog(t *testing.T, port int) map[string]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(n.dir, "logs", "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	sc := bufio.NewScanner(f)
+	prefix := strconv.Itoa(port) + " "
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+			fields := strings.Fields(line)
+			if len(fields) >= 2 {
+				counts[fields[0]+" "+fields[1]]++
+			}
+		}
+	}
+	return counts
+}
+
+func TestHTTP2AgainstNginx(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		tls           bool
+		n, c, streams int
+		keepalive     int
+		wantProto     string
+	}{
+		{name: "h2c", n: 2000, c: 10, streams: 10, wantProto: "h2c"},
+		{name: "h2", tls: true, n: 2000, c: 10, streams: 10, wantProto: "h2"},
+		// nginx sends GOAWAY after 50 requests on a connection: replaced, nothing lost.
+		{name: "h2c GOAWAY every 50", n: 1000, c: 4, streams: 8, keepalive: 50, wantProto: "h2c"},
+		{name: "h2 GOAWAY every 50", tls: true, n: 1000, c: 4, streams: 8, keepalive: 50, wantProto: "h2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ng := startH2Nginx(t, tc.keepalive)
+			port, scheme := ng.h2cPort, "http"
+			if tc.tls {
+				port, scheme = ng.hPort, "https"
+			}
+			cfg := h2TestConfig(t, scheme+"://127.0.0.1:"+strconv.Itoa(port)+"/f100.txt", tc.n, tc.c, tc.streams)
+			res, err := runH2(t, cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			ng.stop()
+			log := ng.accessLog(t, port)
+			if got := log["HTTP/2.0 200"]; got != tc.n || len(log) != 1 {
+				t.Errorf("nginx logged %v, want %d × \"HTTP/2.0 200\" and nothing else", log, tc.n)
+			}
+			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 {
+				t.Errorf("Complete %d Failed %+v Non2xx %d, want %d/0/0", res.Complete, res.Failed, res.Non2xx, tc.n)
+			}
+			if res.ServerSoftware != "nginx/1.22.1" && !strings.HasPrefix(res.ServerSoftware, "nginx") {
+				t.Errorf("ServerSoftware %q, want nginx's", res.ServerSoftware)
+			}
+			if res.DocLength != 100 || res.BodyRead != int64(100*tc.n) {
+				t.Errorf("DocLength %d BodyRead %d, want 100 and %d", res.DocLength, res.BodyRead, 100*tc.n)
+			}
+			if res.Protocol != tc.wantProto {
+				t.Errorf("Protocol %q, want %q", res.Protocol, tc.wantProto)
+			}
+		})
+	}
+}

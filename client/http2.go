@@ -1,0 +1,1097 @@
+package client
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// The --http2 transport: c connections, each carrying up to --streams
+// concurrent streams, driven directly with x/net/http2's Framer and hpack
+// (http2.Transport allocates a request, a response and header maps per
+// request and pools connections its own way).
+//
+// Slot i runs its requests on connection i % c, so each connection has exactly
+// --streams slots and never more streams in flight than that (nor more than the
+// server's SETTINGS_MAX_CONCURRENT_STREAMS). One reader goroutine per
+// connection decodes frames and hands each stream's result to its slot.
+//
+// Byte counts: "Total transferred" (TotalRead) adds the payload length of every
+// HEADERS, CONTINUATION and DATA frame received for the request's stream, i.e.
+// the HPACK-compressed header block plus the body (padding included), without
+// the 9-byte frame headers and without connection-level frames. "HTML
+// transferred" (BodyRead) is the DATA bytes without padding. TotalSent likewise
+// counts the request's header block and body bytes.
+
+func init() { transportFactories[HTTP2] = newHTTP2 }
+
+const (
+	// h2Window is the receive window we advertise, for every stream and for the
+	// connection: large, so a fast server is never held back by us.
+	h2Window = 1 << 30
+	// h2WindowRefill: a WINDOW_UPDATE is sent once this much has been consumed.
+	h2WindowRefill = h2Window / 2
+	// h2FrameSize is the largest frame we send: the minimum every peer accepts.
+	h2FrameSize = 1 << 14
+	// h2MaxStreamID is the last client stream ID; past it a new connection is opened.
+	h2MaxStreamID = 1<<31 - 1
+	// h2MaxAttempts bounds how often one request is re-issued after being
+	// refused (GOAWAY above its stream, REFUSED_STREAM, connection closed unanswered).
+	h2MaxAttempts = 100
+)
+
+// h2Transport carries requests over HTTP/2.
+type h2Transport struct {
+	cfg       *Config
+	tlsConfig *tls.Config // nil for h2c
+	block     []byte      // the pre-encoded request header block, the same for every request
+	body      []byte
+	hasBody   bool
+	protocol  string // "h2" or "h2c"
+
+	d         *dialer
+	anyWorked atomic.Bool
+	holders   []h2Holder // one per -c
+
+	connsMu sync.Mutex
+	conns   map[*h2Conn]struct{} // open connections, for the final close
+	readers sync.WaitGroup
+	working atomic.Int32 // slots inside work()
+}
+
+// h2Holder is the connection that slots i with i % c == k share.
+type h2Holder struct {
+	mu sync.Mutex
+	c  *h2Conn
+}
+
+func newHTTP2(cfg *Config) (transport, error) {
+	if cfg.ProxyHost != "" {
+		return nil, errors.New("gab: -X (proxy) cannot be used with --http2")
+	}
+	h := &h2Transport{
+		cfg:      cfg,
+		body:     cfg.Spec.Body,
+		hasBody:  cfg.Spec.HasBody && len(cfg.Spec.Body) > 0,
+		protocol: "h2c",
+		conns:    map[*h2Conn]struct{}{},
+	}
+	if cfg.Target.TLS {
+		base, err := buildTLSConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		// http/1.1 is offered too, so that a server without h2 says so in the
+		// handshake rather than failing it with an alert.
+		h.tlsConfig = withALPN(base, "h2", "http/1.1")
+		h.protocol = "h2"
+	}
+	block, err := h2HeaderBlock(cfg)
+	if err != nil {
+		return nil, err
+	}
+	h.block = block
+	return h, nil
+}
+
+func (h *h2Transport) prepare(ctx context.Context, r *run) error {
+	d, err := resolve(ctx, h.cfg)
+	if err != nil {
+		return err
+	}
+	h.d = d
+	h.holders = make([]h2Holder, h.cfg.Concurrency)
+	r.protocol = h.protocol
+	return nil
+}
+
+func (h *h2Transport) slots() int { return h.cfg.Concurrency * h.cfg.Streams }
+
+// h2Fields lists the request's header fields in the order they are sent:
+// pseudo-headers, then what ab sends, lower-cased. Connection-specific headers
+// (which HTTP/2 forbids) and -H lines without a colon are left out.
+func h2Fields(cfg *Config) []hpack.HeaderField {
+	spec := cfg.Spec
+	method := spec.Method
+	if method == "" {
+		method = "GET"
+	}
+	path := spec.Target
+	if path == "" {
+		path = cfg.Target.Path
+	}
+	if path == "" {
+		path = "/"
+	}
+	scheme := "http"
+	if cfg.Target.TLS {
+		scheme = "https"
+	}
+	authority := spec.Host
+	if authority == "" {
+		authority = cfg.Target.HostHeader()
+	}
+	var extra []hpack.HeaderField
+	userAgent, accept := true, true
+	for _, line := range spec.Headers {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		name = strings.ToLower(strings.TrimSpace(name))
+		value = strings.TrimSpace(value)
+		switch name {
+		case "host":
+			authority = value
+			continue
+		case "user-agent":
+			userAgent = false
+		case "accept":
+			accept = false
+		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+			continue
+		case "":
+			continue
+		}
+		extra = append(extra, hpack.HeaderField{Name: name, Value: value})
+	}
+	fields := []hpack.HeaderField{
+		{Name: ":method", Value: method},
+		{Name: ":scheme", Value: scheme},
+		{Name: ":authority", Value: authority},
+		{Name: ":path", Value: path},
+	}
+	if userAgent {
+		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: "ApacheBench/2.3"})
+	}
+	if accept {
+		fields = append(fields, hpack.HeaderField{Name: "accept", Value: "*/*"})
+	}
+	fields = append(fields, extra...)
+	if spec.Cookie != "" {
+		fields = append(fields, hpack.HeaderField{Name: "cookie", Value: spec.Cookie})
+	}
+	for _, line := range spec.Auth {
+		name, value, ok := strings.Cut(line, ":")
+		if ok {
+			fields = append(fields, hpack.HeaderField{Name: strings.ToLower(strings.TrimSpace(name)), Value: strings.TrimSpace(value)})
+		}
+	}
+	if spec.HasBody {
+		ct := spec.ContentType
+		if ct == "" {
+			ct = "text/plain"
+		}
+		fields = append(fields,
+			hpack.HeaderField{Name: "content-type", Value: ct},
+			hpack.HeaderField{Name: "content-length", Value: strconv.Itoa(len(spec.Body))})
+	}
+	return fields
+}
+
+// h2HeaderBlock encodes the request's header block once. Every field is a
+// never-indexed literal (or a static-table entry), so the block leaves the
+// server's dynamic table untouched and can be sent again byte for byte.
+func h2HeaderBlock(cfg *Config) ([]byte, error) {
+	var buf strings.Builder
+	enc := hpack.NewEncoder(&buf)
+	for _, f := range h2Fields(cfg) {
+		f.Sensitive = true
+		if err := enc.WriteField(f); err != nil {
+			return nil, err
+		}
+	}
+	return []byte(buf.String()), nil
+}
+
+// h2Stream is one slot's stream state, reused for each of its requests. The
+// reader goroutine fills the response fields while holding the connection's
+// smu and then signals done; the slot reads them after receiving from done.
+type h2Stream struct {
+	tally *Tally
+	done  chan struct{} // one value per completed request
+	id    uint32
+	conn  *h2Conn
+
+	sendWindow int64 // under conn.smu
+
+	status    int
+	final     bool // the final (non-1xx) response head has been seen
+	firstByte int64
+	end       int64
+	body      int64
+	read      int64
+	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
+	class     FailClass
+	err       error
+	retry     bool // not processed by the server: issue the request again
+
+	// owes is the connection whose writers count the reader raised for this
+	// slot when it completed the stream: the slot is about to write its next
+	// request there, so nobody flushes before it has (one write syscall for a
+	// batch of requests). settle gives the count back if it writes elsewhere.
+	owes *h2Conn
+}
+
+// settle gives back st's place among its connection's writers, flushing if it
+// was the last one.
+func (st *h2Stream) settle() {
+	c := st.owes
+	if c == nil {
+		return
+	}
+	st.owes = nil
+	if c.writers.Add(-1) == 0 {
+		c.wmu.Lock()
+		if c.writers.Load() == 0 {
+			_ = c.bw.Flush() // an error means the connection failed; its reader reports that
+		}
+		c.wmu.Unlock()
+	}
+}
+
+func (s *h2Stream) reset() {
+	s.status, s.final = 0, false
+	s.firstByte, s.end, s.body, s.read = 0, 0, 0, 0
+	s.unacked = 0
+	s.class, s.err, s.retry = OK, nil, false
+}
+
+// h2Conn is one HTTP/2 connection.
+type h2Conn struct {
+	h      *h2Transport
+	r      *run
+	nc     net.Conn // what the slots register (the TLS connection for h2)
+	raw    net.Conn // the TCP connection, closed to end the connection without waiting
+	bw     *bufio.Writer
+	fr     *http2.Framer
+	dec    *hpack.Decoder
+	owner  *Tally // touched on connection-level activity (-s)
+	closed atomic.Bool
+
+	// Writing. writers counts goroutines in or waiting for a write section: the
+	// last one out flushes, so that frames from several streams share a syscall.
+	wmu     sync.Mutex
+	writers atomic.Int32
+	nextID  uint32
+
+	// Stream state, shared by the reader and the slots.
+	smu        sync.Mutex
+	cond       sync.Cond
+	streams    map[uint32]*h2Stream
+	active     int
+	maxStreams int
+	peerWindow int64 // the peer's SETTINGS_INITIAL_WINDOW_SIZE
+	sendWindow int64 // connection-level send window
+	goaway     bool  // GOAWAY received or stream IDs exhausted: no new streams
+	lastID     uint32
+	dead       bool
+
+	// Reader-only state.
+	sawSettings bool
+	connUnacked uint32
+	cur         *h2Stream // stream whose header block is being decoded (nil: unknown)
+	curStatus   int
+	curEnd      bool // END_STREAM was set on the HEADERS frame being continued
+	curHeaders  bool // a header block is open (CONTINUATION expected)
+}
+
+func (h *h2Transport) work(r *run, slot int, t *Tally) {
+	h.working.Add(1)
+	defer func() {
+		if h.working.Add(-1) == 0 {
+			h.closeAll()
+			h.readers.Wait()
+		}
+	}()
+	st := &h2Stream{tally: t, done: make(chan struct{}, 1)}
+	defer st.settle()
+	hd := &h.holders[slot%len(h.holders)]
+	var timer *time.Timer
+	if h.cfg.RequestTimeout > 0 {
+		timer = time.NewTimer(h.cfg.RequestTimeout)
+		timer.Stop()
+		defer timer.Stop()
+	}
+	var registered net.Conn
+	for {
+		if r.sched != nil {
+			st.settle() // claim waits for the request's send time
+		}
+		if !r.claim(t) {
+			return
+		}
+		if !h.issue(r, hd, st, t, timer, &registered) {
+			return
+		}
+	}
+}
+
+// issue runs one request to its end and reports it; false means stop.
+func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) bool {
+	o := Outcome{Start: r.clock()}
+	o.TCPDone, o.Connect = o.Start, o.Start
+	for attempt := 1; ; attempt++ {
+		if attempt > h2MaxAttempts {
+			o.Class, o.End = FailException, r.clock()
+			o.Err = errors.New("request refused by the server too often")
+			return r.finish(t, &o)
+		}
+		c, opened, err := h.connection(r, hd, t, &o)
+		if err != nil {
+			o.End = r.clock()
+			o.Err = err
+			switch {
+			case r.isStopped():
+				o.Class = FailAbandoned
+			case isRefused(err):
+				o.Class = FailRefused
+			default:
+				o.Class = FailConnect
+			}
+			return r.finish(t, &o)
+		}
+		if c.nc != *registered {
+			if !t.SetConn(r, c.nc) {
+				o.Class = FailAbandoned
+				return r.finish(t, &o)
+			}
+			*registered = c.nc
+		}
+		t.Touch(r)
+		switch c.send(st) {
+		case h2SendRetry:
+			if r.isStopped() {
+				o.Class = FailAbandoned
+				return r.finish(t, &o)
+			}
+			continue // the connection is going away: the next one gets the request
+		case h2SendFailed:
+			// Usually the server closed the connection as we wrote (an idle
+			// close or GOAWAY not yet read): it never saw the request.
+			if attempt < 3 && !r.isStopped() {
+				t.Retries++
+				continue
+			}
+			o.Class, o.Err, o.End = FailWrite, st.err, r.clock()
+			return r.finish(t, &o)
+		}
+		o.WriteEnd = r.clock()
+		if timer != nil {
+			timer.Reset(h.cfg.RequestTimeout)
+			select {
+			case <-st.done:
+				timer.Stop()
+			case <-timer.C:
+				if c.cancel(st) {
+					o.Class = FailException
+					o.Err = fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout)
+					o.End = r.clock()
+					o.FirstByte = o.End
+					t.TotalRead += st.read
+					t.BodyRead += st.body
+					t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+					return r.finish(t, &o)
+				}
+				<-st.done
+			}
+		} else {
+			<-st.done
+		}
+		t.TotalRead += st.read
+		t.BodyRead += st.body
+		if st.retry && !r.isStopped() {
+			t.Retries++
+			continue
+		}
+		t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+		o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
+		o.End = st.end
+		o.FirstByte = st.firstByte
+		if o.FirstByte == 0 {
+			o.FirstByte = o.End
+		}
+		o.KeptAlive = h.cfg.KeepAlive && !opened
+		return r.finish(t, &o)
+	}
+}
+
+// connection returns the holder's live connection, opening a new one if there
+// is none; opened reports that this call opened it (o.TCPDone and o.Connect
+// are then set).
+func (h *h2Transport) connection(r *run, hd *h2Holder, t *Tally, o *Outcome) (c *h2Conn, opened bool, err error) {
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	if c := hd.c; c != nil && c.usable() {
+		return c, false, nil
+	}
+	c, err = h.open(r, t, o)
+	if err != nil {
+		return nil, false, err
+	}
+	hd.c = c
+	return c, true, nil
+}
+
+// stopContext is cancelled when the run stops, so that dials and handshakes end.
+type stopContext struct{ r *run }
+
+func (stopContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (s stopContext) Done() <-chan struct{}     { return s.r.stopCh }
+func (stopContext) Value(any) any               { return nil }
+func (s stopContext) Err() error {
+	select {
+	case <-s.r.stopCh:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+// errNotH2 is the fatal error for a server that does not speak HTTP/2.
+func errNotH2(detail string) *FatalError {
+	return &FatalError{Message: "gab: server does not speak HTTP/2 (" + detail + ")\n", Exit: 1}
+}
+
+// open dials, handshakes (h2 over TLS with ALPN, or h2c with prior knowledge),
+// sends the connection preface and starts the connection's reader.
+func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
+	ctx := stopContext{r}
+	raw, err := h.d.connect(ctx, h.anyWorked.Load)
+	if err != nil {
+		return nil, err
+	}
+	nc := raw
+	o.TCPDone = r.clock()
+	if h.tlsConfig != nil {
+		if !t.SetConn(r, raw) { // so that a stopping run interrupts the handshake
+			return nil, context.Canceled
+		}
+		tc, err := handshakeTLS(r, raw, h.tlsConfig)
+		if err != nil {
+			_ = raw.Close() // the handshake failed; nothing to keep
+			if strings.Contains(err.Error(), "no application protocol") {
+				r.stop(EndFatal, errNotH2("ALPN: "+err.Error()))
+			}
+			return nil, err
+		}
+		if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+			_ = raw.Close() // wrong protocol; the run ends
+			if p == "" {
+				p = "none"
+			}
+			r.stop(EndFatal, errNotH2("ALPN offered h2, the server chose "+p))
+			return nil, errors.New("server does not speak HTTP/2")
+		}
+		nc = tc
+	}
+	h.anyWorked.Store(true)
+	c := &h2Conn{
+		h:          h,
+		r:          r,
+		nc:         nc,
+		raw:        raw,
+		owner:      t,
+		nextID:     1,
+		streams:    make(map[uint32]*h2Stream, h.cfg.Streams),
+		maxStreams: int(^uint(0) >> 1),
+		peerWindow: 65535,
+		sendWindow: 65535,
+	}
+	c.cond.L = &c.smu
+	c.bw = bufio.NewWriterSize(nc, 32<<10)
+	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
+	c.fr.SetReuseFrames()
+	c.fr.SetMaxReadFrameSize(h2FrameSize)
+	c.dec = hpack.NewDecoder(4096, c.onField)
+
+	c.lockWrite()
+	_, err = c.bw.WriteString(http2.ClientPreface)
+	if err == nil {
+		err = c.fr.WriteSettings(
+			http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+			http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
+		)
+	}
+	if err == nil {
+		err = c.fr.WriteWindowUpdate(0, h2Window-65535)
+	}
+	if ferr := c.unlockWrite(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		_ = nc.Close() // the preface could not be sent
+		return nil, err
+	}
+	o.Connect = r.clock()
+	h.connsMu.Lock()
+	h.conns[c] = struct{}{}
+	h.connsMu.Unlock()
+	h.readers.Add(1)
+	go c.readLoop()
+	return c, nil
+}
+
+// closeAll closes every connection still open: the run is over.
+func (h *h2Transport) closeAll() {
+	h.connsMu.Lock()
+	defer h.connsMu.Unlock()
+	for c := range h.conns {
+		c.close()
+	}
+}
+
+func (c *h2Conn) close() {
+	if c.closed.CompareAndSwap(false, true) {
+		_ = c.raw.Close() // the reader sees the error and exits
+	}
+}
+
+// usable reports whether new streams may be opened on c.
+func (c *h2Conn) usable() bool {
+	c.smu.Lock()
+	ok := !c.dead && !c.goaway
+	c.smu.Unlock()
+	return ok
+}
+
+// lockWrite and unlockWrite bracket every use of the Framer's write side.
+func (c *h2Conn) lockWrite() {
+	c.writers.Add(1)
+	c.wmu.Lock()
+}
+
+func (c *h2Conn) unlockWrite() error {
+	var err error
+	if c.writers.Add(-1) == 0 {
+		err = c.bw.Flush()
+	}
+	c.wmu.Unlock()
+	return err
+}
+
+type h2SendResult int
+
+const (
+	h2Sent h2SendResult = iota
+	h2SendRetry
+	h2SendFailed
+)
+
+// send opens a stream for st and writes the request (HEADERS, CONTINUATION
+// and DATA frames as needed).
+func (c *h2Conn) send(st *h2Stream) h2SendResult {
+	h := c.h
+	c.smu.Lock()
+	if !c.dead && !c.goaway && c.active >= c.maxStreams {
+		c.smu.Unlock()
+		st.settle() // others' requests must go out while we wait
+		c.smu.Lock()
+		for !c.dead && !c.goaway && c.active >= c.maxStreams {
+			c.cond.Wait()
+		}
+	}
+	if c.dead || c.goaway {
+		c.smu.Unlock()
+		return h2SendRetry
+	}
+	c.active++
+	st.reset()
+	st.conn = c
+	st.sendWindow = c.peerWindow
+	c.smu.Unlock()
+
+	if st.owes == c {
+		st.owes = nil // the reader counted us among the writers already
+		c.wmu.Lock()
+	} else {
+		st.settle()
+		c.lockWrite()
+	}
+	c.smu.Lock()
+	if c.dead || c.goaway { // it ended while we waited for the write section
+		c.release()
+		c.smu.Unlock()
+		_ = c.unlockWrite() // nothing of ours was written
+		return h2SendRetry
+	}
+	st.id = c.nextID
+	c.nextID += 2
+	c.streams[st.id] = st
+	if c.nextID > h2MaxStreamID {
+		c.goaway = true
+		c.lastID = h2MaxStreamID
+	}
+	c.smu.Unlock()
+	err := c.writeHeaders(st.id, !h.hasBody)
+	if err == nil && h.hasBody {
+		err = c.writeBody(st)
+	}
+	if ferr := c.unlockWrite(); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		return h2Sent
+	}
+	c.close()
+	if c.take(st) {
+		st.err = err
+		return h2SendFailed
+	}
+	return h2Sent // the reader has already completed the stream
+}
+
+func (c *h2Conn) writeHeaders(id uint32, endStream bool) error {
+	block := c.h.block
+	first := block
+	if len(first) > h2FrameSize {
+		first = first[:h2FrameSize]
+	}
+	block = block[len(first):]
+	err := c.fr.WriteHeaders(http2.HeadersFrameParam{
+		StreamID:      id,
+		BlockFragment: first,
+		EndStream:     endStream,
+		EndHeaders:    len(block) == 0,
+	})
+	for err == nil && len(block) > 0 {
+		frag := block
+		if len(frag) > h2FrameSize {
+			frag = frag[:h2FrameSize]
+		}
+		block = block[len(frag):]
+		err = c.fr.WriteContinuation(id, len(block) == 0, frag)
+	}
+	return err
+}
+
+// writeBody sends the body in DATA frames within the flow-control windows;
+// called inside a write section, which it leaves while waiting for window.
+func (c *h2Conn) writeBody(st *h2Stream) error {
+	body := c.h.body
+	for len(body) > 0 {
+		c.smu.Lock()
+		if c.dead || c.streams[st.id] != st {
+			c.smu.Unlock()
+			return nil // the stream ended (reset or connection lost): the reader reports it
+		}
+		if c.sendWindow <= 0 || st.sendWindow <= 0 {
+			c.smu.Unlock()
+			if err := c.unlockWrite(); err != nil {
+				c.lockWrite()
+				return err
+			}
+			c.smu.Lock()
+			for !c.dead && (c.sendWindow <= 0 || st.sendWindow <= 0) && c.streams[st.id] == st {
+				c.cond.Wait()
+			}
+			c.smu.Unlock()
+			c.lockWrite()
+			continue
+		}
+		n := min(int64(len(body)), h2FrameSize, c.sendWindow, st.sendWindow)
+		c.sendWindow -= n
+		st.sendWindow -= n
+		c.smu.Unlock()
+		if err := c.fr.WriteData(st.id, int(n) == len(body), body[:n]); err != nil {
+			return err
+		}
+		body = body[n:]
+	}
+	return nil
+}
+
+// take removes st from c if it is still open there, so that the caller reports
+// it; false means the reader has completed it (a value is on st.done).
+func (c *h2Conn) take(st *h2Stream) bool {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	if c.streams[st.id] != st {
+		return false
+	}
+	c.forget(st)
+	return true
+}
+
+// forget removes st from the open streams; smu held.
+func (c *h2Conn) forget(st *h2Stream) {
+	delete(c.streams, st.id)
+	c.release()
+}
+
+// release gives back a stream's place; smu held.
+func (c *h2Conn) release() {
+	c.active--
+	c.cond.Broadcast()
+	if c.goaway && c.active == 0 {
+		c.close() // drained: nothing more will come on it
+	}
+}
+
+// complete ends st with its result and wakes its slot; smu held.
+func (c *h2Conn) complete(st *h2Stream, class FailClass, err error) {
+	st.end = c.r.clock()
+	st.class, st.err = class, err
+	c.forget(st)
+	c.writers.Add(1)
+	st.owes = c
+	st.done <- struct{}{}
+}
+
+// cancel gives up on an overdue stream (--request-timeout): RST_STREAM(CANCEL).
+// False means the response completed meanwhile.
+func (c *h2Conn) cancel(st *h2Stream) bool {
+	if !c.take(st) {
+		return false
+	}
+	c.lockWrite()
+	err := c.fr.WriteRSTStream(st.id, http2.ErrCodeCancel)
+	if ferr := c.unlockWrite(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		c.close()
+	}
+	return true
+}
+
+// readLoop reads and dispatches frames until the connection ends.
+func (c *h2Conn) readLoop() {
+	defer c.h.readers.Done()
+	var err error
+	for {
+		var f http2.Frame
+		f, err = c.fr.ReadFrame()
+		if err != nil {
+			break
+		}
+		if err = c.handle(f); err != nil {
+			break
+		}
+	}
+	c.shutdown(err)
+}
+
+var errFirstFrame = errors.New("first frame from the server is not SETTINGS")
+
+func (c *h2Conn) handle(f http2.Frame) error {
+	if !c.sawSettings {
+		if _, ok := f.(*http2.SettingsFrame); !ok {
+			return errFirstFrame
+		}
+	}
+	switch f := f.(type) {
+	case *http2.DataFrame:
+		return c.onData(f)
+	case *http2.HeadersFrame:
+		c.smu.Lock()
+		st := c.streams[f.StreamID]
+		c.cur, c.curStatus, c.curEnd, c.curHeaders = st, 0, f.StreamEnded(), true
+		if st != nil {
+			now := c.r.clock()
+			st.tally.activity.Store(now)
+			if st.firstByte == 0 {
+				st.firstByte = now
+			}
+			st.read += int64(f.Length)
+		}
+		c.dec.SetEmitEnabled(c.wantFields(st, f.HeaderBlockFragment()))
+		err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded())
+		c.smu.Unlock()
+		return err
+	case *http2.ContinuationFrame:
+		c.smu.Lock()
+		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
+			st.read += int64(f.Length)
+		}
+		err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded())
+		c.smu.Unlock()
+		return err
+	case *http2.RSTStreamFrame:
+		c.smu.Lock()
+		if st := c.streams[f.StreamID]; st != nil {
+			if f.ErrCode == http2.ErrCodeRefusedStream && !st.final {
+				st.retry = true
+			}
+			c.complete(st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+		}
+		c.smu.Unlock()
+	case *http2.SettingsFrame:
+		return c.onSettings(f)
+	case *http2.WindowUpdateFrame:
+		c.smu.Lock()
+		if f.StreamID == 0 {
+			c.sendWindow += int64(f.Increment)
+		} else if st := c.streams[f.StreamID]; st != nil {
+			st.sendWindow += int64(f.Increment)
+		}
+		c.cond.Broadcast()
+		c.smu.Unlock()
+	case *http2.PingFrame:
+		c.owner.Touch(c.r)
+		if !f.IsAck() {
+			c.lockWrite()
+			err := c.fr.WritePing(true, f.Data)
+			if ferr := c.unlockWrite(); err == nil {
+				err = ferr
+			}
+			return err
+		}
+	case *http2.GoAwayFrame:
+		c.owner.Touch(c.r)
+		c.smu.Lock()
+		c.goaway = true
+		c.lastID = f.LastStreamID
+		for id, st := range c.streams {
+			if id > f.LastStreamID {
+				st.retry = true
+				c.complete(st, FailException, errors.New("stream refused by GOAWAY"))
+			}
+		}
+		if c.active == 0 {
+			c.close()
+		}
+		c.cond.Broadcast()
+		c.smu.Unlock()
+	case *http2.PushPromiseFrame:
+		return http2.ConnectionError(http2.ErrCodeProtocol) // we disabled push
+	}
+	return nil
+}
+
+func (c *h2Conn) onData(f *http2.DataFrame) error {
+	n := f.Length
+	c.smu.Lock()
+	if st := c.streams[f.StreamID]; st != nil {
+		now := c.r.clock()
+		st.tally.activity.Store(now)
+		if st.firstByte == 0 {
+			st.firstByte = now
+		}
+		st.read += int64(n)
+		st.body += int64(len(f.Data()))
+		if f.StreamEnded() {
+			c.complete(st, c.endClass(st), c.endErr(st))
+			n += st.unacked // nothing to give back to a closed stream
+			st.unacked = 0
+		} else {
+			st.unacked += n
+		}
+	}
+	var streamRefill uint32
+	var id uint32
+	if st := c.streams[f.StreamID]; st != nil && st.unacked >= h2WindowRefill {
+		streamRefill, id, st.unacked = st.unacked, st.id, 0
+	}
+	c.smu.Unlock()
+	c.connUnacked += f.Length
+	if c.connUnacked < h2WindowRefill && streamRefill == 0 {
+		return nil
+	}
+	c.lockWrite()
+	var err error
+	if c.connUnacked >= h2WindowRefill {
+		err = c.fr.WriteWindowUpdate(0, c.connUnacked)
+		c.connUnacked = 0
+	}
+	if err == nil && streamRefill > 0 {
+		err = c.fr.WriteWindowUpdate(id, streamRefill)
+	}
+	if ferr := c.unlockWrite(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// endClass is the class of a stream that ended normally: OK unless no final
+// response head (with :status) was received.
+func (c *h2Conn) endClass(st *h2Stream) FailClass {
+	if !st.final || st.status == 0 {
+		return FailException
+	}
+	return OK
+}
+
+func (c *h2Conn) endErr(st *h2Stream) error {
+	if !st.final || st.status == 0 {
+		return errors.New("stream ended without a response :status")
+	}
+	return nil
+}
+
+// headerFragment feeds one fragment of a header block to the decoder (which
+// must see every block, whatever its stream, to keep its table in step); smu held.
+func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
+	if _, err := c.dec.Write(frag); err != nil {
+		return http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	if !endHeaders {
+		return nil
+	}
+	c.curHeaders = false
+	if err := c.dec.Close(); err != nil {
+		return http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	st := c.cur
+	c.cur = nil
+	if st == nil {
+		return nil
+	}
+	if !st.final {
+		if c.curStatus >= 100 && c.curStatus < 200 && !c.curEnd {
+			return nil // an informational response: the final one follows
+		}
+		st.final = true
+		st.status = c.curStatus
+		c.r.sawHeader()
+		if c.r.cfg.Verbosity >= 2 && st.status != 0 {
+			c.r.events.Status(st.status)
+		}
+	}
+	if c.curEnd {
+		c.complete(st, c.endClass(st), c.endErr(st))
+	}
+	return nil
+}
+
+// h2StaticStatus maps the HPACK static table's :status entries (indexes 8–14).
+var h2StaticStatus = [...]int{8: 200, 9: 204, 10: 206, 11: 304, 12: 400, 13: 404, 14: 500}
+
+// wantFields reports whether the decoder must hand over the fields of the
+// header block that starts with frag. Usually it need not: a response head
+// that begins with an indexed static :status gives the status at once, and
+// with emitting off the decoder skips the strings of non-indexed literals
+// (most of a response head) instead of decoding and allocating them.
+func (c *h2Conn) wantFields(st *h2Stream, frag []byte) bool {
+	if st == nil || st.final {
+		return false // a stream nobody waits for, or trailers
+	}
+	if c.r.wantServer() {
+		return true
+	}
+	if len(frag) > 0 && frag[0]&0x80 != 0 {
+		if i := int(frag[0] & 0x7f); i >= 8 && i <= 14 {
+			c.curStatus = h2StaticStatus[i]
+			return false
+		}
+	}
+	return true
+}
+
+// onField receives each decoded header field.
+func (c *h2Conn) onField(f hpack.HeaderField) {
+	if c.cur == nil || c.cur.final {
+		return // trailers, or a stream nobody waits for
+	}
+	switch f.Name {
+	case ":status":
+		if len(f.Value) == 3 {
+			if n, err := strconv.Atoi(f.Value); err == nil {
+				c.curStatus = n
+			}
+		}
+	case "server":
+		if c.r.wantServer() {
+			c.r.setServer(abServerCut(f.Value))
+		}
+	}
+}
+
+// abServerCut is ab's cut of the Server value: bytes up to the first one
+// ≤ 0x20 or ≥ 0x80, at most 1023.
+func abServerCut(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] <= 0x20 || v[i] >= 0x80 || i == 1023 {
+			return v[:i]
+		}
+	}
+	return v
+}
+
+func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
+	c.owner.Touch(c.r)
+	if f.IsAck() {
+		return nil
+	}
+	c.sawSettings = true
+	c.smu.Lock()
+	err := f.ForeachSetting(func(s http2.Setting) error {
+		switch s.ID {
+		case http2.SettingMaxConcurrentStreams:
+			c.maxStreams = int(s.Val)
+		case http2.SettingInitialWindowSize:
+			if s.Val > h2MaxStreamID {
+				return http2.ConnectionError(http2.ErrCodeFlowControl)
+			}
+			delta := int64(s.Val) - c.peerWindow
+			c.peerWindow = int64(s.Val)
+			for _, st := range c.streams {
+				st.sendWindow += delta
+			}
+		}
+		return nil
+	})
+	c.cond.Broadcast()
+	c.smu.Unlock()
+	if err != nil {
+		return err
+	}
+	c.lockWrite()
+	err = c.fr.WriteSettingsAck()
+	if ferr := c.unlockWrite(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// shutdown ends the connection after its reader stopped: every open stream is
+// completed (re-issued if it was not answered at all, abandoned if the run is
+// stopping, a receive failure otherwise).
+func (c *h2Conn) shutdown(err error) {
+	c.close()
+	r := c.r
+	stopping := r.isStopped()
+	if !c.sawSettings && !stopping && !errors.Is(err, net.ErrClosed) && isH2ProtocolError(err) {
+		r.stop(EndFatal, errNotH2("no HTTP/2 SETTINGS from the server: "+err.Error()))
+		stopping = true
+	}
+	c.smu.Lock()
+	c.dead = true
+	for _, st := range c.streams {
+		switch {
+		case stopping || r.isStopped():
+			c.complete(st, FailAbandoned, err)
+		case st.firstByte == 0:
+			// Closed before answering (e.g. an idle close racing the request).
+			st.retry = true
+			c.complete(st, FailReceiveCounted, err)
+		case errnoOf(err) == syscall.ECONNRESET:
+			c.complete(st, FailReceive, err)
+		default:
+			c.complete(st, FailReceiveCounted, err)
+		}
+	}
+	c.cond.Broadcast()
+	c.smu.Unlock()
+	c.h.connsMu.Lock()
+	delete(c.h.conns, c)
+	c.h.connsMu.Unlock()
+}
+
+// isH2ProtocolError reports an error that means the peer is not speaking HTTP/2.
+func isH2ProtocolError(err error) bool {
+	var ce http2.ConnectionError
+	return errors.Is(err, errFirstFrame) || errors.Is(err, http2.ErrFrameTooLarge) || errors.As(err, &ce)
+}

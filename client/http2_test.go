@@ -1,0 +1,619 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// h2TestConfig is a hand-built --http2 configuration for rawURL ("http://127.0.0.1:port/path").
+func h2TestConfig(t *testing.T, rawURL string, n, c, streams int) Config {
+	t.Helper()
+	target, err := ParseURL(rawURL)
+	if err != nil {
+		t.Fatalf("ParseURL(%q): %v", rawURL, err)
+	}
+	return Config{
+		Target:      target,
+		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
+		Requests:    n,
+		Concurrency: c,
+		Streams:     streams,
+		Timeout:     30 * time.Second,
+		Protocol:    HTTP2,
+	}
+}
+
+func runH2(t *testing.T, cfg Config) (*Result, error) {
+	t.Helper()
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return rn.Run(ctx)
+}
+
+// h2Counter is an http.Handler and ConnState hook that checks what the client
+// does: the number of requests and connections, the protocol of each request,
+// and the most streams in flight at once on one connection.
+type h2Counter struct {
+	requests    atomic.Int64
+	notHTTP2    atomic.Int64
+	connections atomic.Int64
+	delay       time.Duration
+	body        []byte
+
+	mu        sync.Mutex
+	inFlight  map[string]int // by client address (one per connection)
+	maxFlight int
+	lastReq   *http.Request
+	lastBody  []byte
+}
+
+func newH2Counter(delay time.Duration, body []byte) *h2Counter {
+	return &h2Counter{delay: delay, body: body, inFlight: map[string]int{}}
+}
+
+func (h *h2Counter) connState(_ net.Conn, s http.ConnState) {
+	if s == http.StateNew {
+		h.connections.Add(1)
+	}
+}
+
+func (h *h2Counter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.requests.Add(1)
+	if r.ProtoMajor != 2 {
+		h.notHTTP2.Add(1)
+	}
+	reqBody, _ := io.ReadAll(r.Body)
+	h.mu.Lock()
+	h.inFlight[r.RemoteAddr]++
+	h.maxFlight = max(h.maxFlight, h.inFlight[r.RemoteAddr])
+	h.lastReq, h.lastBody = r, reqBody
+	h.mu.Unlock()
+	if h.delay > 0 {
+		time.Sleep(h.delay)
+	}
+	h.mu.Lock()
+	h.inFlight[r.RemoteAddr]--
+	h.mu.Unlock()
+	w.Header().Set("Server", "GoTest/1.0 (test)")
+	w.Header().Set("Content-Length", strconv.Itoa(len(h.body)))
+	_, _ = w.Write(h.body)
+}
+
+func startGoH2(t *testing.T, h *h2Counter, useTLS bool) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.ConnState = h.connState
+	if useTLS {
+		ts.EnableHTTP2 = true
+		ts.StartTLS()
+	} else {
+		ts.Config.Protocols = new(http.Protocols)
+		ts.Config.Protocols.SetUnencryptedHTTP2(true)
+		ts.Start()
+	}
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func TestHTTP2AgainstGoServer(t *testing.T) {
+	body := bytes.Repeat([]byte("x"), 100)
+	for _, tc := range []struct {
+		name               string
+		tls                bool
+		n, c, streams      int
+		wantProto, wantURL string
+	}{
+		{name: "h2c c=1 streams=1", n: 50, c: 1, streams: 1, wantProto: "h2c"},
+		{name: "h2c c=3 streams=4", n: 300, c: 3, streams: 4, wantProto: "h2c"},
+		{name: "h2 c=2 streams=5", tls: true, n: 200, c: 2, streams: 5, wantProto: "h2"},
+		{name: "h2 c=4 streams=1", tls: true, n: 100, c: 4, streams: 1, wantProto: "h2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newH2Counter(2*time.Millisecond, body)
+			ts := startGoH2(t, h, tc.tls)
+			cfg := h2TestConfig(t, ts.URL+"/doc", tc.n, tc.c, tc.streams)
+			res, err := runH2(t, cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := h.requests.Load(); got != int64(tc.n) {
+				t.Errorf("server saw %d requests, want %d", got, tc.n)
+			}
+			if got := h.notHTTP2.Load(); got != 0 {
+				t.Errorf("%d requests were not HTTP/2", got)
+			}
+			if got := h.connections.Load(); got != int64(tc.c) {
+				t.Errorf("server saw %d connections, want %d", got, tc.c)
+			}
+			h.mu.Lock()
+			maxFlight := h.maxFlight
+			h.mu.Unlock()
+			if maxFlight > tc.streams {
+				t.Errorf("%d streams in flight on one connection, want at most %d", maxFlight, tc.streams)
+			}
+			if tc.streams > 1 && maxFlight < 2 {
+				t.Errorf("streams were never concurrent (max %d in flight)", maxFlight)
+			}
+			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 {
+				t.Errorf("Complete %d Failed %+v Non2xx %d, want %d/0/0", res.Complete, res.Failed, res.Non2xx, tc.n)
+			}
+			if res.Protocol != tc.wantProto {
+				t.Errorf("Protocol %q, want %q", res.Protocol, tc.wantProto)
+			}
+			if res.ServerSoftware != "GoTest/1.0" {
+				t.Errorf("ServerSoftware %q, want ab's cut %q", res.ServerSoftware, "GoTest/1.0")
+			}
+			if res.DocLength != 100 || res.BodyRead != int64(100*tc.n) {
+				t.Errorf("DocLength %d BodyRead %d, want 100 and %d", res.DocLength, res.BodyRead, 100*tc.n)
+			}
+			if res.TotalRead <= res.BodyRead {
+				t.Errorf("TotalRead %d does not include the header blocks (BodyRead %d)", res.TotalRead, res.BodyRead)
+			}
+			if res.KeepAlive != 0 {
+				t.Errorf("KeepAlive %d without -k, want 0", res.KeepAlive)
+			}
+			if tc.tls && (res.TLS == nil || res.TLS.Protocol == "") {
+				t.Errorf("TLS info missing: %+v", res.TLS)
+			}
+			if !tc.tls && res.TLS != nil {
+				t.Errorf("TLS info %+v for h2c", res.TLS)
+			}
+		})
+	}
+}
+
+// With -k, requests that reused their connection are Keep-Alive requests:
+// all but the one that opened each connection.
+func TestHTTP2KeepAliveCountsReusedConnections(t *testing.T) {
+	h := newH2Counter(0, []byte("hello"))
+	ts := startGoH2(t, h, false)
+	cfg := h2TestConfig(t, ts.URL+"/", 40, 2, 1)
+	cfg.KeepAlive = true
+	res, err := runH2(t, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 40 || res.KeepAlive != 38 {
+		t.Errorf("Complete %d KeepAlive %d, want 40 and 38", res.Complete, res.KeepAlive)
+	}
+	zeroConnect := 0
+	for _, s := range res.Samples.Exact() {
+		if s.Connect == 0 {
+			zeroConnect++
+		}
+	}
+	if zeroConnect < 38 {
+		t.Errorf("%d samples with Connect 0, want at least 38 (reused connections)", zeroConnect)
+	}
+}
+
+func TestHTTP2RequestHeadersAndBody(t *testing.T) {
+	h := newH2Counter(0, []byte("posted\n"))
+	ts := startGoH2(t, h, true)
+	cfg := h2TestConfig(t, ts.URL+"/post?q=1", 3, 1, 1)
+	body := bytes.Repeat([]byte("0123456789"), 20000) // 200 kB: more than one window and many frames
+	cfg.Spec.Method = "POST"
+	cfg.Spec.Body = body
+	cfg.Spec.HasBody = true
+	cfg.Spec.ContentType = "application/x-www-form-urlencoded"
+	cfg.Spec.Cookie = "a=b"
+	cfg.Spec.Auth = []string{"Authorization: Basic dTpw"}
+	cfg.Spec.Headers = []string{"Host: example.test", "X-Test: one two", "Connection: close", "Accept: text/plain"}
+	res, err := runH2(t, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 3 || res.Failed.Total != 0 || res.DocLength != 7 {
+		t.Fatalf("Complete %d Failed %+v DocLength %d", res.Complete, res.Failed, res.DocLength)
+	}
+	h.mu.Lock()
+	req, got := h.lastReq, h.lastBody
+	h.mu.Unlock()
+	if !bytes.Equal(got, body) {
+		t.Errorf("server read %d body bytes, want %d", len(got), len(body))
+	}
+	checks := map[string]string{
+		"method":         req.Method,
+		"host":           req.Host,
+		"uri":            req.RequestURI,
+		"User-Agent":     req.Header.Get("User-Agent"),
+		"Accept":         req.Header.Get("Accept"),
+		"Cookie":         req.Header.Get("Cookie"),
+		"Authorization":  req.Header.Get("Authorization"),
+		"X-Test":         req.Header.Get("X-Test"),
+		"Content-Type":   req.Header.Get("Content-Type"),
+		"Content-Length": strconv.FormatInt(req.ContentLength, 10),
+	}
+	want := map[string]string{
+		"method":         "POST",
+		"host":           "example.test",
+		"uri":            "/post?q=1",
+		"User-Agent":     "ApacheBench/2.3",
+		"Accept":         "text/plain",
+		"Cookie":         "a=b",
+		"Authorization":  "Basic dTpw",
+		"X-Test":         "one two",
+		"Content-Type":   "application/x-www-form-urlencoded",
+		"Content-Length": strconv.Itoa(len(body)),
+	}
+	for k, w := range want {
+		if checks[k] != w {
+			t.Errorf("%s = %q, want %q", k, checks[k], w)
+		}
+	}
+	if res.TotalSent <= int64(3*len(body)) {
+		t.Errorf("TotalSent %d, want the bodies plus the header blocks", res.TotalSent)
+	}
+}
+
+func TestHTTP2HeaderFields(t *testing.T) {
+	cfg := Config{
+		Target: Target{Host: "::1", Port: 8080, Path: "/p"},
+		Spec: RequestSpec{
+			Method:  "PUT",
+			Target:  "/p",
+			Host:    "[::1]:8080",
+			Cookie:  "c=1",
+			Auth:    []string{"Proxy-Authorization: Basic eDp5"},
+			Headers: []string{"User-Agent: me", "Keep-Alive: 5", "bogus", "X-A:  v "},
+			Body:    []byte("abc"),
+			HasBody: true,
+		},
+	}
+	var got []string
+	for _, f := range h2Fields(&cfg) {
+		got = append(got, f.Name+": "+f.Value)
+	}
+	want := []string{
+		":method: PUT", ":scheme: http", ":authority: [::1]:8080", ":path: /p",
+		"accept: */*", "user-agent: me", "x-a: v", "cookie: c=1",
+		"proxy-authorization: Basic eDp5", "content-type: text/plain", "content-length: 3",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("fields\n%q\nwant\n%q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("field %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	// The block must decode to the same fields, and twice in a row (it is reused).
+	block, err := h2HeaderBlock(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := hpack.NewDecoder(4096, nil)
+	for round := 0; round < 2; round++ {
+		fields, err := dec.DecodeFull(block)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if len(fields) != len(want) || fields[2].Value != "[::1]:8080" {
+			t.Errorf("round %d decoded %v", round, fields)
+		}
+	}
+}
+
+func TestHTTP2RefusesServerWithoutH2(t *testing.T) {
+	t.Run("ALPN", func(t *testing.T) {
+		h := newH2Counter(0, []byte("x"))
+		ts := httptest.NewUnstartedServer(h)
+		ts.Config.ConnState = h.connState
+		ts.StartTLS() // EnableHTTP2 false: ALPN offers http/1.1 only
+		defer ts.Close()
+		res, err := runH2(t, h2TestConfig(t, ts.URL+"/", 10, 2, 1))
+		var fe *FatalError
+		if !errors.As(err, &fe) || fe.Exit != 1 || fe.Message != "gab: server does not speak HTTP/2 (ALPN offered h2, the server chose http/1.1)\n" {
+			t.Fatalf("err %#v, want the ALPN FatalError", err)
+		}
+		if res.Complete != 0 || h.requests.Load() != 0 {
+			t.Errorf("Complete %d, server requests %d, want 0 and 0", res.Complete, h.requests.Load())
+		}
+	})
+	t.Run("h2c against HTTP/1", func(t *testing.T) {
+		h := newH2Counter(0, []byte("x"))
+		ts := httptest.NewServer(h)
+		defer ts.Close()
+		_, err := runH2(t, h2TestConfig(t, ts.URL+"/", 10, 2, 1))
+		var fe *FatalError
+		if !errors.As(err, &fe) || fe.Exit != 1 || !bytes.HasPrefix([]byte(fe.Message), []byte("gab: server does not speak HTTP/2 (")) {
+			t.Fatalf("err %#v, want the not-HTTP/2 FatalError", err)
+		}
+	})
+}
+
+func TestHTTP2RefusedConnectionIsFatalWithoutR(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = runH2(t, h2TestConfig(t, "http://"+addr+"/", 5, 1, 1))
+	var fe *FatalError
+	if !errors.As(err, &fe) || fe.Message != "apr_socket_recv: Connection refused (111)\n" || fe.Exit != 111 {
+		t.Fatalf("err %#v, want ab's connection-refused error", err)
+	}
+}
+
+// rawH2Server is an HTTP/2 server written with the Framer, for faults that a
+// real server does not produce on demand. act decides, for the k-th request
+// the server reads (1-based, over all connections), what happens to it.
+type rawH2Server struct {
+	ln          net.Listener
+	act         func(k int64, perConn int) h2Action
+	maxStreams  uint32 // SETTINGS_MAX_CONCURRENT_STREAMS, 0 for none
+	goawayAfter int    // per connection: GOAWAY after answering this many (0: never)
+
+	requests    atomic.Int64 // HEADERS read
+	answered    atomic.Int64 // responses sent
+	resets      atomic.Int64 // RST_STREAM sent
+	cancels     atomic.Int64 // RST_STREAM(CANCEL) received
+	connections atomic.Int64
+	wg          sync.WaitGroup
+}
+
+type h2Action int
+
+const (
+	h2Answer h2Action = iota
+	h2Reset
+	h2Stall
+)
+
+func startRawH2(t *testing.T, s *rawH2Server) *rawH2Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ln = ln
+	var conns sync.Map
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.connections.Add(1)
+			conns.Store(c, true)
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				defer c.Close()
+				s.serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		conns.Range(func(k, _ any) bool { k.(net.Conn).Close(); return true })
+		s.wg.Wait()
+	})
+	return s
+}
+
+func (s *rawH2Server) url() string { return "http://" + s.ln.Addr().String() + "/" }
+
+func (s *rawH2Server) serve(c net.Conn) {
+	preface := make([]byte, len(http2.ClientPreface))
+	if _, err := io.ReadFull(c, preface); err != nil || string(preface) != http2.ClientPreface {
+		return
+	}
+	fr := http2.NewFramer(c, c)
+	var settings []http2.Setting
+	if s.maxStreams > 0 {
+		settings = append(settings, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: s.maxStreams})
+	}
+	if fr.WriteSettings(settings...) != nil {
+		return
+	}
+	var hbuf bytes.Buffer
+	enc := hpack.NewEncoder(&hbuf)
+	dec := hpack.NewDecoder(4096, nil)
+	answeredHere := 0
+	goneAway := false
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() && fr.WriteSettingsAck() != nil {
+				return
+			}
+		case *http2.RSTStreamFrame:
+			if f.ErrCode == http2.ErrCodeCancel {
+				s.cancels.Add(1)
+			}
+		case *http2.HeadersFrame:
+			if _, err := dec.DecodeFull(f.HeaderBlockFragment()); err != nil {
+				return
+			}
+			if goneAway {
+				continue // above the GOAWAY's last stream: never processed
+			}
+			k := s.requests.Add(1)
+			action := h2Answer
+			if s.act != nil {
+				action = s.act(k, answeredHere+1)
+			}
+			switch action {
+			case h2Reset:
+				s.resets.Add(1) // before the write, as above
+				if fr.WriteRSTStream(f.StreamID, http2.ErrCodeInternal) != nil {
+					return
+				}
+				continue
+			case h2Stall:
+				continue
+			}
+			hbuf.Reset()
+			_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+			_ = enc.WriteField(hpack.HeaderField{Name: "server", Value: "raw/1.0"})
+			_ = enc.WriteField(hpack.HeaderField{Name: "content-length", Value: "5"})
+			if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: f.StreamID, BlockFragment: hbuf.Bytes(), EndHeaders: true}) != nil {
+				return
+			}
+			s.answered.Add(1) // before the write: the client may finish as soon as it is read
+			answeredHere++
+			if fr.WriteData(f.StreamID, true, []byte("hello")) != nil {
+				return
+			}
+			if s.goawayAfter > 0 && answeredHere == s.goawayAfter {
+				goneAway = true
+				if fr.WriteGoAway(f.StreamID, http2.ErrCodeNo, nil) != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+func TestHTTP2GoAwayReplacesConnection(t *testing.T) {
+	for _, streams := range []int{1, 4} {
+		t.Run("streams="+strconv.Itoa(streams), func(t *testing.T) {
+			s := startRawH2(t, &rawH2Server{goawayAfter: 7})
+			cfg := h2TestConfig(t, s.url(), 100, 2, streams)
+			res, err := runH2(t, cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Complete != 100 || res.Failed.Total != 0 {
+				t.Errorf("Complete %d Failed %+v, want 100 and none", res.Complete, res.Failed)
+			}
+			if got := s.answered.Load(); got != 100 {
+				t.Errorf("server answered %d requests, want exactly 100 (none lost, none twice)", got)
+			}
+			if got := s.connections.Load(); got < 100/7 {
+				t.Errorf("only %d connections for 100 requests with GOAWAY after 7", got)
+			}
+			if res.ServerSoftware != "raw/1.0" || res.DocLength != 5 {
+				t.Errorf("ServerSoftware %q DocLength %d", res.ServerSoftware, res.DocLength)
+			}
+		})
+	}
+}
+
+func TestHTTP2ResetStreamsAreExceptions(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{act: func(k int64, _ int) h2Action {
+		if k%5 == 0 {
+			return h2Reset
+		}
+		return h2Answer
+	}})
+	res, err := runH2(t, h2TestConfig(t, s.url(), 50, 2, 3))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 50 || res.Failed.Exceptions != 10 || res.Failed.Total != 10 {
+		t.Errorf("Complete %d Failed %+v, want 50 with 10 exceptions", res.Complete, res.Failed)
+	}
+	if s.answered.Load() != 40 || s.resets.Load() != 10 {
+		t.Errorf("server answered %d and reset %d, want 40 and 10", s.answered.Load(), s.resets.Load())
+	}
+}
+
+func TestHTTP2RespectsServerMaxConcurrentStreams(t *testing.T) {
+	h := newH2Counter(2*time.Millisecond, []byte("ok"))
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config.Protocols = new(http.Protocols)
+	ts.Config.Protocols.SetUnencryptedHTTP2(true)
+	ts.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: 2}
+	ts.Start()
+	defer ts.Close()
+	res, err := runH2(t, h2TestConfig(t, ts.URL+"/", 60, 1, 8))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	h.mu.Lock()
+	maxFlight := h.maxFlight
+	h.mu.Unlock()
+	if res.Complete != 60 || res.Failed.Total != 0 || h.requests.Load() != 60 {
+		t.Errorf("Complete %d Failed %+v server %d, want 60/none/60", res.Complete, res.Failed, h.requests.Load())
+	}
+	if maxFlight > 2 {
+		t.Errorf("%d streams in flight, server allows 2", maxFlight)
+	}
+}
+
+func TestHTTP2StalledStreamEndsWithIdleTimeout(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{act: func(k int64, _ int) h2Action {
+		if k == 5 {
+			return h2Stall
+		}
+		return h2Answer
+	}})
+	cfg := h2TestConfig(t, s.url(), 20, 1, 2)
+	cfg.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	res, err := runH2(t, cfg)
+	var fe *FatalError
+	if !errors.As(err, &fe) || fe.Exit != 119 || fe.Message != "apr_pollset_poll: The timeout specified has expired (70007)\n" {
+		t.Fatalf("err %#v, want ab's -s timeout", err)
+	}
+	if res.Complete != 19 {
+		t.Errorf("Complete %d, want 19 (all but the stalled one)", res.Complete)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("run took %v", time.Since(start))
+	}
+}
+
+func TestHTTP2RequestTimeoutResetsLateStream(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{act: func(k int64, _ int) h2Action {
+		if k == 3 || k == 8 {
+			return h2Stall
+		}
+		return h2Answer
+	}})
+	cfg := h2TestConfig(t, s.url(), 20, 2, 2)
+	cfg.RequestTimeout = 200 * time.Millisecond
+	res, err := runH2(t, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 20 || res.Failed.Exceptions != 2 || res.Failed.Total != 2 {
+		t.Errorf("Complete %d Failed %+v, want 20 with 2 exceptions", res.Complete, res.Failed)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.cancels.Load() != 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := s.cancels.Load(); got != 2 {
+		t.Errorf("server received %d RST_STREAM(CANCEL), want 2", got)
+	}
+}
+
+func TestHTTP2TimeLimitStopsStalledRun(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{act: func(k int64, _ int) h2Action { return h2Stall }})
+	cfg := h2TestConfig(t, s.url(), 1000, 2, 2)
+	cfg.TimeLimit = 300 * time.Millisecond
+	res, err := runH2(t, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Ending != EndTimeLimit || res.Complete != 0 {
+		t.Errorf("Ending %v Complete %d, want the time limit and 0", res.Ending, res.Complete)
+	}
+}
