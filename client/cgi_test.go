@@ -791,3 +791,44 @@ if [ -e seen ]; then printf 12345; else touch seen; printf 123; fi
 		}
 	}
 }
+
+func BenchmarkCGIParser(b *testing.B) {
+	head := []byte("Status: 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 65536\r\nX-A: b\r\n\r\n")
+	body := make([]byte, 64<<10)
+	var p cgiParser
+	b.ReportAllocs()
+	b.SetBytes(int64(len(head) + len(body)))
+	for b.Loop() {
+		p.reset()
+		p.feed(head)
+		p.feed(body)
+		p.finish()
+		if p.err != nil || p.status != 200 {
+			b.Fatalf("err %v status %d", p.err, p.status)
+		}
+	}
+}
+
+// BenchmarkCGIRequest is one request per iteration: spawn, read, reap.
+func BenchmarkCGIRequest(b *testing.B) {
+	dir := b.TempDir()
+	prog := filepath.Join(dir, "tiny")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nprintf 'Content-Type: text/plain\\n\\nx'\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	target, err := ParseURL("http://localhost/tiny")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	rn, err := New(Config{Target: target, Requests: b.N, Concurrency: 1, Timeout: 30 * time.Second,
+		Spec: RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()}, Protocol: CGI, CGIProgram: prog})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	res, err := rn.Run(context.Background())
+	if err != nil || res.Complete != b.N || res.Failed.Total != 0 {
+		b.Fatalf("complete %d of %d, failed %+v, err %v", res.Complete, b.N, res.Failed, err)
+	}
+}

@@ -140,7 +140,10 @@ func (c *h1conn) roundTrip() {
 	for {
 		reused := c.conn != nil
 		if reused {
-			s := c.lastEnd // rate mode moves it to the intended send time (core)
+			// In rate mode the request waited for its slot after the previous
+			// response: it starts at its intended send time (0 otherwise), so
+			// that --request-timeout's deadline counts from there.
+			s := max(c.lastEnd, c.t.Intended)
 			start = s
 			o.Start, o.TCPDone, o.Connect = s, s, s
 		} else {
