@@ -329,3 +329,20 @@ func sum(a []int64) (s int64) {
 	}
 	return s
 }
+
+// A kept-alive connection waits for the next slot between requests; that wait
+// must not count against --request-timeout.
+func TestRateKeepAliveWithRequestTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, answerEach(respond100(true)))
+	cfg := h1Config(srv.port(), 5, 1, true)
+	cfg.Rate = 20 // 50 ms between slots
+	cfg.RequestTimeout = 30 * time.Millisecond
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 5 || res.Failed.Total != 0 || res.KeepAlive != 5 {
+		t.Fatalf("complete %d, failed %+v, keep-alive %d (first errors %v)", res.Complete, res.Failed, res.KeepAlive, res.FirstError)
+	}
+}
