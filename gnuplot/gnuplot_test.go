@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -184,4 +186,49 @@ func readSamples(t *testing.T, path string) *client.Samples {
 		s.Append(r)
 	}
 	return s
+}
+
+// TestOrderMatchesChainedStableSorts checks the row order against ab's four
+// qsort calls (connect, processing, wait, total) done as stable sorts, as
+// glibc's merge sort does, on samples with many ties.
+func TestOrderMatchesChainedStableSorts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 50 {
+		n := 1 + rng.IntN(200)
+		s := client.NewSamples(n, 0)
+		for i := range n {
+			c := rng.Uint32N(3) * 700
+			tot := c + rng.Uint32N(4)*600
+			s.Append(client.Sample{Start: uint32(i) * 1_000_003, Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot})
+		}
+		samples := slices.Clone(s.Exact())
+		offsets := client.StartOffsets(samples)
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		key := func(f func(client.Sample) uint32) {
+			sort.SliceStable(idx, func(a, b int) bool { return f(samples[idx[a]]) < f(samples[idx[b]]) })
+		}
+		key(func(x client.Sample) uint32 { return x.Connect })
+		key(func(x client.Sample) uint32 { return x.Total - x.Connect })
+		key(func(x client.Sample) uint32 { return x.Wait })
+		key(func(x client.Sample) uint32 { return x.Total })
+		start := time.Unix(1795996874, 0)
+		var want strings.Builder
+		want.WriteString(Header)
+		for _, i := range idx {
+			x := samples[i]
+			at := start.Add(time.Duration(offsets[i]) * time.Microsecond)
+			fmt.Fprintf(&want, "%s\t%d\t%d\t%d\t%d\t%d\n", at.UTC().Format("Mon Jan 02 15:04:05 2006"), at.Unix(),
+				(x.Connect+500)/1000, (x.Total-x.Connect+500)/1000, (x.Total+500)/1000, (x.Wait+500)/1000)
+		}
+		var out bytes.Buffer
+		if err := Write(&out, &client.Result{Start: start, Samples: s}, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want.String() {
+			t.Fatalf("trial %d (n=%d): got\n%s\nwant\n%s", trial, n, out.String(), want.String())
+		}
+	}
 }
