@@ -453,10 +453,34 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 		o.KeptAlive = true
 		c.pos, c.have = pos, have
 		c.lastEnd = o.End
-	} else {
-		c.close()
+		return false
 	}
+	if c.serverCloses(&h) {
+		c.drain()
+	}
+	c.close()
 	return false
+}
+
+// serverCloses reports whether the server will close after this response, as
+// ab expects when it reads to EOF.
+func (c *h1conn) serverCloses(h *respHead) bool {
+	if h.status == 101 {
+		return false // another protocol now: nothing more to wait for
+	}
+	return h.connClose || !c.h.askKeepAlive || (h.minor == 0 && !h.connKeepAlive)
+}
+
+// drain reads until the server closes, as ab does, so that the server and not
+// gab closes first and keeps the TIME_WAIT state: a client closing first would
+// tie up one local port per request for a minute. The FIN has usually arrived
+// with the response, so this is one read returning 0. Stray bytes are counted.
+func (c *h1conn) drain() {
+	for {
+		if _, err := c.read(c.buf); err != nil {
+			return // EOF, or an error that no longer matters: the response is complete
+		}
+	}
 }
 
 // keep decides whether a complete, framed response leaves the connection open.

@@ -768,3 +768,34 @@ func TestHTTP1SampleTimes(t *testing.T) {
 		}
 	}
 }
+
+// Without keep-alive gab, like ab, waits for the server to close first (so the
+// server, not the client, holds TIME_WAIT), but the request ends with its response.
+func TestHTTP1ServerClosesFirst(t *testing.T) {
+	checkGoroutines(t)
+	var clientClosedFirst atomic.Int64
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); !ok {
+			return
+		}
+		fc.write(respond100(false))
+		time.Sleep(50 * time.Millisecond)
+		_ = fc.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if _, err := fc.br.ReadByte(); !isTimeout(err) {
+			clientClosedFirst.Add(1)
+		}
+	})
+	res, err := h1Run(t, h1Config(srv.port(), 3, 1, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 3, Failures{})
+	if clientClosedFirst.Load() != 0 {
+		t.Errorf("the client closed first %d times", clientClosedFirst.Load())
+	}
+	for i, s := range res.Samples.Exact() {
+		if s.Total >= 50_000 {
+			t.Errorf("request %d: total %d µs includes the wait for the server's close", i, s.Total)
+		}
+	}
+}
