@@ -773,8 +773,9 @@ func TestHTTP1SampleTimes(t *testing.T) {
 // server, not the client, holds TIME_WAIT), but the request ends with its response.
 func TestHTTP1ServerClosesFirst(t *testing.T) {
 	checkGoroutines(t)
-	var clientClosedFirst atomic.Int64
+	var clientClosedFirst, finished atomic.Int64
 	srv := newFaultServer(t, func(fc *faultConn) {
+		defer finished.Add(1)
 		if _, ok := fc.readRequest(); !ok {
 			return
 		}
@@ -790,6 +791,9 @@ func TestHTTP1ServerClosesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts(t, res, 3, Failures{})
+	for deadline := time.Now().Add(2 * time.Second); finished.Load() < 3 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if clientClosedFirst.Load() != 0 {
 		t.Errorf("the client closed first %d times", clientClosedFirst.Load())
 	}
