@@ -443,9 +443,15 @@ func (s *schedule) stamp(t *Tally, o *Outcome) {
 	}
 }
 
-// behind is the number of requests due by stopAt (at most n) that were not sent.
+// behind is the number of requests due by stopAt (at most n) that were not
+// sent. Slots due in the last millisecond before the stop are left out: such a
+// slot races with the -t timer rather than showing a client that fell behind.
 func (s *schedule) behind(stopAt, n int64) int64 {
-	dueBy := int64(math.Floor(float64(stopAt)*s.rate/1e9)) + 1
+	until := stopAt - int64(time.Millisecond)
+	if until < 0 {
+		return 0
+	}
+	dueBy := int64(math.Floor(float64(until)*s.rate/1e9)) + 1
 	if dueBy > n {
 		dueBy = n
 	}

@@ -346,3 +346,22 @@ func TestRateKeepAliveWithRequestTimeout(t *testing.T) {
 		t.Fatalf("complete %d, failed %+v, keep-alive %d (first errors %v)", res.Complete, res.Failed, res.KeepAlive, res.FirstError)
 	}
 }
+
+func TestScheduleBehind(t *testing.T) {
+	s := newSchedule(1000) // one slot per ms, slot k due at k ms
+	s.sent.Store(10)
+	ms := int64(time.Millisecond)
+	for _, c := range []struct {
+		stopAt, n, want int64
+	}{
+		{10*ms + ms/2, 1000, 0}, // slot 10 fell due within the last ms: a race, not lag
+		{12 * ms, 1000, 2},      // slots 0…11 due by 11 ms, 10 sent
+		{100 * ms, 1000, 90},
+		{100 * ms, 15, 5}, // never more than n are due
+		{0, 1000, 0},
+	} {
+		if got := s.behind(c.stopAt, c.n); got != c.want {
+			t.Errorf("behind(%v, n=%d) = %d, want %d", time.Duration(c.stopAt), c.n, got, c.want)
+		}
+	}
+}
