@@ -86,6 +86,17 @@ func TestJSONMatchesSchema(t *testing.T) {
 	_ = WriteJSON(&b, NewDocument(JSONInput{CommandLine: []string{"gab"}, Start: time.Unix(0, 0),
 		ErrMessage: "gab: wrong number of arguments\n", ExitCode: 22}))
 	docs["not_started"] = append([]byte(nil), b.Bytes()...)
+	// TLS and HTTP/2 lines.
+	res2, s2 := extFixture()
+	s2.TLS = &client.TLSInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
+		TempKey: "X25519 253 bits", ServerName: "localhost"}
+	s2.Protocol = "h2"
+	b.Reset()
+	_ = WriteJSON(&b, NewDocument(JSONInput{Summary: s2, Result: res2}))
+	docs["tls_h2"] = append([]byte(nil), b.Bytes()...)
+	if !strings.Contains(string(docs["tls_h2"]), `"server_temp_key": "X25519 253 bits"`) || !strings.Contains(string(docs["tls_h2"]), `"protocol": "h2"`) {
+		t.Errorf("TLS/HTTP/2 fields missing:\n%s", docs["tls_h2"])
+	}
 	// Nothing recorded: no tables.
 	empty := &client.Result{Samples: client.NewSamples(5, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{},
 		Extra: &client.ExtraResult{}}
