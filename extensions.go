@@ -45,7 +45,7 @@ func (e *extensions) prepare(stdout, stderr io.Writer, cfg *client.Config) (stat
 	if e.o.jsonOut() && e.o.HTML {
 		const msg = "gab: -w (and -x, -y, -z) cannot be used with --format json\n"
 		io.WriteString(stderr, msg)
-		e.writeJSON(stdout, report.JSONInput{ErrMessage: msg, ExitCode: exitError})
+		_ = e.writeJSON(stdout, report.JSONInput{ErrMessage: msg, ExitCode: exitError}) // a stdout error is reported by runWith
 		return exitError, true
 	}
 	cfg.Extended = cfg.Extended || e.o.Extended || e.o.jsonOut() || e.o.JSONFile != ""
