@@ -179,18 +179,14 @@ func (d *Dist) AtIndex(idx int64) int64 {
 // HistAtIndex is the highest equivalent value of the bucket holding the idx-th
 // smallest value (0-based) of h; the last bucket's if idx is past the end.
 func HistAtIndex(h *hdrhistogram.Histogram, idx int64) int64 {
-	var seen, last int64
-	for _, bar := range h.Distribution() {
-		if bar.Count == 0 {
-			continue
-		}
-		seen += bar.Count
-		last = bar.To
-		if seen > idx {
-			return bar.To
-		}
+	total := h.TotalCount()
+	if total == 0 {
+		return 0
 	}
-	return last
+	rank := min(max(idx+1, 1), total)
+	// ValueAtPercentile looks up rank int(p/100·total + 0.5), so this p names
+	// rank exactly (the 0.5 absorbs any rounding of the division).
+	return h.ValueAtPercentile(100 * float64(rank) / float64(total))
 }
 
 // RateResult is what rate mode (--rate) measured.

@@ -211,3 +211,24 @@ func TestDistStatistics(t *testing.T) {
 		t.Error("empty distribution gives nonzero figures")
 	}
 }
+
+// HistAtIndex agrees with a walk over the histogram's buckets at every rank.
+func TestHistAtIndexMatchesBucketWalk(t *testing.T) {
+	h := NewHist()
+	for i := int64(0); i < 3000; i++ {
+		_ = h.RecordValue((i * i * 7919) % 5_000_000)
+	}
+	bars := h.Distribution()
+	var seen int64
+	for _, bar := range bars {
+		for k := int64(0); k < bar.Count; k++ {
+			if got := HistAtIndex(h, seen+k); got != bar.To {
+				t.Fatalf("rank %d: %d, want its bucket's top %d", seen+k, got, bar.To)
+			}
+		}
+		seen += bar.Count
+	}
+	if got := HistAtIndex(h, seen+10); got != h.Max() {
+		t.Fatalf("past the end: %d, want the max %d", got, h.Max())
+	}
+}
