@@ -237,6 +237,7 @@ type h2Stream struct {
 	class     FailClass
 	err       error
 	retry     bool // not processed by the server: issue the request again
+	peerReset bool // the server sent RST_STREAM
 
 	// owes is the connection whose writers count the reader raised for this
 	// slot when it completed the stream: the slot is about to write its next
@@ -266,7 +267,7 @@ func (s *h2Stream) reset() {
 	s.status, s.final = 0, false
 	s.firstByte, s.end, s.body, s.read = 0, 0, 0, 0
 	s.unacked = 0
-	s.class, s.err, s.retry = OK, nil, false
+	s.class, s.err, s.retry, s.peerReset = OK, nil, false, false
 }
 
 // h2Conn is one HTTP/2 connection.
@@ -477,6 +478,7 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	o.TCPDone = r.clock()
 	if h.tlsConfig != nil {
 		if !t.SetConn(r, raw) { // so that a stopping run interrupts the handshake
+			_ = raw.Close() // the run stopped
 			return nil, context.Canceled
 		}
 		tc, err := handshakeTLS(r, raw, h.tlsConfig)
@@ -684,8 +686,15 @@ func (c *h2Conn) writeBody(st *h2Stream) error {
 	for len(body) > 0 {
 		c.smu.Lock()
 		if c.dead || c.streams[st.id] != st {
+			// The stream ended (reset, connection lost, or answered before the
+			// body was all sent): the reader reports it. A server that answered
+			// early without resetting still waits for the rest; cancel it.
+			cancel := !c.dead && !st.peerReset
 			c.smu.Unlock()
-			return nil // the stream ended (reset or connection lost): the reader reports it
+			if cancel {
+				return c.fr.WriteRSTStream(st.id, http2.ErrCodeCancel)
+			}
+			return nil
 		}
 		if c.sendWindow <= 0 || st.sendWindow <= 0 {
 			c.smu.Unlock()
@@ -825,6 +834,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 			if f.ErrCode == http2.ErrCodeRefusedStream && !st.final {
 				st.retry = true
 			}
+			st.peerReset = true
 			c.complete(st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
 		}
 		c.smu.Unlock()

@@ -361,6 +361,10 @@ type rawH2Server struct {
 	act         func(k int64, perConn int) h2Action
 	maxStreams  uint32 // SETTINGS_MAX_CONCURRENT_STREAMS, 0 for none
 	goawayAfter int    // per connection: GOAWAY after answering this many (0: never)
+	window      uint32 // SETTINGS_INITIAL_WINDOW_SIZE, 0 for the default
+
+	bodyMu sync.Mutex
+	bodies []int // request body sizes, in the order the requests ended
 
 	requests    atomic.Int64 // HEADERS read
 	answered    atomic.Int64 // responses sent
@@ -424,6 +428,9 @@ func (s *rawH2Server) serve(c net.Conn) {
 	if s.maxStreams > 0 {
 		settings = append(settings, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: s.maxStreams})
 	}
+	if s.window > 0 {
+		settings = append(settings, http2.Setting{ID: http2.SettingInitialWindowSize, Val: s.window})
+	}
 	if fr.WriteSettings(settings...) != nil {
 		return
 	}
@@ -432,12 +439,34 @@ func (s *rawH2Server) serve(c net.Conn) {
 	dec := hpack.NewDecoder(4096, nil)
 	answeredHere := 0
 	goneAway := false
+	bodySize := map[uint32]int{} // streams whose request body is still coming
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return
 		}
+		var id uint32
 		switch f := f.(type) {
+		case *http2.DataFrame:
+			n, ok := bodySize[f.StreamID]
+			if !ok {
+				continue
+			}
+			bodySize[f.StreamID] = n + len(f.Data())
+			if f.Length > 0 {
+				// Give the window back, as a server reading the body would.
+				if fr.WriteWindowUpdate(0, f.Length) != nil || fr.WriteWindowUpdate(f.StreamID, f.Length) != nil {
+					return
+				}
+			}
+			if !f.StreamEnded() {
+				continue
+			}
+			s.bodyMu.Lock()
+			s.bodies = append(s.bodies, bodySize[f.StreamID])
+			s.bodyMu.Unlock()
+			delete(bodySize, f.StreamID)
+			id = f.StreamID
 		case *http2.SettingsFrame:
 			if !f.IsAck() && fr.WriteSettingsAck() != nil {
 				return
@@ -453,6 +482,13 @@ func (s *rawH2Server) serve(c net.Conn) {
 			if goneAway {
 				continue // above the GOAWAY's last stream: never processed
 			}
+			if !f.StreamEnded() {
+				bodySize[f.StreamID] = 0 // answered when the body has come
+				continue
+			}
+			id = f.StreamID
+		}
+		if id != 0 {
 			k := s.requests.Add(1)
 			action := h2Answer
 			if s.act != nil {
@@ -461,7 +497,7 @@ func (s *rawH2Server) serve(c net.Conn) {
 			switch action {
 			case h2Reset:
 				s.resets.Add(1) // before the write, as above
-				if fr.WriteRSTStream(f.StreamID, http2.ErrCodeInternal) != nil {
+				if fr.WriteRSTStream(id, http2.ErrCodeInternal) != nil {
 					return
 				}
 				continue
@@ -472,17 +508,17 @@ func (s *rawH2Server) serve(c net.Conn) {
 			_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
 			_ = enc.WriteField(hpack.HeaderField{Name: "server", Value: "raw/1.0"})
 			_ = enc.WriteField(hpack.HeaderField{Name: "content-length", Value: "5"})
-			if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: f.StreamID, BlockFragment: hbuf.Bytes(), EndHeaders: true}) != nil {
+			if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hbuf.Bytes(), EndHeaders: true}) != nil {
 				return
 			}
 			s.answered.Add(1) // before the write: the client may finish as soon as it is read
 			answeredHere++
-			if fr.WriteData(f.StreamID, true, []byte("hello")) != nil {
+			if fr.WriteData(id, true, []byte("hello")) != nil {
 				return
 			}
 			if s.goawayAfter > 0 && answeredHere == s.goawayAfter {
 				goneAway = true
-				if fr.WriteGoAway(f.StreamID, http2.ErrCodeNo, nil) != nil {
+				if fr.WriteGoAway(id, http2.ErrCodeNo, nil) != nil {
 					return
 				}
 			}
@@ -615,5 +651,31 @@ func TestHTTP2TimeLimitStopsStalledRun(t *testing.T) {
 	}
 	if res.Ending != EndTimeLimit || res.Complete != 0 {
 		t.Errorf("Ending %v Complete %d, want the time limit and 0", res.Ending, res.Complete)
+	}
+}
+
+// A body larger than the server's windows is sent as the server gives window
+// back, every byte of it.
+func TestHTTP2BodyRespectsFlowControl(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{window: 1000})
+	cfg := h2TestConfig(t, s.url(), 6, 2, 2)
+	body := bytes.Repeat([]byte("b"), 150_000) // > the 65535-byte connection window too
+	cfg.Spec.Method, cfg.Spec.Body, cfg.Spec.HasBody = "POST", body, true
+	res, err := runH2(t, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 6 || res.Failed.Total != 0 {
+		t.Errorf("Complete %d Failed %+v, want 6 and none", res.Complete, res.Failed)
+	}
+	s.bodyMu.Lock()
+	defer s.bodyMu.Unlock()
+	if len(s.bodies) != 6 {
+		t.Fatalf("server received %d bodies, want 6", len(s.bodies))
+	}
+	for i, n := range s.bodies {
+		if n != len(body) {
+			t.Errorf("body %d: %d bytes, want %d", i, n, len(body))
+		}
 	}
 }
