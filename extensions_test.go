@@ -115,7 +115,7 @@ func TestRateModePrintsCorrectedTables(t *testing.T) {
 		t.Fatalf("no corrected section after ab's report:\n%s", stdout)
 	}
 	for _, want := range []string{"Target rate:            200.00 [#/sec]\n", "Achieved rate:          ", "Requests sent:          40 on schedule",
-		"\nPercentage of the requests served within a certain time (ms), corrected\n"} {
+		"\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n"} {
 		if !strings.Contains(stdout[i:], want) {
 			t.Errorf("corrected section lacks %q:\n%s", want, stdout[i:])
 		}

@@ -159,7 +159,7 @@ func WriteExtended(w io.Writer, s *Summary, res *client.Result, cpu CPUUsage) er
 		p.printf("DNS resolution:         %.3f [ms] (%d names, once before the run)\n", dnsMs, x.DNSLookups)
 	}
 
-	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9 from HDR histograms, 3 significant digits)\n")
+	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9: bucket tops of HDR histograms, 3 significant digits)\n")
 	p.printf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", "", "min", "mean", "sd", "median", "p90", "p99", "p99.9", "max")
 	for ph := client.Phase(0); ph < client.PhaseCount; ph++ {
 		d := &x.Phases[ph]
@@ -276,7 +276,7 @@ func WriteCorrected(w io.Writer, s *Summary, res *client.Result, percents []floa
 	p.printf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(d.Min), roundMs(int64(d.Mean())), d.SD()/1000,
 		roundMs(correctedMedian(d)), roundMs(d.Max))
 	if d.Count > 1 {
-		p.printf("\nPercentage of the requests served within a certain time (ms), corrected\n")
+		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n")
 		for _, pc := range CorrectedRows(percents) {
 			if pc >= 100 {
 				p.printf(" 100%%  %5d (longest request)\n", roundMs(d.Max))
