@@ -240,16 +240,6 @@ func CorrectedRows(extra []float64) []float64 {
 	return rows
 }
 
-// correctedMedian applies ab's inverted median rule to the histogram: odd
-// counts above one average ranks n/2 and n/2+1, others take rank n/2.
-func correctedMedian(d *client.Dist) int64 {
-	n := d.Count
-	if n > 1 && n%2 == 1 {
-		return (d.AtIndex(n/2) + d.AtIndex(n/2+1)) / 2
-	}
-	return d.AtIndex(n / 2)
-}
-
 // WriteCorrected writes rate mode's section after ab's tables: the target and
 // achieved rates, how far the client fell behind its schedule, and ab's two
 // tables again with every time counted from the request's intended send time.
@@ -271,10 +261,10 @@ func WriteCorrected(w io.Writer, s *Summary, res *client.Result, percents []floa
 	if d.Count == 0 {
 		return p.flush()
 	}
-	p.printf("\nConnection Times (ms), corrected (HDR histogram, 3 significant digits; min, mean, sd, max exact)\n")
+	p.printf("\nConnection Times (ms), corrected (min, mean, sd, max exact; median: rank n/2, bucket top of an HDR histogram, 3 significant digits)\n")
 	p.printf("              min  mean[+/-sd] median   max\n")
 	p.printf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(d.Min), roundMs(int64(d.Mean())), d.SD()/1000,
-		roundMs(correctedMedian(d)), roundMs(d.Max))
+		roundMs(d.Percentile(50)), roundMs(d.Max))
 	if d.Count > 1 {
 		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n")
 		for _, pc := range CorrectedRows(percents) {

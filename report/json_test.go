@@ -364,6 +364,9 @@ func TestJSONNumbersMatchText(t *testing.T) {
 		fmt.Sprintf("Requests sent:          %d on schedule, %d due but never sent\n", rt.Sent, rt.DueButNotSent),
 		fmt.Sprintf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max", ms3(rt.Lag.MeanUs), ms3(float64(rt.Lag.P99Us)), ms3(float64(rt.Lag.MaxUs))),
 	)
+	c := rt.Corrected
+	want = append(want, fmt.Sprintf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(c.MinUs), roundMs(int64(c.MeanUs)), c.SDUs/1000,
+		roundMs(c.MedianUs), roundMs(c.MaxUs)))
 	for _, p := range rt.CorrectedServed {
 		if p.Percent == 100 {
 			want = append(want, fmt.Sprintf(" 100%%  %5d (longest request)\n", p.TotalMs))
