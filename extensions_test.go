@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // extServer serves 100-byte documents; /404 answers 404 with the same body.
@@ -22,8 +24,15 @@ func extServer(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Server", "ext/1.0")
 		w.Header().Set("Content-Length", "100")
-		if r.URL.Path == "/404" {
+		switch r.URL.Path {
+		case "/404":
 			w.WriteHeader(http.StatusNotFound)
+		case "/slow":
+			select { // answers after 50 ms, or never once the test is over
+			case <-time.After(50 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
 		}
 		io.WriteString(w, strings.Repeat("e", 100))
 	}))
@@ -246,5 +255,19 @@ func TestJSONFileMatchesText(t *testing.T) {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("text lacks %q", w)
 		}
+	}
+}
+
+// SIGINT (a cancelled context) with --format json: the document of the partial run.
+func TestJSONInterrupted(t *testing.T) {
+	url := extServer(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	status := run(ctx, []string{"ab", "--format", "json", "-n", "1000", "-c", "2", url + "/slow"}, &out, &errb)
+	doc := decodeOne(t, out.String())
+	done, _ := strconv.Atoi(fmt.Sprint(field(doc, "report.complete_requests")))
+	if status != 1 || field(doc, "ending") != "interrupted" || done < 1 || done >= 1000 || field(doc, "error") != nil {
+		t.Errorf("status %d, %d requests, document:\n%s", status, done, out.String())
 	}
 }
