@@ -398,6 +398,9 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 			case <-timer.C:
 				if c.cancel(st) {
 					o.Class = FailException
+					if r.isStopped() {
+						o.Class = FailAbandoned // the run ended meanwhile: not counted
+					}
 					o.Err = fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout)
 					o.End = r.clock()
 					o.FirstByte = o.End
@@ -413,7 +416,11 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		}
 		t.TotalRead += st.read
 		t.BodyRead += st.body
-		if st.retry && !r.isStopped() {
+		if st.retry {
+			if r.isStopped() {
+				o.Class = FailAbandoned
+				return r.finish(t, &o)
+			}
 			t.Retries++
 			continue
 		}
@@ -1083,8 +1090,9 @@ func (c *h2Conn) shutdown(err error) {
 		switch {
 		case stopping || r.isStopped():
 			c.complete(st, FailAbandoned, err)
-		case st.firstByte == 0:
-			// Closed before answering (e.g. an idle close racing the request).
+		case st.firstByte == 0 && c.sawSettings:
+			// A working connection closed before answering (e.g. an idle close
+			// racing the request).
 			st.retry = true
 			c.complete(st, FailReceiveCounted, err)
 		case errnoOf(err) == syscall.ECONNRESET:

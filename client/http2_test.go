@@ -362,6 +362,7 @@ type rawH2Server struct {
 	maxStreams  uint32 // SETTINGS_MAX_CONCURRENT_STREAMS, 0 for none
 	goawayAfter int    // per connection: GOAWAY after answering this many (0: never)
 	window      uint32 // SETTINGS_INITIAL_WINDOW_SIZE, 0 for the default
+	closeAfter  int    // per connection: close the socket, without GOAWAY, after answering this many
 
 	bodyMu sync.Mutex
 	bodies []int // request body sizes, in the order the requests ended
@@ -516,6 +517,9 @@ func (s *rawH2Server) serve(c net.Conn) {
 			if fr.WriteData(id, true, []byte("hello")) != nil {
 				return
 			}
+			if s.closeAfter > 0 && answeredHere == s.closeAfter {
+				return // an abrupt close: streams still open were never answered
+			}
 			if s.goawayAfter > 0 && answeredHere == s.goawayAfter {
 				goneAway = true
 				if fr.WriteGoAway(id, http2.ErrCodeNo, nil) != nil {
@@ -548,6 +552,22 @@ func TestHTTP2GoAwayReplacesConnection(t *testing.T) {
 				t.Errorf("ServerSoftware %q DocLength %d", res.ServerSoftware, res.DocLength)
 			}
 		})
+	}
+}
+
+// A server that closes its connections without GOAWAY (an idle or abrupt
+// close): the unanswered streams are issued again on a new connection.
+func TestHTTP2ClosedConnectionIsReplaced(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{closeAfter: 5})
+	res, err := runH2(t, h2TestConfig(t, s.url(), 60, 2, 3))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 60 || res.Failed.Total != 0 {
+		t.Errorf("Complete %d Failed %+v, want 60 and none", res.Complete, res.Failed)
+	}
+	if got := s.answered.Load(); got != 60 {
+		t.Errorf("server answered %d requests, want exactly 60", got)
 	}
 }
 
