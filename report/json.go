@@ -85,6 +85,10 @@ type JSONColumn struct {
 	SDUs     float64 `json:"sd_us"`
 	MedianUs int64   `json:"median_us"`
 	MaxUs    int64   `json:"max_us"`
+	// Confidence is ab's verdict on median versus mean: "reliable", or
+	// "warning" / "error" where the text prints its WARNING / ERROR lines
+	// (unless -S).
+	Confidence string `json:"confidence"`
 }
 
 // JSONConnectionTimes is ab's timing table.
@@ -324,7 +328,18 @@ func jsonColumn(c *ColumnStats) JSONColumn {
 	return JSONColumn{
 		MinMs: c.Min, MeanMs: c.Mean, SDMs: c.SD, MedianMs: c.Median, MaxMs: c.Max,
 		MinUs: c.MinUs, MeanUs: c.MeanUs, SDUs: c.SDUs, MedianUs: c.MedianUs, MaxUs: c.MaxUs,
+		Confidence: confidenceName(c.Confidence),
 	}
+}
+
+func confidenceName(c Confidence) string {
+	switch c {
+	case NotWithinDeviation:
+		return "warning"
+	case MoreThanTwiceApart:
+		return "error"
+	}
+	return "reliable"
 }
 
 func jsonReport(s *Summary) *JSONReport {

@@ -323,6 +323,16 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	}{{"Connect:    ", ct.Connect}, {"Processing: ", ct.Processing}, {"Waiting:    ", ct.Waiting}, {"Total:      ", ct.Total}} {
 		want = append(want, fmt.Sprintf("%s%5d %4d %5.1f %6d %7d\n", row.label, row.c.MinMs, row.c.MeanMs, row.c.SDMs, row.c.MedianMs, row.c.MaxMs))
 	}
+	for _, row := range []struct {
+		what string
+		c    JSONColumn
+	}{{"the initial connection time", ct.Connect}, {"the processing time", ct.Processing}, {"the waiting time", ct.Waiting}, {"the total time", ct.Total}} {
+		verdict := map[string]string{"error": "ERROR", "warning": "WARNING"}[row.c.Confidence]
+		if inText := strings.Contains(text, ": The median and mean for "+row.what+" are"); inText != (verdict != "") ||
+			verdict != "" && !strings.Contains(text, verdict+": The median and mean for "+row.what) {
+			t.Errorf("%s: JSON confidence %q, text disagrees", row.what, row.c.Confidence)
+		}
+	}
 	for _, p := range r.PercentageServed {
 		if p.Percent == 100 {
 			want = append(want, fmt.Sprintf(" 100%%  %5d (longest request)\n", p.TotalMs))
