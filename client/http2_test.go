@@ -19,7 +19,7 @@ import (
 )
 
 // h2TestConfig is a hand-built --http2 configuration for rawURL ("http://127.0.0.1:port/path").
-func h2TestConfig(t *testing.T, rawURL string, n, c, streams int) Config {
+func h2TestConfig(t testing.TB, rawURL string, n, c, streams int) Config {
 	t.Helper()
 	target, err := ParseURL(rawURL)
 	if err != nil {
@@ -697,5 +697,45 @@ func TestHTTP2BodyRespectsFlowControl(t *testing.T) {
 		if n != len(body) {
 			t.Errorf("body %d: %d bytes, want %d", i, n, len(body))
 		}
+	}
+}
+
+// BenchmarkHTTP2 measures the client against the in-process Framer server
+// (which costs CPU in the same process: compare runs, not absolute figures).
+func BenchmarkHTTP2(b *testing.B) {
+	for _, streams := range []int{1, 10} {
+		b.Run("c=2/streams="+strconv.Itoa(streams), func(b *testing.B) {
+			s := &rawH2Server{}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.ln = ln
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() { defer c.Close(); s.serve(c) }()
+				}
+			}()
+			defer ln.Close()
+			cfg := h2TestConfig(b, s.url(), 0, 2, streams)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				cfg.Requests = 1000
+				rn, err := New(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := rn.Run(context.Background())
+				if err != nil || res.Complete != 1000 {
+					b.Fatalf("Run: %v, %d complete", err, res.Complete)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/request")
+		})
 	}
 }
