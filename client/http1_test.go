@@ -803,3 +803,26 @@ func TestHTTP1ServerClosesFirst(t *testing.T) {
 		}
 	}
 }
+
+// Large bodies (which switch the worker to a larger read buffer) are counted exactly.
+func TestHTTP1LargeBodies(t *testing.T) {
+	checkGoroutines(t)
+	big := strings.Repeat("x", 1<<20)
+	for name, resp := range map[string]string{
+		"content-length": "HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\nConnection: keep-alive\r\n\r\n" + big,
+		"until close":    "HTTP/1.0 200 OK\r\n\r\n" + big,
+		"chunked":        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n100000\r\n" + big + "\r\n0\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newFaultServer(t, answerOnce(resp))
+			res, err := h1Run(t, h1Config(srv.port(), 4, 2, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCounts(t, res, 4, Failures{})
+			if res.DocLength != 1<<20 || res.BodyRead != 4<<20 || res.TotalRead != int64(4*len(resp)) {
+				t.Errorf("doclen %d body %d total %d", res.DocLength, res.BodyRead, res.TotalRead)
+			}
+		})
+	}
+}
