@@ -88,7 +88,7 @@ func buildTLSConfig(cfg *Config) (*tls.Config, error) {
 		conf.VerifyConnection = verifyAgainst(cfg.Target.Host)
 	}
 	if o.Ciphers != "" {
-		ids, err := parseCipherList(o.Ciphers, o.Protocol == "TLS1.3")
+		ids, err := parseCipherList(o.Ciphers, strings.EqualFold(o.Protocol, "TLS1.3"))
 		if err != nil {
 			return nil, &FatalError{Message: "error setting ciphersuite list [" + o.Ciphers + "]\n" + err.Error() + "\n", Exit: 1, Err: err}
 		}
