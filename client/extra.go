@@ -71,9 +71,11 @@ func NewHist() *hdrhistogram.Histogram {
 type Dist struct {
 	Hist     *hdrhistogram.Histogram
 	Count    int64
-	Min, Max int64   // µs, exact
-	Sum      int64   // µs, exact
-	SumSq    float64 // µs², summed in float64 (relative error ~1e-16 per addition)
+	Min, Max int64 // µs, exact
+	Sum      int64 // µs, exact
+	// Welford's running mean and sum of squared deviations, merged with Chan's
+	// formula: no cancellation when the sd is tiny beside the mean.
+	mean, m2 float64
 }
 
 // NewDist returns an empty distribution.
@@ -93,7 +95,9 @@ func (d *Dist) Add(us int64) {
 	}
 	d.Count++
 	d.Sum += us
-	d.SumSq += float64(us) * float64(us)
+	delta := float64(us) - d.mean
+	d.mean += delta / float64(d.Count)
+	d.m2 += delta * (float64(us) - d.mean)
 	if us > HistHighestUS {
 		us = HistHighestUS // only the histogram clamps; min, max and sums stay exact
 	}
@@ -110,9 +114,12 @@ func (d *Dist) merge(o *Dist) {
 	if o.Max > d.Max {
 		d.Max = o.Max
 	}
-	d.Count += o.Count
+	n := d.Count + o.Count
+	delta := o.mean - d.mean
+	d.m2 += o.m2 + delta*delta*float64(d.Count)*float64(o.Count)/float64(n)
+	d.mean += delta * float64(o.Count) / float64(n)
+	d.Count = n
 	d.Sum += o.Sum
-	d.SumSq += o.SumSq
 	d.Hist.Merge(o.Hist)
 }
 
@@ -130,13 +137,10 @@ func (d *Dist) SD() float64 {
 	if d.Count < 2 {
 		return 0
 	}
-	n := float64(d.Count)
-	mean := float64(d.Sum) / n
-	v := (d.SumSq - n*mean*mean) / (n - 1)
-	if v < 0 { // rounding when every value is equal
+	if d.m2 <= 0 {
 		return 0
 	}
-	return math.Sqrt(v)
+	return math.Sqrt(d.m2 / float64(d.Count-1))
 }
 
 // Percentile is the value at percentile p (0..100) in µs by ab's index rule,

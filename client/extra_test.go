@@ -232,3 +232,32 @@ func TestHistAtIndexMatchesBucketWalk(t *testing.T) {
 		t.Fatalf("past the end: %d, want the max %d", got, h.Max())
 	}
 }
+
+// The sd stays exact when it is tiny beside the mean, and merging shards gives
+// the sd of the whole.
+func TestDistSDMergesExactly(t *testing.T) {
+	a, b, whole := NewDist(), NewDist(), NewDist()
+	for i := int64(0); i < 1000; i++ {
+		v := 3_600_000_000 + i%3 // one hour, ± 1 µs
+		whole.Add(v)
+		if i%2 == 0 {
+			a.Add(v)
+		} else {
+			b.Add(v)
+		}
+	}
+	// Values 0, 1, 2 repeating (334, 333, 333 times) around the hour.
+	var ss float64
+	mean := float64(333+2*333) / 1000
+	for i := 0; i < 1000; i++ {
+		d := float64(i%3) - mean
+		ss += d * d
+	}
+	want := math.Sqrt(ss / 999)
+	a.merge(&b)
+	for name, d := range map[string]*Dist{"whole": &whole, "merged": &a} {
+		if math.Abs(d.SD()-want) > 1e-6 || d.Count != 1000 {
+			t.Errorf("%s: sd %v over %d values, want %v", name, d.SD(), d.Count, want)
+		}
+	}
+}
