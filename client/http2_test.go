@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -316,7 +317,8 @@ func TestHTTP2RefusesServerWithoutH2(t *testing.T) {
 		h := newH2Counter(0, []byte("x"))
 		ts := httptest.NewUnstartedServer(h)
 		ts.Config.ConnState = h.connState
-		ts.StartTLS() // EnableHTTP2 false: ALPN offers http/1.1 only
+		ts.Config.ErrorLog = log.New(io.Discard, "", 0) // our client hangs up mid-handshake on purpose
+		ts.StartTLS()                                   // EnableHTTP2 false: ALPN offers http/1.1 only
 		defer ts.Close()
 		res, err := runH2(t, h2TestConfig(t, ts.URL+"/", 10, 2, 1))
 		var fe *FatalError
