@@ -442,6 +442,7 @@ type Runner struct {
 	cfg     Config
 	tr      transport
 	r       *run
+	cur     atomic.Pointer[run] // r, for Completed from other goroutines
 	lookups *lookupTimer // times name resolution for the extended report; nil otherwise
 }
 
@@ -478,10 +479,11 @@ func newTransport(cfg *Config) (transport, error) {
 
 // Completed is the number of requests recorded so far (safe to call during Run).
 func (rn *Runner) Completed() int {
-	if rn.r == nil {
+	r := rn.cur.Load()
+	if r == nil {
 		return 0
 	}
-	return int(rn.r.done.Load())
+	return int(r.done.Load())
 }
 
 // Run performs the benchmark. Cancelling ctx (SIGINT) ends it with a partial
@@ -498,6 +500,7 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		stopCh: make(chan struct{}),
 	}
 	rn.r = r
+	rn.cur.Store(r)
 	if cfg.Rate > 0 {
 		r.sched = newSchedule(cfg.Rate)
 	}
