@@ -443,7 +443,7 @@ type Runner struct {
 	tr      transport
 	r       *run
 	cur     atomic.Pointer[run] // r, for Completed from other goroutines
-	lookups *lookupTimer // times name resolution for the extended report; nil otherwise
+	lookups *lookupTimer        // times name resolution for the extended report; nil otherwise
 }
 
 // New checks the configuration and prepares what must fail before ab's banner
