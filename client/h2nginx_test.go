@@ -230,8 +230,8 @@ func TestHTTP2AgainstNginx(t *testing.T) {
 			if got := log["HTTP/2.0 200"]; got != tc.n || len(log) != 1 {
 				t.Errorf("nginx logged %v, want %d × \"HTTP/2.0 200\" and nothing else", log, tc.n)
 			}
-			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 {
-				t.Errorf("Complete %d Failed %+v Non2xx %d, want %d/0/0", res.Complete, res.Failed, res.Non2xx, tc.n)
+			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 || res.WriteErrors != 0 {
+				t.Errorf("Complete %d Failed %+v Non2xx %d WriteErrors %d, want %d/0/0/0", res.Complete, res.Failed, res.Non2xx, res.WriteErrors, tc.n)
 			}
 			if res.ServerSoftware != "nginx/1.22.1" && !strings.HasPrefix(res.ServerSoftware, "nginx") {
 				t.Errorf("ServerSoftware %q, want nginx's", res.ServerSoftware)

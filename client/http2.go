@@ -344,6 +344,7 @@ func (h *h2Transport) work(r *run, slot int, t *Tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) bool {
 	o := Outcome{Start: r.clock()}
 	o.TCPDone, o.Connect = o.Start, o.Start
+	writeFailures := 0
 	for attempt := 1; ; attempt++ {
 		if attempt > h2MaxAttempts {
 			o.Class, o.End = FailException, r.clock()
@@ -382,7 +383,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		case h2SendFailed:
 			// Usually the server closed the connection as we wrote (an idle
 			// close or GOAWAY not yet read): it never saw the request.
-			if attempt < 3 && !r.isStopped() {
+			if writeFailures++; writeFailures < 3 && !r.isStopped() {
 				t.Retries++
 				continue
 			}

@@ -152,8 +152,8 @@ func TestHTTP2AgainstGoServer(t *testing.T) {
 			if tc.streams > 1 && maxFlight < 2 {
 				t.Errorf("streams were never concurrent (max %d in flight)", maxFlight)
 			}
-			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 {
-				t.Errorf("Complete %d Failed %+v Non2xx %d, want %d/0/0", res.Complete, res.Failed, res.Non2xx, tc.n)
+			if res.Complete != tc.n || res.Failed.Total != 0 || res.Non2xx != 0 || res.WriteErrors != 0 {
+				t.Errorf("Complete %d Failed %+v Non2xx %d WriteErrors %d, want %d/0/0/0", res.Complete, res.Failed, res.Non2xx, res.WriteErrors, tc.n)
 			}
 			if res.Protocol != tc.wantProto {
 				t.Errorf("Protocol %q, want %q", res.Protocol, tc.wantProto)
@@ -541,8 +541,8 @@ func TestHTTP2GoAwayReplacesConnection(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if res.Complete != 100 || res.Failed.Total != 0 {
-				t.Errorf("Complete %d Failed %+v, want 100 and none", res.Complete, res.Failed)
+			if res.Complete != 100 || res.Failed.Total != 0 || res.WriteErrors != 0 {
+				t.Errorf("Complete %d Failed %+v WriteErrors %d, want 100 and none", res.Complete, res.Failed, res.WriteErrors)
 			}
 			if got := s.answered.Load(); got != 100 {
 				t.Errorf("server answered %d requests, want exactly 100 (none lost, none twice)", got)
@@ -565,8 +565,8 @@ func TestHTTP2ClosedConnectionIsReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.Complete != 60 || res.Failed.Total != 0 {
-		t.Errorf("Complete %d Failed %+v, want 60 and none", res.Complete, res.Failed)
+	if res.Complete != 60 || res.Failed.Total != 0 || res.WriteErrors != 0 {
+		t.Errorf("Complete %d Failed %+v WriteErrors %d, want 60 and none", res.Complete, res.Failed, res.WriteErrors)
 	}
 	if got := s.answered.Load(); got != 60 {
 		t.Errorf("server answered %d requests, want exactly 60", got)
