@@ -111,6 +111,6 @@ for cs in $CASES; do
 		cpu=$(awk '{print $1}' "$work/runs" | median)
 		rps=$(awk '{print $2}' "$work/runs" | median)
 		rss=$(awk '{print $3}' "$work/runs" | median)
-		printf '| %s | %s | %s | %s | %s | %.1f |\n' "$c" "$m" "$tool" "$cpu" "$rps" "$(echo "$rss / 1024" | bc -l)"
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$c" "$m" "$tool" "$cpu" "$rps" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
 	done
 done
