@@ -973,6 +973,9 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 		}
 		st.final = true
 		st.status = c.curStatus
+		if c.r.wantServer() {
+			c.r.setServer("") // no server field: ab's Server Software stays empty
+		}
 		c.r.sawHeader()
 		if c.r.cfg.Verbosity >= 2 && st.status != 0 {
 			c.r.events.Status(st.status)

@@ -741,3 +741,21 @@ func BenchmarkHTTP2(b *testing.B) {
 		})
 	}
 }
+
+// Without a server field Server Software is empty, as in ab.
+func TestHTTP2NoServerField(t *testing.T) {
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
+	ts.Config.Protocols = new(http.Protocols)
+	ts.Config.Protocols.SetUnencryptedHTTP2(true)
+	ts.Start()
+	defer ts.Close()
+	res, err := runH2(t, h2TestConfig(t, ts.URL+"/", 20, 2, 2))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.ServerSoftware != "" || res.Complete != 20 || res.DocLength != 2 {
+		t.Errorf("ServerSoftware %q Complete %d DocLength %d, want \"\", 20, 2", res.ServerSoftware, res.Complete, res.DocLength)
+	}
+}
