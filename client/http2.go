@@ -28,6 +28,14 @@ import (
 // server's SETTINGS_MAX_CONCURRENT_STREAMS). One reader goroutine per
 // connection decodes frames and hands each stream's result to its slot.
 //
+// The server must speak HTTP/2: over TLS, ALPN must select h2; over plain TCP
+// its first frame must be SETTINGS. Otherwise the run ends with a FatalError
+// (exit 1) when the first connection is set up, before any request is sent;
+// checking there rather than in prepare keeps the server's count of
+// connections at exactly c. A connection that goes away (GOAWAY, an idle or
+// abrupt close) is replaced, and the streams it left unanswered are issued
+// again on the new one, so no request is lost or counted twice.
+//
 // Byte counts: "Total transferred" (TotalRead) adds the payload length of every
 // HEADERS, CONTINUATION and DATA frame received for the request's stream, i.e.
 // the HPACK-compressed header block plus the body (padding included), without
