@@ -62,12 +62,16 @@ func newHTTP1(cfg *Config) (transport, error) {
 		verbose:      cfg.Verbosity >= 2,
 		reqTimeout:   cfg.RequestTimeout,
 	}
-	if cfg.Target.TLS {
+	// ab sets up its TLS context (-Z, -E) even for http:// URLs, so their
+	// errors end the run before the banner either way.
+	if cfg.Target.TLS || cfg.TLS.Ciphers != "" || cfg.TLS.CertFile != "" {
 		conf, err := buildTLSConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
-		h.tlsConf = conf
+		if cfg.Target.TLS {
+			h.tlsConf = conf
+		}
 	}
 	return h, nil
 }
