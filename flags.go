@@ -444,7 +444,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		cfg.Spec.Headers = append(cfg.Spec.Headers, arg)
 	case 'X':
 		host, port, hasPort := strings.Cut(arg, ":")
-		o.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, host, 0
+		o.Proxy, cfg.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, true, host, 0
 		if hasPort {
 			cfg.ProxyPort = atoi(port)
 		}

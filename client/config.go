@@ -87,6 +87,7 @@ type Config struct {
 	VariableLength bool          // -l: no Length failures
 	SocketBuffer   int           // -b: SO_SNDBUF/SO_RCVBUF when nonzero
 	LocalAddr      string        // -B
+	Proxy          bool          // -X given (even with an empty host, which then fails to resolve as in ab)
 	ProxyHost      string        // -X host
 	ProxyPort      int           // -X port (atoi; 0 when none)
 	Verbosity      int           // -v

@@ -27,7 +27,7 @@ func resolve(ctx context.Context, cfg *Config) (*dialer, error) {
 		res = net.DefaultResolver
 	}
 	host, port := cfg.Target.Host, cfg.Target.Port
-	if cfg.ProxyHost != "" {
+	if cfg.Proxy || cfg.ProxyHost != "" {
 		host, port = cfg.ProxyHost, cfg.ProxyPort
 	}
 	d := &dialer{port: port, dial: cfg.Dial, bufSize: cfg.SocketBuffer}
