@@ -125,7 +125,7 @@ func (s *sink) TLSHandshake(cs *tls.ConnectionState) {
 	io.WriteString(s.out, out.String())
 
 	var e strings.Builder
-	version := tlsVersionText(cs.Version)
+	version := client.TLSVersionName(cs.Version)
 	name, bits, algBits, suiteVersion := cipherDescription(cs.CipherSuite)
 	fmt.Fprintf(&e, "\nTransport Protocol      :%s\n", version)
 	fmt.Fprintf(&e, "Cipher Suite Protocol   :%s\n", suiteVersion)
@@ -199,20 +199,6 @@ func oneLineName(n pkix.Name) string {
 		}
 	}
 	return b.String()
-}
-
-func tlsVersionText(v uint16) string {
-	switch v {
-	case tls.VersionTLS10:
-		return "TLSv1"
-	case tls.VersionTLS11:
-		return "TLSv1.1"
-	case tls.VersionTLS12:
-		return "TLSv1.2"
-	case tls.VersionTLS13:
-		return "TLSv1.3"
-	}
-	return "unknown"
 }
 
 // cipherDescription gives OpenSSL's name of a suite, its secret and algorithm

@@ -355,8 +355,8 @@ func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 
 // tlsInfoOf describes a handshake in ab's (OpenSSL's) words.
 func tlsInfoOf(cs *tls.ConnectionState) *TLSInfo {
-	info := &TLSInfo{Protocol: tlsVersionName(cs.Version), ServerName: cs.ServerName}
-	info.Cipher, info.CipherBits = cipherName(cs.CipherSuite)
+	info := &TLSInfo{Protocol: TLSVersionName(cs.Version), ServerName: cs.ServerName}
+	info.Cipher, info.CipherBits = CipherName(cs.CipherSuite)
 	if len(cs.PeerCertificates) > 0 {
 		info.PeerKeyBits = publicKeyBits(cs.PeerCertificates[0].PublicKey)
 	}
@@ -364,7 +364,8 @@ func tlsInfoOf(cs *tls.ConnectionState) *TLSInfo {
 	return info
 }
 
-func tlsVersionName(v uint16) string {
+// TLSVersionName is OpenSSL's name for a protocol version ("TLSv1.3").
+func TLSVersionName(v uint16) string {
 	switch v {
 	case tls.VersionTLS10:
 		return "TLSv1"
@@ -378,8 +379,8 @@ func tlsVersionName(v uint16) string {
 	return "unknown"
 }
 
-// cipherName is OpenSSL's name for a suite and its secret bits.
-func cipherName(id uint16) (string, int) {
+// CipherName is OpenSSL's name for a suite and its secret bits.
+func CipherName(id uint16) (string, int) {
 	for _, s := range tls13Suites {
 		if s.id == id {
 			return s.openssl, s.bits

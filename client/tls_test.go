@@ -203,7 +203,7 @@ func TestCipherList(t *testing.T) {
 		}
 		var names []string
 		for _, id := range got {
-			n, _ := cipherName(id)
+			n, _ := CipherName(id)
 			names = append(names, n)
 		}
 		return names
@@ -238,13 +238,13 @@ func TestTempKeyAndNames(t *testing.T) {
 		}
 	}
 	for v, want := range map[uint16]string{tls.VersionTLS10: "TLSv1", tls.VersionTLS11: "TLSv1.1", tls.VersionTLS12: "TLSv1.2", tls.VersionTLS13: "TLSv1.3"} {
-		if got := tlsVersionName(v); got != want {
+		if got := TLSVersionName(v); got != want {
 			t.Errorf("%x: %q", v, got)
 		}
 	}
 	// Every suite Go offers for TLS 1.0–1.2 has an OpenSSL name in the table.
 	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
-		if name, bits := cipherName(s.ID); bits == 0 {
+		if name, bits := CipherName(s.ID); bits == 0 {
 			t.Errorf("%s has no OpenSSL name (%s)", s.Name, name)
 		}
 	}
