@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -757,5 +758,20 @@ func TestHTTP2NoServerField(t *testing.T) {
 	}
 	if res.ServerSoftware != "" || res.Complete != 20 || res.DocLength != 2 {
 		t.Errorf("ServerSoftware %q Complete %d DocLength %d, want \"\", 20, 2", res.ServerSoftware, res.Complete, res.DocLength)
+	}
+}
+
+func TestAbServerCut(t *testing.T) {
+	for in, want := range map[string]string{
+		"nginx/1.22.1":            "nginx/1.22.1",
+		"Apache/2.4.57 (Debian)":  "Apache/2.4.57",
+		"":                        "",
+		"tab\there":               "tab",
+		"caf\xc3\xa9":             "caf",
+		strings.Repeat("x", 2000): strings.Repeat("x", 1023),
+	} {
+		if got := abServerCut(in); got != want {
+			t.Errorf("abServerCut(%.20q) = %.20q (%d bytes), want %d bytes", in, got, len(got), len(want))
+		}
 	}
 }
