@@ -44,6 +44,9 @@ type http1 struct {
 	askKeepAlive bool // -k: ab's keep-alive rules
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
+	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
+	// that many event loops; 0 is the portable goroutine-per-connection path.
+	loops int
 }
 
 func newHTTP1(cfg *Config) (transport, error) {
@@ -90,6 +93,7 @@ func (h *http1) prepare(ctx context.Context, r *run) error {
 		return err
 	}
 	h.d = d
+	h.loops = epollLoops(h.cfg, d)
 	dialCtx, cancel := context.WithCancel(context.Background())
 	h.ctx = dialCtx
 	go func() {
@@ -99,9 +103,18 @@ func (h *http1) prepare(ctx context.Context, r *run) error {
 	return nil
 }
 
-func (h *http1) slots() int { return h.cfg.Concurrency }
+func (h *http1) slots() int {
+	if h.loops > 0 {
+		return h.loops
+	}
+	return h.cfg.Concurrency
+}
 
 func (h *http1) work(r *run, slot int, t *Tally) {
+	if h.loops > 0 {
+		h.workEpoll(r, slot, t)
+		return
+	}
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
@@ -474,13 +487,13 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 	c.t.BodyRead += body
 	o.Body = body
 	o.End = c.lastRead
-	if c.keep(&h) {
+	if c.h.keep(&h) {
 		o.KeptAlive = true
 		c.pos, c.have = pos, have
 		c.lastEnd = o.End
 		return false
 	}
-	if c.serverCloses(&h) {
+	if c.h.serverCloses(&h) {
 		c.drain()
 	}
 	c.close()
@@ -489,11 +502,11 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 
 // serverCloses reports whether the server will close after this response, as
 // ab expects when it reads to EOF.
-func (c *h1conn) serverCloses(h *respHead) bool {
+func (t *http1) serverCloses(h *respHead) bool {
 	if h.status == 101 {
 		return false // another protocol now: nothing more to wait for
 	}
-	return h.connClose || !c.h.askKeepAlive || (h.minor == 0 && !h.connKeepAlive)
+	return h.connClose || !t.askKeepAlive || (h.minor == 0 && !h.connKeepAlive)
 }
 
 // drain reads until the server closes, as ab does, so that the server and not
@@ -509,15 +522,15 @@ func (c *h1conn) drain() {
 }
 
 // keep decides whether a complete, framed response leaves the connection open.
-func (c *h1conn) keep(h *respHead) bool {
+func (t *http1) keep(h *respHead) bool {
 	if h.status == 101 || h.connClose {
 		return false
 	}
-	if c.h.http11 {
+	if t.http11 {
 		// HTTP/1.1 persistence, unless this run asked for Connection: close (no -k).
-		return c.h.askKeepAlive && (h.minor >= 1 || h.connKeepAlive)
+		return t.askKeepAlive && (h.minor >= 1 || h.connKeepAlive)
 	}
-	return c.h.askKeepAlive && h.keepAliveText
+	return t.askKeepAlive && h.keepAliveText
 }
 
 // readFailed classifies a read error; got tells whether any byte of the

@@ -1,0 +1,759 @@
+//go:build linux
+
+package client
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Linux fast path of the HTTP/1 transport: min(GOMAXPROCS, c) event loops,
+// each a goroutine locked to its thread with its own epoll instance and a share
+// of the c connections, on raw non-blocking sockets. Go's netpoller wakes a
+// goroutine per response and reads once more to see EAGAIN; here one
+// epoll_wait serves every connection that became readable, and a read shorter
+// than the buffer ends the reading of that socket (edge-triggered epoll
+// reports the next arrival). Sockets are registered once, for input and
+// output, edge-triggered: no epoll_ctl per request.
+//
+// Timing: one clock reading after each epoll_wait serves the first-byte and
+// end times of every response found in that batch (the bytes were there when
+// the clock was read), and every write and connect takes its own reading; the
+// loop's clock only moves forward, so no phase is negative.
+//
+// Everything ab counts still goes through core.go (claim, finish, sawHeader,
+// setServer) and response.go's parser; error classes match http1.go's.
+//
+// The portable path is used instead for TLS, -b, -B, --rate,
+// --request-timeout, an injected Config.Dial, IPv6 zones, and whenever the
+// environment variable GAB_NETPOLL is "go".
+
+// epollLoops is the number of event loops for this run, or 0 for the portable path.
+func epollLoops(cfg *Config, d *dialer) int {
+	if os.Getenv("GAB_NETPOLL") == "go" {
+		return 0
+	}
+	if cfg.Target.TLS || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
+		cfg.Rate > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+		return 0
+	}
+	for _, a := range d.addrs {
+		if a.Zone != "" || (a.IP.To4() == nil && len(a.IP) != net.IPv6len) {
+			return 0
+		}
+	}
+	return min(runtime.GOMAXPROCS(0), cfg.Concurrency)
+}
+
+// epState is where a connection's current request stands.
+type epState uint8
+
+const (
+	epIdle       epState = iota // no request: not started, or no ticket left
+	epNext                      // the previous request is accounted for: claim another
+	epStart                     // a ticket is held: reuse the connection or open one
+	epConnecting                // connect in progress; the request is not written yet
+	epWriting                   // the request is partly written
+	epHead                      // reading the response head
+	epBody                      // reading the body
+	epDrain                     // response complete; waiting for the server's close
+	epDone                      // the attempt's Outcome is final: finish it
+)
+
+// epConn is one of the loop's connections and its current request.
+type epConn struct {
+	idx     int32 // index in the loop, carried in the epoll event
+	gen     int32 // bumped per socket, so a stale event is recognised
+	fd      int   // -1 when closed
+	state   epState
+	addrIdx int32 // dialer address index this socket connects to
+	buf     []byte
+	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
+	pos, have, scan int
+	wrote           int  // request bytes written
+	readable        bool // the socket may hold unread bytes
+	hup             bool // the peer closed or the socket erred: read until EOF or error
+	got             bool // a byte of the current response has arrived
+	reused          bool // the attempt runs on a kept-alive connection
+	retried         bool // the request was already sent again once
+	head            respHead
+	fr              framing
+	remaining       int64 // Content-Length bytes still to come
+	body            int64
+	start           int64 // the request's start (kept across a retry)
+	lastEnd         int64 // end of the previous response on this connection
+	lastRead        int64 // clock of the last read that returned data
+	chunks          chunkedDecoder
+	out             Outcome
+}
+
+// epWaker is registered with Tally.SetConn: a stopping run "closes" it, which
+// makes the loop's epoll_wait return.
+type epWaker struct {
+	mu sync.Mutex
+	fd int // eventfd; -1 once the loop has shut down
+}
+
+func (w *epWaker) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		one := [8]byte{1, 1, 1, 1, 1, 1, 1, 1} // any non-zero counter, whatever the byte order
+		_, _ = unix.Write(w.fd, one[:])       // a full counter still wakes the loop
+	}
+	return nil
+}
+
+func (w *epWaker) shut() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		_ = unix.Close(w.fd)
+		w.fd = -1
+	}
+}
+
+// wakeID marks the waker's epoll events (connection indexes are smaller).
+const wakeID = -1
+
+// epLoop is one event loop: its epoll instance, its connections and its Tally.
+type epLoop struct {
+	h       *http1
+	r       *run
+	t       *Tally
+	epfd    int
+	wake    *epWaker
+	conns   []epConn
+	events  []unix.EpollEvent
+	ctlEv   unix.EpollEvent // epoll_ctl's argument, kept here so it does not escape per call
+	addrs   []unix.Sockaddr
+	domains []int
+	now     int64 // the latest clock reading
+	active  int   // connections not idle
+	stopped bool  // finish said the run ended
+}
+
+// tick reads the clock; the loop's time never goes back.
+func (lp *epLoop) tick() int64 {
+	if now := lp.r.clock(); now > lp.now {
+		lp.now = now
+	}
+	return lp.now
+}
+
+// workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
+func (h *http1) workEpoll(r *run, slot int, t *Tally) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	lp, err := newEpLoop(h, r, slot, t)
+	if err != nil {
+		r.stop(EndFatal, sysError("apr_pollset_create", err))
+		return
+	}
+	defer lp.shutdown()
+	if !t.SetConn(r, lp.wake) {
+		return
+	}
+	started := len(lp.conns)
+	if slot == 0 && !r.headerSeen.Load() {
+		started = 1 // ramp-up: connection 0 alone until a response head arrives
+	}
+	lp.startConns(0, started)
+	for lp.active > 0 && !lp.stopped && !r.isStopped() {
+		n, err := unix.EpollWait(lp.epfd, lp.events, -1)
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			r.stop(EndFatal, sysError("apr_pollset_poll", err))
+			return
+		}
+		lp.tick()
+		touchAt(t, lp.now)
+		for i := range lp.events[:n] {
+			ev := &lp.events[i]
+			if ev.Fd == wakeID {
+				continue // the loop condition sees the stop
+			}
+			c := &lp.conns[ev.Fd]
+			if c.gen != ev.Pad || c.fd < 0 {
+				continue
+			}
+			if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+				c.readable = true
+			}
+			if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+				c.hup = true
+			}
+			lp.pump(c)
+			if lp.stopped {
+				break
+			}
+		}
+		if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
+			lp.startConns(started, len(lp.conns))
+			started = len(lp.conns)
+		}
+	}
+}
+
+func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
+	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
+	lp := &epLoop{h: h, r: r, t: t, conns: make([]epConn, count)}
+	for i := range lp.conns {
+		lp.conns[i] = epConn{idx: int32(i), fd: -1, buf: make([]byte, readBufSize)}
+	}
+	lp.events = make([]unix.EpollEvent, min(count+1, 256))
+	for _, a := range h.d.addrs {
+		if ip4 := a.IP.To4(); ip4 != nil {
+			sa := &unix.SockaddrInet4{Port: h.d.port}
+			copy(sa.Addr[:], ip4)
+			lp.addrs, lp.domains = append(lp.addrs, sa), append(lp.domains, unix.AF_INET)
+		} else {
+			sa := &unix.SockaddrInet6{Port: h.d.port}
+			copy(sa.Addr[:], a.IP)
+			lp.addrs, lp.domains = append(lp.addrs, sa), append(lp.domains, unix.AF_INET6)
+		}
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		_ = unix.Close(epfd)
+		return nil, err
+	}
+	lp.epfd, lp.wake = epfd, &epWaker{fd: efd}
+	lp.ctlEv = unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeID}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &lp.ctlEv); err != nil {
+		lp.wake.shut()
+		_ = unix.Close(epfd)
+		return nil, err
+	}
+	return lp, nil
+}
+
+// shutdown closes every socket, the waker and the epoll instance.
+func (lp *epLoop) shutdown() {
+	lp.t.SetConn(lp.r, nil)
+	lp.wake.shut()
+	for i := range lp.conns {
+		lp.closeConn(&lp.conns[i])
+	}
+	_ = unix.Close(lp.epfd)
+}
+
+func (lp *epLoop) startConns(from, to int) {
+	for i := from; i < to && !lp.stopped; i++ {
+		c := &lp.conns[i]
+		lp.active++
+		c.state = epNext
+		lp.pump(c)
+	}
+}
+
+// pump moves c's requests forward until it must wait for an event.
+func (lp *epLoop) pump(c *epConn) {
+	for !lp.stopped {
+		switch c.state {
+		case epIdle:
+			return
+		case epNext:
+			if !lp.r.claim(lp.t) {
+				lp.closeConn(c)
+				c.state = epIdle
+				lp.active--
+				return
+			}
+			c.out = Outcome{}
+			c.retried, c.start = false, -1
+			c.state = epStart
+		case epStart:
+			lp.attempt(c)
+		case epConnecting, epWriting:
+			if !lp.send(c) {
+				return
+			}
+		case epHead:
+			if !lp.readHead(c) {
+				return
+			}
+		case epBody:
+			if !lp.readBody(c) {
+				return
+			}
+		case epDrain:
+			if !lp.drain(c) {
+				return
+			}
+		case epDone:
+			if !lp.r.finish(lp.t, &c.out) {
+				lp.stopped = true
+				return
+			}
+			c.state = epNext
+		}
+	}
+}
+
+// attempt sends the request on the kept connection, or opens a new one.
+func (lp *epLoop) attempt(c *epConn) {
+	o := &c.out
+	c.wrote = 0
+	if c.fd >= 0 {
+		c.reused = true
+		c.start = c.lastEnd
+		o.Start, o.TCPDone, o.Connect = c.start, c.start, c.start
+		c.state = epWriting
+		return
+	}
+	c.reused = false
+	if c.start < 0 {
+		c.start = lp.tick()
+	}
+	o.Start = c.start
+	lp.open(c)
+}
+
+// open starts a non-blocking connect; the first write tells how it went.
+func (lp *epLoop) open(c *epConn) {
+	d := lp.h.d
+	for {
+		idx := d.current.Load()
+		k := int(idx) % len(lp.addrs)
+		fd, err := unix.Socket(lp.domains[k], unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			lp.failOpen(c, os.NewSyscallError("socket", err))
+			return
+		}
+		err = unix.Connect(fd, lp.addrs[k])
+		if err != nil && err != unix.EINPROGRESS {
+			_ = unix.Close(fd)
+			if lp.fallback(idx) {
+				continue
+			}
+			lp.failOpen(c, os.NewSyscallError("connect", err))
+			return
+		}
+		c.gen++
+		lp.ctlEv = unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.idx, Pad: c.gen}
+		if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_ADD, fd, &lp.ctlEv); err != nil {
+			_ = unix.Close(fd)
+			lp.failOpen(c, err)
+			return
+		}
+		c.fd, c.addrIdx = fd, idx
+		c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+		c.state = epConnecting
+		return
+	}
+}
+
+// fallback moves to the next resolved address while no connection has ever
+// worked (ab's ::1 → 127.0.0.1 for localhost); false when there is none.
+func (lp *epLoop) fallback(idx int32) bool {
+	d := lp.h.d
+	if lp.h.anyWorked.Load() || int(idx)+1 >= len(d.addrs) || lp.r.isStopped() {
+		return false
+	}
+	d.current.CompareAndSwap(idx, idx+1)
+	return true
+}
+
+// failOpen ends an attempt that got no connection, as http1.go's open does.
+func (lp *epLoop) failOpen(c *epConn, err error) {
+	o := &c.out
+	now := lp.tick()
+	if o.TCPDone == 0 {
+		o.TCPDone = now
+	}
+	o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now
+	o.Err = err
+	switch {
+	case lp.r.isStopped():
+		o.Class = FailAbandoned
+	case isRefused(err):
+		o.Class = FailRefused
+	default:
+		o.Class = FailConnect
+	}
+	c.state = epDone
+}
+
+// send writes (the rest of) the request. It returns false to wait for EPOLLOUT.
+func (lp *epLoop) send(c *epConn) bool {
+	o := &c.out
+	req := lp.h.cfg.Request
+	for c.wrote < len(req) {
+		var before int64
+		if c.state == epConnecting {
+			before = lp.tick()
+		}
+		n, errno := rawWrite(c.fd, req[c.wrote:])
+		if errno == 0 {
+			if c.state == epConnecting {
+				lp.connected(c, before)
+			}
+			c.wrote += n
+			lp.t.TotalSent += int64(n)
+			continue
+		}
+		switch errno {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		}
+		if c.state == epConnecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
+			// The connect failed (refused, unreachable, timed out).
+			lp.closeConn(c)
+			if lp.fallback(c.addrIdx) {
+				lp.open(c)
+				return true
+			}
+			lp.failOpen(c, os.NewSyscallError("connect", errno))
+			return true
+		}
+		now := lp.tick()
+		if c.state == epConnecting {
+			lp.connected(c, now)
+		}
+		o.WriteEnd, o.FirstByte = now, now
+		err := os.NewSyscallError("write", errno)
+		switch {
+		case lp.r.isStopped():
+			lp.fail(c, FailAbandoned, err, now)
+		case c.reused:
+			o.End, o.Err = now, err
+			lp.noAnswer(c)
+		default:
+			lp.fail(c, FailWrite, err, now)
+		}
+		return true
+	}
+	o.WriteEnd = lp.tick()
+	// A response starts with whatever the previous one left over.
+	if c.pos > 0 {
+		c.have = copy(c.buf, c.buf[c.pos:c.have])
+		c.pos = 0
+	}
+	c.got = c.have > 0
+	if c.got {
+		o.FirstByte = o.WriteEnd
+	}
+	c.lastRead = o.WriteEnd
+	c.scan = 0
+	c.state = epHead
+	return true
+}
+
+// connected notes an established connection.
+func (lp *epLoop) connected(c *epConn, at int64) {
+	c.out.TCPDone, c.out.Connect = at, at
+	c.state = epWriting
+	if !lp.h.anyWorked.Load() {
+		lp.h.anyWorked.Store(true)
+	}
+}
+
+// read reads into p; (0, nil) means nothing more for now. A read shorter than
+// p drains the socket, unless the peer has closed (then EOF is still to read).
+func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
+	n, errno := rawRead(c.fd, p)
+	switch {
+	case errno == 0 && n > 0:
+		if n < len(p) && !c.hup {
+			c.readable = false
+		}
+		c.lastRead = lp.now
+		lp.t.TotalRead += int64(n)
+		return n, nil
+	case errno == 0:
+		return 0, io.EOF
+	case errno == unix.EAGAIN:
+		c.readable = false
+		return 0, nil
+	case errno == unix.EINTR:
+		return 0, nil
+	}
+	return 0, os.NewSyscallError("read", errno)
+}
+
+// readHead reads and parses the response head (skipping 1xx responses). It
+// returns false to wait for input.
+func (lp *epLoop) readHead(c *epConn) bool {
+	o, buf := &c.out, c.buf
+	for {
+		if have := c.have; have > 0 {
+			if !httpPrefixOK(buf[:have]) {
+				lp.fail(c, FailException, errNotHTTP, c.lastRead)
+				return true
+			}
+			lim := min(have, maxHeadLen)
+			if end := headEnd(buf[:lim], c.scan); end > 0 {
+				if err := parseHead(buf[:end], &c.head); err != nil {
+					lp.fail(c, FailException, err, c.lastRead)
+					return true
+				}
+				if c.head.interim() {
+					c.have = copy(buf, buf[end:have]) // 1xx: skip it, its bytes stay counted
+					c.scan = 0
+					continue
+				}
+				lp.beginBody(c, end)
+				return true
+			}
+			if have >= maxHeadLen {
+				lp.fail(c, FailHeaderOverflow, errHeadOverflow, c.lastRead)
+				return true
+			}
+			c.scan = lim
+		}
+		if !c.readable {
+			return false
+		}
+		n, err := lp.read(c, buf[c.have:])
+		if n > 0 {
+			if !c.got {
+				o.FirstByte, c.got = c.lastRead, true
+			}
+			c.have += n
+			if lp.h.verbose {
+				lp.r.events.HeaderReceived(buf[:min(c.have, maxHeadLen)])
+			}
+			continue
+		}
+		if err != nil {
+			lp.readFailed(c, err, c.got)
+			return true
+		}
+	}
+}
+
+// beginBody accounts for a complete head ending at end and sets up the body's framing.
+func (lp *epLoop) beginBody(c *epConn, end int) {
+	r, h := lp.r, &c.head
+	r.sawHeader()
+	if r.wantServer() {
+		r.setServer(abServerSoftware(c.buf[:min(c.have, maxHeadLen)]))
+	}
+	c.out.Status = h.status
+	if lp.h.verbose {
+		r.events.Status(h.status)
+	}
+	c.fr = h.framing(lp.h.headRequest)
+	c.pos, c.body = end, 0
+	switch c.fr {
+	case frameLength:
+		c.remaining = h.contentLength
+	case frameChunked:
+		c.chunks.reset()
+	case frameEOF:
+		c.body = int64(c.have - c.pos)
+		c.pos = c.have
+		if len(c.buf) < bigReadBufSize {
+			c.buf = make([]byte, bigReadBufSize) // length unknown: possibly large
+		}
+	}
+	c.state = epBody
+}
+
+// readBody reads the body; it returns false to wait for input.
+func (lp *epLoop) readBody(c *epConn) bool {
+	switch c.fr {
+	case frameLength:
+		for {
+			take := min(int64(c.have-c.pos), c.remaining)
+			c.body += take
+			c.remaining -= take
+			c.pos += int(take)
+			if c.remaining == 0 {
+				lp.complete(c)
+				return true
+			}
+			if !c.readable {
+				return false
+			}
+			if c.remaining > bigBody && len(c.buf) < bigReadBufSize {
+				c.buf = make([]byte, bigReadBufSize)
+			}
+			n, err := lp.read(c, c.buf)
+			c.pos, c.have = 0, n
+			if err != nil {
+				lp.bodyFailed(c, err)
+				return true
+			}
+		}
+	case frameChunked:
+		for {
+			used, data, done, err := c.chunks.feed(c.buf[c.pos:c.have])
+			c.body += data
+			c.pos += used
+			if err != nil {
+				lp.endBody(c)
+				lp.fail(c, FailException, err, c.lastRead)
+				return true
+			}
+			if done {
+				lp.complete(c)
+				return true
+			}
+			if !c.readable {
+				return false
+			}
+			n, err := lp.read(c, c.buf)
+			c.pos, c.have = 0, n
+			if err != nil {
+				lp.bodyFailed(c, err)
+				return true
+			}
+		}
+	case frameEOF:
+		for {
+			if !c.readable {
+				return false
+			}
+			n, err := lp.read(c, c.buf)
+			c.body += int64(n)
+			if err != nil {
+				lp.endBody(c)
+				if isEOF(err) {
+					c.out.End = c.lastRead
+					lp.closeConn(c)
+					c.state = epDone
+					return true
+				}
+				lp.readFailed(c, err, true)
+				return true
+			}
+		}
+	}
+	lp.complete(c) // no body
+	return true
+}
+
+func (lp *epLoop) endBody(c *epConn) {
+	lp.t.BodyRead += c.body
+	c.out.Body = c.body
+}
+
+// bodyFailed ends a response cut short by err.
+func (lp *epLoop) bodyFailed(c *epConn, err error) {
+	lp.endBody(c)
+	if isEOF(err) {
+		lp.fail(c, FailReceiveCounted, errTruncated, c.lastRead)
+		return
+	}
+	lp.readFailed(c, err, true)
+}
+
+// complete ends a framed response: keep the connection, or wait for the
+// server's close as ab does, or close it.
+func (lp *epLoop) complete(c *epConn) {
+	lp.endBody(c)
+	o := &c.out
+	o.End = c.lastRead
+	switch {
+	case lp.h.keep(&c.head):
+		o.KeptAlive = true
+		c.lastEnd = o.End
+		c.state = epDone
+	case lp.h.serverCloses(&c.head):
+		c.state = epDrain
+	default:
+		lp.closeConn(c)
+		c.state = epDone
+	}
+}
+
+// drain reads until the server closes (see h1conn.drain); false to wait.
+func (lp *epLoop) drain(c *epConn) bool {
+	for {
+		if !c.readable {
+			return false
+		}
+		if _, err := lp.read(c, c.buf); err != nil {
+			lp.closeConn(c) // EOF, or an error that no longer matters
+			c.state = epDone
+			return true
+		}
+	}
+}
+
+// readFailed classifies a read error as http1.go's readFailed does.
+func (lp *epLoop) readFailed(c *epConn, err error, got bool) {
+	o := &c.out
+	now := lp.tick()
+	switch {
+	case lp.r.isStopped():
+		lp.fail(c, FailAbandoned, err, now)
+	case !got && (isEOF(err) || c.reused):
+		o.FirstByte, o.End, o.Err = now, now, err
+		lp.noAnswer(c)
+	case isEOF(err):
+		lp.fail(c, FailReceiveCounted, errTruncated, now)
+	default:
+		lp.fail(c, FailReceive, err, now)
+	}
+}
+
+// noAnswer handles a connection closed before any byte of the answer: an
+// idempotent request on a reused connection is sent once more on a new one.
+func (lp *epLoop) noAnswer(c *epConn) {
+	lp.closeConn(c)
+	if c.reused && lp.h.idempotent && !c.retried {
+		c.retried = true
+		lp.t.Retries++
+		c.out = Outcome{}
+		c.state = epStart
+		return
+	}
+	c.out.Class, c.out.Err = FailReceiveCounted, errNoAnswer
+	c.state = epDone
+}
+
+// fail ends the attempt with class and closes the connection.
+func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
+	o := &c.out
+	o.Class, o.Err, o.End = class, err, now
+	if o.FirstByte == 0 {
+		o.FirstByte = now
+	}
+	lp.closeConn(c)
+	c.state = epDone
+}
+
+// closeConn closes c's socket (which also leaves the epoll set).
+func (lp *epLoop) closeConn(c *epConn) {
+	if c.fd >= 0 {
+		_ = unix.Close(c.fd)
+		c.fd = -1
+	}
+	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+}
+
+// rawRead and rawWrite are read(2) and write(2) on non-blocking sockets: they
+// never block, so they skip the scheduler's system-call bookkeeping.
+func rawRead(fd int, p []byte) (int, syscall.Errno) {
+	r1, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r1), 0
+}
+
+func rawWrite(fd int, p []byte) (int, syscall.Errno) {
+	r1, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r1), 0
+}
