@@ -106,7 +106,7 @@ func (w *epWaker) Close() error {
 	defer w.mu.Unlock()
 	if w.fd >= 0 {
 		one := [8]byte{1, 1, 1, 1, 1, 1, 1, 1} // any non-zero counter, whatever the byte order
-		_, _ = unix.Write(w.fd, one[:])       // a full counter still wakes the loop
+		_, _ = unix.Write(w.fd, one[:])        // a full counter still wakes the loop
 	}
 	return nil
 }
