@@ -313,8 +313,10 @@ type h2Conn struct {
 	connUnacked uint32
 	cur         *h2Stream // stream whose header block is being decoded (nil: unknown)
 	curStatus   int
-	curEnd      bool // END_STREAM was set on the HEADERS frame being continued
-	curHeaders  bool // a header block is open (CONTINUATION expected)
+	curEnd      bool   // END_STREAM was set on the HEADERS frame being continued
+	curHeaders  bool   // a header block is open (CONTINUATION expected)
+	verbose     bool   // -v ≥ 2: response heads are dumped as ab dumps them
+	head        []byte // the response head being decoded, as HTTP/1-style text (-v ≥ 2)
 }
 
 func (h *h2Transport) work(r *run, slot int, t *Tally) {
@@ -534,6 +536,7 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(h2FrameSize)
 	c.dec = hpack.NewDecoder(4096, c.onField)
+	c.verbose = r.cfg.Verbosity >= 2
 
 	c.lockWrite()
 	_, err = c.bw.WriteString(http2.ClientPreface)
@@ -824,6 +827,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.smu.Lock()
 		st := c.streams[f.StreamID]
 		c.cur, c.curStatus, c.curEnd, c.curHeaders = st, 0, f.StreamEnded(), true
+		c.head = c.head[:0]
 		if st != nil {
 			now := c.r.clock()
 			st.tally.activity.Store(now)
@@ -984,6 +988,10 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 		if c.r.wantServer() {
 			c.r.setServer("") // no server field: ab's Server Software stays empty
 		}
+		if c.verbose {
+			c.head = append(c.head, "\r\n"...)
+			c.r.events.HeaderReceived(c.head)
+		}
 		c.r.sawHeader()
 		if c.r.cfg.Verbosity >= 2 && st.status != 0 {
 			c.r.events.Status(st.status)
@@ -1007,7 +1015,7 @@ func (c *h2Conn) wantFields(st *h2Stream, frag []byte) bool {
 	if st == nil || st.final {
 		return false // a stream nobody waits for, or trailers
 	}
-	if c.r.wantServer() {
+	if c.r.wantServer() || c.verbose {
 		return true
 	}
 	if len(frag) > 0 && frag[0]&0x80 != 0 {
@@ -1023,6 +1031,13 @@ func (c *h2Conn) wantFields(st *h2Stream, frag []byte) bool {
 func (c *h2Conn) onField(f hpack.HeaderField) {
 	if c.cur == nil || c.cur.final {
 		return // trailers, or a stream nobody waits for
+	}
+	if c.verbose {
+		if f.Name == ":status" {
+			c.head = append(append(append(c.head, "HTTP/2 "...), f.Value...), "\r\n"...)
+		} else if !strings.HasPrefix(f.Name, ":") {
+			c.head = append(append(append(append(c.head, f.Name...), ": "...), f.Value...), "\r\n"...)
+		}
 	}
 	switch f.Name {
 	case ":status":

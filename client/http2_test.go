@@ -775,3 +775,41 @@ func TestAbServerCut(t *testing.T) {
 		}
 	}
 }
+
+// headEvents records the -v 2 events.
+type headEvents struct {
+	NopEvents
+	mu       sync.Mutex
+	heads    []string
+	statuses []int
+}
+
+func (e *headEvents) HeaderReceived(buf []byte) {
+	e.mu.Lock()
+	e.heads = append(e.heads, string(buf))
+	e.mu.Unlock()
+}
+
+func (e *headEvents) Status(code int) {
+	e.mu.Lock()
+	e.statuses = append(e.statuses, code)
+	e.mu.Unlock()
+}
+
+// With -v 2 each response head is dumped, HTTP/1-style, as ab dumps heads.
+func TestHTTP2VerboseDumpsResponseHeads(t *testing.T) {
+	s := startRawH2(t, &rawH2Server{})
+	cfg := h2TestConfig(t, s.url(), 3, 1, 1)
+	ev := &headEvents{}
+	cfg.Events, cfg.Verbosity = ev, 2
+	if _, err := runH2(t, cfg); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	want := "HTTP/2 200\r\nserver: raw/1.0\r\ncontent-length: 5\r\n\r\n"
+	if len(ev.heads) != 3 || ev.heads[0] != want || ev.heads[2] != want {
+		t.Errorf("heads %q, want 3 × %q", ev.heads, want)
+	}
+	if len(ev.statuses) != 3 || ev.statuses[0] != 200 {
+		t.Errorf("statuses %v, want 3 × 200", ev.statuses)
+	}
+}
