@@ -551,8 +551,9 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		limit = tm.C
 	}
 	var tick <-chan time.Time
+	var every time.Duration
 	if cfg.Timeout >= 0 {
-		every := cfg.Timeout / 10
+		every = cfg.Timeout / 10
 		if every > 100*time.Millisecond {
 			every = 100 * time.Millisecond
 		}
@@ -563,6 +564,7 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		defer tk.Stop()
 		tick = tk.C
 	}
+	lastTick, lookedAgain := r.clock(), false
 loop:
 	for {
 		select {
@@ -576,9 +578,21 @@ loop:
 		case <-limit:
 			r.stop(EndTimeLimit, nil)
 		case <-tick:
+			now := r.clock()
+			late := now-lastTick > 3*int64(every)
+			lastTick = now
 			if r.idleFor() >= int64(cfg.Timeout) {
+				// A late tick means this process was not running (a loaded
+				// machine, a stopped process): the workers have not yet read
+				// what arrived meanwhile, which ab's poll would see at once.
+				// Look once more before giving up.
+				if late && !lookedAgain {
+					lookedAgain = true
+					continue
+				}
 				r.stop(EndFatal, timeoutError())
 			}
+			lookedAgain = false
 		}
 	}
 	res := rn.result()

@@ -1,0 +1,355 @@
+package client
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// One test per server fault of issue 6 not already covered with exact counts in
+// http1_test.go. Each asserts Complete, the failure classes, the ending and an
+// upper bound on wall time (about 3× the expected time).
+
+// runTimed runs cfg and fails the test if it took longer than limit.
+func runTimed(t *testing.T, cfg Config, limit time.Duration) (*Result, error) {
+	t.Helper()
+	began := time.Now()
+	res, err := h1Run(t, cfg)
+	if d := time.Since(began); d > limit {
+		t.Errorf("run took %v, want at most %v", d, limit)
+	}
+	return res, err
+}
+
+// wantFatal checks that err is ab's fatal error with that exit status and stderr text.
+func wantFatal(t *testing.T, err error, exit int, message string) {
+	t.Helper()
+	var fe *FatalError
+	if !errors.As(err, &fe) || fe.Exit != exit || fe.Message != message {
+		t.Fatalf("err = %#v, want exit %d %q", err, exit, message)
+	}
+}
+
+const timeoutMessage = "apr_pollset_poll: The timeout specified has expired (70007)\n"
+
+// The server sends a complete head promising a body, then closes: a Receive
+// failure whatever -r says, and the run goes on.
+func TestFaultCloseAfterHead(t *testing.T) {
+	checkGoroutines(t)
+	head := "HTTP/1.1 200 OK\r\nServer: fault\r\nContent-Length: 100\r\n\r\n"
+	for _, keepGoing := range []bool{false, true} {
+		srv := newFaultServer(t, answerOnce(head))
+		cfg := h1Config(srv.port(), 4, 2, false)
+		cfg.KeepGoing = keepGoing
+		res, err := runTimed(t, cfg, 5*time.Second)
+		if err != nil {
+			t.Fatalf("-r %v: %v", keepGoing, err)
+		}
+		wantCounts(t, res, 4, Failures{Total: 4, Receive: 4})
+		if res.TotalRead != int64(4*len(head)) || res.DocLength != 0 {
+			t.Errorf("-r %v: read %d doclen %d", keepGoing, res.TotalRead, res.DocLength)
+		}
+	}
+}
+
+// A head without a length on a connection the server closes: the body is empty
+// and the response complete (HTTP/1.0 framing), as in ab.
+func TestFaultCloseAfterHeadWithoutLength(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, answerOnce("HTTP/1.0 200 OK\r\nServer: fault\r\n\r\n"))
+	res, err := runTimed(t, h1Config(srv.port(), 3, 1, false), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 3, Failures{})
+	if res.DocLength != 0 || res.StatusCounts[200] != 3 {
+		t.Errorf("doclen %d statuses %v", res.DocLength, res.StatusCounts)
+	}
+}
+
+// Content-Length promised, less sent, then a stall: -s ends the run as ab ends
+// it (exit 119, the completed requests kept) within about -s.
+func TestFaultShortBodyStallIdleTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, answerThenStall(2, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten.."))
+	cfg := h1Config(srv.port(), 5, 1, false)
+	cfg.Timeout = 400 * time.Millisecond
+	res, err := runTimed(t, cfg, 1200*time.Millisecond)
+	wantFatal(t, err, 119, timeoutMessage)
+	wantCounts(t, res, 2, Failures{})
+	if res.Ending != EndFatal {
+		t.Errorf("ending %v", res.Ending)
+	}
+}
+
+// The same with --request-timeout: each stalled request is counted as an
+// exception when its time is up and the run goes on to n.
+func TestFaultShortBodyStallRequestTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, answerThenStall(2, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten.."))
+	cfg := h1Config(srv.port(), 5, 1, false)
+	cfg.RequestTimeout = 150 * time.Millisecond
+	res, err := runTimed(t, cfg, 3*450*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 5, Failures{Total: 3, Exceptions: 3})
+	if res.FirstError["exceptions"] == "" {
+		t.Errorf("no first exception recorded: %v", res.FirstError)
+	}
+}
+
+// A stall in the middle of the status line: -s → exit 119; --request-timeout → exceptions.
+func TestFaultStallInStatusLine(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, answerThenStall(1, "HTTP/1.1 2"))
+
+	cfg := h1Config(srv.port(), 3, 1, false)
+	cfg.Timeout = 300 * time.Millisecond
+	res, err := runTimed(t, cfg, 900*time.Millisecond)
+	wantFatal(t, err, 119, timeoutMessage)
+	wantCounts(t, res, 1, Failures{})
+
+	cfg = h1Config(srv.port(), 3, 1, false)
+	cfg.RequestTimeout = 100 * time.Millisecond
+	res, err = runTimed(t, cfg, 3*200*time.Millisecond+time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 3, Failures{Total: 3, Exceptions: 3}) // connection 0 was the first run's
+}
+
+// Binary garbage instead of HTTP, then a close: an exception per request.
+func TestFaultGarbageBytes(t *testing.T) {
+	checkGoroutines(t)
+	garbage := "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\x00\xff\r\n\x80garbage\n\n"
+	srv := newFaultServer(t, answerOnce(garbage))
+	res, err := runTimed(t, h1Config(srv.port(), 4, 2, false), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 4, Failures{Total: 4, Exceptions: 4})
+	if res.TotalRead != int64(4*len(garbage)) {
+		t.Errorf("TotalRead %d, want %d", res.TotalRead, 4*len(garbage))
+	}
+}
+
+// A head of over 100 KiB, written in 1 KiB pieces on a connection the server
+// keeps open: ab's header overflow at 8191 bytes, without waiting for the rest;
+// the 12th overflow aborts the run with exit 1.
+func TestFaultHugeHead(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); !ok {
+			return
+		}
+		fc.inChunks(hugeHead, 1024)
+		fc.waitClosed()
+	})
+	res, err := runTimed(t, h1Config(srv.port(), 2, 1, false), 5*time.Second)
+	wantFatal(t, err, 1, "\nTest aborted after 10 failures\n\n\n")
+	if res.Complete != 0 || res.Non2xx != 11 || srv.accepted.Load() != 12 {
+		t.Errorf("complete %d non2xx %d conns %d; want 0 11 12", res.Complete, res.Non2xx, srv.accepted.Load())
+	}
+}
+
+// A Content-Length body trickling one byte every 40 ms keeps -s's watchdog
+// quiet (it measures silence, not response time): every request completes.
+func TestFaultTrickledBody(t *testing.T) {
+	checkGoroutines(t)
+	body := strings.Repeat("t", 25)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); !ok {
+			return
+		}
+		fc.write("HTTP/1.1 200 OK\r\nContent-Length: 25\r\n\r\n")
+		fc.trickle(body, 40*time.Millisecond)
+	})
+	cfg := h1Config(srv.port(), 2, 1, false)
+	cfg.Timeout = 600 * time.Millisecond // shorter than a response (1 s), far longer than a gap
+	res, err := runTimed(t, cfg, 3*2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 2, Failures{})
+	if res.DocLength != 25 || res.BodyRead != 50 {
+		t.Errorf("doclen %d body %d", res.DocLength, res.BodyRead)
+	}
+	for i, s := range res.Samples.Exact() {
+		if s.Total < 900_000 {
+			t.Errorf("request %d took %d µs; the body alone takes 1 s", i, s.Total)
+		}
+	}
+}
+
+// A chunked body with extensions and trailers cut into 7-byte writes, over
+// keep-alive: decoded exactly, the connections reused.
+func TestFaultChunkedManyReads(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			fc.inChunks(chunkedResponse, 7)
+		}
+	})
+	res, err := runTimed(t, h1Config(srv.port(), 12, 3, true), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 12, Failures{})
+	if res.DocLength != 100 || res.BodyRead != 1200 || res.KeepAlive != 12 || srv.accepted.Load() > 3 {
+		t.Errorf("doclen %d body %d keepalive %d conns %d", res.DocLength, res.BodyRead, res.KeepAlive, srv.accepted.Load())
+	}
+}
+
+// A keep-alive server that closes every connection after k responses (reading
+// the next request and dropping it): no request is lost or counted twice — the
+// server read exactly Complete + Retries requests.
+func TestFaultKeepAliveCloseAfterK(t *testing.T) {
+	checkGoroutines(t)
+	const n, c, k = 30, 3, 4
+	srv := newFaultServer(t, keepAliveCloseAfter(k))
+	res, err := runTimed(t, h1Config(srv.port(), n, c, true), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, n, Failures{})
+	if res.KeepAlive != n || res.Retries == 0 {
+		t.Errorf("keepalive %d retries %d", res.KeepAlive, res.Retries)
+	}
+	// Workers still in flight when the n-th response arrives may have had one
+	// more request read by the server; each is an abandoned request, never counted.
+	got := srv.requests.Load()
+	if want := int64(res.Complete + res.Retries); got < want || got > want+c-1 {
+		t.Errorf("server read %d requests; gab completed %d with %d retries", got, res.Complete, res.Retries)
+	}
+}
+
+// With one worker there is nothing in flight at the end: the server's count is exact.
+func TestFaultKeepAliveCloseAfterKExact(t *testing.T) {
+	checkGoroutines(t)
+	const n, k = 20, 3
+	srv := newFaultServer(t, keepAliveCloseAfter(k))
+	res, err := runTimed(t, h1Config(srv.port(), n, 1, true), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, n, Failures{})
+	// Connections serve k requests each; the (k+1)-th is read, dropped, retried.
+	if res.Retries != (n-1)/k || srv.requests.Load() != int64(n+res.Retries) || srv.accepted.Load() != int64(res.Retries+1) {
+		t.Errorf("retries %d, server read %d requests on %d connections", res.Retries, srv.requests.Load(), srv.accepted.Load())
+	}
+}
+
+// A keep-alive server that closes idle connections, met by a paced run (--rate
+// leaves the connection idle between requests): every request completes once.
+func TestFaultKeepAliveIdleClose(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, keepAliveIdleClose(30*time.Millisecond))
+	cfg := h1Config(srv.port(), 6, 1, true)
+	cfg.Rate = 10 // 100 ms between requests
+	res, err := runTimed(t, cfg, 3*600*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 6, Failures{})
+	// The server answered every request it read, and gab counted each answer once.
+	if srv.requests.Load() != int64(res.Complete) || res.KeepAlive != 6 {
+		t.Errorf("server answered %d requests, gab completed %d (retries %d, keepalive %d)",
+			srv.requests.Load(), res.Complete, res.Retries, res.KeepAlive)
+	}
+	if srv.accepted.Load() != int64(1+res.Retries) {
+		t.Errorf("%d connections for %d retries", srv.accepted.Load(), res.Retries)
+	}
+}
+
+// bigPost is a POST whose 16 MiB body cannot fit in the socket buffers.
+func bigPost(port int) Config {
+	cfg := h1Config(port, 2, 1, false)
+	body := make([]byte, 16<<20)
+	head := "POST /x HTTP/1.0\r\nContent-length: 16777216\r\nContent-type: text/plain\r\nHost: 127.0.0.1\r\n\r\n"
+	cfg.Request = append([]byte(head), body...)
+	cfg.HeadLen = len(head)
+	cfg.Spec = RequestSpec{Method: "POST", HasBody: true}
+	return cfg
+}
+
+// A server that accepts and never reads: the write of a large POST blocks; -s
+// ends the run with exit 119 within about -s.
+func TestFaultNeverReadsIdleTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, neverReads)
+	cfg := bigPost(srv.port())
+	cfg.Timeout = 400 * time.Millisecond
+	res, err := runTimed(t, cfg, 1200*time.Millisecond)
+	wantFatal(t, err, 119, timeoutMessage)
+	wantCounts(t, res, 0, Failures{})
+	if res.TotalSent >= int64(len(cfg.Request)) {
+		t.Errorf("sent %d bytes of a request the server never read", res.TotalSent)
+	}
+}
+
+// The same with --request-timeout: each blocked request is counted as an
+// exception at its deadline and the run completes.
+func TestFaultNeverReadsRequestTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, neverReads)
+	cfg := bigPost(srv.port())
+	cfg.RequestTimeout = 200 * time.Millisecond
+	res, err := runTimed(t, cfg, 3*400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 2, Failures{Total: 2, Exceptions: 2})
+	if res.WriteErrors != 0 {
+		t.Errorf("write errors %d: an overdue request is an exception", res.WriteErrors)
+	}
+}
+
+// A listener whose backlog is full and never accepts: the first connect lands
+// in the accept queue, the others stall in SYN retries; -s ends the run.
+func TestFaultSlowAcceptIdleTimeout(t *testing.T) {
+	checkGoroutines(t)
+	port := fullBacklogListener(t)
+	cfg := h1Config(port, 6, 3, false)
+	cfg.Timeout = 400 * time.Millisecond
+	res, err := runTimed(t, cfg, 1200*time.Millisecond)
+	wantFatal(t, err, 119, timeoutMessage)
+	wantCounts(t, res, 0, Failures{})
+}
+
+// The same with --request-timeout: every request fails as an exception at its
+// deadline (whether it was stuck in connect or waiting for an answer).
+func TestFaultSlowAcceptRequestTimeout(t *testing.T) {
+	checkGoroutines(t)
+	port := fullBacklogListener(t)
+	cfg := h1Config(port, 4, 2, false)
+	cfg.RequestTimeout = 150 * time.Millisecond
+	res, err := runTimed(t, cfg, 3*2*150*time.Millisecond+time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, res, 4, Failures{Total: 4, Exceptions: 4})
+}
+
+// A run against a server that never answers ends within -t + -s: here -t 1 -s 2.
+func TestFaultRunEndsWithinTimeLimitPlusTimeout(t *testing.T) {
+	checkGoroutines(t)
+	srv := newFaultServer(t, stallForever)
+	cfg := h1Config(srv.port(), 50000, 4, false)
+	cfg.TimeLimit = time.Second
+	cfg.Timeout = 2 * time.Second
+	res, err := runTimed(t, cfg, 3*time.Second+500*time.Millisecond)
+	if err != nil {
+		wantFatal(t, err, 119, timeoutMessage)
+	}
+	if res.Complete != 0 || res.Failed.Total != 0 {
+		t.Errorf("complete %d failed %+v", res.Complete, res.Failed)
+	}
+	if res.Ending != EndTimeLimit {
+		t.Errorf("ending %v: the time limit comes first", res.Ending)
+	}
+}
