@@ -162,6 +162,7 @@ type run struct {
 	events  Events
 	now     func() time.Time
 	start   time.Time
+	startUs int64 // start.UnixMicro(), for Sample.Start
 	samples *Samples
 	n       int64
 
@@ -405,7 +406,7 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		r.cgi.put(int(i-1), o.CGI)
 	}
 	r.samples.put(int(i-1), Sample{
-		Start:   uint32(uint64(o.Start/1000) & 0xFFFFFFFF),
+		Start:   StartMs(r.startUs, o.Start),
 		Connect: usec(o.Connect - o.Start),
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
@@ -523,6 +524,7 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		return rn.result(), fe
 	}
 	r.start = r.now() // ab takes the start time just before the first connect
+	r.startUs = r.start.UnixMicro()
 
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()

@@ -1,15 +1,21 @@
 package client
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 )
 
-// Sample is one recorded request in ab's terms, in microseconds: 16 bytes, so a
-// million requests cost 16 MB (ab keeps 32 bytes each).
+// Sample is one recorded request in ab's terms: 16 bytes, so a million
+// requests cost 16 MB (ab keeps 32 bytes each). Durations are in µs.
 type Sample struct {
-	// Start is the request's start as an offset from Result.Start. It wraps every
-	// 2^32 µs (71.6 minutes); Samples.StartOffset undoes the wrap.
+	// Start is the request's wall-clock start in whole milliseconds since
+	// Result.Start's millisecond: floor(start_µs/1000) − floor(runStart_µs/1000).
+	// Result.Start.UnixMilli()+Start is then the start in epoch ms, truncated,
+	// and its division by 1000 is exactly ab's apr_time_sec(start) for the -g
+	// file. It needs no unwrap and no recording order; it covers 2^32 ms
+	// (49.7 days).
 	Start   uint32
 	Connect uint32 // ab ctime: start → connection ready (TLS included); 0 on keep-alive reuse
 	Wait    uint32 // ab waittime: request written → first response byte
@@ -103,25 +109,47 @@ func (s *Samples) Histograms() *Histograms {
 	return h
 }
 
-// StartOffsets returns each exact sample's start in µs since Result.Start, undoing
-// the 32-bit wrap. It relies on samples being in recording order, where starts
-// never go back by more than half the wrap period (35 minutes).
-func StartOffsets(samples []Sample) []uint64 {
-	out := make([]uint64, len(samples))
-	var epoch uint64
-	var prev uint32
-	for i, s := range samples {
-		if i > 0 && s.Start < prev && prev-s.Start > 1<<31 {
-			epoch += 1 << 32
-		} else if i > 0 && s.Start > prev && s.Start-prev > 1<<31 && epoch > 0 {
-			// a late sample that started before the previous wrap
-			out[i] = epoch - 1<<32 + uint64(s.Start)
-			continue
-		}
-		prev = s.Start
-		out[i] = epoch + uint64(s.Start)
+// StartMs is Sample.Start for a request that started startNs after a run
+// whose start is runStartUs in µs since the epoch: the difference of the two
+// instants' whole wall-clock milliseconds (0 for a start before the run's).
+func StartMs(runStartUs, startNs int64) uint32 {
+	d := (runStartUs+startNs/1000)/1000 - runStartUs/1000
+	if d < 0 {
+		return 0
 	}
-	return out
+	return uint32(d)
+}
+
+// CompareByTotal is ab's -g row order, which is also the order of the
+// percentile table and the -e file: by Total, ties by Wait, then Processing,
+// then Connect (ab sorts with four chained glibc qsorts, stable merge sorts
+// there, in the order connect, processing, wait, total), then Start. ab's last
+// tie-break is recording (completion) order; among samples equal in every
+// duration, start order is completion order, and samples that also start in
+// the same millisecond print identical -g rows, so the output is the same.
+func CompareByTotal(x, y Sample) int {
+	if c := cmp.Compare(x.Total, y.Total); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Wait, y.Wait); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Processing(), y.Processing()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Connect, y.Connect); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Start, y.Start)
+}
+
+// SortByTotal sorts samples in place into CompareByTotal's order, allocating
+// nothing. An already sorted slice costs one linear pass.
+func SortByTotal(samples []Sample) {
+	if slices.IsSortedFunc(samples, CompareByTotal) {
+		return
+	}
+	slices.SortFunc(samples, CompareByTotal)
 }
 
 // Histograms hold one Column per ab column, for runs past the exact store's limit.

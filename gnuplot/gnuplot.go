@@ -4,9 +4,7 @@ package gnuplot
 
 import (
 	"bufio"
-	"cmp"
 	"io"
-	"slices"
 	"strconv"
 	"time"
 
@@ -21,11 +19,10 @@ const Header = "starttime\tseconds\tctime\tdtime\tttime\twait\n"
 const ctimeLayout = "Mon Jan 02 15:04:05 2006"
 
 // Write writes the -g file for the exactly stored samples of res (ref §13.2),
-// with start times in loc. Rows are sorted by total time. ab's rows come from
-// four chained glibc sorts (connect, processing, wait, total), which are
-// stable merge sorts there, so ties on total keep the wait order, then
-// processing, then connect, then recording order; Write orders ties the same
-// way. The samples themselves are not reordered. With no samples it writes
+// with start times in loc. Rows are in ab's order, client.CompareByTotal:
+// by total time, ties as ab's chained stable sorts leave them. Write sorts
+// res.Samples.Exact() in place (report.Summarize leaves it in that order
+// already) and allocates nothing per sample. With no samples it writes
 // nothing (ab then creates no file).
 func Write(w io.Writer, res *client.Result, loc *time.Location) error {
 	if res.Samples == nil {
@@ -35,40 +32,16 @@ func Write(w io.Writer, res *client.Result, loc *time.Location) error {
 	if len(samples) == 0 {
 		return nil
 	}
-	// Offsets undo the 32-bit wrap of Sample.Start and need recording order.
-	offsets := client.StartOffsets(samples)
-	order := make([]int32, len(samples))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		x, y := samples[a], samples[b]
-		if c := cmp.Compare(x.Total, y.Total); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Wait, y.Wait); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Processing(), y.Processing()); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Connect, y.Connect); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	client.SortByTotal(samples)
 
 	bw := bufio.NewWriter(w)
 	if _, err := bw.WriteString(Header); err != nil {
 		return err
 	}
-	base := res.Start.UnixMicro()
-	line := make([]byte, 0, 96)
-	for _, i := range order {
-		smp := samples[i]
-		startUs := base + int64(offsets[i])
-		line = appendRow(line[:0], startUs, smp, loc)
-		if _, err := bw.Write(line); err != nil {
+	baseMs := res.Start.UnixMilli()
+	var line [96]byte
+	for _, smp := range samples {
+		if _, err := bw.Write(appendRow(line[:0], baseMs+int64(smp.Start), smp, loc)); err != nil {
 			return err
 		}
 	}
@@ -77,10 +50,10 @@ func Write(w io.Writer, res *client.Result, loc *time.Location) error {
 
 // appendRow formats one row: ctime-style start, start in whole epoch seconds,
 // then connect, processing, total and wait rounded to ms as ab rounds.
-func appendRow(b []byte, startUs int64, smp client.Sample, loc *time.Location) []byte {
-	b = time.UnixMicro(startUs).In(loc).AppendFormat(b, ctimeLayout)
+func appendRow(b []byte, startMs int64, smp client.Sample, loc *time.Location) []byte {
+	b = time.UnixMilli(startMs).In(loc).AppendFormat(b, ctimeLayout)
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, startUs/1_000_000, 10) // apr_time_sec truncates
+	b = strconv.AppendInt(b, startMs/1000, 10) // apr_time_sec truncates
 	for _, us := range [...]uint32{smp.Connect, smp.Processing(), smp.Total, smp.Wait} {
 		b = append(b, '\t')
 		b = strconv.AppendUint(b, (uint64(us)+500)/1000, 10)

@@ -17,7 +17,8 @@ import (
 
 // TestGoldenFiles rebuilds the real ab's -g files. testdata/<case>.tsv is ab's
 // file (captured in UTC); testdata/<case>.samples holds per-request µs times
-// chosen to round to ab's printed values (start offsets from the run start).
+// chosen to round to ab's printed values (start offsets from the run start,
+// turned into Sample.Start as the client does).
 func TestGoldenFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -28,7 +29,8 @@ func TestGoldenFiles(t *testing.T) {
 		{"gnuplot-csv", 1795996866},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := &client.Result{Start: time.Unix(tc.start, 0), Samples: readSamples(t, "testdata/"+tc.name+".samples")}
+			start := time.Unix(tc.start, 0)
+			res := &client.Result{Start: start, Samples: readSamples(t, "testdata/"+tc.name+".samples", start)}
 			var out bytes.Buffer
 			if err := Write(&out, res, time.UTC); err != nil {
 				t.Fatal(err)
@@ -55,7 +57,6 @@ func TestRowsSortedByTotalWithABTieOrder(t *testing.T) {
 	} {
 		s.Append(smp)
 	}
-	before := slices.Clone(s.Exact())
 	var out bytes.Buffer
 	if err := Write(&out, &client.Result{Start: time.Unix(1795996874, 0), Samples: s}, time.UTC); err != nil {
 		t.Fatal(err)
@@ -69,37 +70,50 @@ func TestRowsSortedByTotalWithABTieOrder(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
-	if !slices.Equal(s.Exact(), before) {
-		t.Error("Write reordered the samples")
+	// Write sorts the store in place, into the order it printed.
+	wantStarts := []uint32{4, 3, 1, 2, 0}
+	for i, smp := range s.Exact() {
+		if smp.Start != wantStarts[i] {
+			t.Errorf("sample %d after Write has Start %d, want %d (rows' order)", i, smp.Start, wantStarts[i])
+		}
 	}
 }
 
-func TestStartTimesLocalZeroPaddedAndUnwrapped(t *testing.T) {
-	s := client.NewSamples(3, 0)
-	// Recording order: the second start wraps the 32-bit µs offset
-	// (2^32 µs ≈ 71.6 minutes after the first).
-	s.Append(client.Sample{Start: 4_294_000_000, Total: 2000})
-	s.Append(client.Sample{Start: 1_000_000, Total: 1000}) // 2^32 + 1e6 µs
-	s.Append(client.Sample{Start: 0, Total: 3000})         // started just before the second, recorded after it
-	runStart := time.Date(2026, time.November, 2, 7, 4, 5, 0, time.UTC)
+// TestStartSecondsAreABs checks the start columns against ab's
+// apr_time_sec(start µs) and ctime, for a run that starts 300 µs before a
+// whole second: a request 400 µs into the run belongs to the next second, one
+// 200 µs in to the run's. Sample.Start comes from client.StartMs as the client
+// records it, and spans weeks without wrapping.
+func TestStartSecondsAreABs(t *testing.T) {
+	runStart := time.Date(2026, time.November, 2, 7, 4, 5, 999_700_000, time.UTC)
+	base := runStart.UnixMicro()
+	offsetsUs := []int64{400, 200, 3_600_000_000, 40 * 24 * 3_600_000_000} // +1 h, +40 days
+	s := client.NewSamples(len(offsetsUs), 0)
+	for i, us := range offsetsUs {
+		s.Append(client.Sample{Start: client.StartMs(base, us*1000), Total: uint32(i+1) * 1000})
+	}
 	tokyo := time.FixedZone("JST", 9*3600)
 	var out bytes.Buffer
 	if err := Write(&out, &client.Result{Start: runStart, Samples: s}, tokyo); err != nil {
 		t.Fatal(err)
 	}
-	epoch := runStart.Unix()
-	wrap := int64(1) << 32
-	row := func(offsetUs int64, totalMs int) string {
-		at := runStart.Add(time.Duration(offsetUs) * time.Microsecond).In(tokyo)
-		return fmt.Sprintf("%s\t%d\t0\t%d\t%d\t0\n", at.Format("Mon Jan 02 15:04:05 2006"),
-			epoch+offsetUs/1_000_000, totalMs, totalMs)
+	want := Header
+	for i, us := range offsetsUs {
+		abSec := (base + us) / 1_000_000 // apr_time_sec of ab's start
+		want += fmt.Sprintf("%s\t%d\t0\t%d\t%d\t0\n", time.Unix(abSec, 0).In(tokyo).Format("Mon Jan 02 15:04:05 2006"),
+			abSec, i+1, i+1)
 	}
-	want := Header + row(wrap+1_000_000, 1) + row(4_294_000_000, 2) + row(wrap, 3)
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
-	if !strings.Contains(out.String(), "Mon Nov 02 17:15:") {
-		t.Errorf("want a zero-padded day in JST (Mon Nov 02 17:15:…), got:\n%s", out.String())
+	for _, line := range []string{
+		"Mon Nov 02 16:04:06 2026\t1793603046\t", // 400 µs in: the next second
+		"Mon Nov 02 16:04:05 2026\t1793603045\t", // 200 µs in: zero-padded day, in JST
+		"Sat Dec 12 16:04:05 2026\t1797059045\t", // 40 days later
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("missing %q in:\n%s", line, out.String())
+		}
 	}
 }
 
@@ -162,8 +176,9 @@ func BenchmarkWrite1e6(b *testing.B) {
 	}
 }
 
-// readSamples reads "start connect wait total" lines (µs, recording order).
-func readSamples(t *testing.T, path string) *client.Samples {
+// readSamples reads "start connect wait total" lines (µs, recording order;
+// start from runStart).
+func readSamples(t *testing.T, path string, runStart time.Time) *client.Samples {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -175,9 +190,11 @@ func readSamples(t *testing.T, path string) *client.Samples {
 	for sc.Scan() {
 		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
 			var r client.Sample
-			if _, err := fmt.Sscan(line, &r.Start, &r.Connect, &r.Wait, &r.Total); err != nil {
+			var startUs int64
+			if _, err := fmt.Sscan(line, &startUs, &r.Connect, &r.Wait, &r.Total); err != nil {
 				t.Fatalf("%s: %q: %v", path, line, err)
 			}
+			r.Start = client.StartMs(runStart.UnixMicro(), startUs*1000)
 			rows = append(rows, r)
 		}
 	}
@@ -188,9 +205,10 @@ func readSamples(t *testing.T, path string) *client.Samples {
 	return s
 }
 
-// TestOrderMatchesChainedStableSorts checks the row order against ab's four
-// qsort calls (connect, processing, wait, total) done as stable sorts, as
-// glibc's merge sort does, on samples with many ties.
+// TestOrderMatchesChainedStableSorts checks the rows against ab's four qsort
+// calls (connect, processing, wait, total) done as stable sorts, as glibc's
+// merge sort does, on samples with many ties, recorded in start order with
+// several requests per millisecond.
 func TestOrderMatchesChainedStableSorts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 50 {
@@ -199,10 +217,9 @@ func TestOrderMatchesChainedStableSorts(t *testing.T) {
 		for i := range n {
 			c := rng.Uint32N(3) * 700
 			tot := c + rng.Uint32N(4)*600
-			s.Append(client.Sample{Start: uint32(i) * 1_000_003, Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot})
+			s.Append(client.Sample{Start: uint32(i/3) * 1003, Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot})
 		}
 		samples := slices.Clone(s.Exact())
-		offsets := client.StartOffsets(samples)
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
@@ -219,7 +236,7 @@ func TestOrderMatchesChainedStableSorts(t *testing.T) {
 		want.WriteString(Header)
 		for _, i := range idx {
 			x := samples[i]
-			at := start.Add(time.Duration(offsets[i]) * time.Microsecond)
+			at := start.Add(time.Duration(x.Start) * time.Millisecond)
 			fmt.Fprintf(&want, "%s\t%d\t%d\t%d\t%d\t%d\n", at.UTC().Format("Mon Jan 02 15:04:05 2006"), at.Unix(),
 				(x.Connect+500)/1000, (x.Total-x.Connect+500)/1000, (x.Total+500)/1000, (x.Wait+500)/1000)
 		}

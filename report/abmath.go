@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/big"
 	"time"
-
-	"gab/client"
 )
 
 // This file holds ab's arithmetic, one named function per rule, so that each
@@ -187,15 +185,4 @@ func timePerRequestAcross(seconds float64, done int) float64 {
 // kilobytesPerSecond is ab's transfer rate: bytes/1024/T.
 func kilobytesPerSecond(bytes int64, seconds float64) float64 {
 	return float64(bytes) / 1024 / seconds
-}
-
-// sortedColumn fills dst with one column of the samples and sorts it, using
-// scratch as the radix sort's second buffer.
-func sortedColumn(dst, scratch []uint32, samples []client.Sample, column func(client.Sample) uint32) []uint32 {
-	dst = dst[:0]
-	for _, s := range samples {
-		dst = append(dst, column(s))
-	}
-	sortUint32(dst, scratch)
-	return dst
 }

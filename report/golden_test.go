@@ -221,7 +221,8 @@ func loadGoldenCase(t *testing.T, name string) goldenCase {
 }
 
 // readSamples reads a samples file: "# elapsed_us N" and lines of
-// "start connect wait total" in µs, in recording order.
+// "start connect wait total" in µs, in recording order (start from the run's
+// start, which is taken to fall on a whole millisecond).
 func readSamples(t *testing.T, path string) (*client.Samples, int64) {
 	t.Helper()
 	var rows []client.Sample
@@ -240,7 +241,7 @@ func readSamples(t *testing.T, path string) (*client.Samples, int64) {
 		if _, err := fmt.Sscan(line, &start, &connect, &wait, &total); err != nil {
 			t.Fatalf("%s: %q: %v", path, line, err)
 		}
-		rows = append(rows, client.Sample{Start: start, Connect: connect, Wait: wait, Total: total})
+		rows = append(rows, client.Sample{Start: start / 1000, Connect: connect, Wait: wait, Total: total})
 	}
 	if elapsed < 0 {
 		t.Fatalf("%s: no elapsed_us line", path)

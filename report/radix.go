@@ -1,43 +1,62 @@
 package report
 
-import "slices"
+import "gab/client"
 
-// radixThreshold is the size below which slices.Sort is faster than the
-// four counting passes.
-const radixThreshold = 256
+// rankCounts are the radix select's counters: one per 16-bit digit, reused
+// for both passes, so that a rank query costs 256 KB whatever the run's size.
+// A count fits in uint32 because the exact store cannot hold 2^32 samples
+// (that would be 64 GiB).
+type rankCounts [1 << 16]uint32
 
-// sortUint32 sorts values ascending with an LSD radix sort (four 8-bit
-// passes), using scratch (len ≥ len(values)) as the second buffer. Sorting
-// the four columns of 10^7 samples this way takes well under a second, where
-// a comparison sort takes several.
-func sortUint32(values, scratch []uint32) {
-	n := len(values)
-	if n < radixThreshold {
-		slices.Sort(values)
-		return
+// selectRank returns the value of rank k (0-based, k < len(samples)) in the
+// column's ascending order, exactly, without sorting or copying: pass 1
+// counts the values' high 16 bits to find the bucket holding rank k, pass 2
+// counts the low 16 bits of the values in that bucket.
+func selectRank(samples []client.Sample, c Column, k int, counts *rankCounts) uint32 {
+	clear(counts[:])
+	forEachValue(samples, c, func(v uint32) { counts[v>>16]++ })
+	high, k := digitHolding(counts, k)
+	clear(counts[:])
+	forEachValue(samples, c, func(v uint32) {
+		if v>>16 == high {
+			counts[v&0xFFFF]++
+		}
+	})
+	low, _ := digitHolding(counts, k)
+	return high<<16 | low
+}
+
+// digitHolding returns the digit whose count range holds rank k, and k's rank
+// within that digit.
+func digitHolding(counts *rankCounts, k int) (digit uint32, rest int) {
+	for d, n := range counts {
+		if k < int(n) {
+			return uint32(d), k
+		}
+		k -= int(n)
 	}
-	src, dst := values, scratch[:n]
-	for shift := uint(0); shift < 32; shift += 8 {
-		var counts [256]int
-		for _, v := range src {
-			counts[(v>>shift)&0xFF]++
+	panic("report: rank out of range")
+}
+
+// forEachValue calls f with the column's value of every sample. The column
+// switch sits outside the loops so that each loop inlines f.
+func forEachValue(samples []client.Sample, c Column, f func(uint32)) {
+	switch c {
+	case ConnectColumn:
+		for i := range samples {
+			f(samples[i].Connect)
 		}
-		if counts[(src[0]>>shift)&0xFF] == n {
-			continue // every value shares this byte: the pass would not move anything
+	case ProcessingColumn:
+		for i := range samples {
+			f(samples[i].Processing())
 		}
-		pos := 0
-		for b, c := range counts {
-			counts[b] = pos
-			pos += c
+	case WaitingColumn:
+		for i := range samples {
+			f(samples[i].Wait)
 		}
-		for _, v := range src {
-			b := (v >> shift) & 0xFF
-			dst[counts[b]] = v
-			counts[b]++
+	default:
+		for i := range samples {
+			f(samples[i].Total)
 		}
-		src, dst = dst, src
-	}
-	if &src[0] != &values[0] {
-		copy(values, src)
 	}
 }

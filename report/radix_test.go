@@ -4,11 +4,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gab/client"
 )
 
-func TestSortUint32(t *testing.T) {
+func TestSelectRankMatchesSortedColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 2, 255, 256, 257, 1000, 100_000} {
+	var counts rankCounts
+	for _, n := range []int{1, 2, 3, 255, 1000, 20_000} {
 		for _, gen := range []struct {
 			name string
 			f    func() uint32
@@ -16,17 +19,29 @@ func TestSortUint32(t *testing.T) {
 			{"full range", rng.Uint32},
 			{"small", func() uint32 { return rng.Uint32N(1000) }},
 			{"constant", func() uint32 { return 42 }},
-			{"high bytes only", func() uint32 { return rng.Uint32N(256) << 24 }},
+			{"high bits only", func() uint32 { return rng.Uint32N(256) << 24 }},
+			{"straddling 2^16", func() uint32 { return 65_500 + rng.Uint32N(100) }},
 		} {
-			values := make([]uint32, n)
-			for i := range values {
-				values[i] = gen.f()
+			samples := make([]client.Sample, n)
+			for i := range samples {
+				c := gen.f() / 4
+				samples[i] = client.Sample{Connect: c, Wait: gen.f(), Total: c + gen.f()/2}
 			}
-			want := slices.Clone(values)
-			slices.Sort(want)
-			sortUint32(values, make([]uint32, n))
-			if !slices.Equal(values, want) {
-				t.Errorf("n=%d %s: not sorted like slices.Sort", n, gen.name)
+			before := slices.Clone(samples)
+			for _, c := range []Column{ConnectColumn, ProcessingColumn, WaitingColumn, TotalColumn} {
+				want := make([]uint32, n)
+				for i, smp := range samples {
+					want[i] = columnValue(c, smp)
+				}
+				slices.Sort(want)
+				for _, k := range []int{0, n / 3, n / 2, n - 1, rng.IntN(n)} {
+					if got := selectRank(samples, c, k, &counts); got != want[k] {
+						t.Fatalf("n=%d %s column %d: rank %d = %d, want %d", n, gen.name, c, k, got, want[k])
+					}
+				}
+			}
+			if !slices.Equal(samples, before) {
+				t.Fatalf("n=%d %s: selectRank modified the samples", n, gen.name)
 			}
 		}
 	}

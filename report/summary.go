@@ -139,18 +139,19 @@ type Summary struct {
 	FromHistograms bool
 	ExactSamples   int
 
-	sorted [4][]uint32     // exact mode: each column's values, ascending
-	hist   [4]*bucketRanks // histogram mode
+	// Exact mode: the run's samples, sorted in place by client.CompareByTotal
+	// (Total ranks read them directly; other columns' ranks come from a radix
+	// select over them, with counts as its scratch).
+	byTotal []client.Sample
+	counts  *rankCounts
+	hist    [4]*bucketRanks // histogram mode
 }
-
-// Sorted returns the column's exact values in µs, ascending (nil when the
-// statistics come from histograms). Callers must not modify it.
-func (s *Summary) Sorted(c Column) []uint32 { return s.sorted[c] }
 
 // Percentile returns the column's value in µs at percent p (fractional p
 // allowed) by ab's index rule floor(Count·p/100), clamped to the last value.
 // In histogram mode the value is its 1 ms bucket's (clamped to the exact min
-// and max).
+// and max). In exact mode a column other than Total costs two passes over the
+// samples; a Summary is not safe for concurrent Percentile calls.
 func (s *Summary) Percentile(c Column, p float64) int64 {
 	if s.Count == 0 {
 		return 0
@@ -160,13 +161,22 @@ func (s *Summary) Percentile(c Column, p float64) int64 {
 
 // valueAt is the value of rank i (0-based) in the column's ascending order.
 func (s *Summary) valueAt(c Column, i int) int64 {
-	if s.FromHistograms {
+	switch {
+	case s.FromHistograms:
 		return s.hist[c].valueAt(uint64(i))
+	case c == TotalColumn:
+		return int64(s.byTotal[i].Total)
 	}
-	return int64(s.sorted[c][i])
+	return int64(selectRank(s.byTotal, c, i, s.counts))
 }
 
-// Summarize computes every figure of ab's report from a run's result.
+// Summarize computes every figure of ab's report from a run's result. In exact
+// mode it sorts res.Samples.Exact() in place into ab's order
+// (client.CompareByTotal, the -g file's order) and keeps it for Percentile;
+// its extra memory is a constant 256 KB, whatever the number of samples. The
+// sums of squared deviations are taken in the order the samples are found,
+// as ab takes them in recording order, so summarize a run once: a second call
+// would sum them in sorted order, which can change the sd's last bits.
 func Summarize(res *client.Result, o Options) *Summary {
 	s := &Summary{
 		ServerSoftware:    res.ServerSoftware,
@@ -279,20 +289,27 @@ func (s *Summary) summarizeExact(samples []client.Sample) {
 			acc[c].devSq += d * d
 		}
 	}
-	backing := make([]uint32, 5*n) // four sorted columns and the sort's scratch
-	scratch := backing[4*n:]
+	s.counts = new(rankCounts)
+	client.SortByTotal(samples)
+	s.byTotal = samples
 	for c := range acc {
-		col := sortedColumn(backing[c*n:c*n:(c+1)*n], scratch, samples, func(smp client.Sample) uint32 {
-			return columnValue(Column(c), smp)
-		})
-		s.sorted[c] = col
 		a := acc[c]
-		*s.stats(Column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c],
-			abMedian(col), sampleSD(a.devSq, n))
+		*s.stats(Column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c], s.median(Column(c)),
+			sampleSD(a.devSq, n))
 	}
 	s.HTML = htmlTimes(int64(acc[ConnectColumn].min), int64(acc[ConnectColumn].max), acc[ConnectColumn].sum,
 		int64(acc[TotalColumn].min), int64(acc[TotalColumn].max), acc[TotalColumn].sum, n)
 	s.Percentiles = s.percentileRows()
+}
+
+// median is ab's median of the column (see medianIndexes) from exact ranks.
+func (s *Summary) median(c Column) int64 {
+	lo, hi := medianIndexes(s.Count)
+	v := s.valueAt(c, lo)
+	if hi == lo {
+		return v
+	}
+	return (v + s.valueAt(c, hi)) / 2
 }
 
 // summarizeHistograms computes the tables from the 1 ms histograms that hold

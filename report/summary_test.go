@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"gab/client"
+	"gab/gnuplot"
 )
 
 // histogramTotals are total times (µs) whose 1 ms buckets are 1, 2, 3, 3, 7,
@@ -69,9 +71,6 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	if got := hist.Percentile(TotalColumn, 100); got != 50000 {
 		t.Errorf("100th percentile = %d, want the exact max 50000", got)
 	}
-	if hist.Sorted(TotalColumn) != nil {
-		t.Error("Sorted should be nil in histogram mode")
-	}
 	if hist.HTML != exact.HTML {
 		t.Errorf("HTML table %+v from histograms, %+v exact", hist.HTML, exact.HTML)
 	}
@@ -117,17 +116,19 @@ func TestBucketRanksOverflow(t *testing.T) {
 	}
 }
 
-func TestSummarizeLeavesSamplesInRecordingOrder(t *testing.T) {
+func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 	res := histogramResult(0)
-	before := slices.Clone(res.Samples.Exact())
 	s := Summarize(res, histogramOptions)
-	if !slices.Equal(res.Samples.Exact(), before) {
-		t.Error("Summarize reordered the samples")
+	got := res.Samples.Exact()
+	if !slices.IsSortedFunc(got, client.CompareByTotal) {
+		t.Errorf("samples after Summarize are not in ab's order: %v", got)
 	}
 	want := slices.Clone(histogramTotals)
 	slices.Sort(want)
-	if !slices.Equal(s.Sorted(TotalColumn), want) {
-		t.Errorf("Sorted(Total) = %v, want %v", s.Sorted(TotalColumn), want)
+	for i, smp := range got {
+		if smp.Total != want[i] || s.valueAt(TotalColumn, i) != int64(want[i]) {
+			t.Errorf("rank %d: sample total %d, valueAt %d; want %d", i, smp.Total, s.valueAt(TotalColumn, i), want[i])
+		}
 	}
 }
 
@@ -278,6 +279,42 @@ func TestSummarizeAllocationsIndependentOfSampleCount(t *testing.T) {
 	if allocs > 10 {
 		t.Errorf("Summarize made %v allocations for 1e5 samples; want a handful, none per sample", allocs)
 	}
+}
+
+// TestReportFilesOfAMillionSamplesAllocateUnderOneMB checks the bounded-memory
+// promise end to end: the report, the -e file and the -g file of 10^6 samples
+// (16 MB in the store) allocate less than 1 MB between them.
+func TestReportFilesOfAMillionSamplesAllocateUnderOneMB(t *testing.T) {
+	res := manySamples(1_000_000)
+	res.Start = time.Unix(1795996874, 0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := Summarize(res, histogramOptions)
+	var text, csv countingWriter
+	if err := WriteText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, s); err != nil {
+		t.Fatal(err)
+	}
+	var plot countingWriter
+	if err := gnuplot.Write(&plot, res, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if plot.n < 1_000_000*30 || csv.n == 0 || text.n == 0 {
+		t.Fatalf("wrote %d, %d and %d bytes; want the whole report and files", text.n, csv.n, plot.n)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got >= 1<<20 {
+		t.Errorf("Summarize, WriteText, WriteCSV and gnuplot.Write allocated %d bytes for 1e6 samples; want < 1 MB", got)
+	}
+}
+
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
 }
 
 func BenchmarkSummarize1e6(b *testing.B) {

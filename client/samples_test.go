@@ -1,0 +1,76 @@
+package client
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestStartMsCountsWallClockMilliseconds(t *testing.T) {
+	base := time.Date(2026, time.November, 30, 1, 2, 3, 999_700_000, time.UTC).UnixMicro()
+	for _, tc := range []struct {
+		startNs int64
+		want    uint32
+	}{
+		{0, 0},
+		{299_999, 0},   // 07:…:03.999999: still the run's millisecond
+		{300_000, 1},   // 04.000000: the next millisecond (and second)
+		{1_299_999, 1}, // 04.000999
+		{1_300_000, 2},
+		{-5_000_000, 0}, // before the run's start (never recorded): clamped
+		{49 * 24 * int64(time.Hour), 49 * 24 * 3_600_000},
+	} {
+		got := StartMs(base, tc.startNs)
+		if got != tc.want {
+			t.Errorf("StartMs(%d ns) = %d, want %d", tc.startNs, got, tc.want)
+		}
+		if tc.startNs >= 0 {
+			// The -g file's seconds: exactly ab's floor(start µs / 1e6).
+			abSec := (base + tc.startNs/1000) / 1_000_000
+			if sec := (base/1000 + int64(got)) / 1000; sec != abSec {
+				t.Errorf("StartMs(%d ns): second %d, ab's is %d", tc.startNs, sec, abSec)
+			}
+		}
+	}
+}
+
+func TestRecordStoresStartInMilliseconds(t *testing.T) {
+	step := int64(1_234_567) // ns between request starts
+	res := runScript(t, Config{Requests: 20, Concurrency: 1}, func(r *run, k int64, sent int64) Outcome {
+		start := k * step
+		return Outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: start, FirstByte: start + 1000,
+			End: start + 2000, Status: 200}
+	})
+	base := res.Start.UnixMicro()
+	for i, smp := range res.Samples.Exact() {
+		wallMs := (base + int64(i)*step/1000) / 1000
+		if want := uint32(wallMs - base/1000); smp.Start != want {
+			t.Errorf("sample %d: Start %d ms, want %d", i, smp.Start, want)
+		}
+		if got := res.Start.UnixMilli() + int64(smp.Start); got != wallMs {
+			t.Errorf("sample %d: Result.Start.UnixMilli()+Start = %d, want the start's epoch ms %d", i, got, wallMs)
+		}
+	}
+}
+
+func TestSortByTotalOrdersTiesAsAB(t *testing.T) {
+	samples := []Sample{
+		{Start: 9, Connect: 0, Wait: 3000, Total: 9000},
+		{Start: 8, Connect: 2000, Wait: 1000, Total: 5000},
+		{Start: 7, Connect: 1000, Wait: 1000, Total: 5000}, // same total and wait, more processing: after
+		{Start: 6, Connect: 0, Wait: 500, Total: 5000},     // same total, less wait: first of the three
+		{Start: 5, Connect: 0, Wait: 500, Total: 5000},     // equal durations: the earlier start first
+		{Start: 4, Connect: 0, Wait: 0, Total: 1000},
+	}
+	SortByTotal(samples)
+	var starts []uint32
+	for _, s := range samples {
+		starts = append(starts, s.Start)
+	}
+	if want := []uint32{4, 5, 6, 8, 7, 9}; !slices.Equal(starts, want) {
+		t.Errorf("order by start %v, want %v", starts, want)
+	}
+	if allocs := testing.AllocsPerRun(5, func() { SortByTotal(samples) }); allocs != 0 {
+		t.Errorf("SortByTotal allocated %v times", allocs)
+	}
+}
