@@ -252,7 +252,26 @@ type h2Stream struct {
 	// request there, so nobody flushes before it has (one write syscall for a
 	// batch of requests). settle gives the count back if it writes elsewhere.
 	owes *h2Conn
+
+	// The request in flight and how far it got. The slot owns these, except
+	// while the reader runs the fast path for it (see h2Conn.finishFast).
+	o             Outcome
+	opened        bool // the request opened its connection
+	writeFailures int
+	fastAllowed   bool      // the slot lets the reader finish its requests and send its next ones
+	fastOK        bool      // ... for the request in flight (under smu: set once st.o is complete)
+	next          h2Handoff // what the reader left the slot to do
 }
+
+// h2Handoff is why the reader woke a slot.
+type h2Handoff uint8
+
+const (
+	h2Completed h2Handoff = iota // the request in st.o ended: account for it
+	h2Stop                       // the reader recorded the request and the run is over
+	h2Continue                   // the reader recorded the request; claim the next one
+	h2Claimed                    // the reader recorded the request and claimed the next; issue it
+)
 
 // settle gives back st's place among its connection's writers, flushing if it
 // was the last one.
@@ -285,6 +304,7 @@ type h2Conn struct {
 	nc     net.Conn // what the slots register (the TLS connection for h2)
 	raw    net.Conn // the TCP connection, closed to end the connection without waiting
 	bw     *bufio.Writer
+	br     *bufio.Reader
 	fr     *http2.Framer
 	dec    *hpack.Decoder
 	owner  *Tally // touched on connection-level activity (-s)
@@ -313,10 +333,12 @@ type h2Conn struct {
 	connUnacked uint32
 	cur         *h2Stream // stream whose header block is being decoded (nil: unknown)
 	curStatus   int
-	curEnd      bool   // END_STREAM was set on the HEADERS frame being continued
-	curHeaders  bool   // a header block is open (CONTINUATION expected)
-	verbose     bool   // -v ≥ 2: response heads are dumped as ab dumps them
-	head        []byte // the response head being decoded, as HTTP/1-style text (-v ≥ 2)
+	curEnd      bool        // END_STREAM was set on the HEADERS frame being continued
+	curHeaders  bool        // a header block is open (CONTINUATION expected)
+	fast        []*h2Stream // streams that ended well, for finishFast
+	batching    bool        // the reader holds a place among the writers for requests it wrote
+	verbose     bool        // -v ≥ 2: response heads are dumped as ab dumps them
+	head        []byte      // the response head being decoded, as HTTP/1-style text (-v ≥ 2)
 }
 
 func (h *h2Transport) work(r *run, slot int, t *Tally) {
@@ -336,32 +358,53 @@ func (h *h2Transport) work(r *run, slot int, t *Tally) {
 		timer.Stop()
 		defer timer.Stop()
 	}
+	// The reader may finish requests and send the next ones itself only when
+	// nothing needs this goroutine in between: no per-request timer, no body
+	// (sending one can wait for flow-control window), no send schedule.
+	st.fastAllowed = timer == nil && !h.hasBody && r.sched == nil
 	var registered net.Conn
+	claimed := false
 	for {
-		if r.sched != nil {
-			st.settle() // claim waits for the request's send time
+		if !claimed {
+			if r.sched != nil {
+				st.settle() // claim waits for the request's send time
+			}
+			if !r.claim(t) {
+				return
+			}
 		}
-		if !r.claim(t) {
+		switch h.issue(r, hd, st, t, timer, &registered) {
+		case h2Stop:
 			return
-		}
-		if !h.issue(r, hd, st, t, timer, &registered) {
-			return
+		case h2Claimed:
+			claimed = true
+		default:
+			claimed = false
 		}
 	}
 }
 
-// issue runs one request to its end and reports it; false means stop.
-func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) bool {
-	o := Outcome{Start: r.clock()}
-	o.TCPDone, o.Connect = o.Start, o.Start
-	writeFailures := 0
+// issue runs one request to its end and reports it. It returns h2Stop when
+// the slot should stop, h2Claimed when the reader has claimed the slot's next
+// request, and h2Continue otherwise.
+func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) h2Handoff {
+	now := r.clock()
+	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.opened, st.writeFailures = false, 0
+	o := &st.o
+	finish := func() h2Handoff {
+		if r.finish(t, o) {
+			return h2Continue
+		}
+		return h2Stop
+	}
 	for attempt := 1; ; attempt++ {
 		if attempt > h2MaxAttempts {
 			o.Class, o.End = FailException, r.clock()
 			o.Err = errors.New("request refused by the server too often")
-			return r.finish(t, &o)
+			return finish()
 		}
-		c, opened, err := h.connection(r, hd, t, &o)
+		c, opened, err := h.connection(r, hd, t, o)
 		if err != nil {
 			o.End = r.clock()
 			o.Err = err
@@ -373,34 +416,43 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 			default:
 				o.Class = FailConnect
 			}
-			return r.finish(t, &o)
+			return finish()
 		}
+		st.opened = opened
 		if c.nc != *registered {
 			if !t.SetConn(r, c.nc) {
 				o.Class = FailAbandoned
-				return r.finish(t, &o)
+				return finish()
 			}
 			*registered = c.nc
 		}
 		t.Touch(r)
+		st.fastOK = false // not registered anywhere now: no reader reads it
 		switch c.send(st) {
 		case h2SendRetry:
 			if r.isStopped() {
 				o.Class = FailAbandoned
-				return r.finish(t, &o)
+				return finish()
 			}
 			continue // the connection is going away: the next one gets the request
 		case h2SendFailed:
 			// Usually the server closed the connection as we wrote (an idle
 			// close or GOAWAY not yet read): it never saw the request.
-			if writeFailures++; writeFailures < 3 && !r.isStopped() {
+			if st.writeFailures++; st.writeFailures < 3 && !r.isStopped() {
 				t.Retries++
 				continue
 			}
 			o.Class, o.Err, o.End = FailWrite, st.err, r.clock()
-			return r.finish(t, &o)
+			return finish()
 		}
 		o.WriteEnd = r.clock()
+		if st.fastAllowed {
+			// From here the reader may take the request over; smu orders
+			// everything written above before its reads.
+			c.smu.Lock()
+			st.fastOK = true
+			c.smu.Unlock()
+		}
 		if timer != nil {
 			timer.Reset(h.cfg.RequestTimeout)
 			select {
@@ -418,33 +470,43 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 					t.TotalRead += st.read
 					t.BodyRead += st.body
 					t.TotalSent += int64(len(h.block)) + int64(len(h.body))
-					return r.finish(t, &o)
+					return finish()
 				}
 				<-st.done
 			}
 		} else {
 			<-st.done
 		}
+		if st.next != h2Completed {
+			// The reader recorded the request (and maybe others after it);
+			// st.o may now hold a newer request that it sent.
+			return st.next
+		}
 		t.TotalRead += st.read
 		t.BodyRead += st.body
 		if st.retry {
 			if r.isStopped() {
 				o.Class = FailAbandoned
-				return r.finish(t, &o)
+				return finish()
 			}
 			t.Retries++
 			continue
 		}
-		t.TotalSent += int64(len(h.block)) + int64(len(h.body))
-		o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
-		o.End = st.end
-		o.FirstByte = st.firstByte
-		if o.FirstByte == 0 {
-			o.FirstByte = o.End
-		}
-		o.KeptAlive = h.cfg.KeepAlive && !opened
-		return r.finish(t, &o)
+		h.account(st, o)
+		return finish()
 	}
+}
+
+// account fills in the outcome of a request whose stream ended.
+func (h *h2Transport) account(st *h2Stream, o *Outcome) {
+	st.tally.TotalSent += int64(len(h.block)) + int64(len(h.body))
+	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
+	o.End = st.end
+	o.FirstByte = st.firstByte
+	if o.FirstByte == 0 {
+		o.FirstByte = o.End
+	}
+	o.KeptAlive = h.cfg.KeepAlive && !st.opened
 }
 
 // connection returns the holder's live connection, opening a new one if there
@@ -532,7 +594,8 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	}
 	c.cond.L = &c.smu
 	c.bw = bufio.NewWriterSize(nc, 32<<10)
-	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
+	c.br = bufio.NewReaderSize(nc, 32<<10)
+	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(h2FrameSize)
 	c.dec = hpack.NewDecoder(4096, c.onField)
@@ -772,10 +835,112 @@ func (c *h2Conn) release() {
 func (c *h2Conn) complete(st *h2Stream, class FailClass, err error) {
 	st.end = c.r.clock()
 	st.class, st.err = class, err
+	st.next = h2Completed
 	c.forget(st)
 	c.writers.Add(1)
 	st.owes = c
 	st.done <- struct{}{}
+}
+
+// ended is called when st's response is complete; smu held. A successful
+// response of a slot that allows it is left to finishFast, which runs once smu
+// is released.
+func (c *h2Conn) ended(st *h2Stream) {
+	class := c.endClass(st)
+	if class != OK || !st.fastOK {
+		c.complete(st, class, c.endErr(st))
+		return
+	}
+	st.end = c.r.clock()
+	st.class, st.err = OK, nil
+	c.forget(st)
+	c.fast = append(c.fast, st)
+}
+
+// finishFast is the reader's fast path: it records the finished requests of
+// c.fast and sends each slot's next request itself, so that the slot's
+// goroutine is not woken for every request. Requests it writes are flushed
+// when the reader is about to wait for the socket (flushIfIdle).
+func (c *h2Conn) finishFast() {
+	r, h := c.r, c.h
+	for i, st := range c.fast {
+		c.fast[i] = nil
+		t, o := st.tally, &st.o
+		t.TotalRead += st.read
+		t.BodyRead += st.body
+		h.account(st, o)
+		next := h2Stop
+		if r.finish(t, o) {
+			next = h2Continue
+			if r.claim(t) {
+				next = h2Claimed
+				if c.sendNext(st) {
+					continue
+				}
+			}
+		}
+		st.next = next
+		st.done <- struct{}{}
+	}
+	c.fast = c.fast[:0]
+}
+
+// sendNext starts st's next request on c without waiting: false if c cannot
+// take a stream now (the slot then issues the request itself).
+func (c *h2Conn) sendNext(st *h2Stream) bool {
+	now := c.r.clock()
+	if !c.batching {
+		c.batching = true
+		c.writers.Add(1)
+	}
+	c.wmu.Lock()
+	c.smu.Lock()
+	if c.dead || c.goaway || c.active >= c.maxStreams {
+		c.smu.Unlock()
+		c.wmu.Unlock()
+		return false
+	}
+	c.active++
+	st.reset()
+	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.opened, st.writeFailures = false, 0
+	st.id = c.nextID
+	c.nextID += 2
+	c.streams[st.id] = st
+	if c.nextID > h2MaxStreamID {
+		c.goaway = true
+		c.lastID = h2MaxStreamID
+	}
+	c.smu.Unlock()
+	err := c.writeHeaders(st.id, true)
+	c.wmu.Unlock()
+	st.tally.activity.Store(now)
+	st.o.WriteEnd = c.r.clock()
+	if err != nil {
+		c.close() // the reader sees it fail and completes the stream
+	}
+	return true
+}
+
+// flushIfIdle flushes the requests the reader wrote once no complete frame is
+// left in the read buffer, i.e. before the reader waits for the socket.
+func (c *h2Conn) flushIfIdle() {
+	if !c.batching {
+		return
+	}
+	if n := c.br.Buffered(); n >= 9 {
+		if hdr, err := c.br.Peek(9); err == nil && n >= 9+(int(hdr[0])<<16|int(hdr[1])<<8|int(hdr[2])) {
+			return // another frame is ready: more requests may join the batch
+		}
+	}
+	c.batching = false
+	if c.writers.Add(-1) == 0 {
+		c.wmu.Lock()
+		if c.writers.Load() == 0 {
+			_ = c.bw.Flush() // an error means the connection failed; the next read reports it
+		}
+		c.wmu.Unlock()
+	}
 }
 
 // cancel gives up on an overdue stream (--request-timeout): RST_STREAM(CANCEL).
@@ -808,6 +973,17 @@ func (c *h2Conn) readLoop() {
 		if err = c.handle(f); err != nil {
 			break
 		}
+		if len(c.fast) > 0 {
+			c.finishFast()
+		}
+		c.flushIfIdle()
+	}
+	if len(c.fast) > 0 {
+		c.finishFast() // a frame ended streams and then failed
+	}
+	if c.batching {
+		c.batching = false
+		c.writers.Add(-1)
 	}
 	c.shutdown(err)
 }
@@ -913,7 +1089,7 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 		st.read += int64(n)
 		st.body += int64(len(f.Data()))
 		if f.StreamEnded() {
-			c.complete(st, c.endClass(st), c.endErr(st))
+			c.ended(st)
 			n += st.unacked // nothing to give back to a closed stream
 			st.unacked = 0
 		} else {
@@ -998,7 +1174,7 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 		}
 	}
 	if c.curEnd {
-		c.complete(st, c.endClass(st), c.endErr(st))
+		c.ended(st)
 	}
 	return nil
 }
