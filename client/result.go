@@ -75,7 +75,8 @@ type Result struct {
 }
 
 // CGITimes are the per-request CGI phases in µs, one entry per recorded request
-// in recording order (parallel to Samples.Exact()).
+// in recording order (parallel to Samples.Exact() until report.Summarize or
+// gnuplot.Write sorts the samples in place).
 type CGITimes struct {
 	Spawn, FirstByte, Output, Reap, ChildCPU []uint32
 }
