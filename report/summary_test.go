@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -382,4 +383,32 @@ func ExampleWriteText() {
 	//   98%     23
 	//   99%     23
 	//  100%     23 (longest request)
+}
+
+// TestFilesAgreeWithPercentileTable checks that the -g file, the -e file and
+// the percentile table read the same order: ab's table row p is the -g file's
+// row at ab's index, and each -e row is a -g row's total.
+func TestFilesAgreeWithPercentileTable(t *testing.T) {
+	res := manySamples(1001)
+	res.Start = time.Unix(1795996874, 0)
+	s := Summarize(res, histogramOptions)
+	var plot bytes.Buffer
+	if err := gnuplot.Write(&plot, res, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSuffix(plot.String(), "\n"), "\n")[1:]
+	if len(rows) != 1001 {
+		t.Fatalf("-g file has %d rows, want 1001", len(rows))
+	}
+	ttime := func(i int) string { return strings.Split(rows[i], "\t")[4] }
+	for _, p := range s.Percentiles {
+		if got, want := ttime(percentileIndex(s.Count, p.Percent)), strconv.FormatInt(p.Ms, 10); got != want {
+			t.Errorf("%d%%: -g row has ttime %s, the table says %s", p.Percent, got, want)
+		}
+	}
+	for i := 0; i <= 100; i++ {
+		if got, want := ttime(csvIndex(s.Count, i)), strconv.FormatInt(roundMs(s.csvValueUs(i)), 10); got != want {
+			t.Errorf("-e row %d: -g row has ttime %s, the -e value rounds to %s", i, got, want)
+		}
+	}
 }
