@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -370,4 +371,70 @@ func TestFaultRunEndsWithinTimeLimitPlusTimeout(t *testing.T) {
 	if res.Ending != EndTimeLimit {
 		t.Errorf("ending %v: the time limit comes first", res.Ending)
 	}
+}
+
+// FuzzHTTP1Exchange answers every request with arbitrary bytes and closes: the
+// run must end by itself, with every request accounted for once (completed, or
+// counted failed), whatever the bytes are.
+func FuzzHTTP1Exchange(f *testing.F) {
+	for _, s := range []string{
+		respond100(false),
+		chunkedResponse,
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nabcde\r\n0\r\nT: 1\r\n\r\n",
+		"HTTP/1.0 200 OK\nContent-Length: 2\n\nok",
+		"<html>0.9</html>",
+		"\x00\xff garbage",
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Add([]byte(respond100(true)), true)
+	f.Fuzz(func(t *testing.T, answer []byte, keepAlive bool) {
+		srv := newFaultServer(t, func(fc *faultConn) {
+			for {
+				if _, ok := fc.readRequest(); !ok {
+					return
+				}
+				_, _ = fc.Write(answer)
+				if !keepAlive {
+					return
+				}
+			}
+		})
+		cfg := h1Config(srv.port(), 3, 1, keepAlive)
+		cfg.KeepGoing = true
+		cfg.Timeout = time.Second // a keep-alive answer without a length waits for a close that never comes
+		rn, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := rn.Run(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%q: the run did not end by itself", answer)
+		}
+		if err != nil {
+			var fe *FatalError
+			if !errors.As(err, &fe) {
+				t.Fatalf("%q: non-fatal error %v", answer, err)
+			}
+			// Header overflows (12 in a row) and -s are the only ways this run can abort.
+			if fe.Exit != 1 && fe.Exit != 119 {
+				t.Fatalf("%q: %#v", answer, fe)
+			}
+			return
+		}
+		classes := res.Failed.Connect + res.Failed.Receive + res.Failed.Length + res.Failed.Exceptions
+		if res.Complete != 3 || classes > res.Failed.Total || res.Failed.Total > 3+11 {
+			t.Fatalf("%q: complete %d failed %+v", answer, res.Complete, res.Failed)
+		}
+		if res.DocLength > int64(len(answer)) || res.TotalRead > int64(len(answer))*int64(srv.requests.Load()) {
+			t.Fatalf("%q: doclen %d read %d over %d requests", answer, res.DocLength, res.TotalRead, srv.requests.Load())
+		}
+		if res.Samples.Len() != 3 {
+			t.Fatalf("%q: %d samples", answer, res.Samples.Len())
+		}
+	})
 }

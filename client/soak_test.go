@@ -1,0 +1,114 @@
+//go:build soak
+
+package client
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSoak is a long -t run without ab's 50,000-request cap (as with
+// --no-cap) against an in-process keep-alive server. Once the exact sample
+// store is full, the statistics go to histograms and memory must stay flat.
+// Not in CI's default run: go test -tags soak -run TestSoak -v ./client
+// (GAB_SOAK=10m sets the duration; default 2m).
+func TestSoak(t *testing.T) {
+	duration := 2 * time.Minute
+	if s := os.Getenv("GAB_SOAK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("GAB_SOAK: %v", err)
+		}
+		duration = d
+	}
+	const sampleLimit = 200_000 // reached in seconds, so most of the run is past it
+	srv := newFaultServer(t, answerEach(respond100(true)))
+	cfg := h1Config(srv.port(), math.MaxInt32, 8, true)
+	cfg.TimeLimit = duration
+	cfg.SampleLimit = sampleLimit
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	type point struct {
+		at        time.Duration
+		completed int
+		rss       int64
+	}
+	var points []point
+	began := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err := rn.Run(t.Context())
+		if err != nil {
+			t.Errorf("run: %v", err)
+			return
+		}
+		if res.Ending != EndTimeLimit || res.Failed.Total != 0 || res.Complete <= sampleLimit {
+			t.Errorf("ending %v complete %d failed %+v", res.Ending, res.Complete, res.Failed)
+		}
+		if res.Samples.Len() != res.Complete {
+			t.Errorf("samples %d, complete %d", res.Samples.Len(), res.Complete)
+		}
+		t.Logf("complete %d in %v (%.0f/s)", res.Complete, res.Elapsed, float64(res.Complete)/res.Elapsed.Seconds())
+	}()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-tick.C:
+			runtime.GC()
+			p := point{time.Since(began), rn.Completed(), rssBytes(t)}
+			points = append(points, p)
+			t.Logf("%6.0fs %10d requests  RSS %6.1f MiB", p.at.Seconds(), p.completed, float64(p.rss)/(1<<20))
+		}
+	}
+	// RSS once the exact store is full (plus a sample for warm-up) against the last.
+	var base *point
+	for i := range points {
+		if points[i].completed > sampleLimit && i+1 < len(points) {
+			base = &points[i+1]
+			break
+		}
+	}
+	if base == nil || len(points) < 4 {
+		t.Fatalf("the run did not get past the sample limit long enough: %+v", points)
+	}
+	last := points[len(points)-1]
+	if growth := last.rss - base.rss; growth > 8<<20 {
+		t.Errorf("RSS grew by %.1f MiB after the sample store was full (%.1f → %.1f MiB over %d more requests)",
+			float64(growth)/(1<<20), float64(base.rss)/(1<<20), float64(last.rss)/(1<<20), last.completed-base.completed)
+	}
+}
+
+// rssBytes reads VmRSS from /proc/self/status.
+func rssBytes(t *testing.T) int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS line")
+	return 0
+}
