@@ -166,17 +166,25 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
 	lp.startConns(0, started)
+	lastYield := lp.tick()
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
-		n, err := unix.EpollWait(lp.epfd, lp.events, -1)
-		if err != nil {
-			if err == unix.EINTR {
+		n, errno := epollWaitRaw(lp.epfd, lp.events, yieldEvery)
+		lp.tick()
+		if errno != 0 || n == 0 || lp.now-lastYield >= int64(yieldEvery)*1e6 {
+			// Let timers and other goroutines run (see epollWaitRaw).
+			runtime.Gosched()
+			lastYield = lp.tick()
+		}
+		if errno != 0 {
+			if errno == unix.EINTR {
 				continue
 			}
-			r.stop(EndFatal, sysError("apr_pollset_poll", err))
+			r.stop(EndFatal, sysError("apr_pollset_poll", errno))
 			return
 		}
-		lp.tick()
-		touchAt(t, lp.now)
+		if n > 0 {
+			touchAt(t, lp.now)
+		}
 		for i := range lp.events[:n] {
 			ev := &lp.events[i]
 			if ev.Fd == wakeID {
@@ -738,6 +746,24 @@ func (lp *epLoop) closeConn(c *epConn) {
 		c.fd = -1
 	}
 	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+}
+
+// yieldEvery bounds, in ms, how long a loop keeps its P from the scheduler.
+const yieldEvery = 1
+
+// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping.
+// Through Syscall, a wait of more than ~20 µs lets sysmon take the P away and
+// start a spinning thread for it (with GOMAXPROCS 1: two futex calls and a
+// context switch per wake-up, on the same core); this call keeps the P, so the
+// loop waits at most yieldEvery ms and then yields to whatever else is runnable
+// (the run's timers and watchdog, signal handling). A signal (GC preemption)
+// interrupts the wait with EINTR and the loop yields at once.
+func epollWaitRaw(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
+	r1, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r1), 0
 }
 
 // rawRead and rawWrite are read(2) and write(2) on non-blocking sockets: they
