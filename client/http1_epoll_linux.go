@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -34,6 +35,9 @@ import (
 // The portable path is used instead for TLS, -b, -B, --rate,
 // --request-timeout, an injected Config.Dial, IPv6 zones, and whenever the
 // environment variable GAB_NETPOLL is "go".
+
+// epollLoopsStarted counts event loops started, so tests can tell which path ran.
+var epollLoopsStarted atomic.Int64
 
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
@@ -152,6 +156,7 @@ func (lp *epLoop) tick() int64 {
 func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	epollLoopsStarted.Add(1)
 	lp, err := newEpLoop(h, r, slot, t)
 	if err != nil {
 		r.stop(EndFatal, sysError("apr_pollset_create", err))

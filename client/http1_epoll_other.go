@@ -2,7 +2,12 @@
 
 package client
 
+import "sync/atomic"
+
 // Other systems use the portable goroutine-per-connection path of http1.go.
+
+// epollLoopsStarted stays 0: there is no fast path here.
+var epollLoopsStarted atomic.Int64
 
 func epollLoops(*Config, *dialer) int { return 0 }
 
