@@ -339,7 +339,6 @@ type h2Conn struct {
 	cur         *h2Stream // stream whose header block is being decoded (nil: unknown)
 	curStatus   int
 	curEnd      bool        // END_STREAM was set on the HEADERS frame being continued
-	curHeaders  bool        // a header block is open (CONTINUATION expected)
 	fast        []*h2Stream // streams that ended well, for finishFast
 	batching    bool        // the reader holds a place among the writers for requests it wrote
 	verbose     bool        // -v ≥ 2: response heads are dumped as ab dumps them
@@ -1007,7 +1006,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	case *http2.HeadersFrame:
 		c.smu.Lock()
 		st := c.streams[f.StreamID]
-		c.cur, c.curStatus, c.curEnd, c.curHeaders = st, 0, f.StreamEnded(), true
+		c.cur, c.curStatus, c.curEnd = st, 0, f.StreamEnded()
 		c.head = c.head[:0]
 		if st != nil {
 			now := c.r.clock()
@@ -1151,7 +1150,6 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 	if !endHeaders {
 		return nil
 	}
-	c.curHeaders = false
 	if err := c.dec.Close(); err != nil {
 		return http2.ConnectionError(http2.ErrCodeCompression)
 	}
