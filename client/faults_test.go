@@ -3,7 +3,10 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -404,7 +407,7 @@ func FuzzHTTP1Exchange(f *testing.F) {
 		})
 		cfg := h1Config(srv.port(), 3, 1, keepAlive)
 		cfg.KeepGoing = true
-		cfg.Timeout = time.Second // a keep-alive answer without a length waits for a close that never comes
+		cfg.Timeout = 300 * time.Millisecond // a keep-alive answer without a length waits for a close that never comes
 		rn, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -437,4 +440,26 @@ func FuzzHTTP1Exchange(f *testing.F) {
 			t.Fatalf("%q: %d samples", answer, res.Samples.Len())
 		}
 	})
+}
+
+// Ephemeral ports run out in a long non-keep-alive run (connect gives
+// EADDRNOTAVAIL): reported as ab reports it, after its 10 failures, at once.
+func TestFaultEphemeralPortsExhausted(t *testing.T) {
+	checkGoroutines(t)
+	checkEngineLeaks(t)
+	srv := newFaultServer(t, answerOnce(respond100(false)))
+	var dials atomic.Int64
+	var d net.Dialer
+	cfg := h1Config(srv.port(), 100, 1, false)
+	cfg.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if dials.Add(1) <= 5 {
+			return d.DialContext(ctx, network, address)
+		}
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &osSyscallError{syscall.EADDRNOTAVAIL}}
+	}
+	res, err := runTimed(t, cfg, 3*time.Second)
+	wantFatal(t, err, 99, "\nTest aborted after 10 failures\n\napr_socket_connect(): Cannot assign requested address (99)\n")
+	if res.Complete != 5 || dials.Load() != 5+12 {
+		t.Errorf("complete %d after %d dials; want 5 and 17", res.Complete, dials.Load())
+	}
 }
