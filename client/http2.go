@@ -193,7 +193,7 @@ func h2Fields(cfg *Config) []hpack.HeaderField {
 		fields = append(fields, hpack.HeaderField{Name: "accept", Value: "*/*"})
 	}
 	fields = append(fields, extra...)
-	if spec.Cookie != "" {
+	if spec.Cookie != "" || spec.HasCookie {
 		fields = append(fields, hpack.HeaderField{Name: "cookie", Value: spec.Cookie})
 	}
 	for _, line := range spec.Auth {
