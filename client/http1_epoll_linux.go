@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Linux fast path of the HTTP/1 transport: min(GOMAXPROCS, c) event loops,
+// The Linux fast path of the HTTP/1 transport: min(max(GOMAXPROCS-1, 1), c) event loops,
 // each a goroutine locked to its thread with its own epoll instance and a share
 // of the c connections, on raw non-blocking sockets. Go's netpoller wakes a
 // goroutine per response and reads once more to see EAGAIN; here one
@@ -53,7 +53,9 @@ func epollLoops(cfg *Config, d *dialer) int {
 			return 0
 		}
 	}
-	return min(runtime.GOMAXPROCS(0), cfg.Concurrency)
+	// One P is left for the rest of the process (the run's timers, an
+	// in-process server) unless there is only one.
+	return min(max(runtime.GOMAXPROCS(0)-1, 1), cfg.Concurrency)
 }
 
 // epState is where a connection's current request stands.
@@ -171,12 +173,22 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
 	lp.startConns(0, started)
+	// Without a spare P, waiting through Syscall costs a P hand-off per
+	// wake-up (see epollWaitRaw); with one, it costs nothing and lets the
+	// scheduler run other goroutines during the wait.
+	raw := h.loops >= runtime.GOMAXPROCS(0)
 	lastYield := lp.tick()
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
-		n, errno := epollWaitRaw(lp.epfd, lp.events, yieldEvery)
+		var n int
+		var errno syscall.Errno
+		if raw {
+			n, errno = epollWaitRaw(lp.epfd, lp.events, yieldEvery)
+		} else {
+			n, errno = epollWait(lp.epfd, lp.events, -1)
+		}
 		lp.tick()
-		if errno != 0 || n == 0 || lp.now-lastYield >= int64(yieldEvery)*1e6 {
-			// Let timers and other goroutines run (see epollWaitRaw).
+		if raw && (errno != 0 || n == 0 || lp.now-lastYield >= int64(yieldEvery)*1e6) {
+			// Let timers and other goroutines run.
 			runtime.Gosched()
 			lastYield = lp.tick()
 		}
@@ -756,19 +768,32 @@ func (lp *epLoop) closeConn(c *epConn) {
 // yieldEvery bounds, in ms, how long a loop keeps its P from the scheduler.
 const yieldEvery = 1
 
-// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping.
-// Through Syscall, a wait of more than ~20 µs lets sysmon take the P away and
-// start a spinning thread for it (with GOMAXPROCS 1: two futex calls and a
-// context switch per wake-up, on the same core); this call keeps the P, so the
-// loop waits at most yieldEvery ms and then yields to whatever else is runnable
-// (the run's timers and watchdog, signal handling). A signal (GC preemption)
-// interrupts the wait with EINTR and the loop yields at once.
+// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping,
+// for when the loops hold every P (GOMAXPROCS 1). Through Syscall, a wait of
+// more than ~20 µs then lets sysmon take the P away and start a spinning
+// thread for it (two futex calls and context switches per wake-up, on the same
+// core); this call keeps the P, so the loop waits at most yieldEvery ms and
+// then yields to whatever else is runnable (the run's timers and watchdog,
+// signal handling). A signal (GC preemption) interrupts the wait with EINTR
+// and the loop yields at once.
 func epollWaitRaw(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
 	r1, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}
 	return int(r1), 0
+}
+
+// epollWait is epoll_wait as a blocking system call (the P is free meanwhile).
+func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
+	n, err := unix.EpollWait(epfd, events, msec)
+	if err != nil {
+		if errno, ok := err.(syscall.Errno); ok {
+			return 0, errno
+		}
+		return 0, unix.EINVAL
+	}
+	return n, 0
 }
 
 // rawRead and rawWrite are read(2) and write(2) on non-blocking sockets: they

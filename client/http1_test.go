@@ -605,7 +605,7 @@ func TestHTTP1RampUp(t *testing.T) {
 		}
 		if fc.index == 0 {
 			time.Sleep(100 * time.Millisecond)
-			seenBeforeFirstHead.Store(srv.accepted.Load())
+			seenBeforeFirstHead.Store(fc.srv.accepted.Load()) // fc.srv: nothing the race detector sees orders srv's assignment before this
 		}
 		fc.write(respond100(false))
 	})
