@@ -190,6 +190,9 @@ func WriteExtended(w io.Writer, s *Summary, res *client.Result, cpu CPUUsage) er
 	if extra := s.Failed.Total - (s.Failed.Connect + s.Failed.Receive + s.Failed.Length + s.Failed.Exceptions); extra > 0 {
 		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", extra)
 	}
+	if res.Retries > 0 {
+		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", res.Retries)
+	}
 
 	p.printf("\n")
 	tp := ThroughputOf(x.PerSecond, res.Elapsed)
