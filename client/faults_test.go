@@ -376,6 +376,32 @@ func TestFaultRunEndsWithinTimeLimitPlusTimeout(t *testing.T) {
 	}
 }
 
+// TestFaultsPortablePath runs the fault tests that take the Linux epoll path by
+// default again on the portable goroutine-per-connection path (GAB_NETPOLL=go).
+// The tests with --request-timeout, --rate or an injected Dial always run on it.
+func TestFaultsPortablePath(t *testing.T) {
+	for name, fn := range map[string]func(*testing.T){
+		"CloseAfterHead":                    TestFaultCloseAfterHead,
+		"CloseAfterHeadWithoutLength":       TestFaultCloseAfterHeadWithoutLength,
+		"ShortBodyStallIdleTimeout":         TestFaultShortBodyStallIdleTimeout,
+		"StallInStatusLine":                 TestFaultStallInStatusLine,
+		"GarbageBytes":                      TestFaultGarbageBytes,
+		"HugeHead":                          TestFaultHugeHead,
+		"TrickledBody":                      TestFaultTrickledBody,
+		"ChunkedManyReads":                  TestFaultChunkedManyReads,
+		"KeepAliveCloseAfterK":              TestFaultKeepAliveCloseAfterK,
+		"KeepAliveCloseAfterKExact":         TestFaultKeepAliveCloseAfterKExact,
+		"NeverReadsIdleTimeout":             TestFaultNeverReadsIdleTimeout,
+		"SlowAcceptIdleTimeout":             TestFaultSlowAcceptIdleTimeout,
+		"RunEndsWithinTimeLimitPlusTimeout": TestFaultRunEndsWithinTimeLimitPlusTimeout,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("GAB_NETPOLL", "go")
+			fn(t)
+		})
+	}
+}
+
 // FuzzHTTP1Exchange answers every request with arbitrary bytes and closes: the
 // run must end by itself, with every request accounted for once (completed, or
 // counted failed), whatever the bytes are.
