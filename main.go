@@ -60,8 +60,7 @@ func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h run
 	out := newBufferedWriter(stdout)
 	errw := &syncWriter{w: stderr, flushFirst: out}
 	status := runFlushed(ctx, argv, out, errw, h)
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+	if out.reportWriteError(errw, out.Flush()) {
 		if status == exitOK {
 			status = exitError
 		}
@@ -132,8 +131,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if cfg.Verbosity >= 2 {
 		fmt.Fprintf(textw, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.Request[:cfg.HeadLen])
 	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+	if out.reportWriteError(errw, out.Flush()) {
 		return exitError
 	}
 
@@ -172,8 +170,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	default:
 		err = report.WriteText(out, sum)
 	}
-	if err != nil {
-		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+	if out.reportWriteError(errw, err) {
 		return exitError
 	}
 	// Extensions (--extended, --percentiles, --format json, --json) plug in here.
@@ -274,6 +271,23 @@ type syncWriter struct {
 	w          io.Writer
 	buf        *bufio.Writer // nil: unbuffered
 	flushFirst *syncWriter
+	reported   bool // a write error was reported already (bufio keeps returning it)
+}
+
+// reportWriteError prints a stdout write error once, however many times
+// bufio hands the same saved error back. It reports whether err was non-nil.
+func (s *syncWriter) reportWriteError(errw io.Writer, err error) bool {
+	if err == nil {
+		return false
+	}
+	s.mu.Lock()
+	first := !s.reported
+	s.reported = true
+	s.mu.Unlock()
+	if first {
+		fmt.Fprintf(errw, "gab: stdout: %v\n", err)
+	}
+	return true
 }
 
 func newBufferedWriter(w io.Writer) *syncWriter {

@@ -211,7 +211,8 @@ func (c *h1conn) open(o *Outcome) bool {
 		c.failOpen(o, now, err)
 		switch {
 		case o.Class == FailAbandoned:
-		case c.h.reqTimeout > 0 && ctx.Err() == context.DeadlineExceeded:
+		case c.h.reqTimeout > 0 && (ctx.Err() == context.DeadlineExceeded || isTimeout(err)):
+			// the dialer's own deadline can fire before the context records it
 			o.Class, o.Err = FailException, errRequestTimeout
 		case isRefused(err):
 			o.Class = FailRefused
