@@ -21,8 +21,9 @@ import (
 // goroutine per response and reads once more to see EAGAIN; here one
 // epoll_wait serves every connection that became readable, and a read shorter
 // than the buffer ends the reading of that socket (edge-triggered epoll
-// reports the next arrival). Sockets are registered once, for input and
-// output, edge-triggered: no epoll_ctl per request.
+// reports the next arrival). A socket is registered once, edge-triggered, for
+// input, and for output only while a connect or a write waits: no epoll_ctl
+// per request.
 //
 // Timing: one clock reading after each epoll_wait serves the first-byte and
 // end times of every response found in that batch (the bytes were there when
@@ -84,6 +85,7 @@ type epConn struct {
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
 	pos, have, scan int
 	wrote           int  // request bytes written
+	wantOut         bool // the socket is registered for EPOLLOUT too
 	readable        bool // the socket may hold unread bytes
 	hup             bool // the peer closed or the socket erred: read until EOF or error
 	got             bool // a byte of the current response has arrived
@@ -369,13 +371,13 @@ func (lp *epLoop) open(c *epConn) {
 			return
 		}
 		c.gen++
-		lp.ctlEv = unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET, Fd: c.idx, Pad: c.gen}
+		lp.ctlEv = unix.EpollEvent{Events: epollInput, Fd: c.idx, Pad: c.gen}
 		if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_ADD, fd, &lp.ctlEv); err != nil {
 			_ = unix.Close(fd)
 			lp.failOpen(c, err)
 			return
 		}
-		c.fd, c.addrIdx = fd, idx
+		c.fd, c.addrIdx, c.wantOut = fd, idx, false
 		c.pos, c.have, c.readable, c.hup = 0, 0, false, false
 		c.state = epConnecting
 		return
@@ -435,7 +437,7 @@ func (lp *epLoop) send(c *epConn) bool {
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
-			return false
+			return lp.waitOutput(c)
 		}
 		if c.state == epConnecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
 			// The connect failed (refused, unreachable, timed out).
@@ -478,6 +480,30 @@ func (lp *epLoop) send(c *epConn) bool {
 	c.scan = 0
 	c.state = epHead
 	return true
+}
+
+// epollInput is what a socket is registered for: EPOLLOUT is added only when
+// a write meets a full buffer or a pending connect.
+const epollInput = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET
+
+// waitOutput asks for EPOLLOUT (once per socket) and returns false, or
+// returns true if that fails (the attempt has then failed).
+func (lp *epLoop) waitOutput(c *epConn) bool {
+	if c.wantOut {
+		return false
+	}
+	c.wantOut = true
+	lp.ctlEv = unix.EpollEvent{Events: epollInput | unix.EPOLLOUT, Fd: c.idx, Pad: c.gen}
+	if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_MOD, c.fd, &lp.ctlEv); err != nil {
+		if c.state == epConnecting {
+			lp.closeConn(c)
+			lp.failOpen(c, err)
+		} else {
+			lp.fail(c, FailWrite, err, lp.tick())
+		}
+		return true
+	}
+	return false
 }
 
 // connected notes an established connection.
