@@ -178,17 +178,25 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 	// Without a spare P, waiting through Syscall costs a P hand-off per
 	// wake-up (see epollWaitRaw); with one, it costs nothing and lets the
 	// scheduler run other goroutines during the wait.
-	raw := h.loops >= runtime.GOMAXPROCS(0)
+	noSpareP := h.loops >= runtime.GOMAXPROCS(0)
+	var syscallUntil int64 // wait through Syscall until then (see below)
 	lastYield := lp.tick()
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
 		var n int
 		var errno syscall.Errno
+		raw := noSpareP && lp.now >= syscallUntil
 		if raw {
 			n, errno = epollWaitRaw(lp.epfd, lp.events, yieldEvery)
 		} else {
 			n, errno = epollWait(lp.epfd, lp.events, -1)
 		}
 		lp.tick()
+		if raw && n == 0 && errno == 0 {
+			// Nothing for a whole yieldEvery: a slow peer, or one that needs
+			// this P (a server in the same process, which only the scheduler's
+			// own poller wakes). Wait through Syscall for a while.
+			syscallUntil = lp.now + rawPause
+		}
 		if raw && (errno != 0 || n == 0 || lp.now-lastYield >= int64(yieldEvery)*1e6) {
 			// Let timers and other goroutines run.
 			runtime.Gosched()
@@ -793,6 +801,10 @@ func (lp *epLoop) closeConn(c *epConn) {
 
 // yieldEvery bounds, in ms, how long a loop keeps its P from the scheduler.
 const yieldEvery = 1
+
+// rawPause is how long (ns) a loop whose raw wait timed out waits through
+// Syscall before it tries raw waits again.
+const rawPause = 100e6
 
 // epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping,
 // for when the loops hold every P (GOMAXPROCS 1). Through Syscall, a wait of
