@@ -16,7 +16,7 @@ import (
 )
 
 // The Linux fast path of the HTTP/1 transport: min(max(GOMAXPROCS-1, 1), c) event loops,
-// each a goroutine locked to its thread with its own epoll instance and a share
+// each a goroutine with its own epoll instance and a share
 // of the c connections, on raw non-blocking sockets. Go's netpoller wakes a
 // goroutine per response and reads once more to see EAGAIN; here one
 // epoll_wait serves every connection that became readable, and a read shorter
@@ -158,8 +158,8 @@ func (lp *epLoop) tick() int64 {
 
 // workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
 func (h *http1) workEpoll(r *run, slot int, t *Tally) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// Not locked to its thread: a locked goroutine's Gosched hands the P to
+	// another thread and back (futex wake-ups), an unlocked one just goes on.
 	epollLoopsStarted.Add(1)
 	lp, err := newEpLoop(h, r, slot, t)
 	if err != nil {
