@@ -131,7 +131,7 @@ func (e *extensions) writeJSON(stdout io.Writer, in report.JSONInput) error {
 	if !e.o.jsonOut() && e.o.JSONFile == "" {
 		return nil
 	}
-	in.CommandLine = e.argv
+	in.CommandLine = redactCredentials(e.argv)
 	in.Start = e.started
 	in.Percentiles = e.o.Percentiles
 	doc := report.NewDocument(in)
@@ -184,9 +184,47 @@ func jsonRequested(argv []string) bool {
 // error message (what went to stderr) and the exit status.
 func notStarted(stdout io.Writer, argv []string, stderrText string, status int) {
 	_ = report.WriteJSON(stdout, report.NewDocument(report.JSONInput{ // a stdout error is reported by runWith
-		CommandLine: argv,
+		CommandLine: redactCredentials(argv),
 		Start:       time.Now(),
 		ErrMessage:  strings.TrimRight(stderrText, "\n"),
 		ExitCode:    status,
 	}))
+}
+
+// redactCredentials returns argv with the values of -A and -P replaced: ab
+// prints credentials only in its -v 2 request dump, so the JSON command line
+// must not carry them. It walks argv with ab's option grammar (clusters,
+// attached or separate values, parsing stops at the first non-option).
+func redactCredentials(argv []string) []string {
+	const hidden = "<redacted>"
+	out := append([]string(nil), argv...)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			continue // long options carry no credentials
+		}
+		for j := 1; j < len(a); j++ {
+			k := strings.IndexByte(shortOptions, a[j])
+			if k < 0 || k+1 >= len(shortOptions) || shortOptions[k+1] != ':' {
+				continue // a flag (or an illegal letter: ab stops there; being thorough is harmless)
+			}
+			secret := a[j] == 'A' || a[j] == 'P'
+			switch {
+			case j+1 < len(a):
+				if secret {
+					out[i] = a[:j+1] + hidden
+				}
+			case i+1 < len(out):
+				i++
+				if secret {
+					out[i] = hidden
+				}
+			}
+			break
+		}
+	}
+	return out
 }

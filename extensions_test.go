@@ -271,3 +271,15 @@ func TestJSONInterrupted(t *testing.T) {
 		t.Errorf("status %d, %d requests, document:\n%s", status, done, out.String())
 	}
 }
+
+func TestJSONCommandLineHidesCredentials(t *testing.T) {
+	argv := []string{"gab", "-kA", "user:pass", "-P", "p:q", "-n", "3", "-Aa:b", "--format", "json", "http://h/", "-A", "after:url"}
+	got := redactCredentials(argv)
+	want := []string{"gab", "-kA", "<redacted>", "-P", "<redacted>", "-n", "3", "-A<redacted>", "--format", "json", "http://h/", "-A", "after:url"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("redactCredentials = %q, want %q", got, want)
+	}
+	if argv[2] != "user:pass" {
+		t.Error("redactCredentials changed its argument")
+	}
+}
