@@ -15,9 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Linux fast path of the HTTP/1 transport: min(max(GOMAXPROCS-1, 1), c) event loops,
-// each a goroutine with its own epoll instance and a share
-// of the c connections, on raw non-blocking sockets. Go's netpoller wakes a
+// The Linux fast path of the HTTP/1 transport: min(max(GOMAXPROCS-1, 1), c)
+// event loops, each a goroutine with its own epoll instance and a share of the
+// c connections, on raw non-blocking sockets. Go's netpoller wakes a
 // goroutine per response and reads once more to see EAGAIN; here one
 // epoll_wait serves every connection that became readable, and a read shorter
 // than the buffer ends the reading of that socket (edge-triggered epoll
