@@ -175,16 +175,14 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
 	lp.startConns(0, started)
-	// Without a spare P, waiting through Syscall costs a P hand-off per
-	// wake-up (see epollWaitRaw); with one, it costs nothing and lets the
-	// scheduler run other goroutines during the wait.
-	noSpareP := h.loops >= runtime.GOMAXPROCS(0)
-	var syscallUntil int64 // wait through Syscall until then (see below)
+	// Waits bypass the scheduler (see epollWaitRaw) unless a raw wait timed
+	// out lately.
+	var syscallUntil int64
 	lastYield := lp.tick()
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
 		var n int
 		var errno syscall.Errno
-		raw := noSpareP && lp.now >= syscallUntil
+		raw := lp.now >= syscallUntil
 		if raw {
 			n, errno = epollWaitRaw(lp.epfd, lp.events, yieldEvery)
 		} else {
@@ -806,14 +804,14 @@ const yieldEvery = 1
 // Syscall before it tries raw waits again.
 const rawPause = 100e6
 
-// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping,
-// for when the loops hold every P (GOMAXPROCS 1). Through Syscall, a wait of
-// more than ~20 µs then lets sysmon take the P away and start a spinning
-// thread for it (two futex calls and context switches per wake-up, on the same
-// core); this call keeps the P, so the loop waits at most yieldEvery ms and
-// then yields to whatever else is runnable (the run's timers and watchdog,
-// signal handling). A signal (GC preemption) interrupts the wait with EINTR
-// and the loop yields at once.
+// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping.
+// Through Syscall, a wait of more than ~20 µs lets sysmon take the P away
+// and, without an idle P (GOMAXPROCS 1), start a spinning thread for it: two
+// futex calls and context switches per wake-up, on the same core (unpinned on
+// 2 cores, Syscall waits gave 77–79k req/s, raw waits 83k). This call keeps
+// the P, so the loop waits at most yieldEvery ms and then yields to whatever
+// else is runnable (the run's timers and watchdog, signal handling). A signal
+// (GC preemption) interrupts the wait with EINTR and the loop yields at once.
 func epollWaitRaw(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
 	r1, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
 	if errno != 0 {
