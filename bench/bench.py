@@ -62,7 +62,8 @@ def need(tool):
 class Nginx:
     def __init__(self, port, h2port):
         self.work = tempfile.mkdtemp(prefix="gab-bench-")
-        os.makedirs(f"{self.work}/www")
+        os.chmod(self.work, 0o755)  # nginx's workers run as nobody: they must be able to read www/
+        os.makedirs(f"{self.work}/www", mode=0o755)
         for name, size in SIZES.items():
             with open(f"{self.work}/www/f{name}.txt", "wb") as f:
                 f.write(b"a" * size)
@@ -113,6 +114,9 @@ def parse_count(tool, out):
     if tool in ("gab", "ab"):
         n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
+        non2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
+        if non2xx:  # an error page is not the document being benchmarked
+            failed += int(non2xx.group(1))
         rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
         return n - failed, rps
     if tool == "wrk":
