@@ -92,10 +92,11 @@ func neverReads(fc *faultConn) {
 // SYNs are dropped, so those connects stall (slow accept, backlog full).
 func fullBacklogListener(tb testing.TB) int {
 	tb.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	syscall.CloseOnExec(fd) // SOCK_CLOEXEC is Linux-only; this builds everywhere
 	sa := &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
 	if err := syscall.Bind(fd, sa); err != nil {
 		_ = syscall.Close(fd)
