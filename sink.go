@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -158,23 +155,10 @@ func writeCertInfo(w *strings.Builder, c *x509.Certificate) {
 	fmt.Fprintf(w, "Certificate version: %d\n", c.Version)
 	fmt.Fprintf(w, "Valid from: %s\n", c.NotBefore.UTC().Format("Jan _2 15:04:05 2006 GMT"))
 	fmt.Fprintf(w, "Valid to  : %s\n", c.NotAfter.UTC().Format("Jan _2 15:04:05 2006 GMT"))
-	fmt.Fprintf(w, "Public key is %d bits\n", keyBits(c.PublicKey))
+	fmt.Fprintf(w, "Public key is %d bits\n", client.PublicKeyBits(c.PublicKey))
 	fmt.Fprintf(w, "The issuer name is %s\n", oneLineName(c.Issuer))
 	fmt.Fprintf(w, "The subject name is %s\n", oneLineName(c.Subject))
 	fmt.Fprintf(w, "Extension Count: %d\n", len(c.Extensions))
-}
-
-// keyBits is OpenSSL's EVP_PKEY_bits.
-func keyBits(k any) int {
-	switch k := k.(type) {
-	case *rsa.PublicKey:
-		return k.N.BitLen()
-	case *ecdsa.PublicKey:
-		return k.Curve.Params().BitSize
-	case ed25519.PublicKey:
-		return 253
-	}
-	return 0
 }
 
 // oidShortNames are OpenSSL's short names for the usual name attributes.

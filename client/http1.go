@@ -429,13 +429,7 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 			n, err := c.read(buf)
 			pos, have = 0, n
 			if err != nil {
-				c.t.BodyRead += body
-				o.Body = body
-				if isEOF(err) {
-					c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
-					return false
-				}
-				return c.readFailed(o, err, true, false)
+				return c.bodyReadFailed(o, body, err)
 			}
 		}
 	case frameChunked:
@@ -456,13 +450,7 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 			n, err := c.read(buf)
 			pos, have = 0, n
 			if err != nil {
-				c.t.BodyRead += body
-				o.Body = body
-				if isEOF(err) {
-					c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
-					return false
-				}
-				return c.readFailed(o, err, true, false)
+				return c.bodyReadFailed(o, body, err)
 			}
 		}
 	case frameEOF:
@@ -532,6 +520,19 @@ func (t *http1) keep(h *respHead) bool {
 		return t.askKeepAlive && (h.minor >= 1 || h.connKeepAlive)
 	}
 	return t.askKeepAlive && h.keepAliveText
+}
+
+// bodyReadFailed ends a response whose body read failed: an EOF before the
+// framing said the body ends is a truncated response; other errors are ab's
+// receive errors.
+func (c *h1conn) bodyReadFailed(o *Outcome, body int64, err error) bool {
+	c.t.BodyRead += body
+	o.Body = body
+	if isEOF(err) {
+		c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
+		return false
+	}
+	return c.readFailed(o, err, true, false)
 }
 
 // readFailed classifies a read error; got tells whether any byte of the

@@ -358,7 +358,7 @@ func tlsInfoOf(cs *tls.ConnectionState) *TLSInfo {
 	info := &TLSInfo{Protocol: TLSVersionName(cs.Version), ServerName: cs.ServerName}
 	info.Cipher, info.CipherBits = CipherName(cs.CipherSuite)
 	if len(cs.PeerCertificates) > 0 {
-		info.PeerKeyBits = publicKeyBits(cs.PeerCertificates[0].PublicKey)
+		info.PeerKeyBits = PublicKeyBits(cs.PeerCertificates[0].PublicKey)
 	}
 	info.TempKey = tempKeyName(cs.CurveID)
 	return info
@@ -394,8 +394,8 @@ func CipherName(id uint16) (string, int) {
 	return tls.CipherSuiteName(id), 0
 }
 
-// publicKeyBits is OpenSSL's EVP_PKEY_bits of the server's key.
-func publicKeyBits(k any) int {
+// PublicKeyBits is OpenSSL's EVP_PKEY_bits of a certificate's public key.
+func PublicKeyBits(k any) int {
 	switch k := k.(type) {
 	case *rsa.PublicKey:
 		return k.N.BitLen()

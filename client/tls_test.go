@@ -84,7 +84,7 @@ func TestTLSRunFillsInfo(t *testing.T) {
 	if info == nil {
 		t.Fatal("no TLS info")
 	}
-	wantBits := publicKeyBits(srv.Certificate().PublicKey)
+	wantBits := PublicKeyBits(srv.Certificate().PublicKey)
 	if info.Protocol != "TLSv1.3" || !strings.HasPrefix(info.Cipher, "TLS_") || info.PeerKeyBits != wantBits || wantBits == 0 ||
 		(info.CipherBits != 128 && info.CipherBits != 256) || info.TempKey != "X25519 253 bits" || info.ServerName != "example.test" {
 		t.Errorf("TLS info %+v (peer key bits want %d)", *info, wantBits)
