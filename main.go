@@ -156,12 +156,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		}
 	}
 
-	sum := report.Summarize(res, report.Options{
-		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
-		Concurrency: cfg.Concurrency, KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
-		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
-		TLS: cfg.Target.TLS,
-	})
+	sum := report.Summarize(res, reportOptions(o))
 	htmlReport := o.HTML && !interrupted // ab's SIGINT handler always prints the text report
 	switch {
 	case !textOut:

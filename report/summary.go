@@ -22,11 +22,9 @@ type Options struct {
 	NoPercentiles  bool // -d: no percentile table
 	NoConfidence   bool // -S: min/avg/max table, no ERROR/WARNING lines
 
-	// TLS (https) prints the SSL/TLS lines from Result.TLS.
+	// TLS (https) prints the SSL/TLS lines from Result.TLS. (The HTTP/2
+	// Protocol line comes from Result.Protocol.)
 	TLS bool
-	// Protocol "h2" or "h2c" adds "Protocol: HTTP/2 (…)" after "Server Port:".
-	// When empty, Result.Protocol is used.
-	Protocol string
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -182,7 +180,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		ServerSoftware:    res.ServerSoftware,
 		Host:              o.Host,
 		Port:              o.Port,
-		Protocol:          o.Protocol,
+		Protocol:          res.Protocol,
 		Path:              o.Path,
 		DocLength:         res.DocLength,
 		VariableLength:    o.VariableLength,
@@ -201,9 +199,6 @@ func Summarize(res *client.Result, o Options) *Summary {
 		BodyRead:          res.BodyRead,
 		NoPercentiles:     o.NoPercentiles,
 		NoConfidence:      o.NoConfidence,
-	}
-	if s.Protocol == "" {
-		s.Protocol = res.Protocol
 	}
 	if o.TLS {
 		s.TLS = res.TLS

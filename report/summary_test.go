@@ -194,7 +194,8 @@ func TestTextHTTP2AndTLSLines(t *testing.T) {
 	res.TLS = &client.TLSInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048,
 		CipherBits: 128, TempKey: "X25519 253 bits", ServerName: "localhost"}
 	o := histogramOptions
-	o.Host, o.Port, o.TLS, o.Protocol = "localhost", 8443, true, "h2"
+	o.Host, o.Port, o.TLS = "localhost", 8443, true
+	res.Protocol = "h2"
 	var out bytes.Buffer
 	if err := WriteText(&out, Summarize(res, o)); err != nil {
 		t.Fatal(err)
@@ -212,7 +213,6 @@ func TestTextHTTP2AndTLSLines(t *testing.T) {
 	// Every handshake failed: no protocol, but ab still names the SNI it sent.
 	res.TLS = &client.TLSInfo{ServerName: "localhost"}
 	res.Protocol = "h2c"
-	o.Protocol = ""
 	out.Reset()
 	if err := WriteText(&out, Summarize(res, o)); err != nil {
 		t.Fatal(err)
