@@ -75,6 +75,8 @@ type Tally struct {
 	statuses    map[int]int
 	firstError  map[string]string
 
+	lastDone int64 // clock of this worker's latest recording (Elapsed is the max)
+
 	// Intended is the scheduled send time (ns since start) of the current
 	// request in rate mode; 0 otherwise.
 	Intended int64
@@ -179,13 +181,13 @@ type run struct {
 	rampUp      chan struct{}
 	rampOnce    sync.Once
 
-	stopped  atomic.Bool
-	stopCh   chan struct{}
-	stopOnce sync.Once
-	ending   Ending
-	fatal    *FatalError
-	lastDone atomic.Int64 // clock of the last recording
-	stopAt   int64        // clock when the run was stopped
+	stopped       atomic.Bool
+	stopCh        chan struct{}
+	stopOnce      sync.Once
+	ending        Ending
+	fatal         *FatalError
+	progressEvery int64 // ab's progress interval (0: no progress events)
+	stopAt        int64 // clock when the run was stopped
 
 	mu      sync.Mutex
 	tallies []*Tally
@@ -367,6 +369,8 @@ func (r *run) reportReceiveError(err error) {
 	}
 }
 
+var errLengthDiffers = errors.New("body length differs from the first response's")
+
 // checkLength applies ab's rule: the first successful response fixes Document
 // Length; later ones of another length are Length failures unless -l.
 func (r *run) checkLength(t *Tally, body int64) {
@@ -384,7 +388,7 @@ func (r *run) checkLength(t *Tally, body int64) {
 	if !r.cfg.VariableLength && body != r.docLen.Load() {
 		t.FailLength++
 		r.bad.Add(1)
-		t.noteError("length", errors.New("body length differs from the first response's"))
+		t.noteError("length", errLengthDiffers)
 	}
 }
 
@@ -411,13 +415,10 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
 	})
-	for {
-		last := r.lastDone.Load()
-		if end <= last || r.lastDone.CompareAndSwap(last, end) {
-			break
-		}
+	if end > t.lastDone {
+		t.lastDone = end
 	}
-	if every := int64(r.cfg.progressEvery()); every > 0 && i%every == 0 {
+	if every := r.progressEvery; every > 0 && i%every == 0 {
 		r.events.Completed(int(i))
 	}
 	if i == r.n {
@@ -525,6 +526,7 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	r.start = r.now() // ab takes the start time just before the first connect
 	r.startUs = r.start.UnixMicro()
+	r.progressEvery = int64(cfg.progressEvery())
 
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
@@ -644,17 +646,14 @@ func (rn *Runner) result() *Result {
 	if r.cgi != nil {
 		res.CGI = r.cgi.times(res.Complete)
 	}
-	switch res.Ending {
-	case EndCompleted:
-		res.Elapsed = time.Duration(r.lastDone.Load())
-	default:
-		res.Elapsed = time.Duration(r.stopAt)
-	}
+	res.Elapsed = time.Duration(r.stopAt)
 	res.Failed.Total = int(r.bad.Load())
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var lastDone int64 // ab's lasttime: the latest recording of any worker
 	for _, t := range r.tallies {
 		t.flushStatus()
+		lastDone = max(lastDone, t.lastDone)
 		res.Failed.Connect += t.FailConnect
 		res.Failed.Receive += t.FailReceive
 		res.Failed.Length += t.FailLength
@@ -674,6 +673,9 @@ func (rn *Runner) result() *Result {
 				res.FirstError[k] = v
 			}
 		}
+	}
+	if res.Ending == EndCompleted {
+		res.Elapsed = time.Duration(lastDone)
 	}
 	return res
 }
