@@ -539,21 +539,30 @@ func (c *h1conn) bodyReadFailed(o *Outcome, body int64, err error) bool {
 // response had arrived. It returns true for "closed before any answer".
 func (c *h1conn) readFailed(o *Outcome, err error, got, reused bool) bool {
 	now := c.r.clock()
-	switch {
-	case c.r.isStopped():
-		c.fail(o, FailAbandoned, err, now)
-	case c.h.reqTimeout > 0 && isTimeout(err):
-		c.fail(o, FailException, errRequestTimeout, now)
-	case !got && (isEOF(err) || reused):
-		// Nothing came back: a closed (or reset, when reused) connection.
+	class, cause, noAnswer := readFailure(err, got, reused, c.r.isStopped(), c.h.reqTimeout > 0 && isTimeout(err))
+	if noAnswer {
 		o.FirstByte, o.End, o.Err = now, now, err
 		return true
-	case isEOF(err):
-		c.fail(o, FailReceiveCounted, errTruncated, now)
-	default:
-		c.fail(o, FailReceive, err, now)
 	}
+	c.fail(o, class, cause, now)
 	return false
+}
+
+// readFailure is how a read error ends an HTTP/1 attempt, on either path.
+// noAnswer means nothing of the answer came back on a closed (or, when reused,
+// reset) connection: the caller may send the request again.
+func readFailure(err error, got, reused, stopped, timedOut bool) (class FailClass, cause error, noAnswer bool) {
+	switch {
+	case stopped:
+		return FailAbandoned, err, false
+	case timedOut:
+		return FailException, errRequestTimeout, false
+	case !got && (isEOF(err) || reused):
+		return OK, err, true
+	case isEOF(err):
+		return FailReceiveCounted, errTruncated, false
+	}
+	return FailReceive, err, false
 }
 
 func isEOF(err error) bool {

@@ -745,21 +745,18 @@ func (lp *epLoop) drain(c *epConn) bool {
 	}
 }
 
-// readFailed classifies a read error as http1.go's readFailed does.
+// readFailed classifies a read error with http1.go's readFailure (the fast
+// path never has --request-timeout).
 func (lp *epLoop) readFailed(c *epConn, err error, got bool) {
-	o := &c.out
 	now := lp.tick()
-	switch {
-	case lp.r.isStopped():
-		lp.fail(c, FailAbandoned, err, now)
-	case !got && (isEOF(err) || c.reused):
+	class, cause, noAnswer := readFailure(err, got, c.reused, lp.r.isStopped(), false)
+	if noAnswer {
+		o := &c.out
 		o.FirstByte, o.End, o.Err = now, now, err
 		lp.noAnswer(c)
-	case isEOF(err):
-		lp.fail(c, FailReceiveCounted, errTruncated, now)
-	default:
-		lp.fail(c, FailReceive, err, now)
+		return
 	}
+	lp.fail(c, class, cause, now)
 }
 
 // noAnswer handles a connection closed before any byte of the answer: an
