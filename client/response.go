@@ -174,11 +174,7 @@ func nextLine(b []byte) (line, rest []byte) {
 func (h *respHead) addContentLength(v []byte) error {
 	for len(v) > 0 {
 		var item []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			item, v = trimOWS(v[:i]), v[i+1:]
-		} else {
-			item, v = trimOWS(v), nil
-		}
+		item, v = nextListItem(v)
 		if len(item) == 0 || len(item) > 18 {
 			return errBadContentLength
 		}
@@ -200,16 +196,21 @@ func (h *respHead) addContentLength(v []byte) error {
 	return nil
 }
 
+// nextListItem splits the first element off a comma-separated header value,
+// without its surrounding whitespace (no copy).
+func nextListItem(v []byte) (item, rest []byte) {
+	if i := bytes.IndexByte(v, ','); i >= 0 {
+		return trimOWS(v[:i]), v[i+1:]
+	}
+	return trimOWS(v), nil
+}
+
 // addTransferEncoding notes whether the final coding is chunked; a later header
 // line continues the list of an earlier one.
 func (h *respHead) addTransferEncoding(v []byte) {
 	for len(v) > 0 {
 		var item []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			item, v = trimOWS(v[:i]), v[i+1:]
-		} else {
-			item, v = trimOWS(v), nil
-		}
+		item, v = nextListItem(v)
 		if len(item) == 0 {
 			continue
 		}
@@ -224,11 +225,7 @@ func (h *respHead) addTransferEncoding(v []byte) {
 func (h *respHead) addConnection(v []byte) {
 	for len(v) > 0 {
 		var item []byte
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			item, v = trimOWS(v[:i]), v[i+1:]
-		} else {
-			item, v = trimOWS(v), nil
-		}
+		item, v = nextListItem(v)
 		switch {
 		case equalFoldASCII(item, "close"):
 			h.connClose = true
