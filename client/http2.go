@@ -715,13 +715,7 @@ func (c *h2Conn) send(st *h2Stream) h2SendResult {
 		_ = c.unlockWrite() // nothing of ours was written
 		return h2SendRetry
 	}
-	st.id = c.nextID
-	c.nextID += 2
-	c.streams[st.id] = st
-	if c.nextID > h2MaxStreamID {
-		c.goaway = true
-		c.lastID = h2MaxStreamID
-	}
+	c.openStream(st)
 	c.smu.Unlock()
 	err := c.writeHeaders(st.id, !h.hasBody)
 	if err == nil && h.hasBody {
@@ -908,13 +902,7 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	st.reset()
 	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.writeFailures = false, 0
-	st.id = c.nextID
-	c.nextID += 2
-	c.streams[st.id] = st
-	if c.nextID > h2MaxStreamID {
-		c.goaway = true
-		c.lastID = h2MaxStreamID
-	}
+	c.openStream(st)
 	c.smu.Unlock()
 	err := c.writeHeaders(st.id, true)
 	c.wmu.Unlock()
@@ -1318,4 +1306,17 @@ func (c *h2Conn) shutdown(err error) {
 func isH2ProtocolError(err error) bool {
 	var ce http2.ConnectionError
 	return errors.Is(err, errFirstFrame) || errors.Is(err, http2.ErrFrameTooLarge) || errors.As(err, &ce)
+}
+
+// openStream gives st the connection's next stream ID; past the last ID the
+// connection takes no new streams, as if it had received a GOAWAY. The caller
+// holds c.smu.
+func (c *h2Conn) openStream(st *h2Stream) {
+	st.id = c.nextID
+	c.nextID += 2
+	c.streams[st.id] = st
+	if c.nextID > h2MaxStreamID {
+		c.goaway = true
+		c.lastID = h2MaxStreamID
+	}
 }
