@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -400,21 +402,43 @@ func compareGabGolden(t *testing.T, c *golden.Case, ports golden.Ports, got gold
 	}
 }
 
-// buildGab builds gab into a temporary directory and links it there as
+// builtGab is the gab binary that the process-level tests share: one build per
+// test run, removed by TestMain.
+var builtGab struct {
+	once      sync.Once
+	dir, link string
+	err       error
+}
+
+// buildGab builds gab (once) into a temporary directory and links it there as
 // "ab", so that its argv[0] is what ab's is. It returns the link's path.
 func buildGab(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "gab")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	b := &builtGab
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "gab-test-bin-"); b.err != nil {
+			return
+		}
+		bin := filepath.Join(b.dir, "gab")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		b.link = filepath.Join(b.dir, "ab")
+		b.err = os.Symlink(bin, b.link)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	link := filepath.Join(dir, "ab")
-	if err := os.Symlink(bin, link); err != nil {
-		t.Fatal(err)
+	return b.link
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtGab.dir != "" {
+		os.RemoveAll(builtGab.dir)
 	}
-	return link
+	os.Exit(code)
 }
 
 // binaryCases are re-run through the built binary (linked as ab): the
