@@ -33,19 +33,9 @@ func writeScript(t *testing.T, dir, name, body string) string {
 // cgiConfig is a CGI run of prog for url with ab's defaults.
 func cgiConfig(t *testing.T, prog, rawURL string, n, c int) Config {
 	t.Helper()
-	target, err := ParseURL(rawURL)
-	if err != nil {
-		t.Fatalf("ParseURL(%q): %v", rawURL, err)
-	}
-	return Config{
-		Target:      target,
-		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
-		Requests:    n,
-		Concurrency: c,
-		Timeout:     30 * time.Second,
-		Protocol:    CGI,
-		CGIProgram:  prog,
-	}
+	cfg := urlConfig(t, rawURL, n, c, CGI)
+	cfg.CGIProgram = prog
+	return cfg
 }
 
 func runCGI(t *testing.T, ctx context.Context, cfg Config) (*Result, error) {

@@ -23,19 +23,9 @@ import (
 // h2TestConfig is a hand-built --http2 configuration for rawURL ("http://127.0.0.1:port/path").
 func h2TestConfig(t testing.TB, rawURL string, n, c, streams int) Config {
 	t.Helper()
-	target, err := ParseURL(rawURL)
-	if err != nil {
-		t.Fatalf("ParseURL(%q): %v", rawURL, err)
-	}
-	return Config{
-		Target:      target,
-		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
-		Requests:    n,
-		Concurrency: c,
-		Streams:     streams,
-		Timeout:     30 * time.Second,
-		Protocol:    HTTP2,
-	}
+	cfg := urlConfig(t, rawURL, n, c, HTTP2)
+	cfg.Streams = streams
+	return cfg
 }
 
 func runH2(t *testing.T, cfg Config) (*Result, error) {
