@@ -34,10 +34,9 @@ func (s Sample) Processing() uint32 {
 // index (the order in which ab records them). Past its limit it keeps 1 ms
 // histograms with exact sums instead, so memory stays flat.
 type Samples struct {
-	exact []Sample     // preallocated; written by index, no lock
-	count atomic.Int64 // recorded requests (exact and histogram)
-	hist  *Histograms  // allocated only when the limit is passed
-	histP atomic.Pointer[Histograms]
+	exact []Sample                   // preallocated; written by index, no lock
+	count atomic.Int64               // recorded requests (exact and histogram)
+	histP atomic.Pointer[Histograms] // allocated only when the limit is passed
 }
 
 // NewSamples returns a store for up to n requests, of which at most limit are
