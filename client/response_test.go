@@ -355,3 +355,33 @@ func FuzzChunked(f *testing.F) {
 		}
 	})
 }
+
+// hasKeepAliveNaive is ab's test spelled out: compare at every offset.
+func hasKeepAliveNaive(b []byte) bool {
+	for i := 0; i+len("keep-alive") <= len(b); i++ {
+		if equalFoldASCII(b[i:i+len("keep-alive")], "keep-alive") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestHasKeepAlive(t *testing.T) {
+	for _, s := range []string{"", "keep-alive", "Keep-Alive", "KEEP-ALIVE", "xkeep-alivex", "keep-aliv", "eep-alive",
+		"-keep-alive", "keep--alive", "kkeep-alive", "a-b-keep-alive", "Connection: Keep-Alive\r\n", "keep-Alive-",
+		"Content-Length: 3\r\nX: keep-al\r\n", "----------", "kee-palive"} {
+		if got, want := hasKeepAlive([]byte(s)), hasKeepAliveNaive([]byte(s)); got != want {
+			t.Errorf("hasKeepAlive(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func FuzzHasKeepAlive(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nConnection: keep-alive\r\n\r\n"))
+	f.Add([]byte("kee-p-alive--keep-ALIVE"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := hasKeepAlive(b), hasKeepAliveNaive(b); got != want {
+			t.Fatalf("hasKeepAlive(%q) = %v, want %v", b, got, want)
+		}
+	})
+}
