@@ -394,6 +394,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		st.method, cfg.Spec.Method = methodHead, "HEAD"
 	case 'g':
 		o.GnuplotFile = arg
+		cfg.KeepAllRows = arg != "" // every row, also past --sample-limit
 	case 'e':
 		o.CSVFile = arg
 	case 'p', 'u':

@@ -110,6 +110,9 @@ type Config struct {
 	// SampleLimit caps the exact per-request store; past it the statistics come
 	// from histograms. 0 means DefaultSampleLimit.
 	SampleLimit int
+	// KeepAllRows keeps every sample past SampleLimit in a temporary file as
+	// well, so that the -g file has every request's row (set with -g).
+	KeepAllRows bool
 
 	// Events receives what ab prints during a run. Nil discards them.
 	Events Events

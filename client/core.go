@@ -84,6 +84,7 @@ type Tally struct {
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
 	extra    *tallyExtra // the worker's share of extraStats (extra.go); nil until used
+	spill    []Sample    // samples past the exact limit on their way to disk (spill.go); nil until used
 }
 
 type connBox struct{ c io.Closer }
@@ -422,7 +423,7 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		Connect: usec(o.Connect - o.Start),
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
-	})
+	}, &t.spill)
 	if end > t.lastDone {
 		t.lastDone = end
 	}
@@ -523,6 +524,9 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	r.start = r.now()
 	r.samples = NewSamples(cfg.Requests, cfg.SampleLimit)
+	if cfg.KeepAllRows {
+		r.samples.SpillPastLimit("")
+	}
 	if cfg.Concurrency <= 0 {
 		// ab accepts -c 0 and then fails in apr_pollset_create/poll.
 		r.stop(EndFatal, aprError("apr_pollset_poll", 22, "Invalid argument", nil))
@@ -665,6 +669,7 @@ func (rn *Runner) result() *Result {
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
 	for _, t := range r.tallies {
 		t.flushStatus()
+		r.samples.flushBatch(&t.spill) // every worker has stopped
 		lastDone = max(lastDone, t.lastDone)
 		res.Failed.Connect += t.FailConnect
 		res.Failed.Receive += t.FailReceive

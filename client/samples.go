@@ -37,6 +37,7 @@ type Samples struct {
 	exact []Sample                   // preallocated; written by index, no lock
 	count atomic.Int64               // recorded requests (exact and histogram)
 	histP atomic.Pointer[Histograms] // allocated only when the limit is passed
+	spill *spillStore                // samples past the limit, on disk too (SpillPastLimit); nil otherwise
 }
 
 // NewSamples returns a store for up to n requests, of which at most limit are
@@ -55,14 +56,48 @@ func NewSamples(n, limit int) *Samples {
 	return &Samples{exact: make([]Sample, size)}
 }
 
-// put stores sample number i (0-based). It is safe for concurrent use with distinct i.
-func (s *Samples) put(i int, smp Sample) {
+// SpillPastLimit makes the store keep every sample past its exact limit in a
+// temporary file in dir ("" means os.TempDir()) as well as in the histograms,
+// for the -g file (see spill.go). Call it before recording; Close releases
+// the file.
+func (s *Samples) SpillPastLimit(dir string) { s.spill = newSpillStore(dir) }
+
+// put stores sample number i (0-based). It is safe for concurrent use with
+// distinct i and distinct batches. batch is the recording worker's own spill
+// buffer (see spill.go); nil spills at once, under the store's lock.
+func (s *Samples) put(i int, smp Sample, batch *[]Sample) {
 	if i < len(s.exact) {
 		s.exact[i] = smp
 	} else {
 		s.histograms().add(smp)
+		if s.spill != nil {
+			s.spillSample(smp, batch)
+		}
 	}
 	s.count.Add(1)
+}
+
+func (s *Samples) spillSample(smp Sample, batch *[]Sample) {
+	if batch == nil {
+		s.spill.add([]Sample{smp})
+		return
+	}
+	if *batch == nil {
+		*batch = make([]Sample, 0, spillBatch)
+	}
+	*batch = append(*batch, smp)
+	if len(*batch) >= spillBatch {
+		s.spill.add(*batch)
+		*batch = (*batch)[:0]
+	}
+}
+
+// flushBatch moves a worker's spill buffer into the store; the run's end
+// calls it for every worker once they have all stopped.
+func (s *Samples) flushBatch(batch *[]Sample) {
+	if s.spill != nil {
+		s.spill.flushBatch(batch)
+	}
 }
 
 func (s *Samples) histograms() *Histograms {
@@ -87,6 +122,46 @@ func (s *Samples) Exact() []Sample {
 		n = len(s.exact)
 	}
 	return s.exact[:n]
+}
+
+// Rows is the number of samples EachByTotal yields: every recorded request
+// when nothing overflowed or the store spills past its limit, else the exact ones.
+func (s *Samples) Rows() int {
+	n := len(s.Exact())
+	if s.spill != nil {
+		n += int(s.spill.count())
+	}
+	return n
+}
+
+// EachByTotal calls emit for every exactly stored sample and every spilled
+// one, in CompareByTotal order (the -g file's rows), stopping at emit's first
+// error. It sorts Exact() in place. A failure of the temporary file (during
+// the run or now) is returned before emit is called, or when the reading
+// fails. It allocates nothing per sample; it must not run concurrently with
+// recording or with itself.
+func (s *Samples) EachByTotal(emit func(Sample) error) error {
+	exact := s.Exact()
+	SortByTotal(exact)
+	if s.spill != nil {
+		return s.spill.eachSorted(exact, emit)
+	}
+	for _, smp := range exact {
+		if err := emit(smp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the temporary file of a spilling store (its name is removed
+// as soon as it is created, so nothing is left on disk even without Close).
+// EachByTotal fails after it.
+func (s *Samples) Close() error {
+	if s.spill == nil {
+		return nil
+	}
+	return s.spill.close()
 }
 
 // Overflowed reports whether more requests were recorded than the exact store holds.

@@ -18,32 +18,37 @@ const Header = "starttime\tseconds\tctime\tdtime\tttime\twait\n"
 // apr_ctime prints it ("Mon Nov 02 15:04:05 2026").
 const ctimeLayout = "Mon Jan 02 15:04:05 2006"
 
-// Write writes the -g file for the exactly stored samples of res (ref §13.2),
-// with start times in loc. Rows are in ab's order, client.CompareByTotal:
-// by total time, ties as ab's chained stable sorts leave them. Write sorts
+// Write writes the -g file for res (ref §13.2), with start times in loc: a
+// row for every exactly stored sample and, when the run kept them
+// (client.Config.KeepAllRows), for every sample past the exact limit, merged
+// from the temporary file. Rows are in ab's order, client.CompareByTotal: by
+// total time, ties as ab's chained stable sorts leave them. Write sorts
 // res.Samples.Exact() in place (report.Summarize leaves it in that order
 // already) and allocates nothing per sample. With no samples it writes
-// nothing (ab then creates no file).
+// nothing (ab then creates no file). A failure of the temporary file is
+// returned before anything is written.
 func Write(w io.Writer, res *client.Result, loc *time.Location) error {
-	if res.Samples == nil {
+	if res.Samples == nil || res.Samples.Rows() == 0 {
 		return nil
 	}
-	samples := res.Samples.Exact()
-	if len(samples) == 0 {
-		return nil
-	}
-	client.SortByTotal(samples)
-
 	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(Header); err != nil {
-		return err
-	}
+	headerDone := false
 	baseMs := res.Start.UnixMilli()
 	var line [96]byte
-	for _, smp := range samples {
-		if _, err := bw.Write(appendRow(line[:0], baseMs+int64(smp.Start), smp, loc)); err != nil {
-			return err
+	err := res.Samples.EachByTotal(func(smp client.Sample) error {
+		if !headerDone {
+			// Written with the first row, so that a failed temporary file
+			// leaves the output empty.
+			headerDone = true
+			if _, err := bw.WriteString(Header); err != nil {
+				return err
+			}
 		}
+		_, err := bw.Write(appendRow(line[:0], baseMs+int64(smp.Start), smp, loc))
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
 }
