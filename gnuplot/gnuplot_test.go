@@ -249,3 +249,69 @@ func TestOrderMatchesChainedStableSorts(t *testing.T) {
 		}
 	}
 }
+
+// TestSpilledRowsMatchRowsInRAM: a result whose samples past the exact limit
+// were kept in a temporary file (client.Config.KeepAllRows) writes the same
+// bytes as one holding every sample in RAM. 700,000 samples with a limit of
+// 100,000 put a sorted run on disk and leave a tail in memory; 130 samples
+// with a limit of 30 spill only to memory.
+func TestSpilledRowsMatchRowsInRAM(t *testing.T) {
+	for _, tc := range []struct{ n, limit int }{{130, 30}, {700_000, 100_000}} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			dir := t.TempDir()
+			rng := rand.New(rand.NewPCG(uint64(tc.n), 3))
+			inRAM := client.NewSamples(tc.n, tc.n)
+			spilled := client.NewSamples(tc.n, tc.limit)
+			spilled.SpillPastLimit(dir)
+			defer spilled.Close()
+			for i := range tc.n {
+				c := rng.Uint32N(5) * 400
+				tot := c + rng.Uint32N(2000)*10
+				smp := client.Sample{Start: uint32(i / 7), Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot}
+				inRAM.Append(smp)
+				spilled.Append(smp)
+			}
+			if !spilled.Overflowed() || inRAM.Overflowed() {
+				t.Fatal("the spilled store must have overflowed, the other not")
+			}
+			start := time.Unix(1795996874, 0)
+			var want, got bytes.Buffer
+			if err := Write(&want, &client.Result{Start: start, Samples: inRAM}, time.UTC); err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(&got, &client.Result{Start: start, Samples: spilled}, time.UTC); err != nil {
+				t.Fatal(err)
+			}
+			if lines := bytes.Count(got.Bytes(), []byte("\n")); lines != tc.n+1 {
+				t.Errorf("%d lines, want header + %d rows", lines, tc.n)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("the spilled result's file differs from the in-RAM one (%d vs %d bytes)", got.Len(), want.Len())
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("the temporary directory holds %d files", len(entries))
+			}
+		})
+	}
+}
+
+// TestUnavailableSpilledRowsWriteNothing: spilled rows that cannot be read
+// (here released by Close; a failed temporary file is the same error path)
+// are an error of Write, before any byte of the file.
+func TestUnavailableSpilledRowsWriteNothing(t *testing.T) {
+	s := client.NewSamples(10, 2)
+	s.SpillPastLimit(t.TempDir())
+	for i := range 10 {
+		s.Append(client.Sample{Total: uint32(i)})
+	}
+	if err := s.Close(); err != nil { // released: the rows past the limit are gone
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, &client.Result{Samples: s}, time.UTC); err == nil {
+		t.Error("Write succeeded without the spilled rows")
+	}
+	if out.Len() != 0 {
+		t.Errorf("wrote %q before failing", out.String())
+	}
+}
