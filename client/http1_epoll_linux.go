@@ -7,10 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"sync"
 	"sync/atomic"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -102,58 +99,13 @@ type epConn struct {
 	out             Outcome
 }
 
-// epWaker is registered with Tally.SetConn: a stopping run "closes" it, which
-// makes the loop's epoll_wait return.
-type epWaker struct {
-	mu sync.Mutex
-	fd int // eventfd; -1 once the loop has shut down
-}
-
-func (w *epWaker) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fd >= 0 {
-		one := [8]byte{1, 1, 1, 1, 1, 1, 1, 1} // any non-zero counter, whatever the byte order
-		_, _ = unix.Write(w.fd, one[:])        // a full counter still wakes the loop
-	}
-	return nil
-}
-
-func (w *epWaker) shut() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fd >= 0 {
-		_ = unix.Close(w.fd)
-		w.fd = -1
-	}
-}
-
-// wakeID marks the waker's epoll events (connection indexes are smaller).
-const wakeID = -1
-
-// epLoop is one event loop: its epoll instance, its connections and its Tally.
+// epLoop is one event loop: its poller, its connections and its Tally.
 type epLoop struct {
+	epPoller
 	h       *http1
-	r       *run
-	t       *Tally
-	epfd    int
-	wake    *epWaker
 	conns   []epConn
-	events  []unix.EpollEvent
-	ctlEv   unix.EpollEvent // epoll_ctl's argument, kept here so it does not escape per call
-	addrs   []unix.Sockaddr
-	domains []int
-	now     int64 // the latest clock reading
-	active  int   // connections not idle
-	stopped bool  // finish said the run ended
-}
-
-// tick reads the clock; the loop's time never goes back.
-func (lp *epLoop) tick() int64 {
-	if now := lp.r.clock(); now > lp.now {
-		lp.now = now
-	}
-	return lp.now
+	active  int  // connections not idle
+	stopped bool // finish said the run ended
 }
 
 // workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
@@ -175,40 +127,14 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
 	lp.startConns(0, started)
-	// Waits bypass the scheduler (see epollWaitRaw) unless a raw wait timed
-	// out lately.
-	var syscallUntil int64
-	lastYield := lp.tick()
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
-		var n int
-		var errno syscall.Errno
-		raw := lp.now >= syscallUntil
-		if raw {
-			n, errno = epollWaitRaw(lp.epfd, lp.events, rawWaitMs)
-		} else {
-			n, errno = epollWait(lp.epfd, lp.events, -1)
-		}
-		lp.tick()
-		if raw && n == 0 && errno == 0 {
-			// Nothing for a whole rawWaitMs: a slow peer, or one that needs
-			// this P (a server in the same process, which only the scheduler's
-			// own poller wakes). Wait through Syscall for a while.
-			syscallUntil = lp.now + rawPause
-		}
-		if raw && (errno != 0 || n == 0 || lp.now-lastYield >= int64(yieldEvery)*1e6) {
-			// Let timers and other goroutines run.
-			runtime.Gosched()
-			lastYield = lp.tick()
-		}
+		n, errno := lp.wait()
 		if errno != 0 {
 			if errno == unix.EINTR {
 				continue
 			}
 			r.stop(EndFatal, sysError("apr_pollset_poll", errno))
 			return
-		}
-		if n > 0 {
-			touchAt(t, lp.now)
 		}
 		for i := range lp.events[:n] {
 			ev := &lp.events[i]
@@ -239,36 +165,11 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 
 func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
-	lp := &epLoop{h: h, r: r, t: t, conns: make([]epConn, count)}
+	lp := &epLoop{h: h, conns: make([]epConn, count)}
 	for i := range lp.conns {
 		lp.conns[i] = epConn{idx: int32(i), fd: -1, buf: make([]byte, readBufSize)}
 	}
-	lp.events = make([]unix.EpollEvent, min(count+1, 256))
-	for _, a := range h.d.addrs {
-		if ip4 := a.IP.To4(); ip4 != nil {
-			sa := &unix.SockaddrInet4{Port: h.d.port}
-			copy(sa.Addr[:], ip4)
-			lp.addrs, lp.domains = append(lp.addrs, sa), append(lp.domains, unix.AF_INET)
-		} else {
-			sa := &unix.SockaddrInet6{Port: h.d.port}
-			copy(sa.Addr[:], a.IP)
-			lp.addrs, lp.domains = append(lp.addrs, sa), append(lp.domains, unix.AF_INET6)
-		}
-	}
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return nil, err
-	}
-	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		_ = unix.Close(epfd)
-		return nil, err
-	}
-	lp.epfd, lp.wake = epfd, &epWaker{fd: efd}
-	lp.ctlEv = unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeID}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &lp.ctlEv); err != nil {
-		lp.wake.shut()
-		_ = unix.Close(epfd)
+	if err := lp.init(r, t, h.d, count+1); err != nil {
 		return nil, err
 	}
 	return lp, nil
@@ -277,11 +178,10 @@ func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 // shutdown closes every socket, the waker and the epoll instance.
 func (lp *epLoop) shutdown() {
 	lp.t.SetConn(lp.r, nil)
-	lp.wake.shut()
 	for i := range lp.conns {
 		lp.closeConn(&lp.conns[i])
 	}
-	_ = unix.Close(lp.epfd)
+	lp.close()
 }
 
 func (lp *epLoop) startConns(from, to int) {
@@ -361,24 +261,16 @@ func (lp *epLoop) open(c *epConn) {
 	d := lp.h.d
 	for {
 		idx := d.current.Load()
-		k := int(idx) % len(lp.addrs)
-		fd, err := unix.Socket(lp.domains[k], unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		fd, err := lp.connectSocket(int(idx) % len(lp.addrs))
 		if err != nil {
-			lp.failOpen(c, os.NewSyscallError("socket", err))
-			return
-		}
-		err = unix.Connect(fd, lp.addrs[k])
-		if err != nil && err != unix.EINPROGRESS {
-			_ = unix.Close(fd)
-			if lp.fallback(idx) {
+			if !isSocketError(err) && lp.fallback(idx) {
 				continue
 			}
-			lp.failOpen(c, os.NewSyscallError("connect", err))
+			lp.failOpen(c, err)
 			return
 		}
 		c.gen++
-		lp.ctlEv = unix.EpollEvent{Events: epollInput, Fd: c.idx, Pad: c.gen}
-		if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_ADD, fd, &lp.ctlEv); err != nil {
+		if err := lp.watch(fd, c.idx, c.gen, false, false); err != nil {
 			_ = unix.Close(fd)
 			lp.failOpen(c, err)
 			return
@@ -488,10 +380,6 @@ func (lp *epLoop) send(c *epConn) bool {
 	return true
 }
 
-// epollInput is what a socket is registered for: EPOLLOUT is added only when
-// a write meets a full buffer or a pending connect.
-const epollInput = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET
-
 // waitOutput asks for EPOLLOUT (once per socket) and returns false, or
 // returns true if that fails (the attempt has then failed).
 func (lp *epLoop) waitOutput(c *epConn) bool {
@@ -499,8 +387,7 @@ func (lp *epLoop) waitOutput(c *epConn) bool {
 		return false
 	}
 	c.wantOut = true
-	lp.ctlEv = unix.EpollEvent{Events: epollInput | unix.EPOLLOUT, Fd: c.idx, Pad: c.gen}
-	if err := unix.EpollCtl(lp.epfd, unix.EPOLL_CTL_MOD, c.fd, &lp.ctlEv); err != nil {
+	if err := lp.watch(c.fd, c.idx, c.gen, true, true); err != nil {
 		if c.state == epConnecting {
 			lp.closeConn(c)
 			lp.failOpen(c, err)
@@ -792,64 +679,4 @@ func (lp *epLoop) closeConn(c *epConn) {
 		c.fd = -1
 	}
 	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
-}
-
-// yieldEvery bounds, in ms, how long a busy loop keeps its P from the scheduler.
-const yieldEvery = 1
-
-// rawWaitMs bounds, in ms, a raw epoll wait (an idle loop keeps its P that
-// long). Not 1 ms: with a wait that short the guest kernel here (haltpoll
-// cpuidle) charged the waiting client about 3 µs more CPU per request (a C
-// epoll client measured 1.90 s per 200k requests at 1 ms, 1.66 s at 2 ms,
-// 1.24 s at 5 ms and with no timeout).
-const rawWaitMs = 10
-
-// rawPause is how long (ns) a loop whose raw wait timed out waits through
-// Syscall before it tries raw waits again.
-const rawPause = 100e6
-
-// epollWaitRaw is epoll_wait without the scheduler's system-call bookkeeping.
-// Through Syscall, a wait of more than ~20 µs lets sysmon take the P away
-// and, without an idle P (GOMAXPROCS 1), start a spinning thread for it: two
-// futex calls and context switches per wake-up, on the same core (unpinned on
-// 2 cores, Syscall waits gave 77–79k req/s, raw waits 83k). This call keeps
-// the P, so the loop waits at most rawWaitMs ms and then yields to whatever
-// else is runnable (the run's timers and watchdog, signal handling). A signal
-// (GC preemption) interrupts the wait with EINTR and the loop yields at once.
-func epollWaitRaw(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
-	r1, _, errno := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec), 0, 0)
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(r1), 0
-}
-
-// epollWait is epoll_wait as a blocking system call (the P is free meanwhile).
-func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, syscall.Errno) {
-	n, err := unix.EpollWait(epfd, events, msec)
-	if err != nil {
-		if errno, ok := err.(syscall.Errno); ok {
-			return 0, errno
-		}
-		return 0, unix.EINVAL
-	}
-	return n, 0
-}
-
-// rawRead and rawWrite are read(2) and write(2) on non-blocking sockets: they
-// never block, so they skip the scheduler's system-call bookkeeping.
-func rawRead(fd int, p []byte) (int, syscall.Errno) {
-	r1, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(r1), 0
-}
-
-func rawWrite(fd int, p []byte) (int, syscall.Errno) {
-	r1, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(r1), 0
 }
