@@ -129,11 +129,18 @@ func (sp *spillStore) writeRun(run []Sample) {
 // and the -g file reports the error.
 func (sp *spillStore) fail(err error) {
 	sp.err = fmt.Errorf("keeping the -g rows past the exact sample limit in a temporary file: %w", err)
-	sp.runs = nil
-	if sp.file != nil {
-		_ = closeTemp(sp.file) // the error that matters is err
-		sp.file = nil
+	_ = sp.dropFile() // the error that matters is err
+}
+
+// dropFile closes the temporary file and forgets its runs. The caller holds writeMu.
+func (sp *spillStore) dropFile() error {
+	sp.runs, sp.size = nil, 0
+	if sp.file == nil {
+		return nil
 	}
+	err := closeTemp(sp.file)
+	sp.file = nil
+	return err
 }
 
 var errSpillClosed = errors.New("the -g rows kept in a temporary file were released (Samples.Close)")
@@ -363,6 +370,9 @@ func (sp *spillStore) eachSorted(exact []Sample, emit func(Sample) error) error 
 		return sp.err
 	}
 	if err := sp.reduceRuns(); err != nil {
+		// A pass stopped half way: the runs left are not all the rows.
+		sp.err = err
+		_ = sp.dropFile()
 		return err
 	}
 	SortByTotal(sp.fill)
@@ -381,10 +391,5 @@ func (sp *spillStore) close() error {
 	if sp.err == nil {
 		sp.err = errSpillClosed
 	}
-	if sp.file == nil {
-		return nil
-	}
-	err := closeTemp(sp.file)
-	sp.file, sp.runs, sp.size = nil, nil, 0
-	return err
+	return sp.dropFile()
 }

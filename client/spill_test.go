@@ -202,6 +202,34 @@ func TestSpillFileErrorIsReported(t *testing.T) {
 	}
 }
 
+// TestSpillMergePassErrorIsReported: a merge pass that cannot create its
+// file fails EachByTotal, now and later, with no row emitted.
+func TestSpillMergePassErrorIsReported(t *testing.T) {
+	shrinkSpill(t, 4, 8, 2)
+	dir := filepath.Join(t.TempDir(), "spill")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSamples(100, 10)
+	s.SpillPastLimit(dir)
+	for i := range 100 {
+		s.Append(Sample{Total: uint32(100 - i)})
+	}
+	if len(s.spill.runs) <= spillMergeFanIn {
+		t.Fatalf("%d runs: no merge pass needed", len(s.spill.runs))
+	}
+	if err := os.Remove(dir); err != nil { // the runs' file has no name there: the directory is empty
+		t.Fatal(err)
+	}
+	for try := range 2 {
+		emitted := 0
+		err := s.EachByTotal(func(Sample) error { emitted++; return nil })
+		if !errors.Is(err, os.ErrNotExist) || emitted != 0 {
+			t.Errorf("try %d: EachByTotal: %v after %d rows; want the merge pass's error before any row", try, err, emitted)
+		}
+	}
+}
+
 // TestSpillThroughRunner: a run with KeepAllRows past its limit keeps every
 // request's sample, including those still in the workers' batches at the end.
 func TestSpillThroughRunner(t *testing.T) {
