@@ -240,17 +240,7 @@ type h2Stream struct {
 
 	sendWindow int64 // under conn.smu
 
-	status    int
-	final     bool // the final (non-1xx) response head has been seen
-	firstByte int64
-	end       int64
-	body      int64
-	read      int64
-	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
-	class     FailClass
-	err       error
-	retry     bool // not processed by the server: issue the request again
-	peerReset bool // the server sent RST_STREAM
+	h2Resp
 
 	// owes is the connection whose writers count the reader raised for this
 	// slot when it completed the stream: the slot is about to write its next
@@ -295,12 +285,22 @@ func (st *h2Stream) settle() {
 	}
 }
 
-func (s *h2Stream) reset() {
-	s.status, s.final = 0, false
-	s.firstByte, s.end, s.body, s.read = 0, 0, 0, 0
-	s.unacked = 0
-	s.class, s.err, s.retry, s.peerReset = OK, nil, false, false
+// h2Resp is what a stream's response brought, in either HTTP/2 path.
+type h2Resp struct {
+	status    int
+	final     bool // the final (non-1xx) response head has been seen
+	firstByte int64
+	end       int64
+	body      int64
+	read      int64
+	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
+	class     FailClass
+	err       error
+	retry     bool // not processed by the server: issue the request again
+	peerReset bool // the server sent RST_STREAM
 }
+
+func (s *h2Stream) reset() { s.h2Resp = h2Resp{} }
 
 // h2Conn is one HTTP/2 connection.
 type h2Conn struct {
@@ -496,21 +496,21 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 			t.Retries++
 			continue
 		}
-		h.account(st, o)
+		h.account(st.tally, &st.h2Resp, o, st.opened)
 		return finish()
 	}
 }
 
 // account fills in the outcome of a request whose stream ended.
-func (h *h2Transport) account(st *h2Stream, o *Outcome) {
-	st.tally.TotalSent += int64(len(h.block)) + int64(len(h.body))
+func (h *h2Transport) account(t *Tally, st *h2Resp, o *Outcome, opened bool) {
+	t.TotalSent += int64(len(h.block)) + int64(len(h.body))
 	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
 	o.End = st.end
 	o.FirstByte = st.firstByte
 	if o.FirstByte == 0 {
 		o.FirstByte = o.End
 	}
-	o.KeptAlive = h.cfg.KeepAlive && !st.opened
+	o.KeptAlive = h.cfg.KeepAlive && !opened
 }
 
 // connection returns the holder's live connection, opening a new one if there
@@ -844,9 +844,9 @@ func (c *h2Conn) complete(st *h2Stream, class FailClass, err error) {
 // response of a slot that allows it is left to finishFast, which runs once smu
 // is released.
 func (c *h2Conn) ended(st *h2Stream) {
-	class := c.endClass(st)
+	class, err := st.endClass()
 	if class != OK || !st.fastOK {
-		c.complete(st, class, c.endErr(st))
+		c.complete(st, class, err)
 		return
 	}
 	st.end = c.r.clock()
@@ -866,7 +866,7 @@ func (c *h2Conn) finishFast() {
 		t, o := st.tally, &st.o
 		t.TotalRead += st.read
 		t.BodyRead += st.body
-		h.account(st, o)
+		h.account(t, &st.h2Resp, o, st.opened)
 		next := h2Stop
 		if r.finish(t, o) {
 			next = h2Continue
@@ -1113,20 +1113,15 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 	return err
 }
 
+var errNoStatus = errors.New("stream ended without a response :status")
+
 // endClass is the class of a stream that ended normally: OK unless no final
 // response head (with :status) was received.
-func (c *h2Conn) endClass(st *h2Stream) FailClass {
+func (st *h2Resp) endClass() (FailClass, error) {
 	if !st.final || st.status == 0 {
-		return FailException
+		return FailException, errNoStatus
 	}
-	return OK
-}
-
-func (c *h2Conn) endErr(st *h2Stream) error {
-	if !st.final || st.status == 0 {
-		return errors.New("stream ended without a response :status")
-	}
-	return nil
+	return OK, nil
 }
 
 // headerFragment feeds one fragment of a header block to the decoder (which
@@ -1150,24 +1145,29 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 		if c.curStatus >= 100 && c.curStatus < 200 && !c.curEnd {
 			return nil // an informational response: the final one follows
 		}
-		st.final = true
-		st.status = c.curStatus
-		if c.r.wantServer() {
-			c.r.setServer("") // no server field: ab's Server Software stays empty
-		}
 		if c.verbose {
 			c.head = append(c.head, "\r\n"...)
 			c.r.events.HeaderReceived(c.head)
 		}
-		c.r.sawHeader()
-		if c.r.cfg.Verbosity >= 2 && st.status != 0 {
-			c.r.events.Status(st.status)
-		}
+		st.finalHead(c.r, c.curStatus)
 	}
 	if c.curEnd {
 		c.ended(st)
 	}
 	return nil
+}
+
+// finalHead notes the stream's final response head.
+func (st *h2Resp) finalHead(r *run, status int) {
+	st.final = true
+	st.status = status
+	if r.wantServer() {
+		r.setServer("") // no server field: ab's Server Software stays empty
+	}
+	r.sawHeader()
+	if r.cfg.Verbosity >= 2 && status != 0 {
+		r.events.Status(status)
+	}
 }
 
 // h2StaticStatus maps the HPACK static table's :status entries (indexes 8–14).
@@ -1182,12 +1182,18 @@ func (c *h2Conn) wantFields(st *h2Stream, frag []byte) bool {
 	if st == nil || st.final {
 		return false // a stream nobody waits for, or trailers
 	}
-	if c.r.wantServer() || c.verbose {
+	return h2WantFields(c.r, c.verbose, frag, &c.curStatus)
+}
+
+// h2WantFields is wantFields for a stream waiting for its final head; it
+// sets *status when the block's first field gives it.
+func h2WantFields(r *run, verbose bool, frag []byte, status *int) bool {
+	if r.wantServer() || verbose {
 		return true
 	}
 	if len(frag) > 0 && frag[0]&0x80 != 0 {
 		if i := int(frag[0] & 0x7f); i >= 8 && i <= 14 {
-			c.curStatus = h2StaticStatus[i]
+			*status = h2StaticStatus[i]
 			return false
 		}
 	}
@@ -1206,16 +1212,22 @@ func (c *h2Conn) onField(f hpack.HeaderField) {
 			c.head = append(append(append(append(c.head, f.Name...), ": "...), f.Value...), "\r\n"...)
 		}
 	}
+	h2NoteField(c.r, f, &c.curStatus)
+}
+
+// h2NoteField takes what ab reports from a response head field: the status
+// and the Server header.
+func h2NoteField(r *run, f hpack.HeaderField, status *int) {
 	switch f.Name {
 	case ":status":
 		if len(f.Value) == 3 {
 			if n, err := strconv.Atoi(f.Value); err == nil {
-				c.curStatus = n
+				*status = n
 			}
 		}
 	case "server":
-		if c.r.wantServer() {
-			c.r.setServer(abServerCut(f.Value))
+		if r.wantServer() {
+			r.setServer(abServerCut(f.Value))
 		}
 	}
 }
@@ -1281,25 +1293,31 @@ func (c *h2Conn) shutdown(err error) {
 	c.smu.Lock()
 	c.dead = true
 	for _, st := range c.streams {
-		switch {
-		case stopping || r.isStopped():
-			c.complete(st, FailAbandoned, err)
-		case st.firstByte == 0 && c.sawSettings:
-			// A working connection closed before answering (e.g. an idle close
-			// racing the request).
-			st.retry = true
-			c.complete(st, FailReceiveCounted, err)
-		case errnoOf(err) == syscall.ECONNRESET:
-			c.complete(st, FailReceive, err)
-		default:
-			c.complete(st, FailReceiveCounted, err)
-		}
+		class, retry := h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err)
+		st.retry = retry
+		c.complete(st, class, err)
 	}
 	c.cond.Broadcast()
 	c.smu.Unlock()
 	c.h.connsMu.Lock()
 	delete(c.h.conns, c)
 	c.h.connsMu.Unlock()
+}
+
+// h2LostClass is the class of a stream whose connection ended with err
+// before the stream did, and whether it is to be issued again.
+func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) (FailClass, bool) {
+	switch {
+	case stopping:
+		return FailAbandoned, false
+	case st.firstByte == 0 && sawSettings:
+		// A working connection closed before answering (e.g. an idle close
+		// racing the request).
+		return FailReceiveCounted, true
+	case errnoOf(err) == syscall.ECONNRESET:
+		return FailReceive, false
+	}
+	return FailReceiveCounted, false
 }
 
 // isH2ProtocolError reports an error that means the peer is not speaking HTTP/2.
