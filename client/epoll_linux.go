@@ -140,6 +140,30 @@ func (p *epPoller) wait() (int, syscall.Errno) {
 	return n, errno
 }
 
+// ready waits for events; false if the wait failed (the run is then stopped).
+// The slice is empty after an interrupted wait.
+func (p *epPoller) ready() ([]unix.EpollEvent, bool) {
+	n, errno := p.wait()
+	switch errno {
+	case 0:
+		return p.events[:n], true
+	case unix.EINTR:
+		return nil, true
+	}
+	p.r.stop(EndFatal, sysError("apr_pollset_poll", errno))
+	return nil, false
+}
+
+// canRead: the socket may hold bytes, or an EOF or error to read.
+func canRead(ev *unix.EpollEvent) bool {
+	return ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+}
+
+// peerGone: the peer closed or the socket erred; read until EOF or the error.
+func peerGone(ev *unix.EpollEvent) bool {
+	return ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+}
+
 // connectSocket opens a non-blocking socket to address k and starts
 // connecting; the first write (or EPOLLOUT) tells how it went. Its error
 // is an *os.SyscallError naming "socket" or "connect".

@@ -128,16 +128,12 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 	}
 	lp.startConns(0, started)
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
-		n, errno := lp.wait()
-		if errno != 0 {
-			if errno == unix.EINTR {
-				continue
-			}
-			r.stop(EndFatal, sysError("apr_pollset_poll", errno))
+		events, ok := lp.ready()
+		if !ok {
 			return
 		}
-		for i := range lp.events[:n] {
-			ev := &lp.events[i]
+		for i := range events {
+			ev := &events[i]
 			if ev.Fd == wakeID {
 				continue // the loop condition sees the stop
 			}
@@ -145,12 +141,8 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 			if c.gen != ev.Pad || c.fd < 0 {
 				continue
 			}
-			if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-				c.readable = true
-			}
-			if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-				c.hup = true
-			}
+			c.readable = c.readable || canRead(ev)
+			c.hup = c.hup || peerGone(ev)
 			lp.pump(c)
 			if lp.stopped {
 				break

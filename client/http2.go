@@ -82,6 +82,9 @@ type h2Transport struct {
 	conns   map[*h2Conn]struct{} // open connections, for the final close
 	readers sync.WaitGroup
 	working atomic.Int32 // slots inside work()
+	// loops > 0 selects the Linux h2c event loops (http2_epoll_linux.go)
+	// with that many loops; 0 is the goroutine path of this file.
+	loops int
 }
 
 // h2Holder is the connection that slots i with i % c == k share.
@@ -127,10 +130,16 @@ func (h *h2Transport) prepare(ctx context.Context, r *run) error {
 	h.d = d
 	h.holders = make([]h2Holder, h.cfg.Concurrency)
 	r.protocol = h.protocol
+	h.loops = h2EpollLoops(h)
 	return nil
 }
 
-func (h *h2Transport) slots() int { return h.cfg.Concurrency * h.cfg.Streams }
+func (h *h2Transport) slots() int {
+	if h.loops > 0 {
+		return h.loops
+	}
+	return h.cfg.Concurrency * h.cfg.Streams
+}
 
 // h2Fields lists the request's header fields in the order they are sent:
 // pseudo-headers, then what ab sends, lower-cased. Connection-specific headers
@@ -346,6 +355,10 @@ type h2Conn struct {
 }
 
 func (h *h2Transport) work(r *run, slot int, t *Tally) {
+	if h.loops > 0 {
+		h.workEpoll(r, slot, t)
+		return
+	}
 	h.working.Add(1)
 	defer func() {
 		if h.working.Add(-1) == 0 {
@@ -1127,14 +1140,8 @@ func (st *h2Resp) endClass() (FailClass, error) {
 // headerFragment feeds one fragment of a header block to the decoder (which
 // must see every block, whatever its stream, to keep its table in step); smu held.
 func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
-	if _, err := c.dec.Write(frag); err != nil {
-		return http2.ConnectionError(http2.ErrCodeCompression)
-	}
-	if !endHeaders {
-		return nil
-	}
-	if err := c.dec.Close(); err != nil {
-		return http2.ConnectionError(http2.ErrCodeCompression)
+	if complete, err := h2Decode(c.dec, frag, endHeaders); !complete {
+		return err
 	}
 	st := c.cur
 	c.cur = nil
@@ -1142,8 +1149,8 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 		return nil
 	}
 	if !st.final {
-		if c.curStatus >= 100 && c.curStatus < 200 && !c.curEnd {
-			return nil // an informational response: the final one follows
+		if h2Interim(c.curStatus, c.curEnd) {
+			return nil
 		}
 		if c.verbose {
 			c.head = append(c.head, "\r\n"...)
@@ -1168,6 +1175,26 @@ func (st *h2Resp) finalHead(r *run, status int) {
 	if r.cfg.Verbosity >= 2 && status != 0 {
 		r.events.Status(status)
 	}
+}
+
+// h2Decode feeds one fragment of a header block to dec; complete reports
+// that the block ended (and was decoded without error).
+func h2Decode(dec *hpack.Decoder, frag []byte, endHeaders bool) (complete bool, err error) {
+	if _, err := dec.Write(frag); err != nil {
+		return false, http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	if !endHeaders {
+		return false, nil
+	}
+	if err := dec.Close(); err != nil {
+		return false, http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	return true, nil
+}
+
+// h2Interim reports an informational (1xx) head: the final one follows.
+func h2Interim(status int, endStream bool) bool {
+	return status >= 100 && status < 200 && !endStream
 }
 
 // h2StaticStatus maps the HPACK static table's :status entries (indexes 8–14).

@@ -1,0 +1,721 @@
+//go:build linux
+
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+	"golang.org/x/sys/unix"
+)
+
+// The Linux fast path of --http2 for h2c: event loops like the HTTP/1 ones
+// (epoll_linux.go), each owning a share of the c connections and all of their
+// --streams slots, instead of a reader goroutine per connection and a
+// goroutine per slot. A loop reads what every ready socket holds, decodes the
+// complete frames with x/net's Framer, records the streams that ended and
+// starts the slots' next requests, then writes each connection's frames with
+// one write(2): no goroutine hand-off, lock or channel operation per request.
+//
+// The rules are http2.go's (h2Resp, finalHead, h2LostClass, the retry of
+// refused and unanswered streams); this file only drives them. TLS, request
+// bodies (flow control), --request-timeout, --rate, -v ≥ 2 and whatever
+// epollLoops refuses take the goroutine path.
+
+// h2EpollLoopsStarted counts h2c event loops started, so tests can tell which path ran.
+var h2EpollLoopsStarted atomic.Int64
+
+// h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
+func h2EpollLoops(h *h2Transport) int {
+	if h.tlsConfig != nil || h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize {
+		return 0
+	}
+	return epollLoops(h.cfg, h.d)
+}
+
+// h2eState is where a slot stands.
+type h2eState uint8
+
+const (
+	h2eIdle    h2eState = iota // no ticket (not started, or none left)
+	h2eWaiting                 // a request is claimed and not yet on a stream
+	h2eOpen                    // the request is on a stream of its connection
+)
+
+// h2eSlot is one of a connection's --streams slots and its current request.
+type h2eSlot struct {
+	h2Resp
+	state    h2eState
+	id       uint32
+	o        Outcome
+	opened   bool // the request opened its connection
+	attempts int
+	done     bool // no ticket was left for it: never started again
+}
+
+// h2eConn is one of the loop's connections with its slots.
+type h2eConn struct {
+	lp         *h2Loop
+	idx, gen   int32
+	fd         int // -1 when closed
+	addrIdx    int32
+	connecting bool // connect(2) not confirmed yet (no write has gone through)
+	opener     *h2eSlot
+	slots      []h2eSlot
+
+	sawSettings bool
+	goaway      bool
+	nextID      uint32
+	maxStreams  int
+	active      int
+	streams     map[uint32]*h2eSlot
+
+	in       []byte // read buffer: in[pos:have] is not decoded yet
+	pos      int
+	have     int
+	readable bool
+	hup      bool
+
+	out       []byte     // frames not yet written
+	unflushed []*h2eSlot // requests in out: their WriteEnd is the write's
+	dirty     bool       // listed in lp.dirty
+
+	fr          *http2.Framer
+	src         h2eSource
+	dec         *hpack.Decoder
+	cur         *h2eSlot // slot whose header block is being decoded (nil: none)
+	curStatus   int
+	curEnd      bool
+	connUnacked uint32
+}
+
+// h2eSource feeds the Framer one complete frame from the read buffer.
+type h2eSource struct{ b []byte }
+
+func (s *h2eSource) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, errors.New("gab: frame source ran dry") // cannot happen: only complete frames are fed
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+// h2eSink collects the Framer's output in the connection's out buffer.
+type h2eSink struct{ c *h2eConn }
+
+func (s h2eSink) Write(p []byte) (int, error) {
+	s.c.out = append(s.c.out, p...)
+	if !s.c.dirty {
+		s.c.dirty = true
+		s.c.lp.dirty = append(s.c.lp.dirty, s.c)
+	}
+	return len(p), nil
+}
+
+// h2Loop is one h2c event loop.
+type h2Loop struct {
+	epPoller
+	h       *h2Transport
+	conns   []h2eConn
+	dirty   []*h2eConn
+	busy    int  // slots not idle
+	stopped bool // finish said the run ended
+	ramped  bool // every slot has been started
+}
+
+// h2ReadBuf holds a full frame of the largest size we accept and more.
+const h2ReadBuf = 64 << 10
+
+// h2OutLimit bounds a connection's unwritten output: a server that sends
+// PINGs or SETTINGS and never reads is dropped rather than buffered for.
+const h2OutLimit = 4 << 20
+
+var errOutputStuck = errors.New("gab: the server does not read what gab sends")
+
+func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
+	h2EpollLoopsStarted.Add(1)
+	lp := &h2Loop{h: h}
+	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
+	lp.conns = make([]h2eConn, count)
+	if err := lp.init(r, t, h.d, count+1); err != nil {
+		r.stop(EndFatal, sysError("apr_pollset_create", err))
+		return
+	}
+	for i := range lp.conns {
+		c := &lp.conns[i]
+		*c = h2eConn{lp: lp, idx: int32(i), fd: -1, slots: make([]h2eSlot, h.cfg.Streams),
+			in: make([]byte, h2ReadBuf), streams: make(map[uint32]*h2eSlot, h.cfg.Streams)}
+		c.fr = http2.NewFramer(h2eSink{c}, &c.src)
+		c.fr.SetReuseFrames()
+		c.fr.SetMaxReadFrameSize(h2FrameSize)
+		c.dec = hpack.NewDecoder(4096, c.onField)
+	}
+	defer lp.shutdown()
+	if !t.SetConn(r, lp.wake) {
+		return
+	}
+	if slot == 0 && !r.headerSeen.Load() {
+		lp.start(&lp.conns[0], 1) // ramp-up: one request alone until a response head arrives
+	} else {
+		lp.startAll()
+	}
+	lp.flush()
+	for lp.busy > 0 && !lp.stopped && !r.isStopped() {
+		events, ok := lp.ready()
+		if !ok {
+			return
+		}
+		for i := range events {
+			ev := &events[i]
+			if ev.Fd == wakeID {
+				continue // the loop condition sees the stop
+			}
+			c := &lp.conns[ev.Fd]
+			if c.gen != ev.Pad || c.fd < 0 {
+				continue
+			}
+			c.readable = c.readable || canRead(ev)
+			c.hup = c.hup || peerGone(ev)
+			if c.connecting || (ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0) {
+				lp.write(c) // the connect's outcome, or room for what waited
+			}
+			if c.fd >= 0 && c.readable {
+				lp.read(c)
+			}
+			if lp.stopped {
+				break
+			}
+		}
+		if !lp.ramped && !lp.stopped && r.headerSeen.Load() {
+			lp.startAll()
+		}
+		lp.flush()
+	}
+}
+
+// startAll starts every slot not started yet.
+func (lp *h2Loop) startAll() {
+	lp.ramped = true
+	for i := range lp.conns {
+		lp.start(&lp.conns[i], len(lp.conns[i].slots))
+	}
+}
+
+// start claims requests for c's first k slots that have none yet and issues them.
+func (lp *h2Loop) start(c *h2eConn, k int) {
+	for i := range c.slots[:k] {
+		if st := &c.slots[i]; st.state == h2eIdle && !st.done && !lp.stopped {
+			lp.busy++
+			lp.next(st)
+		}
+	}
+	lp.issue(c)
+}
+
+// next claims the slot's next request (the slot is busy); false when none is left.
+func (lp *h2Loop) next(st *h2eSlot) bool {
+	if lp.stopped || !lp.r.claim(lp.t) {
+		st.state, st.done = h2eIdle, true
+		lp.busy--
+		return false
+	}
+	now := lp.tick()
+	st.state = h2eWaiting
+	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.opened, st.attempts = false, 0
+	return true
+}
+
+// issue puts c's waiting requests on streams, opening the connection if needed.
+func (lp *h2Loop) issue(c *h2eConn) {
+	for c.fd < 0 || c.goaway {
+		if c.fd >= 0 {
+			if c.active > 0 {
+				return // draining after GOAWAY; replaced once its streams end
+			}
+			lp.closeConn(c)
+		}
+		opener := c.firstWaiting()
+		if opener == nil || lp.stopped {
+			return
+		}
+		if lp.open(c, opener) {
+			break
+		}
+	}
+	for i := range c.slots {
+		st := &c.slots[i]
+		if st.state != h2eWaiting {
+			continue
+		}
+		if c.goaway || c.active >= c.maxStreams {
+			return
+		}
+		st.h2Resp = h2Resp{}
+		st.id = c.nextID
+		c.nextID += 2
+		if c.nextID > h2MaxStreamID {
+			c.goaway = true // no IDs left: as if the server had sent GOAWAY
+		}
+		c.streams[st.id] = st
+		c.active++
+		st.state = h2eOpen
+		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: lp.h.block, EndStream: true, EndHeaders: true})
+		c.unflushed = append(c.unflushed, st)
+	}
+}
+
+func (c *h2eConn) firstWaiting() *h2eSlot {
+	for i := range c.slots {
+		if c.slots[i].state == h2eWaiting {
+			return &c.slots[i]
+		}
+	}
+	return nil
+}
+
+// open starts a connection for c with opener's request; false if that
+// request has failed instead (another waiting one may try again).
+func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
+	d := lp.h.d
+	for {
+		idx := d.current.Load()
+		fd, err := lp.connectSocket(int(idx) % len(lp.addrs))
+		if err == nil {
+			c.gen++
+			if err = lp.watch(fd, c.idx, c.gen, true, false); err != nil {
+				_ = unix.Close(fd)
+			} else {
+				c.fd, c.addrIdx, c.connecting, c.opener = fd, idx, true, opener
+				break
+			}
+		}
+		if !isSocketError(err) && lp.fallback(idx) {
+			continue
+		}
+		lp.openFailed(opener, err)
+		return false
+	}
+	opener.opened = true
+	c.sawSettings, c.goaway, c.nextID, c.maxStreams, c.active = false, false, 1, int(^uint(0)>>1), 0
+	c.pos, c.have, c.readable, c.hup, c.connUnacked, c.cur = 0, 0, false, false, 0, nil
+	c.out, c.unflushed = c.out[:0], c.unflushed[:0]
+	clear(c.streams)
+	c.dec = hpack.NewDecoder(4096, c.onField) // a new connection starts a new table
+	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
+	_ = c.fr.WriteSettings(
+		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
+		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
+	)
+	_ = c.fr.WriteWindowUpdate(0, h2Window-65535)
+	return true
+}
+
+// fallback moves to the next resolved address while no connection has ever
+// worked (ab's ::1 → 127.0.0.1 for localhost); false when there is none.
+func (lp *h2Loop) fallback(idx int32) bool {
+	d := lp.h.d
+	if lp.h.anyWorked.Load() || int(idx)+1 >= len(d.addrs) || lp.r.isStopped() {
+		return false
+	}
+	d.current.CompareAndSwap(idx, idx+1)
+	return true
+}
+
+// openFailed ends the request whose connection could not be opened.
+func (lp *h2Loop) openFailed(st *h2eSlot, err error) {
+	o := &st.o
+	now := lp.tick()
+	o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now, now
+	o.Err = err
+	switch {
+	case lp.r.isStopped():
+		o.Class = FailAbandoned
+	case isRefused(err):
+		o.Class = FailRefused
+	default:
+		o.Class = FailConnect
+	}
+	lp.finish(st)
+}
+
+// finish records st's request and claims its next one.
+func (lp *h2Loop) finish(st *h2eSlot) {
+	if !lp.r.finish(lp.t, &st.o) {
+		lp.stopped = true
+		st.state = h2eIdle
+		return
+	}
+	lp.next(st)
+}
+
+// flush writes every connection's pending frames (a write that fails may
+// open a replacement connection, which joins the list).
+func (lp *h2Loop) flush() {
+	for k := len(lp.dirty) - 1; k >= 0; k = len(lp.dirty) - 1 {
+		c := lp.dirty[k]
+		lp.dirty[k] = nil
+		lp.dirty = lp.dirty[:k]
+		c.dirty = false
+		if c.fd >= 0 && !lp.stopped {
+			lp.write(c)
+		}
+	}
+}
+
+// write writes c.out; what the socket does not take waits for EPOLLOUT.
+func (lp *h2Loop) write(c *h2eConn) {
+	for len(c.out) > 0 {
+		var before int64
+		if c.connecting {
+			before = lp.tick()
+		}
+		n, errno := rawWrite(c.fd, c.out)
+		switch errno {
+		case 0:
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if len(c.out) > h2OutLimit {
+				lp.lost(c, errOutputStuck)
+			}
+			return // EPOLLOUT (always registered, edge-triggered) says when
+		default:
+			err := os.NewSyscallError("write", errno)
+			if c.connecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
+				lp.connectFailed(c, os.NewSyscallError("connect", errno))
+				return
+			}
+			lp.lost(c, err)
+			return
+		}
+		if c.connecting {
+			c.connecting = false
+			lp.h.anyWorked.Store(true)
+			if st := c.opener; st != nil && st.opened {
+				st.o.TCPDone, st.o.Connect = before, before
+			}
+			c.opener = nil
+		}
+		c.out = c.out[:copy(c.out, c.out[n:])]
+	}
+	if len(c.unflushed) > 0 {
+		now := lp.tick()
+		for i, st := range c.unflushed {
+			c.unflushed[i] = nil
+			if st.state == h2eOpen && st.o.WriteEnd == 0 {
+				st.o.WriteEnd = now
+			}
+		}
+		c.unflushed = c.unflushed[:0]
+	}
+}
+
+// connectFailed handles a connection that could not be established: its
+// opener's request fails (after trying the next address), the others wait
+// for the next connection.
+func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
+	opener, idx := c.opener, c.addrIdx
+	for i := range c.slots {
+		if st := &c.slots[i]; st.state == h2eOpen {
+			st.state = h2eWaiting // never sent
+		}
+	}
+	lp.closeConn(c)
+	if opener != nil && opener.state == h2eWaiting {
+		if lp.fallback(idx) {
+			opener.opened = false
+		} else {
+			lp.openFailed(opener, err)
+		}
+	}
+	lp.issue(c)
+}
+
+// read reads and decodes what c's socket holds.
+func (lp *h2Loop) read(c *h2eConn) {
+	for c.readable && c.fd >= 0 {
+		if c.pos > 0 && c.pos == c.have {
+			c.pos, c.have = 0, 0
+		} else if c.have == len(c.in) {
+			c.have = copy(c.in, c.in[c.pos:c.have])
+			c.pos = 0
+		}
+		n, errno := rawRead(c.fd, c.in[c.have:])
+		switch {
+		case errno == 0 && n > 0:
+			if n < len(c.in)-c.have && !c.hup {
+				c.readable = false
+			}
+			c.have += n
+			if err := lp.decode(c); err != nil {
+				lp.lost(c, err)
+				return
+			}
+		case errno == 0:
+			lp.lost(c, io.EOF)
+			return
+		case errno == unix.EAGAIN:
+			c.readable = false
+		case errno == unix.EINTR:
+		default:
+			lp.lost(c, os.NewSyscallError("read", errno))
+			return
+		}
+	}
+	lp.issue(c)
+}
+
+// decode handles every complete frame in the read buffer.
+func (lp *h2Loop) decode(c *h2eConn) error {
+	for c.fd >= 0 && !lp.stopped {
+		buf := c.in[c.pos:c.have]
+		if len(buf) < 9 {
+			return nil
+		}
+		size := int(buf[0])<<16 | int(buf[1])<<8 | int(buf[2])
+		if size <= h2FrameSize && len(buf) < 9+size {
+			return nil // the rest of the frame is still to come
+		}
+		c.src.b = buf
+		f, err := c.fr.ReadFrame()
+		c.pos += len(buf) - len(c.src.b)
+		if err != nil {
+			return err
+		}
+		if err := lp.handle(c, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// arrived notes a frame for st.
+func (lp *h2Loop) arrived(st *h2eSlot) {
+	if st.firstByte == 0 {
+		st.firstByte = lp.now
+	}
+}
+
+func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
+	if !c.sawSettings {
+		if _, ok := f.(*http2.SettingsFrame); !ok {
+			return errFirstFrame
+		}
+	}
+	switch f := f.(type) {
+	case *http2.DataFrame:
+		return lp.onData(c, f)
+	case *http2.HeadersFrame:
+		st := c.streams[f.StreamID]
+		c.cur, c.curStatus, c.curEnd = st, 0, f.StreamEnded()
+		want := false
+		if st != nil {
+			lp.arrived(st)
+			st.read += int64(f.Length)
+			want = !st.final && h2WantFields(lp.r, false, f.HeaderBlockFragment(), &c.curStatus)
+		}
+		c.dec.SetEmitEnabled(want)
+		return lp.headerFragment(c, f.HeaderBlockFragment(), f.HeadersEnded())
+	case *http2.ContinuationFrame:
+		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
+			st.read += int64(f.Length)
+		}
+		return lp.headerFragment(c, f.HeaderBlockFragment(), f.HeadersEnded())
+	case *http2.RSTStreamFrame:
+		if st := c.streams[f.StreamID]; st != nil {
+			st.retry = f.ErrCode == http2.ErrCodeRefusedStream && !st.final
+			st.peerReset = true
+			lp.end(c, st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+		}
+	case *http2.SettingsFrame:
+		if f.IsAck() {
+			return nil
+		}
+		c.sawSettings = true
+		err := f.ForeachSetting(func(s http2.Setting) error {
+			switch s.ID {
+			case http2.SettingMaxConcurrentStreams:
+				c.maxStreams = int(s.Val)
+			case http2.SettingInitialWindowSize:
+				if s.Val > h2MaxStreamID {
+					return http2.ConnectionError(http2.ErrCodeFlowControl)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return c.fr.WriteSettingsAck()
+	case *http2.PingFrame:
+		if !f.IsAck() {
+			return c.fr.WritePing(true, f.Data)
+		}
+	case *http2.GoAwayFrame:
+		c.goaway = true
+		for id, st := range c.streams {
+			if id > f.LastStreamID {
+				st.retry = true
+				lp.end(c, st, FailException, errors.New("stream refused by GOAWAY"))
+			}
+		}
+		if c.active == 0 {
+			lp.closeConn(c) // issue opens the next one for the waiting slots
+		}
+	case *http2.PushPromiseFrame:
+		return http2.ConnectionError(http2.ErrCodeProtocol) // we disabled push
+	}
+	return nil
+}
+
+func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
+	n := f.Length
+	if st := c.streams[f.StreamID]; st != nil {
+		lp.arrived(st)
+		st.read += int64(n)
+		st.body += int64(len(f.Data()))
+		if f.StreamEnded() {
+			class, err := st.endClass()
+			lp.end(c, st, class, err)
+		} else if st.unacked += n; st.unacked >= h2WindowRefill {
+			if err := c.fr.WriteWindowUpdate(st.id, st.unacked); err != nil {
+				return err
+			}
+			st.unacked = 0
+		}
+	}
+	if c.connUnacked += n; c.connUnacked >= h2WindowRefill {
+		if err := c.fr.WriteWindowUpdate(0, c.connUnacked); err != nil {
+			return err
+		}
+		c.connUnacked = 0
+	}
+	return nil
+}
+
+// headerFragment feeds one fragment of a header block to the decoder (which
+// must see every block, whatever its stream, to keep its table in step).
+func (lp *h2Loop) headerFragment(c *h2eConn, frag []byte, endHeaders bool) error {
+	if complete, err := h2Decode(c.dec, frag, endHeaders); !complete {
+		return err
+	}
+	st := c.cur
+	c.cur = nil
+	if st == nil {
+		return nil
+	}
+	if !st.final {
+		if h2Interim(c.curStatus, c.curEnd) {
+			return nil
+		}
+		st.finalHead(lp.r, c.curStatus)
+	}
+	if c.curEnd {
+		class, err := st.endClass()
+		lp.end(c, st, class, err)
+	}
+	return nil
+}
+
+func (c *h2eConn) onField(f hpack.HeaderField) {
+	if c.cur == nil || c.cur.final {
+		return // trailers, or a stream nobody waits for
+	}
+	h2NoteField(c.lp.r, f, &c.curStatus)
+}
+
+// end ends st's stream with class: the request is recorded and the slot's
+// next one claimed, or it waits to be issued again (st.retry).
+func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class FailClass, err error) {
+	delete(c.streams, st.id)
+	c.active--
+	if c.cur == st {
+		c.cur = nil
+	}
+	st.end = lp.now
+	st.class, st.err = class, err
+	t := lp.t
+	t.TotalRead += st.read
+	t.BodyRead += st.body
+	o := &st.o
+	if st.retry {
+		st.retry = false
+		switch st.attempts++; {
+		case lp.r.isStopped():
+			o.Class = FailAbandoned
+			lp.finish(st)
+		case st.attempts >= h2MaxAttempts:
+			o.Class, o.End, o.FirstByte = FailException, lp.now, lp.now
+			o.Err = errors.New("request refused by the server too often")
+			lp.finish(st)
+		default:
+			t.Retries++
+			st.state = h2eWaiting
+			st.o.WriteEnd, st.opened = 0, false
+		}
+		return
+	}
+	if o.WriteEnd == 0 {
+		o.WriteEnd = lp.now // answered before our write returned
+	}
+	lp.h.account(t, &st.h2Resp, o, st.opened)
+	lp.finish(st)
+}
+
+// lost ends connection c after err: its streams end as h2LostClass says.
+func (lp *h2Loop) lost(c *h2eConn, err error) {
+	r := lp.r
+	stopping := r.isStopped()
+	if !c.sawSettings && !stopping && isH2ProtocolError(err) {
+		r.stop(EndFatal, errNotH2("no HTTP/2 SETTINGS from the server: "+err.Error()))
+		stopping = true
+	}
+	if errors.Is(err, errOutputStuck) {
+		err = fmt.Errorf("%w (%d bytes unsent)", err, len(c.out))
+	}
+	for i := range c.slots {
+		st := &c.slots[i]
+		if st.state != h2eOpen {
+			continue
+		}
+		class, retry := h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err)
+		st.retry = retry
+		lp.end(c, st, class, err)
+		if lp.stopped {
+			break
+		}
+	}
+	lp.closeConn(c)
+	if !lp.stopped {
+		lp.issue(c) // a new connection for the requests to issue again
+	}
+}
+
+// closeConn closes c's socket (which also leaves the epoll set).
+func (lp *h2Loop) closeConn(c *h2eConn) {
+	if c.fd >= 0 {
+		_ = unix.Close(c.fd)
+		c.fd = -1
+	}
+	c.connecting, c.opener = false, nil
+	clear(c.streams)
+	c.active = 0
+	c.out, c.unflushed = c.out[:0], c.unflushed[:0]
+	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+}
+
+// shutdown closes every socket, the waker and the epoll instance.
+func (lp *h2Loop) shutdown() {
+	lp.t.SetConn(lp.r, nil)
+	for i := range lp.conns {
+		lp.closeConn(&lp.conns[i])
+	}
+	lp.close()
+}
