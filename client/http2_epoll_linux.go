@@ -151,9 +151,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 		c := &lp.conns[i]
 		*c = h2eConn{lp: lp, idx: int32(i), fd: -1, slots: make([]h2eSlot, h.cfg.Streams),
 			in: make([]byte, h2ReadBuf), streams: make(map[uint32]*h2eSlot, h.cfg.Streams)}
-		c.fr = http2.NewFramer(h2eSink{c}, &c.src)
-		c.fr.SetReuseFrames()
-		c.fr.SetMaxReadFrameSize(h2FrameSize)
+		c.newFramer()
 		c.dec = hpack.NewDecoder(4096, c.onField)
 	}
 	defer lp.shutdown()
@@ -271,6 +269,16 @@ func (lp *h2Loop) issue(c *h2eConn) {
 	}
 }
 
+// newFramer gives c a Framer with no state: a Framer remembers a header
+// block left open (it wants a CONTINUATION next), which must not outlive the
+// connection it came on.
+func (c *h2eConn) newFramer() {
+	c.src.b = nil
+	c.fr = http2.NewFramer(h2eSink{c}, &c.src)
+	c.fr.SetReuseFrames()
+	c.fr.SetMaxReadFrameSize(h2FrameSize)
+}
+
 func (c *h2eConn) firstWaiting() *h2eSlot {
 	for i := range c.slots {
 		if c.slots[i].state == h2eWaiting {
@@ -308,6 +316,7 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 	c.out, c.unflushed = c.out[:0], c.unflushed[:0]
 	clear(c.streams)
 	c.dec = hpack.NewDecoder(4096, c.onField) // a new connection starts a new table
+	c.newFramer()                             // nor may the old one's unfinished header block carry over
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
 	_ = c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
