@@ -365,8 +365,9 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 				return false
 			}
 			lim := min(have, maxHeadLen)
-			if end = headEnd(buf[:lim], scan); end > 0 {
-				if err := parseHead(buf[:end], &h); err != nil {
+			var err error
+			if end, err = findHead(buf[:lim], scan, &h); end > 0 {
+				if err != nil {
 					c.fail(o, FailException, err, c.lastRead)
 					return false
 				}

@@ -434,8 +434,8 @@ func (lp *epLoop) readHead(c *epConn) bool {
 				return true
 			}
 			lim := min(have, maxHeadLen)
-			if end := headEnd(buf[:lim], c.scan); end > 0 {
-				if err := parseHead(buf[:end], &c.head); err != nil {
+			if end, err := findHead(buf[:lim], c.scan, &c.head); end > 0 {
+				if err != nil {
 					lp.fail(c, FailException, err, c.lastRead)
 					return true
 				}

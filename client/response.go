@@ -106,38 +106,56 @@ func headEnd(buf []byte, from int) int {
 
 // parseHead parses a complete head (as delimited by headEnd) into h.
 func parseHead(head []byte, h *respHead) error {
+	_, err := parseHeadIn(head, h)
+	return err
+}
+
+// parseHeadIn parses the head at the start of buf into h in one pass and
+// returns its length (as headEnd would), or -1 and no error while buf holds
+// no complete head. A malformed head is reported only once it is complete.
+func parseHeadIn(buf []byte, h *respHead) (int, error) {
 	*h = respHead{contentLength: -1}
-	line, rest := nextLine(head)
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		return -1, nil
+	}
+	line := trimCR(buf[:nl])
+	pos := nl + 1
 	// "HTTP/1.x NNN" then a space and the reason, or nothing.
 	if len(line) < 12 || string(line[:7]) != "HTTP/1." || !isASCIIDigit(line[7]) || line[8] != ' ' ||
 		!isASCIIDigit(line[9]) || !isASCIIDigit(line[10]) || !isASCIIDigit(line[11]) || (len(line) > 12 && line[12] != ' ') {
-		return errBadStatusLine
+		return completeOnly(buf, pos, errBadStatusLine)
 	}
 	h.minor = int(line[7] - '0')
 	h.status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
 	if h.status < 100 {
-		return errBadStatusLine
+		return completeOnly(buf, pos, errBadStatusLine)
 	}
-	// The whole head at once: "keep-alive" cannot span a line break.
-	h.keepAliveText = hasKeepAlive(head)
-	for len(rest) > 0 {
-		line, rest = nextLine(rest)
-		if len(line) == 0 {
-			break
+	for {
+		nl := bytes.IndexByte(buf[pos:], '\n')
+		if nl < 0 {
+			return -1, nil
 		}
+		line, next := trimCR(buf[pos:pos+nl]), pos+nl+1
+		if len(line) == 0 {
+			// The whole head at once: "keep-alive" cannot span a line break.
+			h.keepAliveText = hasKeepAlive(buf[:next])
+			return next, nil
+		}
+		pos = next
 		if line[0] == ' ' || line[0] == '\t' {
 			continue // obsolete line folding: a continuation we do not need
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
-			return errBadHeaderLine
+			return completeOnly(buf, pos, errBadHeaderLine)
 		}
 		name, value := line[:colon], trimOWS(line[colon+1:])
 		switch len(name) {
 		case len("content-length"):
 			if equalFoldASCII(name, "content-length") {
 				if err := h.addContentLength(value); err != nil {
-					return err
+					return completeOnly(buf, pos, err)
 				}
 			}
 		case len("transfer-encoding"):
@@ -150,21 +168,34 @@ func parseHead(head []byte, h *respHead) error {
 			}
 		}
 	}
-	return nil
 }
 
-// nextLine splits off the first line of b, without its CRLF or LF.
-func nextLine(b []byte) (line, rest []byte) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
-		line, rest = b, nil
-	} else {
-		line, rest = b[:i], b[i+1:]
+// findHead parses the head at the start of buf once it is complete; end is
+// -1 while it is not. Bytes before scan are known not to complete it (a
+// previous call saw them), so only a head completed since is parsed: one pass
+// over a head that arrives whole, headEnd's resumed scan for one that trickles in.
+func findHead(buf []byte, scan int, h *respHead) (end int, err error) {
+	if scan > 0 && headEnd(buf, scan) < 0 {
+		return -1, nil
 	}
+	return parseHeadIn(buf, h)
+}
+
+// completeOnly returns err with the head's end if the head that has a line
+// starting at pos is complete, and (-1, nil) while it is not.
+func completeOnly(buf []byte, pos int, err error) (int, error) {
+	if end := headEnd(buf, pos); end > 0 {
+		return end, err
+	}
+	return -1, nil
+}
+
+// trimCR drops one trailing CR.
+func trimCR(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
+		return line[:n-1]
 	}
-	return line, rest
+	return line
 }
 
 // addContentLength accepts "N" or a list of equal values ("N, N"); any other

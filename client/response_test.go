@@ -2,8 +2,10 @@ package client
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -382,6 +384,85 @@ func FuzzHasKeepAlive(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := hasKeepAlive(b), hasKeepAliveNaive(b); got != want {
 			t.Fatalf("hasKeepAlive(%q) = %v, want %v", b, got, want)
+		}
+	})
+}
+
+// parseHeadOracle is the head parse spelled out the slow way: headEnd finds
+// the end, then the lines are split and read one by one.
+func parseHeadOracle(buf []byte) (int, respHead, error) {
+	end := headEnd(buf, 0)
+	if end < 0 {
+		return -1, respHead{}, nil
+	}
+	h := respHead{contentLength: -1}
+	lines := strings.Split(string(buf[:end]), "\n")
+	status := strings.TrimSuffix(lines[0], "\r")
+	ok := len(status) >= 12 && strings.HasPrefix(status, "HTTP/1.") && isASCIIDigit(status[7]) && status[8] == ' ' &&
+		isASCIIDigit(status[9]) && isASCIIDigit(status[10]) && isASCIIDigit(status[11]) && (len(status) == 12 || status[12] == ' ')
+	if !ok {
+		return end, respHead{}, errBadStatusLine
+	}
+	h.minor = int(status[7] - '0')
+	h.status, _ = strconv.Atoi(status[9:12])
+	if h.status < 100 {
+		return end, respHead{}, errBadStatusLine
+	}
+	for _, l := range lines[1:] {
+		l = strings.TrimSuffix(l, "\r")
+		if l == "" {
+			break
+		}
+		if l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		name, value, found := strings.Cut(l, ":")
+		if !found || name == "" {
+			return end, respHead{}, errBadHeaderLine
+		}
+		value = strings.Trim(value, " \t")
+		switch strings.ToLower(name) {
+		case "content-length":
+			if err := h.addContentLength([]byte(value)); err != nil {
+				return end, respHead{}, err
+			}
+		case "transfer-encoding":
+			h.addTransferEncoding([]byte(value))
+		case "connection":
+			h.addConnection([]byte(value))
+		}
+	}
+	h.keepAliveText = hasKeepAliveNaive(buf[:end])
+	return end, h, nil
+}
+
+func FuzzParseHeadIn(f *testing.F) {
+	for _, s := range parseResponseSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("HTTP/1.1 200 OK\nX\n\n"))
+	f.Add([]byte("HTTP/1.0 200\r\n Folded: x\r\nConnection: keep-alive, close\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		var h respHead
+		end, err := parseHeadIn(buf, &h)
+		wantEnd, wantH, wantErr := parseHeadOracle(buf)
+		if end != wantEnd || !errors.Is(err, wantErr) && (err == nil || wantErr == nil) {
+			t.Fatalf("parseHeadIn(%q) = %d, %v; oracle %d, %v", buf, end, err, wantEnd, wantErr)
+		}
+		if err == nil && end > 0 && h != wantH {
+			t.Fatalf("parseHeadIn(%q) head %+v, oracle %+v", buf, h, wantH)
+		}
+		// Resuming after a prefix finds the same head.
+		if end > 0 {
+			for _, cut := range []int{1, end / 2, end - 1} {
+				var h2 respHead
+				if e, _ := findHead(buf[:cut], 0, &h2); e > 0 {
+					t.Fatalf("findHead found a head of %d in a %d-byte prefix of a %d-byte head", e, cut, end)
+				}
+				if e, err2 := findHead(buf, cut, &h2); e != end || (err2 == nil) != (err == nil) {
+					t.Fatalf("findHead(scan %d) = %d, %v; want %d, %v", cut, e, err2, end, err)
+				}
+			}
 		}
 	})
 }
