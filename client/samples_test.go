@@ -1,6 +1,8 @@
 package client
 
 import (
+	"encoding/binary"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -72,5 +74,82 @@ func TestSortByTotalOrdersTiesAsAB(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(5, func() { SortByTotal(samples) }); allocs != 0 {
 		t.Errorf("SortByTotal allocated %v times", allocs)
+	}
+}
+
+func TestSortByTotalMatchesComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		n      int
+		spread uint32
+	}{{0, 1}, {1, 1}, {63, 5}, {65, 1}, {500, 3}, {5000, 200}, {100000, 1000}, {100000, 1 << 31}, {30000, 2}} {
+		s := make([]Sample, tc.n)
+		for i := range s {
+			total := rng.Uint32N(tc.spread)
+			connect := rng.Uint32N(min(tc.spread, total+1))
+			s[i] = Sample{Start: rng.Uint32N(3), Connect: connect, Wait: rng.Uint32N(tc.spread/2 + 1), Total: total}
+			if i%97 == 0 {
+				s[i].Connect = total + 5 // Processing clamps to 0
+			}
+		}
+		want := slices.Clone(s)
+		slices.SortFunc(want, CompareByTotal)
+		SortByTotal(s)
+		if !slices.Equal(s, want) {
+			t.Errorf("n=%d spread=%d: radix order differs from CompareByTotal's", tc.n, tc.spread)
+		}
+	}
+}
+
+func FuzzSortByTotal(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, mask uint8) {
+		// Narrow values (mask) make ties on every field likely.
+		var s []Sample
+		for i := 0; i+16 <= len(data) && len(s) < 4096; i += 16 {
+			s = append(s, Sample{
+				Start:   binary.LittleEndian.Uint32(data[i:]) & uint32(mask),
+				Connect: binary.LittleEndian.Uint32(data[i+4:]) & uint32(mask),
+				Wait:    binary.LittleEndian.Uint32(data[i+8:]) & uint32(mask),
+				Total:   binary.LittleEndian.Uint32(data[i+12:]) & (uint32(mask)<<8 | 0xff),
+			})
+		}
+		for len(s) > 0 && len(s) < 200 { // past the comparison-sort cut-off
+			s = append(s, s[:min(len(s), 200-len(s))]...)
+		}
+		want := slices.Clone(s)
+		slices.SortFunc(want, CompareByTotal)
+		SortByTotal(s)
+		if !slices.Equal(s, want) {
+			t.Fatalf("radix order differs from CompareByTotal's for %d samples", len(s))
+		}
+	})
+}
+
+// benchSamples is a keep-alive run's shape: totals around 100 µs, a few
+// connects, waits just under the totals.
+func benchSamples(n int) []Sample {
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := make([]Sample, n)
+	for i := range s {
+		total := 60 + rng.Uint32N(200)
+		s[i] = Sample{Start: uint32(i / 50), Wait: total - rng.Uint32N(20), Total: total}
+	}
+	return s
+}
+
+func BenchmarkSortByTotal(b *testing.B) {
+	for _, sorter := range []struct {
+		name string
+		sort func([]Sample)
+	}{{"radix", SortByTotal}, {"comparison", func(s []Sample) { slices.SortFunc(s, CompareByTotal) }}} {
+		b.Run(sorter.name, func(b *testing.B) {
+			base := benchSamples(1_000_000)
+			s := make([]Sample, len(base))
+			for b.Loop() {
+				copy(s, base)
+				sorter.sort(s)
+			}
+		})
 	}
 }
