@@ -138,7 +138,8 @@ func h2FuzzSeeds() [][]byte {
 			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block("x-trailer", "1"), EndHeaders: true, EndStream: true})
 		}),
 		h2Frames(func(fr *http2.Framer, block func(...string) []byte) {
-			// A CONTINUATION for another stream, in the middle of a block.
+			// A CONTINUATION for another stream, in the middle of a block: the
+			// next connection's Framer must not still wait for stream 1's.
 			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block(":status", "200")})
 			_ = fr.WriteContinuation(3, true, block("a", "b"))
 		}),
