@@ -129,7 +129,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		}
 	}
 	if cfg.Verbosity >= 2 {
-		fmt.Fprintf(textw, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.Request[:cfg.HeadLen])
+		fmt.Fprintf(textw, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.RequestHead())
 	}
 	if out.reportWriteError(errw, out.Flush()) {
 		return exitError

@@ -223,6 +223,20 @@ func h2Fields(cfg *Config) []hpack.HeaderField {
 	return fields
 }
 
+// RequestHead is the request head that -v 2 shows: ab's request bytes, or
+// for --http2 the header fields sent (pseudo-headers first), one
+// "name: value" line each.
+func (cfg *Config) RequestHead() []byte {
+	if cfg.Protocol != HTTP2 {
+		return cfg.Request[:cfg.HeadLen]
+	}
+	var b []byte
+	for _, f := range h2Fields(cfg) {
+		b = append(append(append(append(b, f.Name...), ": "...), f.Value...), "\r\n"...)
+	}
+	return append(b, "\r\n"...)
+}
+
 // h2HeaderBlock encodes the request's header block once. Every field is a
 // never-indexed literal (or a static-table entry), so the block leaves the
 // server's dynamic table untouched and can be sent again byte for byte.

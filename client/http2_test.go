@@ -803,3 +803,18 @@ func TestHTTP2VerboseDumpsResponseHeads(t *testing.T) {
 		t.Errorf("statuses %v, want 3 × 200", ev.statuses)
 	}
 }
+
+func TestRequestHeadShowsHTTP2Fields(t *testing.T) {
+	cfg := h2TestConfig(t, "http://127.0.0.1:8080/p?q=1", 1, 1, 1)
+	cfg.Spec.Headers = []string{"X-Test: yes", "Connection: close"}
+	want := ":method: GET\r\n:scheme: http\r\n:authority: 127.0.0.1:8080\r\n:path: /p?q=1\r\n" +
+		"user-agent: ApacheBench/2.3\r\naccept: */*\r\nx-test: yes\r\n\r\n"
+	if got := string(cfg.RequestHead()); got != want {
+		t.Errorf("RequestHead() = %q, want %q", got, want)
+	}
+	cfg.Protocol = HTTP10
+	cfg.Request, cfg.HeadLen = []byte("GET / HTTP/1.0\r\n\r\nbody"), 18
+	if got := string(cfg.RequestHead()); got != "GET / HTTP/1.0\r\n\r\n" {
+		t.Errorf("HTTP/1 RequestHead() = %q", got)
+	}
+}
