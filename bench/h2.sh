@@ -7,7 +7,7 @@
 # it completed. Loopback only; every run is bounded by `timeout`; nginx is
 # stopped by its PID on exit.
 #
-#   bench/h2.sh                 # N=100000 requests, 3 runs per row
+#   bench/h2.sh                 # N=100000 requests, 5 interleaved runs per row
 #   N=20000 RUNS=1 bench/h2.sh  # quick look
 #   GAB=/path/to/gab bench/h2.sh
 #
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 N=${N:-100000}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 CASES=${CASES:-"10:1 10:10"} # connections:streams
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -96,21 +96,28 @@ measure() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "nginx h2c on CPU 0, client on CPU 1, $N requests of 100 B, median of $RUNS run(s)"
+echo "nginx h2c on CPU 0, client on CPU 1, $N requests of 100 B, median of $RUNS interleaved run(s)"
 echo
-echo "| c | streams (-m) | tool | client CPU µs/req | req/s | max RSS MB |"
+range() { sort -n | awk '{ v[NR] = $1 } END { printf "%s-%s", v[1], v[NR] }'; }
+
+echo "| c | streams (-m) | tool | client CPU µs/req (min-max) | req/s | max RSS MB |"
 echo "|---|---|---|---|---|---|"
 for cs in $CASES; do
 	c=${cs%%:*}
 	m=${cs##*:}
-	for tool in h2load gab; do
-		: >"$work/runs"
-		for _ in $(seq "$RUNS"); do
-			measure "$tool" "$c" "$m" >>"$work/runs"
+	tools="h2load gab"
+	for tool in $tools; do : >"$work/runs.$tool"; done
+	for _ in $(seq "$RUNS"); do
+		for tool in $tools; do # interleaved: one run of each tool per repetition
+			measure "$tool" "$c" "$m" >>"$work/runs.$tool"
 		done
-		cpu=$(awk '{print $1}' "$work/runs" | median)
-		rps=$(awk '{print $2}' "$work/runs" | median)
-		rss=$(awk '{print $3}' "$work/runs" | median)
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$c" "$m" "$tool" "$cpu" "$rps" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
+	done
+	for tool in $tools; do
+		runs="$work/runs.$tool"
+		cpu=$(awk '{print $1}' "$runs" | median)
+		spread=$(awk '{print $1}' "$runs" | range)
+		rps=$(awk '{print $2}' "$runs" | median)
+		rss=$(awk '{print $3}' "$runs" | median)
+		printf '| %s | %s | %s | %s (%s) | %s | %s |\n' "$c" "$m" "$tool" "$cpu" "$spread" "$rps" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')"
 	done
 done
