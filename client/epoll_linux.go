@@ -60,11 +60,20 @@ type epPoller struct {
 
 	syscallUntil int64 // wait through Syscall until then (see wait)
 	lastYield    int64
+	spinNs       int64 // poll without sleeping this long after the last events (0: never)
+	lastEvents   int64 // clock of the last wait that returned events
 }
 
-// init creates the epoll instance and its waker; maxEvents bounds one wait's events.
-func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents int) error {
+// init creates the epoll instance and its waker; maxEvents bounds one wait's
+// events; loops is the number of event loops of the run.
+func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents, loops int) error {
 	p.r, p.t = r, t
+	if runtime.GOMAXPROCS(0) > loops {
+		// A P (core) beyond the loops': spinning briefly before sleeping
+		// costs nobody a core and spares the server the wake-up (an IPI)
+		// that a sleeping client costs it for each response.
+		p.spinNs = spinFor
+	}
 	p.events = make([]unix.EpollEvent, min(maxEvents, 256))
 	for _, a := range d.addrs {
 		if ip4 := a.IP.To4(); ip4 != nil {
@@ -111,25 +120,32 @@ func (p *epPoller) tick() int64 {
 	return p.now
 }
 
-// wait waits for events (at most rawWaitMs while it keeps the P) and reads
-// the clock once for all of them.
+// wait waits for events (at most rawWaitMs while it keeps the P; not at all
+// while it spins) and reads the clock once for all of them.
 func (p *epPoller) wait() (int, syscall.Errno) {
 	var n int
 	var errno syscall.Errno
 	raw := p.now >= p.syscallUntil
-	if raw {
+	spinning := raw && p.now-p.lastEvents < p.spinNs
+	switch {
+	case spinning:
+		n, errno = epollWaitRaw(p.epfd, p.events, 0)
+	case raw:
 		n, errno = epollWaitRaw(p.epfd, p.events, rawWaitMs)
-	} else {
+	default:
 		n, errno = epollWait(p.epfd, p.events, -1)
 	}
 	p.tick()
-	if raw && n == 0 && errno == 0 {
+	if n > 0 {
+		p.lastEvents = p.now
+	}
+	if raw && !spinning && n == 0 && errno == 0 {
 		// Nothing for a whole rawWaitMs: a slow peer, or one that needs
 		// this P (a server in the same process, which only the scheduler's
 		// own poller wakes). Wait through Syscall for a while.
 		p.syscallUntil = p.now + rawPause
 	}
-	if raw && (errno != 0 || n == 0 || p.now-p.lastYield >= int64(yieldEvery)*1e6) {
+	if raw && (errno != 0 || (n == 0 && !spinning) || p.now-p.lastYield >= int64(yieldEvery)*1e6) {
 		// Let timers and other goroutines run.
 		runtime.Gosched()
 		p.lastYield = p.tick()
@@ -206,6 +222,10 @@ const epollInput = unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET
 
 // yieldEvery bounds, in ms, how long a busy loop keeps its P from the scheduler.
 const yieldEvery = 1
+
+// spinFor is how long (ns) a loop with a core to spare polls after its last
+// events before it sleeps: on loopback a response takes 10–20 µs.
+const spinFor = 50e3
 
 // rawWaitMs bounds, in ms, a raw epoll wait (an idle loop keeps its P that
 // long). Not 1 ms: with a wait that short the guest kernel here (haltpoll

@@ -161,7 +161,7 @@ func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 	for i := range lp.conns {
 		lp.conns[i] = epConn{idx: int32(i), fd: -1, buf: make([]byte, readBufSize)}
 	}
-	if err := lp.init(r, t, h.d, count+1); err != nil {
+	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		return nil, err
 	}
 	return lp, nil

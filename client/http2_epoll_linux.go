@@ -143,7 +143,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 	lp := &h2Loop{h: h}
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
 	lp.conns = make([]h2eConn, count)
-	if err := lp.init(r, t, h.d, count+1); err != nil {
+	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		r.stop(EndFatal, sysError("apr_pollset_create", err))
 		return
 	}
