@@ -50,6 +50,7 @@ func startDemo(o *cliOptions) (stop func(), err error) {
 	}
 	o.URL = url
 	o.setTarget(t)
+	o.Config.NoSpin = true // the server runs on gab's own cores
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()

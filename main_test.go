@@ -331,3 +331,17 @@ func TestSignalStopsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoNeverSpins: the demo's server runs on gab's own cores, so its
+// event loops must sleep rather than poll (client.Config.NoSpin).
+func TestDemoNeverSpins(t *testing.T) {
+	var o cliOptions
+	stop, err := startDemo(&o)
+	if err != nil {
+		t.Fatalf("startDemo: %v", err)
+	}
+	defer stop()
+	if !o.Config.NoSpin || o.URL == "" {
+		t.Errorf("after startDemo: NoSpin %v, URL %q; want NoSpin and the demo's URL", o.Config.NoSpin, o.URL)
+	}
+}

@@ -119,6 +119,9 @@ type Config struct {
 	// Resolver and Dial may be injected by tests; nil means the system's.
 	Resolver Resolver
 	Dial     DialFunc
+	// NoSpin: the server shares this process's cores (--demo), so event
+	// loops never poll without sleeping (see epoll_linux.go).
+	NoSpin bool
 	// Now is the monotonic clock; nil means time.Now. Tests never need to set it.
 	Now func() time.Time
 }

@@ -68,7 +68,7 @@ type epPoller struct {
 // events; loops is the number of event loops of the run.
 func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents, loops int) error {
 	p.r, p.t = r, t
-	if runtime.GOMAXPROCS(0) > loops {
+	if runtime.GOMAXPROCS(0) > loops && !r.cfg.NoSpin {
 		// A P (core) beyond the loops': spinning briefly before sleeping
 		// costs nobody a core and spares the server the wake-up (an IPI)
 		// that a sleeping client costs it for each response.
