@@ -17,6 +17,8 @@ type dialer struct {
 	local   *net.TCPAddr
 	dial    DialFunc
 	bufSize int
+	// worked: a connection has been established, so ab's address fallback is over.
+	worked atomic.Bool
 }
 
 // resolve looks up the host the way ab does, once, after the banner. With -B
@@ -113,20 +115,36 @@ func (d *dialer) address() string {
 	return net.JoinHostPort(h, strconv.Itoa(d.port))
 }
 
-// connect opens a TCP connection. While no connection has ever worked
-// (anyWorked false) a refusal or failure moves on to the next resolved address,
-// as ab does for localhost (::1, then 127.0.0.1).
-func (d *dialer) connect(ctx context.Context, anyWorked func() bool) (net.Conn, error) {
+// connect opens a TCP connection, moving on to the next resolved address
+// after a failure as fallback allows.
+func (d *dialer) connect(ctx context.Context) (net.Conn, error) {
 	for {
 		idx := d.current.Load()
 		c, err := d.dial(ctx, "tcp", d.address())
 		if err == nil {
 			return c, nil
 		}
-		if !anyWorked() && int(idx)+1 < len(d.addrs) && ctx.Err() == nil {
-			d.current.CompareAndSwap(idx, idx+1)
+		if d.fallback(idx, ctx.Err() != nil) {
 			continue
 		}
 		return nil, err
+	}
+}
+
+// fallback moves on from address idx, which failed, to the next resolved
+// one while no connection has ever worked and the run goes on (ab's ::1 →
+// 127.0.0.1 for localhost); false when that is over or there is no next.
+func (d *dialer) fallback(idx int32, stopping bool) bool {
+	if stopping || d.worked.Load() || int(idx)+1 >= len(d.addrs) {
+		return false
+	}
+	d.current.CompareAndSwap(idx, idx+1)
+	return true
+}
+
+// markWorked ends the address fallback: a connection has been established.
+func (d *dialer) markWorked() {
+	if !d.worked.Load() {
+		d.worked.Store(true)
 	}
 }

@@ -3,6 +3,7 @@
 package client
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"sync"
@@ -50,6 +51,7 @@ const wakeID = -1
 type epPoller struct {
 	r       *run
 	t       *Tally
+	d       *dialer
 	epfd    int
 	wake    *epWaker
 	events  []unix.EpollEvent
@@ -67,7 +69,7 @@ type epPoller struct {
 // init creates the epoll instance and its waker; maxEvents bounds one wait's
 // events; loops is the number of event loops of the run.
 func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents, loops int) error {
-	p.r, p.t = r, t
+	p.r, p.t, p.d = r, t, d
 	if runtime.GOMAXPROCS(0) > loops && !r.cfg.NoSpin {
 		// A P (core) beyond the loops': spinning briefly before sleeping
 		// costs nobody a core and spares the server the wake-up (an IPI)
@@ -170,19 +172,66 @@ func (p *epPoller) ready() ([]unix.EpollEvent, bool) {
 	return nil, false
 }
 
-// canRead: the socket may hold bytes, or an EOF or error to read.
-func canRead(ev *unix.EpollEvent) bool {
-	return ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+// epSock is a loop connection's socket, as both loops keep it.
+type epSock struct {
+	idx      int32 // index in the loop, carried in the epoll event
+	gen      int32 // bumped per socket, so a stale event is recognised
+	fd       int   // -1 when closed
+	addrIdx  int32 // dialer address index this socket connects to
+	readable bool  // the socket may hold unread bytes
+	hup      bool  // the peer closed or the socket erred: read until EOF or error
 }
 
-// peerGone: the peer closed or the socket erred; read until EOF or the error.
-func peerGone(ev *unix.EpollEvent) bool {
-	return ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+// take notes what ev says of s's socket; false for a stale event (the
+// socket it was for is closed or replaced).
+func (s *epSock) take(ev *unix.EpollEvent) bool {
+	if s.gen != ev.Pad || s.fd < 0 {
+		return false
+	}
+	s.readable = s.readable || ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	s.hup = s.hup || ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
+	return true
+}
+
+// dial gives s a new socket: a non-blocking connect to the dialer's current
+// address (moving on to the next as the dialer's fallback allows), registered
+// edge-triggered for input, and for output too if out. The first write (or
+// EPOLLOUT) tells how the connect went.
+func (p *epPoller) dial(s *epSock, out bool) error {
+	for {
+		idx := p.d.current.Load()
+		fd, err := p.connectSocket(int(idx) % len(p.addrs))
+		if err != nil {
+			var se *os.SyscallError
+			if errors.As(err, &se) && se.Syscall == "connect" && p.fallback(idx) {
+				continue
+			}
+			return err
+		}
+		s.gen++
+		if err := p.watch(fd, s.idx, s.gen, out, false); err != nil {
+			_ = unix.Close(fd)
+			return err
+		}
+		s.fd, s.addrIdx, s.readable, s.hup = fd, idx, false, false
+		return nil
+	}
+}
+
+// fallback moves on from address idx after a failed connect, if the dialer allows.
+func (p *epPoller) fallback(idx int32) bool { return p.d.fallback(idx, p.r.isStopped()) }
+
+// closeSock closes s's socket (which also leaves the epoll set).
+func (p *epPoller) closeSock(s *epSock) {
+	if s.fd >= 0 {
+		_ = unix.Close(s.fd)
+		s.fd = -1
+	}
+	s.readable, s.hup = false, false
 }
 
 // connectSocket opens a non-blocking socket to address k and starts
-// connecting; the first write (or EPOLLOUT) tells how it went. Its error
-// is an *os.SyscallError naming "socket" or "connect".
+// connecting. Its error is an *os.SyscallError naming "socket" or "connect".
 func (p *epPoller) connectSocket(k int) (int, error) {
 	fd, err := unix.Socket(p.domains[k], unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -193,12 +242,6 @@ func (p *epPoller) connectSocket(k int) (int, error) {
 		return -1, os.NewSyscallError("connect", err)
 	}
 	return fd, nil
-}
-
-// isSocketError reports a connectSocket error from socket(2) (no fallback helps).
-func isSocketError(err error) bool {
-	se, ok := err.(*os.SyscallError)
-	return ok && se.Syscall == "socket"
 }
 
 // watch registers fd (edge-triggered) as connection idx of generation gen,

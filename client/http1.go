@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync/atomic"
 	"time"
 )
 
@@ -32,11 +31,10 @@ const (
 )
 
 type http1 struct {
-	cfg       *Config
-	tlsConf   *tls.Config
-	d         *dialer
-	ctx       context.Context // cancelled when the run stops, so blocked dials return
-	anyWorked atomic.Bool     // a connection has been established (ab's address fallback ends)
+	cfg     *Config
+	tlsConf *tls.Config
+	d       *dialer
+	ctx     context.Context // cancelled when the run stops, so blocked dials return
 
 	headRequest  bool // HEAD: responses have no body
 	idempotent   bool // the request may be re-sent on a new connection
@@ -205,7 +203,7 @@ func (c *h1conn) open(o *Outcome) bool {
 		ctx, cancel = context.WithDeadline(ctx, r.start.Add(time.Duration(o.Start)+c.h.reqTimeout))
 		defer cancel()
 	}
-	raw, err := c.h.d.connect(ctx, c.h.anyWorked.Load)
+	raw, err := c.h.d.connect(ctx)
 	now := r.clock()
 	if err != nil {
 		c.failOpen(o, now, err)
@@ -221,9 +219,7 @@ func (c *h1conn) open(o *Outcome) bool {
 		}
 		return false
 	}
-	if !c.h.anyWorked.Load() {
-		c.h.anyWorked.Store(true)
-	}
+	c.h.d.markWorked()
 	touchAt(t, now)
 	o.TCPDone = now
 	if !t.SetConn(r, raw) {

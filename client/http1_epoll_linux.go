@@ -73,18 +73,13 @@ const (
 
 // epConn is one of the loop's connections and its current request.
 type epConn struct {
-	idx     int32 // index in the loop, carried in the epoll event
-	gen     int32 // bumped per socket, so a stale event is recognised
-	fd      int   // -1 when closed
-	state   epState
-	addrIdx int32 // dialer address index this socket connects to
-	buf     []byte
+	epSock
+	state epState
+	buf   []byte
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
 	pos, have, scan int
 	wrote           int  // request bytes written
 	wantOut         bool // the socket is registered for EPOLLOUT too
-	readable        bool // the socket may hold unread bytes
-	hup             bool // the peer closed or the socket erred: read until EOF or error
 	got             bool // a byte of the current response has arrived
 	reused          bool // the attempt runs on a kept-alive connection
 	retried         bool // the request was already sent again once
@@ -137,13 +132,9 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 			if ev.Fd == wakeID {
 				continue // the loop condition sees the stop
 			}
-			c := &lp.conns[ev.Fd]
-			if c.gen != ev.Pad || c.fd < 0 {
-				continue
+			if c := &lp.conns[ev.Fd]; c.take(ev) {
+				lp.pump(c)
 			}
-			c.readable = c.readable || canRead(ev)
-			c.hup = c.hup || peerGone(ev)
-			lp.pump(c)
 			if lp.stopped {
 				break
 			}
@@ -159,7 +150,7 @@ func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
 	lp := &epLoop{h: h, conns: make([]epConn, count)}
 	for i := range lp.conns {
-		lp.conns[i] = epConn{idx: int32(i), fd: -1, buf: make([]byte, readBufSize)}
+		lp.conns[i] = epConn{epSock: epSock{idx: int32(i), fd: -1}, buf: make([]byte, readBufSize)}
 	}
 	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		return nil, err
@@ -250,39 +241,12 @@ func (lp *epLoop) attempt(c *epConn) {
 
 // open starts a non-blocking connect; the first write tells how it went.
 func (lp *epLoop) open(c *epConn) {
-	d := lp.h.d
-	for {
-		idx := d.current.Load()
-		fd, err := lp.connectSocket(int(idx) % len(lp.addrs))
-		if err != nil {
-			if !isSocketError(err) && lp.fallback(idx) {
-				continue
-			}
-			lp.failOpen(c, err)
-			return
-		}
-		c.gen++
-		if err := lp.watch(fd, c.idx, c.gen, false, false); err != nil {
-			_ = unix.Close(fd)
-			lp.failOpen(c, err)
-			return
-		}
-		c.fd, c.addrIdx, c.wantOut = fd, idx, false
-		c.pos, c.have, c.readable, c.hup = 0, 0, false, false
-		c.state = epConnecting
+	if err := lp.dial(&c.epSock, false); err != nil {
+		lp.failOpen(c, err)
 		return
 	}
-}
-
-// fallback moves to the next resolved address while no connection has ever
-// worked (ab's ::1 → 127.0.0.1 for localhost); false when there is none.
-func (lp *epLoop) fallback(idx int32) bool {
-	d := lp.h.d
-	if lp.h.anyWorked.Load() || int(idx)+1 >= len(d.addrs) || lp.r.isStopped() {
-		return false
-	}
-	d.current.CompareAndSwap(idx, idx+1)
-	return true
+	c.wantOut, c.pos, c.have = false, 0, 0
+	c.state = epConnecting
 }
 
 // failOpen ends an attempt that got no connection, as http1.go's open does.
@@ -395,9 +359,7 @@ func (lp *epLoop) waitOutput(c *epConn) bool {
 func (lp *epLoop) connected(c *epConn, at int64) {
 	c.out.TCPDone, c.out.Connect = at, at
 	c.state = epWriting
-	if !lp.h.anyWorked.Load() {
-		lp.h.anyWorked.Store(true)
-	}
+	lp.d.markWorked()
 }
 
 // read reads into p; (0, nil) means nothing more for now. A read shorter than
@@ -664,11 +626,8 @@ func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
 	c.state = epDone
 }
 
-// closeConn closes c's socket (which also leaves the epoll set).
+// closeConn closes c's socket and drops what its buffer held.
 func (lp *epLoop) closeConn(c *epConn) {
-	if c.fd >= 0 {
-		_ = unix.Close(c.fd)
-		c.fd = -1
-	}
-	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+	lp.closeSock(&c.epSock)
+	c.pos, c.have = 0, 0
 }

@@ -74,9 +74,8 @@ type h2Transport struct {
 	hasBody   bool
 	protocol  string // "h2" or "h2c"
 
-	d         *dialer
-	anyWorked atomic.Bool
-	holders   []h2Holder // one per -c
+	d       *dialer
+	holders []h2Holder // one per -c
 
 	connsMu sync.Mutex
 	conns   map[*h2Conn]struct{} // open connections, for the final close
@@ -581,7 +580,7 @@ func errNotH2(detail string) *FatalError {
 // sends the connection preface and starts the connection's reader.
 func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	ctx := stopContext{r}
-	raw, err := h.d.connect(ctx, h.anyWorked.Load)
+	raw, err := h.d.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -610,7 +609,7 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 		}
 		nc = tc
 	}
-	h.anyWorked.Store(true)
+	h.d.markWorked()
 	c := &h2Conn{
 		h:          h,
 		r:          r,

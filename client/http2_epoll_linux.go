@@ -60,10 +60,8 @@ type h2eSlot struct {
 
 // h2eConn is one of the loop's connections with its slots.
 type h2eConn struct {
+	epSock
 	lp         *h2Loop
-	idx, gen   int32
-	fd         int // -1 when closed
-	addrIdx    int32
 	connecting bool // connect(2) not confirmed yet (no write has gone through)
 	opener     *h2eSlot
 	slots      []h2eSlot
@@ -75,11 +73,9 @@ type h2eConn struct {
 	active      int
 	streams     map[uint32]*h2eSlot
 
-	in       []byte // read buffer: in[pos:have] is not decoded yet
-	pos      int
-	have     int
-	readable bool
-	hup      bool
+	in   []byte // read buffer: in[pos:have] is not decoded yet
+	pos  int
+	have int
 
 	out       []byte     // frames not yet written
 	unflushed []*h2eSlot // requests in out: their WriteEnd is the write's
@@ -149,10 +145,8 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 	}
 	for i := range lp.conns {
 		c := &lp.conns[i]
-		*c = h2eConn{lp: lp, idx: int32(i), fd: -1, slots: make([]h2eSlot, h.cfg.Streams),
+		*c = h2eConn{epSock: epSock{idx: int32(i), fd: -1}, lp: lp, slots: make([]h2eSlot, h.cfg.Streams),
 			in: make([]byte, h2ReadBuf), streams: make(map[uint32]*h2eSlot, h.cfg.Streams)}
-		c.newFramer()
-		c.dec = hpack.NewDecoder(4096, c.onField)
 	}
 	defer lp.shutdown()
 	if !t.SetConn(r, lp.wake) {
@@ -175,11 +169,9 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 				continue // the loop condition sees the stop
 			}
 			c := &lp.conns[ev.Fd]
-			if c.gen != ev.Pad || c.fd < 0 {
+			if !c.take(ev) {
 				continue
 			}
-			c.readable = c.readable || canRead(ev)
-			c.hup = c.hup || peerGone(ev)
 			if c.connecting || (ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0) {
 				lp.write(c) // the connect's outcome, or room for what waited
 			}
@@ -291,30 +283,16 @@ func (c *h2eConn) firstWaiting() *h2eSlot {
 // open starts a connection for c with opener's request; false if that
 // request has failed instead (another waiting one may try again).
 func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
-	d := lp.h.d
-	for {
-		idx := d.current.Load()
-		fd, err := lp.connectSocket(int(idx) % len(lp.addrs))
-		if err == nil {
-			c.gen++
-			if err = lp.watch(fd, c.idx, c.gen, true, false); err != nil {
-				_ = unix.Close(fd)
-			} else {
-				c.fd, c.addrIdx, c.connecting, c.opener = fd, idx, true, opener
-				break
-			}
-		}
-		if !isSocketError(err) && lp.fallback(idx) {
-			continue
-		}
+	// EPOLLOUT stays registered: it says when the connect is done, and when
+	// output that the socket did not take can go on.
+	if err := lp.dial(&c.epSock, true); err != nil {
 		lp.openFailed(opener, err)
 		return false
 	}
-	opener.opened = true
-	c.sawSettings, c.goaway, c.nextID, c.maxStreams, c.active = false, false, 1, int(^uint(0)>>1), 0
-	c.pos, c.have, c.readable, c.hup, c.connUnacked, c.cur = 0, 0, false, false, 0, nil
-	c.out, c.unflushed = c.out[:0], c.unflushed[:0]
-	clear(c.streams)
+	c.connecting, c.opener, opener.opened = true, opener, true
+	// closeConn left the buffers and stream table empty; the protocol state starts afresh.
+	c.sawSettings, c.goaway, c.nextID, c.maxStreams = false, false, 1, int(^uint(0)>>1)
+	c.connUnacked, c.cur = 0, nil
 	c.dec = hpack.NewDecoder(4096, c.onField) // a new connection starts a new table
 	c.newFramer()                             // nor may the old one's unfinished header block carry over
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
@@ -323,17 +301,6 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2Window},
 	)
 	_ = c.fr.WriteWindowUpdate(0, h2Window-65535)
-	return true
-}
-
-// fallback moves to the next resolved address while no connection has ever
-// worked (ab's ::1 → 127.0.0.1 for localhost); false when there is none.
-func (lp *h2Loop) fallback(idx int32) bool {
-	d := lp.h.d
-	if lp.h.anyWorked.Load() || int(idx)+1 >= len(d.addrs) || lp.r.isStopped() {
-		return false
-	}
-	d.current.CompareAndSwap(idx, idx+1)
 	return true
 }
 
@@ -406,7 +373,7 @@ func (lp *h2Loop) write(c *h2eConn) {
 		}
 		if c.connecting {
 			c.connecting = false
-			lp.h.anyWorked.Store(true)
+			lp.d.markWorked()
 			if st := c.opener; st != nil && st.opened {
 				st.o.TCPDone, st.o.Connect = before, before
 			}
@@ -709,15 +676,12 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 
 // closeConn closes c's socket (which also leaves the epoll set).
 func (lp *h2Loop) closeConn(c *h2eConn) {
-	if c.fd >= 0 {
-		_ = unix.Close(c.fd)
-		c.fd = -1
-	}
+	lp.closeSock(&c.epSock)
 	c.connecting, c.opener = false, nil
 	clear(c.streams)
 	c.active = 0
 	c.out, c.unflushed = c.out[:0], c.unflushed[:0]
-	c.pos, c.have, c.readable, c.hup = 0, 0, false, false
+	c.pos, c.have = 0, 0
 }
 
 // shutdown closes every socket, the waker and the epoll instance.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,4 +129,24 @@ func FuzzParseURL(f *testing.F) {
 			t.Fatalf("ParseURL(%q) = host %q port %d; re-parse of %q gives %+v, %v", arg, tg.Host, tg.Port, hp, again, err)
 		}
 	})
+}
+
+// TestDialerFallback pins ab's address fallback rule, which every path uses.
+func TestDialerFallback(t *testing.T) {
+	two := []net.IPAddr{{IP: net.IPv6loopback}, {IP: net.IPv4(127, 0, 0, 1)}}
+	d := &dialer{addrs: two}
+	if d.fallback(0, true) || d.current.Load() != 0 {
+		t.Errorf("fell back while the run stops")
+	}
+	if !d.fallback(0, false) || d.current.Load() != 1 {
+		t.Errorf("did not move from ::1 to 127.0.0.1 (current %d)", d.current.Load())
+	}
+	if d.fallback(1, false) {
+		t.Errorf("fell back past the last address")
+	}
+	d = &dialer{addrs: two}
+	d.markWorked()
+	if d.fallback(0, false) {
+		t.Errorf("fell back after a connection had worked")
+	}
 }
