@@ -697,5 +697,26 @@ func (rn *Runner) result() *Result {
 	return res
 }
 
+// failOpen ends o, an attempt that got no connection, at now with err.
+func (r *run) failOpen(o *Outcome, now int64, err error) {
+	if o.TCPDone == 0 {
+		o.TCPDone = now
+	}
+	o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now
+	o.Err, o.Class = err, r.openFailClass(err)
+}
+
+// openFailClass is the class of an attempt that got no connection: not
+// counted if the run is stopping, a refusal, or a connect failure.
+func (r *run) openFailClass(err error) FailClass {
+	switch {
+	case r.isStopped():
+		return FailAbandoned
+	case isRefused(err):
+		return FailRefused
+	}
+	return FailConnect
+}
+
 // isRefused reports a connection refusal.
 func isRefused(err error) bool { return errnoOf(err) == syscall.ECONNREFUSED }

@@ -206,16 +206,10 @@ func (c *h1conn) open(o *Outcome) bool {
 	raw, err := c.h.d.connect(ctx)
 	now := r.clock()
 	if err != nil {
-		c.failOpen(o, now, err)
-		switch {
-		case o.Class == FailAbandoned:
-		case c.h.reqTimeout > 0 && (ctx.Err() == context.DeadlineExceeded || isTimeout(err)):
-			// the dialer's own deadline can fire before the context records it
+		r.failOpen(o, now, err)
+		// The dialer's own deadline can fire before the context records it.
+		if o.Class != FailAbandoned && c.h.reqTimeout > 0 && (ctx.Err() == context.DeadlineExceeded || isTimeout(err)) {
 			o.Class, o.Err = FailException, errRequestTimeout
-		case isRefused(err):
-			o.Class = FailRefused
-		default:
-			o.Class = FailConnect
 		}
 		return false
 	}
@@ -224,7 +218,7 @@ func (c *h1conn) open(o *Outcome) bool {
 	o.TCPDone = now
 	if !t.SetConn(r, raw) {
 		_ = raw.Close() // the run stopped
-		c.failOpen(o, now, context.Canceled)
+		r.failOpen(o, now, context.Canceled)
 		return false
 	}
 	c.raw, c.conn = raw, raw
@@ -237,12 +231,9 @@ func (c *h1conn) open(o *Outcome) bool {
 		now = r.clock()
 		if err != nil {
 			c.close()
-			c.failOpen(o, now, err)
-			if o.Class != FailAbandoned {
-				o.Class = FailConnect
-				if c.h.reqTimeout > 0 && isTimeout(err) {
-					o.Class, o.Err = FailException, errRequestTimeout
-				}
+			r.failOpen(o, now, err)
+			if o.Class != FailAbandoned && c.h.reqTimeout > 0 && isTimeout(err) {
+				o.Class, o.Err = FailException, errRequestTimeout
 			}
 			return false
 		}
@@ -251,18 +242,6 @@ func (c *h1conn) open(o *Outcome) bool {
 	}
 	o.Connect = now
 	return true
-}
-
-// failOpen fills the times of an attempt that never got a connection.
-func (c *h1conn) failOpen(o *Outcome, now int64, err error) {
-	if o.TCPDone == 0 {
-		o.TCPDone = now
-	}
-	o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now
-	o.Err = err
-	if c.r.isStopped() {
-		o.Class = FailAbandoned
-	}
 }
 
 // exchange writes the request and reads the response. It returns true when the

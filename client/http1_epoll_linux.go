@@ -249,23 +249,9 @@ func (lp *epLoop) open(c *epConn) {
 	c.state = epConnecting
 }
 
-// failOpen ends an attempt that got no connection, as http1.go's open does.
+// failOpen ends an attempt that got no connection.
 func (lp *epLoop) failOpen(c *epConn, err error) {
-	o := &c.out
-	now := lp.tick()
-	if o.TCPDone == 0 {
-		o.TCPDone = now
-	}
-	o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now
-	o.Err = err
-	switch {
-	case lp.r.isStopped():
-		o.Class = FailAbandoned
-	case isRefused(err):
-		o.Class = FailRefused
-	default:
-		o.Class = FailConnect
-	}
+	lp.r.failOpen(&c.out, lp.tick(), err)
 	c.state = epDone
 }
 

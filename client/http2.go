@@ -436,16 +436,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		}
 		c, opened, err := h.connection(r, hd, t, o)
 		if err != nil {
-			o.End = r.clock()
-			o.Err = err
-			switch {
-			case r.isStopped():
-				o.Class = FailAbandoned
-			case isRefused(err):
-				o.Class = FailRefused
-			default:
-				o.Class = FailConnect
-			}
+			o.End, o.Err, o.Class = r.clock(), err, r.openFailClass(err)
 			return finish()
 		}
 		st.opened = opened

@@ -306,18 +306,8 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 
 // openFailed ends the request whose connection could not be opened.
 func (lp *h2Loop) openFailed(st *h2eSlot, err error) {
-	o := &st.o
-	now := lp.tick()
-	o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte, o.End = now, now, now, now, now
-	o.Err = err
-	switch {
-	case lp.r.isStopped():
-		o.Class = FailAbandoned
-	case isRefused(err):
-		o.Class = FailRefused
-	default:
-		o.Class = FailConnect
-	}
+	st.o.TCPDone = 0 // set to the start for a reused connection; this one never connected
+	lp.r.failOpen(&st.o, lp.tick(), err)
 	lp.finish(st)
 }
 
