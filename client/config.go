@@ -38,14 +38,19 @@ func (t Target) HostHeader() string {
 	if isIPv6Literal(h) {
 		h = "[" + h + "]"
 	}
+	return t.withPort(h)
+}
+
+// withPort appends ":port" to host when the port is not the scheme's default.
+func (t Target) withPort(host string) string {
 	def := 80
 	if t.TLS {
 		def = 443
 	}
 	if t.Port != def {
-		return h + ":" + itoa(t.Port)
+		return host + ":" + itoa(t.Port)
 	}
-	return h
+	return host
 }
 
 // Resolver looks up host addresses; tests inject one so that no real name is resolved.

@@ -101,14 +101,7 @@ func (t Target) HostField() string {
 	if bracketed {
 		h = "[" + h + "]"
 	}
-	def := 80
-	if t.TLS {
-		def = 443
-	}
-	if t.Port != def {
-		h += ":" + itoa(t.Port)
-	}
-	return h
+	return t.withPort(h)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
