@@ -7,17 +7,13 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 )
 
 // benchServer is a minimal loopback HTTP/1 server that allocates nothing per
 // request, so that allocation figures measure the client alone.
 type benchServer struct {
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	open map[net.Conn]struct{}
+	fs   *faultServer
 	resp []byte
 	ka   bool
 }
@@ -39,44 +35,14 @@ func newBenchServerTLS(tb testing.TB, keepAlive bool, conf *tls.Config) *benchSe
 	if keepAlive {
 		conn = "Connection: keep-alive"
 	}
-	s := &benchServer{ln: ln, ka: keepAlive, open: map[net.Conn]struct{}{},
+	s := &benchServer{ka: keepAlive,
 		resp: []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Length: 100\r\n" + conn + "\r\n\r\n" + strings.Repeat("b", 100))}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.open[c] = struct{}{}
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go s.serve(c)
-		}
-	}()
-	tb.Cleanup(func() {
-		_ = ln.Close() // stops the accept loop
-		s.mu.Lock()
-		for c := range s.open {
-			_ = c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
+	s.fs = newFaultServerOn(tb, ln, func(fc *faultConn) { s.serve(fc.Conn) })
 	return s
 }
 
 // serve answers every request head ("\r\n\r\n") with the canned response.
 func (s *benchServer) serve(c net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.open, c)
-		s.mu.Unlock()
-		_ = c.Close() // done with it either way
-	}()
 	buf := make([]byte, 16<<10)
 	matched := 0 // bytes of "\r\n\r\n" matched so far
 	const end = "\r\n\r\n"
@@ -111,7 +77,7 @@ func (s *benchServer) serve(c net.Conn) {
 	}
 }
 
-func (s *benchServer) port() int { return s.ln.Addr().(*net.TCPAddr).Port }
+func (s *benchServer) port() int { return s.fs.port() }
 
 func benchmarkRun(b *testing.B, keepAlive bool, c int) {
 	benchmarkRunTLS(b, keepAlive, c, false)

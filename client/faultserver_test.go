@@ -41,6 +41,11 @@ func newFaultServer(tb testing.TB, script func(fc *faultConn)) *faultServer {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return newFaultServerOn(tb, ln, script)
+}
+
+// newFaultServerOn is newFaultServer on a listener of the caller's (e.g. TLS).
+func newFaultServerOn(tb testing.TB, ln net.Listener, script func(fc *faultConn)) *faultServer {
 	s := &faultServer{ln: ln, script: script, conns: map[net.Conn]struct{}{}, closed: make(chan struct{})}
 	s.wg.Add(1)
 	go s.serve()

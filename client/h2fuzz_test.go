@@ -6,8 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync"
-	"sync/atomic"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,40 +18,12 @@ import (
 // client preface, sends an empty SETTINGS frame, writes answer as it is and
 // closes: whatever bytes follow a valid start, gab's h2c client must end the
 // run cleanly.
-type h2FuzzServer struct {
-	ln          net.Listener
-	connections atomic.Int64
-	wg          sync.WaitGroup
-}
+type h2FuzzServer struct{ fs *faultServer }
 
 func startH2FuzzServer(t *testing.T, answer []byte) *h2FuzzServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &h2FuzzServer{ln: ln}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.connections.Add(1)
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				s.serve(c.(*net.TCPConn), answer)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.wg.Wait()
-	})
+	s := &h2FuzzServer{}
+	s.fs = newFaultServer(t, func(fc *faultConn) { s.serve(fc.Conn.(*net.TCPConn), answer) })
 	return s
 }
 
@@ -161,7 +132,7 @@ func FuzzH2Exchange(f *testing.F) {
 		usePath(t, "epoll")
 		const n = 3
 		srv := startH2FuzzServer(t, answer)
-		cfg := h2TestConfig(t, "http://"+srv.ln.Addr().String()+"/", n, 1, 2)
+		cfg := h2TestConfig(t, "http://127.0.0.1:"+strconv.Itoa(srv.fs.port())+"/", n, 1, 2)
 		cfg.Timeout = 2 * time.Second
 		cfg.KeepGoing = true
 		rn, err := New(cfg)
@@ -202,8 +173,8 @@ func FuzzH2Exchange(f *testing.F) {
 		}
 		// Each connection carries at most the server's SETTINGS frame and answer.
 		perConn := int64(9 + len(answer))
-		if res.DocLength > int64(len(answer)) || res.TotalRead > perConn*srv.connections.Load() {
-			t.Fatalf("%q: doclen %d read %d over %d connections", answer, res.DocLength, res.TotalRead, srv.connections.Load())
+		if res.DocLength > int64(len(answer)) || res.TotalRead > perConn*srv.fs.accepted.Load() {
+			t.Fatalf("%q: doclen %d read %d over %d connections", answer, res.DocLength, res.TotalRead, srv.fs.accepted.Load())
 		}
 	})
 }

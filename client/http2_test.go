@@ -350,7 +350,6 @@ func TestHTTP2RefusedConnectionIsFatalWithoutR(t *testing.T) {
 // real server does not produce on demand. act decides, for the k-th request
 // the server reads (1-based, over all connections), what happens to it.
 type rawH2Server struct {
-	ln          net.Listener
 	act         func(k int64, perConn int) h2Action
 	maxStreams  uint32 // SETTINGS_MAX_CONCURRENT_STREAMS, 0 for none
 	goawayAfter int    // per connection: GOAWAY after answering this many (0: never)
@@ -360,12 +359,11 @@ type rawH2Server struct {
 	bodyMu sync.Mutex
 	bodies []int // request body sizes, in the order the requests ended
 
-	requests    atomic.Int64 // HEADERS read
-	answered    atomic.Int64 // responses sent
-	resets      atomic.Int64 // RST_STREAM sent
-	cancels     atomic.Int64 // RST_STREAM(CANCEL) received
-	connections atomic.Int64
-	wg          sync.WaitGroup
+	requests atomic.Int64 // HEADERS read
+	answered atomic.Int64 // responses sent
+	resets   atomic.Int64 // RST_STREAM sent
+	cancels  atomic.Int64 // RST_STREAM(CANCEL) received
+	fs       *faultServer // accepts and runs the connections (fs.accepted counts them)
 }
 
 type h2Action int
@@ -376,41 +374,13 @@ const (
 	h2Stall
 )
 
-func startRawH2(t *testing.T, s *rawH2Server) *rawH2Server {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.ln = ln
-	var conns sync.Map
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.connections.Add(1)
-			conns.Store(c, true)
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer c.Close()
-				s.serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		conns.Range(func(k, _ any) bool { k.(net.Conn).Close(); return true })
-		s.wg.Wait()
-	})
+func startRawH2(tb testing.TB, s *rawH2Server) *rawH2Server {
+	tb.Helper()
+	s.fs = newFaultServer(tb, func(fc *faultConn) { s.serve(fc.Conn) })
 	return s
 }
 
-func (s *rawH2Server) url() string { return "http://" + s.ln.Addr().String() + "/" }
+func (s *rawH2Server) url() string { return "http://127.0.0.1:" + strconv.Itoa(s.fs.port()) + "/" }
 
 func (s *rawH2Server) serve(c net.Conn) {
 	preface := make([]byte, len(http2.ClientPreface))
@@ -538,7 +508,7 @@ func TestHTTP2GoAwayReplacesConnection(t *testing.T) {
 			if got := s.answered.Load(); got != 100 {
 				t.Errorf("server answered %d requests, want exactly 100 (none lost, none twice)", got)
 			}
-			if got := s.connections.Load(); got < 100/7 {
+			if got := s.fs.accepted.Load(); got < 100/7 {
 				t.Errorf("only %d connections for 100 requests with GOAWAY after 7", got)
 			}
 			if res.ServerSoftware != "raw/1.0" || res.DocLength != 5 {
@@ -698,22 +668,7 @@ func TestHTTP2BodyRespectsFlowControl(t *testing.T) {
 func BenchmarkHTTP2(b *testing.B) {
 	for _, streams := range []int{1, 10} {
 		b.Run("c=2/streams="+strconv.Itoa(streams), func(b *testing.B) {
-			s := &rawH2Server{}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			s.ln = ln
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { defer c.Close(); s.serve(c) }()
-				}
-			}()
-			defer ln.Close()
+			s := startRawH2(b, &rawH2Server{})
 			cfg := h2TestConfig(b, s.url(), 0, 2, streams)
 			b.ReportAllocs()
 			b.ResetTimer()
