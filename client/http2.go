@@ -1149,23 +1149,20 @@ func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
 	}
 	st := c.cur
 	c.cur = nil
-	if st == nil {
-		return nil
+	var dump func()
+	if c.verbose {
+		dump = c.dumpHead
 	}
-	if !st.final {
-		if h2Interim(c.curStatus, c.curEnd) {
-			return nil
-		}
-		if c.verbose {
-			c.head = append(c.head, "\r\n"...)
-			c.r.events.HeaderReceived(c.head)
-		}
-		st.finalHead(c.r, c.curStatus)
-	}
-	if c.curEnd {
+	if st != nil && st.headBlock(c.r, c.curStatus, c.curEnd, dump) {
 		c.ended(st)
 	}
 	return nil
+}
+
+// dumpHead shows the response head as ab's -v 2 shows one.
+func (c *h2Conn) dumpHead() {
+	c.head = append(c.head, "\r\n"...)
+	c.r.events.HeaderReceived(c.head)
 }
 
 // finalHead notes the stream's final response head.
@@ -1196,9 +1193,21 @@ func h2Decode(dec *hpack.Decoder, frag []byte, endHeaders bool) (complete bool, 
 	return true, nil
 }
 
-// h2Interim reports an informational (1xx) head: the final one follows.
-func h2Interim(status int, endStream bool) bool {
-	return status >= 100 && status < 200 && !endStream
+// headBlock takes a complete header block with status for st and reports
+// whether st's stream ends with it. An informational head (1xx without
+// END_STREAM) before the final one is skipped; dump, if not nil, sees the
+// final head before it is noted (-v 2 shows it before the status).
+func (st *h2Resp) headBlock(r *run, status int, endStream bool, dump func()) bool {
+	if !st.final {
+		if status >= 100 && status < 200 && !endStream {
+			return false
+		}
+		if dump != nil {
+			dump()
+		}
+		st.finalHead(r, status)
+	}
+	return endStream
 }
 
 // h2StaticStatus maps the HPACK static table's :status entries (indexes 8–14).

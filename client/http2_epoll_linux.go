@@ -574,16 +574,7 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frag []byte, endHeaders bool) error
 	}
 	st := c.cur
 	c.cur = nil
-	if st == nil {
-		return nil
-	}
-	if !st.final {
-		if h2Interim(c.curStatus, c.curEnd) {
-			return nil
-		}
-		st.finalHead(lp.r, c.curStatus)
-	}
-	if c.curEnd {
+	if st != nil && st.headBlock(lp.r, c.curStatus, c.curEnd, nil) {
 		class, err := st.endClass()
 		lp.end(c, st, class, err)
 	}
