@@ -294,15 +294,7 @@ func TestGolden(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := golden.Load(goldenDir, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := golden.StartServers()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			c, srv := loadGoldenCase(t, name)
 			outDir := t.TempDir()
 			argv := c.Argv(srv.Ports, dataDir, outDir)
 			argv = append(append(argv[:1:1], goldenExtraArgs[name]...), argv[1:]...)
@@ -456,15 +448,7 @@ func TestGoldenBinary(t *testing.T) {
 	for _, name := range binaryCases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := golden.Load(goldenDir, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := golden.StartServers()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			c, srv := loadGoldenCase(t, name)
 			outDir := t.TempDir()
 			got, err := golden.RunBinary(context.Background(), ab, c.Argv(srv.Ports, dataDir, outDir), outDir, 60*time.Second)
 			if err != nil {
@@ -475,12 +459,11 @@ func TestGoldenBinary(t *testing.T) {
 	}
 }
 
-// TestGoldenSigint interrupts a gab process as the sigint golden was made:
-// SIGINT after 1 s of a run against /slow. gab prints the partial text
-// report, no "..done", and exits 1.
-func TestGoldenSigint(t *testing.T) {
-	ab := buildGab(t)
-	c, err := golden.Load(goldenDir, "sigint")
+// loadGoldenCase loads golden case name and starts a fresh set of servers for
+// it, closed when the test ends.
+func loadGoldenCase(t *testing.T, name string) (*golden.Case, *golden.Servers) {
+	t.Helper()
+	c, err := golden.Load(goldenDir, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +471,16 @@ func TestGoldenSigint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return c, srv
+}
+
+// TestGoldenSigint interrupts a gab process as the sigint golden was made:
+// SIGINT after 1 s of a run against /slow. gab prints the partial text
+// report, no "..done", and exits 1.
+func TestGoldenSigint(t *testing.T) {
+	ab := buildGab(t)
+	c, srv := loadGoldenCase(t, "sigint")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(ab)
 	cmd.Args = c.Argv(srv.Ports, "", t.TempDir())
