@@ -97,7 +97,7 @@ func badMethodStart(buf []byte) bool {
 // readNginxRequest reads one request head and discards its Content-Length body.
 func readNginxRequest(c net.Conn, buf []byte) (req nginxRequest, rest []byte, ok bool) {
 	chunk := make([]byte, 32768)
-	for bytes.Index(buf, []byte("\r\n\r\n")) < 0 {
+	for !bytes.Contains(buf, []byte("\r\n\r\n")) {
 		if len(buf) > 64<<10 {
 			return req, nil, false
 		}

@@ -65,7 +65,7 @@ func (p *Py) ResetCapture() {
 // or the Content-Length value is not a number (Python raises there).
 func readPyRequest(c net.Conn, buf []byte) (head, body, rest []byte, ok bool) {
 	chunk := make([]byte, 65536)
-	for bytes.Index(buf, []byte("\r\n\r\n")) < 0 {
+	for !bytes.Contains(buf, []byte("\r\n\r\n")) {
 		n, err := c.Read(chunk)
 		if n > 0 {
 			buf = append(buf, chunk[:n]...)
