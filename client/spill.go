@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 )
 
@@ -101,7 +100,7 @@ func (sp *spillStore) writeRun(run []Sample) {
 	if sp.err != nil {
 		return
 	}
-	slices.SortFunc(run, CompareByTotal)
+	SortByTotal(run)
 	if sp.file == nil {
 		f, err := createUnlinkedTemp(sp.dir)
 		if err != nil {
