@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -246,7 +247,7 @@ func cgiEnvironment(cfg *Config, base string) []string {
 	env.set("SERVER_PROTOCOL", proto)
 	env.set("SERVER_SOFTWARE", "gab")
 	env.set("SERVER_NAME", cfg.Target.Host)
-	env.set("SERVER_PORT", itoa(cfg.Target.Port))
+	env.set("SERVER_PORT", strconv.Itoa(cfg.Target.Port))
 	method := spec.Method
 	if method == "" {
 		method = "GET"
@@ -264,7 +265,7 @@ func cgiEnvironment(cfg *Config, base string) []string {
 	}
 	env.set("REMOTE_ADDR", remote)
 	if spec.HasBody {
-		env.set("CONTENT_LENGTH", itoa(len(spec.Body)))
+		env.set("CONTENT_LENGTH", strconv.Itoa(len(spec.Body)))
 		if spec.ContentType != "" { // the CLI fills in DefaultContentType
 			env.set("CONTENT_TYPE", spec.ContentType)
 		}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net"
+	"strconv"
 	"time"
 )
 
@@ -48,7 +49,7 @@ func (t Target) withPort(host string) string {
 		def = 443
 	}
 	if t.Port != def {
-		return host + ":" + itoa(t.Port)
+		return host + ":" + strconv.Itoa(t.Port)
 	}
 	return host
 }
@@ -152,27 +153,6 @@ type RequestSpec struct {
 // (16 bytes each). Past it, statistics come from 1 ms histograms with exact sums.
 const DefaultSampleLimit = 10_000_000
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
 
 func isIPv6Literal(h string) bool {
 	for i := 0; i < len(h); i++ {
