@@ -153,7 +153,6 @@ type RequestSpec struct {
 // (16 bytes each). Past it, statistics come from 1 ms histograms with exact sums.
 const DefaultSampleLimit = 10_000_000
 
-
 func isIPv6Literal(h string) bool {
 	for i := 0; i < len(h); i++ {
 		if h[i] == ':' {
