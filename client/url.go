@@ -56,7 +56,7 @@ func stripScheme(arg string, tls *bool) string {
 func splitHostPort(s string) (host string, port int, ok bool) {
 	end := len(s)
 	last := end - 1
-	for last >= 0 && isDigit(s[last]) {
+	for last >= 0 && isASCIIDigit(s[last]) {
 		last--
 	}
 	if last < 0 {
@@ -104,12 +104,10 @@ func (t Target) HostField() string {
 	return t.withPort(h)
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // atoiPrefix is C atoi on a string of ASCII digits, saturating instead of overflowing.
 func atoiPrefix(s string) int {
 	n := 0
-	for i := 0; i < len(s) && isDigit(s[i]); i++ {
+	for i := 0; i < len(s) && isASCIIDigit(s[i]); i++ {
 		n = n*10 + int(s[i]-'0')
 		if n > 1<<30 {
 			return 1 << 30
