@@ -17,24 +17,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gab/internal/testtool"
 )
 
-// needBuildah returns buildah's path, or ends the test: a skip on a developer's
-// machine without buildah or root, a failure under CI.
+// needBuildah returns buildah's path, or ends the test (a failure under CI):
+// building with the vfs store needs root, which CI has.
 func needBuildah(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("buildah")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("buildah is not installed (CI installs it with apt-get install buildah)")
-		}
-		t.Skip("buildah is not installed")
-	}
+	path := testtool.Need(t, "buildah", "buildah")
 	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("the image test builds with buildah's vfs store as root; CI runs as root")
-		}
-		t.Skip("building the image needs root")
+		testtool.Missing(t, "building the image with buildah's vfs store needs root")
 	}
 	return path
 }
