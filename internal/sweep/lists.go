@@ -1,0 +1,193 @@
+// Package sweep is gab sweep's experiment logic: the lists of the command
+// line, the order of the runs, the statistics across repetitions and the
+// sweep's outputs (table, CSV, JSON). It never touches the network: the
+// caller runs each point and hands back what it measured.
+package sweep
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxConcurrency is ab's limit on -c.
+const MaxConcurrency = 200000
+
+// ParseConcurrency reads -c's list ("1,10,100"): positive integers up to
+// MaxConcurrency, no duplicates.
+func ParseConcurrency(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("-c: %q is not a number (in %q)", f, s)
+		}
+		if v < 1 || v > MaxConcurrency {
+			return nil, fmt.Errorf("-c: %d is out of range 1..%d (in %q)", v, MaxConcurrency, s)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("-c: %d appears twice (in %q)", v, s)
+		}
+		seen[v] = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Size is one element of --sizes or --post-sizes: the text as typed (what
+// replaces {size} in the targets) and the number of bytes it stands for.
+type Size struct {
+	Text  string
+	Bytes int64
+}
+
+// ParseSize reads a size: digits with an optional unit b, k, m or g (also kb,
+// mb, gb; any case), binary multiples: 1k = 1024 bytes.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("%q is not a size (digits with an optional unit b, k, m, g)", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	var mult int64
+	switch t[i:] {
+	case "", "b":
+		mult = 1
+	case "k", "kb":
+		mult = 1 << 10
+	case "m", "mb":
+		mult = 1 << 20
+	case "g", "gb":
+		mult = 1 << 30
+	default:
+		return 0, fmt.Errorf("%q is not a size (unknown unit %q; use b, k, m or g)", s, t[i:])
+	}
+	if n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return n * mult, nil
+}
+
+// ParseSizes reads --sizes or --post-sizes (option names the option in
+// errors): a comma-separated list of sizes, no duplicates.
+func ParseSizes(option, s string) ([]Size, error) {
+	var out []Size
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := ParseSize(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v (in %q)", option, err, s)
+		}
+		if seen[f] {
+			return nil, fmt.Errorf("%s: %q appears twice (in %q)", option, f, s)
+		}
+		seen[f] = true
+		out = append(out, Size{Text: f, Bytes: n})
+	}
+	return out, nil
+}
+
+// Placeholder is what each size replaces in the targets.
+const Placeholder = "{size}"
+
+// Target is a server to measure: its label (the name in every table) and its
+// URL, which may hold Placeholder.
+type Target struct {
+	Label string
+	URL   string
+}
+
+// URLFor is the target's URL for one size (the URL itself without one).
+func (t Target) URLFor(size *Size) string {
+	if size == nil {
+		return t.URL
+	}
+	return strings.ReplaceAll(t.URL, Placeholder, size.Text)
+}
+
+// ParseTargets reads the TARGET words: URL or LABEL=URL. A label is a word of
+// letters, digits, '.', '_' and '-' (so "http://h/?a=b" is a URL, not a
+// label). Unlabelled targets are named by host:port when that is unique among
+// the targets, else by their URL. Labels must be unique. sizeOption is the
+// size list given ("--sizes", "--post-sizes" or ""): with --sizes every URL
+// must hold {size}, with --post-sizes it may, without a list none may.
+func ParseTargets(args []string, sizeOption string) ([]Target, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("no TARGET (a URL or LABEL=URL; or --demo)")
+	}
+	out := make([]Target, len(args))
+	labelled := make([]bool, len(args))
+	for i, a := range args {
+		t := Target{URL: a}
+		if k := strings.IndexByte(a, '='); k > 0 && isLabel(a[:k]) {
+			t.Label, t.URL = a[:k], a[k+1:]
+			labelled[i] = true
+		}
+		if t.URL == "" {
+			return nil, fmt.Errorf("target %q has no URL", a)
+		}
+		has := strings.Contains(t.URL, Placeholder)
+		switch {
+		case has && sizeOption == "":
+			return nil, fmt.Errorf("target %q holds %s but neither --sizes nor --post-sizes was given", a, Placeholder)
+		case !has && sizeOption == "--sizes":
+			return nil, fmt.Errorf("--sizes is given but target %q holds no %s", a, Placeholder)
+		}
+		out[i] = t
+	}
+	hosts := map[string]int{}
+	for i := range out {
+		if !labelled[i] {
+			hosts[hostPort(out[i].URL)]++
+		}
+	}
+	seen := map[string]bool{}
+	for i := range out {
+		if !labelled[i] {
+			out[i].Label = out[i].URL
+			if hp := hostPort(out[i].URL); hp != "" && hosts[hp] == 1 {
+				out[i].Label = hp
+			}
+		}
+		if seen[out[i].Label] {
+			return nil, fmt.Errorf("two targets are named %q: give them labels (LABEL=URL)", out[i].Label)
+		}
+		seen[out[i].Label] = true
+	}
+	return out, nil
+}
+
+func isLabel(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// hostPort is the URL's authority (host:port as typed), "" if it has none.
+func hostPort(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return rest
+}

@@ -1,0 +1,413 @@
+package sweep
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gab/report"
+)
+
+// SchemaVersion is the sweep document's schema_version (docs/sweep-schema.json).
+// It changes only when a field changes meaning or disappears; new fields may
+// appear within a version.
+const SchemaVersion = 1
+
+// Document is gab sweep's JSON output (--json FILE); docs/sweep-schema.json
+// is its schema.
+type Document struct {
+	Schema        string   `json:"schema"` // always "gab-sweep"
+	SchemaVersion int      `json:"schema_version"`
+	Tool          string   `json:"tool"` // always "gab"
+	CommandLine   []string `json:"command_line"`
+	StartTime     string   `json:"start_time"` // RFC 3339, UTC
+	EndTime       string   `json:"end_time"`
+	// Complete is false when the sweep was interrupted: the points and runs
+	// are what was measured until then.
+	Complete bool         `json:"complete"`
+	Settings DocSettings  `json:"settings"`
+	Machine  DocMachine   `json:"machine"`
+	Points   []DocPoint   `json:"points"`
+	Rankings []DocRanking `json:"rankings"`
+}
+
+// DocSettings echoes the sweep's command line.
+type DocSettings struct {
+	Targets     []DocTarget `json:"targets"`
+	Concurrency []int       `json:"concurrency"`
+	SizeOption  string      `json:"size_option"` // "--sizes", "--post-sizes" or ""
+	Sizes       []DocSize   `json:"sizes"`
+	Repeat      int         `json:"repeat"`
+	PauseS      float64     `json:"pause_s"`
+	MaxCV       float64     `json:"max_cv"`
+	CIMethod    string      `json:"ci_method"`
+}
+
+// DocTarget is a target as given (the URL may hold {size}).
+type DocTarget struct {
+	Label      string `json:"label"`
+	URL        string `json:"url"`
+	ServerPIDs []int  `json:"server_pids,omitempty"`
+}
+
+// DocSize is one size of the list.
+type DocSize struct {
+	Text  string `json:"text"`
+	Bytes int64  `json:"bytes"`
+}
+
+// DocMachine describes where the sweep ran.
+type DocMachine struct {
+	CPUs int `json:"cpus"`
+	// Load averages (1, 5, 15 minutes) at the start and end (absent where
+	// unknown).
+	LoadStart []float64 `json:"load_average_start,omitempty"`
+	LoadEnd   []float64 `json:"load_average_end,omitempty"`
+}
+
+// DocPoint is one point: statistics across its repetitions and every run.
+type DocPoint struct {
+	Label       string   `json:"label"`
+	URL         string   `json:"url"`
+	Size        *DocSize `json:"size,omitempty"`
+	Concurrency int      `json:"concurrency"`
+	Repeats     int      `json:"repeats"`         // runs done
+	Planned     int      `json:"repeats_planned"` // runs asked for
+	Complete    bool     `json:"complete"`        // every planned run ran to its end
+
+	RPS     DocRPS     `json:"requests_per_second"`
+	Latency DocLatency `json:"latency"`
+
+	RequestsComplete int     `json:"requests_complete"`
+	RequestsFailed   int     `json:"requests_failed"`
+	MbitPerS         float64 `json:"received_mbit_per_s"`
+	// The CPU figures are absent where not measured.
+	ClientCPUPercent  *float64 `json:"client_cpu_percent_of_one_core,omitempty"`
+	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
+	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
+
+	Runs []DocRun `json:"runs"`
+}
+
+// DocRPS are the req/s statistics across the repetitions.
+type DocRPS struct {
+	MeanPerS float64 `json:"mean_per_s"`
+	SDPerS   float64 `json:"sd_per_s"`
+	MinPerS  float64 `json:"min_per_s"`
+	MaxPerS  float64 `json:"max_per_s"`
+	CI95PerS float64 `json:"ci95_half_width_per_s"`
+	CV       float64 `json:"cv"`
+	Unstable bool    `json:"cv_above_max"`
+}
+
+// DocLatency is the latency over the merged samples of the repetitions.
+type DocLatency struct {
+	Count  int64   `json:"count"`
+	MeanMs float64 `json:"mean_ms"`
+	SDMs   float64 `json:"sd_ms"`
+	P50Ms  float64 `json:"p50_ms"`
+	P99Ms  float64 `json:"p99_ms"`
+}
+
+// DocRun is one repetition.
+type DocRun struct {
+	Repetition        int      `json:"repetition"` // 1-based
+	Order             int      `json:"order"`      // 1-based position in the sweep
+	URL               string   `json:"url"`
+	Ending            string   `json:"ending"`
+	Error             string   `json:"error,omitempty"`
+	RequestsPerSecond float64  `json:"requests_per_second"`
+	ClientCPUMs       *float64 `json:"client_cpu_ms,omitempty"`
+	ServerCPUMs       *float64 `json:"server_cpu_ms,omitempty"`
+	// Document is the run's full JSON document (docs/json-schema.json).
+	Document *report.Document `json:"document"`
+}
+
+// DocRanking is one size and concurrency's ranking: labels, best first.
+type DocRanking struct {
+	Size         *DocSize         `json:"size,omitempty"`
+	Concurrency  int              `json:"concurrency"`
+	ByThroughput []DocRankedPoint `json:"by_throughput"`
+	ByDeviation  []DocRankedPoint `json:"by_deviation"`
+}
+
+// DocRankedPoint is one place of a ranking.
+type DocRankedPoint struct {
+	Rank            int     `json:"rank"`
+	Label           string  `json:"label"`
+	RPSMeanPerS     float64 `json:"rps_mean_per_s"`
+	LatencySDMs     float64 `json:"latency_sd_ms"`
+	RequestsCounted int64   `json:"latency_count"`
+}
+
+// Meta is what the document needs beyond the results.
+type Meta struct {
+	CommandLine []string
+	Start, End  time.Time
+	Complete    bool
+	Machine     DocMachine
+}
+
+func docSize(s *Size) *DocSize {
+	if s == nil {
+		return nil
+	}
+	return &DocSize{Text: s.Text, Bytes: s.Bytes}
+}
+
+func optional(v float64, known bool) *float64 {
+	if !known {
+		return nil
+	}
+	return &v
+}
+
+// NewDocument builds the sweep document.
+func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
+	d := &Document{
+		Schema: "gab-sweep", SchemaVersion: SchemaVersion, Tool: "gab",
+		CommandLine: m.CommandLine,
+		StartTime:   m.Start.UTC().Format(time.RFC3339Nano),
+		EndTime:     m.End.UTC().Format(time.RFC3339Nano),
+		Complete:    m.Complete,
+		Machine:     m.Machine,
+		Settings: DocSettings{
+			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []DocSize{},
+			Repeat: s.Repeat, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
+		},
+		Points:   []DocPoint{},
+		Rankings: []DocRanking{},
+	}
+	if d.CommandLine == nil {
+		d.CommandLine = []string{}
+	}
+	for _, t := range s.Targets {
+		d.Settings.Targets = append(d.Settings.Targets, DocTarget{Label: t.Label, URL: t.URL, ServerPIDs: s.ServerPIDs[t.Label]})
+	}
+	for i := range s.Sizes {
+		d.Settings.Sizes = append(d.Settings.Sizes, *docSize(&s.Sizes[i]))
+	}
+	for _, p := range points {
+		dp := DocPoint{
+			Label: p.Label, URL: p.URL, Size: docSize(p.Size), Concurrency: p.Concurrency,
+			Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
+			RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
+				CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
+			Latency: DocLatency{Count: p.LatencyCount, MeanMs: p.LatencyMeanMs, SDMs: p.LatencySDMs,
+				P50Ms: p.LatencyP50Ms, P99Ms: p.LatencyP99Ms},
+			RequestsComplete:  p.Complete,
+			RequestsFailed:    p.Failed,
+			MbitPerS:          p.MbitPerS,
+			ClientCPUPercent:  optional(p.ClientCPUPct, p.ClientCPUKnown),
+			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
+			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
+			Runs:              []DocRun{},
+		}
+		for _, r := range p.Runs {
+			dp.Runs = append(dp.Runs, DocRun{
+				Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
+				RequestsPerSecond: r.RPS,
+				ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
+				ServerCPUMs:       optional(float64(r.ServerCPU.Microseconds())/1000, r.ServerCPUKnown),
+				Document:          r.Document,
+			})
+		}
+		d.Points = append(d.Points, dp)
+	}
+	for _, r := range Rankings(points) {
+		dr := DocRanking{Size: docSize(r.Size), Concurrency: r.Concurrency}
+		for i, p := range r.ByThroughput {
+			dr.ByThroughput = append(dr.ByThroughput, rankedPoint(i, p))
+		}
+		for i, p := range r.ByDeviation {
+			dr.ByDeviation = append(dr.ByDeviation, rankedPoint(i, p))
+		}
+		d.Rankings = append(d.Rankings, dr)
+	}
+	return d
+}
+
+func rankedPoint(i int, p *PointResult) DocRankedPoint {
+	return DocRankedPoint{Rank: i + 1, Label: p.Label, RPSMeanPerS: p.RPS.Mean, LatencySDMs: p.LatencySDMs, RequestsCounted: p.LatencyCount}
+}
+
+// WriteJSON writes the document, indented, with a final newline.
+func WriteJSON(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(d)
+}
+
+// CSVHeader are the --csv columns.
+var CSVHeader = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
+	"rps_mean", "rps_sd", "rps_min", "rps_max", "rps_ci95", "rps_cv", "cv_above_max",
+	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "mbit_s",
+	"client_cpu_pct", "server_cpu_us_per_req", "server_cpu_pct"}
+
+// WriteCSV writes one row per point; a figure that was not measured is empty.
+func WriteCSV(w io.Writer, points []*PointResult) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, p := range points {
+		size, sizeBytes := "", ""
+		if p.Size != nil {
+			size, sizeBytes = p.Size.Text, strconv.FormatInt(p.Size.Bytes, 10)
+		}
+		lat := func(v float64) string {
+			if p.LatencyCount == 0 {
+				return ""
+			}
+			return f(v, 3)
+		}
+		multi := func(v float64, prec int) string {
+			if len(p.Runs) < 2 {
+				return ""
+			}
+			return f(v, prec)
+		}
+		known := func(v float64, ok bool, prec int) string {
+			if !ok {
+				return ""
+			}
+			return f(v, prec)
+		}
+		row := []string{p.Label, p.URL, size, sizeBytes, strconv.Itoa(p.Concurrency), strconv.Itoa(len(p.Runs)),
+			strconv.FormatBool(p.Done()),
+			f(p.RPS.Mean, 2), multi(p.RPS.SD, 2), f(p.RPS.Min, 2), f(p.RPS.Max, 2), multi(p.RPS.CI95, 2), multi(p.RPS.CV, 4),
+			strconv.FormatBool(p.RPS.Unstable),
+			lat(p.LatencyMeanMs), lat(p.LatencySDMs), lat(p.LatencyP50Ms), lat(p.LatencyP99Ms),
+			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), f(p.MbitPerS, 3),
+			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
+			known(p.ServerPct, p.ServerCPUKnown, 1)}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func f(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+// Mark is the table's sign for a point whose CV is above the threshold.
+const Mark = "!"
+
+// sizeText is a size column's text ("-" without a size list).
+func sizeText(s *Size) string {
+	if s == nil {
+		return "-"
+	}
+	return s.Text
+}
+
+// PointLine is the one-line summary printed on stderr as a point finishes.
+func PointLine(p *PointResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s size=%s c=%d: %.1f req/s", p.Label, sizeText(p.Size), p.Concurrency, p.RPS.Mean)
+	if len(p.Runs) > 1 {
+		fmt.Fprintf(&b, " ±%.1f (95%% CI, n=%d, cv %.1f%%%s)", p.RPS.CI95, len(p.Runs), p.RPS.CV*100, markIf(p.RPS.Unstable))
+	}
+	if p.LatencyCount > 0 {
+		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", p.LatencyMeanMs, p.LatencySDMs, p.LatencyP99Ms)
+	}
+	fmt.Fprintf(&b, ", %d failed", p.Failed)
+	if p.ServerCPUKnown {
+		fmt.Fprintf(&b, ", server %.1f us/req", p.ServerCPUUsPerReq)
+	}
+	for _, r := range p.Runs {
+		if r.Error != "" {
+			fmt.Fprintf(&b, " [%s]", r.Error)
+			break
+		}
+	}
+	return b.String()
+}
+
+func markIf(b bool) string {
+	if b {
+		return " " + Mark
+	}
+	return ""
+}
+
+// WriteTable writes the readable table: one row per point, then the
+// rankings when there are several targets, then the notes.
+func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	anyServer := false
+	for _, p := range points {
+		anyServer = anyServer || p.ServerCPUKnown
+	}
+	head := "label\tsize\tc\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tp50 ms\tp99 ms\tfailed\tMbit/s\tcli cpu%"
+	if anyServer {
+		head += "\tsrv us/req\tsrv cpu%"
+	}
+	fmt.Fprintln(tw, head+"\t")
+	for _, p := range points {
+		runs := strconv.Itoa(len(p.Runs))
+		if !p.Done() {
+			runs += "*"
+		}
+		dash := func(v float64, ok bool, prec int) string {
+			if !ok {
+				return "-"
+			}
+			return f(v, prec)
+		}
+		multi := len(p.Runs) > 1
+		lat := p.LatencyCount > 0
+		mark := ""
+		if p.RPS.Unstable {
+			mark = Mark
+		}
+		row := []string{p.Label, sizeText(p.Size), strconv.Itoa(p.Concurrency), runs,
+			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark,
+			dash(p.LatencyMeanMs, lat, 3), dash(p.LatencySDMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
+			strconv.Itoa(p.Failed), f(p.MbitPerS, 2), dash(p.ClientCPUPct, p.ClientCPUKnown, 1)}
+		if anyServer {
+			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if rs := Rankings(points); len(rs) > 0 {
+		fmt.Fprintln(w, "\nRanking (1 = best): by mean req/s (highest first) and by latency sd (lowest first)")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "size\tc\trank\tby req/s\treq/s\tby latency sd\tsd ms\t")
+		for _, r := range rs {
+			for i := range r.ByThroughput {
+				size, c := "", ""
+				if i == 0 {
+					size, c = sizeText(r.Size), strconv.Itoa(r.Concurrency)
+				}
+				a, b := r.ByThroughput[i], r.ByDeviation[i]
+				sd := "-"
+				if b.LatencyCount > 0 {
+					sd = f(b.LatencySDMs, 3)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", size, c, i+1, a.Label, f(a.RPS.Mean, 1), b.Label, sd)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
+	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
+	fmt.Fprintln(w, "cli cpu%: gab's own CPU, % of one core; srv: CPU of the --server-pid processes (/proc, 10 ms ticks) per complete request and % of one core.")
+	if !complete {
+		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")
+	}
+	_, err := fmt.Fprint(w)
+	return err
+}

@@ -1,0 +1,319 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"gab/client"
+	"gab/internal/sweep/sweeptest"
+	"gab/report"
+)
+
+func TestParseConcurrency(t *testing.T) {
+	got, err := ParseConcurrency("1, 10,100,5000")
+	if err != nil || len(got) != 4 || got[0] != 1 || got[1] != 10 || got[3] != 5000 {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for in, want := range map[string]string{
+		"10,x":     `"x" is not a number (in "10,x")`,
+		"":         `"" is not a number`,
+		"1,,2":     `"" is not a number`,
+		"0":        "0 is out of range",
+		"200001":   "200001 is out of range",
+		"5,5":      "5 appears twice",
+		"-3":       "-3 is out of range",
+		"1.5":      `"1.5" is not a number`,
+		"10,100,y": `"y"`,
+	} {
+		_, err := ParseConcurrency(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseConcurrency(%q) = %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	got, err := ParseSizes("--sizes", "4,100b,10k,1m,64KB,1g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Size{{"4", 4}, {"100b", 100}, {"10k", 10240}, {"1m", 1 << 20}, {"64KB", 65536}, {"1g", 1 << 30}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("size %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	for in, want := range map[string]string{
+		"4,x":                 `--post-sizes: "x" is not a size`,
+		"10q":                 `unknown unit "q"`,
+		"4,4":                 `"4" appears twice`,
+		"":                    `"" is not a size`,
+		"-1":                  `"-1" is not a size`,
+		"99999999999999999g":  "too large",
+		"999999999999999999m": "too large",
+	} {
+		_, err := ParseSizes("--post-sizes", in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSizes(%q) = %v, want an error with %q", in, err, want)
+		}
+	}
+}
+
+func TestParseTargets(t *testing.T) {
+	got, err := ParseTargets([]string{"nginx=http://127.0.0.1:8080/f{size}", "http://127.0.0.1:8081/f{size}?a=b", "http://[::1]:80/{size}"}, "--sizes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Label != "nginx" || got[0].URL != "http://127.0.0.1:8080/f{size}" {
+		t.Errorf("labelled target: %+v", got[0])
+	}
+	if got[1].Label != "127.0.0.1:8081" || got[1].URL != "http://127.0.0.1:8081/f{size}?a=b" {
+		t.Errorf("a URL with = is not a label: %+v", got[1])
+	}
+	if got[2].Label != "[::1]:80" {
+		t.Errorf("IPv6 label: %+v", got[2])
+	}
+	if u := got[0].URLFor(&Size{Text: "10k", Bytes: 10240}); u != "http://127.0.0.1:8080/f10k" {
+		t.Errorf("URLFor = %q", u)
+	}
+	// Two unlabelled targets on one host:port are named by their URLs.
+	got, err = ParseTargets([]string{"http://h:1/a", "http://h:1/b"}, "")
+	if err != nil || got[0].Label != "http://h:1/a" || got[1].Label != "http://h:1/b" {
+		t.Errorf("same host: %+v, %v", got, err)
+	}
+	for _, c := range []struct {
+		args   []string
+		option string
+		want   string
+	}{
+		{nil, "", "no TARGET"},
+		{[]string{"a=http://h/", "a=http://g/"}, "", `two targets are named "a"`},
+		{[]string{"http://h/{size}"}, "", "neither --sizes nor --post-sizes"},
+		{[]string{"http://h/x"}, "--sizes", "holds no {size}"},
+		{[]string{"a="}, "", "has no URL"},
+	} {
+		_, err := ParseTargets(c.args, c.option)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseTargets(%q, %q) = %v, want an error with %q", c.args, c.option, err, c.want)
+		}
+	}
+	// --post-sizes: {size} is optional.
+	if _, err := ParseTargets([]string{"http://h/x", "http://h/{size}"}, "--post-sizes"); err != nil {
+		t.Errorf("--post-sizes: %v", err)
+	}
+}
+
+func TestPlanInterleaves(t *testing.T) {
+	plan := Plan(3, 2, 2, 2)
+	if len(plan) != 3*2*2*2 {
+		t.Fatalf("len %d", len(plan))
+	}
+	var got []string
+	for _, r := range plan[:12] {
+		got = append(got, string(rune('A'+r.Target))+string(rune('0'+r.Size))+string(rune('0'+r.Point.Concurrency))+string(rune('0'+r.Rep)))
+	}
+	want := "A000 B000 C000 A001 B001 C001 A010 B010 C010 A011 B011 C011"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("order\n got %s\nwant %s", s, want)
+	}
+	if last := plan[len(plan)-1]; last != (Run{Point{2, 1, 1}, 1}) {
+		t.Errorf("last run %+v", last)
+	}
+	for _, r := range Plan(2, 0, 1, 2) {
+		if r.Size != -1 {
+			t.Errorf("no size list: size %d", r.Size)
+		}
+	}
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestSummarizeRPS(t *testing.T) {
+	// Hand-computed: mean 110; deviations -10, 0, 10, so the sample sd is
+	// sqrt(200/2) = 10; t(0.975, 2) = 4.303, CI = 4.303*10/sqrt(3) = 24.8434;
+	// CV = 10/110 = 0.0909.
+	r := SummarizeRPS([]float64{100, 120, 110}, 0.05)
+	if r.N != 3 || r.Mean != 110 || !near(r.SD, 10, 1e-12) || r.Min != 100 || r.Max != 120 {
+		t.Errorf("%+v", r)
+	}
+	if !near(r.CI95, 24.8434, 1e-4) || !near(r.CV, 0.090909, 1e-6) || !r.Unstable {
+		t.Errorf("ci %v cv %v unstable %v", r.CI95, r.CV, r.Unstable)
+	}
+	if r := SummarizeRPS([]float64{100, 120, 110}, 0.1); r.Unstable {
+		t.Error("cv 9.1 % is below a 10 % threshold")
+	}
+	// One repetition: no spread is measured.
+	r = SummarizeRPS([]float64{42}, 0.05)
+	if r.Mean != 42 || r.SD != 0 || r.CI95 != 0 || r.CV != 0 || r.Unstable {
+		t.Errorf("one run: %+v", r)
+	}
+	if r := SummarizeRPS(nil, 0.05); r.N != 0 || r.Mean != 0 {
+		t.Errorf("no runs: %+v", r)
+	}
+}
+
+func TestTQuantile(t *testing.T) {
+	for df, want := range map[int]float64{1: 12.706, 2: 4.303, 4: 2.776, 9: 2.262, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980, 35: 2.03} {
+		if got := TQuantile975(df); !near(got, want, 1e-9) {
+			t.Errorf("t(%d) = %v, want %v", df, got, want)
+		}
+	}
+	if got := TQuantile975(1 << 30); !near(got, 1.96, 1e-3) {
+		t.Errorf("t(large) = %v", got)
+	}
+	if !math.IsNaN(TQuantile975(0)) {
+		t.Error("t(0) is undefined")
+	}
+}
+
+func TestPool(t *testing.T) {
+	// {1,2,3}: mean 2, sd 1; {4,5}: mean 4.5, sd sqrt(0.5). Together
+	// {1,2,3,4,5}: mean 3, sd sqrt(10/4).
+	p := Pool([]Moments{{3, 2, 1}, {2, 4.5, math.Sqrt(0.5)}, {0, 0, 0}})
+	if p.Count != 5 || !near(p.Mean, 3, 1e-12) || !near(p.SD, math.Sqrt(2.5), 1e-12) {
+		t.Errorf("%+v", p)
+	}
+	if p := Pool(nil); p.Count != 0 || p.Mean != 0 {
+		t.Errorf("empty: %+v", p)
+	}
+}
+
+// fakeRun is a run with the given req/s and latencies (µs).
+func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
+	d := client.NewDist()
+	for _, v := range lat {
+		d.Add(v)
+	}
+	return &RunResult{Run: Run{pt, rep}, Order: order, URL: "http://h/", Ending: "completed",
+		RPS: rps, Complete: len(lat), Seconds: 1, ReadBytes: 125000,
+		Latency: Moments{d.Count, d.Mean(), d.SD()}, Hist: d.Hist,
+		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true,
+		Document: report.NewDocument(report.JSONInput{Start: time.Unix(0, 0)})}
+}
+
+func testSweep() (*Settings, []*RunResult) {
+	s := &Settings{Targets: []Target{{"a", "http://h/a"}, {"b", "http://h/b"}}, Concurrency: []int{1}, Repeat: 2, MaxCV: 0.05}
+	a, b := Point{0, -1, 0}, Point{1, -1, 0}
+	return s, []*RunResult{
+		fakeRun(a, 0, 0, 100, 1000, 2000, 3000),
+		fakeRun(b, 0, 1, 300, 500, 500),
+		fakeRun(a, 1, 2, 110, 4000, 5000),
+		fakeRun(b, 1, 3, 290, 700, 700),
+	}
+}
+
+func TestAggregateAndRank(t *testing.T) {
+	s, runs := testSweep()
+	points := Aggregate(s, runs)
+	if len(points) != 2 || points[0].Label != "a" || points[1].Label != "b" {
+		t.Fatalf("points %+v", points)
+	}
+	a := points[0]
+	if a.RPS.Mean != 105 || a.Complete != 5 || !a.Done() {
+		t.Errorf("a: %+v", a)
+	}
+	// Latencies 1..5 ms: mean 3, sd sqrt(2.5) ms; p50 the 3rd value, p99 the 5th.
+	if !near(a.LatencyMeanMs, 3, 1e-9) || !near(a.LatencySDMs, math.Sqrt(2.5), 1e-9) {
+		t.Errorf("a latency mean %v sd %v", a.LatencyMeanMs, a.LatencySDMs)
+	}
+	if !near(a.LatencyP50Ms, 3, 0.005) || !near(a.LatencyP99Ms, 5, 0.005) {
+		t.Errorf("a p50 %v p99 %v", a.LatencyP50Ms, a.LatencyP99Ms)
+	}
+	if !near(a.MbitPerS, 1, 1e-12) || !near(a.ClientCPUPct, 50, 1e-9) || a.ServerCPUKnown {
+		t.Errorf("a mbit %v cpu %v server %v", a.MbitPerS, a.ClientCPUPct, a.ServerCPUKnown)
+	}
+	rs := Rankings(points)
+	if len(rs) != 1 || rs[0].ByThroughput[0].Label != "b" || rs[0].ByDeviation[0].Label != "b" || rs[0].ByDeviation[1].Label != "a" {
+		t.Errorf("rankings %+v", rs)
+	}
+	// An interrupted last run leaves its point incomplete.
+	runs[3].Ending = "interrupted"
+	if Aggregate(s, runs)[1].Done() {
+		t.Error("a point with an interrupted run is not done")
+	}
+	if Aggregate(s, runs[:3])[1].Done() {
+		t.Error("a point with one run of two is not done")
+	}
+}
+
+func TestCSVAndTable(t *testing.T) {
+	s, runs := testSweep()
+	points := Aggregate(s, runs)
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, points); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("rows %v, %v", rows, err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"label", "url", "size", "concurrency", "repeats", "rps_mean", "rps_sd", "rps_ci95",
+		"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "mbit_s", "client_cpu_pct", "server_cpu_us_per_req"} {
+		if _, ok := col[h]; !ok {
+			t.Errorf("no column %q", h)
+		}
+	}
+	a := rows[1]
+	// rps 100 and 110: mean 105, sd 7.0711, CI 12.706*7.0711/sqrt(2) = 63.53.
+	if a[col["label"]] != "a" || a[col["rps_mean"]] != "105.00" || a[col["rps_sd"]] != "7.07" || a[col["rps_ci95"]] != "63.53" ||
+		a[col["latency_mean_ms"]] != "3.000" || a[col["size"]] != "" || a[col["server_cpu_us_per_req"]] != "" || a[col["client_cpu_pct"]] != "50.0" {
+		t.Errorf("row %v", a)
+	}
+	buf.Reset()
+	if err := WriteTable(&buf, s, points, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"Ranking", "INCOMPLETE", "105.0", "63.5", "!"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestDocumentSchema validates a sweep document, with run documents inside,
+// against docs/sweep-schema.json and docs/json-schema.json.
+func TestDocumentSchema(t *testing.T) {
+	s, runs := testSweep()
+	s.ServerPIDs = map[string][]int{"a": {1}}
+	d := NewDocument(s, Aggregate(s, runs), Meta{CommandLine: []string{"gab", "sweep"}, Start: time.Now(), End: time.Now(), Complete: true,
+		Machine: DocMachine{CPUs: 2, LoadStart: []float64{0.5, 0.4, 0.3}}})
+	ValidateDocument(t, d, "../../docs")
+	if len(d.Rankings) != 1 || d.Rankings[0].ByThroughput[0].Label != "b" || d.Points[0].Runs[1].Order != 3 {
+		t.Errorf("document %+v", d)
+	}
+}
+
+// ValidateDocument checks d against the sweep schema in dir.
+func ValidateDocument(t *testing.T, d *Document, dir string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(buf.Bytes(), dir); err != nil {
+		t.Errorf("the sweep document does not match its schema: %v", err)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &generic); err != nil || generic["schema"] != "gab-sweep" {
+		t.Errorf("document: %v", err)
+	}
+	// A document that breaks the schema is caught.
+	generic["complete"] = "yes"
+	bad, _ := json.Marshal(generic)
+	if sweeptest.Validate(bad, dir) == nil {
+		t.Error("a string for complete passed the schema")
+	}
+}
