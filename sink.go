@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"gab/client"
 )
@@ -50,7 +51,9 @@ func (s *sink) Completed(done int) {
 }
 
 // HeaderReceived is ab's -v 2 dump of the head buffer after each read. ab
-// prints it with %s, so it stops at a NUL byte.
+// prints it with %s, so it stops at a NUL byte. Unlike ab, control bytes other
+// than tab, CR and LF are shown escaped (see appendTerminalSafe): the head is
+// the server's text, and it must not drive the terminal it is dumped to.
 func (s *sink) HeaderReceived(buf []byte) {
 	if s.verbosity < 2 {
 		return
@@ -60,9 +63,41 @@ func (s *sink) HeaderReceived(buf []byte) {
 	}
 	line := make([]byte, 0, len(buf)+24)
 	line = append(line, "LOG: header received:\n"...)
-	line = append(line, buf...)
+	line = appendTerminalSafe(line, buf)
 	line = append(line, '\n')
 	s.out.Write(line)
+}
+
+// appendTerminalSafe appends b with every byte a terminal could take for a
+// command written as \xNN: C0 controls but tab, CR and LF (ESC starts the
+// sequences that clear the screen or write the clipboard), DEL, C1 controls
+// (U+0080–U+009F, which some terminals read as ESC sequences too) and bytes
+// that are not UTF-8. Printable text, UTF-8 included, is copied as is.
+func appendTerminalSafe(dst, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	esc := func(dst []byte, c byte) []byte { return append(dst, '\\', 'x', hex[c>>4], hex[c&15]) }
+	for len(b) > 0 {
+		c := b[0]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f {
+				dst = esc(dst, c)
+			} else {
+				dst = append(dst, c)
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+			for _, c := range b[:size] {
+				dst = esc(dst, c)
+			}
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
 }
 
 // Status prints ab's per-response status lines (-v 2 for non-2xx, -v 3 for 2xx).

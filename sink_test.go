@@ -175,3 +175,21 @@ func TestCipherDescription(t *testing.T) {
 		}
 	}
 }
+
+// A server's head can carry terminal commands (clear screen, an OSC 52
+// clipboard write); -v 2 and -v 4 show them escaped, keeping tab, CR and LF.
+func TestSinkHeaderEscapesControlBytes(t *testing.T) {
+	for _, v := range []int{2, 4} {
+		s, out, _ := newTestSink(v, 0)
+		s.HeaderReceived([]byte("HTTP/1.1 200 OK\r\nServer: \x1b[2J\x1b]52;c;aGk=\x07x\x7f\tcafé\xc2\x9b\xff\r\n\r\n"))
+		want := "LOG: header received:\nHTTP/1.1 200 OK\r\nServer: \\x1b[2J\\x1b]52;c;aGk=\\x07x\\x7f\tcafé\\xc2\\x9b\\xff\r\n\r\n\n"
+		if out.String() != want {
+			t.Errorf("-v %d stdout %q, want %q", v, out.String(), want)
+		}
+	}
+	s, out, _ := newTestSink(3, 0)
+	s.Status(200)
+	if out.String() != "LOG: Response code = 200\n" {
+		t.Errorf("-v 3 status line %q", out.String())
+	}
+}

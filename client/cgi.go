@@ -484,7 +484,7 @@ func (p *cgiParser) parseHead(h []byte) error {
 		case bytes.EqualFold(name, []byte("Location")):
 			location = true
 		case bytes.EqualFold(name, []byte("Server")) && !p.hasServer:
-			p.server, p.hasServer = string(val), true
+			p.server, p.hasServer = serverToken(val), true // as ab cuts a server's
 		}
 	}
 	if p.nph {

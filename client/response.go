@@ -300,12 +300,18 @@ func abServerSoftware(buf []byte) string {
 	if at < 0 || at+8 > len(buf) {
 		return ""
 	}
-	start := at + 8
-	end := start
-	for end < len(buf) && end-start < 1023 && buf[end] > 0x20 && buf[end] < 0x80 {
+	return serverToken(buf[at+8:])
+}
+
+// serverToken is ab's copy of the Server value: the printable ASCII bytes
+// (0x21–0x7f) it starts with, up to 1023 of them. A value never carries a
+// control byte into the report.
+func serverToken(v []byte) string {
+	end := 0
+	for end < len(v) && end < 1023 && v[end] > 0x20 && v[end] < 0x80 {
 		end++
 	}
-	return string(buf[start:end])
+	return string(v[:end])
 }
 
 // equalFoldASCII compares ASCII b with lower-case s, ignoring case in b.

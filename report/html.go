@@ -1,6 +1,9 @@
 package report
 
-import "io"
+import (
+	"html"
+	"io"
+)
 
 // WriteHTML writes ab's -w report (ref §12) with the -x/-y/-z attributes.
 func WriteHTML(w io.Writer, s *Summary, a HTMLAttrs) error {
@@ -12,7 +15,9 @@ func WriteHTML(w io.Writer, s *Summary, a HTMLAttrs) error {
 		e.printf("</td></tr>\n")
 	}
 	e.printf("\n\n<table %s>\n", a.Table)
-	row("Server Software:", "%s", s.ServerSoftware)
+	// The Server header is the peer's text: escaped, unlike ab, so that it
+	// cannot put markup or script into a page people open in a browser.
+	row("Server Software:", "%s", html.EscapeString(s.ServerSoftware))
 	row("Server Hostname:", "%s", s.Host)
 	row("Server Port:", "%d", port16(s.Port))
 	row("Document Path:", "%s", s.Path)
