@@ -48,6 +48,7 @@ const (
 	killNone = iota
 	killStop
 	killTimeout
+	killMalformed // the output cannot be a response (an over-long or malformed head)
 )
 
 // cgiProc is one running program. Its Close (called by a stopping run through
@@ -59,7 +60,7 @@ type cgiProc struct {
 
 	mu     sync.Mutex
 	reaped bool
-	why    int // killNone, killStop or killTimeout; set under mu
+	why    int // killNone, killStop, killTimeout or killMalformed; set under mu
 }
 
 func (p *cgiProc) Close() error {
@@ -245,9 +246,18 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 		o.WriteEnd = o.Connect
 	}
 
+	// Reading from a peer (docs/DESIGN.md): one read of at most len(w.buf)
+	// per turn, the stop flag checked and activity noted at each, and the
+	// header block capped by the parser. A head that cannot be a response
+	// (over cgiMaxHead, or malformed) ends the request at once: the group is
+	// killed rather than read for ever.
 	w.parser.reset()
 	var readErr error
 	for {
+		if r.isStopped() {
+			p.kill(killStop)
+			break
+		}
 		n, err := p.stdout.Read(w.buf)
 		if n > 0 {
 			now := r.clock()
@@ -257,6 +267,10 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 			t.activity.Store(now)
 			t.TotalRead += int64(n)
 			w.parser.feed(w.buf[:n])
+			if w.parser.err != nil {
+				p.kill(killMalformed)
+				break
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -303,6 +317,8 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 		o.Class = FailAbandoned
 	case why == killTimeout:
 		o.Class, o.Err = FailException, fmt.Errorf("killed after --request-timeout %v", tr.cfg.RequestTimeout)
+	case why == killMalformed:
+		o.Class, o.Err = FailException, w.parser.err
 	case ws.Signaled():
 		o.Class, o.Err = FailException, fmt.Errorf("program killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	case ws.Exited() && ws.ExitStatus() != 0:

@@ -824,3 +824,35 @@ func BenchmarkCGIRequest(b *testing.B) {
 		b.Fatalf("complete %d of %d, failed %+v, err %v", res.Complete, b.N, res.Failed, err)
 	}
 }
+
+// A program that writes header lines for ever, never the blank line: the head
+// limit ends each request as an Exception, the group is killed and reaped,
+// and the run goes on (it does not read until -t).
+func TestCGIEndlessHeadIsExceptionAndKilled(t *testing.T) {
+	dir := t.TempDir()
+	prog := writeScript(t, dir, "flood", `echo $$ $$ > pids.$$
+exec yes 'X-Flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+`)
+	cfg := cgiConfig(t, prog, "http://localhost/flood", 4, 2)
+	cfg.TimeLimit = 20 * time.Second
+	begin := time.Now()
+	res, err := runCGI(t, context.Background(), cfg)
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 4 || res.Failed != (Failures{Total: 4, Exceptions: 4}) || res.Ending != EndCompleted {
+		t.Errorf("complete %d, failed %+v, ending %v; want 4 Exceptions and a completed run", res.Complete, res.Failed, res.Ending)
+	}
+	if msg := res.FirstError["exceptions"]; !strings.Contains(msg, "no blank line within 8192 bytes") {
+		t.Errorf("first exception %q, want the head limit", msg)
+	}
+	// Per request: the head limit, one read past it and what the pipe held.
+	if res.TotalRead > 4*(cgiMaxHead+64<<10+1<<20) {
+		t.Errorf("read %d bytes for 4 requests: the head was not bounded", res.TotalRead)
+	}
+	if took > 5*time.Second {
+		t.Errorf("run took %v, want well under -t", took)
+	}
+	groupsGone(t, dir)
+}
