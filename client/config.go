@@ -107,6 +107,13 @@ type Config struct {
 	CGIProgram string
 	CGIEnv     []string // extra NAME=VALUE pairs
 
+	// WarmupRequests or WarmupTime (--warmup) asks for a warm-up before the
+	// measured run: that many requests, or requests for that long, sent with
+	// the same options over their own connections and left out of every
+	// figure (Result.Warmup says how many there were). At most one is set.
+	WarmupRequests int
+	WarmupTime     time.Duration
+
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64
 	// Extended gathers the figures beyond ab's into Result.Extra (--extended,

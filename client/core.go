@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -195,6 +196,9 @@ type run struct {
 	tallies []*Tally
 
 	protocol string // Result.Protocol: set by the transport's prepare ("h2", "h2c")
+
+	// warmup: this run is a warm-up (--warmup); it records nothing but counts.
+	warmup bool
 
 	sched *schedule   // --rate; nil in ab's closed loop
 	cgi   *cgiStore   // CGI phase store (--cgi); nil otherwise
@@ -409,6 +413,16 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		return false
 	}
 	end := o.End
+	if end > t.lastDone {
+		t.lastDone = end
+	}
+	if r.warmup { // counted, never recorded: no sample, no figure
+		if i == r.n {
+			r.stop(EndCompleted, nil)
+			return false
+		}
+		return !r.isStopped()
+	}
 	if r.sched != nil {
 		r.sched.stamp(t, o) // intended time; start = actual send time
 	}
@@ -424,9 +438,6 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
 	}, &t.spill)
-	if end > t.lastDone {
-		t.lastDone = end
-	}
 	if every := r.progressEvery; every > 0 && i%every == 0 {
 		r.events.Completed(int(i))
 	}
@@ -457,6 +468,7 @@ type Runner struct {
 	lookups *lookupTimer        // times name resolution for the extended report; nil otherwise
 	// realClock: Config.Now was not set, so the run may read the monotonic clock directly.
 	realClock bool
+	warmup    bool // this runner is a warm-up's (see warmUp)
 }
 
 // New checks the configuration and prepares what must fail before ab's banner
@@ -503,7 +515,72 @@ func (rn *Runner) Completed() int {
 // Run performs the benchmark. Cancelling ctx (SIGINT) ends it with a partial
 // result (Ending EndInterrupted). A fatal error is returned both as the error and
 // in Result.Fatal, with whatever was measured.
+//
+// With a warm-up (Config.WarmupRequests or WarmupTime) a first run sends the
+// warm-up requests with the same options over its own connections and
+// records nothing; the measured run then starts as ab's does (ramp-up
+// included). A fatal error in the warm-up ends Run with that error and an
+// empty measured result; an interrupted warm-up ends it interrupted.
 func (rn *Runner) Run(ctx context.Context) (*Result, error) {
+	var warm *WarmupResult
+	if rn.cfg.WarmupRequests > 0 || rn.cfg.WarmupTime > 0 {
+		w, err := rn.warmUp(ctx)
+		if err != nil || ctx.Err() != nil {
+			res := rn.emptyResult(w)
+			res.Warmup = w.Warmup
+			return res, err
+		}
+		warm = w.Warmup
+	}
+	res, err := rn.measure(ctx)
+	if res != nil {
+		res.Warmup = warm
+	}
+	return res, err
+}
+
+// warmUp sends the warm-up: a copy of the configuration with the warm-up's
+// request count or time limit, its own transport and connections, no events,
+// no extra figures, recording nothing.
+func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
+	wc := rn.cfg
+	wc.WarmupRequests, wc.WarmupTime = 0, 0
+	wc.Requests, wc.TimeLimit = rn.cfg.WarmupRequests, 0
+	if rn.cfg.WarmupTime > 0 {
+		wc.Requests, wc.TimeLimit = math.MaxInt32, rn.cfg.WarmupTime
+	}
+	wc.Events, wc.Quiet, wc.Verbosity = NopEvents{}, true, 0
+	wc.Extended, wc.KeepAllRows, wc.SampleLimit = false, false, 1
+	if rn.lookups != nil {
+		wc.Resolver = rn.lookups.inner // the measured run's DNS figure is its own
+	}
+	if rn.realClock {
+		wc.Now = nil
+	}
+	w, err := New(wc)
+	if err != nil {
+		return &Result{Ending: EndFatal, Warmup: &WarmupResult{}}, err
+	}
+	w.warmup = true
+	res, err := w.measure(ctx)
+	res.Warmup = &WarmupResult{Complete: res.Complete, Failed: res.Failed.Total, Elapsed: res.Elapsed}
+	return res, err
+}
+
+// emptyResult is the measured result of a run that ended in its warm-up:
+// nothing measured, the warm-up's ending and fatal error.
+func (rn *Runner) emptyResult(w *Result) *Result {
+	return &Result{
+		Ending:       w.Ending,
+		Fatal:        w.Fatal,
+		Samples:      NewSamples(0, 1),
+		StatusCounts: map[int]int{},
+		FirstError:   map[string]string{},
+	}
+}
+
+// measure is one run: the measured one, or the warm-up (rn.warmup).
+func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	cfg := &rn.cfg
 	r := &run{
 		cfg:       cfg,
@@ -513,9 +590,12 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 		n:         int64(cfg.Requests),
 		rampUp:    make(chan struct{}),
 		stopCh:    make(chan struct{}),
+		warmup:    rn.warmup,
 	}
 	rn.r = r
-	rn.cur.Store(r)
+	if !rn.warmup {
+		rn.cur.Store(r)
+	}
 	if cfg.Rate > 0 {
 		r.sched = newSchedule(cfg.Rate)
 	}

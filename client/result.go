@@ -67,6 +67,10 @@ type Result struct {
 	// ("connect", "receive", "length", "exceptions", "write").
 	FirstError map[string]string
 
+	// Warmup describes the warm-up (--warmup) sent before the measured run;
+	// nil without one. None of its requests is in any other figure.
+	Warmup *WarmupResult
+
 	Samples *Samples
 	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.
 	Extra *ExtraResult
@@ -79,4 +83,11 @@ type Result struct {
 // gnuplot.Write sorts the samples in place).
 type CGITimes struct {
 	Spawn, FirstByte, Output, Reap, ChildCPU []uint32
+}
+
+// WarmupResult is what the warm-up (--warmup) sent before the measured run.
+type WarmupResult struct {
+	Complete int           // requests completed (the server saw them)
+	Failed   int           // of those, ab's failed requests
+	Elapsed  time.Duration // how long the warm-up took
 }
