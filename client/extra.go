@@ -200,6 +200,9 @@ type RateResult struct {
 	// Sent is the number of requests dispatched on the schedule (retries of
 	// unrecorded attempts take a new slot, so it may exceed the recorded count).
 	Sent int64
+	// OnSchedule is how many of them were dispatched within ScheduleTolerance
+	// of their intended send time.
+	OnSchedule int64
 	// Corrected is the latency from each recorded request's intended send time
 	// to its end, in µs: what a user arriving on schedule would have waited.
 	Corrected Dist
@@ -361,6 +364,7 @@ func (e *extraStats) result(r *run) *ExtraResult {
 		x.Rate = &RateResult{
 			Target:      r.sched.rate,
 			Sent:        r.sched.sent.Load(),
+			OnSchedule:  r.sched.onTime.Load(),
 			Corrected:   corrected,
 			Lag:         lag,
 			BehindAtEnd: r.sched.behind(r.stopAt, r.n),
@@ -375,10 +379,19 @@ func (e *extraStats) result(r *run) *ExtraResult {
 // connection at its due time waits for one, and its corrected latency counts
 // from the due time.
 type schedule struct {
-	rate float64
-	next atomic.Int64 // next slot to hand out
-	sent atomic.Int64 // slots whose request was dispatched
+	rate   float64
+	next   atomic.Int64 // next slot to hand out
+	sent   atomic.Int64 // slots whose request was dispatched
+	onTime atomic.Int64 // of those, dispatched within ScheduleTolerance of their due time
 }
+
+// ScheduleTolerance is how late a request may be dispatched in rate mode and
+// still count as sent on schedule.
+const ScheduleTolerance = time.Millisecond
+
+// AchievedShortfall is the fraction of the target rate below which rate mode's
+// report warns that the achieved rate fell short (achieved < 95 % of target).
+const AchievedShortfall = 0.95
 
 func newSchedule(rate float64) *schedule { return &schedule{rate: rate} }
 
@@ -422,7 +435,11 @@ func (s *schedule) wait(r *run, t *Tally) bool {
 	}
 	s.sent.Add(1)
 	t.Intended = due
-	r.extra.observeLag(t, spanUS(due, r.clock()))
+	late := r.clock() - due
+	if late <= int64(ScheduleTolerance) {
+		s.onTime.Add(1)
+	}
+	r.extra.observeLag(t, spanUS(due, due+late))
 	return true
 }
 

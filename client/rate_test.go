@@ -365,3 +365,28 @@ func TestScheduleBehind(t *testing.T) {
 		}
 	}
 }
+
+// A request counts as sent on schedule only if it left within
+// ScheduleTolerance of its intended time: one connection whose responses take
+// 20 ms cannot keep 1000/s, so after the first request every one is late.
+func TestRateOnScheduleTolerance(t *testing.T) {
+	slow := func(r *run, k int64, sent int64) Outcome {
+		time.Sleep(20 * time.Millisecond)
+		o := instant(r, k, sent)
+		o.FirstByte, o.End = r.clock(), r.clock()
+		return o
+	}
+	res := runScript(t, Config{Requests: 10, Concurrency: 1, Rate: 1000}, slow)
+	rr := res.Extra.Rate
+	if rr.Sent != 10 {
+		t.Fatalf("sent %d, want 10", rr.Sent)
+	}
+	// Request k is due at k ms but cannot leave before k×20 ms: only the first
+	// can be on time.
+	if rr.OnSchedule < 0 || rr.OnSchedule > 1 {
+		t.Errorf("%d of %d on schedule, want at most the first", rr.OnSchedule, rr.Sent)
+	}
+	if rr.Lag.Max < int64(100*time.Millisecond/time.Microsecond) {
+		t.Errorf("max lag %d µs, want the last request ≥ 100 ms late", rr.Lag.Max)
+	}
+}
