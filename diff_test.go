@@ -236,7 +236,7 @@ func runSide(t *testing.T, bin string, dc diffCase, data, cert string) sideResul
 }
 
 func TestDiffAgainstAb(t *testing.T) {
-	ab := needTool(t, "ab", "apache2-utils")
+	ab := realAB(t)
 	gab := buildGab(t)
 	data, err := filepath.Abs(filepath.Join(goldenDir, "post.data"))
 	if err != nil {

@@ -48,8 +48,8 @@ func TestTooManyOpenFiles(t *testing.T) {
 	}
 
 	// The real ab says the same, with the same status.
-	realAB := needTool(t, "ab", "apache2-utils")
-	abOut, abErr, abStatus, _ := runLimited(t, prlimit, append([]string{realAB}, argv...)...)
+	abPath := realAB(t)
+	abOut, abErr, abStatus, _ := runLimited(t, prlimit, append([]string{abPath}, argv...)...)
 	if abStatus != status || abErr != stderr {
 		t.Errorf("ab: exit %d stderr %q; gab: exit %d stderr %q", abStatus, abErr, status, stderr)
 	}
