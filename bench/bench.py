@@ -7,9 +7,13 @@ files of 100 B, 10 KiB and 1 MiB. Each client is pinned to CPU 1 and run under
 (user + sys) / requests. Tools run interleaved, several repetitions; the table
 shows medians with min-max. Everything is bounded and stopped by PID.
 
-  bench/bench.py --tier quick    # the cells the engine issue's targets name, 5 reps (~10 min)
+  bench/bench.py --tier quick    # the cells BENCHMARKS.md's targets name, 5 reps (~10 min)
   bench/bench.py --tier full     # the whole matrix
   bench/bench.py --tier smoke    # a 1-minute check that the harness works
+  bench/bench.py --tools gab,gab-base --gab-base /tmp/gab-old   # before/after one change
+
+A client that is not installed is left out with a note; nginx, taskset and
+/usr/bin/time are required.
 """
 import argparse
 import os
@@ -52,10 +56,13 @@ http {{
 """
 
 
+INSTALL = "apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light time"
+
+
 def need(tool):
     path = shutil.which(tool)
     if not path:
-        sys.exit(f"bench: {tool} is not installed (apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light time)")
+        sys.exit(f"bench: {tool} is not installed ({INSTALL})")
     return path
 
 
@@ -111,7 +118,7 @@ def timed(cmd, cpu, timeout):
 
 def parse_count(tool, out):
     """Completed requests and req/s as the tool reports them."""
-    if tool in ("gab", "ab"):
+    if tool in ("gab", "gab-base", "ab"):
         n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
         non2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
@@ -135,7 +142,7 @@ def parse_count(tool, out):
 
 
 def command(tool, gab, url, n, c, ka, seconds, threads=1):
-    if tool == "gab":
+    if tool in ("gab", "gab-base"):
         return [gab, "-q", "-n", str(n), "-c", str(c)] + (["-k"] if ka else []) + [url]
     if tool == "ab":
         return ["ab", "-q", "-n", str(n), "-c", str(c)] + (["-k"] if ka else []) + [url]
@@ -160,16 +167,21 @@ def main():
     ap.add_argument("--tier", choices=["smoke", "quick", "full"], default="quick")
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default: 5 quick/full, 2 smoke)")
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
+    ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
     ap.add_argument("--tools", default="gab,ab,wrk,h2load,hey")
     ap.add_argument("--port", type=int, default=18480)
     args = ap.parse_args()
 
     for t in ("nginx", "taskset", "/usr/bin/time"):
         need(t)
-    tools = args.tools.split(",")
-    for t in tools:
-        if t != "gab":
-            need(t)
+    tools = []
+    for t in args.tools.split(","):
+        if t == "gab-base" and not args.gab_base:
+            sys.exit("bench: the tool gab-base needs --gab-base BINARY")
+        if t in ("gab", "gab-base") or shutil.which(t):
+            tools.append(t)
+        else:
+            print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
     gab = args.gab
     if not gab:
         gab = os.path.join(tempfile.mkdtemp(prefix="gab-bin-"), "gab")
@@ -202,7 +214,7 @@ def main():
             res = {t: {"cpu": [], "rps": [], "rss": []} for t in tools}
             for _ in range(reps):
                 for t in tools:  # interleaved: one run of each tool per repetition
-                    cmd = command(t, gab, url, n, c, ka, seconds=3)
+                    cmd = command(t, args.gab_base if t == "gab-base" else gab, url, n, c, ka, seconds=3)
                     if cmd is None or (t == "ab" and c > 20000):
                         continue
                     out, cpu, rss = timed(cmd, 1, timeout=120)
@@ -223,26 +235,34 @@ def main():
         # Unpinned, both cores: gab vs wrk -t2 (the server shares the machine).
         url = f"http://127.0.0.1:{args.port}/f100.txt"
         print("\nUnpinned 2-core throughput, keep-alive, 100 B, c=100 (req/s, median of reps):")
-        tp = {"gab": [], "wrk -t2": []}
+        tp = {t: [] for t in ("gab", "gab-base") if t in tools}
+        if "wrk" in tools:
+            tp["wrk -t2"] = []
         for _ in range(reps):
-            out, _, _ = timed([gab, "-q", "-k", "-n", str(n_ka * 2), "-c", "100", url], None, 120)
-            tp["gab"].append(parse_count("gab", out)[1])
-            out, _, _ = timed(["wrk", "-t2", "-c100", "-d3s", url], None, 120)
-            tp["wrk -t2"].append(parse_count("wrk", out)[1])
+            for t in tp:
+                if t == "wrk -t2":
+                    out, _, _ = timed(["wrk", "-t2", "-c100", "-d3s", url], None, 120)
+                    tp[t].append(parse_count("wrk", out)[1])
+                    continue
+                b = args.gab_base if t == "gab-base" else gab
+                out, _, _ = timed([b, "-q", "-k", "-n", str(n_ka * 2), "-c", "100", url], None, 120)
+                tp[t].append(parse_count(t, out)[1])
         for k, v in tp.items():
             print(f"  {k:8s} {fmt(v, digits=0)}")
-        memory_and_syscalls(gab, args.port, args.tier)
+        memory_and_syscalls(gab, args.port, args.tier, tools)
     finally:
         nginx.stop()
 
 
-def memory_and_syscalls(gab, port, tier):
+def memory_and_syscalls(gab, port, tier, tools):
     """Peak RSS at -n 1000000 -c 100 -k (gab vs ab) and syscalls per request (strace -c -f)."""
     url = f"http://127.0.0.1:{port}/f100.txt"
     n = 1000000 if tier != "smoke" else 100000
     print(f"\nPeak RSS, -n {n} -c 100 -k, 100 B (MB):")
     for name, cmd in (("gab", [gab, "-q", "-k", "-n", str(n), "-c", "100", url]),
                       ("ab", ["ab", "-q", "-k", "-n", str(n), "-c", "100", url])):
+        if name not in tools:
+            continue
         _, cpu, rss = timed(cmd, 1, timeout=300)
         print(f"  {name:4s} {rss / 1024:.1f} MB  (client CPU {cpu / n * 1e6:.2f} µs/req)")
     if not shutil.which("strace"):
@@ -253,7 +273,7 @@ def memory_and_syscalls(gab, port, tier):
     for name, cmd in (("gab", [gab, "-q", "-k", "-n", str(n), "-c", "10", url]),
                       ("ab", ["ab", "-q", "-k", "-n", str(n), "-c", "10", url]),
                       ("h2load", ["h2load", "--h1", "-t1", "-n", str(n), "-c", "10", url])):
-        if not shutil.which(cmd[0]) and name != "gab":
+        if name != "gab" and name not in tools:
             continue
         tf = tempfile.NamedTemporaryFile(delete=False)
         tf.close()
