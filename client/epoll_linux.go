@@ -64,6 +64,7 @@ type epPoller struct {
 	lastYield    int64
 	spinNs       int64 // poll without sleeping this long after the last events (0: never)
 	lastEvents   int64 // clock of the last wait that returned events
+	more         bool  // the loop has input left from its last turn: the next wait must not sleep
 }
 
 // init creates the epoll instance and its waker; maxEvents bounds one wait's
@@ -127,8 +128,8 @@ func (p *epPoller) tick() int64 {
 func (p *epPoller) wait() (int, syscall.Errno) {
 	var n int
 	var errno syscall.Errno
-	raw := p.now >= p.syscallUntil
-	spinning := raw && p.now-p.lastEvents < p.spinNs
+	raw := p.now >= p.syscallUntil || p.more
+	spinning := raw && (p.more || p.now-p.lastEvents < p.spinNs)
 	switch {
 	case spinning:
 		n, errno = epollWaitRaw(p.epfd, p.events, 0)

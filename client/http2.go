@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -37,9 +36,12 @@ import (
 // its first frame must be SETTINGS. Otherwise the run ends with a FatalError
 // (exit 1) when the first connection is set up, before any request is sent;
 // checking there rather than in prepare keeps the server's count of
-// connections at exactly c. A connection that goes away (GOAWAY, an idle or
-// abrupt close) is replaced, and the streams it left unanswered are issued
-// again on the new one, so no request is lost or counted twice.
+// connections at exactly c. A connection that goes away (GOAWAY, a close, a
+// protocol error) is replaced. Of the streams it left unanswered, those the
+// server provably did not process (above a GOAWAY's last stream ID, or reset
+// with REFUSED_STREAM) are issued again on the new one, at most h2MaxRetries
+// times; the others are failures (h2LostClass). The rules and limits are
+// h2rules.go's, shared with the event loops.
 //
 // Byte counts: "Total transferred" (TotalRead) adds the payload length of every
 // HEADERS, CONTINUATION and DATA frame received for the request's stream, i.e.
@@ -60,9 +62,6 @@ const (
 	h2FrameSize = 1 << 14
 	// h2MaxStreamID is the last client stream ID; past it a new connection is opened.
 	h2MaxStreamID = 1<<31 - 1
-	// h2MaxAttempts bounds how often one request is re-issued after being
-	// refused (GOAWAY above its stream, REFUSED_STREAM, connection closed unanswered).
-	h2MaxAttempts = 100
 )
 
 // h2Transport carries requests over HTTP/2.
@@ -72,6 +71,7 @@ type h2Transport struct {
 	block     []byte      // the pre-encoded request header block, the same for every request
 	body      []byte
 	hasBody   bool
+	headReq   bool   // the method is HEAD: a content-length comes without a body
 	protocol  string // "h2" or "h2c"
 
 	d       *dialer
@@ -100,6 +100,7 @@ func newHTTP2(cfg *Config) (transport, error) {
 		cfg:      cfg,
 		body:     cfg.Spec.Body,
 		hasBody:  cfg.Spec.HasBody && len(cfg.Spec.Body) > 0,
+		headReq:  cfg.Spec.Method == "HEAD",
 		protocol: "h2c",
 		conns:    map[*h2Conn]struct{}{},
 	}
@@ -272,12 +273,12 @@ type h2Stream struct {
 
 	// The request in flight and how far it got. The slot owns these, except
 	// while the reader runs the fast path for it (see h2Conn.finishFast).
-	o             Outcome
-	opened        bool // the request opened its connection
-	writeFailures int
-	fastAllowed   bool      // the slot lets the reader finish its requests and send its next ones
-	fastOK        bool      // ... for the request in flight (under smu: set once st.o is complete)
-	next          h2Handoff // what the reader left the slot to do
+	o           Outcome
+	opened      bool      // the request opened its connection
+	retries     int       // times the request was sent again
+	fastAllowed bool      // the slot lets the reader finish its requests and send its next ones
+	fastOK      bool      // ... for the request in flight (under smu: set once st.o is complete)
+	next        h2Handoff // what the reader left the slot to do
 }
 
 // h2Handoff is why the reader woke a slot.
@@ -307,21 +308,6 @@ func (st *h2Stream) settle() {
 	}
 }
 
-// h2Resp is what a stream's response brought, in either HTTP/2 path.
-type h2Resp struct {
-	status    int
-	final     bool // the final (non-1xx) response head has been seen
-	firstByte int64
-	end       int64
-	body      int64
-	read      int64
-	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
-	class     FailClass
-	err       error
-	retry     bool // not processed by the server: issue the request again
-	peerReset bool // the server sent RST_STREAM
-}
-
 func (s *h2Stream) reset() { s.h2Resp = h2Resp{} }
 
 // h2Conn is one HTTP/2 connection.
@@ -333,7 +319,7 @@ type h2Conn struct {
 	bw     *bufio.Writer
 	br     *bufio.Reader
 	fr     *http2.Framer
-	dec    *hpack.Decoder
+	heads  *h2HeadDecoder
 	owner  *Tally // touched on connection-level activity (-s)
 	closed atomic.Bool
 
@@ -358,13 +344,9 @@ type h2Conn struct {
 	// Reader-only state.
 	sawSettings bool
 	connUnacked uint32
-	cur         *h2Stream // stream whose header block is being decoded (nil: unknown)
-	curStatus   int
-	curEnd      bool        // END_STREAM was set on the HEADERS frame being continued
+	cur         *h2Stream   // stream whose header block is being decoded (nil: unknown)
 	fast        []*h2Stream // streams that ended well, for finishFast
 	batching    bool        // the reader holds a place among the writers for requests it wrote
-	verbose     bool        // -v ≥ 2: response heads are dumped as ab dumps them
-	head        []byte      // the response head being decoded, as HTTP/1-style text (-v ≥ 2)
 }
 
 func (h *h2Transport) work(r *run, slot int, t *Tally) {
@@ -420,7 +402,7 @@ func (h *h2Transport) work(r *run, slot int, t *Tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
-	st.opened, st.writeFailures = false, 0
+	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {
 		if r.finish(t, o) {
@@ -428,12 +410,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		}
 		return h2Stop
 	}
-	for attempt := 1; ; attempt++ {
-		if attempt > h2MaxAttempts {
-			o.Class, o.End = FailException, r.clock()
-			o.Err = errors.New("request refused by the server too often")
-			return finish()
-		}
+	for {
 		c, opened, err := h.connection(r, hd, t, o)
 		if err != nil {
 			o.End, o.Err, o.Class = r.clock(), err, r.openFailClass(err)
@@ -451,15 +428,20 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		st.fastOK = false // not registered anywhere now: no reader reads it
 		switch c.send(st) {
 		case h2SendRetry:
-			if r.isStopped() {
-				o.Class = FailAbandoned
+			// The connection went away before the request was written: the
+			// next one gets it (counted, so that a server that sends GOAWAY
+			// on every new connection cannot keep the slot dialling).
+			if !h2Resend(r, o, &st.retries, r.clock()) {
 				return finish()
 			}
-			continue // the connection is going away: the next one gets the request
+			continue
 		case h2SendFailed:
 			// Usually the server closed the connection as we wrote (an idle
-			// close or GOAWAY not yet read): it never saw the request.
-			if st.writeFailures++; st.writeFailures < 3 && !r.isStopped() {
+			// close or GOAWAY not yet read). Without a body, write(2) failing
+			// means the request did not leave; a body the server may have
+			// begun to read is never sent twice.
+			if !h.hasBody && !r.isStopped() && st.retries < h2MaxRetries {
+				st.retries++
 				t.Retries++
 				continue
 			}
@@ -506,8 +488,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		t.TotalRead += st.read
 		t.BodyRead += st.body
 		if st.retry {
-			if r.isStopped() {
-				o.Class = FailAbandoned
+			if !h2Resend(r, o, &st.retries, st.end) {
 				return finish()
 			}
 			t.Retries++
@@ -619,8 +600,7 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
 	c.fr.SetMaxReadFrameSize(h2FrameSize)
-	c.dec = hpack.NewDecoder(4096, c.onField)
-	c.verbose = r.cfg.Verbosity >= 2
+	c.heads = newH2HeadDecoder(r, r.cfg.Verbosity >= 2) // -v ≥ 2 dumps response heads
 
 	c.lockWrite()
 	_, err = c.bw.WriteString(http2.ClientPreface)
@@ -861,7 +841,7 @@ func (c *h2Conn) complete(st *h2Stream, class FailClass, err error) {
 // response of a slot that allows it is left to finishFast, which runs once smu
 // is released.
 func (c *h2Conn) ended(st *h2Stream) {
-	class, err := st.endClass()
+	class, err := st.endClass(c.h.headReq)
 	if class != OK || !st.fastOK {
 		c.complete(st, class, err)
 		return
@@ -918,7 +898,7 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	c.active++
 	st.reset()
 	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
-	st.opened, st.writeFailures = false, 0
+	st.opened, st.retries = false, 0
 	c.openStream(st)
 	c.smu.Unlock()
 	err := c.writeHeaders(st.id, true)
@@ -982,6 +962,10 @@ func (c *h2Conn) readLoop() {
 		if err = c.handle(f); err != nil {
 			break
 		}
+		if c.r.isStopped() {
+			err = errRunStopped
+			break
+		}
 		if len(c.fast) > 0 {
 			c.finishFast()
 		}
@@ -997,8 +981,6 @@ func (c *h2Conn) readLoop() {
 	c.shutdown(err)
 }
 
-var errFirstFrame = errors.New("first frame from the server is not SETTINGS")
-
 func (c *h2Conn) handle(f http2.Frame) error {
 	if !c.sawSettings {
 		if _, ok := f.(*http2.SettingsFrame); !ok {
@@ -1010,9 +992,9 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		return c.onData(f)
 	case *http2.HeadersFrame:
 		c.smu.Lock()
+		defer c.smu.Unlock()
 		st := c.streams[f.StreamID]
-		c.cur, c.curStatus, c.curEnd = st, 0, f.StreamEnded()
-		c.head = c.head[:0]
+		var resp *h2Resp
 		if st != nil {
 			now := c.r.clock()
 			st.tally.activity.Store(now)
@@ -1020,22 +1002,29 @@ func (c *h2Conn) handle(f http2.Frame) error {
 				st.firstByte = now
 			}
 			st.read += int64(f.Length)
+			resp = &st.h2Resp
+		} else if h2Unopened(f.StreamID, c.nextID) {
+			return errUnopenedStream
+		} else {
+			c.owner.Touch(c.r)
 		}
-		c.dec.SetEmitEnabled(c.wantFields(st, f.HeaderBlockFragment()))
-		err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded())
-		c.smu.Unlock()
-		return err
+		c.cur = st
+		c.heads.begin(resp, f.StreamEnded())
+		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.ContinuationFrame:
+		c.owner.Touch(c.r) // the server is not silent, whatever the block is for
 		c.smu.Lock()
+		defer c.smu.Unlock()
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
 			st.read += int64(f.Length)
 		}
-		err := c.headerFragment(f.HeaderBlockFragment(), f.HeadersEnded())
-		c.smu.Unlock()
-		return err
+		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.RSTStreamFrame:
 		c.smu.Lock()
-		if st := c.streams[f.StreamID]; st != nil {
+		if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
+			c.smu.Unlock()
+			return errUnopenedStream
+		} else if st != nil {
 			if f.ErrCode == http2.ErrCodeRefusedStream && !st.final {
 				st.retry = true
 			}
@@ -1057,12 +1046,9 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	case *http2.PingFrame:
 		c.owner.Touch(c.r)
 		if !f.IsAck() {
-			c.lockWrite()
-			err := c.fr.WritePing(true, f.Data)
-			if ferr := c.unlockWrite(); err == nil {
-				err = ferr
-			}
-			return err
+			c.lockReply()
+			defer c.wmu.Unlock()
+			return c.fr.WritePing(true, f.Data)
 		}
 	case *http2.GoAwayFrame:
 		c.owner.Touch(c.r)
@@ -1086,10 +1072,43 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	return nil
 }
 
+// headerFragmentLocked feeds one fragment of a header block to the
+// connection's decoder; smu held.
+func (c *h2Conn) headerFragmentLocked(frameLen uint32, frag []byte, endHeaders bool) error {
+	if complete, err := c.heads.fragment(frameLen, frag, endHeaders); !complete {
+		return err
+	}
+	st := c.cur
+	c.cur = nil
+	if c.heads.done() {
+		c.ended(st)
+	}
+	return nil
+}
+
+// lockReply enters the write section for a frame of the reader's own (an
+// acknowledgement, a WINDOW_UPDATE): the reader keeps a place among the
+// writers, so its frames go out with the batch (flushIfIdle), one write for a
+// burst of PINGs or SETTINGS. A full buffer is written at once, which blocks
+// the reader while the server does not read: gab's output stays bounded.
+// The caller unlocks wmu.
+func (c *h2Conn) lockReply() {
+	if !c.batching {
+		c.batching = true
+		c.writers.Add(1)
+	}
+	c.wmu.Lock()
+}
+
 func (c *h2Conn) onData(f *http2.DataFrame) error {
 	n := f.Length
 	c.smu.Lock()
-	if st := c.streams[f.StreamID]; st != nil {
+	if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
+		c.smu.Unlock()
+		return errUnopenedStream
+	} else if st == nil {
+		c.owner.Touch(c.r)
+	} else {
 		now := c.r.clock()
 		st.tally.activity.Store(now)
 		if st.firstByte == 0 {
@@ -1130,159 +1149,6 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 	return err
 }
 
-var errNoStatus = errors.New("stream ended without a response :status")
-
-// endClass is the class of a stream that ended normally: OK unless no final
-// response head (with :status) was received.
-func (st *h2Resp) endClass() (FailClass, error) {
-	if !st.final || st.status == 0 {
-		return FailException, errNoStatus
-	}
-	return OK, nil
-}
-
-// headerFragment feeds one fragment of a header block to the decoder (which
-// must see every block, whatever its stream, to keep its table in step); smu held.
-func (c *h2Conn) headerFragment(frag []byte, endHeaders bool) error {
-	if complete, err := h2Decode(c.dec, frag, endHeaders); !complete {
-		return err
-	}
-	st := c.cur
-	c.cur = nil
-	var dump func()
-	if c.verbose {
-		dump = c.dumpHead
-	}
-	if st != nil && st.headBlock(c.r, c.curStatus, c.curEnd, dump) {
-		c.ended(st)
-	}
-	return nil
-}
-
-// dumpHead shows the response head as ab's -v 2 shows one.
-func (c *h2Conn) dumpHead() {
-	c.head = append(c.head, "\r\n"...)
-	c.r.events.HeaderReceived(c.head)
-}
-
-// finalHead notes the stream's final response head.
-func (st *h2Resp) finalHead(r *run, status int) {
-	st.final = true
-	st.status = status
-	if r.wantServer() {
-		r.setServer("") // no server field: ab's Server Software stays empty
-	}
-	r.sawHeader()
-	if r.cfg.Verbosity >= 2 && status != 0 {
-		r.events.Status(status)
-	}
-}
-
-// h2Decode feeds one fragment of a header block to dec; complete reports
-// that the block ended (and was decoded without error).
-func h2Decode(dec *hpack.Decoder, frag []byte, endHeaders bool) (complete bool, err error) {
-	if _, err := dec.Write(frag); err != nil {
-		return false, http2.ConnectionError(http2.ErrCodeCompression)
-	}
-	if !endHeaders {
-		return false, nil
-	}
-	if err := dec.Close(); err != nil {
-		return false, http2.ConnectionError(http2.ErrCodeCompression)
-	}
-	return true, nil
-}
-
-// headBlock takes a complete header block with status for st and reports
-// whether st's stream ends with it. An informational head (1xx without
-// END_STREAM) before the final one is skipped; dump, if not nil, sees the
-// final head before it is noted (-v 2 shows it before the status).
-func (st *h2Resp) headBlock(r *run, status int, endStream bool, dump func()) bool {
-	if !st.final {
-		if status >= 100 && status < 200 && !endStream {
-			return false
-		}
-		if dump != nil {
-			dump()
-		}
-		st.finalHead(r, status)
-	}
-	return endStream
-}
-
-// h2StaticStatus maps the HPACK static table's :status entries (indexes 8–14).
-var h2StaticStatus = [...]int{8: 200, 9: 204, 10: 206, 11: 304, 12: 400, 13: 404, 14: 500}
-
-// wantFields reports whether the decoder must hand over the fields of the
-// header block that starts with frag. Usually it need not: a response head
-// that begins with an indexed static :status gives the status at once, and
-// with emitting off the decoder skips the strings of non-indexed literals
-// (most of a response head) instead of decoding and allocating them.
-func (c *h2Conn) wantFields(st *h2Stream, frag []byte) bool {
-	if st == nil || st.final {
-		return false // a stream nobody waits for, or trailers
-	}
-	return h2WantFields(c.r, c.verbose, frag, &c.curStatus)
-}
-
-// h2WantFields is wantFields for a stream waiting for its final head; it
-// sets *status when the block's first field gives it.
-func h2WantFields(r *run, verbose bool, frag []byte, status *int) bool {
-	if r.wantServer() || verbose {
-		return true
-	}
-	if len(frag) > 0 && frag[0]&0x80 != 0 {
-		if i := int(frag[0] & 0x7f); i >= 8 && i <= 14 {
-			*status = h2StaticStatus[i]
-			return false
-		}
-	}
-	return true
-}
-
-// onField receives each decoded header field.
-func (c *h2Conn) onField(f hpack.HeaderField) {
-	if c.cur == nil || c.cur.final {
-		return // trailers, or a stream nobody waits for
-	}
-	if c.verbose {
-		if f.Name == ":status" {
-			c.head = append(append(append(c.head, "HTTP/2 "...), f.Value...), "\r\n"...)
-		} else if !strings.HasPrefix(f.Name, ":") {
-			c.head = append(append(append(append(c.head, f.Name...), ": "...), f.Value...), "\r\n"...)
-		}
-	}
-	h2NoteField(c.r, f, &c.curStatus)
-}
-
-// h2NoteField takes what ab reports from a response head field: the status
-// and the Server header.
-func h2NoteField(r *run, f hpack.HeaderField, status *int) {
-	switch f.Name {
-	case ":status":
-		if len(f.Value) == 3 {
-			if n, err := strconv.Atoi(f.Value); err == nil {
-				*status = n
-			}
-		}
-	case "server":
-		if r.wantServer() {
-			r.setServer(abServerCut(f.Value))
-		}
-	}
-}
-
-// abServerCut is ab's cut of the Server value: bytes up to the first one
-// ≤ 0x20 or ≥ 0x80, at most 1023.
-func abServerCut(v string) string {
-	for i := 0; i < len(v); i++ {
-		if v[i] <= 0x20 || v[i] >= 0x80 || i == 1023 {
-			return v[:i]
-		}
-	}
-	return v
-}
-
 func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	c.owner.Touch(c.r)
 	if f.IsAck() {
@@ -1311,12 +1177,9 @@ func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	if err != nil {
 		return err
 	}
-	c.lockWrite()
-	err = c.fr.WriteSettingsAck()
-	if ferr := c.unlockWrite(); err == nil {
-		err = ferr
-	}
-	return err
+	c.lockReply()
+	defer c.wmu.Unlock()
+	return c.fr.WriteSettingsAck()
 }
 
 // shutdown ends the connection after its reader stopped: every open stream is
@@ -1333,37 +1196,14 @@ func (c *h2Conn) shutdown(err error) {
 	c.smu.Lock()
 	c.dead = true
 	for _, st := range c.streams {
-		class, retry := h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err)
-		st.retry = retry
-		c.complete(st, class, err)
+		st.retry = false // the server may have processed it
+		c.complete(st, h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err), err)
 	}
 	c.cond.Broadcast()
 	c.smu.Unlock()
 	c.h.connsMu.Lock()
 	delete(c.h.conns, c)
 	c.h.connsMu.Unlock()
-}
-
-// h2LostClass is the class of a stream whose connection ended with err
-// before the stream did, and whether it is to be issued again.
-func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) (FailClass, bool) {
-	switch {
-	case stopping:
-		return FailAbandoned, false
-	case st.firstByte == 0 && sawSettings:
-		// A working connection closed before answering (e.g. an idle close
-		// racing the request).
-		return FailReceiveCounted, true
-	case errnoOf(err) == syscall.ECONNRESET:
-		return FailReceive, false
-	}
-	return FailReceiveCounted, false
-}
-
-// isH2ProtocolError reports an error that means the peer is not speaking HTTP/2.
-func isH2ProtocolError(err error) bool {
-	var ce http2.ConnectionError
-	return errors.Is(err, errFirstFrame) || errors.Is(err, http2.ErrFrameTooLarge) || errors.As(err, &ce)
 }
 
 // openStream gives st the connection's next stream ID; past the last ID the

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,8 +21,12 @@ import (
 // starts the slots' next requests, then writes each connection's frames with
 // one write(2): no goroutine hand-off, lock or channel operation per request.
 //
-// The rules are http2.go's (h2Resp, finalHead, h2LostClass, the retry of
-// refused and unanswered streams); this file only drives them. TLS, request
+// The rules and limits are h2rules.go's (h2HeadDecoder, h2Resp, h2Resend,
+// h2LostClass), as on the goroutine path; this file only drives them, within
+// the budget of the rule for loops that read from a peer: at most
+// h2ReadBudget bytes from one connection per turn (a connection with more to
+// read waits on lp.pending, and the next wait does not sleep), the stop flag
+// checked at every frame, and at most h2MaxOutput bytes of output queued. TLS, request
 // bodies (flow control), --request-timeout, --rate, -v ≥ 2 and whatever
 // epollLoops refuses take the goroutine path.
 
@@ -50,12 +53,12 @@ const (
 // h2eSlot is one of a connection's --streams slots and its current request.
 type h2eSlot struct {
 	h2Resp
-	state    h2eState
-	id       uint32
-	o        Outcome
-	opened   bool // the request opened its connection
-	attempts int
-	done     bool // no ticket was left for it: never started again
+	state   h2eState
+	id      uint32
+	o       Outcome
+	opened  bool // the request opened its connection
+	retries int  // times the request was sent again
+	done    bool // no ticket was left for it: never started again
 }
 
 // h2eConn is one of the loop's connections with its slots.
@@ -83,11 +86,10 @@ type h2eConn struct {
 
 	fr          *http2.Framer
 	src         h2eSource
-	dec         *hpack.Decoder
+	heads       *h2HeadDecoder
 	cur         *h2eSlot // slot whose header block is being decoded (nil: none)
-	curStatus   int
-	curEnd      bool
 	connUnacked uint32
+	pending     bool // listed in lp.pending: the socket may hold more than the last turn read
 }
 
 // h2eSource feeds the Framer one complete frame from the read buffer.
@@ -120,17 +122,14 @@ type h2Loop struct {
 	h       *h2Transport
 	conns   []h2eConn
 	dirty   []*h2eConn
-	busy    int  // slots not idle
-	stopped bool // finish said the run ended
-	ramped  bool // every slot has been started
+	pending []*h2eConn // connections whose read budget ran out with input left
+	busy    int        // slots not idle
+	stopped bool       // finish said the run ended
+	ramped  bool       // every slot has been started
 }
 
 // h2ReadBuf holds a full frame of the largest size we accept and more.
 const h2ReadBuf = 64 << 10
-
-// h2OutLimit bounds a connection's unwritten output: a server that sends
-// PINGs or SETTINGS and never reads is dropped rather than buffered for.
-const h2OutLimit = 4 << 20
 
 var errOutputStuck = errors.New("gab: the server does not read what gab sends")
 
@@ -159,6 +158,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 	}
 	lp.flush()
 	for lp.busy > 0 && !lp.stopped && !r.isStopped() {
+		lp.more = len(lp.pending) > 0 // input left over: look for events without sleeping
 		events, ok := lp.ready()
 		if !ok {
 			return
@@ -182,10 +182,24 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 				break
 			}
 		}
+		lp.resume()
 		if !lp.ramped && !lp.stopped && r.headerSeen.Load() {
 			lp.startAll()
 		}
 		lp.flush()
+	}
+}
+
+// resume reads on from the connections whose last turn used up its budget.
+func (lp *h2Loop) resume() {
+	for k := len(lp.pending); k > 0 && !lp.stopped; k-- {
+		c := lp.pending[0]
+		lp.pending = lp.pending[:copy(lp.pending, lp.pending[1:])]
+		c.pending = false
+		if c.fd >= 0 && c.readable {
+			touchAt(lp.t, lp.tick()) // input without a new event is activity too (-s)
+			lp.read(c)               // may list c again, at the end
+		}
 	}
 }
 
@@ -218,7 +232,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	now := lp.tick()
 	st.state = h2eWaiting
 	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
-	st.opened, st.attempts = false, 0
+	st.opened, st.retries = false, 0
 	return true
 }
 
@@ -293,8 +307,8 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 	// closeConn left the buffers and stream table empty; the protocol state starts afresh.
 	c.sawSettings, c.goaway, c.nextID, c.maxStreams = false, false, 1, int(^uint(0)>>1)
 	c.connUnacked, c.cur = 0, nil
-	c.dec = hpack.NewDecoder(4096, c.onField) // a new connection starts a new table
-	c.newFramer()                             // nor may the old one's unfinished header block carry over
+	c.heads = newH2HeadDecoder(lp.r, false) // a new connection starts a new table
+	c.newFramer()                           // nor may the old one's unfinished header block carry over
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
 	_ = c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
@@ -348,7 +362,7 @@ func (lp *h2Loop) write(c *h2eConn) {
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
-			if len(c.out) > h2OutLimit {
+			if len(c.out) >= h2MaxOutput {
 				lp.lost(c, errOutputStuck)
 			}
 			return // EPOLLOUT (always registered, edge-triggered) says when
@@ -404,9 +418,17 @@ func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
 	lp.issue(c)
 }
 
-// read reads and decodes what c's socket holds.
+// read reads and decodes what c's socket holds, up to h2ReadBudget bytes:
+// a connection with more waits on lp.pending for the next turn.
 func (lp *h2Loop) read(c *h2eConn) {
-	for c.readable && c.fd >= 0 {
+	for budget := h2ReadBudget; c.readable && c.fd >= 0; {
+		if budget <= 0 || lp.stopped {
+			if !c.pending && !lp.stopped {
+				c.pending = true
+				lp.pending = append(lp.pending, c)
+			}
+			break
+		}
 		if c.pos > 0 && c.pos == c.have {
 			c.pos, c.have = 0, 0
 		} else if c.have == len(c.in) {
@@ -420,6 +442,7 @@ func (lp *h2Loop) read(c *h2eConn) {
 				c.readable = false
 			}
 			c.have += n
+			budget -= n
 			if err := lp.decode(c); err != nil {
 				lp.lost(c, err)
 				return
@@ -438,9 +461,15 @@ func (lp *h2Loop) read(c *h2eConn) {
 	lp.issue(c)
 }
 
-// decode handles every complete frame in the read buffer.
+// decode handles every complete frame in the read buffer, checking for stop
+// at each; when the output queued reaches h2MaxOutput it writes it first, and
+// the connection fails if the socket does not take it.
 func (lp *h2Loop) decode(c *h2eConn) error {
-	for c.fd >= 0 && !lp.stopped {
+	for c.fd >= 0 && !lp.stopped && !lp.r.isStopped() {
+		if len(c.out) >= h2MaxOutput {
+			lp.write(c) // fails the connection if it stays stuck
+			continue
+		}
 		buf := c.in[c.pos:c.have]
 		if len(buf) < 9 {
 			return nil
@@ -480,22 +509,26 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		return lp.onData(c, f)
 	case *http2.HeadersFrame:
 		st := c.streams[f.StreamID]
-		c.cur, c.curStatus, c.curEnd = st, 0, f.StreamEnded()
-		want := false
+		var resp *h2Resp
 		if st != nil {
 			lp.arrived(st)
 			st.read += int64(f.Length)
-			want = !st.final && h2WantFields(lp.r, false, f.HeaderBlockFragment(), &c.curStatus)
+			resp = &st.h2Resp
+		} else if h2Unopened(f.StreamID, c.nextID) {
+			return errUnopenedStream
 		}
-		c.dec.SetEmitEnabled(want)
-		return lp.headerFragment(c, f.HeaderBlockFragment(), f.HeadersEnded())
+		c.cur = st
+		c.heads.begin(resp, f.StreamEnded())
+		return lp.headerFragment(c, f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.ContinuationFrame:
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
 			st.read += int64(f.Length)
 		}
-		return lp.headerFragment(c, f.HeaderBlockFragment(), f.HeadersEnded())
+		return lp.headerFragment(c, f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.RSTStreamFrame:
-		if st := c.streams[f.StreamID]; st != nil {
+		if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
+			return errUnopenedStream
+		} else if st != nil {
 			st.retry = f.ErrCode == http2.ErrCodeRefusedStream && !st.final
 			st.peerReset = true
 			lp.end(c, st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
@@ -543,12 +576,14 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 
 func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
 	n := f.Length
-	if st := c.streams[f.StreamID]; st != nil {
+	if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
+		return errUnopenedStream
+	} else if st != nil {
 		lp.arrived(st)
 		st.read += int64(n)
 		st.body += int64(len(f.Data()))
 		if f.StreamEnded() {
-			class, err := st.endClass()
+			class, err := st.endClass(lp.h.headReq)
 			lp.end(c, st, class, err)
 		} else if st.unacked += n; st.unacked >= h2WindowRefill {
 			if err := c.fr.WriteWindowUpdate(st.id, st.unacked); err != nil {
@@ -568,24 +603,17 @@ func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
 
 // headerFragment feeds one fragment of a header block to the decoder (which
 // must see every block, whatever its stream, to keep its table in step).
-func (lp *h2Loop) headerFragment(c *h2eConn, frag []byte, endHeaders bool) error {
-	if complete, err := h2Decode(c.dec, frag, endHeaders); !complete {
+func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHeaders bool) error {
+	if complete, err := c.heads.fragment(frameLen, frag, endHeaders); !complete {
 		return err
 	}
 	st := c.cur
 	c.cur = nil
-	if st != nil && st.headBlock(lp.r, c.curStatus, c.curEnd, nil) {
-		class, err := st.endClass()
+	if c.heads.done() {
+		class, err := st.endClass(lp.h.headReq)
 		lp.end(c, st, class, err)
 	}
 	return nil
-}
-
-func (c *h2eConn) onField(f hpack.HeaderField) {
-	if c.cur == nil || c.cur.final {
-		return // trailers, or a stream nobody waits for
-	}
-	h2NoteField(c.lp.r, f, &c.curStatus)
 }
 
 // end ends st's stream with class: the request is recorded and the slot's
@@ -604,19 +632,13 @@ func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class FailClass, err error) {
 	o := &st.o
 	if st.retry {
 		st.retry = false
-		switch st.attempts++; {
-		case lp.r.isStopped():
-			o.Class = FailAbandoned
+		if !h2Resend(lp.r, o, &st.retries, lp.now) {
 			lp.finish(st)
-		case st.attempts >= h2MaxAttempts:
-			o.Class, o.End, o.FirstByte = FailException, lp.now, lp.now
-			o.Err = errors.New("request refused by the server too often")
-			lp.finish(st)
-		default:
-			t.Retries++
-			st.state = h2eWaiting
-			st.o.WriteEnd, st.opened = 0, false
+			return
 		}
+		t.Retries++
+		st.state = h2eWaiting
+		st.o.WriteEnd, st.opened = 0, false
 		return
 	}
 	if o.WriteEnd == 0 {
@@ -642,9 +664,8 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 		if st.state != h2eOpen {
 			continue
 		}
-		class, retry := h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err)
-		st.retry = retry
-		lp.end(c, st, class, err)
+		st.retry = false // the server may have processed it
+		lp.end(c, st, h2LostClass(stopping || r.isStopped(), &st.h2Resp, c.sawSettings, err), err)
 		if lp.stopped {
 			break
 		}

@@ -15,10 +15,7 @@ func TestHTTP2BothPaths(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the HTTP/2 suite twice")
 	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T)
-	}{
+	tests := []h2PathTest{
 		{"AgainstGoServer", TestHTTP2AgainstGoServer},
 		{"KeepAliveCountsReusedConnections", TestHTTP2KeepAliveCountsReusedConnections},
 		{"HeaderFields", TestHTTP2HeaderFields},
@@ -34,6 +31,18 @@ func TestHTTP2BothPaths(t *testing.T) {
 		{"AgainstNginx", TestHTTP2AgainstNginx},
 		{"RefusedWithKeepGoing", testHTTP2RefusedWithKeepGoing},
 	}
+	runH2BothPaths(t, tests)
+}
+
+// h2PathTest is one behaviour test that runs on each HTTP/2 path.
+type h2PathTest struct {
+	name string
+	fn   func(*testing.T)
+}
+
+// runH2BothPaths runs tests on the h2c event loop and on the goroutine path,
+// and checks that the path asked for is the one that ran.
+func runH2BothPaths(t *testing.T, tests []h2PathTest) {
 	for _, path := range []string{"epoll", "go"} {
 		t.Run(path, func(t *testing.T) {
 			before := h2EpollLoopsStarted.Load()

@@ -518,19 +518,28 @@ func TestHTTP2GoAwayReplacesConnection(t *testing.T) {
 	}
 }
 
-// A server that closes its connections without GOAWAY (an idle or abrupt
-// close): the unanswered streams are issued again on a new connection.
+// A server that closes its connections without GOAWAY (an abrupt close): the
+// connection is replaced and the run goes on; the streams left unanswered are
+// receive failures, never sent again (the server may have processed them).
 func TestHTTP2ClosedConnectionIsReplaced(t *testing.T) {
 	s := startRawH2(t, &rawH2Server{closeAfter: 5})
 	res, err := runH2(t, h2TestConfig(t, s.url(), 60, 2, 3))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.Complete != 60 || res.Failed.Total != 0 || res.WriteErrors != 0 {
-		t.Errorf("Complete %d Failed %+v WriteErrors %d, want 60 and none", res.Complete, res.Failed, res.WriteErrors)
+	if res.Complete != 60 || res.Failed.Total != res.Failed.Receive || res.WriteErrors != 0 || res.Retries != 0 {
+		t.Errorf("Complete %d Failed %+v WriteErrors %d Retries %d, want 60, receive failures only, no retry", res.Complete, res.Failed, res.WriteErrors, res.Retries)
 	}
-	if got := s.answered.Load(); got != 60 {
-		t.Errorf("server answered %d requests, want exactly 60", got)
+	// An answer written just before the close may be lost to the RST that
+	// the close sends (gab's HEADERS were left unread): answered ≥ successes.
+	if got := s.answered.Load(); got+int64(res.Failed.Total) < 60 {
+		t.Errorf("server answered %d requests and %d failed, want at least 60 in all", got, res.Failed.Total)
+	}
+	if got := s.requests.Load(); got > 60 {
+		t.Errorf("server read %d requests for -n 60: some were sent twice", got)
+	}
+	if got := s.fs.accepted.Load(); got < 60/(5+3) {
+		t.Errorf("%d connections for 60 requests closed after 5 each (3 streams each)", got)
 	}
 }
 

@@ -47,8 +47,10 @@ type Result struct {
 	WriteErrors int // ab's epipe
 	Non2xx      int
 	KeepAlive   int // ab's doneka: responses completed on a kept-alive connection
-	// Retries counts requests re-sent once on a new connection because the server
-	// closed a reused keep-alive connection before answering (gab's fix).
+	// Retries counts requests sent again: HTTP/1 requests re-sent once on a new
+	// connection because the server closed a reused keep-alive connection before
+	// answering; HTTP/2 requests the server did not process (REFUSED_STREAM, or
+	// above a GOAWAY's last stream ID), at most 3 times each.
 	Retries int
 
 	TotalRead int64 // every byte read, heads included ("Total transferred")

@@ -1,0 +1,430 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// Hostile h2c servers: floods, malformed responses, frames on streams gab
+// never opened, refusals of every request. Each test runs on both HTTP/2
+// paths (TestHTTP2HostileBothPaths) and bounds the run's wall time, and the
+// flood tests the heap as well: a server must not be able to hang or bloat gab.
+
+// h2Hostile is a raw h2c server whose connections are run by a script.
+type h2Hostile struct {
+	fs       *faultServer
+	requests atomic.Int64 // HEADERS frames read from gab (requests received)
+}
+
+// h2HostileConn is one connection as its script sees it.
+type h2HostileConn struct {
+	net.Conn
+	srv  *h2Hostile
+	fr   *http2.Framer // the write side, the script's alone
+	reqs chan uint32   // stream IDs of the requests read; closed when gab closes the connection
+	hbuf bytes.Buffer
+	enc  *hpack.Encoder
+}
+
+// startH2Hostile runs script on every connection, after the preface and the
+// server's SETTINGS. With read, a goroutine reads gab's frames and lists its
+// requests on reqs; without, nothing past the preface is ever read.
+func startH2Hostile(tb testing.TB, read bool, script func(hc *h2HostileConn)) *h2Hostile {
+	s := &h2Hostile{}
+	s.fs = newFaultServer(tb, func(fc *faultConn) {
+		preface := make([]byte, len(http2.ClientPreface))
+		if _, err := io.ReadFull(fc.br, preface); err != nil {
+			return
+		}
+		hc := &h2HostileConn{Conn: fc.Conn, srv: s, reqs: make(chan uint32, 1024)}
+		hc.fr = http2.NewFramer(fc.Conn, nil)
+		hc.enc = hpack.NewEncoder(&hc.hbuf)
+		if hc.fr.WriteSettings() != nil {
+			return
+		}
+		if read {
+			go hc.readLoop(fc)
+		}
+		script(hc)
+	})
+	return s
+}
+
+func (s *h2Hostile) url() string { return "http://127.0.0.1:" + strconv.Itoa(s.fs.port()) + "/" }
+
+func (hc *h2HostileConn) readLoop(fc *faultConn) {
+	defer close(hc.reqs)
+	fr := http2.NewFramer(io.Discard, fc.br)
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		if h, ok := f.(*http2.HeadersFrame); ok {
+			hc.srv.requests.Add(1)
+			select {
+			case hc.reqs <- h.StreamID:
+			case <-fc.srv.closed:
+				return
+			}
+		}
+	}
+}
+
+// block encodes name, value pairs as a header block.
+func (hc *h2HostileConn) block(fields ...string) []byte {
+	hc.hbuf.Reset()
+	for i := 0; i+1 < len(fields); i += 2 {
+		_ = hc.enc.WriteField(hpack.HeaderField{Name: fields[i], Value: fields[i+1]})
+	}
+	return bytes.Clone(hc.hbuf.Bytes())
+}
+
+// respond answers stream id with a head of fields and body (none if empty).
+func (hc *h2HostileConn) respond(id uint32, body string, fields ...string) error {
+	if err := hc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(fields...), EndHeaders: true, EndStream: body == ""}); err != nil {
+		return err
+	}
+	if body == "" {
+		return nil
+	}
+	return hc.fr.WriteData(id, true, []byte(body))
+}
+
+// floodFrames is n copies of the frame that write puts into a Framer.
+func floodFrames(n int, write func(fr *http2.Framer) error) []byte {
+	var buf bytes.Buffer
+	fr := http2.NewFramer(&buf, nil)
+	for range n {
+		if err := write(fr); err != nil {
+			panic(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// flood writes buf until gab closes the connection.
+func (hc *h2HostileConn) flood(buf []byte) {
+	for {
+		if _, err := hc.Write(buf); err != nil {
+			return
+		}
+	}
+}
+
+// h2FieldsPayload is n bytes (rounded down to whole fields) of valid HPACK:
+// "x-a: b" literals that are never indexed.
+func h2FieldsPayload(n int) []byte {
+	field := []byte{0x10, 3, 'x', '-', 'a', 1, 'b'}
+	return bytes.Repeat(field, n/len(field))
+}
+
+// continuationFlood opens the response head of the first request on each
+// connection and continues it, never ending it: a frame of size bytes every
+// gap (0: as fast as the socket takes them).
+func continuationFlood(size int, gap time.Duration) func(hc *h2HostileConn) {
+	payload := h2FieldsPayload(size)
+	return func(hc *h2HostileConn) {
+		id, ok := <-hc.reqs
+		if !ok {
+			return
+		}
+		if hc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(":status", "200")}) != nil {
+			return
+		}
+		frames := floodFrames(1, func(fr *http2.Framer) error { return fr.WriteContinuation(id, false, payload) })
+		for {
+			if _, err := hc.Write(frames); err != nil {
+				return
+			}
+			if gap > 0 {
+				time.Sleep(gap)
+			}
+		}
+	}
+}
+
+// heapPeak samples the heap in use until the returned function is called,
+// which reports the largest sample.
+func heapPeak() func() uint64 {
+	stop, peak := make(chan struct{}), make(chan uint64)
+	go func() {
+		var ms runtime.MemStats
+		var most uint64
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			most = max(most, ms.HeapInuse)
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 { close(stop); return <-peak }
+}
+
+// runH2Within runs cfg and fails the test if the run has not ended within
+// limit (a run that ignores -t, -s and its context leaks; the server's
+// cleanup ends it). It reports the run's wall time.
+func runH2Within(t *testing.T, cfg Config, limit time.Duration) (*Result, error, time.Duration) {
+	t.Helper()
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	type ended struct {
+		res *Result
+		err error
+	}
+	done := make(chan ended, 1)
+	start := time.Now()
+	go func() {
+		res, err := rn.Run(t.Context())
+		done <- ended{res, err}
+	}()
+	select {
+	case e := <-done:
+		return e.res, e.err, time.Since(start)
+	case <-time.After(limit):
+		t.Fatalf("the run did not end within %v", limit)
+		return nil, nil, 0
+	}
+}
+
+// h2HeapLimit bounds the heap in use during a flood test: gab's buffers for
+// a few connections and the test's own, far below what an unbounded queue
+// reaches in the same time (gigabytes).
+const h2HeapLimit = 96 << 20
+
+// An endless header block (CONTINUATION frames, never END_HEADERS) fails
+// its connection past h2MaxHeaderBlock: the request is an Exception and the
+// run goes on with a new connection.
+func testH2ContinuationFlood(t *testing.T) {
+	s := startH2Hostile(t, true, continuationFlood(16<<10, 0))
+	cfg := h2TestConfig(t, s.url(), 4, 1, 1)
+	cfg.Timeout = 5 * time.Second
+	peak := heapPeak()
+	res, err, took := runH2Within(t, cfg, 10*time.Second)
+	heap := peak()
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 4 || res.Failed.Exceptions != 4 || res.Failed.Total != 4 {
+		t.Errorf("Complete %d Failed %+v, want 4 requests, all Exceptions", res.Complete, res.Failed)
+	}
+	if got := s.requests.Load(); got != 4 {
+		t.Errorf("server read %d requests, want 4 (none sent twice)", got)
+	}
+	if took > 4*time.Second || heap > h2HeapLimit {
+		t.Errorf("run took %v with a heap of up to %d MiB", took, heap>>20)
+	}
+}
+
+// A header block trickled slowly never looks like silence: the run ends at
+// -t with its report, not with the -s idle timeout (exit 119).
+func testH2ContinuationTrickle(t *testing.T) {
+	s := startH2Hostile(t, true, continuationFlood(512, 10*time.Millisecond))
+	cfg := h2TestConfig(t, s.url(), 100, 1, 1)
+	cfg.Timeout = 300 * time.Millisecond
+	cfg.TimeLimit = 1200 * time.Millisecond
+	res, err, took := runH2Within(t, cfg, 8*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v, want the -t report (the server never went quiet)", err)
+	}
+	if res.Ending != EndTimeLimit || took > 4*time.Second {
+		t.Errorf("Ending %v after %v, want the time limit", res.Ending, took)
+	}
+}
+
+// Floods of PING or SETTINGS frames (100 per write, forever), from a server
+// that reads what gab sends or one that never does: gab's output for them is
+// bounded, and -t ends the run with its report.
+func testH2ControlFlood(t *testing.T) {
+	ping := floodFrames(100, func(fr *http2.Framer) error { return fr.WritePing(false, [8]byte{1}) })
+	settings := floodFrames(100, func(fr *http2.Framer) error { return fr.WriteSettings() })
+	for _, tc := range []struct {
+		name  string
+		read  bool
+		frame []byte
+	}{
+		{"ping/reading", true, ping},
+		{"ping/not-reading", false, ping},
+		{"settings/reading", true, settings},
+		{"settings/not-reading", false, settings},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startH2Hostile(t, tc.read, func(hc *h2HostileConn) { hc.flood(tc.frame) })
+			cfg := h2TestConfig(t, s.url(), 100000, 2, 2)
+			cfg.TimeLimit = 700 * time.Millisecond
+			peak := heapPeak()
+			res, err, took := runH2Within(t, cfg, 8*time.Second)
+			heap := peak()
+			if err != nil {
+				t.Fatalf("Run: %v, want the -t report", err)
+			}
+			if res.Ending != EndTimeLimit && res.Ending != EndCompleted {
+				t.Errorf("Ending %v", res.Ending)
+			}
+			if took > 3*time.Second || heap > h2HeapLimit {
+				t.Errorf("run took %v with a heap of up to %d MiB", took, heap>>20)
+			}
+		})
+	}
+}
+
+// pushPromiseEvery answers every request with a PUSH_PROMISE.
+func pushPromiseEvery(hc *h2HostileConn) {
+	for id := range hc.reqs {
+		if hc.fr.WritePushPromise(http2.PushPromiseParam{StreamID: id, PromiseID: 2, EndHeaders: true,
+			BlockFragment: hc.block(":method", "GET", ":scheme", "http", ":authority", "x", ":path", "/p")}) != nil {
+			return
+		}
+	}
+}
+
+// A server that sends PUSH_PROMISE (push is disabled) breaks the protocol:
+// the connection fails, the request is an Exception and is never sent again
+// (the server saw it).
+func testH2PushPromise(t *testing.T) { testPushPromise(t, nil) }
+
+// testPushPromise runs -n 5 with body (none if nil) against pushPromiseEvery.
+func testPushPromise(t *testing.T, body []byte) {
+	s := startH2Hostile(t, true, pushPromiseEvery)
+	cfg := h2TestConfig(t, s.url(), 5, 1, 1)
+	if body != nil {
+		cfg.Spec.Method, cfg.Spec.Body, cfg.Spec.HasBody = "POST", body, true
+	}
+	res, err, _ := runH2Within(t, cfg, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 5 || res.Failed.Exceptions != 5 || res.Retries != 0 {
+		t.Errorf("Complete %d Failed %+v Retries %d, want 5 Exceptions, no retry", res.Complete, res.Failed, res.Retries)
+	}
+	if got := s.requests.Load(); got != 5 {
+		t.Errorf("server received %d requests for -n 5", got)
+	}
+}
+
+// GOAWAY with last stream ID 0 on every request: the server processed none,
+// so each is sent again, at most h2MaxRetries times, then an Exception.
+func testH2GoAwayEveryRequest(t *testing.T) {
+	s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+		for range hc.reqs {
+			if hc.fr.WriteGoAway(0, http2.ErrCodeNo, nil) != nil {
+				return
+			}
+		}
+	})
+	cfg := h2TestConfig(t, s.url(), 20, 1, 1)
+	res, err, _ := runH2Within(t, cfg, 10*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 20 || res.Failed.Exceptions != 20 || res.Retries != 20*h2MaxRetries {
+		t.Errorf("Complete %d Failed %+v Retries %d, want 20 Exceptions after %d retries", res.Complete, res.Failed, res.Retries, 20*h2MaxRetries)
+	}
+	if got := s.requests.Load(); got != 20*(1+h2MaxRetries) {
+		t.Errorf("server received %d requests for -n 20, want %d", got, 20*(1+h2MaxRetries))
+	}
+}
+
+// Malformed responses (two :status fields; a body shorter than its
+// content-length) are Exceptions; a HEAD response's content-length needs no body.
+func testH2MalformedResponses(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		method     string
+		body       string
+		fields     []string
+		exceptions int
+	}{
+		{"two :status", "GET", "hello", []string{":status", "200", ":status", "204", "content-length", "5"}, 6},
+		{"short body", "GET", "hello", []string{":status", "200", "content-length", "100"}, 6},
+		{"long body", "GET", "hello", []string{":status", "200", "content-length", "2"}, 6},
+		{"bad content-length", "GET", "hello", []string{":status", "200", "content-length", "5x"}, 6},
+		{"well formed", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0},
+		{"HEAD", "HEAD", "", []string{":status", "200", "content-length", "100"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+				for id := range hc.reqs {
+					if hc.respond(id, tc.body, tc.fields...) != nil {
+						return
+					}
+				}
+			})
+			cfg := h2TestConfig(t, s.url(), 6, 2, 2)
+			cfg.Spec.Method = tc.method
+			res, err, _ := runH2Within(t, cfg, 10*time.Second)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Complete != 6 || res.Failed.Exceptions != tc.exceptions || res.Failed.Total != tc.exceptions {
+				t.Errorf("Complete %d Failed %+v, want 6 with %d Exceptions", res.Complete, res.Failed, tc.exceptions)
+			}
+		})
+	}
+}
+
+// HEADERS on a stream gab never opened is a connection error: the
+// connection is replaced, the request on it is an Exception, and the run
+// ends promptly instead of waiting for -s.
+func testH2UnopenedStream(t *testing.T) {
+	s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+		for id := range hc.reqs {
+			if hc.respond(id+100, "hello", ":status", "200") != nil {
+				return
+			}
+		}
+	})
+	cfg := h2TestConfig(t, s.url(), 6, 2, 1)
+	cfg.Timeout = 3 * time.Second
+	res, err, took := runH2Within(t, cfg, 10*time.Second)
+	var fe *FatalError
+	if errors.As(err, &fe) {
+		t.Fatalf("Run: %q (exit %d), want the run to go on", fe.Message, fe.Exit)
+	} else if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 6 || res.Failed.Exceptions != 6 || took > 2*time.Second {
+		t.Errorf("Complete %d Failed %+v after %v, want 6 Exceptions at once", res.Complete, res.Failed, took)
+	}
+	if got := s.fs.accepted.Load(); got < 6 {
+		t.Errorf("%d connections, want one per request (each is replaced)", got)
+	}
+}
+
+// A POST whose connection the server breaks after reading it (PUSH_PROMISE)
+// is never sent again: the server may have read the body. (Request bodies
+// take the goroutine path.)
+func TestHTTP2BodyNeverResentAfterProtocolError(t *testing.T) { testPushPromise(t, []byte("payload")) }
+
+// TestHTTP2HostileBothPaths runs the hostile-server tests on the event loop
+// and on the goroutine path.
+func TestHTTP2HostileBothPaths(t *testing.T) {
+	tests := []h2PathTest{
+		{"ContinuationFlood", testH2ContinuationFlood},
+		{"ContinuationTrickle", testH2ContinuationTrickle},
+		{"ControlFlood", testH2ControlFlood},
+		{"PushPromise", testH2PushPromise},
+		{"GoAwayEveryRequest", testH2GoAwayEveryRequest},
+		{"MalformedResponses", testH2MalformedResponses},
+		{"UnopenedStream", testH2UnopenedStream},
+	}
+	runH2BothPaths(t, tests)
+}

@@ -1,0 +1,296 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// The rules of HTTP/2 responses and streams, and the limits that keep a
+// server from hanging, bloating or fooling gab. Both HTTP/2 paths (the
+// goroutine path of http2.go and the Linux event loops of
+// http2_epoll_linux.go) decode header blocks with h2HeadDecoder and settle
+// streams with the functions here, so each rule and each limit is written once.
+
+const (
+	// h2MaxHeaderBlock bounds one header block: a HEADERS frame and its
+	// CONTINUATION frames, counted in payload bytes as received. A real
+	// response head takes a few KiB; past 256 KiB the connection fails as a
+	// protocol error (the requests on it are Exceptions) and is replaced.
+	h2MaxHeaderBlock = 256 << 10
+	// h2MaxRetries is how often one request is sent again after the server
+	// provably did not process it (RST_STREAM REFUSED_STREAM, or a GOAWAY whose
+	// last stream ID is below the request's stream). One more refusal makes it
+	// an Exception.
+	h2MaxRetries = 3
+	// h2ReadBudget is what an event loop reads from one connection per turn
+	// before it serves the others, writes what is due and checks for stop.
+	h2ReadBudget = 256 << 10
+	// h2MaxOutput bounds an event loop connection's output not yet taken by
+	// the socket (SETTINGS and PING acknowledgements, WINDOW_UPDATEs,
+	// requests). At the bound the loop stops decoding the connection's input
+	// until the socket takes the output; if it takes none, the connection
+	// fails. (The goroutine path writes through a 32 KiB bufio.Writer, whose
+	// full buffer blocks the reader the same way.)
+	h2MaxOutput = 1 << 20
+)
+
+var (
+	errFirstFrame          = errors.New("first frame from the server is not SETTINGS")
+	errRunStopped          = errors.New("the run has stopped")
+	errNoStatus            = errors.New("stream ended without a response :status")
+	errDuplicateStatus     = errors.New("malformed response: more than one :status")
+	errH2ContentLength     = errors.New("malformed response: invalid content-length")
+	errH2LengthMismatch    = errors.New("malformed response: body length differs from content-length")
+	errHeaderBlockTooLarge = fmt.Errorf("response header block larger than %d bytes: %w", h2MaxHeaderBlock, http2.ConnectionError(http2.ErrCodeProtocol))
+	errUnopenedStream      = fmt.Errorf("frame on a stream gab never opened: %w", http2.ConnectionError(http2.ErrCodeProtocol))
+	errRefusedTooOften     = fmt.Errorf("request not processed by the server, sent %d times", h2MaxRetries+1)
+)
+
+// h2Resp is what a stream's response brought, in either HTTP/2 path.
+type h2Resp struct {
+	status    int
+	final     bool // the final (non-1xx) response head has been seen
+	firstByte int64
+	end       int64
+	body      int64
+	read      int64
+	length    int64  // the final head's content-length, -1 if none (set with final)
+	malformed error  // why the final head is malformed, nil if it is not
+	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
+	class     FailClass
+	err       error
+	retry     bool // not processed by the server: issue the request again
+	peerReset bool // the server sent RST_STREAM
+}
+
+// endClass is the class of a stream that ended normally: OK unless the
+// response is malformed (RFC 9113 §8.1.1, §8.3): no final head with exactly
+// one :status, or a body whose length is not the content-length (which a
+// response to HEAD, a 204 and a 304 may carry without a body).
+func (st *h2Resp) endClass(headRequest bool) (FailClass, error) {
+	switch {
+	case !st.final || st.status == 0:
+		return FailException, errNoStatus
+	case st.malformed != nil:
+		return FailException, st.malformed
+	case st.length >= 0 && st.length != st.body && !headRequest && st.status != 204 && st.status != 304:
+		return FailException, errH2LengthMismatch
+	}
+	return OK, nil
+}
+
+// finalHead notes the stream's final response head.
+func (st *h2Resp) finalHead(r *run, h *h2Head) {
+	st.final = true
+	st.status, st.length, st.malformed = h.status, h.length, h.malformed
+	if r.wantServer() {
+		r.setServer("") // no server field: ab's Server Software stays empty
+	}
+	r.sawHeader()
+	if r.cfg.Verbosity >= 2 && h.status != 0 {
+		r.events.Status(h.status)
+	}
+}
+
+// headBlock takes a complete header block for st and reports whether st's
+// stream ends with it. An informational head (1xx without END_STREAM) before
+// the final one is skipped; dump, if not nil, sees the final head before it
+// is noted (-v 2 shows it before the status).
+func (st *h2Resp) headBlock(r *run, h *h2Head, endStream bool, dump func()) bool {
+	if !st.final {
+		if h.status >= 100 && h.status < 200 && h.malformed == nil && !endStream {
+			return false
+		}
+		if dump != nil {
+			dump()
+		}
+		st.finalHead(r, h)
+	}
+	return endStream
+}
+
+// h2Head is what the fields of one response head said.
+type h2Head struct {
+	status    int
+	statuses  int   // :status fields seen
+	length    int64 // content-length, -1 if none
+	malformed error
+}
+
+// note takes what gab checks and ab reports from one field of a response
+// head: the status, the content-length and the Server header.
+func (h *h2Head) note(r *run, f hpack.HeaderField) {
+	switch f.Name {
+	case ":status":
+		if h.statuses++; h.statuses > 1 {
+			h.malformed = errDuplicateStatus
+			return
+		}
+		if len(f.Value) == 3 {
+			if n, err := strconv.Atoi(f.Value); err == nil {
+				h.status = n
+			}
+		}
+	case "content-length":
+		n, err := strconv.ParseInt(f.Value, 10, 64)
+		if err != nil || n < 0 || (h.length >= 0 && n != h.length) {
+			h.malformed = errH2ContentLength
+		}
+		h.length = n
+	case "server":
+		if r.wantServer() {
+			r.setServer(abServerCut(f.Value))
+		}
+	}
+}
+
+// abServerCut is ab's cut of the Server value: bytes up to the first one
+// ≤ 0x20 or ≥ 0x80, at most 1023.
+func abServerCut(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] <= 0x20 || v[i] >= 0x80 || i == 1023 {
+			return v[:i]
+		}
+	}
+	return v
+}
+
+// h2HeadDecoder decodes a connection's header blocks, whatever their stream
+// (the HPACK table must see every block), bounds each block to
+// h2MaxHeaderBlock and notes the response head of the stream it decodes for.
+// Each connection has its own, made afresh for each new connection.
+type h2HeadDecoder struct {
+	r       *run
+	dec     *hpack.Decoder
+	resp    *h2Resp // the stream whose head is being decoded; nil for trailers or a stream nobody waits for
+	size    int     // payload bytes of the block so far
+	end     bool    // END_STREAM was set on the block's HEADERS frame
+	head    h2Head
+	verbose bool   // -v ≥ 2: the head is kept as text for the dump
+	text    []byte // the head as HTTP/1-style text (-v ≥ 2)
+}
+
+func newH2HeadDecoder(r *run, verbose bool) *h2HeadDecoder {
+	d := &h2HeadDecoder{r: r, verbose: verbose}
+	d.dec = hpack.NewDecoder(4096, d.onField)
+	return d
+}
+
+// begin starts the block of a HEADERS frame; resp is its stream's response,
+// nil if no request waits for it.
+func (d *h2HeadDecoder) begin(resp *h2Resp, endStream bool) {
+	if resp != nil && resp.final {
+		resp = nil // trailers: nothing in them is reported
+	}
+	d.resp, d.size, d.end = resp, 0, endStream
+	d.head = h2Head{length: -1}
+	d.text = d.text[:0]
+	// Without a stream to note the fields for, the decoder skips the
+	// strings of literals instead of decoding them.
+	d.dec.SetEmitEnabled(resp != nil)
+}
+
+// fragment feeds the payload of a HEADERS or CONTINUATION frame (frameLen
+// bytes on the wire, padding included) to the decoder; complete reports that
+// the block ended and was decoded. An error is a connection error.
+func (d *h2HeadDecoder) fragment(frameLen uint32, frag []byte, endHeaders bool) (complete bool, err error) {
+	if d.size += int(frameLen); d.size > h2MaxHeaderBlock {
+		return false, errHeaderBlockTooLarge
+	}
+	if _, err := d.dec.Write(frag); err != nil {
+		return false, http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	if !endHeaders {
+		return false, nil
+	}
+	if err := d.dec.Close(); err != nil {
+		return false, http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	return true, nil
+}
+
+// done ends a complete block: it reports whether the stream it was decoded
+// for ends with it.
+func (d *h2HeadDecoder) done() bool {
+	st := d.resp
+	d.resp = nil
+	if st == nil {
+		return false
+	}
+	var dump func()
+	if d.verbose {
+		dump = d.dump
+	}
+	return st.headBlock(d.r, &d.head, d.end, dump)
+}
+
+// dump shows the response head as ab's -v 2 shows one.
+func (d *h2HeadDecoder) dump() {
+	d.text = append(d.text, "\r\n"...)
+	d.r.events.HeaderReceived(d.text)
+}
+
+func (d *h2HeadDecoder) onField(f hpack.HeaderField) {
+	if d.resp == nil {
+		return
+	}
+	if d.verbose {
+		if f.Name == ":status" {
+			d.text = append(append(append(d.text, "HTTP/2 "...), f.Value...), "\r\n"...)
+		} else if len(f.Name) > 0 && f.Name[0] != ':' {
+			d.text = append(append(append(append(d.text, f.Name...), ": "...), f.Value...), "\r\n"...)
+		}
+	}
+	d.head.note(d.r, f)
+}
+
+// h2Unopened reports a stream the server may not send HEADERS, DATA or
+// RST_STREAM on (RFC 9113 §5.1): an even one (gab disables push) or one gab
+// has not opened (next is the next ID gab will use). That is a connection
+// error: the connection is replaced.
+func h2Unopened(id, next uint32) bool { return id%2 == 0 || id >= next }
+
+// h2Resend settles a request the server provably did not process, after it
+// was sent again *retries times: true means send it again (*retries counts
+// it); false means o is settled (abandoned if the run is stopping, an
+// Exception past h2MaxRetries).
+func h2Resend(r *run, o *Outcome, retries *int, now int64) bool {
+	switch {
+	case r.isStopped():
+		o.Class = FailAbandoned
+		return false
+	case *retries >= h2MaxRetries:
+		o.Class, o.Err, o.End, o.FirstByte = FailException, errRefusedTooOften, now, now
+		return false
+	}
+	*retries++
+	return true
+}
+
+// h2LostClass is the class of a stream whose connection ended with err
+// before the stream did. Such a request is never sent again: the server may
+// have processed it. One that got nothing back on a working connection (a
+// connection that sent its SETTINGS) is counted whatever -r says.
+func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) FailClass {
+	switch {
+	case stopping:
+		return FailAbandoned
+	case isH2ProtocolError(err):
+		return FailException // the server broke the protocol; gab ended the connection
+	case (st.firstByte != 0 || !sawSettings) && errnoOf(err) == syscall.ECONNRESET:
+		return FailReceive
+	}
+	return FailReceiveCounted
+}
+
+// isH2ProtocolError reports an error that means the peer is not speaking
+// HTTP/2 correctly.
+func isH2ProtocolError(err error) bool {
+	var ce http2.ConnectionError
+	return errors.Is(err, errFirstFrame) || errors.Is(err, http2.ErrFrameTooLarge) || errors.As(err, &ce)
+}
