@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/servercpu"
 	"gab/report"
 )
 
@@ -26,6 +27,11 @@ type extensions struct {
 	argv      []string
 	cpuBefore report.CPUUsage
 	started   time.Time
+	// server measures --server-pid (nil without it); serverBefore is its
+	// reading at the start, serverErr a failed reading.
+	server       *servercpu.Meter
+	serverBefore time.Duration
+	serverErr    error
 }
 
 // jsonOut reports whether stdout is the JSON document (--format json).
@@ -49,13 +55,41 @@ func (e *extensions) prepare(stdout, stderr io.Writer, cfg *client.Config) (stat
 		return exitError, true
 	}
 	cfg.Extended = cfg.Extended || e.o.Extended || e.o.jsonOut() || e.o.JSONFile != ""
+	if len(e.o.ServerPIDs) > 0 {
+		m, err := servercpu.New(e.o.ServerPIDs)
+		if err != nil {
+			msg := "gab: " + err.Error() + "\n"
+			io.WriteString(stderr, msg)
+			_ = e.writeJSON(stdout, report.JSONInput{ErrMessage: msg, ExitCode: exitError}) // a stdout error is reported by runWith
+			return exitError, true
+		}
+		e.server = m
+	}
 	return 0, false
 }
 
-// begin marks the start of the run, for the client CPU figure.
+// begin marks the start of the run, for the client and server CPU figures.
 func (e *extensions) begin() {
+	if e.server != nil {
+		e.serverBefore, e.serverErr = e.server.Read()
+	}
 	e.cpuBefore = report.ProcessCPU()
 	e.started = time.Now()
+}
+
+// serverCPU is --server-pid's measurement over the run (nil without it).
+func (e *extensions) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) {
+	if e.server == nil {
+		return nil, nil
+	}
+	if e.serverErr != nil {
+		return nil, e.serverErr
+	}
+	after, err := e.server.Read()
+	if err != nil {
+		return nil, err
+	}
+	return &report.ServerCPU{PIDs: e.server.PIDs(), CPU: after - e.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
 }
 
 // reportOptions are ab's report options for this command line.
@@ -75,6 +109,7 @@ func reportOptions(o *cliOptions) report.Options {
 // --format json, the --json file).
 func (e *extensions) write(stdout io.Writer, res *client.Result, sum *report.Summary) error {
 	cpu := report.ProcessCPU().Sub(e.cpuBefore)
+	server, serverErr := e.serverCPU(cpu)
 	if !e.o.jsonOut() && !e.o.HTML {
 		// CGI mode (--cgi): the "CGI times (ms)" table follows ab's text report.
 		if res.CGI != nil {
@@ -95,8 +130,16 @@ func (e *extensions) write(stdout io.Writer, res *client.Result, sum *report.Sum
 				return err
 			}
 		}
+		if server != nil {
+			if err := report.WriteServerCPU(stdout, sum, server); err != nil {
+				return err
+			}
+		}
 	}
-	return e.writeJSON(stdout, report.JSONInput{Summary: sum, Result: res, CPU: cpu})
+	if err := e.writeJSON(stdout, report.JSONInput{Summary: sum, Result: res, CPU: cpu, ServerCPU: server}); err != nil {
+		return err
+	}
+	return serverErr
 }
 
 // fatal handles an error that ends gab after the command line was accepted

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/internal/servercpu"
 )
 
 // Exit statuses of the command line, as ab uses them.
@@ -63,6 +64,7 @@ type cliOptions struct {
 	JSONFile    string    // --json
 	Percentiles []float64 // --percentiles
 	Extended    bool      // --extended
+	ServerPIDs  []int     // --server-pid
 }
 
 // newOptions returns ab's defaults.
@@ -85,7 +87,7 @@ func newOptions(argv0 string) *cliOptions {
 type longOptions struct {
 	http2, http11, demo, version, verifyTLS, extended, noCap bool
 	streams, cpus, sampleLimit                               int
-	cgi, format, jsonFile                                    string
+	cgi, format, jsonFile, serverPID                         string
 	cgiEnv                                                   []string
 	requestTimeout                                           durationValue
 	percentiles                                              percentilesValue
@@ -113,6 +115,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Var(&lo.percentiles, "percentiles", "extra percentiles to report, a `LIST` such as 50,99,99.9")
 	fs.BoolVar(&lo.extended, "extended", false, "print gab's extended report after ab's")
 	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
+	fs.StringVar(&lo.serverPID, "server-pid", "", "report the CPU of processes `PID[,PID...]` (threads, children) per request (Linux)")
 	return fs
 }
 
@@ -607,6 +610,13 @@ func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, d
 		return fail("--rate must be a positive number of requests per second")
 	}
 	cfg.Rate = lo.rate
+	if lo.serverPID != "" {
+		pids, err := servercpu.ParsePIDs(lo.serverPID)
+		if err != nil {
+			return fail("%v", err)
+		}
+		o.ServerPIDs = pids
+	}
 	return exitOK, false
 }
 

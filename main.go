@@ -57,6 +57,9 @@ type runHooks struct {
 // banner), banner, "Benchmarking ...", the -v 2 request dump, the run, then
 // "Finished"/"..done", the report, and the -e and -g files.
 func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h runHooks) int {
+	if len(argv) > 1 && argv[1] == "sweep" { // a URL is never the word sweep
+		return runSweep(ctx, argv, stdout, stderr)
+	}
 	out := newBufferedWriter(stdout)
 	errw := &syncWriter{w: stderr, flushFirst: out}
 	status := runFlushed(ctx, argv, out, errw, h)

@@ -45,6 +45,8 @@ type Document struct {
 	Extended *JSONExtended `json:"extended,omitempty"`
 	// Rate is set in rate mode (--rate).
 	Rate *JSONRate `json:"rate,omitempty"`
+	// ServerCPU is set with --server-pid.
+	ServerCPU *JSONServerCPU `json:"server_cpu,omitempty"`
 }
 
 // JSONError is a fatal error.
@@ -259,6 +261,8 @@ type JSONInput struct {
 	// Percentiles is the --percentiles list (nil without the option).
 	Percentiles []float64
 	CPU         CPUUsage
+	// ServerCPU is --server-pid's measurement (nil without it).
+	ServerCPU *ServerCPU
 	// ErrMessage and ExitCode describe a fatal ending ("" and 0 otherwise).
 	ErrMessage string
 	ExitCode   int
@@ -293,6 +297,9 @@ func NewDocument(in JSONInput) *Document {
 		for _, r := range PercentileRows(s, in.Percentiles) {
 			d.Percentiles = append(d.Percentiles, JSONPercentileRow(r))
 		}
+	}
+	if in.ServerCPU != nil {
+		d.ServerCPU = jsonServerCPU(s, in.ServerCPU)
 	}
 	if res.Extra != nil {
 		d.Extended = jsonExtended(s, res, in.CPU)

@@ -85,6 +85,7 @@ type DocPoint struct {
 
 	RequestsComplete int     `json:"requests_complete"`
 	RequestsFailed   int     `json:"requests_failed"`
+	RunsWithError    int     `json:"runs_with_error"`
 	MbitPerS         float64 `json:"received_mbit_per_s"`
 	// The CPU figures are absent where not measured.
 	ClientCPUPercent  *float64 `json:"client_cpu_percent_of_one_core,omitempty"`
@@ -202,6 +203,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 				P50Ms: p.LatencyP50Ms, P99Ms: p.LatencyP99Ms},
 			RequestsComplete:  p.Complete,
 			RequestsFailed:    p.Failed,
+			RunsWithError:     p.ErrorRuns,
 			MbitPerS:          p.MbitPerS,
 			ClientCPUPercent:  optional(p.ClientCPUPct, p.ClientCPUKnown),
 			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
@@ -247,7 +249,7 @@ func WriteJSON(w io.Writer, d *Document) error {
 // CSVHeader are the --csv columns.
 var CSVHeader = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
 	"rps_mean", "rps_sd", "rps_min", "rps_max", "rps_ci95", "rps_cv", "cv_above_max",
-	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "mbit_s",
+	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s",
 	"client_cpu_pct", "server_cpu_us_per_req", "server_cpu_pct"}
 
 // WriteCSV writes one row per point; a figure that was not measured is empty.
@@ -284,7 +286,7 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 			f(p.RPS.Mean, 2), multi(p.RPS.SD, 2), f(p.RPS.Min, 2), f(p.RPS.Max, 2), multi(p.RPS.CI95, 2), multi(p.RPS.CV, 4),
 			strconv.FormatBool(p.RPS.Unstable),
 			lat(p.LatencyMeanMs), lat(p.LatencySDMs), lat(p.LatencyP50Ms), lat(p.LatencyP99Ms),
-			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), f(p.MbitPerS, 3),
+			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 3),
 			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
 			known(p.ServerPct, p.ServerCPUKnown, 1)}
 		if err := cw.Write(row); err != nil {
@@ -319,6 +321,9 @@ func PointLine(p *PointResult) string {
 		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", p.LatencyMeanMs, p.LatencySDMs, p.LatencyP99Ms)
 	}
 	fmt.Fprintf(&b, ", %d failed", p.Failed)
+	if p.ErrorRuns > 0 {
+		fmt.Fprintf(&b, ", %d of %d runs ended with an error", p.ErrorRuns, len(p.Runs))
+	}
 	if p.ServerCPUKnown {
 		fmt.Fprintf(&b, ", server %.1f us/req", p.ServerCPUUsPerReq)
 	}
@@ -371,7 +376,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		row := []string{p.Label, sizeText(p.Size), strconv.Itoa(p.Concurrency), runs,
 			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark,
 			dash(p.LatencyMeanMs, lat, 3), dash(p.LatencySDMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
-			strconv.Itoa(p.Failed), f(p.MbitPerS, 2), dash(p.ClientCPUPct, p.ClientCPUKnown, 1)}
+			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2), dash(p.ClientCPUPct, p.ClientCPUKnown, 1)}
 		if anyServer {
 			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
 		}
@@ -404,6 +409,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	}
 	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
 	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
+	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below).")
 	fmt.Fprintln(w, "cli cpu%: gab's own CPU, % of one core; srv: CPU of the --server-pid processes (/proc, 10 ms ticks) per complete request and % of one core.")
 	if !complete {
 		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")

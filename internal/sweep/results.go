@@ -76,6 +76,7 @@ type PointResult struct {
 	LatencyMeanMs, LatencySDMs   float64
 	LatencyP50Ms, LatencyP99Ms   float64
 	Complete, Failed             int     // sums over the repetitions
+	ErrorRuns                    int     // runs that ended with an error (e.g. connection refused)
 	MbitPerS                     float64 // mean over the repetitions of received Mbit/s
 	ClientCPUPct                 float64 // client CPU over the runs' elapsed time, % of one core
 	ClientCPUKnown               bool
@@ -143,6 +144,9 @@ func (p *PointResult) compute(maxCV float64) {
 		}
 		p.Complete += r.Complete
 		p.Failed += r.Failed
+		if r.Error != "" {
+			p.ErrorRuns++
+		}
 		mbit += report.MbitPerSecond(r.ReadBytes, r.Seconds)
 		seconds += r.Seconds
 		clientCPU += r.ClientCPU
@@ -163,7 +167,7 @@ func (p *PointResult) compute(maxCV float64) {
 		p.LatencyP50Ms = float64(merged.ValueAtQuantile(50)) / 1000
 		p.LatencyP99Ms = float64(merged.ValueAtQuantile(99)) / 1000
 	}
-	if seconds > 0 {
+	if seconds > 0 && p.Complete > 0 {
 		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
 		p.ServerPct = serverCPU.Seconds() / seconds * 100
 	} else {

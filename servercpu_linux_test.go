@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// burnPerRequest is the CPU the burn server spends on each request.
+const burnPerRequest = 20 * time.Millisecond
+
+// TestBurnServerProcess is not a test: run as a child (GAB_BURN_SERVER set)
+// it is an HTTP server that spends burnPerRequest of CPU time (its thread's,
+// so the machine's load does not change it) on each request. It prints its
+// address and serves until its stdin closes.
+func TestBurnServerProcess(t *testing.T) {
+	if os.Getenv("GAB_BURN_SERVER") == "" {
+		t.Skip("helper process for TestServerCPU")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.Exit(2)
+	}
+	os.Stdout.WriteString(ln.Addr().String() + "\n")
+	go func() {
+		buf := make([]byte, 1)
+		os.Stdin.Read(buf)
+		os.Exit(0)
+	}()
+	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		start := threadCPU()
+		for threadCPU()-start < burnPerRequest {
+			for i := 0; i < 10000; i++ {
+			}
+		}
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+}
+
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(unix.RUSAGE_THREAD, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startBurnServer starts the burn server as a child process.
+func startBurnServer(t *testing.T) (url string, pid int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBurnServerProcess$")
+	cmd.Env = append(os.Environ(), "GAB_BURN_SERVER=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr) + "/", cmd.Process.Pid
+}
+
+// wantBurn checks a server CPU figure per request (µs) against the burn:
+// /proc counts 10 ms ticks, and the server's HTTP work adds a little.
+func wantBurn(t *testing.T, what string, us float64, requests int) {
+	t.Helper()
+	lo := float64(burnPerRequest.Microseconds()) - 10000/float64(requests)
+	hi := float64(burnPerRequest.Microseconds())*1.1 + 10000/float64(requests)
+	if us < lo || us > hi {
+		t.Errorf("%s: %.1f us of server CPU per request, want %.0f..%.0f (%v burnt per request)", what, us, lo, hi, burnPerRequest)
+	}
+}
+
+func TestServerCPU(t *testing.T) {
+	url, pid := startBurnServer(t)
+	const n = 12
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "--server-pid", strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "2", url)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	_, rest, ok := strings.Cut(stdout, "  Per request:          ")
+	us, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+	if !ok || err != nil || !strings.Contains(stdout, "Server CPU (PID "+strconv.Itoa(pid)+", with threads and children; 10 ms resolution):") ||
+		!strings.Contains(stdout, "  Client CPU (gab): ") {
+		t.Fatalf("no server CPU lines in:\n%s", stdout)
+	}
+	wantBurn(t, "single run", us, n)
+
+	csvFile := filepath.Join(t.TempDir(), "s.csv")
+	status, _, stderr = runArgs(t, t.Context(), "ab", "sweep", "--server-pid", "burn="+strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "1,3",
+		"--csv", csvFile, "burn="+url)
+	if status != 0 {
+		t.Fatalf("sweep: status %d, stderr %q", status, stderr)
+	}
+	rows, col := readCSV(t, csvFile)
+	if len(rows) != 3 {
+		t.Fatalf("CSV %q", rows)
+	}
+	for _, r := range rows[1:] {
+		us, err := strconv.ParseFloat(r[col["server_cpu_us_per_req"]], 64)
+		if err != nil {
+			t.Fatalf("row %q", r)
+		}
+		wantBurn(t, "sweep c="+r[col["concurrency"]], us, n)
+		if pct, _ := strconv.ParseFloat(r[col["server_cpu_pct"]], 64); pct <= 0 {
+			t.Errorf("server cpu %% %q", r[col["server_cpu_pct"]])
+		}
+	}
+}

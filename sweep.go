@@ -1,0 +1,620 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"gab/client"
+	"gab/internal/servercpu"
+	"gab/internal/sweep"
+	"gab/report"
+)
+
+// gab sweep [ab options] [sweep options] TARGET...: an experiment made of
+// many ab runs. Each point (target × size × concurrency) is measured --repeat
+// times, the repetitions interleaved across the targets; each run goes
+// through the single run's pipeline in process (client.Runner.Run, then
+// report.Summarize and the run's JSON document), and internal/sweep turns
+// the runs into statistics, a table, a CSV file and a JSON document.
+
+// sweepOptions are the sweep's own options.
+type sweepOptions struct {
+	sizes, postSizes, csvFile, jsonFile string
+	repeat                              int
+	pause                               durationValue
+	maxCVPercent                        float64
+	demo, help                          bool
+	serverPIDs                          []string
+}
+
+func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("gab sweep", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.StringVar(&so.sizes, "sizes", "", "`LIST` of sizes (4,100b,10k,1m; 1k = 1024 bytes), each replacing {size} in the targets")
+	fs.StringVar(&so.postSizes, "post-sizes", "", "POST a generated body of each size in `LIST` (content type -T); {size} in a target takes the size too")
+	fs.IntVar(&so.repeat, "repeat", 1, "measure each point `R` times, interleaved across the targets")
+	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds)")
+	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation)")
+	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
+	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
+	fs.BoolVar(&so.demo, "demo", false, "sweep the built-in server (serves /bytes/N for any size N, accepts POST bodies)")
+	fs.StringArrayVar(&so.serverPIDs, "server-pid", nil, "measure the CPU of `[LABEL=]PID[,PID...]` (and threads, children) per run; repeatable, one per label")
+	fs.BoolVarP(&so.help, "help", "h", false, "print this help")
+	return fs
+}
+
+const sweepUsage = `Usage: %s sweep [ab options] [sweep options] TARGET...
+TARGET is URL or LABEL=URL. ab's options apply to every run (-n or -t per run, -k, -H, ...), except:
+    -c LIST         concurrency values, e.g. -c 1,10,100 (default 1)
+    -v N            also print ab's report of each run (stdout); N >= 2 as ab's -v
+Sweep options:
+`
+
+// sweepArgs are the sweep's command line, split.
+type sweepArgs struct {
+	ab          []string // ab's options for every run (no -c)
+	concurrency string   // -c's list ("" when not given)
+	verbose     bool     // -v given
+	targets     []string
+	opts        sweepOptions
+}
+
+// splitSweepArgs separates ab's options, -c's list, the sweep's long options
+// and the targets. ab's options follow ab's grammar (clusters, attached or
+// separate values); long options may come anywhere, short ones only before
+// the first target.
+func splitSweepArgs(args []string) (*sweepArgs, error) {
+	sa := &sweepArgs{}
+	sfs := newSweepFlagSet(&sa.opts)
+	var lo longOptions
+	abfs := newLongFlagSet(&lo)
+	var sweepLong []string
+	takesValue := func(f *pflag.Flag) bool { return f.NoOptDefVal == "" }
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			sa.targets = append(sa.targets, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			dst := &sweepLong
+			f := sfs.Lookup(name)
+			if f == nil {
+				switch name {
+				case "format", "extended":
+					return nil, fmt.Errorf("--%s does not apply to gab sweep (see --csv and --json)", name)
+				}
+				if f = abfs.Lookup(name); f == nil {
+					return nil, fmt.Errorf("unknown option --%s", name)
+				}
+				dst = &sa.ab
+			}
+			*dst = append(*dst, a)
+			if !hasValue && takesValue(f) && i+1 < len(args) {
+				i++
+				*dst = append(*dst, args[i])
+			}
+		case len(a) > 1 && a[0] == '-' && len(sa.targets) == 0:
+			kept := "-"
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if !takesArgument(c) {
+					if c == 'h' {
+						sa.opts.help = true
+						continue
+					}
+					if strings.IndexByte("wV", c) >= 0 {
+						return nil, fmt.Errorf("-%c does not apply to gab sweep", c)
+					}
+					kept += string(c)
+					continue
+				}
+				value := a[j+1:]
+				if value == "" {
+					if i+1 >= len(args) {
+						return nil, fmt.Errorf("option -%c needs a value", c)
+					}
+					i++
+					value = args[i]
+				}
+				switch c {
+				case 'c':
+					sa.concurrency = value
+				case 'e', 'g', 'x', 'y', 'z':
+					return nil, fmt.Errorf("-%c does not apply to gab sweep (each run would overwrite it; see --csv and --json)", c)
+				default:
+					if c == 'v' {
+						sa.verbose = true
+					}
+					sa.ab = append(sa.ab, kept+string(c), value)
+					kept = "-"
+				}
+				break
+			}
+			if kept != "-" {
+				sa.ab = append(sa.ab, kept)
+			}
+		case len(a) > 1 && a[0] == '-':
+			return nil, fmt.Errorf("ab's options go before the targets (%q follows a target)", a)
+		default:
+			sa.targets = append(sa.targets, a)
+		}
+	}
+	if err := sfs.Parse(sweepLong); err != nil {
+		return nil, err
+	}
+	return sa, nil
+}
+
+// sweepPoint is one target × size × concurrency, with its parsed options.
+type sweepPoint struct {
+	o    *cliOptions
+	argv []string // the equivalent single-run command line
+}
+
+// runSweep is gab sweep; argv[1] is "sweep".
+func runSweep(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	status := sweepMain(ctx, argv, out, stderr)
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
+		if status == exitOK {
+			status = exitError
+		}
+	}
+	return status
+}
+
+func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
+	argv0 := argv[0]
+	usageError := func(err error) int {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		fmt.Fprintf(stderr, "Try '%s sweep --help'.\n", argv0)
+		return exitUsage
+	}
+	sa, err := splitSweepArgs(argv[2:])
+	if err != nil {
+		return usageError(err)
+	}
+	so := &sa.opts
+	if so.help {
+		fmt.Fprintf(out, sweepUsage, argv0)
+		fs := newSweepFlagSet(&sweepOptions{})
+		fmt.Fprint(out, fs.FlagUsages())
+		return exitOK
+	}
+	s := &sweep.Settings{Repeat: so.repeat, Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
+	if so.repeat < 1 {
+		return usageError(fmt.Errorf("--repeat must be at least 1, not %d", so.repeat))
+	}
+	if so.maxCVPercent < 0 || so.maxCVPercent != so.maxCVPercent {
+		return usageError(fmt.Errorf("--max-cv must be a percentage >= 0"))
+	}
+	s.Concurrency = []int{1}
+	if sa.concurrency != "" {
+		if s.Concurrency, err = sweep.ParseConcurrency(sa.concurrency); err != nil {
+			return usageError(err)
+		}
+	}
+	switch {
+	case so.sizes != "" && so.postSizes != "":
+		return usageError(errors.New("--sizes and --post-sizes exclude each other (with --post-sizes, {size} in a target takes the body's size)"))
+	case so.sizes != "":
+		s.SizeOption = "--sizes"
+		s.Sizes, err = sweep.ParseSizes("--sizes", so.sizes)
+	case so.postSizes != "":
+		s.SizeOption = "--post-sizes"
+		s.Sizes, err = sweep.ParseSizes("--post-sizes", so.postSizes)
+	}
+	if err != nil {
+		return usageError(err)
+	}
+	targetArgs := sa.targets
+	var stopDemo func()
+	if so.demo {
+		if len(targetArgs) > 0 {
+			return usageError(errors.New("--demo sweeps the built-in server: no TARGET"))
+		}
+		if len(so.serverPIDs) > 0 {
+			return usageError(errors.New("--server-pid cannot be used with --demo (the built-in server is gab itself; see cli cpu%)"))
+		}
+		base, stop, err := startDemoServer()
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: --demo: %v\n", err)
+			return exitError
+		}
+		stopDemo = stop
+		defer stopDemo()
+		path := "/"
+		if s.SizeOption != "" {
+			path = "/bytes/" + sweep.Placeholder
+		}
+		targetArgs = []string{"demo=" + base + path}
+	}
+	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
+		return usageError(err)
+	}
+	meters, err := serverMeters(so.serverPIDs, s)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		if errors.Is(err, servercpu.ErrUnsupported) {
+			return exitError
+		}
+		return exitUsage
+	}
+
+	// Every point's command line is parsed before the first request, so a
+	// bad option or URL (or -c above -n) stops the sweep as it stops ab.
+	points := map[sweep.Point]*sweepPoint{}
+	nSizes := len(s.Sizes)
+	for _, r := range sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), 1) {
+		p, status := parsePoint(s, r.Point, argv0, sa.ab, stderr)
+		if p == nil {
+			return status
+		}
+		points[r.Point] = p
+	}
+	if cpus := points[sweep.Point{Size: sizeIndex(nSizes)}].o.CPUs; cpus > 0 {
+		runtime.GOMAXPROCS(cpus)
+	}
+	files, err := createSweepFiles(so.csvFile, so.jsonFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		return exitError
+	}
+	defer files.close()
+
+	start := time.Now()
+	loadStart := loadAverage()
+	plan := sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), s.Repeat)
+	var runs []*sweep.RunResult
+	interrupted := false
+	fatalRuns := 0
+	for i, r := range plan {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		if i > 0 && s.Pause > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(s.Pause):
+			}
+			if ctx.Err() != nil {
+				interrupted = true
+				break
+			}
+		}
+		p := points[r.Point]
+		rr := measure(ctx, s, r, i, p, meters[r.Target], sa.verbose, out, stderr)
+		runs = append(runs, rr)
+		if rr.Ending == "fatal" || rr.Ending == "not_started" {
+			fatalRuns++
+		}
+		if rr.Ending == "interrupted" {
+			interrupted = true
+			break
+		}
+		// A point is finished after its last repetition.
+		if r.Rep == s.Repeat-1 {
+			all := sweep.Aggregate(s, runs)
+			for _, pr := range all {
+				if pr.Point == r.Point {
+					fmt.Fprintf(stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(pr))
+				}
+			}
+		}
+	}
+	results := sweep.Aggregate(s, runs)
+	if sa.verbose {
+		fmt.Fprintln(out)
+	}
+	if err := sweep.WriteTable(out, s, results, !interrupted); err != nil {
+		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
+		return exitError
+	}
+	writeRunErrors(out, results)
+	meta := sweep.Meta{CommandLine: redactSweepArgs(argv), Start: start, End: time.Now(), Complete: !interrupted,
+		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: loadStart, LoadEnd: loadAverage()}}
+	if err := files.write(s, results, meta); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
+	}
+	switch {
+	case interrupted:
+		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", argv0, len(runs), len(plan))
+		return exitError
+	case fatalRuns > 0:
+		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", argv0, fatalRuns, len(plan))
+		return exitError
+	}
+	return exitOK
+}
+
+func sizeIndex(nSizes int) int {
+	if nSizes == 0 {
+		return -1
+	}
+	return 0
+}
+
+// parsePoint builds a point's single-run command line and parses it with
+// ab's grammar. On an error it prints ab's message and returns nil and the
+// exit status.
+func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, stderr io.Writer) (*sweepPoint, int) {
+	var size *sweep.Size
+	if pt.Size >= 0 {
+		size = &s.Sizes[pt.Size]
+	}
+	t := s.Targets[pt.Target]
+	url := t.URLFor(size)
+	argv := append([]string{argv0}, ab...)
+	argv = append(argv, "-c", strconv.Itoa(s.Concurrency[pt.Concurrency]), url)
+	var msgs bytes.Buffer
+	o, status, done := parseArgs(argv, io.Discard, &msgs)
+	if done {
+		fmt.Fprintf(stderr, "%s sweep: target %s, c=%d", argv0, t.Label, s.Concurrency[pt.Concurrency])
+		if size != nil {
+			fmt.Fprintf(stderr, ", size %s", size.Text)
+		}
+		fmt.Fprintf(stderr, ":\n%s", msgs.String())
+		return nil, status
+	}
+	if t.Label == "demo" && strings.HasPrefix(url, "http://127.0.0.1:") {
+		o.Config.NoSpin = true // the built-in server runs on gab's own cores
+	}
+	if s.SizeOption == "--post-sizes" {
+		spec := &o.Config.Spec
+		if spec.HasBody || spec.Method != "GET" {
+			fmt.Fprintf(stderr, "%s sweep: --post-sizes cannot be used with -p, -u, -i or -m (it POSTs a generated body)\n", argv0)
+			return nil, exitUsage
+		}
+		spec.Method, spec.Body, spec.HasBody = "POST", generatedBody(size.Bytes), true
+		o.setTarget(o.Config.Target) // rebuild the request with its body
+	}
+	return &sweepPoint{o: o, argv: argv}, exitOK
+}
+
+// generatedBody is --post-sizes' request body: n bytes of printable text.
+func generatedBody(n int64) []byte {
+	const pattern = "abcdefghijklmnopqrstuvwxyz0123456789\n"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = pattern[i%len(pattern)]
+	}
+	return b
+}
+
+// serverMeters reads --server-pid: PIDS for every target, or LABEL=PIDS for
+// one (repeatable). Every process must exist now.
+func serverMeters(specs []string, s *sweep.Settings) (map[int]*servercpu.Meter, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	byLabel := map[string][]int{}
+	for _, spec := range specs {
+		label, list, labelled := strings.Cut(spec, "=")
+		if !labelled {
+			list, label = spec, ""
+		}
+		pids, err := servercpu.ParsePIDs(list)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := byLabel[label]; dup {
+			return nil, fmt.Errorf("--server-pid given twice for %q", label)
+		}
+		byLabel[label] = pids
+	}
+	meters := map[int]*servercpu.Meter{}
+	s.ServerPIDs = map[string][]int{}
+	known := map[string]bool{"": true}
+	for i, t := range s.Targets {
+		known[t.Label] = true
+		pids, ok := byLabel[t.Label]
+		if !ok {
+			if pids, ok = byLabel[""]; !ok {
+				continue
+			}
+		}
+		m, err := servercpu.New(pids)
+		if err != nil {
+			return nil, err
+		}
+		meters[i] = m
+		s.ServerPIDs[t.Label] = pids
+	}
+	for label := range byLabel {
+		if !known[label] {
+			return nil, fmt.Errorf("--server-pid: no target is labelled %q", label)
+		}
+	}
+	return meters, nil
+}
+
+// measure runs one repetition of a point, as a single gab run would, and
+// returns what it measured.
+func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter *servercpu.Meter,
+	verbose bool, out, stderr io.Writer) *sweep.RunResult {
+	o := p.o
+	cfg := o.Config
+	cfg.Extended = true // the latency histogram and the phases' exact moments
+	cfg.Quiet = true
+	if verbose {
+		cfg.Events = newSink(out, stderr, cfg.Verbosity, 0)
+	}
+	rr := &sweep.RunResult{Run: r, Order: order, URL: o.URL, Start: time.Now()}
+	in := report.JSONInput{CommandLine: redactCredentials(p.argv), Start: rr.Start, Percentiles: o.Percentiles}
+	runner, err := client.New(cfg)
+	var res *client.Result
+	var cpu report.CPUUsage
+	var srvBefore time.Duration
+	var srvErr error
+	if err == nil {
+		if meter != nil {
+			srvBefore, srvErr = meter.Read()
+		}
+		cpuBefore := report.ProcessCPU()
+		res, err = runner.Run(ctx)
+		cpu = report.ProcessCPU().Sub(cpuBefore)
+		if meter != nil && srvErr == nil {
+			var after time.Duration
+			after, srvErr = meter.Read()
+			rr.ServerCPU, rr.ServerCPUKnown = after-srvBefore, srvErr == nil
+		}
+	}
+	in.CPU, in.Result = cpu, res
+	if err != nil {
+		fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
+		errors.As(err, &fe)
+		in.ErrMessage, in.ExitCode = fe.Message, fe.Exit
+		rr.Error = strings.TrimSpace(fe.Message)
+	}
+	if srvErr != nil && rr.Error == "" {
+		rr.Error = srvErr.Error()
+	}
+	if res != nil {
+		sum := report.Summarize(res, reportOptions(o))
+		in.Summary = sum
+		rr.RPS = sum.Rates.RequestsPerSecond
+		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
+		rr.Seconds, rr.ReadBytes = sum.Seconds, sum.TotalRead
+		if x := res.Extra; x != nil {
+			d := &x.Phases[client.PhaseTotal]
+			rr.Latency = sweep.Moments{Count: d.Count, Mean: d.Mean(), SD: d.SD()}
+			if d.Count > 0 {
+				rr.Hist = d.Hist
+			}
+		}
+		rr.ClientCPU, rr.ClientCPUKnown = cpu.User+cpu.Sys, cpu.Known
+		if verbose {
+			label := s.Targets[r.Target].Label
+			fmt.Fprintf(out, "\n== run %d: %s c=%d repetition %d: %s\n", order+1, label, s.Concurrency[r.Point.Concurrency], r.Rep+1, o.URL)
+			_ = report.WriteText(out, sum) // a stdout error is reported when the table is written
+		}
+	}
+	rr.Document = report.NewDocument(in)
+	rr.Ending = rr.Document.Ending
+	return rr
+}
+
+// writeRunErrors lists the runs that ended with an error, after the table.
+func writeRunErrors(w io.Writer, points []*sweep.PointResult) {
+	first := true
+	for _, p := range points {
+		for _, r := range p.Runs {
+			if r.Error == "" {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w, "\nRuns that ended with an error:")
+				first = false
+			}
+			size := ""
+			if p.Size != nil {
+				size = " size=" + p.Size.Text
+			}
+			fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", p.Label, size, p.Concurrency, r.Rep+1, r.Error)
+		}
+	}
+}
+
+// redactSweepArgs hides -A and -P values in the sweep's command line.
+func redactSweepArgs(argv []string) []string {
+	if len(argv) < 2 {
+		return argv
+	}
+	rest := redactCredentials(append([]string{argv[0]}, argv[2:]...))
+	return append([]string{argv[0], argv[1]}, rest[1:]...)
+}
+
+// loadAverage is /proc/loadavg's three figures (nil where unknown).
+func loadAverage() []float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return nil
+	}
+	var out []float64
+	for _, s := range f[:3] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// sweepFiles are --csv and --json, created before the first request.
+type sweepFiles struct {
+	csv, json *os.File
+}
+
+func createSweepFiles(csvName, jsonName string) (*sweepFiles, error) {
+	f := &sweepFiles{}
+	var err error
+	if csvName != "" {
+		if f.csv, err = os.Create(csvName); err != nil {
+			return nil, err
+		}
+	}
+	if jsonName != "" {
+		if f.json, err = os.Create(jsonName); err != nil {
+			f.close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *sweepFiles) write(s *sweep.Settings, points []*sweep.PointResult, m sweep.Meta) error {
+	write := func(file *os.File, fn func(io.Writer) error) error {
+		if file == nil {
+			return nil
+		}
+		bw := bufio.NewWriterSize(file, 64<<10)
+		err := fn(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", file.Name(), err)
+		}
+		return nil
+	}
+	err := write(f.csv, func(w io.Writer) error { return sweep.WriteCSV(w, points) })
+	f.csv = nil
+	if jerr := write(f.json, func(w io.Writer) error { return sweep.WriteJSON(w, sweep.NewDocument(s, points, m)) }); err == nil {
+		err = jerr
+	}
+	f.json = nil
+	return err
+}
+
+func (f *sweepFiles) close() {
+	for _, file := range []*os.File{f.csv, f.json} {
+		if file != nil {
+			file.Close()
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"gab/internal/sweep"
+	"gab/internal/sweep/sweeptest"
+)
+
+func TestSplitSweepArgs(t *testing.T) {
+	sa, err := splitSweepArgs([]string{"-kc", "1,10", "-n100", "--repeat", "3", "-H", "X: --y", "--http1.1",
+		"-v", "2", "a=http://h/", "--csv=f.csv", "http://g/", "--pause", "0.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAB := []string{"-k", "-n", "100", "-H", "X: --y", "--http1.1", "-v", "2"}
+	if !reflect.DeepEqual(sa.ab, wantAB) {
+		t.Errorf("ab options %q, want %q", sa.ab, wantAB)
+	}
+	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.repeat != 3 || sa.opts.csvFile != "f.csv" ||
+		time.Duration(sa.opts.pause) != 500*time.Millisecond {
+		t.Errorf("sweep options %+v", sa)
+	}
+	if !reflect.DeepEqual(sa.targets, []string{"a=http://h/", "http://g/"}) {
+		t.Errorf("targets %q", sa.targets)
+	}
+	// -c attached inside a cluster, and the last -c wins as in ab.
+	sa, err = splitSweepArgs([]string{"-c", "5", "-kic10,20", "--", "-odd"})
+	if err != nil || sa.concurrency != "10,20" || !reflect.DeepEqual(sa.ab, []string{"-ki"}) || sa.targets[0] != "-odd" {
+		t.Errorf("cluster: %+v, %v", sa, err)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	dir := t.TempDir()
+	body := filepath.Join(dir, "body")
+	os.WriteFile(body, []byte("x"), 0o644)
+	u := "http://127.0.0.1:9/x"
+	for _, c := range []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"-c", "10,x", u}, exitUsage, `-c: "x" is not a number (in "10,x")`},
+		{[]string{"http://127.0.0.1:9/{size}"}, exitUsage, "holds {size} but neither --sizes nor --post-sizes"},
+		{[]string{"--sizes", "1k", u}, exitUsage, "--sizes is given but target \"" + u + "\" holds no {size}"},
+		{[]string{"--sizes", "1k,zz", "http://127.0.0.1:9/{size}"}, exitUsage, `--sizes: "zz" is not a size`},
+		{[]string{"--post-sizes", "4", "-p", body, u}, exitUsage, "--post-sizes cannot be used with -p"},
+		{[]string{"--sizes", "4", "--post-sizes", "4", "http://127.0.0.1:9/{size}"}, exitUsage, "exclude each other"},
+		{[]string{"-n", "5", "-c", "1,10", u}, exitUsage, "c=10:\nab: Cannot use concurrency level greater than total number of requests"},
+		{[]string{"--server-pid", "nginx=1", "apache=" + u}, exitUsage, `no target is labelled "nginx"`},
+		{[]string{"--server-pid", "1073741824", u}, exitUsage, "no process with PID 1073741824"},
+		{[]string{"--format", "json", u}, exitUsage, "--format does not apply to gab sweep"},
+		{[]string{"-e", "x.csv", u}, exitUsage, "-e does not apply to gab sweep"},
+		{[]string{"--demo", u}, exitUsage, "--demo sweeps the built-in server: no TARGET"},
+		{nil, exitUsage, "no TARGET"},
+		{[]string{"--repeat", "0", u}, exitUsage, "--repeat must be at least 1"},
+		{[]string{"a=" + u, "a=" + u}, exitUsage, `two targets are named "a"`},
+		{[]string{u, "-n", "3"}, exitUsage, "ab's options go before the targets"},
+		{[]string{"--csv", filepath.Join(dir, "no", "such", "dir"), u}, exitError, "no such file or directory"},
+		{[]string{"--bogus", u}, exitUsage, "unknown option --bogus"},
+	} {
+		status, stdout, stderr := runArgs(t, t.Context(), append([]string{"ab", "sweep"}, c.args...)...)
+		if status != c.status || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("sweep %q: status %d, stderr %q, stdout %q; want status %d and %q", c.args, status, stderr, stdout, c.status, c.want)
+		}
+	}
+}
+
+// sizeServer serves /fN (N bytes as --sizes reads it) to any method, reading
+// the request body, and counts requests and body bytes.
+func sizeServer(t *testing.T) (url string, hits, bodyBytes *atomic.Int64) {
+	hits, bodyBytes = new(atomic.Int64), new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		n, _ := io.Copy(io.Discard, r.Body)
+		bodyBytes.Add(n)
+		size, err := sweep.ParseSize(strings.TrimPrefix(r.URL.Path, "/f"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		w.Write(bytes.Repeat([]byte("z"), int(size)))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, hits, bodyBytes
+}
+
+// closedPort is a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestSweepTwoTargets sweeps two local servers and a dead one over two sizes
+// and two concurrencies, twice each: the dead target fails without stopping
+// the others, and the CSV and JSON hold every point.
+func TestSweepTwoTargets(t *testing.T) {
+	urlA, hitsA, _ := sizeServer(t)
+	urlB, hitsB, _ := sizeServer(t)
+	dir := t.TempDir()
+	csvFile, jsonFile := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "sweep", "-k", "-n", "20", "-c", "1,2", "--sizes", "10,1k", "--repeat", "2",
+		"--csv", csvFile, "--json", jsonFile, "A="+urlA+"/f{size}", "B="+urlB+"/f{size}", "dead=http://"+closedPort(t)+"/f{size}")
+	if status != exitError || !strings.Contains(stderr, "8 of 24 runs ended with an error") {
+		t.Errorf("status %d, want 1 for the dead target; stderr:\n%s", status, stderr)
+	}
+	if hitsA.Load() != 160 || hitsB.Load() != 160 {
+		t.Errorf("requests A %d B %d, want 2 sizes × 2 c × 2 runs × 20", hitsA.Load(), hitsB.Load())
+	}
+	if n := strings.Count(stderr, "\n["); n != 11 || !strings.Contains(stderr, "[4/24] A size=10 c=1: ") ||
+		!strings.Contains(stderr, "[6/24] dead size=10 c=1: 0.0 req/s ±0.0 (95% CI, n=2, cv 0.0%), 0 failed, 2 of 2 runs ended with an error [apr_socket_recv: Connection refused (111)]") {
+		t.Errorf("want a line per point on stderr:\n%s", stderr)
+	}
+	for _, want := range []string{"Ranking", "Runs that ended with an error:", "dead size=1k c=2 repetition 2: apr_socket_recv: Connection refused (111)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	rows, col := readCSV(t, csvFile)
+	if len(rows) != 13 {
+		t.Fatalf("CSV: %d rows", len(rows))
+	}
+	for _, r := range rows[1:] {
+		label, complete := r[col["label"]], r[col["complete"]]
+		if label == "dead" {
+			if complete != "0" || r[col["error_runs"]] != "2" || r[col["latency_mean_ms"]] != "" || r[col["rps_mean"]] != "0.00" {
+				t.Errorf("dead row %q", r)
+			}
+			continue
+		}
+		if complete != "40" || r[col["failed"]] != "0" || r[col["error_runs"]] != "0" || r[col["repeats"]] != "2" || r[col["server_cpu_us_per_req"]] != "" ||
+			r[col["latency_mean_ms"]] == "" || r[col["rps_ci95"]] == "" || r[col["client_cpu_pct"]] == "" {
+			t.Errorf("row %q", r)
+		}
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "docs"); err != nil {
+		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
+	}
+	var doc sweep.Document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.Complete || len(doc.Points) != 12 || len(doc.Rankings) != 4 {
+		t.Fatalf("document: complete %v, %d points, %d rankings", doc.Complete, len(doc.Points), len(doc.Rankings))
+	}
+	// A B dead A B dead: the repetitions are interleaved.
+	p := doc.Points[0]
+	if p.Label != "A" || p.Runs[0].Order != 1 || p.Runs[1].Order != 4 || doc.Points[1].Runs[0].Order != 2 {
+		t.Errorf("order: %+v", p.Runs)
+	}
+	if r := p.Runs[0].Document.Report; r == nil || r.CompleteRequests != 20 || r.DocumentLengthBytes != 10 || r.ConcurrencyLevel != 1 {
+		t.Errorf("run document report %+v", r)
+	}
+	if last := doc.Rankings[3]; last.Size.Text != "1k" || last.Concurrency != 2 || last.ByThroughput[2].Label != "dead" {
+		t.Errorf("ranking %+v", last)
+	}
+}
+
+// TestSweepDemoPostSizes: --demo with --post-sizes POSTs a body of each size
+// to /bytes/{size}, which answers with as many bytes.
+func TestSweepDemoPostSizes(t *testing.T) {
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "sweep", "--demo", "-n", "10", "-T", "application/octet-stream",
+		"--post-sizes", "4,2k", "--json", jsonFile)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, stderr)
+	}
+	if !strings.Contains(stdout, "demo    2k") || strings.Contains(stdout, "Ranking") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	raw, _ := os.ReadFile(jsonFile)
+	var doc sweep.Document
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Points) != 2 {
+		t.Fatalf("document: %v", err)
+	}
+	for i, want := range []int64{4, 2048} {
+		r := doc.Points[i].Runs[0].Document.Report
+		if r == nil || r.DocumentLengthBytes != want || r.TotalBodySentBytes < 10*want || r.CompleteRequests != 10 || r.FailedRequests != 0 {
+			t.Errorf("size %d: report %+v", want, r)
+		}
+		if !strings.Contains(doc.Points[i].URL, "/bytes/") {
+			t.Errorf("url %q", doc.Points[i].URL)
+		}
+	}
+}
+
+// TestSweepInterrupted: SIGINT during the third run (B hangs) ends the
+// sweep with what it has, marked incomplete.
+func TestSweepInterrupted(t *testing.T) {
+	url, hits := startDocServer(t)
+	dir := t.TempDir()
+	jsonFile, csvFile := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.csv")
+	args := []string{"sweep", "-n", "5", "--repeat", "2", "--json", jsonFile, "--csv", csvFile, "A=" + url + "/doc", "B=" + url + "/hang"}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestMainProcess$")
+	cmd.Env = append(os.Environ(), "GAB_MAIN_ARGS="+strings.Join(args, "\x1f"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for hits.Load() < 6 && time.Now().Before(deadline) { // A's 5, then B's first request hangs
+		time.Sleep(time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "interrupted after 2 of 4 runs") {
+		t.Errorf("exit %v, want status 1; stderr %q", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "INCOMPLETE") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "docs"); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	var doc sweep.Document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Complete || len(doc.Points) != 2 || doc.Points[0].Complete || doc.Points[0].Repeats != 1 ||
+		doc.Points[1].Runs[0].Ending != "interrupted" {
+		t.Errorf("document: complete %v, points %+v", doc.Complete, doc.Points)
+	}
+	lines := 0
+	if f, err := os.Open(csvFile); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			lines++
+		}
+		f.Close()
+	}
+	if lines != 3 {
+		t.Errorf("CSV has %d lines, want the header and 2 points", lines)
+	}
+	_ = syscall.SIGINT
+}
+
+// readCSV reads a --csv file: its rows (header first) and the header's
+// column indexes.
+func readCSV(t *testing.T, name string) (rows [][]string, col map[string]int) {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err = csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", name, err)
+	}
+	col = map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	return rows, col
+}
