@@ -17,7 +17,7 @@ import (
 )
 
 // burnPerRequest is the CPU the burn server spends on each request.
-const burnPerRequest = 20 * time.Millisecond
+const burnPerRequest = 50 * time.Millisecond
 
 // TestBurnServerProcess is not a test: run as a child (GAB_BURN_SERVER set)
 // it is an HTTP server that spends burnPerRequest of CPU time (its thread's,
@@ -78,11 +78,12 @@ func startBurnServer(t *testing.T) (url string, pid int) {
 }
 
 // wantBurn checks a server CPU figure per request (µs) against the burn:
-// /proc counts 10 ms ticks, and the server's HTTP work adds a little.
+// /proc counts 10 ms ticks, and the server's HTTP work adds a little (more
+// under the race detector).
 func wantBurn(t *testing.T, what string, us float64, requests int) {
 	t.Helper()
 	lo := float64(burnPerRequest.Microseconds()) - 10000/float64(requests)
-	hi := float64(burnPerRequest.Microseconds())*1.1 + 10000/float64(requests)
+	hi := float64(burnPerRequest.Microseconds())*1.15 + 10000/float64(requests)
 	if us < lo || us > hi {
 		t.Errorf("%s: %.1f us of server CPU per request, want %.0f..%.0f (%v burnt per request)", what, us, lo, hi, burnPerRequest)
 	}
@@ -90,7 +91,7 @@ func wantBurn(t *testing.T, what string, us float64, requests int) {
 
 func TestServerCPU(t *testing.T) {
 	url, pid := startBurnServer(t)
-	const n = 12
+	const n = 8
 	status, stdout, stderr := runArgs(t, t.Context(), "ab", "--server-pid", strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "2", url)
 	if status != 0 {
 		t.Fatalf("status %d, stderr %q", status, stderr)

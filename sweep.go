@@ -491,7 +491,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 		in.Summary = sum
 		rr.RPS = sum.Rates.RequestsPerSecond
 		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
-		rr.Seconds, rr.ReadBytes = sum.Seconds, sum.TotalRead
+		rr.Seconds, rr.ReadBytes, rr.SentBytes = sum.Seconds, sum.TotalRead, sum.TotalSent
 		if x := res.Extra; x != nil {
 			d := &x.Phases[client.PhaseTotal]
 			rr.Latency = sweep.Moments{Count: d.Count, Mean: d.Mean(), SD: d.SD()}

@@ -87,6 +87,7 @@ type DocPoint struct {
 	RequestsFailed   int     `json:"requests_failed"`
 	RunsWithError    int     `json:"runs_with_error"`
 	MbitPerS         float64 `json:"received_mbit_per_s"`
+	SentMbitPerS     float64 `json:"sent_mbit_per_s"`
 	// The CPU figures are absent where not measured.
 	ClientCPUPercent  *float64 `json:"client_cpu_percent_of_one_core,omitempty"`
 	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
@@ -205,6 +206,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 			RequestsFailed:    p.Failed,
 			RunsWithError:     p.ErrorRuns,
 			MbitPerS:          p.MbitPerS,
+			SentMbitPerS:      p.SentMbitPerS,
 			ClientCPUPercent:  optional(p.ClientCPUPct, p.ClientCPUKnown),
 			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
 			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
@@ -249,7 +251,7 @@ func WriteJSON(w io.Writer, d *Document) error {
 // CSVHeader are the --csv columns.
 var CSVHeader = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
 	"rps_mean", "rps_sd", "rps_min", "rps_max", "rps_ci95", "rps_cv", "cv_above_max",
-	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s",
+	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s", "sent_mbit_s",
 	"client_cpu_pct", "server_cpu_us_per_req", "server_cpu_pct"}
 
 // WriteCSV writes one row per point; a figure that was not measured is empty.
@@ -286,7 +288,7 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 			f(p.RPS.Mean, 2), multi(p.RPS.SD, 2), f(p.RPS.Min, 2), f(p.RPS.Max, 2), multi(p.RPS.CI95, 2), multi(p.RPS.CV, 4),
 			strconv.FormatBool(p.RPS.Unstable),
 			lat(p.LatencyMeanMs), lat(p.LatencySDMs), lat(p.LatencyP50Ms), lat(p.LatencyP99Ms),
-			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 3),
+			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 3), f(p.SentMbitPerS, 3),
 			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
 			known(p.ServerPct, p.ServerCPUKnown, 1)}
 		if err := cw.Write(row); err != nil {
@@ -351,7 +353,11 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	for _, p := range points {
 		anyServer = anyServer || p.ServerCPUKnown
 	}
-	head := "label\tsize\tc\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tp50 ms\tp99 ms\tfailed\tMbit/s\tcli cpu%"
+	head := "label\tsize\tc\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
+	if s.SizeOption == "--post-sizes" {
+		head += "\ttx Mbit/s"
+	}
+	head += "\tcli cpu%"
 	if anyServer {
 		head += "\tsrv us/req\tsrv cpu%"
 	}
@@ -376,7 +382,11 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		row := []string{p.Label, sizeText(p.Size), strconv.Itoa(p.Concurrency), runs,
 			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark,
 			dash(p.LatencyMeanMs, lat, 3), dash(p.LatencySDMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
-			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2), dash(p.ClientCPUPct, p.ClientCPUKnown, 1)}
+			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2)}
+		if s.SizeOption == "--post-sizes" {
+			row = append(row, f(p.SentMbitPerS, 2))
+		}
+		row = append(row, dash(p.ClientCPUPct, p.ClientCPUKnown, 1))
 		if anyServer {
 			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
 		}
@@ -409,7 +419,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	}
 	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
 	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
-	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below).")
+	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below). rx/tx Mbit/s: bytes received/sent (heads included) per second, mean over the runs.")
 	fmt.Fprintln(w, "cli cpu%: gab's own CPU, % of one core; srv: CPU of the --server-pid processes (/proc, 10 ms ticks) per complete request and % of one core.")
 	if !complete {
 		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")

@@ -44,6 +44,7 @@ type RunResult struct {
 	Failed    int     // ab's Failed requests
 	Seconds   float64 // ab's Time taken for tests
 	ReadBytes int64   // ab's Total transferred
+	SentBytes int64   // every request byte written (ab's Total body sent with -p)
 	// Latency is the total time (start to last byte) of the recorded requests,
 	// in µs: exact moments, and the HDR histogram (nil when none).
 	Latency Moments
@@ -78,6 +79,7 @@ type PointResult struct {
 	Complete, Failed             int     // sums over the repetitions
 	ErrorRuns                    int     // runs that ended with an error (e.g. connection refused)
 	MbitPerS                     float64 // mean over the repetitions of received Mbit/s
+	SentMbitPerS                 float64 // likewise sent
 	ClientCPUPct                 float64 // client CPU over the runs' elapsed time, % of one core
 	ClientCPUKnown               bool
 	ServerCPUUsPerReq, ServerPct float64 // server CPU per complete request (µs), % of one core
@@ -129,7 +131,7 @@ func (p *PointResult) compute(maxCV float64) {
 	rps := make([]float64, 0, len(p.Runs))
 	moments := make([]Moments, 0, len(p.Runs))
 	var merged *hdrhistogram.Histogram
-	var mbit float64
+	var mbit, sent float64
 	var seconds float64
 	var clientCPU, serverCPU time.Duration
 	p.ClientCPUKnown, p.ServerCPUKnown = len(p.Runs) > 0, len(p.Runs) > 0
@@ -148,6 +150,7 @@ func (p *PointResult) compute(maxCV float64) {
 			p.ErrorRuns++
 		}
 		mbit += report.MbitPerSecond(r.ReadBytes, r.Seconds)
+		sent += report.MbitPerSecond(r.SentBytes, r.Seconds)
 		seconds += r.Seconds
 		clientCPU += r.ClientCPU
 		serverCPU += r.ServerCPU
@@ -157,6 +160,7 @@ func (p *PointResult) compute(maxCV float64) {
 	p.RPS = SummarizeRPS(rps, maxCV)
 	if n := len(p.Runs); n > 0 {
 		p.MbitPerS = mbit / float64(n)
+		p.SentMbitPerS = sent / float64(n)
 	}
 	lat := Pool(moments)
 	p.LatencyCount = lat.Count
