@@ -1,0 +1,129 @@
+//go:build linux
+
+// Package examples runs the experiment scripts of examples/server-comparison
+// and examples/message-size end to end with tiny parameters: every server
+// starts from its private configuration, the sweeps complete without
+// failures, and their JSON documents match docs/sweep-schema.json.
+package examples
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"gab/internal/sweep"
+	"gab/internal/sweep/sweeptest"
+	"gab/internal/testtool"
+)
+
+var (
+	buildOnce sync.Once
+	gabBin    string
+	buildErr  error
+)
+
+// buildGab builds gab from this repository once for the tests.
+func buildGab(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gab-examples")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		gabBin = filepath.Join(dir, "gab")
+		if out, err := exec.Command("go", "build", "-o", gabBin, "..").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return gabBin
+}
+
+func TestMain(m *testing.M) {
+	status := m.Run()
+	if gabBin != "" {
+		os.RemoveAll(filepath.Dir(gabBin))
+	}
+	os.Exit(status)
+}
+
+// readSweep reads and validates a sweep document.
+func readSweep(t *testing.T, name string) *sweep.Document {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "../docs"); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	var d sweep.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+// checkPoints wants every point complete, without failures, with server CPU.
+func checkPoints(t *testing.T, d *sweep.Document, points int) {
+	t.Helper()
+	if !d.Complete || len(d.Points) != points {
+		t.Fatalf("complete %v, %d points, want %d", d.Complete, len(d.Points), points)
+	}
+	for _, p := range d.Points {
+		if !p.Complete || p.RequestsFailed != 0 || p.RunsWithError != 0 || p.RequestsComplete == 0 || p.ServerCPUUsPerReq == nil {
+			t.Errorf("point %s size %v c=%d: %+v", p.Label, p.Size, p.Concurrency, p)
+		}
+	}
+}
+
+func run(t *testing.T, gab, script string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), "GAB="+gab)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+}
+
+func TestServerComparison(t *testing.T) {
+	for _, tool := range [][2]string{{"apache2", "apache2"}, {"nginx", "nginx-light"}, {"lighttpd", "lighttpd"}, {"h2o", "h2o"}, {"caddy", "caddy"}} {
+		testtool.Need(t, tool[0], tool[1])
+	}
+	out := t.TempDir()
+	run(t, buildGab(t), "server-comparison/run.sh", "-n", "40", "-c", "4,8", "-s", "100b,10k", "-r", "2", "-o", out)
+	d := readSweep(t, filepath.Join(out, "sweep.json"))
+	checkPoints(t, d, 5*2*2)
+	if len(d.Rankings) != 4 || len(d.Rankings[0].ByThroughput) != 5 {
+		t.Errorf("rankings %+v", d.Rankings)
+	}
+	for _, name := range []string{"sweep.csv", "table.txt", "command.txt", "load.txt"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestMessageSize(t *testing.T) {
+	testtool.Need(t, "nginx", "nginx-light")
+	out := t.TempDir()
+	run(t, buildGab(t), "message-size/run.sh", "-n", "20", "-c", "1", "-s", "4,1k,256k", "-r", "1", "-o", out)
+	for _, name := range []string{"response", "request"} {
+		d := readSweep(t, filepath.Join(out, name+".json"))
+		checkPoints(t, d, 3)
+		last := d.Points[2].Runs[0].Document.Report
+		if name == "response" && (last == nil || last.DocumentLengthBytes != 256<<10) {
+			t.Errorf("response 256k: %+v", last)
+		}
+		if name == "request" && (last == nil || last.TotalBodySentBytes < 20*256<<10 || last.DocumentLengthBytes != 3) {
+			t.Errorf("request 256k: %+v", last)
+		}
+	}
+}
