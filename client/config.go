@@ -1,6 +1,8 @@
 package client
 
 import (
+	"gab/internal/samples"
+
 	"context"
 	"net"
 	"strconv"
@@ -158,7 +160,7 @@ type RequestSpec struct {
 
 // DefaultSampleLimit is the number of requests whose timings are stored exactly
 // (16 bytes each). Past it, statistics come from 1 ms histograms with exact sums.
-const DefaultSampleLimit = 10_000_000
+const DefaultSampleLimit = samples.DefaultLimit
 
 func isIPv6Literal(h string) bool {
 	for i := 0; i < len(h); i++ {

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"gab/internal/samples"
+
 	"context"
 	"errors"
 	"io"
@@ -84,8 +86,8 @@ type Tally struct {
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
-	extra    *tallyExtra // the worker's share of extraStats (extra.go); nil until used
-	spill    []Sample    // samples past the exact limit on their way to disk (spill.go); nil until used
+	extra    *tallyExtra      // the worker's share of extraStats (extra.go); nil until used
+	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
 }
 
 type connBox struct{ c io.Closer }
@@ -168,7 +170,7 @@ type run struct {
 	realClock bool // now is time.Now
 	start     time.Time
 	startUs   int64 // start.UnixMicro(), for Sample.Start
-	samples   *Samples
+	samples   *samples.Store
 	n         int64
 
 	tickets atomic.Int64 // requests handed out (claim) and not given back
@@ -432,8 +434,8 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 	if r.cgi != nil {
 		r.cgi.put(int(i-1), o.CGI)
 	}
-	r.samples.put(int(i-1), Sample{
-		Start:   StartMs(r.startUs, o.Start),
+	r.samples.Put(int(i-1), samples.Sample{
+		Start:   samples.StartMs(r.startUs, o.Start),
 		Connect: usec(o.Connect - o.Start),
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
@@ -603,7 +605,7 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
 	}
 	r.start = r.now()
-	r.samples = NewSamples(cfg.Requests, cfg.SampleLimit)
+	r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
 	if cfg.KeepAllRows {
 		r.samples.SpillPastLimit("")
 	}
@@ -749,7 +751,7 @@ func (rn *Runner) result() *Result {
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
 	for _, t := range r.tallies {
 		t.flushStatus()
-		r.samples.flushBatch(&t.spill) // every worker has stopped
+		r.samples.FlushBatch(&t.spill) // every worker has stopped
 		lastDone = max(lastDone, t.lastDone)
 		res.Failed.Connect += t.FailConnect
 		res.Failed.Receive += t.FailReceive

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"gab/internal/samples"
 )
 
 // This file holds what gab measures beyond ab (issue 7): the phase breakdown,
@@ -52,147 +52,6 @@ func (p Phase) String() string {
 	return "?"
 }
 
-// Histogram geometry for every HDR histogram gab keeps: values in µs from 1 µs
-// to 24 hours, 3 significant digits (a recorded value is known to within 0.1 %).
-const (
-	HistLowestUS  = 1
-	HistHighestUS = 24 * 3600 * 1_000_000
-	HistDigits    = 3
-)
-
-// NewHist returns an empty histogram with gab's geometry (µs, 3 significant digits).
-func NewHist() *hdrhistogram.Histogram {
-	return hdrhistogram.New(HistLowestUS, HistHighestUS, HistDigits)
-}
-
-// Dist is the distribution of one measured quantity in µs: exact count, sum,
-// sum of squares, min and max, and an HDR histogram (3 significant digits) for
-// the median and percentiles.
-type Dist struct {
-	Hist     *hdrhistogram.Histogram
-	Count    int64
-	Min, Max int64 // µs, exact
-	Sum      int64 // µs, exact
-	// Welford's running mean and sum of squared deviations, merged with Chan's
-	// formula: no cancellation when the sd is tiny beside the mean.
-	mean, m2 float64
-}
-
-// NewDist returns an empty distribution.
-func NewDist() Dist { return Dist{Hist: NewHist()} }
-
-// Add records one value in µs (negative values count as 0). Not safe for
-// concurrent use.
-func (d *Dist) Add(us int64) {
-	if us < 0 {
-		us = 0
-	}
-	if d.Count == 0 || us < d.Min {
-		d.Min = us
-	}
-	if us > d.Max {
-		d.Max = us
-	}
-	d.Count++
-	d.Sum += us
-	delta := float64(us) - d.mean
-	d.mean += delta / float64(d.Count)
-	d.m2 += delta * (float64(us) - d.mean)
-	if us > HistHighestUS {
-		us = HistHighestUS // only the histogram clamps; min, max and sums stay exact
-	}
-	_ = d.Hist.RecordValue(us) // cannot fail: 0 ≤ us ≤ the histogram's highest value
-}
-
-func (d *Dist) merge(o *Dist) {
-	if o.Count == 0 {
-		return
-	}
-	if d.Count == 0 || o.Min < d.Min {
-		d.Min = o.Min
-	}
-	if o.Max > d.Max {
-		d.Max = o.Max
-	}
-	n := d.Count + o.Count
-	delta := o.mean - d.mean
-	d.m2 += o.m2 + delta*delta*float64(d.Count)*float64(o.Count)/float64(n)
-	d.mean += delta * float64(o.Count) / float64(n)
-	d.Count = n
-	d.Sum += o.Sum
-	d.Hist.Merge(o.Hist)
-}
-
-// Mean is the exact mean in µs (0 when empty).
-func (d *Dist) Mean() float64 {
-	if d.Count == 0 {
-		return 0
-	}
-	return float64(d.Sum) / float64(d.Count)
-}
-
-// SD is the sample standard deviation in µs (n−1 in the denominator, as ab's),
-// 0 for fewer than two values.
-func (d *Dist) SD() float64 {
-	if d.Count < 2 {
-		return 0
-	}
-	if d.m2 <= 0 {
-		return 0
-	}
-	return math.Sqrt(d.m2 / float64(d.Count-1))
-}
-
-// Percentile is the value at percentile p (0..100) in µs by ab's index rule,
-// the value of rank floor(count·p/100) (0-based) clamped to the last, read
-// from the histogram: the highest value of the 3-significant-digit bucket that
-// holds that rank (HDR's convention), never above the exact maximum.
-func (d *Dist) Percentile(p float64) int64 {
-	if d.Count == 0 {
-		return 0
-	}
-	// The tolerance keeps p such as 99.9, which has no exact binary form, from
-	// landing one below the rank it stands for (as report's percentile rule).
-	idx := int64(math.Floor(float64(d.Count)*p/100 + 1e-9))
-	return d.AtIndex(idx)
-}
-
-// AtIndex is the value of the idx-th smallest recorded value (0-based, clamped
-// to the last) as the histogram knows it: its bucket's highest value, capped by
-// the exact min and max.
-func (d *Dist) AtIndex(idx int64) int64 {
-	if d.Count == 0 {
-		return 0
-	}
-	if idx >= d.Count {
-		idx = d.Count - 1
-	}
-	if idx < 0 {
-		idx = 0
-	}
-	v := HistAtIndex(d.Hist, idx)
-	if v > d.Max {
-		v = d.Max
-	}
-	if v < d.Min {
-		v = d.Min
-	}
-	return v
-}
-
-// HistAtIndex is the highest equivalent value of the bucket holding the idx-th
-// smallest value (0-based) of h; the last bucket's if idx is past the end.
-func HistAtIndex(h *hdrhistogram.Histogram, idx int64) int64 {
-	total := h.TotalCount()
-	if total == 0 {
-		return 0
-	}
-	rank := min(max(idx+1, 1), total)
-	// ValueAtPercentile looks up rank int(p/100·total + 0.5), so this p names
-	// rank exactly (the 0.5 absorbs any rounding of the division).
-	return h.ValueAtPercentile(100 * float64(rank) / float64(total))
-}
-
 // RateResult is what rate mode (--rate) measured.
 type RateResult struct {
 	// Target is the requested rate in requests per second.
@@ -205,9 +64,9 @@ type RateResult struct {
 	OnSchedule int64
 	// Corrected is the latency from each recorded request's intended send time
 	// to its end, in µs: what a user arriving on schedule would have waited.
-	Corrected Dist
+	Corrected samples.Dist
 	// Lag is how late each request was dispatched (actual send − intended) in µs.
-	Lag Dist
+	Lag samples.Dist
 	// BehindAtEnd is the number of requests the schedule had due by the time
 	// the run stopped that were never sent (0 when the client kept up).
 	BehindAtEnd int64
@@ -222,7 +81,7 @@ type ExtraResult struct {
 	DNS        time.Duration
 	DNSLookups int
 	// Phases holds each phase's distribution over the recorded requests, in µs.
-	Phases [PhaseCount]Dist
+	Phases [PhaseCount]samples.Dist
 	// PerSecond[i] is the number of requests recorded with an end time in
 	// second i of the run (i from 0). The last entry is usually a partial second.
 	PerSecond []int64
@@ -243,9 +102,9 @@ type extraStats struct {
 type extraShard struct {
 	mu        sync.Mutex
 	used      bool
-	phases    [PhaseCount]Dist
-	corrected Dist
-	lag       Dist
+	phases    [PhaseCount]samples.Dist
+	corrected samples.Dist
+	lag       samples.Dist
 	perSecond []int64
 	_         [64]byte // keep neighbouring shards' locks off one cache line
 }
@@ -276,10 +135,10 @@ func (e *extraStats) state(t *Tally) *tallyExtra {
 	if !s.used {
 		s.used = true
 		for p := range s.phases {
-			s.phases[p] = NewDist()
+			s.phases[p] = samples.NewDist()
 		}
 		if e.rate {
-			s.corrected, s.lag = NewDist(), NewDist()
+			s.corrected, s.lag = samples.NewDist(), samples.NewDist()
 		}
 	}
 	s.mu.Unlock()
@@ -330,22 +189,22 @@ func (e *extraStats) observeLag(t *Tally, us int64) {
 func (e *extraStats) result(r *run) *ExtraResult {
 	x := &ExtraResult{}
 	for p := range x.Phases {
-		x.Phases[p] = NewDist()
+		x.Phases[p] = samples.NewDist()
 	}
-	var corrected, lag Dist
+	var corrected, lag samples.Dist
 	if e.rate {
-		corrected, lag = NewDist(), NewDist()
+		corrected, lag = samples.NewDist(), samples.NewDist()
 	}
 	for i := range e.shards {
 		s := &e.shards[i]
 		s.mu.Lock()
 		if s.used {
 			for p := range s.phases {
-				x.Phases[p].merge(&s.phases[p])
+				x.Phases[p].Merge(&s.phases[p])
 			}
 			if e.rate {
-				corrected.merge(&s.corrected)
-				lag.merge(&s.lag)
+				corrected.Merge(&s.corrected)
+				lag.Merge(&s.lag)
 			}
 			for len(x.PerSecond) < len(s.perSecond) {
 				x.PerSecond = append(x.PerSecond, 0)

@@ -1,6 +1,10 @@
 package client
 
-import "time"
+import (
+	"time"
+
+	"gab/internal/samples"
+)
 
 // Ending says how a run ended.
 type Ending int
@@ -73,7 +77,7 @@ type Result struct {
 	// nil without one. None of its requests is in any other figure.
 	Warmup *WarmupResult
 
-	Samples *Samples
+	Samples *samples.Store
 	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.
 	Extra *ExtraResult
 	// CGI holds the CGI-mode breakdown (nil otherwise).

@@ -3,6 +3,8 @@
 package gnuplot
 
 import (
+	"gab/internal/samples"
+
 	"bufio"
 	"io"
 	"strconv"
@@ -21,7 +23,7 @@ const ctimeLayout = "Mon Jan 02 15:04:05 2006"
 // Write writes the -g file for res (ref §13.2), with start times in loc: a
 // row for every exactly stored sample and, when the run kept them
 // (client.Config.KeepAllRows), for every sample past the exact limit, merged
-// from the temporary file. Rows are in ab's order, client.CompareByTotal: by
+// from the temporary file. Rows are in ab's order, samples.CompareByTotal: by
 // total time, ties as ab's chained stable sorts leave them. Write sorts
 // res.Samples.Exact() in place (report.Summarize leaves it in that order
 // already) and allocates nothing per sample. With no samples it writes
@@ -35,7 +37,7 @@ func Write(w io.Writer, res *client.Result, loc *time.Location) error {
 	headerDone := false
 	baseMs := res.Start.UnixMilli()
 	var line [96]byte
-	err := res.Samples.EachByTotal(func(smp client.Sample) error {
+	err := res.Samples.EachByTotal(func(smp samples.Sample) error {
 		if !headerDone {
 			// Written with the first row, so that a failed temporary file
 			// leaves the output empty.
@@ -55,7 +57,7 @@ func Write(w io.Writer, res *client.Result, loc *time.Location) error {
 
 // appendRow formats one row: ctime-style start, start in whole epoch seconds,
 // then connect, processing, total and wait rounded to ms as ab rounds.
-func appendRow(b []byte, startMs int64, smp client.Sample, loc *time.Location) []byte {
+func appendRow(b []byte, startMs int64, smp samples.Sample, loc *time.Location) []byte {
 	b = time.UnixMilli(startMs).In(loc).AppendFormat(b, ctimeLayout)
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, startMs/1000, 10) // apr_time_sec truncates

@@ -1,6 +1,8 @@
 package gnuplot
 
 import (
+	"gab/internal/samples"
+
 	"bufio"
 	"bytes"
 	"fmt"
@@ -47,15 +49,15 @@ func TestGoldenFiles(t *testing.T) {
 }
 
 func TestRowsSortedByTotalWithABTieOrder(t *testing.T) {
-	s := client.NewSamples(5, 0)
-	for _, smp := range []client.Sample{
+	s := samples.New(5, 0)
+	for _, smp := range []samples.Sample{
 		{Start: 0, Connect: 0, Wait: 3000, Total: 9000},
 		{Start: 1, Connect: 2000, Wait: 1000, Total: 5000},
 		{Start: 2, Connect: 1000, Wait: 1000, Total: 5000}, // same total and wait, more processing
 		{Start: 3, Connect: 0, Wait: 500, Total: 5000},     // same total, less wait: first of the three
 		{Start: 4, Connect: 0, Wait: 0, Total: 1000},
 	} {
-		s.Append(smp)
+		s.Put(s.Len(), smp, nil)
 	}
 	var out bytes.Buffer
 	if err := Write(&out, &client.Result{Start: time.Unix(1795996874, 0), Samples: s}, time.UTC); err != nil {
@@ -82,15 +84,15 @@ func TestRowsSortedByTotalWithABTieOrder(t *testing.T) {
 // TestStartSecondsAreABs checks the start columns against ab's
 // apr_time_sec(start µs) and ctime, for a run that starts 300 µs before a
 // whole second: a request 400 µs into the run belongs to the next second, one
-// 200 µs in to the run's. Sample.Start comes from client.StartMs as the client
+// 200 µs in to the run's. Sample.Start comes from samples.StartMs as the client
 // records it, and spans weeks without wrapping.
 func TestStartSecondsAreABs(t *testing.T) {
 	runStart := time.Date(2026, time.November, 2, 7, 4, 5, 999_700_000, time.UTC)
 	base := runStart.UnixMicro()
 	offsetsUs := []int64{400, 200, 3_600_000_000, 40 * 24 * 3_600_000_000} // +1 h, +40 days
-	s := client.NewSamples(len(offsetsUs), 0)
+	s := samples.New(len(offsetsUs), 0)
 	for i, us := range offsetsUs {
-		s.Append(client.Sample{Start: client.StartMs(base, us*1000), Total: uint32(i+1) * 1000})
+		s.Put(s.Len(), samples.Sample{Start: samples.StartMs(base, us*1000), Total: uint32(i+1) * 1000}, nil)
 	}
 	tokyo := time.FixedZone("JST", 9*3600)
 	var out bytes.Buffer
@@ -119,7 +121,7 @@ func TestStartSecondsAreABs(t *testing.T) {
 
 func TestNoSamplesWritesNothing(t *testing.T) {
 	var out bytes.Buffer
-	if err := Write(&out, &client.Result{Samples: client.NewSamples(10, 0)}, time.UTC); err != nil {
+	if err := Write(&out, &client.Result{Samples: samples.New(10, 0)}, time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	if err := Write(&out, &client.Result{}, time.UTC); err != nil {
@@ -135,17 +137,17 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full") }
 
 func TestWriteError(t *testing.T) {
-	s := client.NewSamples(1, 0)
-	s.Append(client.Sample{Total: 1})
+	s := samples.New(1, 0)
+	s.Put(s.Len(), samples.Sample{Total: 1}, nil)
 	if err := Write(failingWriter{}, &client.Result{Samples: s}, time.UTC); err == nil {
 		t.Error("want the writer's error")
 	}
 }
 
 func TestAllocationsIndependentOfSampleCount(t *testing.T) {
-	s := client.NewSamples(100_000, 0)
+	s := samples.New(100_000, 0)
 	for i := range 100_000 {
-		s.Append(client.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000})
+		s.Put(s.Len(), samples.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000}, nil)
 	}
 	res := &client.Result{Start: time.Unix(1795996874, 0), Samples: s}
 	allocs := testing.AllocsPerRun(2, func() {
@@ -163,9 +165,9 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func BenchmarkWrite1e6(b *testing.B) {
-	s := client.NewSamples(1_000_000, 0)
+	s := samples.New(1_000_000, 0)
 	for i := range 1_000_000 {
-		s.Append(client.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000})
+		s.Put(s.Len(), samples.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000}, nil)
 	}
 	res := &client.Result{Start: time.Unix(1795996874, 0), Samples: s}
 	b.ReportAllocs()
@@ -178,29 +180,29 @@ func BenchmarkWrite1e6(b *testing.B) {
 
 // readSamples reads "start connect wait total" lines (µs, recording order;
 // start from runStart).
-func readSamples(t *testing.T, path string, runStart time.Time) *client.Samples {
+func readSamples(t *testing.T, path string, runStart time.Time) *samples.Store {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var rows []client.Sample
+	var rows []samples.Sample
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			var r client.Sample
+			var r samples.Sample
 			var startUs int64
 			if _, err := fmt.Sscan(line, &startUs, &r.Connect, &r.Wait, &r.Total); err != nil {
 				t.Fatalf("%s: %q: %v", path, line, err)
 			}
-			r.Start = client.StartMs(runStart.UnixMicro(), startUs*1000)
+			r.Start = samples.StartMs(runStart.UnixMicro(), startUs*1000)
 			rows = append(rows, r)
 		}
 	}
-	s := client.NewSamples(len(rows), 0)
+	s := samples.New(len(rows), 0)
 	for _, r := range rows {
-		s.Append(r)
+		s.Put(s.Len(), r, nil)
 	}
 	return s
 }
@@ -213,29 +215,29 @@ func TestOrderMatchesChainedStableSorts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 50 {
 		n := 1 + rng.IntN(200)
-		s := client.NewSamples(n, 0)
+		s := samples.New(n, 0)
 		for i := range n {
 			c := rng.Uint32N(3) * 700
 			tot := c + rng.Uint32N(4)*600
-			s.Append(client.Sample{Start: uint32(i/3) * 1003, Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot})
+			s.Put(s.Len(), samples.Sample{Start: uint32(i/3) * 1003, Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot}, nil)
 		}
-		samples := slices.Clone(s.Exact())
+		recorded := slices.Clone(s.Exact())
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
 		}
-		key := func(f func(client.Sample) uint32) {
-			sort.SliceStable(idx, func(a, b int) bool { return f(samples[idx[a]]) < f(samples[idx[b]]) })
+		key := func(f func(samples.Sample) uint32) {
+			sort.SliceStable(idx, func(a, b int) bool { return f(recorded[idx[a]]) < f(recorded[idx[b]]) })
 		}
-		key(func(x client.Sample) uint32 { return x.Connect })
-		key(func(x client.Sample) uint32 { return x.Total - x.Connect })
-		key(func(x client.Sample) uint32 { return x.Wait })
-		key(func(x client.Sample) uint32 { return x.Total })
+		key(func(x samples.Sample) uint32 { return x.Connect })
+		key(func(x samples.Sample) uint32 { return x.Total - x.Connect })
+		key(func(x samples.Sample) uint32 { return x.Wait })
+		key(func(x samples.Sample) uint32 { return x.Total })
 		start := time.Unix(1795996874, 0)
 		var want strings.Builder
 		want.WriteString(Header)
 		for _, i := range idx {
-			x := samples[i]
+			x := recorded[i]
 			at := start.Add(time.Duration(x.Start) * time.Millisecond)
 			fmt.Fprintf(&want, "%s\t%d\t%d\t%d\t%d\t%d\n", at.UTC().Format("Mon Jan 02 15:04:05 2006"), at.Unix(),
 				(x.Connect+500)/1000, (x.Total-x.Connect+500)/1000, (x.Total+500)/1000, (x.Wait+500)/1000)
@@ -260,16 +262,16 @@ func TestSpilledRowsMatchRowsInRAM(t *testing.T) {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			dir := t.TempDir()
 			rng := rand.New(rand.NewPCG(uint64(tc.n), 3))
-			inRAM := client.NewSamples(tc.n, tc.n)
-			spilled := client.NewSamples(tc.n, tc.limit)
+			inRAM := samples.New(tc.n, tc.n)
+			spilled := samples.New(tc.n, tc.limit)
 			spilled.SpillPastLimit(dir)
 			defer spilled.Close()
 			for i := range tc.n {
 				c := rng.Uint32N(5) * 400
 				tot := c + rng.Uint32N(2000)*10
-				smp := client.Sample{Start: uint32(i / 7), Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot}
-				inRAM.Append(smp)
-				spilled.Append(smp)
+				smp := samples.Sample{Start: uint32(i / 7), Connect: c, Wait: rng.Uint32N(tot - c + 1), Total: tot}
+				inRAM.Put(inRAM.Len(), smp, nil)
+				spilled.Put(spilled.Len(), smp, nil)
 			}
 			if !spilled.Overflowed() || inRAM.Overflowed() {
 				t.Fatal("the spilled store must have overflowed, the other not")
@@ -299,10 +301,10 @@ func TestSpilledRowsMatchRowsInRAM(t *testing.T) {
 // (here released by Close; a failed temporary file is the same error path)
 // are an error of Write, before any byte of the file.
 func TestUnavailableSpilledRowsWriteNothing(t *testing.T) {
-	s := client.NewSamples(10, 2)
+	s := samples.New(10, 2)
 	s.SpillPastLimit(t.TempDir())
 	for i := range 10 {
-		s.Append(client.Sample{Total: uint32(i)})
+		s.Put(s.Len(), samples.Sample{Total: uint32(i)}, nil)
 	}
 	if err := s.Close(); err != nil { // released: the rows past the limit are gone
 		t.Fatal(err)

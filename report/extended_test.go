@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"bytes"
 	"flag"
 	"math"
@@ -39,7 +41,7 @@ func extFixture() (*client.Result, *Summary) {
 	}
 	x := &client.ExtraResult{DNS: 1234567 * time.Nanosecond, DNSLookups: 1, PerSecond: []int64{4, 5, 1}}
 	for p := range x.Phases {
-		x.Phases[p] = client.NewDist()
+		x.Phases[p] = samples.NewDist()
 	}
 	for i := int64(0); i < 10; i++ {
 		x.Phases[client.PhaseTCP].Add(100 * i)
@@ -49,7 +51,7 @@ func extFixture() (*client.Result, *Summary) {
 		x.Phases[client.PhaseBody].Add(400 + i)
 		x.Phases[client.PhaseTotal].Add(1000*(i+1) + i)
 	}
-	rr := &client.RateResult{Target: 4, Sent: 10, BehindAtEnd: 0, Corrected: client.NewDist(), Lag: client.NewDist()}
+	rr := &client.RateResult{Target: 4, Sent: 10, BehindAtEnd: 0, Corrected: samples.NewDist(), Lag: samples.NewDist()}
 	for i := int64(0); i < 10; i++ {
 		rr.Corrected.Add(1000*(i+1) + i + 250_000*(i/8)) // the last two waited 250 ms for a connection
 		rr.Lag.Add(100 + 250_000*(i/8))

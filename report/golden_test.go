@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"bufio"
 	"bytes"
 	"flag"
@@ -223,9 +225,9 @@ func loadGoldenCase(t *testing.T, name string) goldenCase {
 // readSamples reads a samples file: "# elapsed_us N" and lines of
 // "start connect wait total" in µs, in recording order (start from the run's
 // start, which is taken to fall on a whole millisecond).
-func readSamples(t *testing.T, path string) (*client.Samples, int64) {
+func readSamples(t *testing.T, path string) (*samples.Store, int64) {
 	t.Helper()
-	var rows []client.Sample
+	var rows []samples.Sample
 	var elapsed int64 = -1
 	sc := bufio.NewScanner(strings.NewReader(readFile(t, path)))
 	for sc.Scan() {
@@ -241,14 +243,14 @@ func readSamples(t *testing.T, path string) (*client.Samples, int64) {
 		if _, err := fmt.Sscan(line, &start, &connect, &wait, &total); err != nil {
 			t.Fatalf("%s: %q: %v", path, line, err)
 		}
-		rows = append(rows, client.Sample{Start: start / 1000, Connect: connect, Wait: wait, Total: total})
+		rows = append(rows, samples.Sample{Start: start / 1000, Connect: connect, Wait: wait, Total: total})
 	}
 	if elapsed < 0 {
 		t.Fatalf("%s: no elapsed_us line", path)
 	}
-	s := client.NewSamples(len(rows), 0)
+	s := samples.New(len(rows), 0)
 	for _, r := range rows {
-		s.Append(r)
+		s.Put(s.Len(), r, nil)
 	}
 	return s, elapsed
 }

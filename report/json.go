@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"encoding/json"
 	"io"
 	"strconv"
@@ -397,7 +399,7 @@ func jsonReport(s *Summary) *JSONReport {
 	return r
 }
 
-func jsonDist(d *client.Dist) JSONDist {
+func jsonDist(d *samples.Dist) JSONDist {
 	return JSONDist{
 		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
 		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -98,10 +100,10 @@ func TestJSONMatchesSchema(t *testing.T) {
 		t.Errorf("TLS/HTTP/2 fields missing:\n%s", docs["tls_h2"])
 	}
 	// Nothing recorded: no tables.
-	empty := &client.Result{Samples: client.NewSamples(5, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{},
+	empty := &client.Result{Samples: samples.New(5, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{},
 		Extra: &client.ExtraResult{}}
 	for p := range empty.Extra.Phases {
-		empty.Extra.Phases[p] = client.NewDist()
+		empty.Extra.Phases[p] = samples.NewDist()
 	}
 	b.Reset()
 	_ = WriteJSON(&b, NewDocument(JSONInput{Summary: Summarize(empty, Options{Concurrency: 1}), Result: empty}))
@@ -274,7 +276,7 @@ func TestJSONHistogramRoundTrip(t *testing.T) {
 			}
 		}
 		// Mergeable: two copies merged hold twice the count.
-		m := client.NewHist()
+		m := samples.NewHist()
 		m.Merge(back)
 		m.Merge(back)
 		if m.TotalCount() != 2*c.orig.TotalCount() {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -20,7 +22,7 @@ type naiveFigures struct {
 	csv                    [101]float64
 }
 
-func naiveAB(samples []client.Sample) naiveFigures {
+func naiveAB(samples []samples.Sample) naiveFigures {
 	type data struct{ ctime, time, waittime int64 }
 	stats := make([]data, len(samples))
 	for i, s := range samples {
@@ -109,12 +111,12 @@ func TestSummarizeMatchesNaiveTranscription(t *testing.T) {
 			n = 1 + rng.IntN(3)
 		}
 		scale := []uint32{600, 3000, 50_000, 2_000_000}[rng.IntN(4)]
-		s := client.NewSamples(n, 0)
+		s := samples.New(n, 0)
 		for range n {
 			connect := rng.Uint32N(scale / 3)
 			total := connect + rng.Uint32N(scale)
 			wait := rng.Uint32N(total - connect + 1)
-			s.Append(client.Sample{Connect: connect, Wait: wait, Total: total})
+			s.Put(s.Len(), samples.Sample{Connect: connect, Wait: wait, Total: total}, nil)
 		}
 		want := naiveAB(s.Exact())
 		got := Summarize(&client.Result{Complete: n, Elapsed: time.Second, Samples: s}, Options{Concurrency: 1})

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"bytes"
 	"testing"
 
@@ -11,14 +13,14 @@ import (
 // … 900; Waiting 500, 510, … 590; Total 1000, 2001, … 10009 (recorded in
 // reverse, so the report must sort).
 func tenSamples() *client.Result {
-	smp := client.NewSamples(10, 0)
+	smp := samples.New(10, 0)
 	for i := 9; i >= 0; i-- {
-		smp.Append(client.Sample{
+		smp.Put(smp.Len(), samples.Sample{
 			Start:   uint32(i * 1000),
 			Connect: uint32(100 * i),
 			Wait:    uint32(500 + 10*i),
 			Total:   uint32(1000*(i+1) + i),
-		})
+		}, nil)
 	}
 	return &client.Result{Complete: 10, Samples: smp, StatusCounts: map[int]int{}, FirstError: map[string]string{}}
 }
@@ -99,8 +101,8 @@ func TestWritePercentilesLayout(t *testing.T) {
 }
 
 func TestWritePercentilesNeedsTwoRequests(t *testing.T) {
-	smp := client.NewSamples(1, 0)
-	smp.Append(client.Sample{Total: 5})
+	smp := samples.New(1, 0)
+	smp.Put(smp.Len(), samples.Sample{Total: 5}, nil)
 	s := Summarize(&client.Result{Complete: 1, Samples: smp}, Options{Concurrency: 1})
 	var b bytes.Buffer
 	if err := WritePercentiles(&b, s, []float64{50}); err != nil || b.Len() != 0 {
@@ -111,9 +113,9 @@ func TestWritePercentilesNeedsTwoRequests(t *testing.T) {
 func TestWritePercentilesFromHistograms(t *testing.T) {
 	// A sample limit of 4 for 10 requests: the values come from 1 ms buckets
 	// and the title says so.
-	smp := client.NewSamples(10, 4)
+	smp := samples.New(10, 4)
 	for i := 0; i < 10; i++ {
-		smp.Append(client.Sample{Connect: 0, Wait: uint32(1000 * i), Total: uint32(1000*i + 400)})
+		smp.Put(smp.Len(), samples.Sample{Connect: 0, Wait: uint32(1000 * i), Total: uint32(1000*i + 400)}, nil)
 	}
 	s := Summarize(&client.Result{Complete: 10, Samples: smp}, Options{Concurrency: 1})
 	var b bytes.Buffer

@@ -1,10 +1,10 @@
 package report
 
 import (
-	"sort"
 	"time"
 
 	"gab/client"
+	"gab/internal/samples"
 )
 
 // Options are the command-line settings that shape ab's report.
@@ -32,13 +32,13 @@ type Options struct {
 type HTMLAttrs struct{ Table, Row, Cell string }
 
 // Column names one of ab's four timing columns.
-type Column int
+type Column = samples.Field
 
 const (
-	ConnectColumn    Column = iota // ab's ctime: start → connection ready
-	ProcessingColumn               // Total − Connect
-	WaitingColumn                  // request written → first response byte
-	TotalColumn                    // start → response complete
+	ConnectColumn    = samples.Connect    // ab's ctime: start → connection ready
+	ProcessingColumn = samples.Processing // Total − Connect
+	WaitingColumn    = samples.Wait       // request written → first response byte
+	TotalColumn      = samples.Total      // start → response complete
 )
 
 // ColumnStats are one row of ab's "Connection Times (ms)" table. The µs fields
@@ -137,12 +137,9 @@ type Summary struct {
 	FromHistograms bool
 	ExactSamples   int
 
-	// Exact mode: the run's samples, sorted in place by client.CompareByTotal
-	// (Total ranks read them directly; other columns' ranks come from a radix
-	// select over them, with counts as its scratch).
-	byTotal []client.Sample
-	counts  *rankCounts
-	hist    [4]*bucketRanks // histogram mode
+	// ranks answers Percentile's rank queries over every recorded request
+	// (nil when the run recorded none).
+	ranks *samples.Ranks
 }
 
 // Percentile returns the column's value in µs at percent p (fractional p
@@ -158,19 +155,11 @@ func (s *Summary) Percentile(c Column, p float64) int64 {
 }
 
 // valueAt is the value of rank i (0-based) in the column's ascending order.
-func (s *Summary) valueAt(c Column, i int) int64 {
-	switch {
-	case s.FromHistograms:
-		return s.hist[c].valueAt(uint64(i))
-	case c == TotalColumn:
-		return int64(s.byTotal[i].Total)
-	}
-	return int64(selectRank(s.byTotal, c, i, s.counts))
-}
+func (s *Summary) valueAt(c Column, i int) int64 { return s.ranks.ValueAt(c, i) }
 
 // Summarize computes every figure of ab's report from a run's result. In exact
 // mode it sorts res.Samples.Exact() in place into ab's order
-// (client.CompareByTotal, the -g file's order) and keeps it for Percentile;
+// (samples.CompareByTotal, the -g file's order) and keeps it for Percentile;
 // its extra memory is a constant 256 KB, whatever the number of samples. The
 // sums of squared deviations are taken in the order the samples are found,
 // as ab takes them in recording order, so summarize a run once: a second call
@@ -210,7 +199,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		if res.Samples.Overflowed() {
 			s.summarizeHistograms(res.Samples)
 		} else {
-			s.summarizeExact(res.Samples.Exact())
+			s.summarizeExact(res.Samples)
 		}
 	}
 	return s
@@ -247,30 +236,18 @@ func (a *columnAccumulator) add(v uint32, first bool) {
 	a.sum += uint64(v)
 }
 
-// columnValue returns the column's value of a sample in µs.
-func columnValue(c Column, smp client.Sample) uint32 {
-	switch c {
-	case ConnectColumn:
-		return smp.Connect
-	case ProcessingColumn:
-		return smp.Processing()
-	case WaitingColumn:
-		return smp.Wait
-	}
-	return smp.Total
-}
-
-func (s *Summary) summarizeExact(samples []client.Sample) {
-	n := len(samples)
+func (s *Summary) summarizeExact(store *samples.Store) {
+	exact := store.Exact()
+	n := len(exact)
 	s.Count = n
 	s.ExactSamples = n
 	if n == 0 {
 		return
 	}
 	var acc [4]columnAccumulator
-	for i, smp := range samples {
+	for i, smp := range exact {
 		for c := range acc {
-			acc[c].add(columnValue(Column(c), smp), i == 0)
+			acc[c].add(smp.Value(Column(c)), i == 0)
 		}
 	}
 	var means [4]int64
@@ -278,15 +255,13 @@ func (s *Summary) summarizeExact(samples []client.Sample) {
 		means[c] = truncatedMean(acc[c].sum, n)
 	}
 	// ab sums the squared deviations in recording order, before any sort.
-	for _, smp := range samples {
+	for _, smp := range exact {
 		for c := range acc {
-			d := float64(columnValue(Column(c), smp)) - float64(means[c])
+			d := float64(smp.Value(Column(c))) - float64(means[c])
 			acc[c].devSq += d * d
 		}
 	}
-	s.counts = new(rankCounts)
-	client.SortByTotal(samples)
-	s.byTotal = samples
+	s.ranks = store.Ranks() // sorts exact: the sums above are taken first
 	for c := range acc {
 		a := acc[c]
 		*s.stats(Column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c], s.median(Column(c)),
@@ -312,25 +287,24 @@ func (s *Summary) median(c Column) int64 {
 // from exact sums. Ranks resolve to bucket values (k ms for bucket k, clamped
 // to the exact min and max), so ab's odd-count median, the average of two
 // neighbouring samples, becomes the average of their two bucket values.
-func (s *Summary) summarizeHistograms(samples *client.Samples) {
-	h := samples.Histograms()
-	cols := [4]*client.Column{&h.Connect, &h.Processing, &h.Wait, &h.Total}
+func (s *Summary) summarizeHistograms(store *samples.Store) {
+	h := store.Histograms()
 	n := int(h.Total.Count.Load())
 	s.Count = n
-	s.ExactSamples = len(samples.Exact())
+	s.ExactSamples = len(store.Exact())
 	s.FromHistograms = true
 	if n == 0 {
 		return
 	}
-	for c, col := range cols {
-		ranks := newBucketRanks(col)
-		s.hist[c] = ranks
+	s.ranks = store.Ranks()
+	for c := range 4 {
+		col := h.Field(Column(c))
 		sum := col.Sum.Load()
 		mean := truncatedMean(sum, n)
 		hi, lo := col.SumSquares()
 		sd := sampleSD(squaredDeviationsExact(hi, lo, sum, uint64(n), mean), n)
 		mlo, mhi := medianIndexes(n)
-		median := (ranks.valueAt(uint64(mlo)) + ranks.valueAt(uint64(mhi))) / 2
+		median := (s.valueAt(Column(c), mlo) + s.valueAt(Column(c), mhi)) / 2
 		*s.stats(Column(c)) = newColumnStats(int64(col.Min()), int64(col.Max()), mean, median, sd)
 	}
 	s.HTML = htmlTimes(int64(h.Connect.Min()), int64(h.Connect.Max()), h.Connect.Sum.Load(),
@@ -383,40 +357,4 @@ func (s *Summary) percentileRows() []Percentile {
 // csvValueUs is the -e file's row i (0…100), in µs.
 func (s *Summary) csvValueUs(i int) int64 {
 	return s.valueAt(TotalColumn, csvIndex(s.Count, i))
-}
-
-// bucketRanks answers rank queries over a client.Column's 1 ms buckets.
-type bucketRanks struct {
-	cumulative []uint64 // cumulative[k] = number of values in buckets 0…k (Over last)
-	min, max   int64
-}
-
-func newBucketRanks(col *client.Column) *bucketRanks {
-	r := &bucketRanks{
-		cumulative: make([]uint64, client.ColumnBuckets+1),
-		min:        int64(col.Min()),
-		max:        int64(col.Max()),
-	}
-	var total uint64
-	for k := range col.Buckets {
-		total += col.Buckets[k].Load()
-		r.cumulative[k] = total
-	}
-	r.cumulative[client.ColumnBuckets] = total + col.Over.Load()
-	return r
-}
-
-// valueAt returns the value of rank i: its bucket's ms value in µs, clamped to
-// the exact min and max (so rank 0 and the last rank are exact). A rank in
-// the overflow bucket gets the bucket bound, or the max if smaller.
-func (r *bucketRanks) valueAt(i uint64) int64 {
-	k := sort.Search(len(r.cumulative), func(k int) bool { return r.cumulative[k] > i })
-	if i+1 >= r.cumulative[len(r.cumulative)-1] {
-		return r.max
-	}
-	if i == 0 {
-		return r.min
-	}
-	v := int64(k) * 1000
-	return min(max(v, r.min), r.max)
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"gab/internal/samples"
+
 	"bytes"
 	"math"
 	"os"
@@ -21,9 +23,9 @@ import (
 var histogramTotals = []uint32{7499, 1200, 10000, 2600, 50000, 3400, 7000, 1800, 7500}
 
 func histogramResult(limit int) *client.Result {
-	s := client.NewSamples(len(histogramTotals), limit)
+	s := samples.New(len(histogramTotals), limit)
 	for i, tot := range histogramTotals {
-		s.Append(client.Sample{Start: uint32(i * 100), Connect: 100 + uint32(i), Wait: tot / 2, Total: tot})
+		s.Put(s.Len(), samples.Sample{Start: uint32(i * 100), Connect: 100 + uint32(i), Wait: tot / 2, Total: tot}, nil)
 	}
 	return &client.Result{Complete: len(histogramTotals), Elapsed: 60 * time.Millisecond, Samples: s,
 		TotalRead: 9 * 333, BodyRead: 900, DocLength: 100, ServerSoftware: "nginx/1.22.1"}
@@ -95,33 +97,11 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	}
 }
 
-func TestBucketRanksOverflow(t *testing.T) {
-	var col client.Column
-	for _, us := range []uint32{500, 130_000_000, 125_000_000, 140_000_000} {
-		col.Add(us)
-	}
-	r := newBucketRanks(&col)
-	for _, tc := range []struct {
-		rank uint64
-		want int64
-	}{
-		{0, 500},                         // exact min
-		{1, client.ColumnBuckets * 1000}, // past the last bucket: its bound
-		{2, client.ColumnBuckets * 1000}, //
-		{3, 140_000_000},                 // exact max
-		{9, 140_000_000},                 // past the end: the max
-	} {
-		if got := r.valueAt(tc.rank); got != tc.want {
-			t.Errorf("valueAt(%d) = %d, want %d", tc.rank, got, tc.want)
-		}
-	}
-}
-
 func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 	res := histogramResult(0)
 	s := Summarize(res, histogramOptions)
 	got := res.Samples.Exact()
-	if !slices.IsSortedFunc(got, client.CompareByTotal) {
+	if !slices.IsSortedFunc(got, samples.CompareByTotal) {
 		t.Errorf("samples after Summarize are not in ab's order: %v", got)
 	}
 	want := slices.Clone(histogramTotals)
@@ -134,10 +114,10 @@ func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 }
 
 func TestPercentileFractional(t *testing.T) {
-	res := &client.Result{Complete: 1000, Elapsed: time.Second, Samples: client.NewSamples(1000, 0)}
+	res := &client.Result{Complete: 1000, Elapsed: time.Second, Samples: samples.New(1000, 0)}
 	for i := range 1000 {
 		// Recorded in descending order, so the sort matters.
-		res.Samples.Append(client.Sample{Connect: uint32(1000 - i), Wait: uint32(2 * (1000 - i)), Total: uint32(10 * (1000 - i))})
+		res.Samples.Put(res.Samples.Len(), samples.Sample{Connect: uint32(1000 - i), Wait: uint32(2 * (1000 - i)), Total: uint32(10 * (1000 - i))}, nil)
 	}
 	s := Summarize(res, histogramOptions)
 	for _, tc := range []struct {
@@ -163,7 +143,7 @@ func TestPercentileFractional(t *testing.T) {
 }
 
 func TestTextWithoutCompletedRequests(t *testing.T) {
-	res := &client.Result{Elapsed: 5 * time.Millisecond, Samples: client.NewSamples(10, 0)}
+	res := &client.Result{Elapsed: 5 * time.Millisecond, Samples: samples.New(10, 0)}
 	s := Summarize(res, Options{Host: "127.0.0.1", Port: 18081, Path: "/hang", Concurrency: 1})
 	var out bytes.Buffer
 	if err := WriteText(&out, s); err != nil {
@@ -267,9 +247,9 @@ func TestWritersReturnErrors(t *testing.T) {
 }
 
 func manySamples(n int) *client.Result {
-	s := client.NewSamples(n, 0)
+	s := samples.New(n, 0)
 	for i := range n {
-		s.Append(client.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000})
+		s.Put(s.Len(), samples.Sample{Start: uint32(i * 10), Connect: uint32(i % 700), Wait: uint32(i % 900), Total: uint32(i*7919) % 50_000}, nil)
 	}
 	return &client.Result{Complete: n, Elapsed: time.Second, Samples: s}
 }
@@ -333,16 +313,16 @@ func BenchmarkSummarize1e6(b *testing.B) {
 }
 
 func ExampleWriteText() {
-	samples := client.NewSamples(3, 0)
-	for _, smp := range []client.Sample{
+	store := samples.New(3, 0)
+	for _, smp := range []samples.Sample{
 		{Start: 0, Connect: 161, Wait: 369, Total: 4011},
 		{Start: 4011, Connect: 406, Wait: 22462, Total: 23021},
 		{Start: 27032, Connect: 462, Wait: 78, Total: 742},
 	} {
-		samples.Append(smp)
+		store.Put(store.Len(), smp, nil)
 	}
 	res := &client.Result{
-		Elapsed: 28192 * time.Microsecond, Complete: 3, Samples: samples,
+		Elapsed: 28192 * time.Microsecond, Complete: 3, Samples: store,
 		ServerSoftware: "pysrv/1.0", DocLength: 100, TotalRead: 555, BodyRead: 300,
 	}
 	s := Summarize(res, Options{Host: "127.0.0.1", Port: 18081, Path: "/us/0/20000/3", Concurrency: 1})

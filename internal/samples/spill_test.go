@@ -1,4 +1,4 @@
-package client
+package samples
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func randomSample(rng *rand.Rand) Sample {
 }
 
 // collect returns what EachByTotal yields.
-func collect(t *testing.T, s *Samples) []Sample {
+func collect(t *testing.T, s *Store) []Sample {
 	t.Helper()
 	var got []Sample
 	if err := s.EachByTotal(func(smp Sample) error { got = append(got, smp); return nil }); err != nil {
@@ -65,7 +65,7 @@ func TestSpillConcurrentWritersMergeInOrder(t *testing.T) {
 	shrinkSpill(t, 7, 40, 3)
 	const n, limit, writers = 6000, 250, 6
 	dir := t.TempDir()
-	s := NewSamples(n, limit)
+	s := New(n, limit)
 	s.SpillPastLimit(dir)
 	all := make([]Sample, n)
 	var next atomic.Int64
@@ -83,7 +83,7 @@ func TestSpillConcurrentWritersMergeInOrder(t *testing.T) {
 				}
 				smp := randomSample(rng)
 				all[i] = smp
-				s.put(i, smp, &batches[w])
+				s.Put(i, smp, &batches[w])
 				if w == 0 && rng.IntN(5) == 0 {
 					time.Sleep(10 * time.Microsecond) // an uneven share for this writer
 				}
@@ -92,7 +92,7 @@ func TestSpillConcurrentWritersMergeInOrder(t *testing.T) {
 	}
 	wg.Wait()
 	for w := range batches {
-		s.flushBatch(&batches[w])
+		s.FlushBatch(&batches[w])
 	}
 	wantEmptyDir(t, dir, "after the run")
 	if runs := len(s.spill.runs); runs <= spillMergeFanIn {
@@ -130,16 +130,16 @@ func TestSpillCounts(t *testing.T) {
 		{0, 10}, {5, 10}, {10, 10}, {11, 10}, {10 + 8, 10}, {10 + 16, 10}, {10 + 33, 10}, {300, 1},
 	} {
 		dir := t.TempDir()
-		s := NewSamples(tc.n, tc.limit)
+		s := New(tc.n, tc.limit)
 		s.SpillPastLimit(dir)
 		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.limit)))
 		all := make([]Sample, tc.n)
 		var batch []Sample
 		for i := range all {
 			all[i] = randomSample(rng)
-			s.put(i, all[i], &batch)
+			s.Put(i, all[i], &batch)
 		}
-		s.flushBatch(&batch)
+		s.FlushBatch(&batch)
 		if got, want := s.Overflowed(), tc.n > tc.limit; got != want {
 			t.Errorf("n=%d limit=%d: Overflowed %v", tc.n, tc.limit, got)
 		}
@@ -162,7 +162,7 @@ func TestSpillCounts(t *testing.T) {
 // TestSpillWithoutSpillingKeepsExactRowsOnly: without SpillPastLimit the rows
 // are the exact store's, as before.
 func TestSpillWithoutSpillingKeepsExactRowsOnly(t *testing.T) {
-	s := NewSamples(30, 10)
+	s := New(30, 10)
 	rng := rand.New(rand.NewPCG(1, 2))
 	var exact []Sample
 	for i := range 30 {
@@ -170,7 +170,7 @@ func TestSpillWithoutSpillingKeepsExactRowsOnly(t *testing.T) {
 		if i < 10 {
 			exact = append(exact, smp)
 		}
-		s.Append(smp)
+		s.Put(s.Len(), smp, nil)
 	}
 	if s.Rows() != 10 || s.Len() != 30 {
 		t.Errorf("Rows %d Len %d, want 10 and 30", s.Rows(), s.Len())
@@ -184,10 +184,10 @@ func TestSpillWithoutSpillingKeepsExactRowsOnly(t *testing.T) {
 // run goes on (every request counted) and the rows report the error.
 func TestSpillFileErrorIsReported(t *testing.T) {
 	shrinkSpill(t, 4, 8, 4)
-	s := NewSamples(100, 10)
+	s := New(100, 10)
 	s.SpillPastLimit(filepath.Join(t.TempDir(), "missing"))
 	for i := range 100 {
-		s.Append(Sample{Total: uint32(i)})
+		s.Put(s.Len(), Sample{Total: uint32(i)}, nil)
 	}
 	if s.Len() != 100 || s.Histograms().Total.Count.Load() != 100 {
 		t.Errorf("Len %d: the run must go on after a temporary file error", s.Len())
@@ -210,10 +210,10 @@ func TestSpillMergePassErrorIsReported(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s := NewSamples(100, 10)
+	s := New(100, 10)
 	s.SpillPastLimit(dir)
 	for i := range 100 {
-		s.Append(Sample{Total: uint32(100 - i)})
+		s.Put(s.Len(), Sample{Total: uint32(100 - i)}, nil)
 	}
 	if len(s.spill.runs) <= spillMergeFanIn {
 		t.Fatalf("%d runs: no merge pass needed", len(s.spill.runs))
@@ -230,54 +230,21 @@ func TestSpillMergePassErrorIsReported(t *testing.T) {
 	}
 }
 
-// TestSpillThroughRunner: a run with KeepAllRows past its limit keeps every
-// request's sample, including those still in the workers' batches at the end.
-func TestSpillThroughRunner(t *testing.T) {
-	shrinkSpill(t, 5, 24, 4)
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	const n = 400
-	us := int64(time.Microsecond)
-	outcome := func(k int64) Outcome {
-		start := k * 37 * us
-		total := (k*7919%23 + 1) * 100 * us
-		return Outcome{Start: start, TCPDone: start, Connect: start + total/4, WriteEnd: start + total/4,
-			FirstByte: start + total/2, End: start + total, Status: 200}
-	}
-	res := runScript(t, Config{Requests: n, Concurrency: 4, SampleLimit: 50, KeepAllRows: true},
-		func(r *run, k int64, sent int64) Outcome { return outcome(k) })
-	defer res.Samples.Close()
-	if res.Complete != n || res.Samples.Rows() != n {
-		t.Fatalf("Complete %d, Rows %d, want %d", res.Complete, res.Samples.Rows(), n)
-	}
-	base := res.Start.UnixMicro()
-	all := make([]Sample, n)
-	for k := range all {
-		o := outcome(int64(k))
-		all[k] = Sample{Start: StartMs(base, o.Start), Connect: usec(o.Connect - o.Start),
-			Wait: usec(o.FirstByte - o.WriteEnd), Total: usec(o.End - o.Start)}
-	}
-	if got := collect(t, res.Samples); !slices.Equal(got, sortedCopy(all)) {
-		t.Errorf("the run's rows differ from the sort of every request's sample")
-	}
-	wantEmptyDir(t, dir, "after the run")
-}
-
 // TestSpillBatchAllocatesNothingPerSample: recording past the limit costs no
 // allocation per request once the buffers exist.
 func TestSpillBatchAllocatesNothingPerSample(t *testing.T) {
 	shrinkSpill(t, 8, 64, 4) // a run written every 32 samples: the writes are measured too
-	s := NewSamples(1<<20, 1)
+	s := New(1<<20, 1)
 	s.SpillPastLimit(t.TempDir())
 	defer s.Close()
 	var batch []Sample
 	i := 0
 	for ; i < 100; i++ { // the temporary file and the buffers exist
-		s.put(i, Sample{}, &batch)
+		s.Put(i, Sample{}, &batch)
 	}
 	allocs := testing.AllocsPerRun(1000, func() {
 		i++
-		s.put(i, Sample{Total: uint32(i)}, &batch)
+		s.Put(i, Sample{Total: uint32(i)}, &batch)
 	})
 	if allocs != 0 {
 		t.Errorf("put past the limit allocated %v times per sample", allocs)

@@ -1,11 +1,9 @@
-package report
+package samples
 
 import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"gab/client"
 )
 
 func TestSelectRankMatchesSortedColumns(t *testing.T) {
@@ -22,27 +20,49 @@ func TestSelectRankMatchesSortedColumns(t *testing.T) {
 			{"high bits only", func() uint32 { return rng.Uint32N(256) << 24 }},
 			{"straddling 2^16", func() uint32 { return 65_500 + rng.Uint32N(100) }},
 		} {
-			samples := make([]client.Sample, n)
+			samples := make([]Sample, n)
 			for i := range samples {
 				c := gen.f() / 4
-				samples[i] = client.Sample{Connect: c, Wait: gen.f(), Total: c + gen.f()/2}
+				samples[i] = Sample{Connect: c, Wait: gen.f(), Total: c + gen.f()/2}
 			}
 			before := slices.Clone(samples)
-			for _, c := range []Column{ConnectColumn, ProcessingColumn, WaitingColumn, TotalColumn} {
+			for _, c := range []Field{Connect, Processing, Wait, Total} {
 				want := make([]uint32, n)
 				for i, smp := range samples {
-					want[i] = columnValue(c, smp)
+					want[i] = smp.Value(c)
 				}
 				slices.Sort(want)
 				for _, k := range []int{0, n / 3, n / 2, n - 1, rng.IntN(n)} {
 					if got := selectRank(samples, c, k, &counts); got != want[k] {
-						t.Fatalf("n=%d %s column %d: rank %d = %d, want %d", n, gen.name, c, k, got, want[k])
+						t.Fatalf("n=%d %s field %d: rank %d = %d, want %d", n, gen.name, c, k, got, want[k])
 					}
 				}
 			}
 			if !slices.Equal(samples, before) {
 				t.Fatalf("n=%d %s: selectRank modified the samples", n, gen.name)
 			}
+		}
+	}
+}
+
+func TestBucketRanksOverflow(t *testing.T) {
+	var col Column
+	for _, us := range []uint32{500, 130_000_000, 125_000_000, 140_000_000} {
+		col.Add(us)
+	}
+	r := newBucketRanks(&col)
+	for _, tc := range []struct {
+		rank uint64
+		want int64
+	}{
+		{0, 500},                  // exact min
+		{1, ColumnBuckets * 1000}, // past the last bucket: its bound
+		{2, ColumnBuckets * 1000}, //
+		{3, 140_000_000},          // exact max
+		{9, 140_000_000},          // past the end: the max
+	} {
+		if got := r.valueAt(tc.rank); got != tc.want {
+			t.Errorf("valueAt(%d) = %d, want %d", tc.rank, got, tc.want)
 		}
 	}
 }

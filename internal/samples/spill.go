@@ -1,4 +1,4 @@
-package client
+package samples
 
 import (
 	"bufio"
@@ -142,7 +142,7 @@ func (sp *spillStore) dropFile() error {
 	return err
 }
 
-var errSpillClosed = errors.New("the -g rows kept in a temporary file were released (Samples.Close)")
+var errSpillClosed = errors.New("the -g rows kept in a temporary file were released (Store.Close)")
 
 // createUnlinkedTemp creates a temporary file and removes its name at once, so
 // that nothing is left behind however gab ends (the open descriptor keeps the
@@ -195,7 +195,7 @@ func (w *runWriter) flush() error {
 	return w.err
 }
 
-// flushBatch moves a worker's batch into the store (at the end of a run).
+// FlushBatch moves a worker's batch into the store (at the end of a run).
 func (sp *spillStore) flushBatch(batch *[]Sample) {
 	if len(*batch) > 0 {
 		sp.add(*batch)
