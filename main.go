@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/gnuplot"
-	"gab/report"
 )
 
 // version is gab's own version (--version); release builds set it with -ldflags "-X main.version=...".
@@ -107,13 +105,13 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		textw = errw
 	}
 	cfg.Events = newSink(textw, errw, o.Config.Verbosity, o.Progress)
-	ext := startExtensions(o, argv)
-	if status, done := ext.prepare(out, errw, &cfg); done {
+	output := newOutput(o, argv)
+	if status, done := output.prepare(out, errw, &cfg); done {
 		return status
 	}
 	runner, err := client.New(cfg)
 	if err != nil {
-		if status, done := ext.fatal(out, errw, nil, err); done {
+		if status, done := output.fatal(out, errw, nil, err); done {
 			return status
 		}
 		return fatal(out, errw, err, 0)
@@ -138,10 +136,10 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		return exitError
 	}
 
-	ext.begin()
+	output.begin()
 	res, err := runner.Run(ctx)
 	if err != nil {
-		if status, done := ext.fatal(out, errw, res, err); done {
+		if status, done := output.fatal(out, errw, res, err); done {
 			return status
 		}
 		completed := 0
@@ -159,28 +157,9 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		}
 	}
 
-	sum := report.Summarize(res, reportOptions(o))
-	htmlReport := o.HTML && !interrupted // ab's SIGINT handler always prints the text report
-	switch {
-	case !textOut:
-	case htmlReport:
-		err = report.WriteHTML(out, sum, report.HTMLAttrs{Table: o.TableAttrs, Row: o.RowAttrs, Cell: o.CellAttrs})
-	default:
-		err = report.WriteText(out, sum)
-	}
-	if out.reportWriteError(errw, err) {
-		return exitError
-	}
-	// Extensions (--extended, --percentiles, --format json, --json) plug in here.
-	if err := ext.write(out, res, sum); err != nil {
-		fmt.Fprintf(errw, "gab: %v\n", err)
-		return exitError
-	}
-
-	if !htmlReport && res.Complete > 0 {
-		if status := writeFiles(o, res, sum, out, errw, h.location); status != exitOK {
-			return status
-		}
+	sum, serverErr := output.summarize(res)
+	if status := output.write(out, errw, sum, serverErr, res, h.location); status != exitOK {
+		return status
 	}
 	if interrupted {
 		return exitError
@@ -200,46 +179,6 @@ func fatal(out, errw io.Writer, err error, completed int) int {
 		fmt.Fprintf(out, "Total of %d requests completed\n", completed)
 	}
 	return fe.Exit
-}
-
-// writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after
-// its text report. A file that cannot be created ends gab with status 1 and
-// ab's perror-style message.
-func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, errw *syncWriter, loc *time.Location) int {
-	if loc == nil {
-		loc = time.Local
-	}
-	files := []struct {
-		name, what string
-		write      func(io.Writer) error
-	}{
-		{o.CSVFile, "CSV", func(w io.Writer) error { return report.WriteCSV(w, sum) }},
-		{o.GnuplotFile, "gnuplot", func(w io.Writer) error { return gnuplot.Write(w, res, loc) }},
-	}
-	for _, f := range files {
-		if f.name == "" {
-			continue
-		}
-		file, err := os.Create(f.name)
-		if err != nil {
-			out.Flush() // the report comes before the complaint, as in ab
-			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))
-			return exitError
-		}
-		bw := bufio.NewWriterSize(file, 64<<10)
-		err = f.write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			fmt.Fprintf(errw, "gab: %s: %v\n", f.name, err)
-			return exitError
-		}
-	}
-	return exitOK
 }
 
 // writeBanner prints ab's banner (-V, and the start of every run); -w before

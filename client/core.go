@@ -575,7 +575,7 @@ func (rn *Runner) emptyResult(w *Result) *Result {
 	return &Result{
 		Ending:       w.Ending,
 		Fatal:        w.Fatal,
-		Samples:      NewSamples(0, 1),
+		Samples:      samples.New(0, 1),
 		StatusCounts: map[int]int{},
 		FirstError:   map[string]string{},
 	}

@@ -51,8 +51,8 @@ func phaseStats(values []uint32) ColumnStats {
 
 // WriteCGI prints the "CGI times (ms)" table in the layout of ab's
 // "Connection Times (ms)" table. It prints nothing outside CGI mode.
-func WriteCGI(w io.Writer, res *client.Result) error {
-	s := SummarizeCGI(res.CGI)
+func WriteCGI(w io.Writer, sum *Summary) error {
+	s := sum.CGI
 	if s == nil {
 		return nil
 	}

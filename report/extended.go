@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -10,32 +9,14 @@ import (
 	"strings"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"gab/client"
+	"gab/internal/samples"
 )
 
-// This file renders gab's figures beyond ab's (--extended, and the corrected
-// tables of rate mode). Every table names its unit and precision.
-
-// printer formats to a buffered writer and keeps the first error.
-type printer struct {
-	w   *bufio.Writer
-	err error
-}
-
-func newPrinter(w io.Writer) *printer { return &printer{w: bufio.NewWriter(w)} }
-
-func (p *printer) printf(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
-	}
-}
-
-func (p *printer) flush() error {
-	if p.err != nil {
-		return p.err
-	}
-	return p.w.Flush()
-}
+// This file computes and renders gab's figures beyond ab's (--extended, and
+// the corrected tables of rate mode). Every table names its unit and precision.
 
 // CPUUsage is the client process's own CPU time over the run.
 type CPUUsage struct {
@@ -104,8 +85,8 @@ type FailureClass struct {
 	FirstError string // the first error message of the class ("" if none was kept)
 }
 
-// FailureClasses lists ab's failure classes plus write errors, in ab's order.
-func FailureClasses(res *client.Result) []FailureClass {
+// failureClasses lists ab's failure classes plus write errors, in ab's order.
+func failureClasses(res *client.Result) []FailureClass {
 	return []FailureClass{
 		{"connect", res.Failed.Connect, res.FirstError["connect"]},
 		{"receive", res.Failed.Receive, res.FirstError["receive"]},
@@ -115,24 +96,143 @@ func FailureClasses(res *client.Result) []FailureClass {
 	}
 }
 
-// StatusCodes returns the status codes seen, ascending.
-func StatusCodes(counts map[int]int) []int {
-	codes := make([]int, 0, len(counts))
-	for c := range counts {
-		codes = append(codes, c)
+// StatusCount is the number of responses with one status code.
+type StatusCount struct{ Code, Count int }
+
+// statusCounts lists the codes seen, ascending.
+func statusCounts(counts map[int]int) []StatusCount {
+	out := make([]StatusCount, 0, len(counts))
+	for c, n := range counts {
+		out = append(out, StatusCount{c, n})
 	}
-	sort.Ints(codes)
-	return codes
+	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
+	return out
 }
 
-// PhasePercents are the percentile columns of the phase table.
-var PhasePercents = [...]float64{90, 99, 99.9}
+// DistFigures describe a distribution in µs: count, min, mean, sd (n−1) and
+// max exact; median (rank floor(n/2)) and percentiles (rank floor(n·p/100))
+// from an HDR histogram with 3 significant digits (the bucket's highest value).
+type DistFigures struct {
+	Count                          int64
+	MinUs                          int64
+	MeanUs, SDUs                   float64
+	MedianUs, P90Us, P99Us, P999Us int64
+	MaxUs                          int64
+}
+
+func distFigures(d *samples.Dist) DistFigures {
+	return DistFigures{
+		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
+		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
+		MaxUs: d.Max,
+	}
+}
+
+// Extended are the figures beyond ab's (--extended, and the JSON document's
+// "extended" section).
+type Extended struct {
+	// DNS is the time spent resolving DNSLookups names before the run.
+	DNS        time.Duration
+	DNSLookups int
+	// Phases holds each phase's figures (client.Phase order).
+	Phases [client.PhaseCount]DistFigures
+	// Statuses counts responses per status code, ascending by code.
+	Statuses []StatusCount
+	// Failures are the failure classes with their first error; Unclassified
+	// counts failed requests in no class (response heads over 8191 bytes).
+	Failures     []FailureClass
+	Unclassified int
+	// PerSecond counts the requests recorded in each second of the run, from
+	// 0 (the last entry is usually a partial second); Throughput is over its
+	// whole seconds.
+	PerSecond  []int64
+	Throughput Throughput
+	// Bandwidth in 10^6 bits per second over the time taken.
+	ReceivedMbitPerS, SentMbitPerS float64
+	// CPU is the client's CPU time over the run; CoresBusy is CPU per second
+	// of elapsed time (1 = one core fully busy).
+	CPU       CPUUsage
+	CoresBusy float64
+	// LatencyHist is the Total phase's HDR histogram (the JSON document
+	// carries it encoded, for merging).
+	LatencyHist *hdrhistogram.Histogram
+}
+
+func summarizeExtended(s *Summary, res *client.Result, cpu CPUUsage) *Extended {
+	x := res.Extra
+	e := &Extended{
+		DNS:              x.DNS,
+		DNSLookups:       x.DNSLookups,
+		Statuses:         statusCounts(res.StatusCounts),
+		Failures:         failureClasses(res),
+		PerSecond:        x.PerSecond,
+		Throughput:       ThroughputOf(x.PerSecond, res.Elapsed),
+		ReceivedMbitPerS: MbitPerSecond(s.TotalRead, s.Seconds),
+		SentMbitPerS:     MbitPerSecond(s.TotalSent, s.Seconds),
+		CPU:              cpu,
+		CoresBusy:        cpu.CoresBusy(res.Elapsed),
+		LatencyHist:      x.Phases[client.PhaseTotal].Hist,
+	}
+	for p := range x.Phases {
+		e.Phases[p] = distFigures(&x.Phases[p])
+	}
+	e.Unclassified = s.Failed.Total - (s.Failed.Connect + s.Failed.Receive + s.Failed.Length + s.Failed.Exceptions)
+	return e
+}
+
+// RateFigures are rate mode's figures (--rate).
+type RateFigures struct {
+	TargetPerS float64
+	// AchievedPerS is Complete over the time taken (0 when that is 0).
+	AchievedPerS float64
+	// Sent were dispatched on the schedule; DueButNotSent were due by the end
+	// but never sent.
+	Sent, DueButNotSent int64
+	// Lag is how late each request was sent after its intended time; Corrected
+	// the latency from each request's intended send time.
+	Lag, Corrected DistFigures
+	// CorrectedServed is the corrected percentile table: ab's rows plus the
+	// --percentiles entries (CorrectedRows), the 100 % row the exact max.
+	CorrectedServed []Served
+	// CorrectedHist is the corrected latencies' HDR histogram.
+	CorrectedHist *hdrhistogram.Histogram
+}
+
+// Served is one row of a "Percentage of the requests served" table.
+type Served struct {
+	Percent float64
+	Us, Ms  int64 // the value, and as printed (ab's rounding to ms)
+}
+
+func summarizeRate(s *Summary, rr *client.RateResult, percents []float64) *RateFigures {
+	r := &RateFigures{
+		TargetPerS:    rr.Target,
+		Sent:          rr.Sent,
+		DueButNotSent: rr.BehindAtEnd,
+		Lag:           distFigures(&rr.Lag),
+		Corrected:     distFigures(&rr.Corrected),
+		CorrectedHist: rr.Corrected.Hist,
+	}
+	if s.Seconds > 0 {
+		r.AchievedPerS = float64(s.Complete) / s.Seconds
+	}
+	if rr.Corrected.Count > 0 {
+		for _, p := range CorrectedRows(percents) {
+			us := rr.Corrected.Percentile(p)
+			if p >= 100 {
+				us = rr.Corrected.Max
+			}
+			r.CorrectedServed = append(r.CorrectedServed, Served{Percent: p, Us: us, Ms: roundMs(us)})
+		}
+	}
+	return r
+}
 
 // ms3 prints µs as ms with 3 decimals (µs resolution).
 func ms3(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
-// SampleStorePrecision says how ab's tables were computed.
-func SampleStorePrecision(s *Summary) string {
+// sampleStorePrecision says how ab's tables were computed.
+func sampleStorePrecision(s *Summary) string {
 	if s.FromHistograms {
 		return fmt.Sprintf("exact for the first %d requests, then 1 ms buckets (min, mean, sd, max exact; medians and percentiles to the nearest ms)", s.ExactSamples)
 	}
@@ -140,10 +240,10 @@ func SampleStorePrecision(s *Summary) string {
 }
 
 // WriteExtended writes the --extended report, to follow ab's report (and the
-// --percentiles table). res.Extra must be set (client.Config.Extended).
-func WriteExtended(w io.Writer, s *Summary, res *client.Result, cpu CPUUsage) error {
-	p := newPrinter(w)
-	x := res.Extra
+// --percentiles table).
+func WriteExtended(w io.Writer, s *Summary) error {
+	p := newErrWriter(w)
+	x := s.Extended
 	p.printf("\nExtended report (gab)\n")
 	if x == nil {
 		p.printf("(no extended figures were gathered)\n")
@@ -163,39 +263,38 @@ func WriteExtended(w io.Writer, s *Summary, res *client.Result, cpu CPUUsage) er
 	p.printf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", "", "min", "mean", "sd", "median", "p90", "p99", "p99.9", "max")
 	for ph := client.Phase(0); ph < client.PhaseCount; ph++ {
 		d := &x.Phases[ph]
-		p.printf("%-16s%10s%10s%10s%10s", ph.String()+":", ms3(float64(d.Min)), ms3(d.Mean()), ms3(d.SD()), ms3(float64(d.Percentile(50))))
-		for _, pc := range PhasePercents {
-			p.printf("%10s", ms3(float64(d.Percentile(pc))))
+		p.printf("%-16s%10s%10s%10s%10s", ph.String()+":", ms3(float64(d.MinUs)), ms3(d.MeanUs), ms3(d.SDUs), ms3(float64(d.MedianUs)))
+		for _, us := range [...]int64{d.P90Us, d.P99Us, d.P999Us} {
+			p.printf("%10s", ms3(float64(us)))
 		}
-		p.printf("%10s\n", ms3(float64(d.Max)))
+		p.printf("%10s\n", ms3(float64(d.MaxUs)))
 	}
 
 	p.printf("\nResponses by status code (count)\n")
-	codes := StatusCodes(res.StatusCounts)
-	if len(codes) == 0 {
+	if len(x.Statuses) == 0 {
 		p.printf("  none\n")
 	}
-	for _, c := range codes {
-		p.printf("  %03d: %d\n", c, res.StatusCounts[c])
+	for _, c := range x.Statuses {
+		p.printf("  %03d: %d\n", c.Code, c.Count)
 	}
 
 	p.printf("\nFailures by class (count, first error)\n")
-	for _, f := range FailureClasses(res) {
+	for _, f := range x.Failures {
 		if f.FirstError != "" {
 			p.printf("  %-11s %d  %s\n", f.Name+":", f.Count, oneLine(f.FirstError))
 		} else {
 			p.printf("  %-11s %d\n", f.Name+":", f.Count)
 		}
 	}
-	if extra := s.Failed.Total - (s.Failed.Connect + s.Failed.Receive + s.Failed.Length + s.Failed.Exceptions); extra > 0 {
-		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", extra)
+	if x.Unclassified > 0 {
+		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", x.Unclassified)
 	}
-	if res.Retries > 0 {
-		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", res.Retries)
+	if s.Retries > 0 {
+		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", s.Retries)
 	}
 
 	p.printf("\n")
-	tp := ThroughputOf(x.PerSecond, res.Elapsed)
+	tp := x.Throughput
 	switch {
 	case tp.Intervals >= 2:
 		p.printf("Throughput:             %.2f [#/sec] mean, sd %.2f (over %d whole 1-second intervals)\n", tp.Mean, tp.SD, tp.Intervals)
@@ -208,15 +307,14 @@ func WriteExtended(w io.Writer, s *Summary, res *client.Result, cpu CPUUsage) er
 		p.printf("Response time:          %.3f [ms] mean, sd %.3f (Total column, exact µs)\n", float64(s.Total.MeanUs)/1000, s.Total.SDUs/1000)
 	}
 	p.printf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent (10^6 bits)\n",
-		MbitPerSecond(s.TotalRead, s.Seconds), MbitPerSecond(s.TotalSent, s.Seconds))
-	if cpu.Known {
-		busy := cpu.CoresBusy(res.Elapsed)
+		x.ReceivedMbitPerS, x.SentMbitPerS)
+	if cpu := x.CPU; cpu.Known {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
-			cpu.User.Seconds(), cpu.Sys.Seconds(), busy*100, busy)
+			cpu.User.Seconds(), cpu.Sys.Seconds(), x.CoresBusy*100, x.CoresBusy)
 	} else {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}
-	p.printf("Sample store:           %s\n", SampleStorePrecision(s))
+	p.printf("Sample store:           %s\n", s.SampleStore)
 	return p.flush()
 }
 
@@ -246,36 +344,37 @@ func CorrectedRows(extra []float64) []float64 {
 // WriteCorrected writes rate mode's section after ab's tables: the target and
 // achieved rates, how far the client fell behind its schedule, and ab's two
 // tables again with every time counted from the request's intended send time.
-func WriteCorrected(w io.Writer, s *Summary, res *client.Result, percents []float64) error {
-	if res.Extra == nil || res.Extra.Rate == nil {
+// It writes nothing outside rate mode.
+func WriteCorrected(w io.Writer, s *Summary) error {
+	rr := s.Rate
+	if rr == nil {
 		return nil
 	}
-	rr := res.Extra.Rate
-	p := newPrinter(w)
+	p := newErrWriter(w)
 	p.printf("\nCorrected for coordinated omission (times from each request's intended send time)\n")
-	p.printf("Target rate:            %.2f [#/sec]\n", rr.Target)
+	p.printf("Target rate:            %.2f [#/sec]\n", rr.TargetPerS)
 	if s.Seconds > 0 {
-		p.printf("Achieved rate:          %.2f [#/sec] (mean)\n", float64(s.Complete)/s.Seconds)
+		p.printf("Achieved rate:          %.2f [#/sec] (mean)\n", rr.AchievedPerS)
 	}
-	p.printf("Requests sent:          %d on schedule, %d due but never sent\n", rr.Sent, rr.BehindAtEnd)
+	p.printf("Requests sent:          %d on schedule, %d due but never sent\n", rr.Sent, rr.DueButNotSent)
 	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99 from an HDR histogram, 3 significant digits)\n",
-		ms3(rr.Lag.Mean()), ms3(float64(rr.Lag.Percentile(99))), ms3(float64(rr.Lag.Max)))
+		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
 	d := &rr.Corrected
 	if d.Count == 0 {
 		return p.flush()
 	}
 	p.printf("\nConnection Times (ms), corrected (min, mean, sd, max exact; median: rank n/2, bucket top of an HDR histogram, 3 significant digits)\n")
 	p.printf("              min  mean[+/-sd] median   max\n")
-	p.printf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(d.Min), roundMs(int64(d.Mean())), d.SD()/1000,
-		roundMs(d.Percentile(50)), roundMs(d.Max))
+	p.printf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(d.MinUs), roundMs(int64(d.MeanUs)), d.SDUs/1000,
+		roundMs(d.MedianUs), roundMs(d.MaxUs))
 	if d.Count > 1 {
 		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n")
-		for _, pc := range CorrectedRows(percents) {
-			if pc >= 100 {
-				p.printf(" 100%%  %5d (longest request)\n", roundMs(d.Max))
+		for _, r := range rr.CorrectedServed {
+			if r.Percent >= 100 {
+				p.printf(" 100%%  %5d (longest request)\n", r.Ms)
 				continue
 			}
-			p.printf("%5s  %5d\n", percentLabel(pc), roundMs(d.Percentile(pc)))
+			p.printf("%5s  %5d\n", percentLabel(r.Percent), r.Ms)
 		}
 	}
 	return p.flush()

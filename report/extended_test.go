@@ -20,7 +20,7 @@ var updateExtended = flag.Bool("update-extended", false, "rewrite report/testdat
 // extFixture is tenSamples with everything the extended report and rate mode
 // show: phases, statuses, failures with first errors, per-second counts, a
 // corrected distribution and a dispatch lag.
-func extFixture() (*client.Result, *Summary) {
+func extFixture(percentiles ...float64) (*client.Result, *Summary) {
 	res := tenSamples()
 	res.Start = time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
 	res.Elapsed = 2500 * time.Millisecond
@@ -58,7 +58,8 @@ func extFixture() (*client.Result, *Summary) {
 	}
 	x.Rate = rr
 	res.Extra = x
-	s := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2})
+	s := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2,
+		Percentiles: percentiles, CPU: fixtureCPU(), CommandLine: fixtureCommandLine})
 	return res, s
 }
 
@@ -87,9 +88,9 @@ func fixtureCPU() CPUUsage {
 }
 
 func TestWriteExtendedGolden(t *testing.T) {
-	res, s := extFixture()
+	_, s := extFixture()
 	var b bytes.Buffer
-	if err := WriteExtended(&b, s, res, fixtureCPU()); err != nil {
+	if err := WriteExtended(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "ext-extended.golden", b.Bytes())
@@ -149,9 +150,9 @@ func TestThroughputOf(t *testing.T) {
 }
 
 func TestWriteCorrectedGolden(t *testing.T) {
-	res, s := extFixture()
+	_, s := extFixture(99.9)
 	var b bytes.Buffer
-	if err := WriteCorrected(&b, s, res, []float64{99.9}); err != nil {
+	if err := WriteCorrected(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "ext-corrected.golden", b.Bytes())
@@ -171,9 +172,10 @@ func TestWriteCorrectedGolden(t *testing.T) {
 		}
 	}
 	// Outside rate mode there is nothing to write.
+	res, _ := extFixture()
 	res.Extra.Rate = nil
 	b.Reset()
-	if err := WriteCorrected(&b, s, res, nil); err != nil || b.Len() != 0 {
+	if err := WriteCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil || b.Len() != 0 {
 		t.Errorf("wrote %q outside rate mode", b.String())
 	}
 }

@@ -53,7 +53,7 @@ func TestGoldenHTML(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			gc := loadGoldenCase(t, name)
 			var out bytes.Buffer
-			if err := WriteHTML(&out, Summarize(gc.res, gc.opts), gc.html); err != nil {
+			if err := WriteHTML(&out, Summarize(gc.res, gc.opts)); err != nil {
 				t.Fatal(err)
 			}
 			compareText(t, name, out.String(), gc.report)
@@ -110,7 +110,6 @@ func TestGoldenCSV(t *testing.T) {
 type goldenCase struct {
 	res    *client.Result
 	opts   Options
-	html   HTMLAttrs
 	report string // ab's report, from its leading "\n\n" on
 }
 
@@ -129,7 +128,8 @@ func loadGoldenCase(t *testing.T, name string) goldenCase {
 	if !ok {
 		t.Fatalf("%s: no end of the Benchmarking line", name)
 	}
-	gc := goldenCase{report: report, html: HTMLAttrs{Cell: "bgcolor=white"}}
+	gc := goldenCase{report: report}
+	gc.opts.HTML = HTMLAttrs{Cell: "bgcolor=white"}
 	args := strings.Fields(cmd)[1:]
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
@@ -145,13 +145,13 @@ func loadGoldenCase(t *testing.T, name string) goldenCase {
 			gc.opts.BodySent = true
 			i++
 		case "-x":
-			gc.html.Table = args[i+1]
+			gc.opts.HTML.Table = args[i+1]
 			i++
 		case "-y":
-			gc.html.Row = args[i+1]
+			gc.opts.HTML.Row = args[i+1]
 			i++
 		case "-z":
-			gc.html.Cell = args[i+1]
+			gc.opts.HTML.Cell = args[i+1]
 			i++
 		case "-n", "-c", "-T", "-g", "-e":
 			i++

@@ -6,8 +6,9 @@ import (
 )
 
 // WriteHTML writes ab's -w report (ref §12) with the -x/-y/-z attributes.
-func WriteHTML(w io.Writer, s *Summary, a HTMLAttrs) error {
+func WriteHTML(w io.Writer, s *Summary) error {
 	e := newErrWriter(w)
+	a := s.HTMLAttrs
 	tr, td := a.Row, a.Cell
 	row := func(label, format string, args ...any) {
 		e.printf("<tr %s><th colspan=2 %s>%s</th><td colspan=2 %s>", tr, td, label, td)

@@ -1,12 +1,9 @@
 package report
 
 import (
-	"gab/internal/samples"
-
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -253,68 +250,48 @@ type JSONRate struct {
 	CorrectedHistogram JSONHistogram `json:"corrected_histogram"`
 }
 
-// JSONInput is what a JSON document is made from.
-type JSONInput struct {
-	CommandLine []string
-	// Start is used when there is no Result (gab stopped before the run).
-	Start   time.Time
-	Summary *Summary       // nil when the run never started
-	Result  *client.Result // nil likewise
-	// Percentiles is the --percentiles list (nil without the option).
-	Percentiles []float64
-	CPU         CPUUsage
-	// ServerCPU is --server-pid's measurement (nil without it).
-	ServerCPU *ServerCPU
-	// ErrMessage and ExitCode describe a fatal ending ("" and 0 otherwise).
-	ErrMessage string
-	ExitCode   int
-}
-
-// NewDocument builds the JSON document.
-func NewDocument(in JSONInput) *Document {
+// NewDocument builds the JSON document of a summary (of a run, or of a
+// command line that never ran: NotStarted).
+func NewDocument(s *Summary) *Document {
 	d := &Document{
 		SchemaVersion: SchemaVersion,
 		Tool:          "gab",
-		CommandLine:   in.CommandLine,
+		CommandLine:   s.CommandLine,
 		Ending:        "not_started",
+		StartTime:     s.Start.UTC().Format(time.RFC3339Nano),
 	}
 	if d.CommandLine == nil {
 		d.CommandLine = []string{}
 	}
-	start := in.Start
-	if in.Result != nil {
-		start = in.Result.Start
-		d.Ending = endingName(in.Result.Ending)
+	if e := s.Error; e != nil {
+		d.Error = &JSONError{Message: e.Message, ExitCode: e.ExitCode}
 	}
-	d.StartTime = start.UTC().Format(time.RFC3339Nano)
-	if in.ErrMessage != "" || in.ExitCode != 0 {
-		d.Error = &JSONError{Message: strings.TrimRight(in.ErrMessage, "\n"), ExitCode: in.ExitCode}
-	}
-	s, res := in.Summary, in.Result
-	if s == nil || res == nil {
+	if !s.Started {
 		return d
 	}
+	d.Ending = endingName(s.Ending)
 	d.Report = jsonReport(s)
-	if len(in.Percentiles) > 0 && s.Count > 0 {
-		for _, r := range PercentileRows(s, in.Percentiles) {
-			d.Percentiles = append(d.Percentiles, JSONPercentileRow(r))
-		}
+	for _, r := range s.PercentileTable {
+		d.Percentiles = append(d.Percentiles, JSONPercentileRow(r))
 	}
-	if in.ServerCPU != nil {
-		d.ServerCPU = jsonServerCPU(s, in.ServerCPU)
+	if s.ServerCPU != nil {
+		d.ServerCPU = jsonServerCPU(s.ServerCPU)
 	}
-	if res.Extra != nil {
-		d.Extended = jsonExtended(s, res, in.CPU)
-		if rr := res.Extra.Rate; rr != nil {
-			d.Rate = jsonRate(s, rr, in.Percentiles)
-		}
+	if s.Extended != nil {
+		d.Extended = jsonExtended(s)
+	}
+	if s.Rate != nil {
+		d.Rate = jsonRate(s.Rate)
 	}
 	return d
 }
 
-// WriteJSON writes the document, indented, with a final newline. HTML
+// WriteJSON writes the summary's JSON document.
+func WriteJSON(w io.Writer, s *Summary) error { return WriteDocument(w, NewDocument(s)) }
+
+// WriteDocument writes the document, indented, with a final newline. HTML
 // characters stay as they are (error messages hold "->" and "<...>").
-func WriteJSON(w io.Writer, d *Document) error {
+func WriteDocument(w io.Writer, d *Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -399,13 +376,7 @@ func jsonReport(s *Summary) *JSONReport {
 	return r
 }
 
-func jsonDist(d *samples.Dist) JSONDist {
-	return JSONDist{
-		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
-		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
-		MaxUs: d.Max,
-	}
-}
+func jsonDist(d *DistFigures) JSONDist { return JSONDist(*d) }
 
 // jsonHistogram encodes h in HdrHistogram's V2 compressed base64 form.
 func jsonHistogram(h *hdrhistogram.Histogram) JSONHistogram {
@@ -422,8 +393,8 @@ func jsonHistogram(h *hdrhistogram.Histogram) JSONHistogram {
 	return out
 }
 
-func jsonExtended(s *Summary, res *client.Result, cpu CPUUsage) *JSONExtended {
-	x := res.Extra
+func jsonExtended(s *Summary) *JSONExtended {
+	x := s.Extended
 	e := &JSONExtended{
 		DNSUs:      x.DNS.Microseconds(),
 		DNSLookups: x.DNSLookups,
@@ -437,18 +408,18 @@ func jsonExtended(s *Summary, res *client.Result, cpu CPUUsage) *JSONExtended {
 		},
 		StatusCounts:     map[string]int{},
 		FailuresByClass:  map[string]JSONFailureClass{},
-		ReceivedMbitPerS: MbitPerSecond(s.TotalRead, s.Seconds),
-		SentMbitPerS:     MbitPerSecond(s.TotalSent, s.Seconds),
-		SampleStore:      SampleStorePrecision(s),
-		LatencyHistogram: jsonHistogram(x.Phases[client.PhaseTotal].Hist),
+		ReceivedMbitPerS: x.ReceivedMbitPerS,
+		SentMbitPerS:     x.SentMbitPerS,
+		SampleStore:      s.SampleStore,
+		LatencyHistogram: jsonHistogram(x.LatencyHist),
 	}
-	for code, n := range res.StatusCounts {
-		e.StatusCounts[strconv.Itoa(code)] = n
+	for _, c := range x.Statuses {
+		e.StatusCounts[strconv.Itoa(c.Code)] = c.Count
 	}
-	for _, f := range FailureClasses(res) {
+	for _, f := range x.Failures {
 		e.FailuresByClass[f.Name] = JSONFailureClass{Count: f.Count, FirstError: f.FirstError}
 	}
-	tp := ThroughputOf(x.PerSecond, res.Elapsed)
+	tp := x.Throughput
 	e.Throughput = JSONThroughput{Intervals: tp.Intervals, MeanPerS: tp.Mean, SDPerS: tp.SD, PerSecond: x.PerSecond}
 	if e.Throughput.PerSecond == nil {
 		e.Throughput.PerSecond = []int64{}
@@ -457,38 +428,29 @@ func jsonExtended(s *Summary, res *client.Result, cpu CPUUsage) *JSONExtended {
 		e.ResponseTimeMeanMs = float64(s.Total.MeanUs) / 1000
 		e.ResponseTimeSDMs = s.Total.SDUs / 1000
 	}
-	if cpu.Known {
-		busy := cpu.CoresBusy(res.Elapsed)
+	if cpu := x.CPU; cpu.Known {
 		e.ClientCPU = &JSONCPU{
 			UserMs:           float64(cpu.User) / 1e6,
 			SysMs:            float64(cpu.Sys) / 1e6,
-			PercentOfOneCore: busy * 100,
-			CoresBusy:        busy,
+			PercentOfOneCore: x.CoresBusy * 100,
+			CoresBusy:        x.CoresBusy,
 		}
 	}
 	return e
 }
 
-func jsonRate(s *Summary, rr *client.RateResult, percents []float64) *JSONRate {
+func jsonRate(rr *RateFigures) *JSONRate {
 	r := &JSONRate{
-		TargetPerS:         rr.Target,
+		TargetPerS:         rr.TargetPerS,
+		AchievedPerS:       rr.AchievedPerS,
 		Sent:               rr.Sent,
-		DueButNotSent:      rr.BehindAtEnd,
+		DueButNotSent:      rr.DueButNotSent,
 		Lag:                jsonDist(&rr.Lag),
 		Corrected:          jsonDist(&rr.Corrected),
-		CorrectedHistogram: jsonHistogram(rr.Corrected.Hist),
+		CorrectedHistogram: jsonHistogram(rr.CorrectedHist),
 	}
-	if s.Seconds > 0 {
-		r.AchievedPerS = float64(s.Complete) / s.Seconds
-	}
-	if rr.Corrected.Count > 0 {
-		for _, p := range CorrectedRows(percents) {
-			us := rr.Corrected.Percentile(p)
-			if p >= 100 {
-				us = rr.Corrected.Max
-			}
-			r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: p, TotalMs: roundMs(us), TotalUs: us})
-		}
+	for _, row := range rr.CorrectedServed {
+		r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: row.Percent, TotalMs: row.Ms, TotalUs: row.Us})
 	}
 	return r
 }

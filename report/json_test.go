@@ -20,18 +20,14 @@ import (
 	"gab/client"
 )
 
+var fixtureCommandLine = []string{"gab", "--format", "json", "--rate", "4", "--percentiles", "50,99.9", "-n", "10", "-c", "2", "http://127.0.0.1:8080/x"}
+
 func fixtureDocument(t *testing.T) (*Document, []byte) {
 	t.Helper()
-	res, s := extFixture()
-	d := NewDocument(JSONInput{
-		CommandLine: []string{"gab", "--format", "json", "--rate", "4", "--percentiles", "50,99.9", "-n", "10", "-c", "2", "http://127.0.0.1:8080/x"},
-		Summary:     s,
-		Result:      res,
-		Percentiles: []float64{50, 99.9},
-		CPU:         fixtureCPU(),
-	})
+	_, s := extFixture(50, 99.9)
+	d := NewDocument(s)
 	var b bytes.Buffer
-	if err := WriteJSON(&b, d); err != nil {
+	if err := WriteDocument(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	return d, b.Bytes()
@@ -78,23 +74,24 @@ func TestJSONMatchesSchema(t *testing.T) {
 	docs := map[string][]byte{"full": full}
 
 	// A fatal ending with what was measured, and a run that never started.
-	res, s := extFixture()
+	res, _ := extFixture()
 	res.Ending, res.Extra = client.EndFatal, nil
+	s := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2,
+		CommandLine: []string{"gab", "http://127.0.0.1:1/"}})
+	s.SetError("apr_socket_recv: Connection refused (111)\n", 111)
 	var b bytes.Buffer
-	_ = WriteJSON(&b, NewDocument(JSONInput{CommandLine: []string{"gab", "http://127.0.0.1:1/"}, Summary: s, Result: res,
-		ErrMessage: "apr_socket_recv: Connection refused (111)\n", ExitCode: 111}))
+	_ = WriteJSON(&b, s)
 	docs["fatal"] = append([]byte(nil), b.Bytes()...)
 	b.Reset()
-	_ = WriteJSON(&b, NewDocument(JSONInput{CommandLine: []string{"gab"}, Start: time.Unix(0, 0),
-		ErrMessage: "gab: wrong number of arguments\n", ExitCode: 22}))
+	_ = WriteJSON(&b, NotStarted([]string{"gab"}, time.Unix(0, 0), "gab: wrong number of arguments\n", 22))
 	docs["not_started"] = append([]byte(nil), b.Bytes()...)
 	// TLS and HTTP/2 lines.
-	res2, s2 := extFixture()
+	_, s2 := extFixture()
 	s2.TLS = &client.TLSInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
 		TempKey: "X25519 253 bits", ServerName: "localhost"}
 	s2.Protocol = "h2"
 	b.Reset()
-	_ = WriteJSON(&b, NewDocument(JSONInput{Summary: s2, Result: res2}))
+	_ = WriteJSON(&b, s2)
 	docs["tls_h2"] = append([]byte(nil), b.Bytes()...)
 	if !strings.Contains(string(docs["tls_h2"]), `"server_temp_key": "X25519 253 bits"`) || !strings.Contains(string(docs["tls_h2"]), `"protocol": "h2"`) {
 		t.Errorf("TLS/HTTP/2 fields missing:\n%s", docs["tls_h2"])
@@ -106,7 +103,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 		empty.Extra.Phases[p] = samples.NewDist()
 	}
 	b.Reset()
-	_ = WriteJSON(&b, NewDocument(JSONInput{Summary: Summarize(empty, Options{Concurrency: 1}), Result: empty}))
+	_ = WriteJSON(&b, Summarize(empty, Options{Concurrency: 1}))
 	docs["empty"] = append([]byte(nil), b.Bytes()...)
 
 	for name, raw := range docs {
@@ -289,15 +286,15 @@ func TestJSONHistogramRoundTrip(t *testing.T) {
 // --percentiles table, the extended report, the corrected section) and finds
 // each JSON figure in it, formatted as the text formats it.
 func TestJSONNumbersMatchText(t *testing.T) {
-	res, s := extFixture()
+	_, s := extFixture(50, 99.9)
 	d, _ := fixtureDocument(t)
 	var b bytes.Buffer
 	if err := WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	_ = WritePercentiles(&b, s, []float64{50, 99.9})
-	_ = WriteExtended(&b, s, res, fixtureCPU())
-	_ = WriteCorrected(&b, s, res, []float64{50, 99.9})
+	_ = WritePercentiles(&b, s)
+	_ = WriteExtended(&b, s)
+	_ = WriteCorrected(&b, s)
 	text := b.String()
 	r := d.Report
 	want := []string{

@@ -46,10 +46,10 @@ type PercentileRow struct {
 	ConnectUs, WaitingUs, TotalUs int64
 }
 
-// PercentileRows computes the --percentiles values: for each p the sample at
+// percentileRows computes the --percentiles values: for each p the sample at
 // ab's index floor(done·p/100), clamped to the last, in each column sorted on
 // its own (exact µs; from 1 ms buckets once the sample store overflowed).
-func PercentileRows(s *Summary, ps []float64) []PercentileRow {
+func percentileRows(s *Summary, ps []float64) []PercentileRow {
 	rows := make([]PercentileRow, len(ps))
 	for i, p := range ps {
 		rows[i] = PercentileRow{
@@ -72,16 +72,17 @@ func percentileTitle(s *Summary) string {
 
 // WritePercentiles writes the --percentiles table after ab's report, in ab's
 // layout: a blank line, the title, then one row per percentile with the
-// Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written when
-// fewer than two requests were recorded (as ab's own table).
-func WritePercentiles(w io.Writer, s *Summary, ps []float64) error {
-	if s.Count < 2 || len(ps) == 0 {
+// Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written
+// without the option or when fewer than two requests were recorded (as ab's
+// own table).
+func WritePercentiles(w io.Writer, s *Summary) error {
+	rows := s.PercentileTable
+	if s.Count < 2 || len(rows) == 0 {
 		return nil
 	}
-	rows := PercentileRows(s, ps)
 	labelWidth := 5 // ab's "  50%" and " 100%"
-	for _, p := range ps {
-		if l := len(percentLabel(p)) + 1; l > labelWidth {
+	for _, r := range rows {
+		if l := len(percentLabel(r.Percent)) + 1; l > labelWidth {
 			labelWidth = l
 		}
 	}

@@ -47,7 +47,6 @@ func TestParsePercentiles(t *testing.T) {
 }
 
 func TestPercentileRowsUseABIndexRule(t *testing.T) {
-	s := Summarize(tenSamples(), Options{Concurrency: 1})
 	// done = 10: p50 → index 5, p90 → 9, p95 → floor(9.5) = 9, p99.9 → 9,
 	// p10 → 1, p19.99 → floor(1.999) = 1, p20 → 2.
 	cases := []struct {
@@ -67,7 +66,8 @@ func TestPercentileRowsUseABIndexRule(t *testing.T) {
 	for i, c := range cases {
 		ps[i] = c.p
 	}
-	for i, r := range PercentileRows(s, ps) {
+	s := Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: ps})
+	for i, r := range s.PercentileTable {
 		c := cases[i]
 		if r.ConnectUs != c.connect || r.WaitingUs != c.wait || r.TotalUs != c.total {
 			t.Errorf("p%v = %d/%d/%d, want %d/%d/%d", c.p, r.ConnectUs, r.WaitingUs, r.TotalUs, c.connect, c.wait, c.total)
@@ -76,9 +76,9 @@ func TestPercentileRowsUseABIndexRule(t *testing.T) {
 }
 
 func TestWritePercentilesLayout(t *testing.T) {
-	s := Summarize(tenSamples(), Options{Concurrency: 1})
+	s := Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 90, 99.9}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s, []float64{50, 90, 99.9}); err != nil {
+	if err := WritePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
@@ -91,7 +91,7 @@ func TestWritePercentilesLayout(t *testing.T) {
 	}
 	// ab's own widths when every label is short.
 	b.Reset()
-	_ = WritePercentiles(&b, s, []float64{50, 100})
+	_ = WritePercentiles(&b, Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 100}}))
 	if want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
 		"        Connect  Waiting (TTFB)     Total\n" +
 		"  50%       500             550      6005\n" +
@@ -103,9 +103,9 @@ func TestWritePercentilesLayout(t *testing.T) {
 func TestWritePercentilesNeedsTwoRequests(t *testing.T) {
 	smp := samples.New(1, 0)
 	smp.Put(smp.Len(), samples.Sample{Total: 5}, nil)
-	s := Summarize(&client.Result{Complete: 1, Samples: smp}, Options{Concurrency: 1})
+	s := Summarize(&client.Result{Complete: 1, Samples: smp}, Options{Concurrency: 1, Percentiles: []float64{50}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s, []float64{50}); err != nil || b.Len() != 0 {
+	if err := WritePercentiles(&b, s); err != nil || b.Len() != 0 {
 		t.Fatalf("wrote %q (err %v) for a single request; ab prints no table then", b.String(), err)
 	}
 }
@@ -117,9 +117,9 @@ func TestWritePercentilesFromHistograms(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		smp.Put(smp.Len(), samples.Sample{Connect: 0, Wait: uint32(1000 * i), Total: uint32(1000*i + 400)}, nil)
 	}
-	s := Summarize(&client.Result{Complete: 10, Samples: smp}, Options{Concurrency: 1})
+	s := Summarize(&client.Result{Complete: 10, Samples: smp}, Options{Concurrency: 1, Percentiles: []float64{50}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s, []float64{50}); err != nil {
+	if err := WritePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nPercentage of the requests served within a certain time (µs; exact for the first 4 requests, then 1 ms buckets)\n" +

@@ -17,16 +17,18 @@ type ServerCPU struct {
 	Client     CPUUsage      // gab's own CPU over the run
 }
 
-// ServerCPUFigures are the figures printed and put in the JSON document.
+// ServerCPUFigures are the measurement and the figures printed and put in
+// the JSON document.
 type ServerCPUFigures struct {
+	ServerCPU
 	UsPerRequest     float64 // server CPU per complete request, µs (0 with none complete)
 	PercentOfOneCore float64 // server CPU over the time taken
 	ClientPercent    float64 // gab's CPU over the time taken (0 when unknown)
 }
 
-// Figures relates the CPU times to the run's time taken and requests.
-func (c *ServerCPU) Figures(s *Summary) ServerCPUFigures {
-	var f ServerCPUFigures
+// serverCPUFigures relates the CPU times to the run's time taken and requests.
+func serverCPUFigures(s *Summary, c *ServerCPU) *ServerCPUFigures {
+	f := &ServerCPUFigures{ServerCPU: *c}
 	if s.Complete > 0 {
 		f.UsPerRequest = float64(c.CPU.Microseconds()) / float64(s.Complete)
 	}
@@ -47,9 +49,14 @@ func pidList(pids []int) string {
 	return strings.Join(parts, ",")
 }
 
-// WriteServerCPU prints the server CPU lines after ab's report (--server-pid).
-func WriteServerCPU(w io.Writer, s *Summary, c *ServerCPU) error {
-	f := c.Figures(s)
+// WriteServerCPU prints the server CPU lines after ab's report (--server-pid);
+// nothing without the option.
+func WriteServerCPU(w io.Writer, s *Summary) error {
+	f := s.ServerCPU
+	if f == nil {
+		return nil
+	}
+	c := &f.ServerCPU
 	_, err := fmt.Fprintf(w, "\nServer CPU (PID %s, with threads and children; %d ms resolution):\n"+
 		"  CPU time:             %.0f [ms]\n"+
 		"  Per request:          %.1f [us] (mean, per complete request)\n"+
@@ -71,8 +78,8 @@ type JSONServerCPU struct {
 	ClientPercent    *float64 `json:"client_percent_of_one_core,omitempty"`
 }
 
-func jsonServerCPU(s *Summary, c *ServerCPU) *JSONServerCPU {
-	f := c.Figures(s)
+func jsonServerCPU(f *ServerCPUFigures) *JSONServerCPU {
+	c := &f.ServerCPU
 	j := &JSONServerCPU{PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
 		ResolutionMs: float64(c.Resolution.Microseconds()) / 1000,
 		UsPerRequest: f.UsPerRequest, PercentOfOneCore: f.PercentOfOneCore}

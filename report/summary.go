@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"gab/client"
@@ -25,6 +26,19 @@ type Options struct {
 	// TLS (https) prints the SSL/TLS lines from Result.TLS. (The HTTP/2
 	// Protocol line comes from Result.Protocol.)
 	TLS bool
+
+	// HTML holds the -x, -y and -z attributes of the -w report.
+	HTML HTMLAttrs
+	// Percentiles is the --percentiles list (nil without the option); rate
+	// mode's corrected table adds its entries to ab's rows.
+	Percentiles []float64
+	// CPU is the client's own CPU time over the run (ProcessCPU before and
+	// after, subtracted), for the extended report and the JSON document.
+	CPU CPUUsage
+	// CommandLine is argv as given, for the JSON document.
+	CommandLine []string
+	// ServerCPU is --server-pid's measurement over the run (nil without it).
+	ServerCPU *ServerCPU
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -85,9 +99,25 @@ type Percentile struct {
 // abPercents are the rows of ab's percentile table.
 var abPercents = [...]int{50, 66, 75, 80, 90, 95, 98, 99, 100}
 
-// Summary is every figure of ab's report, computed with ab's arithmetic. The
-// writers only format it; other reports (JSON, extended) read its fields.
+// Summary is every figure any of gab's outputs prints, computed once by
+// Summarize: ab's report (with ab's arithmetic), and the tables and documents
+// beyond it (--percentiles, --extended, rate mode's corrected tables, the CGI
+// table, the JSON document). Every writer (WriteText, WriteHTML, WriteCSV,
+// WritePercentiles, WriteCGI, WriteCorrected, WriteExtended, WriteJSON) is a
+// function of a Summary and an io.Writer and computes nothing of its own; a new
+// figure goes into the Summary (and the Document, for the JSON form) first.
 type Summary struct {
+	// CommandLine, Start and Ending describe the run for the JSON document.
+	// Started is false for a command line that never ran (NotStarted): then
+	// only Error and the invocation are meaningful.
+	CommandLine []string
+	Start       time.Time // just before the first connect (wall clock)
+	Ending      client.Ending
+	Started     bool
+	// Error is set when gab ends with an error after the command line was
+	// accepted (SetError), or before the run (NotStarted).
+	Error *RunError
+
 	ServerSoftware string
 	Host           string
 	Port           int
@@ -116,6 +146,11 @@ type Summary struct {
 	BodySent          bool  // -p/-u given
 	TotalSent         int64 // Total body sent
 	BodyRead          int64 // HTML transferred
+	// Retries counts requests sent again once on a new connection because the
+	// server closed a kept-alive one before answering.
+	Retries int
+	// HTMLAttrs are the -w report's attributes (Options.HTML).
+	HTMLAttrs HTMLAttrs
 
 	// Rates are set when Seconds > 0. The text report prints them only when
 	// Complete > 0 as well; the HTML one whenever Seconds > 0.
@@ -136,6 +171,22 @@ type Summary struct {
 	// buckets. ExactSamples is how many requests were stored exactly.
 	FromHistograms bool
 	ExactSamples   int
+	// SampleStore says, in words, how ab's tables were computed (exact, or
+	// from 1 ms buckets past the exact store).
+	SampleStore string
+
+	// PercentileTable is the --percentiles table (nil without the option or
+	// when nothing was recorded).
+	PercentileTable []PercentileRow
+	// CGI is the CGI-mode table (nil outside --cgi).
+	CGI *CGIStats
+	// Extended holds the figures beyond ab's (nil unless the client gathered
+	// them: --extended, --format json, --json, --rate).
+	Extended *Extended
+	// Rate holds rate mode's figures (nil outside --rate).
+	Rate *RateFigures
+	// ServerCPU holds --server-pid's figures (nil without it).
+	ServerCPU *ServerCPUFigures
 
 	// ranks answers Percentile's rank queries over every recorded request
 	// (nil when the run recorded none).
@@ -157,7 +208,7 @@ func (s *Summary) Percentile(c Column, p float64) int64 {
 // valueAt is the value of rank i (0-based) in the column's ascending order.
 func (s *Summary) valueAt(c Column, i int) int64 { return s.ranks.ValueAt(c, i) }
 
-// Summarize computes every figure of ab's report from a run's result. In exact
+// Summarize computes every figure of every output from a run's result. In exact
 // mode it sorts res.Samples.Exact() in place into ab's order
 // (samples.CompareByTotal, the -g file's order) and keeps it for Percentile;
 // its extra memory is a constant 256 KB, whatever the number of samples. The
@@ -186,8 +237,14 @@ func Summarize(res *client.Result, o Options) *Summary {
 		BodySent:          o.BodySent,
 		TotalSent:         res.TotalSent,
 		BodyRead:          res.BodyRead,
+		Retries:           res.Retries,
+		HTMLAttrs:         o.HTML,
 		NoPercentiles:     o.NoPercentiles,
 		NoConfidence:      o.NoConfidence,
+		CommandLine:       o.CommandLine,
+		Start:             res.Start,
+		Ending:            res.Ending,
+		Started:           true,
 	}
 	if o.TLS {
 		s.TLS = res.TLS
@@ -201,6 +258,43 @@ func Summarize(res *client.Result, o Options) *Summary {
 		} else {
 			s.summarizeExact(res.Samples)
 		}
+	}
+	s.SampleStore = sampleStorePrecision(s)
+	if len(o.Percentiles) > 0 && s.Count > 0 {
+		s.PercentileTable = percentileRows(s, o.Percentiles)
+	}
+	s.CGI = SummarizeCGI(res.CGI)
+	if o.ServerCPU != nil {
+		s.ServerCPU = serverCPUFigures(s, o.ServerCPU)
+	}
+	if res.Extra != nil {
+		s.Extended = summarizeExtended(s, res, o.CPU)
+		if rr := res.Extra.Rate; rr != nil {
+			s.Rate = summarizeRate(s, rr, o.Percentiles)
+		}
+	}
+	return s
+}
+
+// RunError is how gab ended when it ended with an error: ab's stderr text and
+// the exit status.
+type RunError struct {
+	Message  string // without the trailing newline
+	ExitCode int
+}
+
+// SetError records that gab ends with an error (message as printed, exit status).
+func (s *Summary) SetError(message string, exitCode int) {
+	s.Error = &RunError{Message: strings.TrimRight(message, "\n"), ExitCode: exitCode}
+}
+
+// NotStarted is the Summary of a command line that never ran (an error in
+// it, or before the first request): no figures, only the invocation and the
+// error. start is when gab gave up.
+func NotStarted(commandLine []string, start time.Time, message string, exitCode int) *Summary {
+	s := &Summary{CommandLine: commandLine, Start: start}
+	if message != "" || exitCode != 0 {
+		s.SetError(message, exitCode)
 	}
 	return s
 }

@@ -153,7 +153,8 @@ func TestTextWithoutCompletedRequests(t *testing.T) {
 		t.Errorf("the report must stop after HTML transferred when done = 0:\n%s", out.String())
 	}
 	out.Reset()
-	if err := WriteHTML(&out, s, HTMLAttrs{Cell: "bgcolor=white"}); err != nil {
+	s.HTMLAttrs = HTMLAttrs{Cell: "bgcolor=white"}
+	if err := WriteHTML(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	// HTML prints the rates whenever time passed, and no Connection Times.
@@ -238,7 +239,7 @@ func TestWritersReturnErrors(t *testing.T) {
 	if err := WriteText(closedWriter{}, s); err == nil {
 		t.Error("WriteText: want the writer's error")
 	}
-	if err := WriteHTML(closedWriter{}, s, HTMLAttrs{}); err == nil {
+	if err := WriteHTML(closedWriter{}, s); err == nil {
 		t.Error("WriteHTML: want the writer's error")
 	}
 	if err := WriteCSV(closedWriter{}, s); err == nil {

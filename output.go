@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"gab/client"
+	"gab/gnuplot"
+	"gab/internal/servercpu"
+	"gab/report"
+)
+
+// This file is gab's output after a run, chosen once from the command line
+// (newOutput) and written from the run's report.Summary: ab's report on
+// stdout (text, or HTML with -w), then in text mode the tables beyond ab's
+// (the CGI table, --percentiles, rate mode's corrected tables, --extended,
+// --server-pid's lines),
+// the JSON document (stdout with --format json, the --json file), and last
+// ab's -e and -g files. Every writer is a function of the Summary and an
+// io.Writer; an output that needs a new figure finds it in the Summary.
+//
+// With --format json stdout carries exactly one JSON document, whatever the
+// ending (notStarted covers command-line errors).
+
+// summaryWriter is one output: a writer of a run's summary.
+type summaryWriter func(io.Writer, *report.Summary) error
+
+// output is what gab writes after the run, chosen from the command line.
+type output struct {
+	o    *cliOptions
+	argv []string
+	// jsonStdout: stdout carries the JSON document and nothing else.
+	jsonStdout bool
+	// tables follow ab's text report, in this order (none with -w or
+	// --format json).
+	tables []summaryWriter
+
+	cpuBefore report.CPUUsage
+	started   time.Time
+	// server measures --server-pid (nil without it); serverBefore is its
+	// reading at the start, serverErr a failed reading.
+	server       *servercpu.Meter
+	serverBefore time.Duration
+	serverErr    error
+}
+
+// newOutput chooses the outputs once the command line is parsed.
+func newOutput(o *cliOptions, argv []string) *output {
+	out := &output{o: o, argv: argv, jsonStdout: o.Format == "json"}
+	if !out.jsonStdout && !o.HTML {
+		out.tables = append(out.tables, report.WriteCGI) // prints nothing outside --cgi
+		if len(o.Percentiles) > 0 {
+			out.tables = append(out.tables, report.WritePercentiles)
+		}
+		out.tables = append(out.tables, report.WriteCorrected) // prints nothing outside --rate
+		if o.Extended {
+			out.tables = append(out.tables, report.WriteExtended)
+		}
+		out.tables = append(out.tables, report.WriteServerCPU) // prints nothing without --server-pid
+	}
+	out.begin()
+	return out
+}
+
+// wantsJSON reports whether a JSON document is written anywhere.
+func (out *output) wantsJSON() bool { return out.jsonStdout || out.o.JSONFile != "" }
+
+// prepare asks the engine for the figures beyond ab's when an output will
+// show them (rate mode gathers them anyway), and refuses what cannot be
+// combined. It returns done with the exit status when gab must stop.
+func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status int, done bool) {
+	if out.jsonStdout && out.o.HTML {
+		const msg = "gab: -w (and -x, -y, -z) cannot be used with --format json\n"
+		io.WriteString(stderr, msg)
+		// A stdout error is reported by runWith.
+		_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.started, msg, exitError))
+		return exitError, true
+	}
+	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON()
+	if len(out.o.ServerPIDs) > 0 {
+		m, err := servercpu.New(out.o.ServerPIDs)
+		if err != nil {
+			msg := "gab: " + err.Error() + "\n"
+			io.WriteString(stderr, msg)
+			// A stdout error is reported by runWith.
+			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.started, msg, exitError))
+			return exitError, true
+		}
+		out.server = m
+	}
+	return 0, false
+}
+
+// begin marks the start of the run, for the client and server CPU figures.
+func (out *output) begin() {
+	if out.server != nil {
+		out.serverBefore, out.serverErr = out.server.Read()
+	}
+	out.cpuBefore = report.ProcessCPU()
+	out.started = time.Now()
+}
+
+// serverCPU is --server-pid's measurement over the run (nil without it).
+func (out *output) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) {
+	if out.server == nil {
+		return nil, nil
+	}
+	if out.serverErr != nil {
+		return nil, out.serverErr
+	}
+	after, err := out.server.Read()
+	if err != nil {
+		return nil, err
+	}
+	return &report.ServerCPU{PIDs: out.server.PIDs(), CPU: after - out.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
+}
+
+// commandLine is argv as the JSON document shows it.
+func (out *output) commandLine() []string { return redactCredentials(out.argv) }
+
+// summarize computes every figure of every output from the run's result. A
+// failed --server-pid reading is returned too: it ends gab with an error once
+// everything else is written.
+func (out *output) summarize(res *client.Result) (*report.Summary, error) {
+	cpu := report.ProcessCPU().Sub(out.cpuBefore)
+	server, serverErr := out.serverCPU(cpu)
+	return report.Summarize(res, out.reportOptions(cpu, server)), serverErr
+}
+
+// reportOptions are the report options of this command line.
+func (out *output) reportOptions(cpu report.CPUUsage, server *report.ServerCPU) report.Options {
+	o := out.o
+	cfg := &o.Config
+	return report.Options{
+		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
+		Concurrency: cfg.Concurrency, KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
+		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
+		TLS:         cfg.Target.TLS,
+		HTML:        report.HTMLAttrs{Table: o.TableAttrs, Row: o.RowAttrs, Cell: o.CellAttrs},
+		Percentiles: o.Percentiles,
+		CPU:         cpu,
+		ServerCPU:   server,
+		CommandLine: out.commandLine(),
+	}
+}
+
+// write writes every output of a finished run and returns gab's exit status
+// so far (exitOK, or the status of a failed write or of a failed --server-pid
+// reading, serverErr).
+func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, serverErr error, res *client.Result, loc *time.Location) int {
+	// ab's SIGINT handler always prints the text report, never the HTML one.
+	html := out.o.HTML && sum.Ending != client.EndInterrupted
+	var err error
+	switch {
+	case out.jsonStdout:
+	case html:
+		err = report.WriteHTML(stdout, sum)
+	default:
+		err = report.WriteText(stdout, sum)
+	}
+	if stdout.reportWriteError(stderr, err) {
+		return exitError
+	}
+	for _, w := range out.tables {
+		if err := w(stdout, sum); err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitError
+		}
+	}
+	if err := out.writeJSON(stdout, sum); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
+	}
+	if serverErr != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", serverErr)
+		return exitError
+	}
+	if !html && sum.Complete > 0 {
+		return writeFiles(out.o, res, sum, stdout, stderr, loc)
+	}
+	return exitOK
+}
+
+// fatal handles an error that ends gab after the command line was accepted
+// (res is nil when the run never started). With --format json it prints ab's
+// message on stderr and, on stdout, the document with the error and whatever
+// was measured, in place of ab's "Total of N requests completed" line; it
+// returns done with the exit status. In text mode it only writes the --json
+// file and leaves the rest to the caller.
+func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error) (status int, done bool) {
+	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
+	errors.As(err, &fe)
+	if !out.wantsJSON() {
+		return 0, false
+	}
+	var sum *report.Summary
+	if res != nil {
+		sum = report.Summarize(res, out.reportOptions(report.ProcessCPU().Sub(out.cpuBefore), nil))
+		sum.SetError(fe.Message, fe.Exit)
+	} else {
+		sum = report.NotStarted(out.commandLine(), out.started, fe.Message, fe.Exit)
+	}
+	if !out.jsonStdout {
+		if werr := out.writeJSON(stdout, sum); werr != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", werr)
+		}
+		return 0, false
+	}
+	io.WriteString(stderr, fe.Message)
+	if werr := out.writeJSON(stdout, sum); werr != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", werr)
+	}
+	return fe.Exit, true
+}
+
+// writeJSON writes the summary's JSON document where it is wanted.
+func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
+	if !out.wantsJSON() {
+		return nil
+	}
+	doc := report.NewDocument(sum)
+	if out.jsonStdout {
+		if err := report.WriteDocument(stdout, doc); err != nil {
+			return err
+		}
+	}
+	if out.o.JSONFile != "" {
+		return writeJSONFile(out.o.JSONFile, doc)
+	}
+	return nil
+}
+
+func writeJSONFile(name string, doc *report.Document) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = report.WriteDocument(bw, doc)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after
+// its text report. A file that cannot be created ends gab with status 1 and
+// ab's perror-style message.
+func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, errw *syncWriter, loc *time.Location) int {
+	if loc == nil {
+		loc = time.Local
+	}
+	files := []struct {
+		name, what string
+		write      func(io.Writer) error
+	}{
+		{o.CSVFile, "CSV", func(w io.Writer) error { return report.WriteCSV(w, sum) }},
+		{o.GnuplotFile, "gnuplot", func(w io.Writer) error { return gnuplot.Write(w, res, loc) }},
+	}
+	for _, f := range files {
+		if f.name == "" {
+			continue
+		}
+		file, err := os.Create(f.name)
+		if err != nil {
+			out.Flush() // the report comes before the complaint, as in ab
+			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))
+			return exitError
+		}
+		bw := bufio.NewWriterSize(file, 64<<10)
+		err = f.write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(errw, "gab: %s: %v\n", f.name, err)
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// jsonRequested scans argv for --format json (before the options are parsed,
+// so that an error in them can still be reported as a JSON document).
+func jsonRequested(argv []string) bool {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			break
+		}
+		if a == "--format=json" || (a == "--format" && i+1 < len(argv) && argv[i+1] == "json") {
+			return true
+		}
+	}
+	return false
+}
+
+// notStarted prints the JSON document for a command line that never ran: its
+// error message (what went to stderr) and the exit status.
+func notStarted(stdout io.Writer, argv []string, stderrText string, status int) {
+	// A stdout error is reported by runWith.
+	_ = report.WriteJSON(stdout, report.NotStarted(redactCredentials(argv), time.Now(), stderrText, status))
+}
+
+// redactCredentials returns argv with the values of -A and -P replaced: ab
+// prints credentials only in its -v 2 request dump, so the JSON command line
+// must not carry them. It walks argv with ab's option grammar (clusters,
+// attached or separate values, parsing stops at the first non-option).
+func redactCredentials(argv []string) []string {
+	const hidden = "<redacted>"
+	out := append([]string(nil), argv...)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			continue // long options carry no credentials
+		}
+		for j := 1; j < len(a); j++ {
+			k := strings.IndexByte(shortOptions, a[j])
+			if k < 0 || k+1 >= len(shortOptions) || shortOptions[k+1] != ':' {
+				continue // a flag (or an illegal letter: ab stops there; being thorough is harmless)
+			}
+			secret := a[j] == 'A' || a[j] == 'P'
+			switch {
+			case j+1 < len(a):
+				if secret {
+					out[i] = a[:j+1] + hidden
+				}
+			case i+1 < len(out):
+				i++
+				if secret {
+					out[i] = hidden
+				}
+			}
+			break
+		}
+	}
+	return out
+}
