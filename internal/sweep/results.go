@@ -6,7 +6,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"gab/client"
+	"gab/internal/samples"
 	"gab/report"
 )
 
@@ -140,7 +140,7 @@ func (p *PointResult) compute(maxCV float64) {
 		moments = append(moments, r.Latency)
 		if r.Hist != nil {
 			if merged == nil {
-				merged = client.NewHist()
+				merged = samples.NewHist()
 			}
 			merged.Merge(r.Hist)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gab/client"
+	"gab/internal/samples"
 	"gab/internal/sweep/sweeptest"
 	"gab/report"
 )
@@ -188,7 +188,7 @@ func TestPool(t *testing.T) {
 
 // fakeRun is a run with the given req/s and latencies (µs).
 func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
-	d := client.NewDist()
+	d := samples.NewDist()
 	for _, v := range lat {
 		d.Add(v)
 	}
@@ -196,7 +196,7 @@ func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
 		RPS: rps, Complete: len(lat), Seconds: 1, ReadBytes: 125000,
 		Latency: Moments{d.Count, d.Mean(), d.SD()}, Hist: d.Hist,
 		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true,
-		Document: report.NewDocument(report.JSONInput{Start: time.Unix(0, 0)})}
+		Document: report.NewDocument(report.NotStarted(nil, time.Unix(0, 0), "", 0))}
 }
 
 func testSweep() (*Settings, []*RunResult) {
