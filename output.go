@@ -129,12 +129,12 @@ func (out *output) commandLine() []string { return redactCredentials(out.argv) }
 func (out *output) summarize(res *client.Result) (*report.Summary, error) {
 	cpu := report.ProcessCPU().Sub(out.cpuBefore)
 	server, serverErr := out.serverCPU(cpu)
-	return report.Summarize(res, out.reportOptions(cpu, server)), serverErr
+	return report.Summarize(res, reportOptions(out.o, out.argv, cpu, server)), serverErr
 }
 
-// reportOptions are the report options of this command line.
-func (out *output) reportOptions(cpu report.CPUUsage, server *report.ServerCPU) report.Options {
-	o := out.o
+// reportOptions are the report options of a command line, with the client's
+// CPU over the run and --server-pid's measurement (nil without it).
+func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *report.ServerCPU) report.Options {
 	cfg := &o.Config
 	return report.Options{
 		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
@@ -145,7 +145,7 @@ func (out *output) reportOptions(cpu report.CPUUsage, server *report.ServerCPU) 
 		Percentiles: o.Percentiles,
 		CPU:         cpu,
 		ServerCPU:   server,
-		CommandLine: out.commandLine(),
+		CommandLine: redactCredentials(argv),
 	}
 }
 
@@ -200,7 +200,7 @@ func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error
 	}
 	var sum *report.Summary
 	if res != nil {
-		sum = report.Summarize(res, out.reportOptions(report.ProcessCPU().Sub(out.cpuBefore), nil))
+		sum = report.Summarize(res, reportOptions(out.o, out.argv, report.ProcessCPU().Sub(out.cpuBefore), nil))
 		sum.SetError(fe.Message, fe.Exit)
 	} else {
 		sum = report.NotStarted(out.commandLine(), out.started, fe.Message, fe.Exit)

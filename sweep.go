@@ -457,7 +457,6 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 		cfg.Events = newSink(out, stderr, cfg.Verbosity, 0)
 	}
 	rr := &sweep.RunResult{Run: r, Order: order, URL: o.URL, Start: time.Now()}
-	in := report.JSONInput{CommandLine: redactCredentials(p.argv), Start: rr.Start, Percentiles: o.Percentiles}
 	runner, err := client.New(cfg)
 	var res *client.Result
 	var cpu report.CPUUsage
@@ -476,19 +475,18 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 			rr.ServerCPU, rr.ServerCPUKnown = after-srvBefore, srvErr == nil
 		}
 	}
-	in.CPU, in.Result = cpu, res
+	var runErr *client.FatalError
 	if err != nil {
-		fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
-		errors.As(err, &fe)
-		in.ErrMessage, in.ExitCode = fe.Message, fe.Exit
-		rr.Error = strings.TrimSpace(fe.Message)
+		runErr = &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
+		errors.As(err, &runErr)
+		rr.Error = strings.TrimSpace(runErr.Message)
 	}
 	if srvErr != nil && rr.Error == "" {
 		rr.Error = srvErr.Error()
 	}
+	sum := report.NotStarted(redactCredentials(p.argv), rr.Start, "", 0)
 	if res != nil {
-		sum := report.Summarize(res, reportOptions(o))
-		in.Summary = sum
+		sum = report.Summarize(res, reportOptions(o, p.argv, cpu, nil))
 		rr.RPS = sum.Rates.RequestsPerSecond
 		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
 		rr.Seconds, rr.ReadBytes, rr.SentBytes = sum.Seconds, sum.TotalRead, sum.TotalSent
@@ -506,7 +504,10 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 			_ = report.WriteText(out, sum) // a stdout error is reported when the table is written
 		}
 	}
-	rr.Document = report.NewDocument(in)
+	if runErr != nil {
+		sum.SetError(runErr.Message, runErr.Exit)
+	}
+	rr.Document = report.NewDocument(sum)
 	rr.Ending = rr.Document.Ending
 	return rr
 }
