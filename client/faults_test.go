@@ -404,7 +404,8 @@ func TestFaultsPortablePath(t *testing.T) {
 
 // FuzzHTTP1Exchange answers every request with arbitrary bytes and closes: the
 // run must end by itself, with every request accounted for once (completed, or
-// counted failed), whatever the bytes are.
+// counted failed), whatever the bytes are, on both HTTP/1 paths (the event
+// loop and the goroutine path drive the same h1Reader).
 func FuzzHTTP1Exchange(f *testing.F) {
 	for _, s := range []string{
 		respond100(false),
@@ -415,57 +416,66 @@ func FuzzHTTP1Exchange(f *testing.F) {
 		"HTTP/1.0 200 OK\nContent-Length: 2\n\nok",
 		"<html>0.9</html>",
 		"\x00\xff garbage",
+		strings.Repeat("HTTP/1.1 100 Continue\r\n\r\n", maxInterim+1) + respond100(false),
 	} {
 		f.Add([]byte(s), false)
 	}
 	f.Add([]byte(respond100(true)), true)
+	f.Add([]byte(strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", maxInterim)+respond100(true)), true)
 	f.Fuzz(func(t *testing.T, answer []byte, keepAlive bool) {
-		srv := newFaultServer(t, func(fc *faultConn) {
-			for {
-				if _, ok := fc.readRequest(); !ok {
-					return
-				}
-				_, _ = fc.Write(answer)
-				if !keepAlive {
-					return
-				}
-			}
-		})
-		cfg := h1Config(srv.port(), 3, 1, keepAlive)
-		cfg.KeepGoing = true
-		cfg.Timeout = 300 * time.Millisecond // a keep-alive answer without a length waits for a close that never comes
-		rn, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		res, err := rn.Run(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("%q: the run did not end by itself", answer)
-		}
-		if err != nil {
-			var fe *FatalError
-			if !errors.As(err, &fe) {
-				t.Fatalf("%q: non-fatal error %v", answer, err)
-			}
-			// Header overflows (12 in a row) and -s are the only ways this run can abort.
-			if fe.Exit != 1 && fe.Exit != 119 {
-				t.Fatalf("%q: %#v", answer, fe)
-			}
-			return
-		}
-		classes := res.Failed.Connect + res.Failed.Receive + res.Failed.Length + res.Failed.Exceptions
-		if res.Complete != 3 || classes > res.Failed.Total || res.Failed.Total > 3+11 {
-			t.Fatalf("%q: complete %d failed %+v", answer, res.Complete, res.Failed)
-		}
-		if res.DocLength > int64(len(answer)) || res.TotalRead > int64(len(answer))*int64(srv.requests.Load()) {
-			t.Fatalf("%q: doclen %d read %d over %d requests", answer, res.DocLength, res.TotalRead, srv.requests.Load())
-		}
-		if res.Samples.Len() != 3 {
-			t.Fatalf("%q: %d samples", answer, res.Samples.Len())
+		for _, path := range []string{"go", "epoll"} {
+			usePath(t, path)
+			fuzzHTTP1Exchange(t, answer, keepAlive)
 		}
 	})
+}
+
+func fuzzHTTP1Exchange(t *testing.T, answer []byte, keepAlive bool) {
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			_, _ = fc.Write(answer)
+			if !keepAlive {
+				return
+			}
+		}
+	})
+	cfg := h1Config(srv.port(), 3, 1, keepAlive)
+	cfg.KeepGoing = true
+	cfg.Timeout = 300 * time.Millisecond // a keep-alive answer without a length waits for a close that never comes
+	rn, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := rn.Run(ctx)
+	if ctx.Err() != nil {
+		t.Fatalf("%q: the run did not end by itself", answer)
+	}
+	if err != nil {
+		var fe *FatalError
+		if !errors.As(err, &fe) {
+			t.Fatalf("%q: non-fatal error %v", answer, err)
+		}
+		// Header overflows (12 in a row) and -s are the only ways this run can abort.
+		if fe.Exit != 1 && fe.Exit != 119 {
+			t.Fatalf("%q: %#v", answer, fe)
+		}
+		return
+	}
+	classes := res.Failed.Connect + res.Failed.Receive + res.Failed.Length + res.Failed.Exceptions
+	if res.Complete != 3 || classes > res.Failed.Total || res.Failed.Total > 3+11 {
+		t.Fatalf("%q: complete %d failed %+v", answer, res.Complete, res.Failed)
+	}
+	if res.DocLength > int64(len(answer)) || res.TotalRead > int64(len(answer))*int64(srv.requests.Load()) {
+		t.Fatalf("%q: doclen %d read %d over %d requests", answer, res.DocLength, res.TotalRead, srv.requests.Load())
+	}
+	if res.Samples.Len() != 3 {
+		t.Fatalf("%q: %d samples", answer, res.Samples.Len())
+	}
 }
 
 // Ephemeral ports run out in a long non-keep-alive run (connect gives

@@ -136,7 +136,7 @@ type h1conn struct {
 	rerr      error // a read error that came together with data, delivered on the next read
 	lastEnd   int64 // when the previous response on this connection ended
 	lastRead  int64 // clock of the last read that returned data
-	chunks    chunkedDecoder
+	rd        h1Reader
 	out       Outcome
 }
 
@@ -287,16 +287,13 @@ func (c *h1conn) fail(o *Outcome, class FailClass, err error, now int64) {
 	c.close()
 }
 
-// growBuffer switches to the large read buffer. Only body bytes, which are
-// counted and dropped, are in flight when it is called.
-func (c *h1conn) growBuffer() []byte {
-	c.buf = make([]byte, bigReadBufSize)
-	return c.buf
-}
-
 // read reads into p, holding back an error that arrived with data until the
-// data is processed. Bytes are counted and activity noted here.
+// data is processed. Bytes are counted and activity noted here, and the stop
+// flag checked: every loop that reads from the server reads through it.
 func (c *h1conn) read(p []byte) (int, error) {
+	if c.r.isStopped() {
+		return 0, context.Canceled // the run's stop closes the connection too; this is the turn's check
+	}
 	if c.rerr != nil {
 		err := c.rerr
 		c.rerr = nil
@@ -315,154 +312,105 @@ func (c *h1conn) read(p []byte) (int, error) {
 	return n, err
 }
 
-// readResponse reads one response. It returns true when the connection closed
-// before any byte of it (see exchange).
+// readResponse reads one response, fed to h1Reader as it arrives. It returns
+// true when the connection closed before any byte of it (see exchange).
 func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
-	r, buf := c.r, c.buf
-	if c.pos > 0 { // bytes left over from the previous response start this one
-		c.have = copy(buf, buf[c.pos:c.have])
-		c.pos = 0
+	buf := c.buf
+	pos, have := c.pos, c.have // bytes left over from the previous response start this one
+	if pos > 0 {
+		have, pos = copy(buf, buf[pos:have]), 0
 	}
-	have := c.have
 	got := have > 0
 	if got {
 		o.FirstByte = o.WriteEnd
 	}
 	c.lastRead = o.WriteEnd
-
-	// The head.
-	var h respHead
-	var end, scan int
+	rd := &c.rd
+	rd.start(c.h.headRequest)
 	for {
-		if have > 0 {
-			if !httpPrefixOK(buf[:have]) {
-				c.fail(o, FailException, errNotHTTP, c.lastRead)
-				return false
-			}
-			lim := min(have, maxHeadLen)
-			var err error
-			if end, err = findHead(buf[:lim], scan, &h); end > 0 {
-				if err != nil {
-					c.fail(o, FailException, err, c.lastRead)
-					return false
-				}
-				if !h.interim() {
-					break
-				}
-				have = copy(buf, buf[end:have]) // 1xx: skip it, its bytes stay counted
-				scan = 0
-				continue
-			}
-			if have >= maxHeadLen {
-				c.fail(o, FailHeaderOverflow, errHeadOverflow, c.lastRead)
-				return false
-			}
-			scan = lim
+		used, step := rd.feed(buf[pos:have])
+		pos += used
+		switch step {
+		case h1Head:
+			c.r.headDone(o, &rd.head, buf[pos-rd.headLen:have], c.h.verbose)
+			continue
+		case h1Done:
+			c.endBody(o)
+			o.End = c.lastRead
+			c.complete(o, pos, have)
+			return false
+		case h1Fail:
+			c.endBody(o)
+			c.fail(o, h1FailClass(rd.err), rd.err, c.lastRead)
+			return false
 		}
+		buf, have = rd.room(buf, pos, have)
+		c.buf, pos = buf, 0
 		n, err := c.read(buf[have:])
 		if n > 0 {
 			if !got {
 				o.FirstByte, got = c.lastRead, true
 			}
 			have += n
-			if c.h.verbose {
-				r.events.HeaderReceived(buf[:min(have, maxHeadLen)])
+			if c.h.verbose && rd.inHead() {
+				c.r.events.HeaderReceived(buf[:min(have, maxHeadLen)])
 			}
 			continue
 		}
-		if err == nil {
+		switch {
+		case err == nil:
 			continue
+		case rd.inHead():
+			return c.readFailed(o, err, got, reused)
+		case isEOF(err) && rd.endsAtClose():
+			c.endBody(o)
+			o.End = c.lastRead
+			c.close()
+			return false
 		}
-		return c.readFailed(o, err, got, reused)
+		c.endBody(o)
+		if isEOF(err) {
+			c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
+			return false
+		}
+		return c.readFailed(o, err, true, false)
 	}
+}
+
+// headDone accounts for a response's final head, on either path: ab's
+// "header seen", its Server cut (taken from the head and whatever followed it
+// in the buffer, as ab searches its buffer) and the -v 2 status line.
+func (r *run) headDone(o *Outcome, h *respHead, from []byte, verbose bool) {
 	r.sawHeader()
 	if r.wantServer() {
-		r.setServer(abServerSoftware(buf[:min(have, maxHeadLen)]))
+		r.setServer(abServerSoftware(from[:min(len(from), maxHeadLen)]))
 	}
 	o.Status = h.status
-	if c.h.verbose {
+	if verbose {
 		r.events.Status(h.status)
 	}
+}
 
-	// The body.
-	fr := h.framing(c.h.headRequest)
-	pos := end
-	var body int64
-	switch fr {
-	case frameLength:
-		remaining := h.contentLength
-		for {
-			take := min(int64(have-pos), remaining)
-			body += take
-			remaining -= take
-			pos += int(take)
-			if remaining == 0 {
-				break
-			}
-			if remaining > bigBody && len(buf) < bigReadBufSize {
-				buf = c.growBuffer()
-			}
-			n, err := c.read(buf)
-			pos, have = 0, n
-			if err != nil {
-				return c.bodyReadFailed(o, body, err)
-			}
-		}
-	case frameChunked:
-		c.chunks.reset()
-		for {
-			used, data, done, err := c.chunks.feed(buf[pos:have])
-			body += data
-			pos += used
-			if err != nil {
-				c.t.BodyRead += body
-				o.Body = body
-				c.fail(o, FailException, err, c.lastRead)
-				return false
-			}
-			if done {
-				break
-			}
-			n, err := c.read(buf)
-			pos, have = 0, n
-			if err != nil {
-				return c.bodyReadFailed(o, body, err)
-			}
-		}
-	case frameEOF:
-		body += int64(have - pos)
-		if len(buf) < bigReadBufSize {
-			buf = c.growBuffer() // length unknown: possibly large
-		}
-		for {
-			n, err := c.read(buf)
-			body += int64(n)
-			if err != nil {
-				c.t.BodyRead += body
-				o.Body = body
-				if isEOF(err) {
-					o.End = c.lastRead
-					c.close()
-					return false
-				}
-				return c.readFailed(o, err, true, false)
-			}
-		}
-	}
-	c.t.BodyRead += body
-	o.Body = body
-	o.End = c.lastRead
-	if c.h.keep(&h) {
+func (c *h1conn) endBody(o *Outcome) {
+	c.t.BodyRead += c.rd.body
+	o.Body = c.rd.body
+}
+
+// complete ends a framed response whose bytes end at pos: keep the
+// connection (buf[pos:have] starts the next response), or wait for the
+// server's close as ab does, or close it.
+func (c *h1conn) complete(o *Outcome, pos, have int) {
+	h := &c.rd.head
+	if c.h.keep(h) {
 		o.KeptAlive = true
 		c.pos, c.have = pos, have
 		c.lastEnd = o.End
-		return false
+		return
 	}
-	if c.h.serverCloses(&h) {
+	if c.h.serverCloses(h) {
 		c.drain()
 	}
 	c.close()
-	return false
 }
 
 // serverCloses reports whether the server will close after this response, as
@@ -496,19 +444,6 @@ func (t *http1) keep(h *respHead) bool {
 		return t.askKeepAlive && (h.minor >= 1 || h.connKeepAlive)
 	}
 	return t.askKeepAlive && h.keepAliveText
-}
-
-// bodyReadFailed ends a response whose body read failed: an EOF before the
-// framing said the body ends is a truncated response; other errors are ab's
-// receive errors.
-func (c *h1conn) bodyReadFailed(o *Outcome, body int64, err error) bool {
-	c.t.BodyRead += body
-	o.Body = body
-	if isEOF(err) {
-		c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
-		return false
-	}
-	return c.readFailed(o, err, true, false)
 }
 
 // readFailed classifies a read error; got tells whether any byte of the

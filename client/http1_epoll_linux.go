@@ -28,7 +28,9 @@ import (
 // loop's clock only moves forward, so no phase is negative.
 //
 // Everything ab counts still goes through core.go (claim, finish, sawHeader,
-// setServer) and response.go's parser; error classes match http1.go's.
+// setServer), and the response through h1reader.go's reader, as on the
+// goroutine path; error classes are http1.go's. Each wake-up reads at most
+// readBudget bytes per connection (docs/DESIGN.md, "Reading from a peer").
 //
 // The portable path is used instead for TLS, -b, -B, --rate,
 // --request-timeout, an injected Config.Dial, IPv6 zones, and whenever the
@@ -65,8 +67,7 @@ const (
 	epStart                     // a ticket is held: reuse the connection or open one
 	epConnecting                // connect in progress; the request is not written yet
 	epWriting                   // the request is partly written
-	epHead                      // reading the response head
-	epBody                      // reading the body
+	epRead                      // reading the response (h1Reader)
 	epDrain                     // response complete; waiting for the server's close
 	epDone                      // the attempt's Outcome is final: finish it
 )
@@ -77,22 +78,27 @@ type epConn struct {
 	state epState
 	buf   []byte
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
-	pos, have, scan int
-	wrote           int  // request bytes written
-	wantOut         bool // the socket is registered for EPOLLOUT too
-	got             bool // a byte of the current response has arrived
-	reused          bool // the attempt runs on a kept-alive connection
-	retried         bool // the request was already sent again once
-	head            respHead
-	fr              framing
-	remaining       int64 // Content-Length bytes still to come
-	body            int64
-	start           int64 // the request's start (kept across a retry)
-	lastEnd         int64 // end of the previous response on this connection
-	lastRead        int64 // clock of the last read that returned data
-	chunks          chunkedDecoder
-	out             Outcome
+	pos, have int
+	wrote     int   // request bytes written
+	budget    int   // bytes this wake-up may still read (readBudget per pump)
+	wantOut   bool  // the socket is registered for EPOLLOUT too
+	queued    bool  // in the loop's again list
+	got       bool  // a byte of the current response has arrived
+	reused    bool  // the attempt runs on a kept-alive connection
+	retried   bool  // the request was already sent again once
+	start     int64 // the request's start (kept across a retry)
+	lastEnd   int64 // end of the previous response on this connection
+	lastRead  int64 // clock of the last read that returned data
+	rd        h1Reader
+	out       Outcome
 }
+
+// readBudget bounds the bytes one connection reads per wake-up of the loop:
+// past it the connection goes to the back of the queue (the again list) and
+// the loop waits again, without blocking, so that a server that never stops
+// sending cannot keep the loop from its other connections, its stop flag and
+// the run's clock.
+const readBudget = 256 << 10
 
 // epLoop is one event loop: its poller, its connections and its Tally.
 type epLoop struct {
@@ -101,6 +107,11 @@ type epLoop struct {
 	conns   []epConn
 	active  int  // connections not idle
 	stopped bool // finish said the run ended
+	// again lists the connections that spent their read budget with bytes
+	// still to read: edge-triggered epoll will not report them again, so the
+	// loop pumps them after its next (non-blocking) wait. spare is the other
+	// half of the double buffer; both hold len(conns) without growing.
+	again, spare []int32
 }
 
 // workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
@@ -122,7 +133,11 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
 	lp.startConns(0, started)
+	// Reading from a peer (docs/DESIGN.md): each turn waits, handles what is
+	// ready with readBudget bytes per connection, then the connections that
+	// spent their budget, and checks the stop flag again.
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
+		lp.more = len(lp.again) > 0
 		events, ok := lp.ready()
 		if !ok {
 			return
@@ -139,6 +154,9 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 				break
 			}
 		}
+		if len(lp.again) > 0 && !lp.stopped {
+			lp.pumpAgain()
+		}
 		if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
 			lp.startConns(started, len(lp.conns))
 			started = len(lp.conns)
@@ -146,9 +164,25 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 	}
 }
 
+// pumpAgain pumps, with a new budget, the connections that spent theirs.
+func (lp *epLoop) pumpAgain() {
+	touchAt(lp.t, lp.now) // bytes were waiting: the server is not silent
+	cur := lp.again
+	lp.again = lp.spare[:0]
+	for _, i := range cur {
+		c := &lp.conns[i]
+		c.queued = false
+		if !lp.stopped && !lp.r.isStopped() {
+			lp.pump(c)
+		}
+	}
+	lp.spare = cur[:0]
+}
+
 func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
-	lp := &epLoop{h: h, conns: make([]epConn, count)}
+	lp := &epLoop{h: h, conns: make([]epConn, count),
+		again: make([]int32, 0, count), spare: make([]int32, 0, count)}
 	for i := range lp.conns {
 		lp.conns[i] = epConn{epSock: epSock{idx: int32(i), fd: -1}, buf: make([]byte, readBufSize)}
 	}
@@ -176,8 +210,10 @@ func (lp *epLoop) startConns(from, to int) {
 	}
 }
 
-// pump moves c's requests forward until it must wait for an event.
+// pump moves c's requests forward until it must wait for an event, or has
+// read readBudget bytes (then it is queued in the again list).
 func (lp *epLoop) pump(c *epConn) {
+	c.budget = readBudget
 	for !lp.stopped {
 		switch c.state {
 		case epIdle:
@@ -198,16 +234,14 @@ func (lp *epLoop) pump(c *epConn) {
 			if !lp.send(c) {
 				return
 			}
-		case epHead:
-			if !lp.readHead(c) {
-				return
-			}
-		case epBody:
-			if !lp.readBody(c) {
+		case epRead:
+			if !lp.readResp(c) {
+				lp.requeue(c)
 				return
 			}
 		case epDrain:
 			if !lp.drain(c) {
+				lp.requeue(c)
 				return
 			}
 		case epDone:
@@ -219,6 +253,19 @@ func (lp *epLoop) pump(c *epConn) {
 		}
 	}
 }
+
+// requeue puts c in the again list if it stopped reading for its budget
+// rather than for want of bytes.
+func (lp *epLoop) requeue(c *epConn) {
+	if c.readable && c.budget <= 0 && !c.queued {
+		c.queued = true
+		lp.again = append(lp.again, c.idx)
+	}
+}
+
+// canRead reports whether c may read now: bytes may be waiting and the
+// wake-up's budget is not spent.
+func (c *epConn) canRead() bool { return c.readable && c.budget > 0 }
 
 // attempt sends the request on the kept connection, or opens a new one.
 func (lp *epLoop) attempt(c *epConn) {
@@ -317,8 +364,8 @@ func (lp *epLoop) send(c *epConn) bool {
 		o.FirstByte = o.WriteEnd
 	}
 	c.lastRead = o.WriteEnd
-	c.scan = 0
-	c.state = epHead
+	c.rd.start(lp.h.headRequest)
+	c.state = epRead
 	return true
 }
 
@@ -358,6 +405,7 @@ func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
 			c.readable = false
 		}
 		c.lastRead = lp.now
+		c.budget -= n
 		lp.t.TotalRead += int64(n)
 		return n, nil
 	case errno == 0:
@@ -371,172 +419,68 @@ func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
 	return 0, os.NewSyscallError("read", errno)
 }
 
-// readHead reads and parses the response head (skipping 1xx responses). It
-// returns false to wait for input.
-func (lp *epLoop) readHead(c *epConn) bool {
-	o, buf := &c.out, c.buf
+// readResp feeds the response's bytes to c.rd as they arrive (see
+// h1conn.readResponse, the same loop on blocking reads). It returns false to
+// wait for input, or when the wake-up's budget is spent.
+func (lp *epLoop) readResp(c *epConn) bool {
+	o, rd := &c.out, &c.rd
 	for {
-		if have := c.have; have > 0 {
-			if !httpPrefixOK(buf[:have]) {
-				lp.fail(c, FailException, errNotHTTP, c.lastRead)
-				return true
-			}
-			lim := min(have, maxHeadLen)
-			if end, err := findHead(buf[:lim], c.scan, &c.head); end > 0 {
-				if err != nil {
-					lp.fail(c, FailException, err, c.lastRead)
-					return true
-				}
-				if c.head.interim() {
-					c.have = copy(buf, buf[end:have]) // 1xx: skip it, its bytes stay counted
-					c.scan = 0
-					continue
-				}
-				lp.beginBody(c, end)
-				return true
-			}
-			if have >= maxHeadLen {
-				lp.fail(c, FailHeaderOverflow, errHeadOverflow, c.lastRead)
-				return true
-			}
-			c.scan = lim
+		used, step := rd.feed(c.buf[c.pos:c.have])
+		c.pos += used
+		switch step {
+		case h1Head:
+			lp.r.headDone(o, &rd.head, c.buf[c.pos-rd.headLen:c.have], lp.h.verbose)
+			continue
+		case h1Done:
+			lp.complete(c)
+			return true
+		case h1Fail:
+			lp.endBody(c)
+			lp.fail(c, h1FailClass(rd.err), rd.err, c.lastRead)
+			return true
 		}
-		if !c.readable {
+		c.buf, c.have = rd.room(c.buf, c.pos, c.have)
+		c.pos = 0
+		if !c.canRead() {
 			return false
 		}
-		n, err := lp.read(c, buf[c.have:])
+		n, err := lp.read(c, c.buf[c.have:])
 		if n > 0 {
 			if !c.got {
 				o.FirstByte, c.got = c.lastRead, true
 			}
 			c.have += n
-			if lp.h.verbose {
-				lp.r.events.HeaderReceived(buf[:min(c.have, maxHeadLen)])
+			if lp.h.verbose && rd.inHead() {
+				lp.r.events.HeaderReceived(c.buf[:min(c.have, maxHeadLen)])
 			}
 			continue
 		}
-		if err != nil {
+		switch {
+		case err == nil:
+			continue
+		case rd.inHead():
 			lp.readFailed(c, err, c.got)
 			return true
+		case isEOF(err) && rd.endsAtClose():
+			lp.endBody(c)
+			o.End = c.lastRead
+			lp.closeConn(c)
+			c.state = epDone
+			return true
 		}
-	}
-}
-
-// beginBody accounts for a complete head ending at end and sets up the body's framing.
-func (lp *epLoop) beginBody(c *epConn, end int) {
-	r, h := lp.r, &c.head
-	r.sawHeader()
-	if r.wantServer() {
-		r.setServer(abServerSoftware(c.buf[:min(c.have, maxHeadLen)]))
-	}
-	c.out.Status = h.status
-	if lp.h.verbose {
-		r.events.Status(h.status)
-	}
-	c.fr = h.framing(lp.h.headRequest)
-	c.pos, c.body = end, 0
-	switch c.fr {
-	case frameLength:
-		c.remaining = h.contentLength
-	case frameChunked:
-		c.chunks.reset()
-	case frameEOF:
-		c.body = int64(c.have - c.pos)
-		c.pos = c.have
-		if len(c.buf) < bigReadBufSize {
-			c.buf = make([]byte, bigReadBufSize) // length unknown: possibly large
+		lp.endBody(c)
+		if isEOF(err) {
+			lp.fail(c, FailReceiveCounted, errTruncated, c.lastRead)
+			return true
 		}
+		lp.readFailed(c, err, true)
+		return true
 	}
-	c.state = epBody
-}
-
-// readBody reads the body; it returns false to wait for input.
-func (lp *epLoop) readBody(c *epConn) bool {
-	switch c.fr {
-	case frameLength:
-		for {
-			take := min(int64(c.have-c.pos), c.remaining)
-			c.body += take
-			c.remaining -= take
-			c.pos += int(take)
-			if c.remaining == 0 {
-				lp.complete(c)
-				return true
-			}
-			if !c.readable {
-				return false
-			}
-			if c.remaining > bigBody && len(c.buf) < bigReadBufSize {
-				c.buf = make([]byte, bigReadBufSize)
-			}
-			n, err := lp.read(c, c.buf)
-			c.pos, c.have = 0, n
-			if err != nil {
-				lp.bodyFailed(c, err)
-				return true
-			}
-		}
-	case frameChunked:
-		for {
-			used, data, done, err := c.chunks.feed(c.buf[c.pos:c.have])
-			c.body += data
-			c.pos += used
-			if err != nil {
-				lp.endBody(c)
-				lp.fail(c, FailException, err, c.lastRead)
-				return true
-			}
-			if done {
-				lp.complete(c)
-				return true
-			}
-			if !c.readable {
-				return false
-			}
-			n, err := lp.read(c, c.buf)
-			c.pos, c.have = 0, n
-			if err != nil {
-				lp.bodyFailed(c, err)
-				return true
-			}
-		}
-	case frameEOF:
-		for {
-			if !c.readable {
-				return false
-			}
-			n, err := lp.read(c, c.buf)
-			c.body += int64(n)
-			if err != nil {
-				lp.endBody(c)
-				if isEOF(err) {
-					c.out.End = c.lastRead
-					lp.closeConn(c)
-					c.state = epDone
-					return true
-				}
-				lp.readFailed(c, err, true)
-				return true
-			}
-		}
-	}
-	lp.complete(c) // no body
-	return true
 }
 
 func (lp *epLoop) endBody(c *epConn) {
-	lp.t.BodyRead += c.body
-	c.out.Body = c.body
-}
-
-// bodyFailed ends a response cut short by err.
-func (lp *epLoop) bodyFailed(c *epConn, err error) {
-	lp.endBody(c)
-	if isEOF(err) {
-		lp.fail(c, FailReceiveCounted, errTruncated, c.lastRead)
-		return
-	}
-	lp.readFailed(c, err, true)
+	lp.t.BodyRead += c.rd.body
+	c.out.Body = c.rd.body
 }
 
 // complete ends a framed response: keep the connection, or wait for the
@@ -546,11 +490,11 @@ func (lp *epLoop) complete(c *epConn) {
 	o := &c.out
 	o.End = c.lastRead
 	switch {
-	case lp.h.keep(&c.head):
+	case lp.h.keep(&c.rd.head):
 		o.KeptAlive = true
 		c.lastEnd = o.End
 		c.state = epDone
-	case lp.h.serverCloses(&c.head):
+	case lp.h.serverCloses(&c.rd.head):
 		c.state = epDrain
 	default:
 		lp.closeConn(c)
@@ -561,7 +505,7 @@ func (lp *epLoop) complete(c *epConn) {
 // drain reads until the server closes (see h1conn.drain); false to wait.
 func (lp *epLoop) drain(c *epConn) bool {
 	for {
-		if !c.readable {
+		if !c.canRead() {
 			return false
 		}
 		if _, err := lp.read(c, c.buf); err != nil {

@@ -1,0 +1,139 @@
+package client
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Servers that never stop sending: the HTTP/1 loops must keep to the rule of
+// docs/DESIGN.md ("Reading from a peer") on both paths: bounded work per
+// wake-up, the stop flag seen at each turn, nothing a server can grow.
+
+// h1Paths runs fn on the epoll path (where it exists) and the portable path.
+func h1Paths(t *testing.T, fn func(t *testing.T)) {
+	paths := []string{"go"}
+	if epollExpected() {
+		paths = append(paths, "epoll")
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			usePath(t, p)
+			fn(t)
+		})
+	}
+}
+
+// floodAfterRequest answers each connection's first request with head (if
+// any), then writes block over and over until the connection fails.
+func floodAfterRequest(head, block string) func(fc *faultConn) {
+	buf := []byte(strings.Repeat(block, max(1, (64<<10)/len(block))))
+	return func(fc *faultConn) {
+		if _, ok := fc.readRequest(); !ok {
+			return
+		}
+		fc.write(head)
+		for {
+			if _, err := fc.Write(buf); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// allocatedDuring returns the bytes fn allocated (the whole process's heap,
+// the test's server included).
+func allocatedDuring(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// runFlood runs cfg against a flooding server and returns its result and
+// wall time; the process must allocate less than 16 MiB meanwhile.
+func runFlood(t *testing.T, cfg Config) (*Result, time.Duration) {
+	t.Helper()
+	var res *Result
+	var err error
+	begin := time.Now()
+	alloc := allocatedDuring(func() { res, err = h1Run(t, cfg) })
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if alloc > 16<<20 {
+		t.Errorf("the run allocated %d bytes", alloc)
+	}
+	return res, took
+}
+
+// An endless stream of 100 Continue on a kept-alive connection: each request
+// fails as an Exception after maxInterim interim responses, and the run ends
+// by itself, quickly.
+func TestH1EndlessInterimBounded(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newFaultServer(t, floodAfterRequest("", "HTTP/1.1 100 Continue\r\n\r\n"))
+		cfg := h1Config(srv.port(), 4, 2, true)
+		cfg.Timeout = 2 * time.Second
+		res, took := runFlood(t, cfg)
+		wantCounts(t, res, 4, Failures{Total: 4, Exceptions: 4})
+		if msg := res.FirstError["exceptions"]; !strings.Contains(msg, "interim (1xx)") {
+			t.Errorf("first exception %q, want the interim bound", msg)
+		}
+		if took > 2*time.Second {
+			t.Errorf("run took %v, want well under -s", took)
+		}
+	})
+}
+
+// A body that never ends (no length, no close): -t ends the run on time with
+// its report, the server's flood notwithstanding.
+func TestH1EndlessBodyEndsAtTimeLimit(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
+		cfg := h1Config(srv.port(), 100, 2, false)
+		cfg.TimeLimit = 500 * time.Millisecond
+		cfg.Timeout = 1 * time.Second
+		res, took := runFlood(t, cfg)
+		if res.Ending != EndTimeLimit {
+			t.Errorf("ending %v, want the time limit", res.Ending)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
+		}
+		if res.TotalRead < 1<<20 {
+			t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
+		}
+	})
+}
+
+// The same flood, ended by an interrupt (the context, as SIGINT): the run
+// returns at once.
+func TestH1EndlessBodyInterrupted(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
+		cfg := h1Config(srv.port(), 10, 2, true)
+		rn, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(300*time.Millisecond, cancel)
+		begin := time.Now()
+		res, _ := rn.Run(ctx)
+		if took := time.Since(begin); took > 1500*time.Millisecond {
+			t.Errorf("run took %v after an interrupt at 300 ms", took)
+		}
+		if res == nil || res.Ending != EndInterrupted {
+			t.Errorf("result %+v, want an interrupted run", res)
+		}
+	})
+}
