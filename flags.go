@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/gnuplot"
 	"gab/internal/servercpu"
 )
 
@@ -65,14 +66,19 @@ type cliOptions struct {
 	Percentiles []float64 // --percentiles
 	Extended    bool      // --extended
 	ServerPIDs  []int     // --server-pid
+	PlotFile    string    // --plot: the charts' image (its .gp and .dat go beside it)
+	HTMLFile    string    // --html: the self-contained HTML report
+	Histogram   bool      // --histogram: a latency histogram after the report
+	ProgressBar string    // --progress: auto, always or never (the live status line)
 }
 
 // newOptions returns ab's defaults.
 func newOptions(argv0 string) *cliOptions {
 	return &cliOptions{
-		Argv0:     argv0,
-		CellAttrs: "bgcolor=white",
-		Format:    "text",
+		Argv0:       argv0,
+		CellAttrs:   "bgcolor=white",
+		Format:      "text",
+		ProgressBar: "auto",
 		Config: client.Config{
 			Requests:    1,
 			Concurrency: 1,
@@ -86,8 +92,9 @@ func newOptions(argv0 string) *cliOptions {
 // longOptions holds the values of gab's long options while they are parsed.
 type longOptions struct {
 	http2, http11, demo, version, verifyTLS, extended, noCap bool
+	histogram                                                bool
 	streams, cpus, sampleLimit                               int
-	cgi, format, jsonFile, serverPID                         string
+	cgi, format, jsonFile, serverPID, plot, html, progress   string
 	cgiEnv                                                   []string
 	requestTimeout                                           durationValue
 	percentiles                                              percentilesValue
@@ -116,6 +123,10 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.extended, "extended", false, "print gab's extended report after ab's")
 	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
 	fs.StringVar(&lo.serverPID, "server-pid", "", "report the CPU of processes `PID[,PID...]` (threads, children) per request (Linux)")
+	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.gp and FILE.dat beside it)")
+	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
+	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
+	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	return fs
 }
 
@@ -606,6 +617,18 @@ func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, d
 	o.JSONFile = lo.jsonFile
 	o.Percentiles = lo.percentiles
 	o.Extended = lo.extended
+	if lo.plot != "" {
+		if _, err := gnuplot.TerminalFor(lo.plot); err != nil {
+			return fail("--plot %v", err)
+		}
+	}
+	o.PlotFile, o.HTMLFile, o.Histogram = lo.plot, lo.html, lo.histogram
+	switch lo.progress {
+	case "auto", "always", "never":
+		o.ProgressBar = lo.progress
+	default:
+		return fail("--progress must be auto, always or never, not %q", lo.progress)
+	}
 	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 {
 		return fail("--rate must be a positive number of requests per second")
 	}

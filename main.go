@@ -161,6 +161,11 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if status := output.write(out, errw, sum, serverErr, res, h.location); status != exitOK {
 		return status
 	}
+	// The pictures (--histogram, --plot, --html) come last; an interrupted
+	// run is drawn as far as it went.
+	if status := writePictures(context.WithoutCancel(ctx), o, argv, res, sum, out, errw); status != exitOK {
+		return status
+	}
 	if interrupted {
 		return exitError
 	}

@@ -81,7 +81,11 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.started, msg, exitError))
 		return exitError, true
 	}
-	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON()
+	if err := checkPictures(out.o); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError, true
+	}
+	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o)
 	if len(out.o.ServerPIDs) > 0 {
 		m, err := servercpu.New(out.o.ServerPIDs)
 		if err != nil {

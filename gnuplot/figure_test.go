@@ -1,0 +1,274 @@
+package gnuplot
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gab/internal/chart"
+)
+
+var update = flag.Bool("update", false, "rewrite the chart scripts' golden files in testdata")
+
+// testRun is a small, fixed run: 12 requests over 3 s, one slow outlier.
+func testRun(label string, scale float64) *chart.Data {
+	d := &chart.Data{Label: label, Stride: 1, Stored: 12, Recorded: 12, ElapsedS: 3.2,
+		PerSecond: []int64{5, 4, 3}, CurvePrecision: "exact (µs)"}
+	for i := 0; i < 12; i++ {
+		us := uint32(scale * float64(800+37*i))
+		if i == 7 {
+			us = uint32(scale * 12500)
+		}
+		d.Latency = append(d.Latency, chart.LatencyPoint{StartS: float64(i) * 0.25, LatencyUs: us})
+	}
+	for _, c := range []chart.CurvePoint{{Percent: 0, Us: 800}, {Percent: 50, Us: 1020}, {Percent: 90, Us: 1207}, {Percent: 99, Us: 12500}, {Percent: 100, Us: 12500}} {
+		c.Us = int64(scale * float64(c.Us))
+		d.Curve = append(d.Curve, c)
+	}
+	return d
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./gnuplot -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./gnuplot -run %s -update to accept):\n%s", name, t.Name(), got)
+	}
+}
+
+// TestChartScriptsGolden pins the scripts and data files people edit: one
+// run (every panel) and two runs overlaid, for each terminal.
+func TestChartScriptsGolden(t *testing.T) {
+	one := RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)})
+	two := RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)})
+	two.Panels = two.Panels[1:] // as from saved documents: no per-request times
+	for _, tc := range []struct {
+		name  string
+		fig   *Figure
+		image string
+	}{
+		{"run", one, "run.png"},
+		{"run-svg", one, "run.svg"},
+		{"run-pdf", one, "run.pdf"},
+		{"overlay", two, "cmp.png"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term, err := TerminalFor(tc.image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gp, dat bytes.Buffer
+			data, _ := Companions(tc.image)
+			if err := tc.fig.WriteScript(&gp, term, data, tc.image); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, tc.name+".gp", gp.Bytes())
+			if !strings.HasSuffix(tc.name, "-svg") && !strings.HasSuffix(tc.name, "-pdf") {
+				if err := tc.fig.WriteData(&dat); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, tc.name+".dat", dat.Bytes())
+			}
+		})
+	}
+}
+
+func needGnuplot(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("gnuplot"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("gnuplot is required under CI (apt-get install gnuplot-nox)")
+		}
+		t.Skip("gnuplot not installed")
+	}
+}
+
+// TestDrawEveryChart renders the run figure and the overlay with Debian's
+// gnuplot in each format and checks that each image is valid and that every
+// panel has something drawn in it.
+func TestDrawEveryChart(t *testing.T) {
+	needGnuplot(t)
+	dir := t.TempDir()
+	figs := map[string]*Figure{
+		"run":     RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)}),
+		"overlay": RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)}),
+	}
+	for name, fig := range figs {
+		for _, ext := range []string{".png", ".svg", ".pdf"} {
+			img := filepath.Join(dir, name+ext)
+			if err := Draw(context.Background(), img, fig); err != nil {
+				t.Fatalf("%s: %v", img, err)
+			}
+			b, err := os.ReadFile(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch ext {
+			case ".png":
+				checkPNG(t, img, b, len(fig.Panels))
+			case ".svg":
+				checkSVG(t, img, b, fig)
+			case ".pdf":
+				if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[len(b)-32:], []byte("%%EOF")) || len(b) < 5000 {
+					t.Errorf("%s: %d bytes, not a complete PDF", img, len(b))
+				}
+			}
+		}
+	}
+}
+
+// checkPNG decodes the image and checks that each panel's band (the image cut
+// into equal horizontal bands, one per panel) has a fair share of drawn pixels:
+// a blank or half-drawn chart fails.
+func checkPNG(t *testing.T, name string, b []byte, panels int) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	r := img.Bounds()
+	if r.Dx() < 400 || r.Dy() < 300*panels {
+		t.Errorf("%s: %v is too small for %d panels", name, r, panels)
+	}
+	band := r.Dy() / panels
+	for p := 0; p < panels; p++ {
+		sub := image.Rect(r.Min.X, r.Min.Y+p*band, r.Max.X, r.Min.Y+(p+1)*band)
+		if ink := inkFraction(img, sub); ink < 0.02 {
+			t.Errorf("%s: panel %d has %.1f%% drawn pixels: blank", name, p+1, ink*100)
+		}
+	}
+}
+
+// inkFraction is the share of pixels in r that are not white.
+func inkFraction(img image.Image, r image.Rectangle) float64 {
+	ink, all := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				ink++
+			}
+			all++
+		}
+	}
+	return float64(ink) / float64(all)
+}
+
+// checkSVG parses the SVG and checks it has the figure's titles and drawn
+// paths for its data.
+func checkSVG(t *testing.T, name string, b []byte, fig *Figure) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	paths, texts := 0, ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not well-formed XML: %v", name, err)
+		}
+		switch v := tok.(type) {
+		case xml.StartElement:
+			if v.Name.Local == "path" || v.Name.Local == "use" {
+				paths++
+			}
+		case xml.CharData:
+			texts += string(v)
+		}
+	}
+	if paths < 50 {
+		t.Errorf("%s: %d paths, not a drawn chart", name, paths)
+	}
+	for _, p := range fig.Panels {
+		if !strings.Contains(texts, p.YLabel) {
+			t.Errorf("%s: no text %q", name, p.YLabel)
+		}
+	}
+}
+
+// TestDrawWithoutGnuplot: the script and data are written, no image, and
+// the error says gnuplot is missing.
+func TestDrawWithoutGnuplot(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	img := filepath.Join(dir, "x.png")
+	err := Draw(context.Background(), img, RunFigure("t", []*chart.Data{testRun("", 1)}))
+	if !errors.Is(err, ErrNoGnuplot) {
+		t.Fatalf("got %v, want ErrNoGnuplot", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "x.dat x.gp" {
+		t.Errorf("directory holds %v, want x.dat x.gp", names)
+	}
+}
+
+// TestGnuplotFailureLeavesNoImage: a script gnuplot rejects leaves no image.
+func TestGnuplotFailureLeavesNoImage(t *testing.T) {
+	needGnuplot(t)
+	dir := t.TempDir()
+	img := filepath.Join(dir, "bad.png")
+	os.WriteFile(filepath.Join(dir, "bad.gp"), []byte("set terminal pngcairo\nset output 'bad.png'\nplot 'missing.dat'\n"), 0o644)
+	bin, _ := exec.LookPath("gnuplot")
+	err := render(context.Background(), bin, dir, "bad.gp", img)
+	if err == nil || !strings.Contains(err.Error(), "missing.dat") {
+		t.Errorf("got %v, want gnuplot's complaint about missing.dat", err)
+	}
+	if _, serr := os.Stat(img); serr == nil {
+		t.Error("a failed render left its image behind")
+	}
+}
+
+func TestCheckImagePath(t *testing.T) {
+	dir := t.TempDir()
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	for _, tc := range []struct{ name, want string }{
+		{filepath.Join(dir, "ok.png"), ""},
+		{filepath.Join(dir, "ok.SVG"), ""},
+		{filepath.Join(dir, "x.jpg"), `unknown image type ".jpg" (want .png, .svg or .pdf)`},
+		{filepath.Join(dir, "x"), `unknown image type ""`},
+		{filepath.Join(dir, "no", "such", "x.png"), "cannot write there"},
+		{filepath.Join(ro, "x.pdf"), "cannot write there"},
+	} {
+		err := CheckImagePath(tc.name)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if os.Geteuid() == 0 && strings.HasPrefix(tc.name, ro) {
+			continue // root writes anywhere
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the checks left files behind: %v", entries)
+	}
+}

@@ -1,0 +1,143 @@
+package gnuplot
+
+import (
+	"fmt"
+	"strconv"
+
+	"gab/internal/chart"
+)
+
+// PercentileTics label the percentile axis, which is 1/(1−p) on a log scale
+// (HdrHistogram's percentile-distribution plot).
+var PercentileTics = []Tic{{"0%", 1}, {"90%", 10}, {"99%", 100}, {"99.9%", 1000}, {"99.99%", 10000}, {"max", 1e5}}
+
+// PercentileX is where percent p lies on the percentile axis: 1/(1−p/100).
+func PercentileX(p float64) float64 {
+	if p >= 100 {
+		return 1e5 // the maximum: one decade past p99.99
+	}
+	return 1 / (1 - p/100)
+}
+
+// RunFigure is the figure of one or more runs (overlaid, labelled): latency
+// of every request over time, the latency percentile distribution, and
+// requests and failures per second. A panel none of the runs has data for
+// is left out.
+func RunFigure(title string, runs []*chart.Data) *Figure {
+	f := &Figure{Title: title}
+	label := func(d *chart.Data, what string) string {
+		if len(runs) == 1 {
+			return what
+		}
+		if what == "" {
+			return d.Label
+		}
+		return d.Label + " " + what
+	}
+
+	lat := Panel{XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	var notes []string
+	for _, d := range runs {
+		if d.Latency == nil {
+			continue
+		}
+		l := Line{Title: label(d, ""), Style: Points, Columns: []string{"start_s", "latency_ms"}}
+		l.Note = latencyNote(d)
+		for _, p := range d.Latency {
+			l.Rows = append(l.Rows, []float64{p.StartS, float64(p.LatencyUs) / 1000})
+		}
+		notes = append(notes, l.Note)
+		lat.Lines = append(lat.Lines, l)
+	}
+	if len(lat.Lines) > 0 {
+		lat.Title = "Latency of each request over time"
+		if len(notes) == 1 {
+			lat.Title += ": " + notes[0]
+		} else {
+			lat.Title += " (sampling per data set in the .dat file)"
+		}
+		f.Panels = append(f.Panels, lat)
+	}
+
+	pct := Panel{XLabel: "percentile", YLabel: "latency (ms)", LogX: true, XTics: PercentileTics, YFromZero: true}
+	precision := ""
+	for _, d := range runs {
+		if len(d.Curve) == 0 {
+			continue
+		}
+		l := Line{Title: label(d, ""), Style: Lines, Columns: []string{"x_1/(1-p)", "latency_ms", "percent"},
+			Note: "total latency by percentile, " + d.CurvePrecision + "; the last row is the maximum"}
+		for _, c := range d.Curve {
+			l.Rows = append(l.Rows, []float64{PercentileX(c.Percent), float64(c.Us) / 1000, c.Percent})
+		}
+		precision = d.CurvePrecision
+		pct.Lines = append(pct.Lines, l)
+	}
+	if len(pct.Lines) > 0 {
+		pct.Title = "Latency percentile distribution (right end: maximum)"
+		if len(runs) == 1 {
+			pct.Title += ", " + precision
+		}
+		f.Panels = append(f.Panels, pct)
+	}
+
+	rps := Panel{XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
+	short := false
+	for _, d := range runs {
+		if d.PerSecond != nil && len(d.PerSecond) == 0 {
+			short = true // not one whole second
+		}
+		if len(d.PerSecond) == 0 {
+			continue
+		}
+		l := Line{Title: label(d, "requests"), Style: Bars, Columns: []string{"second_mid", "requests"},
+			Note: "requests recorded in each whole second (the partial last second is left out)"}
+		for i, n := range d.PerSecond {
+			l.Rows = append(l.Rows, []float64{float64(i) + 0.5, float64(n)})
+		}
+		rps.Lines = append(rps.Lines, l)
+		if d.FailuresPerSecond != nil {
+			l := Line{Title: label(d, "failures"), Style: Bars, Columns: []string{"second_mid", "failures"},
+				Note: "failed requests in each whole second"}
+			for i, n := range d.FailuresPerSecond {
+				l.Rows = append(l.Rows, []float64{float64(i) + 0.5, float64(n)})
+			}
+			rps.Lines = append(rps.Lines, l)
+		}
+	}
+	if len(rps.Lines) > 0 {
+		rps.Title = "Requests per second"
+		for _, d := range runs {
+			if d.FailuresPerSecond != nil {
+				rps.Title = "Requests and failures per second"
+			}
+		}
+		f.Panels = append(f.Panels, rps)
+	} else if short {
+		f.Title += " (under 1 s: no per-second chart)"
+	}
+	return f
+}
+
+func latencyNote(d *chart.Data) string {
+	var s string
+	switch {
+	case d.Stride > 1:
+		s = fmt.Sprintf("1 in %d of %s requests, evenly by latency rank, and the slowest", d.Stride, count(d.Stored))
+	default:
+		s = "all " + count(d.Stored) + " requests"
+	}
+	if d.Stored < d.Recorded {
+		s += fmt.Sprintf(" (the exact store kept %s of %s)", count(d.Stored), count(d.Recorded))
+	}
+	return s + ", µs precision"
+}
+
+// count formats n with thousands separators.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,45 @@
+// Package chart holds the data gab's charts are drawn from, shared by the
+// renderers (gnuplot scripts, the HTML report) and their sources (a finished
+// run's summary, saved JSON documents).
+package chart
+
+// LatencyPoint is one request: when it started and how long it took.
+type LatencyPoint struct {
+	StartS    float64 // seconds from the run's start (ms precision, as stored)
+	LatencyUs uint32  // total time, µs (start → response complete)
+}
+
+// CurvePoint is the total latency at one percentile.
+type CurvePoint struct {
+	Percent float64
+	Us      int64
+}
+
+// Data is one run's chart data.
+type Data struct {
+	Label string // the run's name in a legend
+
+	// Latency holds every request of the exact store, or an even sample of it
+	// when there are more than the chart's limit: every Stride-th request in
+	// latency order (so the sample keeps the distribution's shape), plus the
+	// slowest. Recorded is the number of requests of the run; Stored those in
+	// the exact store (fewer when the run outgrew it). Latency is nil when the
+	// data has no per-request times (a saved JSON document).
+	Latency  []LatencyPoint
+	Stride   int
+	Stored   int
+	Recorded int
+
+	// Curve is the total latency at percentiles from 0 to 99.99 (as far as
+	// the number of requests resolves them), with the maximum as 100.
+	// CurvePrecision says how exact it is.
+	Curve          []CurvePoint
+	CurvePrecision string
+
+	// PerSecond counts requests recorded in each whole second of the run
+	// (the partial last second is left out); FailuresPerSecond likewise for
+	// failed requests, nil when not known.
+	PerSecond         []int64
+	FailuresPerSecond []int64
+	ElapsedS          float64
+}

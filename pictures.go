@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"gab/client"
+	"gab/gnuplot"
+	"gab/internal/chart"
+	"gab/report"
+)
+
+// This file is gab's pictures of a run: --plot (gnuplot charts), --html (a
+// self-contained page) and --histogram (a terminal histogram). They are
+// written after ab's report and files; the output paths are checked before
+// the run starts.
+
+// plotPointLimit is the most requests the latency-over-time chart draws;
+// past it, the chart draws an even sample and says so in its title.
+const plotPointLimit = 50_000
+
+// checkPictures checks, before the run, that the pictures' files can be
+// written; it leaves no file behind.
+func checkPictures(o *cliOptions) error {
+	if o.PlotFile != "" {
+		if err := gnuplot.CheckImagePath(o.PlotFile); err != nil {
+			return fmt.Errorf("--plot %w", err)
+		}
+	}
+	return nil
+}
+
+// wantsPerSecond reports whether the pictures need the engine's per-second
+// counts (client.Config.Extended).
+func wantsPerSecond(o *cliOptions) bool { return o.PlotFile != "" || o.HTMLFile != "" }
+
+// writePictures writes what the picture options ask for after the report; it
+// returns a non-zero exit status when one could not be made.
+func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Summary, out io.Writer, errw io.Writer) int {
+	status := exitOK
+	if o.Histogram && o.Format != "json" && !o.HTML {
+		if err := report.WriteHistogram(out, sum); err != nil {
+			return exitError // a stdout error is reported by runWith
+		}
+	}
+	if o.PlotFile != "" {
+		if err := plotRun(ctx, o.PlotFile, argv, res, sum); err != nil {
+			fmt.Fprintf(errw, "gab: --plot: %v\n", err)
+			status = exitError
+		}
+	}
+	return status
+}
+
+// plotRun draws a finished run's charts into image.
+func plotRun(ctx context.Context, image string, argv []string, res *client.Result, sum *report.Summary) error {
+	if sum.Count == 0 {
+		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
+	}
+	d := report.RunChartData(sum, res, plotPointLimit)
+	err := gnuplot.Draw(ctx, image, gnuplot.RunFigure(commandTitle(argv), []*chart.Data{d}))
+	if errors.Is(err, gnuplot.ErrNoGnuplot) {
+		data, script := gnuplot.Companions(image)
+		how := "gnuplot " + filepath.Base(script)
+		if dir := filepath.Dir(script); dir != "." {
+			how = "cd " + dir + " && " + how
+		}
+		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s", script, data, image, how)
+	}
+	return err
+}
+
+// commandTitle is a chart title from the command line (credentials hidden).
+func commandTitle(argv []string) string {
+	a := redactCredentials(argv)
+	if len(a) > 0 {
+		a = append([]string{"gab"}, a[1:]...)
+	}
+	return strings.Join(a, " ")
+}

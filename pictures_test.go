@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gab/internal/testsrv"
+)
+
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// TestPlotRun: --plot draws the run's charts with gnuplot and keeps the
+// script and data beside the image; the report is unchanged.
+func TestPlotRun(t *testing.T) {
+	needTool(t, "gnuplot", "gnuplot-nox")
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	img := filepath.Join(dir, "run.png")
+	got := runInProcess([]string{"ab", "-n", "200", "-c", "4", "--plot", img, srv.URL() + "/f100.txt"}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	if l := listDir(t, dir); l != "run.dat run.gp run.png" {
+		t.Fatalf("directory holds %q", l)
+	}
+	b, _ := os.ReadFile(img)
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Fatalf("run.png: %v", err)
+	}
+	dat, _ := os.ReadFile(filepath.Join(dir, "run.dat"))
+	// Block 0 is every request: 200 rows of start_s and latency_ms in µs.
+	block := strings.SplitN(string(dat), "\n\n\n", 2)[0]
+	rows := 0
+	for _, l := range strings.Split(block, "\n") {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			t.Fatalf("row %q", l)
+		}
+		if _, err := strconv.ParseFloat(f[1], 64); err != nil {
+			t.Fatalf("row %q: %v", l, err)
+		}
+		rows++
+	}
+	if rows != 200 {
+		t.Errorf("latency block has %d rows, want 200", rows)
+	}
+	gp, _ := os.ReadFile(filepath.Join(dir, "run.gp"))
+	if !strings.Contains(string(gp), "all 200 requests, µs precision") || !strings.Contains(string(gp), "set output 'run.png'") {
+		t.Errorf("script:\n%s", gp)
+	}
+	if strings.Contains(got.Stdout, "histogram") || strings.Contains(got.Stderr, "gab:") {
+		t.Errorf("unexpected output:\n%s\n%s", got.Stdout, got.Stderr)
+	}
+}
+
+// TestPictureBadInput: each mistake is one line, a non-zero exit, before the
+// run (the server sees no request), and nothing is left behind.
+func TestPictureBadInput(t *testing.T) {
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{"--plot", filepath.Join(dir, "x.jpg")}, exitUsage, `gab: --plot ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf)`},
+		{[]string{"--plot", filepath.Join(dir, "none", "x.png")}, exitError, "gab: --plot " + dir + "/none/x.png: cannot write there: no such file or directory"},
+		{[]string{"--plot", dir + "/d.png"}, exitError, "gab: --plot " + dir + "/d.png: is a directory"},
+		{[]string{"--progress", "sometimes"}, exitUsage, `gab: --progress must be auto, always or never, not "sometimes"`},
+	} {
+		os.Mkdir(filepath.Join(dir, "d.png"), 0o755)
+		before := srv.Requests()
+		argv := append(append([]string{"ab", "-n", "5"}, tc.args...), srv.URL()+"/")
+		got := runInProcess(argv, runHooks{})
+		first := strings.SplitN(got.Stderr, "\n", 2)[0]
+		if got.Exit != tc.exit || first != tc.want {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tc.args, got.Exit, got.Stderr, tc.exit, tc.want)
+		}
+		if tc.exit == exitError && strings.Count(got.Stderr, "\n") != 1 {
+			t.Errorf("%v: more than one line: %q", tc.args, got.Stderr)
+		}
+		if srv.Requests() != before {
+			t.Errorf("%v: the run started", tc.args)
+		}
+		if l := listDir(t, dir); l != "d.png" {
+			t.Errorf("%v: left %q behind", tc.args, l)
+		}
+	}
+}
+
+// TestPlotWithoutGnuplot: one line saying so, script and data kept, exit 1,
+// the report printed in full before.
+func TestPlotWithoutGnuplot(t *testing.T) {
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	img := filepath.Join(dir, "run.svg")
+	got := runInProcess([]string{"ab", "-n", "20", "--plot", img, srv.URL() + "/"}, runHooks{})
+	want := "gab: --plot: gnuplot is not on PATH: wrote " + dir + "/run.gp and " + dir + "/run.dat; draw " + img +
+		" with: cd " + dir + " && gnuplot run.gp\n"
+	if got.Exit != exitError || got.Stderr != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", got.Exit, got.Stderr, want)
+	}
+	if !strings.Contains(got.Stdout, "Percentage of the requests served") {
+		t.Errorf("no report:\n%s", got.Stdout)
+	}
+	if l := listDir(t, dir); l != "run.dat run.gp" {
+		t.Errorf("directory holds %q", l)
+	}
+}
+
+// TestHistogram: --histogram prints about ten rows after the report, with
+// the unit, bounds that tile [min, max], and counts that add up to n.
+func TestHistogram(t *testing.T) {
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	got := runInProcess([]string{"ab", "-n", "300", "-c", "3", "--histogram", srv.URL() + "/f100.txt"}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	i := strings.Index(got.Stdout, "\nLatency histogram (total time in ms, bucket [from, to); bar and count of requests):\n")
+	if i < 0 || !strings.Contains(got.Stdout[:i], "(longest request)") {
+		t.Fatalf("no histogram after the report:\n%s", got.Stdout)
+	}
+	row := regexp.MustCompile(`^  \[ *([0-9.]+), *([0-9.]+)([)\]]) (#*) +(\d+)$`)
+	lines := strings.Split(strings.TrimRight(got.Stdout[i:], "\n"), "\n")[2:]
+	if len(lines) < 2 || len(lines) > 10 {
+		t.Fatalf("%d rows:\n%s", len(lines), got.Stdout[i:])
+	}
+	total, prevHigh := 0, ""
+	for k, l := range lines {
+		m := row.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("row %q", l)
+		}
+		if k > 0 && m[1] != prevHigh {
+			t.Errorf("row %q does not start where the last ended (%s)", l, prevHigh)
+		}
+		if (m[3] == "]") != (k == len(lines)-1) {
+			t.Errorf("row %q: only the last bucket is closed", l)
+		}
+		n, _ := strconv.Atoi(m[5])
+		if (n > 0) != (m[4] != "") {
+			t.Errorf("row %q: bar and count disagree", l)
+		}
+		total += n
+		prevHigh = m[2]
+	}
+	if total != 300 {
+		t.Errorf("counts add up to %d, want 300", total)
+	}
+}
