@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"gab/internal/chart"
+	"gab/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the chart scripts' golden files in testdata")
@@ -92,15 +93,7 @@ func TestChartScriptsGolden(t *testing.T) {
 	}
 }
 
-func needGnuplot(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("gnuplot"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("gnuplot is required under CI (apt-get install gnuplot-nox)")
-		}
-		t.Skip("gnuplot not installed")
-	}
-}
+func needGnuplot(t *testing.T) { testtool.Need(t, "gnuplot", "gnuplot-nox") }
 
 // TestDrawEveryChart renders the run figure and the overlay with Debian's
 // gnuplot in each format and checks that each image is valid and that every
