@@ -62,7 +62,7 @@ func plotRun(ctx context.Context, image string, argv []string, res *client.Resul
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
 	d := report.RunChartData(sum, res, plotPointLimit)
-	err := gnuplot.Draw(ctx, image, gnuplot.RunFigure(commandTitle(argv), []*chart.Data{d}))
+	err := gnuplot.Draw(ctx, image, chart.RunFigure(commandTitle(argv), []*chart.Data{d}))
 	if errors.Is(err, gnuplot.ErrNoGnuplot) {
 		data, script := gnuplot.Companions(image)
 		how := "gnuplot " + filepath.Base(script)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gab/internal/chart"
 	"io"
 	"math"
 	"os"
@@ -17,56 +18,9 @@ import (
 
 // This file writes gab's charts (--plot, gab plot) as gnuplot input: a data
 // file of whitespace-separated columns in blocks (gnuplot's "index N"), and a
-// commented script that draws every panel of a Figure into one image. The
+// commented script that draws every panel of a chart.Figure into one image. The
 // script and data are kept beside the image so that people can edit them and
 // run gnuplot again themselves.
-
-// Figure is one image: panels stacked vertically, each with its own axes.
-type Figure struct {
-	Title  string // the image's heading (the command line, the runs' labels)
-	Panels []Panel
-}
-
-// Panel is one chart of a Figure.
-type Panel struct {
-	Title          string // says what is drawn, including any sampling
-	XLabel, YLabel string // axis labels, each with its unit
-	// LogX draws x on a log scale; XTics, when set, replaces gnuplot's tics
-	// (pairs of label and position, as gnuplot's set xtics (...) takes them).
-	LogX  bool
-	XTics []Tic
-	// XFromZero and YFromZero anchor an axis at 0 (counts, rates, time).
-	XFromZero, YFromZero bool
-	Lines                []Line
-}
-
-// Tic is a labelled tic mark on an axis.
-type Tic struct {
-	Label string
-	At    float64
-}
-
-// Style is how a Line is drawn.
-type Style int
-
-const (
-	Points    Style = iota // one dot per row (x y)
-	Lines                  // a polyline (x y)
-	Bars                   // a translucent bar one x unit wide centred on each x (x y)
-	ErrorBars              // a polyline with vertical error bars (x y low high)
-)
-
-// Line is one data set of a panel: a block of the data file.
-type Line struct {
-	Title string // legend entry ("" for none)
-	Style Style
-	// Columns names the columns of Rows, each with its unit, for the data
-	// file's comment line.
-	Columns []string
-	Rows    [][]float64
-	// Note is written as a comment above the block (where the data came from).
-	Note string
-}
 
 // Terminal is gnuplot's output device for an image file.
 type Terminal struct {
@@ -104,7 +58,7 @@ func Companions(image string) (data, script string) {
 
 // WriteData writes the figure's data file: every Line of every Panel as one
 // block, in order, blocks separated by two blank lines (gnuplot's index).
-func (f *Figure) WriteData(w io.Writer) error {
+func WriteData(w io.Writer, f *chart.Figure) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# gab chart data: %s\n", oneLine(f.Title))
 	fmt.Fprintf(bw, "# Blocks are separated by two blank lines; gnuplot selects one with \"index N\".\n")
@@ -158,7 +112,7 @@ func appendNumber(b []byte, v float64) []byte {
 // WriteScript writes the gnuplot script that draws the figure from dataName
 // into imageName with terminal t. Names are written as given (relative names
 // are relative to the directory gnuplot runs in).
-func (f *Figure) WriteScript(w io.Writer, t Terminal, dataName, imageName string) error {
+func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName string) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("# gab charts: %s\n", oneLine(f.Title))
@@ -199,13 +153,13 @@ func (f *Figure) WriteScript(w io.Writer, t Terminal, dataName, imageName string
 			}
 			using, with := "1:2", ""
 			switch l.Style {
-			case Points:
+			case chart.Points:
 				with = "points pointtype 7 pointsize 0.25"
-			case Lines:
+			case chart.Lines:
 				with = "lines linewidth 1.5"
-			case Bars:
+			case chart.Bars:
 				with = "boxes"
-			case ErrorBars:
+			case chart.ErrorBars:
 				using, with = "1:2:3:4", "yerrorlines linewidth 1.5 pointtype 7 pointsize 0.6"
 			}
 			title := "notitle"
@@ -213,7 +167,7 @@ func (f *Figure) WriteScript(w io.Writer, t Terminal, dataName, imageName string
 				title = "title " + quote(l.Title)
 			}
 			with += fmt.Sprintf(" linecolor %d", j+1)
-			if l.Style == Bars {
+			if l.Style == chart.Bars {
 				with += " fill transparent solid 0.35 border"
 			}
 			plots = append(plots, fmt.Sprintf("%s index %d using %s with %s %s", src, block, using, with, title))
@@ -292,7 +246,7 @@ func checkWritable(name string) error {
 // draw image. Without gnuplot on PATH it returns ErrNoGnuplot, with the data
 // and script written. If gnuplot fails, no image is left behind and the error
 // carries gnuplot's message.
-func Draw(ctx context.Context, image string, f *Figure) error {
+func Draw(ctx context.Context, image string, f *chart.Figure) error {
 	t, err := TerminalFor(image)
 	if err != nil {
 		return err
@@ -302,10 +256,10 @@ func Draw(ctx context.Context, image string, f *Figure) error {
 	// The script names its files relative to its own directory, so that it
 	// can be run again from there.
 	dataName, imageName := filepath.Base(dataPath), filepath.Base(image)
-	if err := writeAtomic(dataPath, f.WriteData); err != nil {
+	if err := writeAtomic(dataPath, func(w io.Writer) error { return WriteData(w, f) }); err != nil {
 		return err
 	}
-	if err := writeAtomic(scriptPath, func(w io.Writer) error { return f.WriteScript(w, t, dataName, imageName) }); err != nil {
+	if err := writeAtomic(scriptPath, func(w io.Writer) error { return WriteScript(w, f, t, dataName, imageName) }); err != nil {
 		return err
 	}
 	bin, err := exec.LookPath("gnuplot")

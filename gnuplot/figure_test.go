@@ -59,12 +59,12 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // TestChartScriptsGolden pins the scripts and data files people edit: one
 // run (every panel) and two runs overlaid, for each terminal.
 func TestChartScriptsGolden(t *testing.T) {
-	one := RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)})
-	two := RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)})
+	one := chart.RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)})
+	two := chart.RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)})
 	two.Panels = two.Panels[1:] // as from saved documents: no per-request times
 	for _, tc := range []struct {
 		name  string
-		fig   *Figure
+		fig   *chart.Figure
 		image string
 	}{
 		{"run", one, "run.png"},
@@ -79,12 +79,12 @@ func TestChartScriptsGolden(t *testing.T) {
 			}
 			var gp, dat bytes.Buffer
 			data, _ := Companions(tc.image)
-			if err := tc.fig.WriteScript(&gp, term, data, tc.image); err != nil {
+			if err := WriteScript(&gp, tc.fig, term, data, tc.image); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, tc.name+".gp", gp.Bytes())
 			if !strings.HasSuffix(tc.name, "-svg") && !strings.HasSuffix(tc.name, "-pdf") {
-				if err := tc.fig.WriteData(&dat); err != nil {
+				if err := WriteData(&dat, tc.fig); err != nil {
 					t.Fatal(err)
 				}
 				checkGolden(t, tc.name+".dat", dat.Bytes())
@@ -101,9 +101,9 @@ func needGnuplot(t *testing.T) { testtool.Need(t, "gnuplot", "gnuplot-nox") }
 func TestDrawEveryChart(t *testing.T) {
 	needGnuplot(t)
 	dir := t.TempDir()
-	figs := map[string]*Figure{
-		"run":     RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)}),
-		"overlay": RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)}),
+	figs := map[string]*chart.Figure{
+		"run":     chart.RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)}),
+		"overlay": chart.RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)}),
 	}
 	for name, fig := range figs {
 		for _, ext := range []string{".png", ".svg", ".pdf"} {
@@ -168,7 +168,7 @@ func inkFraction(img image.Image, r image.Rectangle) float64 {
 
 // checkSVG parses the SVG and checks it has the figure's titles and drawn
 // paths for its data.
-func checkSVG(t *testing.T, name string, b []byte, fig *Figure) {
+func checkSVG(t *testing.T, name string, b []byte, fig *chart.Figure) {
 	t.Helper()
 	dec := xml.NewDecoder(bytes.NewReader(b))
 	paths, texts := 0, ""
@@ -205,7 +205,7 @@ func TestDrawWithoutGnuplot(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	dir := t.TempDir()
 	img := filepath.Join(dir, "x.png")
-	err := Draw(context.Background(), img, RunFigure("t", []*chart.Data{testRun("", 1)}))
+	err := Draw(context.Background(), img, chart.RunFigure("t", []*chart.Data{testRun("", 1)}))
 	if !errors.Is(err, ErrNoGnuplot) {
 		t.Fatalf("got %v, want ErrNoGnuplot", err)
 	}

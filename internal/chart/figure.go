@@ -1,10 +1,8 @@
-package gnuplot
+package chart
 
 import (
 	"fmt"
 	"strconv"
-
-	"gab/internal/chart"
 )
 
 // PercentileTics label the percentile axis, which is 1/(1−p) on a log scale
@@ -23,9 +21,9 @@ func PercentileX(p float64) float64 {
 // of every request over time, the latency percentile distribution, and
 // requests and failures per second. A panel none of the runs has data for
 // is left out.
-func RunFigure(title string, runs []*chart.Data) *Figure {
+func RunFigure(title string, runs []*Data) *Figure {
 	f := &Figure{Title: title}
-	label := func(d *chart.Data, what string) string {
+	label := func(d *Data, what string) string {
 		if len(runs) == 1 {
 			return what
 		}
@@ -119,7 +117,7 @@ func RunFigure(title string, runs []*chart.Data) *Figure {
 	return f
 }
 
-func latencyNote(d *chart.Data) string {
+func latencyNote(d *Data) string {
 	var s string
 	switch {
 	case d.Stride > 1:
@@ -140,4 +138,51 @@ func count(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// Figure is one image: panels stacked vertically, each with its own axes.
+type Figure struct {
+	Title  string // the image's heading (the command line, the runs' labels)
+	Panels []Panel
+}
+
+// Panel is one chart of a Figure.
+type Panel struct {
+	Title          string // says what is drawn, including any sampling
+	XLabel, YLabel string // axis labels, each with its unit
+	// LogX draws x on a log scale; XTics, when set, replaces gnuplot's tics
+	// (pairs of label and position, as gnuplot's set xtics (...) takes them).
+	LogX  bool
+	XTics []Tic
+	// XFromZero and YFromZero anchor an axis at 0 (counts, rates, time).
+	XFromZero, YFromZero bool
+	Lines                []Line
+}
+
+// Tic is a labelled tic mark on an axis.
+type Tic struct {
+	Label string
+	At    float64
+}
+
+// Style is how a Line is drawn.
+type Style int
+
+const (
+	Points    Style = iota // one dot per row (x y)
+	Lines                  // a polyline (x y)
+	Bars                   // a translucent bar one x unit wide centred on each x (x y)
+	ErrorBars              // a polyline with vertical error bars (x y low high)
+)
+
+// Line is one data set of a panel: a block of the data file.
+type Line struct {
+	Title string // legend entry ("" for none)
+	Style Style
+	// Columns names the columns of Rows, each with its unit, for the data
+	// file's comment line.
+	Columns []string
+	Rows    [][]float64
+	// Note is written as a comment above the block (where the data came from).
+	Note string
 }
