@@ -104,7 +104,15 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if !textOut {
 		textw = errw
 	}
-	cfg.Events = newSink(textw, errw, o.Config.Verbosity, o.Progress)
+	// The live status line (progress.go) erases itself before each of the
+	// sink's stderr lines.
+	var live *statusLine
+	sinkErr := io.Writer(errw)
+	if on, width := statusMode(o, errw.w); on {
+		live = newStatusLine(errw, width)
+		sinkErr, cfg.Live = live, true
+	}
+	cfg.Events = newSink(textw, sinkErr, o.Config.Verbosity, o.Progress)
 	output := newOutput(o, argv)
 	if status, done := output.prepare(out, errw, &cfg); done {
 		return status
@@ -137,7 +145,13 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	}
 
 	output.begin()
+	if live != nil {
+		live.start(runner, cfg.Requests, cfg.TimeLimit)
+	}
 	res, err := runner.Run(ctx)
+	if live != nil {
+		live.stop()
+	}
 	if err != nil {
 		if status, done := output.fatal(out, errw, res, err); done {
 			return status

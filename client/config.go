@@ -121,6 +121,9 @@ type Config struct {
 	// Extended gathers the figures beyond ab's into Result.Extra (--extended,
 	// --format json, --json); rate mode gathers them anyway.
 	Extended bool
+	// Live keeps, per worker, a small histogram of total times that
+	// Runner.Live reads during the run (a status line's running p99).
+	Live bool
 
 	// SampleLimit caps the exact per-request store; past it the statistics come
 	// from histograms. 0 means DefaultSampleLimit.

@@ -88,6 +88,7 @@ type Tally struct {
 	conn     atomic.Pointer[connBox]
 	extra    *tallyExtra      // the worker's share of extraStats (extra.go); nil until used
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
+	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
 }
 
 type connBox struct{ c io.Closer }
@@ -280,6 +281,9 @@ func (r *run) setTLS(info *TLSInfo) { r.tlsInfo.CompareAndSwap(nil, info) }
 
 func (r *run) newTally() *Tally {
 	t := &Tally{}
+	if r.cfg.Live {
+		t.live = new(liveHist)
+	}
 	t.activity.Store(r.clock())
 	r.mu.Lock()
 	r.tallies = append(r.tallies, t)
@@ -434,12 +438,16 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 	if r.cgi != nil {
 		r.cgi.put(int(i-1), o.CGI)
 	}
-	r.samples.Put(int(i-1), samples.Sample{
+	smp := samples.Sample{
 		Start:   samples.StartMs(r.startUs, o.Start),
 		Connect: usec(o.Connect - o.Start),
 		Wait:    usec(o.FirstByte - o.WriteEnd),
 		Total:   usec(end - o.Start),
-	}, &t.spill)
+	}
+	r.samples.Put(int(i-1), smp, &t.spill)
+	if t.live != nil {
+		t.live.add(smp.Total)
+	}
 	if every := r.progressEvery; every > 0 && i%every == 0 {
 		r.events.Completed(int(i))
 	}
