@@ -178,3 +178,98 @@ func FuzzH2Exchange(f *testing.F) {
 		}
 	})
 }
+
+// h2FloodSeeds are flood shapes: a prefix written once, then a unit written
+// again and again until gab closes the connection.
+func h2FloodSeeds() [][2][]byte {
+	repeat := func(n int, build func(fr *http2.Framer, block func(...string) []byte)) []byte {
+		return h2Frames(func(fr *http2.Framer, block func(...string) []byte) {
+			for range n {
+				build(fr, block)
+			}
+		})
+	}
+	none := func(*http2.Framer, func(...string) []byte) {}
+	unknown := []byte{0, 0, 1, 0xfe, 0, 0, 0, 0, 1, 'x'} // an unknown frame type: ignored
+	return [][2][]byte{
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WritePing(false, [8]byte{7}) })},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WriteSettings() })},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) {
+			_ = fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1}, http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 0})
+		})},
+		{h2Frames(func(fr *http2.Framer, block func(...string) []byte) {
+			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block(":status", "200")})
+		}), repeat(1, func(fr *http2.Framer, _ func(...string) []byte) {
+			_ = fr.WriteContinuation(1, false, h2FieldsPayload(1024))
+		})},
+		{h2Frames(func(fr *http2.Framer, block func(...string) []byte) {
+			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block(":status", "200"), EndHeaders: true})
+		}), repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WriteData(1, false, []byte("body")) })},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WriteWindowUpdate(0, 1) })},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) {
+			_ = fr.WritePriority(1, http2.PriorityParam{Weight: 1})
+		})},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WriteRSTStream(1, http2.ErrCodeRefusedStream) })},
+		{nil, repeat(10, func(fr *http2.Framer, _ func(...string) []byte) { _ = fr.WriteGoAway(0, http2.ErrCodeNo, nil) })},
+		{nil, repeat(10, func(fr *http2.Framer, block func(...string) []byte) {
+			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 101, BlockFragment: block(":status", "200"), EndHeaders: true})
+		})},
+		{h2Frames(none), bytes.Repeat(unknown, 10)},
+		{nil, nil},
+	}
+}
+
+// FuzzH2Flood: whatever frames a server repeats without end, the h2c event
+// loop's run ends at -t with its report, and its heap stays bounded.
+func FuzzH2Flood(f *testing.F) {
+	for _, s := range h2FloodSeeds() {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, prefix, unit []byte) {
+		usePath(t, "epoll")
+		batch := unit
+		for len(unit) > 0 && len(batch) < 16<<10 {
+			batch = append(batch, unit...)
+		}
+		fs := newFaultServer(t, func(fc *faultConn) {
+			preface := make([]byte, len(http2.ClientPreface))
+			if _, err := io.ReadFull(fc.br, preface); err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, fc.br) }() // read what gab sends
+			if http2.NewFramer(fc.Conn, nil).WriteSettings() != nil {
+				return
+			}
+			if _, err := fc.Write(prefix); err != nil {
+				return
+			}
+			for len(batch) > 0 {
+				if _, err := fc.Write(batch); err != nil {
+					return
+				}
+			}
+			<-fc.srv.closed
+		})
+		cfg := h2TestConfig(t, "http://127.0.0.1:"+strconv.Itoa(fs.port())+"/", 100000, 1, 2)
+		cfg.TimeLimit = 300 * time.Millisecond
+		cfg.Timeout = 5 * time.Second
+		cfg.KeepGoing = true
+		peak := heapPeak()
+		res, err, took := runH2Within(t, cfg, 8*time.Second)
+		heap := peak()
+		if err != nil {
+			var fe *FatalError
+			// A flood that is not HTTP/2 from the start is refused as such.
+			if !errors.As(err, &fe) || fe.Exit != 1 || len(prefix) == 0 && len(unit) == 0 {
+				t.Fatalf("%q, %q: %v", prefix, unit, err)
+			}
+			return
+		}
+		if res.Ending != EndTimeLimit && res.Ending != EndCompleted {
+			t.Errorf("%q, %q: ending %v", prefix, unit, res.Ending)
+		}
+		if took > 3*time.Second || heap > h2HeapLimit {
+			t.Errorf("%q, %q: the run took %v with a heap of up to %d MiB", prefix, unit, took, heap>>20)
+		}
+	})
+}
