@@ -220,22 +220,13 @@ func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
 	}
 	c.sawSettings = true
 	c.smu.Lock()
-	err := f.ForeachSetting(func(s http2.Setting) error {
-		switch s.ID {
-		case http2.SettingMaxConcurrentStreams:
-			c.maxStreams = int(s.Val)
-		case http2.SettingInitialWindowSize:
-			if s.Val > h2MaxStreamID {
-				return http2.ConnectionError(http2.ErrCodeFlowControl)
-			}
-			delta := int64(s.Val) - c.peerWindow
-			c.peerWindow = int64(s.Val)
-			for _, st := range c.streams {
-				st.sendWindow += delta
-			}
+	before := c.peerWindow
+	err := h2Settings(f, &c.maxStreams, &c.peerWindow)
+	if delta := c.peerWindow - before; delta != 0 {
+		for _, st := range c.streams {
+			st.sendWindow += delta
 		}
-		return nil
-	})
+	}
 	c.cond.Broadcast()
 	c.smu.Unlock()
 	if err != nil {

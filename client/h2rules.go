@@ -249,6 +249,24 @@ func (d *h2HeadDecoder) onField(f hpack.HeaderField) {
 	d.head.note(d.r, f)
 }
 
+// h2Settings takes what gab uses from a server's SETTINGS frame: the most
+// concurrent streams and the initial stream send window (each left alone when
+// the frame does not carry it).
+func h2Settings(f *http2.SettingsFrame, maxStreams *int, window *int64) error {
+	return f.ForeachSetting(func(s http2.Setting) error {
+		switch s.ID {
+		case http2.SettingMaxConcurrentStreams:
+			*maxStreams = int(s.Val)
+		case http2.SettingInitialWindowSize:
+			if s.Val > h2MaxStreamID {
+				return http2.ConnectionError(http2.ErrCodeFlowControl)
+			}
+			*window = int64(s.Val)
+		}
+		return nil
+	})
+}
+
 // h2Unopened reports a stream the server may not send HEADERS, DATA or
 // RST_STREAM on (RFC 9113 §5.1): an even one (gab disables push) or one gab
 // has not opened (next is the next ID gab will use). That is a connection

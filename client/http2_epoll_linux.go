@@ -538,18 +538,8 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 			return nil
 		}
 		c.sawSettings = true
-		err := f.ForeachSetting(func(s http2.Setting) error {
-			switch s.ID {
-			case http2.SettingMaxConcurrentStreams:
-				c.maxStreams = int(s.Val)
-			case http2.SettingInitialWindowSize:
-				if s.Val > h2MaxStreamID {
-					return http2.ConnectionError(http2.ErrCodeFlowControl)
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		var window int64 // no request bodies here: the send window is not used
+		if err := h2Settings(f, &c.maxStreams, &window); err != nil {
 			return err
 		}
 		return c.fr.WriteSettingsAck()
