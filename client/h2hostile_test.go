@@ -157,6 +157,7 @@ func continuationFlood(size int, gap time.Duration) func(hc *h2HostileConn) {
 // heapPeak samples the heap in use until the returned function is called,
 // which reports the largest sample.
 func heapPeak() func() uint64 {
+	runtime.GC() // what earlier tests left is not this test's
 	stop, peak := make(chan struct{}), make(chan uint64)
 	go func() {
 		var ms runtime.MemStats
@@ -247,6 +248,58 @@ func testH2ContinuationTrickle(t *testing.T) {
 	}
 	if res.Ending != EndTimeLimit || took > 4*time.Second {
 		t.Errorf("Ending %v after %v, want the time limit", res.Ending, took)
+	}
+}
+
+// headerListBomb answers every request with a header block of about 60 KiB
+// that decodes to about 240 MB: one 4000-byte field put in the HPACK dynamic
+// table, then indexed again and again (one byte each).
+func headerListBomb(hc *h2HostileConn) {
+	var blk bytes.Buffer
+	enc := hpack.NewEncoder(&blk)
+	_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+	_ = enc.WriteField(hpack.HeaderField{Name: "x-big", Value: string(bytes.Repeat([]byte("b"), 4000))})
+	block := append(blk.Bytes(), bytes.Repeat([]byte{0x80 | 62}, 60000)...) // 62: the first dynamic entry
+	for id := range hc.reqs {
+		rest := block
+		first := rest[:h2FrameSize]
+		rest = rest[len(first):]
+		if hc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: first, EndStream: true}) != nil {
+			return
+		}
+		for len(rest) > 0 {
+			frag := rest[:min(len(rest), h2FrameSize)]
+			rest = rest[len(frag):]
+			if hc.fr.WriteContinuation(id, len(rest) == 0, frag) != nil {
+				return
+			}
+		}
+	}
+}
+
+// A header block that HPACK's indexing decodes to hundreds of MB fails its
+// connection past h2MaxHeaderList decoded bytes: Exceptions, memory flat.
+func testH2HeaderListBomb(t *testing.T) { testHeaderListBomb(t, 0) }
+
+// With -v 2 (which dumps heads, on the goroutine path) the head's text is
+// bounded too.
+func TestHTTP2HeaderListBombVerbose(t *testing.T) { testHeaderListBomb(t, 2) }
+
+func testHeaderListBomb(t *testing.T, verbosity int) {
+	s := startH2Hostile(t, true, headerListBomb)
+	cfg := h2TestConfig(t, s.url(), 3, 1, 1)
+	cfg.Verbosity = verbosity
+	peak := heapPeak()
+	res, err, took := runH2Within(t, cfg, 20*time.Second)
+	heap := peak()
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != 3 || res.Failed.Exceptions != 3 || res.Failed.Total != 3 {
+		t.Errorf("Complete %d Failed %+v, want 3 Exceptions", res.Complete, res.Failed)
+	}
+	if took > 5*time.Second || heap > h2HeapLimit {
+		t.Errorf("run took %v with a heap of up to %d MiB", took, heap>>20)
 	}
 }
 
@@ -425,6 +478,7 @@ func TestHTTP2HostileBothPaths(t *testing.T) {
 		{"GoAwayEveryRequest", testH2GoAwayEveryRequest},
 		{"MalformedResponses", testH2MalformedResponses},
 		{"UnopenedStream", testH2UnopenedStream},
+		{"HeaderListBomb", testH2HeaderListBomb},
 	}
 	runH2BothPaths(t, tests)
 }

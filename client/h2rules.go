@@ -22,6 +22,11 @@ const (
 	// response head takes a few KiB; past 256 KiB the connection fails as a
 	// protocol error (the requests on it are Exceptions) and is replaced.
 	h2MaxHeaderBlock = 256 << 10
+	// h2MaxHeaderList bounds the same block decoded (RFC 9113's header list
+	// size: names, values and 32 bytes per field), which HPACK's indexed
+	// fields can make thousands of times larger than the block: past 1 MiB the
+	// connection fails the same way.
+	h2MaxHeaderList = 1 << 20
 	// h2MaxRetries is how often one request is sent again after the server
 	// provably did not process it (RST_STREAM REFUSED_STREAM, or a GOAWAY whose
 	// last stream ID is below the request's stream). One more refusal makes it
@@ -47,6 +52,7 @@ var (
 	errH2ContentLength     = errors.New("malformed response: invalid content-length")
 	errH2LengthMismatch    = errors.New("malformed response: body length differs from content-length")
 	errHeaderBlockTooLarge = fmt.Errorf("response header block larger than %d bytes: %w", h2MaxHeaderBlock, http2.ConnectionError(http2.ErrCodeProtocol))
+	errHeaderListTooLarge  = fmt.Errorf("response header list larger than %d bytes: %w", h2MaxHeaderList, http2.ConnectionError(http2.ErrCodeProtocol))
 	errUnopenedStream      = fmt.Errorf("frame on a stream gab never opened: %w", http2.ConnectionError(http2.ErrCodeProtocol))
 	errRefusedTooOften     = fmt.Errorf("request not processed by the server, sent %d times", h2MaxRetries+1)
 )
@@ -169,6 +175,7 @@ type h2HeadDecoder struct {
 	dec     *hpack.Decoder
 	resp    *h2Resp // the stream whose head is being decoded; nil for trailers or a stream nobody waits for
 	size    int     // payload bytes of the block so far
+	list    int     // decoded size of the block's fields so far (those emitted)
 	end     bool    // END_STREAM was set on the block's HEADERS frame
 	head    h2Head
 	verbose bool   // -v ≥ 2: the head is kept as text for the dump
@@ -187,7 +194,7 @@ func (d *h2HeadDecoder) begin(resp *h2Resp, endStream bool) {
 	if resp != nil && resp.final {
 		resp = nil // trailers: nothing in them is reported
 	}
-	d.resp, d.size, d.end = resp, 0, endStream
+	d.resp, d.size, d.list, d.end = resp, 0, 0, endStream
 	d.head = h2Head{length: -1}
 	d.text = d.text[:0]
 	// Without a stream to note the fields for, the decoder skips the
@@ -204,6 +211,9 @@ func (d *h2HeadDecoder) fragment(frameLen uint32, frag []byte, endHeaders bool) 
 	}
 	if _, err := d.dec.Write(frag); err != nil {
 		return false, http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	if d.list > h2MaxHeaderList {
+		return false, errHeaderListTooLarge
 	}
 	if !endHeaders {
 		return false, nil
@@ -236,8 +246,8 @@ func (d *h2HeadDecoder) dump() {
 }
 
 func (d *h2HeadDecoder) onField(f hpack.HeaderField) {
-	if d.resp == nil {
-		return
+	if d.list += len(f.Name) + len(f.Value) + 32; d.resp == nil || d.list > h2MaxHeaderList {
+		return // fragment fails the connection once this frame is decoded
 	}
 	if d.verbose {
 		if f.Name == ":status" {
