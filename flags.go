@@ -70,6 +70,10 @@ type cliOptions struct {
 	HTMLFile    string    // --html: the self-contained HTML report
 	Histogram   bool      // --histogram: a latency histogram after the report
 	ProgressBar string    // --progress: auto, always or never (the live status line)
+	// Sharded runs (shard.go): this shard's place and the run's totals (nil
+	// without --shard), and --start-at (zero without it).
+	Shard   *shardSpec
+	StartAt time.Time
 }
 
 // newOptions returns ab's defaults.
@@ -99,6 +103,7 @@ type longOptions struct {
 	requestTimeout                                           durationValue
 	percentiles                                              percentilesValue
 	rate                                                     float64
+	shard                                                    shardFlags
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -127,6 +132,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
+	addShardFlags(fs, &lo.shard)
 	return fs
 }
 
@@ -376,6 +382,9 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 		}
 	}
 	if status, done := o.check(g.argv[g.ind:], st, stderr); done {
+		return o, status, true
+	}
+	if status, done := o.applyShard(&lo.shard, time.Now(), stderr); done {
 		return o, status, true
 	}
 	return o, exitOK, false

@@ -41,6 +41,9 @@ func main() {
 // run is gab with its command line and streams; argv[0] is the program name
 // as typed (ab prints it in its messages). It returns the exit status.
 func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	if len(argv) > 1 && argv[1] == "merge" { // a URL is never the word merge
+		return runMerge(argv, stdout, stderr)
+	}
 	return runWith(ctx, argv, stdout, stderr, runHooks{})
 }
 
@@ -144,6 +147,10 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		return exitError
 	}
 
+	if !waitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
+		io.WriteString(errw, "gab: interrupted while waiting for --start-at\n")
+		return exitError
+	}
 	output.begin()
 	if live != nil {
 		live.start(runner, cfg.Requests, cfg.TimeLimit)

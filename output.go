@@ -150,6 +150,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		CPU:         cpu,
 		ServerCPU:   server,
 		CommandLine: redactCredentials(argv),
+		Run:         runInfo(o),
 	}
 }
 
@@ -240,22 +241,7 @@ func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
 }
 
 func writeJSONFile(name string, doc *report.Document) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = report.WriteDocument(bw, doc)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return writeFileAtomic(name, func(w io.Writer) error { return report.WriteDocument(w, doc) })
 }
 
 // writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after

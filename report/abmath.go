@@ -38,8 +38,12 @@ func sampleSD(sumSquaredDeviations float64, n int) float64 {
 // Σx² − 2·mean·Σx + n·mean², computed with big integers so that a narrow
 // distribution of large values loses nothing to cancellation.
 func squaredDeviationsExact(sumSqHi, sumSqLo, sum uint64, n uint64, mean int64) float64 {
-	sq := new(big.Int).Lsh(new(big.Int).SetUint64(sumSqHi), 64)
-	sq.Add(sq, new(big.Int).SetUint64(sumSqLo))
+	return squaredDeviationsBig(uint128(sumSqHi, sumSqLo), sum, n, mean)
+}
+
+// squaredDeviationsBig is squaredDeviationsExact with Σx² as a big integer
+// (which it modifies).
+func squaredDeviationsBig(sq *big.Int, sum uint64, n uint64, mean int64) float64 {
 	m := big.NewInt(mean)
 	twoMS := new(big.Int).Mul(m, new(big.Int).SetUint64(sum))
 	twoMS.Lsh(twoMS, 1)

@@ -118,13 +118,17 @@ type DistFigures struct {
 	MeanUs, SDUs                   float64
 	MedianUs, P90Us, P99Us, P999Us int64
 	MaxUs                          int64
+	// SumUs and Hist are what gab merge combines (Hist is nil only in a
+	// merged document whose parts had none).
+	SumUs int64
+	Hist  *hdrhistogram.Histogram
 }
 
 func distFigures(d *samples.Dist) DistFigures {
 	return DistFigures{
 		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
 		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
-		MaxUs: d.Max,
+		MaxUs: d.Max, SumUs: d.Sum, Hist: d.Hist,
 	}
 }
 

@@ -46,6 +46,13 @@ type Document struct {
 	Rate *JSONRate `json:"rate,omitempty"`
 	// ServerCPU is set with --server-pid.
 	ServerCPU *JSONServerCPU `json:"server_cpu,omitempty"`
+	// Run is what the command line asked for, as gab merge compares it.
+	Run *JSONRun `json:"run,omitempty"`
+	// Shard is set by --shard, and in merged documents (shard.go).
+	Shard *JSONShard `json:"shard,omitempty"`
+	// Sums are the timing columns' exact sums and histograms, from which gab
+	// merge computes the report of several documents.
+	Sums *JSONSums `json:"sums,omitempty"`
 }
 
 // JSONError is a fatal error.
@@ -168,6 +175,10 @@ type JSONDist struct {
 	P99Us    int64   `json:"p99_us"`
 	P999Us   int64   `json:"p99_9_us"`
 	MaxUs    int64   `json:"max_us"`
+	// SumUs and Histogram are what gab merge combines (the histogram is
+	// absent only in a merged document whose parts had none).
+	SumUs     int64          `json:"sum_us"`
+	Histogram *JSONHistogram `json:"histogram,omitempty"`
 }
 
 // JSONHistogram is an HDR histogram in its standard, mergeable encoding: V2
@@ -271,6 +282,15 @@ func NewDocument(s *Summary) *Document {
 	}
 	d.Ending = endingName(s.Ending)
 	d.Report = jsonReport(s)
+	if s.Run != nil {
+		d.Run = jsonRun(s)
+		if s.Run.Shard != nil {
+			d.Shard = jsonShard(s.Run.Shard, s.Start)
+		}
+	}
+	if s.Sums != nil {
+		d.Sums = jsonSums(s.Sums)
+	}
 	for _, r := range s.PercentileTable {
 		d.Percentiles = append(d.Percentiles, JSONPercentileRow(r))
 	}
@@ -376,7 +396,17 @@ func jsonReport(s *Summary) *JSONReport {
 	return r
 }
 
-func jsonDist(d *DistFigures) JSONDist { return JSONDist(*d) }
+func jsonDist(d *DistFigures) JSONDist {
+	out := JSONDist{
+		Count: d.Count, MinUs: d.MinUs, MeanUs: d.MeanUs, SDUs: d.SDUs,
+		MedianUs: d.MedianUs, P90Us: d.P90Us, P99Us: d.P99Us, P999Us: d.P999Us, MaxUs: d.MaxUs, SumUs: d.SumUs,
+	}
+	if d.Hist != nil {
+		h := jsonHistogram(d.Hist)
+		out.Histogram = &h
+	}
+	return out
+}
 
 // jsonHistogram encodes h in HdrHistogram's V2 compressed base64 form.
 func jsonHistogram(h *hdrhistogram.Histogram) JSONHistogram {

@@ -64,6 +64,9 @@ func percentileRows(s *Summary, ps []float64) []PercentileRow {
 
 // percentileTitle says the unit and where the values come from.
 func percentileTitle(s *Summary) string {
+	if s.Precision != "" {
+		return "Percentage of the requests served within a certain time (µs; from merged histograms)"
+	}
 	if s.FromHistograms {
 		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)
 	}

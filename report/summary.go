@@ -39,6 +39,9 @@ type Options struct {
 	CommandLine []string
 	// ServerCPU is --server-pid's measurement over the run (nil without it).
 	ServerCPU *ServerCPU
+	// Run describes the command line for the JSON document's run and shard
+	// sections (nil: no JSON document, and no sums are gathered).
+	Run *RunInfo
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -190,7 +193,22 @@ type Summary struct {
 
 	// ranks answers Percentile's rank queries over every recorded request
 	// (nil when the run recorded none).
-	ranks *samples.Ranks
+	ranks ranker
+
+	// Run is what the command line asked for and the shard's place (nil
+	// unless a JSON document is written); Sums are the timing columns' exact
+	// sums and histograms for gab merge (set with Run). Precision, when set,
+	// says how exact the medians and percentiles are in place of the 1 ms
+	// histograms' line (a merged report).
+	Run       *RunInfo
+	Sums      *ColumnSums
+	Precision string
+}
+
+// ranker answers rank queries (0-based) over a column: *samples.Ranks for a
+// run, merged histograms for gab merge.
+type ranker interface {
+	ValueAt(c Column, i int) int64
 }
 
 // Percentile returns the column's value in µs at percent p (fractional p
@@ -253,6 +271,9 @@ func Summarize(res *client.Result, o Options) *Summary {
 		s.Rates = computeRates(s)
 	}
 	if res.Samples != nil {
+		if o.Run != nil {
+			s.Run, s.Sums = o.Run, columnSums(res.Samples) // before the sort below
+		}
 		if res.Samples.Overflowed() {
 			s.summarizeHistograms(res.Samples)
 		} else {

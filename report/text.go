@@ -106,7 +106,9 @@ func WriteText(w io.Writer, s *Summary) error {
 				}
 			}
 		}
-		if s.FromHistograms {
+		if s.Precision != "" {
+			e.printf("%s\n", s.Precision)
+		} else if s.FromHistograms {
 			e.printf("Statistics from 1 ms histograms past the first %d requests (medians and percentiles to the nearest ms).\n",
 				s.ExactSamples)
 		}

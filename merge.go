@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"gab/report"
+)
+
+// This file is `gab merge FILE...`: the report of a run measured as shards
+// (--shard), from their JSON documents; the arithmetic is report.Merge.
+
+const mergeUsage = `Usage: %s merge [--format text|json] [--force] FILE...
+Combines the JSON documents of a sharded run (--shard i/N, --json FILE) into
+the report one run would have printed: counts, failures, bytes, status codes,
+min, mean, sd and max exact; medians and percentiles from the merged
+histograms (one line says their precision). --format json prints a document
+of the same schema (for gab compare and gab plot).
+`
+
+// runMerge is gab merge; argv[1] is "merge".
+func runMerge(argv []string, stdout, stderr io.Writer) int {
+	fset := pflag.NewFlagSet("gab merge", pflag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	format := fset.String("format", "text", "output `text|json`")
+	force := fset.Bool("force", false, "merge documents of different runs (or with missing shards) on purpose; the report says so")
+	help := fset.BoolP("help", "h", false, "print this help")
+	usage := func() {
+		fmt.Fprintf(stderr, mergeUsage, argv[0])
+		writeLongUsage(stderr, fset)
+	}
+	if err := fset.Parse(argv[2:]); err != nil {
+		fmt.Fprintf(stderr, "gab merge: %v\n", err)
+		usage()
+		return exitUsage
+	}
+	if *help {
+		usage()
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "gab merge: --format must be text or json, not %q\n", *format)
+		return exitUsage
+	}
+	files := fset.Args()
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "gab merge: no FILE given\n")
+		usage()
+		return exitUsage
+	}
+	var in []report.MergeInput
+	bad := false
+	for _, name := range files {
+		d, err := readDocument(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "gab merge: %v\n", err)
+			bad = true
+			continue
+		}
+		in = append(in, report.MergeInput{Name: name, Doc: d})
+	}
+	if bad {
+		fmt.Fprintf(stderr, "gab merge: nothing merged\n")
+		return exitError
+	}
+	m, err := report.Merge(in, *force, redactCredentials(argv))
+	if err != nil {
+		fmt.Fprintf(stderr, "gab merge: %v\n", err)
+		return exitError
+	}
+	out := newBufferedWriter(stdout)
+	if *format == "json" {
+		err = report.WriteDocument(out, m.Document)
+	} else {
+		err = writeMergedText(out, m)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab merge: stdout: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func writeMergedText(w io.Writer, m *report.Merged) error {
+	if err := report.WriteText(w, m.Summary); err != nil {
+		return err
+	}
+	if err := report.WritePercentiles(w, m.Summary); err != nil { // nothing without --percentiles
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	for _, n := range m.Notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readDocument reads one gab JSON document, with a message that says what is
+// wrong with a missing, truncated or foreign file.
+func readDocument(name string) (*report.Document, error) {
+	raw, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		SchemaVersion int    `json:"schema_version"`
+		Tool          string `json:"tool"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
+			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %v", name, err)
+		}
+		return nil, fmt.Errorf("%s: not a gab JSON document: %v", name, err)
+	}
+	if head.Tool != "gab" {
+		return nil, fmt.Errorf("%s: not a gab JSON document (no \"tool\": \"gab\")", name)
+	}
+	if head.SchemaVersion > report.SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this gab's %d: use the gab that wrote it", name, head.SchemaVersion, report.SchemaVersion)
+	}
+	var d report.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a gab JSON document: %v", name, err)
+	}
+	return &d, nil
+}

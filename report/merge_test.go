@@ -1,0 +1,257 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gab/client"
+	"gab/internal/samples"
+)
+
+// shardedRun is a random run and the same requests split into shards.
+type shardedRun struct {
+	whole  *client.Result
+	shards []*client.Result
+	conc   []int
+	values [4][]int64 // every request's column values, for the true ranks
+}
+
+func randomShardedRun(rng *rand.Rand, n, shards, limit int) *shardedRun {
+	base := time.Date(2026, 12, 1, 2, 3, 4, 0, time.UTC)
+	r := &shardedRun{whole: &client.Result{Ending: client.EndCompleted, StatusCounts: map[int]int{}}}
+	r.whole.Samples = samples.New(n, limit)
+	var first, last time.Time
+	for k := 0; k < shards; k++ {
+		res := &client.Result{Ending: client.EndCompleted, ServerSoftware: "fixture/1.0", DocLength: 100,
+			StatusCounts: map[int]int{}, Samples: samples.New(n, limit)}
+		res.Start = base.Add(time.Duration(rng.IntN(50_000)) * time.Microsecond)
+		res.Elapsed = time.Duration(100_000+rng.IntN(2_000_000)) * time.Microsecond
+		res.Failed.Connect, res.Failed.Receive = rng.IntN(3), rng.IntN(3)
+		res.Failed.Total = res.Failed.Connect + res.Failed.Receive
+		res.WriteErrors, res.Non2xx = rng.IntN(2), rng.IntN(4)
+		if k == 0 || res.Start.Before(first) {
+			first = res.Start
+		}
+		if end := res.Start.Add(res.Elapsed); end.After(last) {
+			last = end
+		}
+		r.shards = append(r.shards, res)
+		r.conc = append(r.conc, 1+rng.IntN(4))
+	}
+	for i := 0; i < n; i++ {
+		k := i % shards
+		if i >= shards {
+			k = rng.IntN(shards)
+		}
+		conn := uint32(rng.IntN(3000))
+		wait := uint32(rng.ExpFloat64() * 20_000)
+		if rng.IntN(50) == 0 {
+			wait += uint32(rng.IntN(3_000_000)) // a slow tail
+		}
+		smp := samples.Sample{Start: uint32(i / 10), Connect: conn, Wait: wait, Total: conn + wait + uint32(rng.IntN(2000))}
+		res := r.shards[k]
+		res.Samples.Put(res.Samples.Len(), smp, nil)
+		r.whole.Samples.Put(r.whole.Samples.Len(), smp, nil)
+		res.Complete++
+		bytes := int64(150 + rng.IntN(50))
+		res.TotalRead += bytes
+		res.BodyRead += bytes - 50
+		res.TotalSent += 80
+		res.KeepAlive++
+		res.StatusCounts[200]++
+		for c := range r.values {
+			r.values[c] = append(r.values[c], int64(smp.Value(Column(c))))
+		}
+	}
+	w := r.whole
+	w.Start, w.Elapsed, w.ServerSoftware, w.DocLength = first, last.Sub(first), "fixture/1.0", 100
+	for _, s := range r.shards {
+		w.Complete += s.Complete
+		w.Failed.Connect += s.Failed.Connect
+		w.Failed.Receive += s.Failed.Receive
+		w.Failed.Total += s.Failed.Total
+		w.WriteErrors += s.WriteErrors
+		w.Non2xx += s.Non2xx
+		w.KeepAlive += s.KeepAlive
+		w.TotalRead += s.TotalRead
+		w.BodyRead += s.BodyRead
+		w.TotalSent += s.TotalSent
+	}
+	for c := range r.values {
+		slices.Sort(r.values[c])
+	}
+	return r
+}
+
+func mergeOptions(conc int) Options {
+	return Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: conc, KeepAlive: true, BodySent: true}
+}
+
+// shardDocuments writes each shard's document and reads it back, as gab merge does.
+func (r *shardedRun) shardDocuments(t *testing.T, runID string) []MergeInput {
+	t.Helper()
+	total := 0
+	for _, c := range r.conc {
+		total += c
+	}
+	var out []MergeInput
+	for k, res := range r.shards {
+		o := mergeOptions(r.conc[k])
+		o.Run = &RunInfo{
+			URL: "http://127.0.0.1:8080/x", Method: "GET", RequestSHA256: "ab12", Protocol: "http1.0",
+			Requests: res.Complete, Concurrency: r.conc[k],
+			Shard: &ShardInfo{Index: k, Count: len(r.shards), RunID: runID, Requests: r.whole.Complete, Concurrency: total},
+		}
+		d := NewDocument(Summarize(res, o))
+		out = append(out, MergeInput{Name: "shard-" + string(rune('0'+k)) + ".json", Doc: roundTrip(t, d)})
+	}
+	return out
+}
+
+func roundTrip(t *testing.T, d *Document) *Document {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteDocument(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	var back Document
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}
+
+// trueRank is ab's value at a rank from the exact sorted values.
+func trueMedian(v []int64) int64 {
+	lo, hi := medianIndexes(len(v))
+	return (v[lo] + v[hi]) / 2
+}
+
+// TestMergeEqualsSingleRun is the property: for random runs split into N
+// shards, the merged report equals the single run's on every exact figure, and
+// its medians and percentiles are within the stated precision of the true ones.
+func TestMergeEqualsSingleRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 2026))
+	for trial := 0; trial < 24; trial++ {
+		n := 1 + rng.IntN(3000)
+		shards := 1 + rng.IntN(min(8, n))
+		limit := 0
+		if trial%4 == 3 {
+			limit = 1 + rng.IntN(n) // past the exact store: 1 ms buckets
+		}
+		r := randomShardedRun(rng, n, shards, limit)
+		conc := 0
+		for _, c := range r.conc {
+			conc += c
+		}
+		want := Summarize(r.whole, mergeOptions(conc))
+		m, err := Merge(r.shardDocuments(t, "run-1"), false, nil)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		got := m.Summary
+		exact := func(what string, g, w any) {
+			if g != w {
+				t.Errorf("trial %d (n %d, %d shards, limit %d): %s = %v, single run %v", trial, n, shards, limit, what, g, w)
+			}
+		}
+		exact("complete", got.Complete, want.Complete)
+		exact("failed", got.Failed, want.Failed)
+		exact("write errors", got.WriteErrors, want.WriteErrors)
+		exact("non-2xx", got.Non2xx, want.Non2xx)
+		exact("keep-alive", got.KeepAliveRequests, want.KeepAliveRequests)
+		exact("total read", got.TotalRead, want.TotalRead)
+		exact("body read", got.BodyRead, want.BodyRead)
+		exact("total sent", got.TotalSent, want.TotalSent)
+		exact("concurrency", got.Concurrency, want.Concurrency)
+		exact("time taken", got.Elapsed, want.Elapsed)
+		exact("rates", got.Rates, want.Rates)
+		exact("count", got.Count, want.Count)
+		exact("html table", got.HTML, want.HTML)
+		tol := func(v int64) int64 {
+			if limit > 0 {
+				return 500 + v/1000 + 1 // 1 ms buckets, then the histogram's 3 digits
+			}
+			return v/1000 + 1 // 3 significant digits
+		}
+		for c := Column(0); c < 4; c++ {
+			g, w := got.stats(c), want.stats(c)
+			exact(columnName(c)+" min", g.MinUs, w.MinUs)
+			exact(columnName(c)+" max", g.MaxUs, w.MaxUs)
+			exact(columnName(c)+" mean", g.MeanUs, w.MeanUs)
+			if math.Abs(g.SDUs-w.SDUs) > 1e-9*max(w.SDUs, 1) {
+				t.Errorf("trial %d: %s sd %v, single run %v", trial, columnName(c), g.SDUs, w.SDUs)
+			}
+			truth := trueMedian(r.values[c])
+			if d := g.MedianUs - truth; d < -tol(truth) || d > tol(truth) {
+				t.Errorf("trial %d: %s median %d µs, true %d", trial, columnName(c), g.MedianUs, truth)
+			}
+		}
+		for i, p := range got.Percentiles {
+			truth := r.values[TotalColumn][percentileIndex(n, p.Percent)]
+			if d := p.Us - truth; d < -tol(truth) || d > tol(truth) {
+				t.Errorf("trial %d: %d%% = %d µs, true %d", trial, p.Percent, p.Us, truth)
+			}
+			exact("percent row", p.Percent, want.Percentiles[i].Percent)
+		}
+		if !strings.Contains(got.Precision, "within") {
+			t.Errorf("no precision line: %q", got.Precision)
+		}
+		// The merged document is a document of the same schema with the same figures.
+		d := roundTrip(t, m.Document)
+		exact("doc complete", d.Report.CompleteRequests, want.Complete)
+		exact("doc mean", d.Report.ConnectionTimes.Total.MeanUs, want.Total.MeanUs)
+		exact("doc total count", d.Sums.Total.Count, int64(n))
+		exact("doc shards", len(d.Shard.Merged), shards)
+	}
+}
+
+func TestMergeRefusals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := randomShardedRun(rng, 200, 4, 0)
+	docs := r.shardDocuments(t, "run-1")
+	other := randomShardedRun(rng, 200, 4, 0).shardDocuments(t, "run-2")
+	cases := []struct {
+		name string
+		in   []MergeInput
+		want string
+	}{
+		{"missing", docs[:3], "shard(s) 3 of 4 missing"},
+		{"duplicate", append(docs[:4:4], docs[1]), "shard 1/4 appears 2 times"},
+		{"two runs", []MergeInput{docs[0], docs[1], docs[2], other[3]}, "documents from different runs"},
+	}
+	url := *docs[2].Doc
+	urlRun := *url.Run
+	urlRun.URL = "http://127.0.0.1:9/y"
+	url.Run = &urlRun
+	cases = append(cases, struct {
+		name string
+		in   []MergeInput
+		want string
+	}{"url", []MergeInput{docs[0], docs[1], {"u.json", &url}, docs[3]}, "URL http://127.0.0.1:9/y, not http://127.0.0.1:8080/x"})
+	for _, c := range cases {
+		_, err := Merge(c.in, false, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+			continue
+		}
+		m, err := Merge(c.in, true, nil)
+		if err != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "--force: merged although") || !m.Document.Shard.Forced {
+			t.Errorf("%s --force: %v", c.name, err)
+		}
+	}
+	newer := *docs[0].Doc
+	newer.SchemaVersion = SchemaVersion + 1
+	empty := *docs[1].Doc
+	empty.Report, empty.Ending = nil, "not_started"
+	_, err := Merge([]MergeInput{{"new.json", &newer}, {"empty.json", &empty}, docs[2], docs[3]}, true, nil)
+	if err == nil || !strings.Contains(err.Error(), "new.json: schema_version") || !strings.Contains(err.Error(), "empty.json: has no report") {
+		t.Errorf("hard refusals: %v", err)
+	}
+}

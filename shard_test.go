@@ -1,0 +1,168 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gab/report"
+)
+
+func TestShareAddsUp(t *testing.T) {
+	for total := 0; total < 60; total++ {
+		for n := 1; n <= 9; n++ {
+			sum, lo, hi := 0, total, 0
+			for i := 0; i < n; i++ {
+				s := share(total, n, i)
+				sum += s
+				lo, hi = min(lo, s), max(hi, s)
+			}
+			if sum != total || hi-lo > 1 {
+				t.Fatalf("share(%d, %d): sum %d, spread %d..%d", total, n, sum, lo, hi)
+			}
+		}
+	}
+	for _, r := range []float64{7, 100, 1000.5, 3.3} {
+		var sum float64
+		for i := 0; i < 4; i++ {
+			sum += rateShare(r, 4, i)
+		}
+		if r == 7 || r == 100 {
+			if sum != r || rateShare(r, 4, 0) != float64(share(int(r), 4, 0)) {
+				t.Errorf("rate %v: integral shares sum to %v", r, sum)
+			}
+		} else if d := sum - r; d > 1e-9 || d < -1e-9 {
+			t.Errorf("rate %v: shares sum to %v", r, sum)
+		}
+	}
+}
+
+func TestParseStartAt(t *testing.T) {
+	want := time.Date(2030, 1, 2, 3, 4, 5, 500_000_000, time.UTC)
+	for _, s := range []string{"2030-01-02T03:04:05.5Z", "2030-01-02T04:04:05.5+01:00", strconv.FormatInt(want.Unix(), 10) + ".5"} {
+		got, err := parseStartAt(s)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseStartAt(%q) = %v, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "tomorrow", "2030-01-02", "-5", "NaN"} {
+		if _, err := parseStartAt(s); err == nil {
+			t.Errorf("parseStartAt(%q) accepted", s)
+		}
+	}
+}
+
+func clearSchedulerEnv(t *testing.T) {
+	for _, k := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP",
+		"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_JOB_ID", "JOB_COMPLETION_INDEX"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+}
+
+func TestAutoShard(t *testing.T) {
+	clearSchedulerEnv(t)
+	if _, _, _, err := autoShard(0); err == nil || !strings.Contains(err.Error(), "not inside a scheduler") {
+		t.Fatalf("outside a scheduler: %v", err)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "7")
+	t.Setenv("SLURM_ARRAY_TASK_MIN", "3")
+	t.Setenv("SLURM_ARRAY_TASK_STEP", "2")
+	t.Setenv("SLURM_ARRAY_TASK_COUNT", "4")
+	t.Setenv("SLURM_ARRAY_JOB_ID", "1234")
+	i, n, id, err := autoShard(0)
+	if err != nil || i != 2 || n != 4 || id != "1234" {
+		t.Fatalf("slurm: %d/%d %q %v", i, n, id, err)
+	}
+	t.Setenv("SLURM_ARRAY_TASK_ID", "11")
+	if _, _, _, err := autoShard(0); err == nil {
+		t.Fatal("task past the count accepted")
+	}
+	clearSchedulerEnv(t)
+	t.Setenv("JOB_COMPLETION_INDEX", "2")
+	if _, _, _, err := autoShard(0); err == nil || !strings.Contains(err.Error(), "--shards") {
+		t.Fatalf("indexed job without --shards: %v", err)
+	}
+	i, n, _, err = autoShard(3)
+	if err != nil || i != 2 || n != 3 {
+		t.Fatalf("indexed job: %d/%d %v", i, n, err)
+	}
+}
+
+// TestShardBadInput: each mistake is a clear message and exit 22, before any request.
+func TestShardBadInput(t *testing.T) {
+	clearSchedulerEnv(t)
+	url, hits := startDocServer(t)
+	js := filepath.Join(t.TempDir(), "s.json")
+	past := strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "4/4"}, "shards are numbered from 0, so i must be from 0 to 3"},
+		{[]string{"--shard", "1/0"}, "at least 1"},
+		{[]string{"--shard", "x"}, "wants i/N"},
+		{[]string{"--shard", "auto"}, "not inside a scheduler"},
+		{[]string{"--shards", "3"}, "--shards only goes with --shard auto"},
+		{[]string{"--shard", "0/2"}, "needs an id"},
+		{[]string{"--run-id", "r"}, "--run-id only goes with --shard"},
+		{[]string{"--shard", "0/8", "--run-id", "r"}, "-c 4 is below the 8 shards"},
+		{[]string{"--start-at", past}, "is in the past"},
+		{[]string{"--start-at", "soon"}, "--start-at wants RFC 3339"},
+	} {
+		argv := append([]string{"gab", "-n", "8", "-c", "4", "--json", js}, c.args...)
+		status, _, stderr := runArgs(t, t.Context(), append(argv, url+"/")...)
+		if status != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: status %d, stderr %q; want 22 and %q", c.args, status, stderr, c.want)
+		}
+	}
+	status, _, stderr := runArgs(t, t.Context(), "gab", "-n", "8", "--shard", "0/1", "--run-id", "r", url+"/")
+	if status != exitUsage || !strings.Contains(stderr, "needs --json FILE") {
+		t.Errorf("--shard without --json: %d %q", status, stderr)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("%d requests sent by rejected command lines", hits.Load())
+	}
+}
+
+// TestShardRunsItsShare: shard 1 of 3 of -n 10 -c 4 sends 3 requests on 1
+// connection, waits for --start-at, and its document says where it belongs.
+func TestShardRunsItsShare(t *testing.T) {
+	url, hits := startDocServer(t)
+	js := filepath.Join(t.TempDir(), "shard-1.json")
+	at := time.Now().Add(300 * time.Millisecond)
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "-n", "10", "-c", "4", "--shard", "1/3",
+		"--start-at", at.UTC().Format(time.RFC3339Nano), "--json", js, url+"/")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if time.Now().Before(at) {
+		t.Error("the run ended before --start-at")
+	}
+	if hits.Load() != 3 || !strings.Contains(stdout, "Complete requests:      3\n") || !strings.Contains(stdout, "Concurrency Level:      1\n") {
+		t.Errorf("hits %d, report:\n%s", hits.Load(), stdout)
+	}
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	sh := d.Shard
+	if sh == nil || sh.Index != 1 || sh.Count != 3 || sh.RunID != "start-"+strconv.FormatInt(at.UnixNano(), 10) ||
+		sh.TotalRequests != 10 || sh.TotalConcurrency != 4 || sh.StartDelayUs == nil || *sh.StartDelayUs < 0 {
+		t.Errorf("shard section %+v", sh)
+	}
+	if d.Run == nil || d.Run.Requests != 3 || d.Run.Concurrency != 1 || d.Sums == nil || d.Sums.Total.Count != 3 {
+		t.Errorf("run %+v sums %+v", d.Run, d.Sums)
+	}
+	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(js), ".*tmp*")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
