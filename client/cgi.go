@@ -6,12 +6,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // CGI mode (--cgi): every request executes Config.CGIProgram as a CGI/1.1
@@ -22,13 +24,47 @@ import (
 func init() { transportFactories[CGI] = newCGI }
 
 // CGISample is one CGI request's phases in µs. Spawn + FirstByte + Output +
-// Reap is the request's Total.
+// Reap is the request's Total, unless the program was still running
+// cgiLinger after its stdout's EOF: then the response ended at the EOF (Total
+// is Spawn + FirstByte + Output) and Reap and ChildCPU are filled in when the
+// program exits or is killed at the end of the run.
 type CGISample struct {
 	Spawn     uint32 // request start → the program is executing (fork + exec)
 	FirstByte uint32 // executing → first byte on its stdout
 	Output    uint32 // first byte → stdout EOF
 	Reap      uint32 // stdout EOF → the process reaped
 	ChildCPU  uint32 // user + system CPU time of the child (its rusage)
+
+	late *cgiLate // a program reaped after its response was recorded; nil otherwise
+}
+
+// cgiLate carries the Reap and ChildCPU of a program that outlived its
+// response to the store slot its request was recorded in, whichever of the
+// two (the recording, the exit) comes first.
+type cgiLate struct {
+	mu        sync.Mutex
+	store     *cgiStore
+	idx       int // -1 until recorded
+	reaped    bool
+	reap, cpu uint32
+}
+
+func (l *cgiLate) recorded(s *cgiStore, i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.store, l.idx = s, i
+	if l.reaped {
+		s.t.Reap[i], s.t.ChildCPU[i] = l.reap, l.cpu
+	}
+}
+
+func (l *cgiLate) exited(reap, cpu uint32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reaped, l.reap, l.cpu = true, reap, cpu
+	if l.idx >= 0 {
+		l.store.t.Reap[l.idx], l.store.t.ChildCPU[l.idx] = reap, cpu
+	}
 }
 
 // cgiStore keeps the CGI phases of the first min(n, SampleLimit) recorded
@@ -59,6 +95,9 @@ func (s *cgiStore) put(i int, c *CGISample) {
 	s.t.Output[i] = c.Output
 	s.t.Reap[i] = c.Reap
 	s.t.ChildCPU[i] = c.ChildCPU
+	if c.late != nil {
+		c.late.recorded(s, i)
+	}
 }
 
 // times returns the phases of the first done requests (fewer past the limit).
@@ -83,6 +122,43 @@ type cgiTransport struct {
 	nph     bool     // nph- program: writes a full HTTP response
 	body    []byte
 	hasBody bool
+
+	// Programs that outlived their response (see cgiLinger): killed when
+	// the run stops, as running ones are.
+	lingerMu  sync.Mutex
+	lingerers map[io.Closer]struct{}
+	stopped   bool
+}
+
+// addLingerer registers a program that outlives its response, or kills it
+// at once if the run has stopped.
+func (tr *cgiTransport) addLingerer(p io.Closer) {
+	tr.lingerMu.Lock()
+	defer tr.lingerMu.Unlock()
+	if tr.stopped {
+		_ = p.Close() // kills the group; its reaper goes on
+		return
+	}
+	if tr.lingerers == nil {
+		tr.lingerers = map[io.Closer]struct{}{}
+	}
+	tr.lingerers[p] = struct{}{}
+}
+
+func (tr *cgiTransport) dropLingerer(p io.Closer) {
+	tr.lingerMu.Lock()
+	defer tr.lingerMu.Unlock()
+	delete(tr.lingerers, p)
+}
+
+// stopLingerers kills the programs still running when the run stops.
+func (tr *cgiTransport) stopLingerers() {
+	tr.lingerMu.Lock()
+	defer tr.lingerMu.Unlock()
+	tr.stopped = true
+	for p := range tr.lingerers {
+		_ = p.Close()
+	}
 }
 
 // ErrCGIProgram reports a --cgi program that cannot be used.
@@ -127,6 +203,10 @@ func (tr *cgiTransport) prepare(_ context.Context, r *run) error {
 		return err
 	}
 	r.cgi = newCGIStore(tr.cfg.Requests, tr.cfg.SampleLimit)
+	go func() {
+		<-r.stopCh // every run ends with stop
+		tr.stopLingerers()
+	}()
 	// No ramp-up: a program that fails without a header must not keep the
 	// other slots waiting for ever.
 	r.openRamp()
@@ -138,6 +218,7 @@ func (tr *cgiTransport) slots() int { return tr.cfg.Concurrency }
 func (tr *cgiTransport) work(r *run, _ int, t *Tally) {
 	w := &cgiWorker{tr: tr, buf: make([]byte, 64<<10)}
 	w.parser.nph = tr.nph
+	defer w.lingering.Wait() // the run's result waits for their Reap figures
 	for r.claim(t) {
 		o := w.do(r, t)
 		if !r.finish(t, o) {
@@ -153,6 +234,8 @@ type cgiWorker struct {
 	parser cgiParser
 	phases CGISample
 	out    Outcome
+	// lingering counts this worker's programs being reaped in the background.
+	lingering sync.WaitGroup
 }
 
 // --- meta-variables (RFC 3875 §4.1) ---

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 func cgiSupported() error { return nil }
@@ -55,6 +57,7 @@ const (
 // Tally.SetConn) kills its whole process group.
 type cgiProc struct {
 	pid    int
+	pidfd  int // a pidfd for the program (readable once it exits), or -1
 	stdout *os.File
 	stdin  *os.File // nil without a body
 
@@ -148,7 +151,11 @@ func (tr *cgiTransport) spawn() (*cgiProc, error) {
 		}
 		return nil, &os.PathError{Op: "fork/exec", Path: tr.path, Err: err}
 	}
-	return &cgiProc{pid: pid, stdout: stdout, stdin: stdin}, nil
+	pidfd, err := unix.PidfdOpen(pid, 0) // close-on-exec always
+	if err != nil {
+		pidfd = -1 // an older kernel: no lingering, as before
+	}
+	return &cgiProc{pid: pid, pidfd: pidfd, stdout: stdout, stdin: stdin}, nil
 }
 
 // reap waits for the program's exit, kills what is left of its process group,
@@ -176,6 +183,10 @@ func (p *cgiProc) reap() (syscall.WaitStatus, syscall.Rusage, int) {
 	}
 	p.reaped = true
 	why := p.why
+	if p.pidfd >= 0 {
+		_ = unix.Close(p.pidfd)
+		p.pidfd = -1
+	}
 	p.mu.Unlock()
 	p.reapGroup()
 	return ws, ru, why
@@ -284,13 +295,25 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	if o.FirstByte == 0 {
 		o.FirstByte = eof
 	}
-	ws, ru, why := p.reap()
-	o.End = r.clock()
-	if wrote != nil { // the group is gone, so a blocked writer has its EPIPE now
-		t.TotalSent += <-wrote
+	// The response ends at the output's end, as a web server ends it. A
+	// program that has exited by cgiLinger is reaped here (Reap is part of
+	// the request's Total); one that goes on running is reaped in the
+	// background, and the request ends at the EOF.
+	exited := p.exitedWithin(cgiLinger)
+	var ws syscall.WaitStatus
+	var ru syscall.Rusage
+	why := killNone
+	if exited {
+		ws, ru, why = p.reap()
+		o.End = r.clock()
+	} else {
+		o.End = eof
+		if p.stdin != nil {
+			_ = p.stdin.SetWriteDeadline(time.Unix(1, 0)) // the body's writer gives up now
+		}
 	}
-	if timer != nil {
-		timer.Stop()
+	if wrote != nil { // the group is gone (or the writer stopped), so a blocked writer has returned
+		t.TotalSent += <-wrote
 	}
 	t.SetConn(r, nil)
 
@@ -304,6 +327,16 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 		Output:    usec(eof - o.FirstByte),
 		Reap:      usec(o.End - eof),
 		ChildCPU:  usec((ru.Utime.Nano() + ru.Stime.Nano())),
+	}
+	if exited {
+		if timer != nil {
+			timer.Stop()
+		}
+	} else {
+		w.phases.late = w.reapLater(r, p, eof, timer)
+		p.mu.Lock()
+		why = p.why // killed while the output ended (stop, --request-timeout)
+		p.mu.Unlock()
 	}
 	if w.parser.hasServer && r.wantServer() {
 		r.setServer(w.parser.server)
@@ -329,4 +362,51 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 		o.Class, o.Err = FailException, w.parser.err
 	}
 	return o
+}
+
+// cgiLinger is how long a request waits, after its program's output ended,
+// for the program to exit. A program that closes stdout and goes on running
+// (work after the response, a daemon it started) does not hold the request
+// longer: its response ends at the EOF and it is reaped in the background.
+var cgiLinger = time.Second
+
+// reapLater reaps p in the background, once it exits or the run stops and
+// kills it, and fills in its request's Reap and ChildCPU then.
+func (w *cgiWorker) reapLater(r *run, p *cgiProc, eof int64, timer *time.Timer) *cgiLate {
+	late := &cgiLate{idx: -1}
+	w.tr.addLingerer(p)
+	w.lingering.Add(1)
+	go func() {
+		defer w.lingering.Done()
+		_, ru, _ := p.reap()
+		end := r.clock()
+		if timer != nil {
+			timer.Stop()
+		}
+		w.tr.dropLingerer(p)
+		late.exited(usec(end-eof), usec(ru.Utime.Nano()+ru.Stime.Nano()))
+	}()
+	return late
+}
+
+// exitedWithin reports whether the program exits within d (it is not reaped
+// yet). Without a pidfd (kernels before 5.3) it reports true: the caller
+// then waits for the exit, as it always did.
+func (p *cgiProc) exitedWithin(d time.Duration) bool {
+	if p.pidfd < 0 {
+		return true
+	}
+	fds := []unix.PollFd{{Fd: int32(p.pidfd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(d)
+	for {
+		ms := int(time.Until(deadline) / time.Millisecond)
+		n, err := unix.Poll(fds, max(ms, 0))
+		switch {
+		case err == unix.EINTR && ms > 0:
+			continue
+		case err != nil:
+			return true // cannot tell: wait for the exit
+		}
+		return n > 0
+	}
 }

@@ -856,3 +856,54 @@ exec yes 'X-Flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
 	}
 	groupsGone(t, dir)
 }
+
+// A program that prints its whole response, closes stdout and goes on
+// running: the response ends at the EOF, as a web server ends it, the run
+// goes on, and the program's Reap is filled in when it exits (or is killed
+// at the end of the run, leaving nothing behind).
+func TestCGIProgramOutlivingItsOutput(t *testing.T) {
+	defer func(d time.Duration) { cgiLinger = d }(cgiLinger)
+	cgiLinger = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		sleep   string
+		minReap uint32 // µs, for the first request (reaped while the run goes on)
+	}{
+		{"exits-later", "0.15", 140_000},
+		{"keeps-running", "30", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			prog := writeScript(t, dir, "linger", `printf 'Content-Type: text/plain\n\nhello'
+exec >&-
+sleep `+tc.sleep+` &
+echo $$ $! > pids.$$
+wait
+`)
+			cfg := cgiConfig(t, prog, "http://localhost/linger", 3, 1)
+			cfg.Timeout = 3 * time.Second
+			begin := time.Now()
+			res, err := runCGI(t, context.Background(), cfg)
+			took := time.Since(begin)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Complete != 3 || res.Failed.Total != 0 || res.BodyRead != 15 {
+				t.Errorf("complete %d failed %+v body %d; want 3 responses of 5 bytes", res.Complete, res.Failed, res.BodyRead)
+			}
+			if took > 2500*time.Millisecond {
+				t.Errorf("run took %v; a response must not wait for its program's exit", took)
+			}
+			c := res.CGI
+			for i, s := range res.Samples.Exact() {
+				if sum := c.Spawn[i] + c.FirstByte[i] + c.Output[i]; sum > s.Total || s.Total-sum > 3 {
+					t.Errorf("request %d: Total %d µs, want it to end at the EOF (%d µs)", i, s.Total, sum)
+				}
+				if c.Reap[i] == 0 || (i == 0 && c.Reap[i] < tc.minReap) {
+					t.Errorf("request %d: Reap %d µs, want the exit's (≥ %d µs for the first)", i, c.Reap[i], tc.minReap)
+				}
+			}
+			groupsGone(t, dir)
+		})
+	}
+}
