@@ -2,7 +2,6 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"net"
 
 	"golang.org/x/net/http2"
@@ -62,10 +61,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		if st != nil {
 			now := c.r.clock()
 			st.tally.activity.Store(now)
-			if st.firstByte == 0 {
-				st.firstByte = now
-			}
-			st.read += int64(f.Length)
+			st.arrived(now, f.Length)
 			resp = &st.h2Resp
 		} else if h2Unopened(f.StreamID, c.nextID) {
 			return errUnopenedStream
@@ -80,7 +76,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.smu.Lock()
 		defer c.smu.Unlock()
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
-			st.read += int64(f.Length)
+			st.read += int64(f.Length) // firstByte was set by the HEADERS frame
 		}
 		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.RSTStreamFrame:
@@ -89,11 +85,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 			c.smu.Unlock()
 			return errUnopenedStream
 		} else if st != nil {
-			if f.ErrCode == http2.ErrCodeRefusedStream && !st.final {
-				st.retry = true
-			}
-			st.peerReset = true
-			c.completeLocked(st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+			c.completeLocked(st, FailException, st.takeReset(f.ErrCode))
 		}
 		c.smu.Unlock()
 	case *http2.SettingsFrame:
@@ -122,7 +114,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		for id, st := range c.streams {
 			if id > f.LastStreamID {
 				st.retry = true
-				c.completeLocked(st, FailException, errors.New("stream refused by GOAWAY"))
+				c.completeLocked(st, FailException, errGoAwayRefused)
 			}
 		}
 		if c.active == 0 {
@@ -131,7 +123,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.cond.Broadcast()
 		c.smu.Unlock()
 	case *http2.PushPromiseFrame:
-		return http2.ConnectionError(http2.ErrCodeProtocol) // we disabled push
+		return errPushPromise
 	}
 	return nil
 }
@@ -175,12 +167,7 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 	} else {
 		now := c.r.clock()
 		st.tally.activity.Store(now)
-		if st.firstByte == 0 {
-			st.firstByte = now
-		}
-		st.read += int64(n)
-		st.body += int64(len(f.Data()))
-		if f.StreamEnded() {
+		if st.takeData(now, f) {
 			c.endedLocked(st)
 			n += st.unacked // nothing to give back to a closed stream
 			st.unacked = 0

@@ -54,6 +54,8 @@ var (
 	errHeaderBlockTooLarge = fmt.Errorf("response header block larger than %d bytes: %w", h2MaxHeaderBlock, http2.ConnectionError(http2.ErrCodeProtocol))
 	errHeaderListTooLarge  = fmt.Errorf("response header list larger than %d bytes: %w", h2MaxHeaderList, http2.ConnectionError(http2.ErrCodeProtocol))
 	errUnopenedStream      = fmt.Errorf("frame on a stream gab never opened: %w", http2.ConnectionError(http2.ErrCodeProtocol))
+	errGoAwayRefused       = errors.New("stream refused by GOAWAY")
+	errPushPromise         = fmt.Errorf("PUSH_PROMISE although push is disabled: %w", http2.ConnectionError(http2.ErrCodeProtocol))
 	errRefusedTooOften     = fmt.Errorf("request not processed by the server, sent %d times", h2MaxRetries+1)
 )
 
@@ -72,6 +74,31 @@ type h2Resp struct {
 	err       error
 	retry     bool // not processed by the server: issue the request again
 	peerReset bool // the server sent RST_STREAM
+}
+
+// arrived notes n payload bytes of a HEADERS, CONTINUATION or DATA frame for
+// the stream, received at now.
+func (st *h2Resp) arrived(now int64, n uint32) {
+	if st.firstByte == 0 {
+		st.firstByte = now
+	}
+	st.read += int64(n)
+}
+
+// takeData notes a DATA frame for the stream; true if it ends the stream.
+func (st *h2Resp) takeData(now int64, f *http2.DataFrame) bool {
+	st.arrived(now, f.Length)
+	st.body += int64(len(f.Data()))
+	return f.StreamEnded()
+}
+
+// takeReset notes the server's RST_STREAM and returns the error the request
+// fails with (an Exception); REFUSED_STREAM before any response head means
+// the server did not process it (st.retry).
+func (st *h2Resp) takeReset(code http2.ErrCode) error {
+	st.retry = code == http2.ErrCodeRefusedStream && !st.final
+	st.peerReset = true
+	return fmt.Errorf("stream reset by the server: %v", code)
 }
 
 // endClass is the class of a stream that ended normally: OK unless the

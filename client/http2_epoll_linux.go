@@ -491,13 +491,6 @@ func (lp *h2Loop) decode(c *h2eConn) error {
 	return nil
 }
 
-// arrived notes a frame for st.
-func (lp *h2Loop) arrived(st *h2eSlot) {
-	if st.firstByte == 0 {
-		st.firstByte = lp.now
-	}
-}
-
 func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 	if !c.sawSettings {
 		if _, ok := f.(*http2.SettingsFrame); !ok {
@@ -511,8 +504,7 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		st := c.streams[f.StreamID]
 		var resp *h2Resp
 		if st != nil {
-			lp.arrived(st)
-			st.read += int64(f.Length)
+			st.arrived(lp.now, f.Length)
 			resp = &st.h2Resp
 		} else if h2Unopened(f.StreamID, c.nextID) {
 			return errUnopenedStream
@@ -522,16 +514,14 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		return lp.headerFragment(c, f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.ContinuationFrame:
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
-			st.read += int64(f.Length)
+			st.read += int64(f.Length) // firstByte was set by the HEADERS frame
 		}
 		return lp.headerFragment(c, f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.RSTStreamFrame:
 		if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
 			return errUnopenedStream
 		} else if st != nil {
-			st.retry = f.ErrCode == http2.ErrCodeRefusedStream && !st.final
-			st.peerReset = true
-			lp.end(c, st, FailException, fmt.Errorf("stream reset by the server: %v", f.ErrCode))
+			lp.end(c, st, FailException, st.takeReset(f.ErrCode))
 		}
 	case *http2.SettingsFrame:
 		if f.IsAck() {
@@ -552,14 +542,14 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		for id, st := range c.streams {
 			if id > f.LastStreamID {
 				st.retry = true
-				lp.end(c, st, FailException, errors.New("stream refused by GOAWAY"))
+				lp.end(c, st, FailException, errGoAwayRefused)
 			}
 		}
 		if c.active == 0 {
 			lp.closeConn(c) // issue opens the next one for the waiting slots
 		}
 	case *http2.PushPromiseFrame:
-		return http2.ConnectionError(http2.ErrCodeProtocol) // we disabled push
+		return errPushPromise
 	}
 	return nil
 }
@@ -569,10 +559,7 @@ func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
 	if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
 		return errUnopenedStream
 	} else if st != nil {
-		lp.arrived(st)
-		st.read += int64(n)
-		st.body += int64(len(f.Data()))
-		if f.StreamEnded() {
+		if st.takeData(lp.now, f) {
 			class, err := st.endClass(lp.h.headReq)
 			lp.end(c, st, class, err)
 		} else if st.unacked += n; st.unacked >= h2WindowRefill {
