@@ -814,7 +814,7 @@ func BenchmarkCGIRequest(b *testing.B) {
 	}
 	b.ReportAllocs()
 	rn, err := New(Config{Target: target, Requests: b.N, Concurrency: 1, Timeout: 30 * time.Second,
-		Spec: RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()}, Protocol: CGI, CGIProgram: prog})
+		Spec: RequestSpec{Method: "GET", Target: target.Path, Host: target.HostField()}, Protocol: CGI, CGIProgram: prog})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -34,16 +34,6 @@ type Target struct {
 	PortGiven bool
 }
 
-// HostHeader is the Host header value ab sends: [v6]:port only when the
-// port is not the scheme's default.
-func (t Target) HostHeader() string {
-	h := t.Host
-	if isIPv6Literal(h) {
-		h = "[" + h + "]"
-	}
-	return t.withPort(h)
-}
-
 // withPort appends ":port" to host when the port is not the scheme's default.
 func (t Target) withPort(host string) string {
 	def := 80

@@ -31,7 +31,7 @@ func h2Fields(cfg *Config) []hpack.HeaderField {
 	}
 	authority := spec.Host
 	if authority == "" {
-		authority = cfg.Target.HostHeader()
+		authority = cfg.Target.HostField()
 	}
 	var extra []hpack.HeaderField
 	userAgent, accept := true, true

@@ -88,9 +88,10 @@ func splitHostPort(s string) (host string, port int, ok bool) {
 	return inner, port, true
 }
 
-// HostField is the host part of ab's Host header: the URL's host, in brackets
-// only when the URL wrote it in brackets, plus ":port" when the port is not the
-// scheme's default.
+// HostField is the host part of ab's Host header (and HTTP/2's :authority):
+// the URL's host, in brackets only when the URL wrote it in brackets (an IPv6
+// literal always, for a Target built without Raw), plus ":port" when the port
+// is not the scheme's default.
 func (t Target) HostField() string {
 	h := t.Host
 	bracketed := isIPv6Literal(h)

@@ -15,7 +15,7 @@ func urlConfig(t testing.TB, rawURL string, n, c int, p Protocol) Config {
 	}
 	return Config{
 		Target:      target,
-		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
+		Spec:        RequestSpec{Method: "GET", Target: target.Path, Host: target.HostField()},
 		Requests:    n,
 		Concurrency: c,
 		Timeout:     30 * time.Second,

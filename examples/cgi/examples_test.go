@@ -77,7 +77,7 @@ func TestExamplesRunUnderGabCGI(t *testing.T) {
 		}
 		rn, err := client.New(client.Config{
 			Target: target, Requests: n, Concurrency: 2, Timeout: 30 * time.Second,
-			Spec:     client.RequestSpec{Method: "GET", Target: target.Path, Host: target.HostHeader()},
+			Spec:     client.RequestSpec{Method: "GET", Target: target.Path, Host: target.HostField()},
 			Protocol: client.CGI, CGIProgram: filepath.Join(dir, m),
 		})
 		if err != nil {
