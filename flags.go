@@ -554,7 +554,7 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	if cfg.Concurrency > cfg.Requests {
 		return usageError("Cannot use concurrency level greater than total number of requests")
 	}
-	o.Progress = progressInterval(cfg.Requests, st.quiet)
+	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0
 	if o.Proxy && cfg.Protocol == client.HTTP2 {
 		io.WriteString(stderr, "gab: -X cannot be used with --http2\n")
@@ -718,15 +718,6 @@ func looksLikeIPAddress(s string) bool {
 		}
 	}
 	return octets > 0
-}
-
-// progressInterval is ab's heartbeat: max(100, n/10) when n > 150 and -q was
-// not given, else 0 (no progress lines).
-func progressInterval(n int, quiet bool) int {
-	if quiet || n <= 150 {
-		return 0
-	}
-	return max(100, n/10)
 }
 
 // maxPostFile is the largest -p/-u file gab loads into memory; ab's malloc

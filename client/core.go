@@ -458,15 +458,14 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 	return !r.isStopped()
 }
 
-// progressEvery is ab's progress interval: max(100, n/10) when n > 150.
-func (c *Config) progressEvery() int {
-	if c.Quiet || c.Requests <= 150 {
+// ProgressInterval is ab's heartbeat for n requests: a "Completed N requests"
+// line every max(100, n/10) recorded requests when n > 150 and -q was not
+// given, else 0 (no progress lines).
+func ProgressInterval(n int, quiet bool) int {
+	if quiet || n <= 150 {
 		return 0
 	}
-	if c.Requests/10 > 100 {
-		return c.Requests / 10
-	}
-	return 100
+	return max(100, n/10)
 }
 
 // Runner runs one configured benchmark.
@@ -632,7 +631,7 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	}
 	r.start = r.now() // ab takes the start time just before the first connect
 	r.startUs = r.start.UnixMicro()
-	r.progressEvery = int64(cfg.progressEvery())
+	r.progressEvery = int64(ProgressInterval(cfg.Requests, cfg.Quiet))
 
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()

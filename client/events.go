@@ -7,7 +7,8 @@ import "crypto/tls"
 // be safe for concurrent use: workers call them from many goroutines.
 type Events interface {
 	// Completed is called when the number of recorded requests reaches a
-	// multiple of Config.ProgressEvery (ab's "Completed N requests").
+	// multiple of ProgressInterval(Config.Requests, Config.Quiet) (ab's
+	// "Completed N requests").
 	Completed(done int)
 	// HeaderReceived gets the response head buffer as it stands after each read
 	// made before the head was complete (-v ≥ 2: "LOG: header received:").
