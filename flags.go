@@ -17,6 +17,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/servercpu"
+	"gab/report"
 )
 
 // Exit statuses of the command line, as ab uses them.
@@ -162,7 +163,7 @@ func (d *durationValue) Set(s string) error {
 	return nil
 }
 
-// percentilesValue is a comma-separated list of percentiles in [0, 100].
+// percentilesValue is a comma-separated list of percentiles (report.ParsePercentiles).
 type percentilesValue []float64
 
 func (p *percentilesValue) String() string {
@@ -174,14 +175,9 @@ func (p *percentilesValue) String() string {
 }
 func (p *percentilesValue) Type() string { return "list" }
 func (p *percentilesValue) Set(s string) error {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
-			return fmt.Errorf("percentile %q is not a number from 0 to 100", f)
-		}
-		out = append(out, v)
+	out, err := report.ParsePercentiles(s)
+	if err != nil {
+		return err
 	}
 	*p = out
 	return nil

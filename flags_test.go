@@ -163,6 +163,9 @@ func TestOptionEffects(t *testing.T) {
 				c.SampleLimit == 1000 && c.TLS.Verify && o.Format == "json" && o.JSONFile == "out.json" &&
 				len(o.Percentiles) == 2 && o.Percentiles[1] == 99.9 && o.Extended && c.Rate == 250.5
 		}},
+		{"--percentiles' one rule: 0 to 100, '%' allowed", []string{"ab", "--percentiles", "0,99.9%, 100", testURL}, func(o *cliOptions) bool {
+			return len(o.Percentiles) == 3 && o.Percentiles[0] == 0 && o.Percentiles[1] == 99.9 && o.Percentiles[2] == 100
+		}},
 		{"--cgi", []string{"ab", "--cgi", "./x.cgi", "--cgi-env", "A=1", "--cgi-env=B=", testURL}, func(o *cliOptions) bool {
 			c := o.Config
 			return c.Protocol == client.CGI && c.CGIProgram == "./x.cgi" && len(c.CGIEnv) == 2 && c.CGIEnv[1] == "B="
@@ -264,6 +267,7 @@ func TestParseBadLongValues(t *testing.T) {
 		{"ab", "--request-timeout=-1s", testURL},
 		{"ab", "--percentiles", "50,101", testURL},
 		{"ab", "--percentiles", "x", testURL},
+		{"ab", "--percentiles", "-1", testURL},
 		{"ab", "--cpus", "-2", testURL},
 		{"ab", "--sample-limit", "-5", testURL},
 		{"ab", "--streams", "many", testURL},

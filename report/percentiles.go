@@ -9,15 +9,17 @@ import (
 	"strings"
 )
 
-// ParsePercentiles reads --percentiles' list, e.g. "50,90,99,99.9,99.99".
-// Every entry must be a number in (0, 100]; order and duplicates are kept as given.
+// ParsePercentiles reads --percentiles' list, e.g. "50,90,99,99.9,99.99%":
+// comma-separated numbers from 0 (the minimum) to 100 (the maximum), each
+// optionally followed by a '%' sign, spaces around entries ignored; order and
+// duplicates are kept as given. It is the one rule for a percentile list.
 func ParsePercentiles(list string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(list, ",") {
 		f = strings.TrimSpace(f)
-		p, err := strconv.ParseFloat(strings.TrimSuffix(f, "%"), 64)
-		if err != nil || math.IsNaN(p) || p <= 0 || p > 100 {
-			return nil, fmt.Errorf("invalid percentile %q: want a number in (0, 100]", f)
+		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(f, "%")), 64)
+		if err != nil || math.IsNaN(p) || p < 0 || p > 100 {
+			return nil, fmt.Errorf("percentile %q is not a number from 0 to 100", f)
 		}
 		out = append(out, p)
 	}

@@ -26,11 +26,11 @@ func tenSamples() *client.Result {
 }
 
 func TestParsePercentiles(t *testing.T) {
-	got, err := ParsePercentiles("50, 90,99.9,99.99,100")
+	got, err := ParsePercentiles("50, 90,99.9%,99.99 %,100, 0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []float64{50, 90, 99.9, 99.99, 100}
+	want := []float64{50, 90, 99.9, 99.99, 100, 0}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -39,7 +39,7 @@ func TestParsePercentiles(t *testing.T) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
 	}
-	for _, bad := range []string{"", "0", "101", "50,,90", "abc", "-1", "NaN"} {
+	for _, bad := range []string{"", "100.001", "101", "50,,90", "abc", "-1", "-0.5", "NaN", "50%%", "%", "1e400", "Inf"} {
 		if _, err := ParsePercentiles(bad); err == nil {
 			t.Errorf("ParsePercentiles(%q) accepted", bad)
 		}
