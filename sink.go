@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"gab/client"
+	"gab/report"
 )
 
 // sink renders the engine's events the way ab prints them during a run:
@@ -126,15 +127,14 @@ func (s *sink) ReceiveError(err *client.FatalError) {
 func (s *sink) TLSHandshakeFailed(err error) {
 	msg := "SSL handshake failed (1).\n"
 	if err != nil {
-		msg += oneLine(err.Error()) + "\n"
+		msg += report.OneLine(err.Error()) + "\n"
 	}
 	io.WriteString(s.errw, msg)
 }
 
 // Notice is a remark of gab's own (ab never prints these).
-func (s *sink) Notice(msg string) { io.WriteString(s.errw, "gab: "+oneLine(msg)+"\n") }
+func (s *sink) Notice(msg string) { io.WriteString(s.errw, "gab: "+report.OneLine(msg)+"\n") }
 
-func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", " ") }
 
 // TLSHandshake prints, at -v ≥ 2, what ab's ssl_print_info prints for every
 // handshake: the certificate chain on stdout, then the connection and session

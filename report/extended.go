@@ -285,7 +285,7 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	p.printf("\nFailures by class (count, first error)\n")
 	for _, f := range x.Failures {
 		if f.FirstError != "" {
-			p.printf("  %-11s %d  %s\n", f.Name+":", f.Count, oneLine(f.FirstError))
+			p.printf("  %-11s %d  %s\n", f.Name+":", f.Count, OneLine(f.FirstError))
 		} else {
 			p.printf("  %-11s %d\n", f.Name+":", f.Count)
 		}
@@ -322,8 +322,9 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	return p.flush()
 }
 
-// oneLine keeps an error message on one report line.
-func oneLine(s string) string {
+// OneLine keeps a message (an error's text, which may hold line breaks) on
+// one line: every run of white space becomes one space, none at the ends.
+func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
