@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -356,7 +357,8 @@ func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 // tlsInfoOf describes a handshake in ab's (OpenSSL's) words.
 func tlsInfoOf(cs *tls.ConnectionState) *TLSInfo {
 	info := &TLSInfo{Protocol: TLSVersionName(cs.Version), ServerName: cs.ServerName}
-	info.Cipher, info.CipherBits = CipherName(cs.CipherSuite)
+	suite := CipherSuite(cs.CipherSuite)
+	info.Cipher, info.CipherBits = suite.Name, suite.Bits
 	if len(cs.PeerCertificates) > 0 {
 		info.PeerKeyBits = PublicKeyBits(cs.PeerCertificates[0].PublicKey)
 	}
@@ -379,19 +381,37 @@ func TLSVersionName(v uint16) string {
 	return "unknown"
 }
 
-// CipherName is OpenSSL's name for a suite and its secret bits.
-func CipherName(id uint16) (string, int) {
+// CipherSuiteInfo is what OpenSSL tells of a cipher suite.
+type CipherSuiteInfo struct {
+	Name    string // OpenSSL's name: "TLS_AES_128_GCM_SHA256", "ECDHE-RSA-AES256-GCM-SHA384"
+	Bits    int    // secret bits
+	AlgBits int    // the algorithm's bits (168 for 3DES's 112 secret bits)
+	// Version is the oldest protocol OpenSSL files the suite under: "TLSv1.3",
+	// "TLSv1.2" or "SSLv3".
+	Version string
+}
+
+// CipherSuite describes a suite in OpenSSL's terms, from the tables that -Z
+// selects from (every suite Go implements is in them); an unknown suite gets
+// Go's name and no bits.
+func CipherSuite(id uint16) CipherSuiteInfo {
 	for _, s := range tls13Suites {
 		if s.id == id {
-			return s.openssl, s.bits
+			return CipherSuiteInfo{Name: s.openssl, Bits: s.bits, AlgBits: s.bits, Version: "TLSv1.3"}
 		}
 	}
 	for _, s := range cipherTable {
 		if s.id == id {
-			return s.openssl, s.bits
+			info := CipherSuiteInfo{Name: s.openssl, Bits: s.bits, AlgBits: s.bits}
+			tags := strings.Fields(s.tags)
+			info.Version = tags[len(tags)-1] // every entry's tags end with its protocol
+			if slices.Contains(tags, "3DES") {
+				info.AlgBits = 168
+			}
+			return info
 		}
 	}
-	return tls.CipherSuiteName(id), 0
+	return CipherSuiteInfo{Name: tls.CipherSuiteName(id)}
 }
 
 // PublicKeyBits is OpenSSL's EVP_PKEY_bits of a certificate's public key.

@@ -203,8 +203,7 @@ func TestCipherList(t *testing.T) {
 		}
 		var names []string
 		for _, id := range got {
-			n, _ := CipherName(id)
-			names = append(names, n)
+			names = append(names, CipherSuite(id).Name)
 		}
 		return names
 	}
@@ -244,8 +243,8 @@ func TestTempKeyAndNames(t *testing.T) {
 	}
 	// Every suite Go offers for TLS 1.0–1.2 has an OpenSSL name in the table.
 	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
-		if name, bits := CipherName(s.ID); bits == 0 {
-			t.Errorf("%s has no OpenSSL name (%s)", s.Name, name)
+		if info := CipherSuite(s.ID); info.Bits == 0 || info.AlgBits < info.Bits || info.Version == "" {
+			t.Errorf("%s has no OpenSSL description (%+v)", s.Name, info)
 		}
 	}
 }
@@ -307,3 +306,35 @@ func TestClientCertificate(t *testing.T) {
 	}
 	wantCounts(t, res, 2, Failures{})
 }
+
+func TestCipherSuiteInOpenSSLTerms(t *testing.T) {
+	tests := []struct {
+		id      uint16
+		name    string
+		bits    int
+		alg     int
+		version string
+	}{
+		{tls.TLS_AES_128_GCM_SHA256, "TLS_AES_128_GCM_SHA256", 128, 128, "TLSv1.3"},
+		{tls.TLS_CHACHA20_POLY1305_SHA256, "TLS_CHACHA20_POLY1305_SHA256", 256, 256, "TLSv1.3"},
+		{tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, "ECDHE-RSA-AES256-GCM-SHA384", 256, 256, "TLSv1.2"},
+		{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, "ECDHE-ECDSA-CHACHA20-POLY1305", 256, 256, "TLSv1.2"},
+		{tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256, "ECDHE-RSA-AES128-SHA256", 128, 128, "TLSv1.2"},
+		{tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, "ECDHE-RSA-AES128-SHA", 128, 128, "SSLv3"},
+		{tls.TLS_RSA_WITH_AES_256_GCM_SHA384, "AES256-GCM-SHA384", 256, 256, "TLSv1.2"},
+		{tls.TLS_RSA_WITH_AES_128_CBC_SHA, "AES128-SHA", 128, 128, "SSLv3"},
+		{tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA, "DES-CBC3-SHA", 112, 168, "SSLv3"},
+		{tls.TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA, "ECDHE-RSA-DES-CBC3-SHA", 112, 168, "SSLv3"},
+		{tls.TLS_RSA_WITH_RC4_128_SHA, "RC4-SHA", 128, 128, "SSLv3"},
+		{tls.TLS_ECDHE_ECDSA_WITH_RC4_128_SHA, "ECDHE-ECDSA-RC4-SHA", 128, 128, "SSLv3"},
+	}
+	for _, tc := range tests {
+		got := CipherSuite(tc.id)
+		if got.Name != tc.name || got.Bits != tc.bits || got.AlgBits != tc.alg || got.Version != tc.version {
+			t.Errorf("CipherSuite(%#04x) = %+v, want %s %d %d %s", tc.id, got, tc.name, tc.bits, tc.alg, tc.version)
+		}
+	}
+}
+
+// A server's head can carry terminal commands (clear screen, an OSC 52
+// clipboard write); -v 2 and -v 4 show them escaped, keeping tab, CR and LF.

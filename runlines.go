@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"gab/client"
+	"gab/report"
+)
+
+// sink renders the engine's events the way ab prints them during a run:
+// progress and errors on stderr, -v dumps on stdout. Workers call it
+// concurrently; every line is written with a single Write, so lines never mix.
+type sink struct {
+	out, errw io.Writer
+	verbosity int
+	every     int // ab's heartbeat interval; 0: no progress lines
+
+	mu      sync.Mutex
+	printed int // the last "Completed" count printed
+
+	now func() time.Time // for the TLS session's start time
+}
+
+var _ client.Events = (*sink)(nil)
+
+func newSink(out, errw io.Writer, verbosity, every int) *sink {
+	return &sink{out: out, errw: errw, verbosity: verbosity, every: every, now: time.Now}
+}
+
+// Completed prints ab's progress lines. Workers may report counts out of
+// order, so every multiple of the interval up to done is printed, in order, once.
+func (s *sink) Completed(done int) {
+	if s.every <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for next := s.printed + s.every; next <= done; next += s.every {
+		fmt.Fprintf(s.errw, "Completed %d requests\n", next)
+		s.printed = next
+	}
+}
+
+// HeaderReceived is ab's -v 2 dump of the head buffer after each read. ab
+// prints it with %s, so it stops at a NUL byte. Unlike ab, control bytes other
+// than tab, CR and LF are shown escaped (see appendTerminalSafe): the head is
+// the server's text, and it must not drive the terminal it is dumped to.
+func (s *sink) HeaderReceived(buf []byte) {
+	if s.verbosity < 2 {
+		return
+	}
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	line := make([]byte, 0, len(buf)+24)
+	line = append(line, "LOG: header received:\n"...)
+	line = appendTerminalSafe(line, buf)
+	line = append(line, '\n')
+	s.out.Write(line)
+}
+
+// appendTerminalSafe appends b with every byte a terminal could take for a
+// command written as \xNN: C0 controls but tab, CR and LF (ESC starts the
+// sequences that clear the screen or write the clipboard), DEL, C1 controls
+// (U+0080–U+009F, which some terminals read as ESC sequences too) and bytes
+// that are not UTF-8. Printable text, UTF-8 included, is copied as is.
+func appendTerminalSafe(dst, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	esc := func(dst []byte, c byte) []byte { return append(dst, '\\', 'x', hex[c>>4], hex[c&15]) }
+	for len(b) > 0 {
+		c := b[0]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f {
+				dst = esc(dst, c)
+			} else {
+				dst = append(dst, c)
+			}
+			b = b[1:]
+			continue
+		}
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+			for _, c := range b[:size] {
+				dst = esc(dst, c)
+			}
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
+}
+
+// Status prints ab's per-response status lines (-v 2 for non-2xx, -v 3 for 2xx).
+func (s *sink) Status(code int) {
+	switch {
+	case s.verbosity < 2:
+	case code < 200 || code > 299:
+		fmt.Fprintf(s.out, "WARNING: Response code not 2xx (%03d)\n", code)
+	case s.verbosity >= 3:
+		fmt.Fprintf(s.out, "LOG: Response code = %d\n", code)
+	}
+}
+
+func (s *sink) SendFailed()   { io.WriteString(s.out, "Send request failed!\n") }
+func (s *sink) SendTimedOut() { io.WriteString(s.out, "Send request timed out!\n") }
+
+// ReceiveError prints a receive error that -r made non-fatal (-v ≥ 1).
+func (s *sink) ReceiveError(err *client.FatalError) {
+	if err != nil {
+		io.WriteString(s.errw, err.Message)
+	}
+}
+
+// TLSHandshakeFailed is ab's line for every failed handshake; the OpenSSL
+// error-queue line that follows in ab is replaced by Go's error text.
+func (s *sink) TLSHandshakeFailed(err error) {
+	msg := "SSL handshake failed (1).\n"
+	if err != nil {
+		msg += report.OneLine(err.Error()) + "\n"
+	}
+	io.WriteString(s.errw, msg)
+}
+
+// Notice is a remark of gab's own (ab never prints these).
+func (s *sink) Notice(msg string) { io.WriteString(s.errw, "gab: "+report.OneLine(msg)+"\n") }

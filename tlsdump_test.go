@@ -1,0 +1,56 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"testing"
+)
+
+// testCert is a self-signed localhost certificate in the shape of the one the
+// golden files were made with (RSA 2048, CN=localhost, 3 extensions, same dates).
+func testCert(t *testing.T) *x509.Certificate {
+	t.Helper()
+	data, err := os.ReadFile("testdata/cli/localhost-cert.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		t.Fatal("testdata/cli/localhost-cert.pem: no PEM block")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+func TestSinkTLSHandshake(t *testing.T) {
+	cert := testCert(t)
+	cs := &tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_256_GCM_SHA384, PeerCertificates: []*x509.Certificate{cert}}
+	s, out, errb := newTestSink(2, 0)
+	s.TLSHandshake(cs)
+	wantOut := "Peer certificate\nCertificate version: 3\n" +
+		"Valid from: Nov 29 23:57:33 2026 GMT\nValid to  : Dec 29 23:57:33 2026 GMT\n" +
+		"Public key is 2048 bits\nThe issuer name is /CN=localhost\nThe subject name is /CN=localhost\nExtension Count: 3\n"
+	if out.String() != wantOut {
+		t.Errorf("certificate dump:\n%s\nwant:\n%s", out.String(), wantOut)
+	}
+	wantErr := "\nTransport Protocol      :TLSv1.3\nCipher Suite Protocol   :TLSv1.3\n" +
+		"Cipher Suite Name       :TLS_AES_256_GCM_SHA384\nCipher Suite Cipher Bits:256 (256)\n" +
+		"SSL-Session:\n    Protocol  : TLSv1.3\n    Cipher    : TLS_AES_256_GCM_SHA384\n" +
+		"    Session-ID: \n    Session-ID-ctx: \n    Resumption PSK: \n    PSK identity: None\n" +
+		"    PSK identity hint: None\n    SRP username: None\n    Start Time: 1795996874\n" +
+		"    Timeout   : 7200 (sec)\n    Verify return code: 18 (self-signed certificate)\n" +
+		"    Extended master secret: no\n    Max Early Data: 0\n"
+	if errb.String() != wantErr {
+		t.Errorf("connection summary:\n%q\nwant:\n%q", errb.String(), wantErr)
+	}
+	s, out, errb = newTestSink(1, 0)
+	s.TLSHandshake(cs)
+	if out.Len()+errb.Len() != 0 {
+		t.Errorf("-v 1 printed TLS details")
+	}
+}
