@@ -21,8 +21,6 @@ import (
 // timed with no web server in between. The URL only supplies the request's
 // meta-variables. The process handling is platform specific (cgi_linux.go).
 
-func init() { transportFactories[CGI] = newCGI }
-
 // CGISample is one CGI request's phases in µs. Spawn + FirstByte + Output +
 // Reap is the request's Total, unless the program was still running
 // cgiLinger after its stdout's EOF: then the response ended at the EOF (Total

@@ -94,6 +94,9 @@ type Config struct {
 
 	Protocol Protocol
 	Streams  int // --streams: concurrent HTTP/2 streams per connection (default 1)
+	// transport, when set, builds the run's transport instead of Protocol's
+	// (tests inject one that sends nothing, as they inject Dial and Resolver).
+	transport func(*Config) (transport, error)
 
 	// CGI mode (--cgi).
 	CGIProgram string

@@ -501,15 +501,21 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, tr: tr, lookups: lookups, realClock: realClock}, nil
 }
 
-// transportFactories lets each protocol's file register its constructor.
-var transportFactories = map[Protocol]func(*Config) (transport, error){}
-
+// newTransport returns the transport of cfg.Protocol (or the one a test
+// injected in cfg.transport).
 func newTransport(cfg *Config) (transport, error) {
-	f, ok := transportFactories[cfg.Protocol]
-	if !ok {
-		return nil, errors.New("gab: protocol not supported in this build")
+	if cfg.transport != nil {
+		return cfg.transport(cfg)
 	}
-	return f(cfg)
+	switch cfg.Protocol {
+	case HTTP10, HTTP11:
+		return newHTTP1(cfg)
+	case HTTP2:
+		return newHTTP2(cfg)
+	case CGI:
+		return newCGI(cfg)
+	}
+	return nil, errors.New("gab: protocol not supported in this build")
 }
 
 // Completed is the number of requests recorded so far (safe to call during Run).

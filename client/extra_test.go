@@ -8,16 +8,12 @@ import (
 	"time"
 )
 
-// fakeProtocol selects scriptTransport: a transport that sends nothing and
-// reports Outcomes built by a script, so the accounting of extra figures can be
-// checked exactly, without sockets.
+// fakeProtocol marks a run on scriptTransport: a transport that sends nothing
+// and reports Outcomes built by a script, so the accounting of extra figures
+// can be checked exactly, without sockets.
 const fakeProtocol Protocol = 200
 
-func init() {
-	transportFactories[fakeProtocol] = func(cfg *Config) (transport, error) {
-		return &scriptTransport{cfg: cfg}, nil
-	}
-}
+func newScriptTransport(cfg *Config) (transport, error) { return &scriptTransport{cfg: cfg}, nil }
 
 // scriptFunc builds the outcome of the k-th request a worker sends (k counts
 // across all workers, from 0). sent is r.clock() right after claim returned;
@@ -63,7 +59,7 @@ func (s *scriptTransport) work(r *run, slot int, t *Tally) {
 // runScript runs the fake transport with cfg's counts and the given script.
 func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
 	t.Helper()
-	cfg.Protocol = fakeProtocol
+	cfg.Protocol, cfg.transport = fakeProtocol, newScriptTransport
 	cfg.Target.Path = t.Name()
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 30 * time.Second

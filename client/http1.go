@@ -14,11 +14,6 @@ import (
 // request bytes written with one Write, responses parsed in place in one
 // reusable buffer per connection. The keep-alive loop allocates nothing.
 
-func init() {
-	transportFactories[HTTP10] = newHTTP1
-	transportFactories[HTTP11] = newHTTP1
-}
-
 // readBufSize is the per-connection read buffer; it must hold a whole head (8191 bytes).
 const readBufSize = 16 << 10
 

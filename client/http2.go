@@ -50,8 +50,6 @@ import (
 // connection (set-up, stream table, write batching); h2reader.go its reader;
 // http2_epoll_linux.go the h2c event loops.
 
-func init() { transportFactories[HTTP2] = newHTTP2 }
-
 const (
 	// h2Window is the receive window we advertise, for every stream and for the
 	// connection: large, so a fast server is never held back by us.
