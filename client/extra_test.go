@@ -3,79 +3,9 @@ package client
 import (
 	"context"
 	"net"
-	"sync"
 	"testing"
 	"time"
 )
-
-// fakeProtocol marks a run on scriptTransport: a transport that sends nothing
-// and reports Outcomes built by a script, so the accounting of extra figures
-// can be checked exactly, without sockets.
-const fakeProtocol Protocol = 200
-
-func newScriptTransport(cfg *Config) (transport, error) { return &scriptTransport{cfg: cfg}, nil }
-
-// scriptFunc builds the outcome of the k-th request a worker sends (k counts
-// across all workers, from 0). sent is r.clock() right after claim returned;
-// it may sleep to simulate a slow server.
-type scriptFunc func(r *run, k int64, sent int64) Outcome
-
-var scripts sync.Map // *Config.Target.Path → scriptFunc
-
-type scriptTransport struct {
-	cfg *Config
-	mu  sync.Mutex
-	k   int64
-}
-
-func (s *scriptTransport) prepare(ctx context.Context, r *run) error {
-	if s.cfg.Target.Host == "" {
-		return nil
-	}
-	_, err := resolve(ctx, s.cfg)
-	return err
-}
-
-func (s *scriptTransport) slots() int { return s.cfg.Concurrency }
-
-func (s *scriptTransport) work(r *run, slot int, t *Tally) {
-	v, _ := scripts.Load(s.cfg.Target.Path)
-	script := v.(scriptFunc)
-	for r.claim(t) {
-		sent := r.clock()
-		s.mu.Lock()
-		k := s.k
-		s.k++
-		s.mu.Unlock()
-		o := script(r, k, sent)
-		t.Touch(r)
-		r.sawHeader()
-		if !r.finish(t, &o) {
-			return
-		}
-	}
-}
-
-// runScript runs the fake transport with cfg's counts and the given script.
-func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
-	t.Helper()
-	cfg.Protocol, cfg.transport = fakeProtocol, newScriptTransport
-	cfg.Target.Path = t.Name()
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
-	scripts.Store(cfg.Target.Path, script)
-	defer scripts.Delete(cfg.Target.Path)
-	rn, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := rn.Run(context.Background())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return res
-}
 
 // fixedPhases answers every request with the same phase lengths (in µs):
 // TCP 300, TLS 200, write 10, wait 1500, body 90 → total 2100; the k-th request
