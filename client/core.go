@@ -86,7 +86,7 @@ type Tally struct {
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
-	extra    *tallyExtra      // the worker's share of extraStats (extra.go); nil until used
+	extra    *tallyExtra      // the worker's share of extraStats (phases.go); nil until used
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
 	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
 }

@@ -155,7 +155,7 @@ func TestRateBehindAtEnd(t *testing.T) {
 }
 
 // The tests below run the HTTP/1 engine against the raw loopback fault server
-// (faultserver_test.go).
+// (helpers_test.go).
 
 // totalsSorted returns the recorded Total column in µs, ascending.
 func totalsSorted(res *Result) []int64 {

@@ -1,9 +1,6 @@
 package client
 
 import (
-	"context"
-	"math"
-	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -12,10 +9,10 @@ import (
 	"gab/internal/samples"
 )
 
-// This file holds what gab measures beyond ab (issue 7): the phase breakdown,
-// the per-second throughput series, the name-resolution time, and rate mode
-// (--rate), whose open-model schedule and corrected latencies tell the truth
-// about tails that ab's closed loop hides (coordinated omission).
+// This file holds the figures gab measures beyond ab's when asked
+// (Config.Extended, or rate mode): each phase's distribution, the per-second
+// throughput series, the name-resolution time (lookup.go) and rate mode's
+// corrected latencies and lag (rate.go), gathered in per-worker shards.
 //
 // Everything here is off (nil) in ab's default run, so it costs nothing then.
 
@@ -50,26 +47,6 @@ func (p Phase) String() string {
 		return "Total"
 	}
 	return "?"
-}
-
-// RateResult is what rate mode (--rate) measured.
-type RateResult struct {
-	// Target is the requested rate in requests per second.
-	Target float64
-	// Sent is the number of requests dispatched on the schedule (retries of
-	// unrecorded attempts take a new slot, so it may exceed the recorded count).
-	Sent int64
-	// OnSchedule is how many of them were dispatched within ScheduleTolerance
-	// of their intended send time.
-	OnSchedule int64
-	// Corrected is the latency from each recorded request's intended send time
-	// to its end, in µs: what a user arriving on schedule would have waited.
-	Corrected samples.Dist
-	// Lag is how late each request was dispatched (actual send − intended) in µs.
-	Lag samples.Dist
-	// BehindAtEnd is the number of requests the schedule had due by the time
-	// the run stopped that were never sent (0 when the client kept up).
-	BehindAtEnd int64
 }
 
 // ExtraResult holds the figures beyond ab's, gathered when Config.Extended or
@@ -230,139 +207,4 @@ func (e *extraStats) result(r *run) *ExtraResult {
 		}
 	}
 	return x
-}
-
-// schedule paces requests in rate mode (--rate): the k-th request (from 0) is
-// due at k/rate seconds after the start, whichever connection is free to send
-// it (an open model over the -c connections). A request that finds no free
-// connection at its due time waits for one, and its corrected latency counts
-// from the due time.
-type schedule struct {
-	rate   float64
-	next   atomic.Int64 // next slot to hand out
-	sent   atomic.Int64 // slots whose request was dispatched
-	onTime atomic.Int64 // of those, dispatched within ScheduleTolerance of their due time
-}
-
-// ScheduleTolerance is how late a request may be dispatched in rate mode and
-// still count as sent on schedule.
-const ScheduleTolerance = time.Millisecond
-
-// AchievedShortfall is the fraction of the target rate below which rate mode's
-// report warns that the achieved rate fell short (achieved < 95 % of target).
-const AchievedShortfall = 0.95
-
-func newSchedule(rate float64) *schedule { return &schedule{rate: rate} }
-
-// due is slot k's intended send time in ns since the start.
-func (s *schedule) due(k int64) int64 {
-	return int64(float64(k) * 1e9 / s.rate)
-}
-
-// wait blocks until the next slot's due time (a timer, no polling), stores it
-// in t.Intended and records the dispatch lag. It returns false if the run
-// stopped meanwhile.
-func (s *schedule) wait(r *run, t *Tally) bool {
-	k := s.next.Add(1) - 1
-	due := s.due(k)
-	te := r.extra.state(t)
-	if d := due - r.clock(); d > 0 {
-		// A worker waiting for its slot is not idle: keep ab's -s watchdog
-		// quiet until the slot is due (rates below one request per -s).
-		for {
-			a := t.activity.Load()
-			if a >= due || t.activity.CompareAndSwap(a, due) {
-				break
-			}
-		}
-		if te.timer == nil {
-			te.timer = time.NewTimer(time.Duration(d))
-		} else {
-			te.timer.Reset(time.Duration(d))
-		}
-		select {
-		case <-te.timer.C:
-		case <-r.stopCh:
-			te.timer.Stop()
-			r.unclaim()
-			return false
-		}
-	}
-	if r.isStopped() {
-		r.unclaim()
-		return false
-	}
-	s.sent.Add(1)
-	t.Intended = due
-	late := r.clock() - due
-	if late <= int64(ScheduleTolerance) {
-		s.onTime.Add(1)
-	}
-	r.extra.observeLag(t, spanUS(due, due+late))
-	return true
-}
-
-// stamp gives a recorded outcome its intended time and makes its start the
-// actual send time: on a kept-alive connection a transport starts the next
-// request when the previous response ended, but in rate mode it then waited
-// for its slot, and ab's (uncorrected) tables must not count that wait.
-func (s *schedule) stamp(t *Tally, o *Outcome) {
-	o.Intended = t.Intended
-	if o.Start < o.Intended {
-		o.Start = o.Intended
-		if o.TCPDone < o.Start {
-			o.TCPDone = o.Start
-		}
-		if o.Connect < o.Start {
-			o.Connect = o.Start
-		}
-	}
-}
-
-// behind is the number of requests due by stopAt (at most n) that were not
-// sent. Slots due in the last millisecond before the stop are left out: such a
-// slot races with the -t timer rather than showing a client that fell behind.
-func (s *schedule) behind(stopAt, n int64) int64 {
-	until := stopAt - int64(time.Millisecond)
-	if until < 0 {
-		return 0
-	}
-	dueBy := int64(math.Floor(float64(until)*s.rate/1e9)) + 1
-	if dueBy > n {
-		dueBy = n
-	}
-	if b := dueBy - s.sent.Load(); b > 0 {
-		return b
-	}
-	return 0
-}
-
-// lookupTimer wraps the resolver to time name resolution (the extended
-// report's DNS figure). Literal addresses never reach it.
-type lookupTimer struct {
-	inner Resolver
-	total atomic.Int64 // ns
-	count atomic.Int64
-}
-
-func (l *lookupTimer) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
-	start := time.Now()
-	ips, err := l.inner.LookupIPAddr(ctx, host)
-	l.total.Add(int64(time.Since(start)))
-	l.count.Add(1)
-	return ips, err
-}
-
-// timeLookups installs a lookupTimer in cfg when extra figures are wanted.
-func timeLookups(cfg *Config) *lookupTimer {
-	if !cfg.Extended && cfg.Rate <= 0 {
-		return nil
-	}
-	inner := cfg.Resolver
-	if inner == nil {
-		inner = net.DefaultResolver
-	}
-	l := &lookupTimer{inner: inner}
-	cfg.Resolver = l
-	return l
 }
