@@ -292,30 +292,6 @@ func (g *getopt) next() (opt byte, arg string, ok bool) {
 	return opt, arg, true
 }
 
-// atoi is C's atoi: leading white space, an optional sign, then digits up to
-// the first non-digit; anything unparsable is 0. Overflow saturates.
-func atoi(s string) int {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	n := 0
-	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if n < math.MaxInt32 {
-			n = n*10 + int(s[i]-'0')
-		}
-	}
-	if n > math.MaxInt32 {
-		n = math.MaxInt32
-	}
-	if neg {
-		return -n
-	}
-	return n
-}
-
 // basename is apr_filepath_name_get: the text after the last '/'.
 func basename(p string) string {
 	return p[strings.LastIndexByte(p, '/')+1:]
@@ -392,7 +368,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 	cfg := &o.Config
 	switch opt {
 	case 'n':
-		cfg.Requests = atoi(arg)
+		cfg.Requests = client.Atoi(arg)
 		if cfg.Requests <= 0 {
 			io.WriteString(stderr, "Invalid number of requests\n\n")
 			return exitError, true
@@ -438,17 +414,17 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		// No mixing check: -m only renames the method (ab: -p f -m PUT sends PUT with the body).
 		st.method, cfg.Spec.Method = methodCustom, arg
 	case 't':
-		cfg.TimeLimit = timeLimit(atoi(arg))
+		cfg.TimeLimit = timeLimit(client.Atoi(arg))
 		cfg.Requests = timeLimitRequests
 		if o.NoCap {
 			cfg.Requests = uncappedRequests
 		}
 	case 's':
-		cfg.Timeout = time.Duration(atoi(arg)) * time.Second
+		cfg.Timeout = time.Duration(client.Atoi(arg)) * time.Second
 	case 'c':
-		cfg.Concurrency = atoi(arg)
+		cfg.Concurrency = client.Atoi(arg)
 	case 'b':
-		cfg.SocketBuffer = atoi(arg)
+		cfg.SocketBuffer = client.Atoi(arg)
 	case 'T':
 		cfg.Spec.ContentType = arg
 	case 'C':
@@ -466,10 +442,10 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		host, port, hasPort := strings.Cut(arg, ":")
 		o.Proxy, cfg.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, true, host, 0
 		if hasPort {
-			cfg.ProxyPort = atoi(port)
+			cfg.ProxyPort = client.Atoi(port)
 		}
 	case 'v':
-		cfg.Verbosity = atoi(arg)
+		cfg.Verbosity = client.Atoi(arg)
 	case 'w':
 		o.HTML = true
 	case 'x':
@@ -701,7 +677,7 @@ func looksLikeIPAddress(s string) bool {
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
 		}
-		if i == 0 || atoi(s[:i]) > 255 || octets == 4 {
+		if i == 0 || client.Atoi(s[:i]) > 255 || octets == 4 {
 			return false
 		}
 		octets++

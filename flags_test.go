@@ -308,16 +308,6 @@ func TestSplitLongOptions(t *testing.T) {
 	}
 }
 
-func TestAtoi(t *testing.T) {
-	for in, want := range map[string]int{
-		"10": 10, "10k": 10, " \t+7": 7, "-3": -3, "abc": 0, "": 0, "-": 0, "99999999999999": math.MaxInt32, "1e3": 1,
-	} {
-		if got := atoi(in); got != want {
-			t.Errorf("atoi(%q) = %d, want %d", in, got, want)
-		}
-	}
-}
-
 func TestLooksLikeIPAddress(t *testing.T) {
 	for in, want := range map[string]bool{
 		"127.0.0.1": true, "::1": true, "fe80::1": true, "10": true, "10.1": true, "10.1.2.": true,

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"math"
 	"net/netip"
 	"strings"
 )
@@ -64,7 +65,7 @@ func splitHostPort(s string) (host string, port int, ok bool) {
 		return "", 0, false
 	}
 	if s[last] == ':' && last+1 < end {
-		p := atoiPrefix(s[last+1:])
+		p := Atoi(s[last+1:])
 		if p < 1 || p > 65535 {
 			return "", 0, false
 		}
@@ -105,14 +106,27 @@ func (t Target) HostField() string {
 	return t.withPort(h)
 }
 
-// atoiPrefix is C atoi on a string of ASCII digits, saturating instead of overflowing.
-func atoiPrefix(s string) int {
+// Atoi is C's atoi, the way ab reads every number (options, ports): leading
+// white space, an optional sign, then digits up to the first non-digit;
+// anything unparsable is 0. Overflow saturates at MaxInt32.
+func Atoi(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
 	n := 0
-	for i := 0; i < len(s) && isASCIIDigit(s[i]); i++ {
-		n = n*10 + int(s[i]-'0')
-		if n > 1<<30 {
-			return 1 << 30
+	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if n < math.MaxInt32 {
+			n = n*10 + int(s[i]-'0')
 		}
+	}
+	if n > math.MaxInt32 {
+		n = math.MaxInt32
+	}
+	if neg {
+		return -n
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -148,5 +149,15 @@ func TestDialerFallback(t *testing.T) {
 	d.markWorked()
 	if d.fallback(0, false) {
 		t.Errorf("fell back after a connection had worked")
+	}
+}
+
+func TestAtoi(t *testing.T) {
+	for in, want := range map[string]int{
+		"10": 10, "10k": 10, " \t+7": 7, "-3": -3, "abc": 0, "": 0, "-": 0, "99999999999999": math.MaxInt32, "1e3": 1,
+	} {
+		if got := Atoi(in); got != want {
+			t.Errorf("Atoi(%q) = %d, want %d", in, got, want)
+		}
 	}
 }
