@@ -17,7 +17,7 @@ import (
 )
 
 // -g past --sample-limit: the rows past the exact store go through a
-// temporary file and the file still has every request's row (issue 3 item 2).
+// temporary file and the file still has every request's row.
 
 // gnuplotTotals checks a -g file's shape and returns its ttime column.
 func gnuplotTotals(t *testing.T, name string) []int {

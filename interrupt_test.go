@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// Interrupts and write errors of a real gab process (issue 6 item 3).
+// Interrupts and write errors of a real gab process.
 
 // startSlowServer answers every request after delay with a 100-byte body, and
 // with a head padded to padHead bytes of X-Pad when padHead > 0.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Resource limits (issue 6 item 4).
+// Resource limits: gab under a low open-file limit.
 
 // runLimited runs argv under prlimit with an open-file limit of 64 (soft and
 // hard, so Go cannot raise it) and returns stdout, stderr, the exit status and

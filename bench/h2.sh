@@ -11,7 +11,7 @@
 #   N=20000 RUNS=1 bench/h2.sh  # quick look
 #   GAB=/path/to/gab bench/h2.sh
 #
-# Rows: c=10 with streams (h2load -m) 1 and 10, as in issue 4's targets.
+# Rows: c=10 with streams (h2load -m) 1 and 10.
 set -euo pipefail
 
 N=${N:-100000}

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// One test per server fault of issue 6 not already covered with exact counts in
+// One test per server fault (stalls, resets, trickles, lost keep-alive
+// requests, slow accepts) not already covered with exact counts in
 // http1_test.go. Each asserts Complete, the failure classes, the ending and an
 // upper bound on wall time (about 3× the expected time).
 

@@ -20,7 +20,7 @@ const Header = "starttime\tseconds\tctime\tdtime\tttime\twait\n"
 // apr_ctime prints it ("Mon Nov 02 15:04:05 2026").
 const ctimeLayout = "Mon Jan 02 15:04:05 2006"
 
-// Write writes the -g file for res (ref §13.2), with start times in loc: a
+// Write writes ab's -g file for res, with start times in loc: a
 // row for every exactly stored sample and, when the run kept them
 // (client.Config.KeepAllRows), for every sample past the exact limit, merged
 // from the temporary file. Rows are in ab's order, samples.CompareByTotal: by

@@ -131,7 +131,8 @@ func clampIndex(i, n int) int {
 	return i
 }
 
-// Confidence is ab's verdict on a column's mean and median (ref §10.4).
+// Confidence is ab's verdict on a column's mean and median (the WARNING and
+// ERROR lines under its Connection Times table).
 type Confidence int
 
 const (

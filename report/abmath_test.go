@@ -145,7 +145,7 @@ func TestConfidenceOf(t *testing.T) {
 		sd           float64
 		want         Confidence
 	}{
-		{1, 0, 0.4, MoreThanTwiceApart}, // ref §10.4: rounding alone gives ERROR
+		{1, 0, 0.4, MoreThanTwiceApart}, // rounding alone gives ERROR
 		{1, 0, 0.5, NotWithinDeviation}, // d = 1 > 0.5, not > 1.0
 		{1, 0, 0.8, NotWithinDeviation}, // sane-error's WARNING rows
 		{1, 0, 1.0, Reliable},           // d = 1 is not > 1.0

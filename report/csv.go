@@ -2,7 +2,7 @@ package report
 
 import "io"
 
-// WriteCSV writes ab's -e file (ref §13.1): a header and 101 rows "%d,%.3f"
+// WriteCSV writes ab's -e file: a header and 101 rows "%d,%.3f"
 // of total times in fractional ms. It writes nothing when no request was
 // recorded (ab then creates no file).
 func WriteCSV(w io.Writer, s *Summary) error {

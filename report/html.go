@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// WriteHTML writes ab's -w report (ref §12) with the -x/-y/-z attributes.
+// WriteHTML writes ab's -w report with the -x/-y/-z attributes (Options.HTML).
 func WriteHTML(w io.Writer, s *Summary) error {
 	e := newErrWriter(w)
 	a := s.HTMLAttrs

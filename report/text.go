@@ -31,7 +31,8 @@ func (e *errWriter) flush() error {
 // port16 prints the port as ab's %hu does.
 func port16(p int) uint16 { return uint16(p) }
 
-// WriteText writes ab's text report (ref §9, §10), starting with "\n\n" and
+// WriteText writes ab's text report (the figures, then the Connection Times
+// and percentile tables), starting with "\n\n" and
 // ending after the last table line.
 func WriteText(w io.Writer, s *Summary) error {
 	e := newErrWriter(w)

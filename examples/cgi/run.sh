@@ -1,5 +1,5 @@
 #!/bin/sh
-# The output-buffering experiment of issue 5: the same CGI document produced
+# The output-buffering experiment: the same CGI document produced
 # by each output method, timed by `gab --cgi` with no web server in between,
 # then (with -S) one program timed through lighttpd's mod_cgi for comparison.
 #

@@ -47,7 +47,7 @@ var (
 	sdField       = regexp.MustCompile(`^(-?\d+\.\d|-?nan|inf)$`)
 )
 
-// sanity are ab's ERROR/WARNING confidence lines (§10.4 of the reference).
+// sanity are ab's ERROR/WARNING confidence lines (under Connection Times).
 // Whether they appear depends on timing, so Mask drops them; SanityLines
 // lists them for the cases that assert them.
 var sanity = func() map[string]bool {
