@@ -233,7 +233,7 @@ func (o *cliOptions) applyShard(f *shardFlags, now time.Time, stderr io.Writer) 
 		cfg.Rate = rateShare(cfg.Rate, n, i)
 	}
 	if o.Progress > 0 {
-		o.Progress = progressInterval(cfg.Requests, false)
+		o.Progress = client.ProgressInterval(cfg.Requests, false)
 		cfg.Quiet = o.Progress == 0
 	}
 	return exitOK, false
