@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gab/internal/sweep"
 )
 
 // burnPerRequest is the CPU the burn server spends on each request.
@@ -104,9 +107,9 @@ func TestServerCPU(t *testing.T) {
 	}
 	wantBurn(t, "single run", us, n)
 
-	csvFile := filepath.Join(t.TempDir(), "s.csv")
+	csvFile, jsonFile := filepath.Join(t.TempDir(), "s.csv"), filepath.Join(t.TempDir(), "s.json")
 	status, _, stderr = runArgs(t, t.Context(), "ab", "sweep", "--server-pid", "burn="+strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "1,3",
-		"--csv", csvFile, "burn="+url)
+		"--csv", csvFile, "--json", jsonFile, "burn="+url)
 	if status != 0 {
 		t.Fatalf("sweep: status %d, stderr %q", status, stderr)
 	}
@@ -123,5 +126,21 @@ func TestServerCPU(t *testing.T) {
 		if pct, _ := strconv.ParseFloat(r[col["server_cpu_pct"]], 64); pct <= 0 {
 			t.Errorf("server cpu %% %q", r[col["server_cpu_pct"]])
 		}
+	}
+	// Each run's document carries its own measurement.
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc sweep.Document
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Points) != 2 {
+		t.Fatalf("document: %v", err)
+	}
+	for _, p := range doc.Points {
+		sc := p.Runs[0].Document.ServerCPU
+		if sc == nil || len(sc.PIDs) != 1 || sc.PIDs[0] != pid || sc.ClientPercent == nil {
+			t.Fatalf("run document server_cpu %+v", sc)
+		}
+		wantBurn(t, "run document", sc.UsPerRequest, n)
 	}
 }

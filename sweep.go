@@ -50,7 +50,7 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
 	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
 	fs.BoolVar(&so.demo, "demo", false, "sweep the built-in server (serves /bytes/N for any size N, accepts POST bodies)")
-	fs.StringArrayVar(&so.serverPIDs, "server-pid", nil, "measure the CPU of `[LABEL=]PID[,PID...]` (and threads, children) per run; repeatable, one per label")
+	fs.StringArrayVar(&so.serverPIDs, "server-pid", nil, "measure the CPU of processes `[LABEL=]PID[,PID...]`, their threads and children, per run (Linux); repeatable, once per label")
 	fs.BoolVarP(&so.help, "help", "h", false, "print this help")
 	return fs
 }
@@ -486,7 +486,11 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	}
 	sum := report.NotStarted(redactCredentials(p.argv), rr.Start, "", 0)
 	if res != nil {
-		sum = report.Summarize(res, reportOptions(o, p.argv, cpu, nil))
+		var server *report.ServerCPU
+		if rr.ServerCPUKnown {
+			server = &report.ServerCPU{PIDs: meter.PIDs(), CPU: rr.ServerCPU, Resolution: servercpu.Resolution, Client: cpu}
+		}
+		sum = report.Summarize(res, reportOptions(o, p.argv, cpu, server))
 		rr.RPS = sum.Rates.RequestsPerSecond
 		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
 		rr.Seconds, rr.ReadBytes, rr.SentBytes = sum.Seconds, sum.TotalRead, sum.TotalSent
