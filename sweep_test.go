@@ -194,7 +194,7 @@ func TestSweepDemoPostSizes(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d, stderr %s", status, stderr)
 	}
-	if !strings.Contains(stdout, "demo    2k") || !strings.Contains(stdout, "  err  rx Mbit/s  tx Mbit/s  cli cpu%") || strings.Contains(stdout, "Ranking") {
+	if !strings.Contains(stdout, "demo    2k") || !strings.Contains(stdout, "  err  rx Mbit/s  tx Mbit/s  cli us/req  cli cpu%") || strings.Contains(stdout, "Ranking") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	raw, _ := os.ReadFile(jsonFile)

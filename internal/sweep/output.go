@@ -90,6 +90,7 @@ type DocPoint struct {
 	SentMbitPerS     float64 `json:"sent_mbit_per_s"`
 	// The CPU figures are absent where not measured.
 	ClientCPUPercent  *float64 `json:"client_cpu_percent_of_one_core,omitempty"`
+	ClientCPUUsPerReq *float64 `json:"client_cpu_us_per_request,omitempty"`
 	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
 	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
 
@@ -208,6 +209,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 			MbitPerS:          p.MbitPerS,
 			SentMbitPerS:      p.SentMbitPerS,
 			ClientCPUPercent:  optional(p.ClientCPUPct, p.ClientCPUKnown),
+			ClientCPUUsPerReq: optional(p.ClientCPUUsPerReq, p.ClientCPUKnown),
 			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
 			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
 			Runs:              []DocRun{},
@@ -252,7 +254,7 @@ func WriteJSON(w io.Writer, d *Document) error {
 var CSVHeader = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
 	"rps_mean", "rps_sd", "rps_min", "rps_max", "rps_ci95", "rps_cv", "cv_above_max",
 	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s", "sent_mbit_s",
-	"client_cpu_pct", "server_cpu_us_per_req", "server_cpu_pct"}
+	"client_cpu_pct", "client_cpu_us_per_req", "server_cpu_us_per_req", "server_cpu_pct"}
 
 // WriteCSV writes one row per point; a figure that was not measured is empty.
 func WriteCSV(w io.Writer, points []*PointResult) error {
@@ -289,7 +291,7 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 			strconv.FormatBool(p.RPS.Unstable),
 			lat(p.LatencyMeanMs), lat(p.LatencySDMs), lat(p.LatencyP50Ms), lat(p.LatencyP99Ms),
 			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 3), f(p.SentMbitPerS, 3),
-			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
+			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ClientCPUUsPerReq, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
 			known(p.ServerPct, p.ServerCPUKnown, 1)}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -357,7 +359,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	if s.SizeOption == "--post-sizes" {
 		head += "\ttx Mbit/s"
 	}
-	head += "\tcli cpu%"
+	head += "\tcli us/req\tcli cpu%"
 	if anyServer {
 		head += "\tsrv us/req\tsrv cpu%"
 	}
@@ -386,7 +388,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		if s.SizeOption == "--post-sizes" {
 			row = append(row, f(p.SentMbitPerS, 2))
 		}
-		row = append(row, dash(p.ClientCPUPct, p.ClientCPUKnown, 1))
+		row = append(row, dash(p.ClientCPUUsPerReq, p.ClientCPUKnown, 1), dash(p.ClientCPUPct, p.ClientCPUKnown, 1))
 		if anyServer {
 			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
 		}
@@ -420,7 +422,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
 	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
 	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below). rx/tx Mbit/s: bytes received/sent (heads included) per second, mean over the runs.")
-	fmt.Fprintln(w, "cli cpu%: gab's own CPU, % of one core; srv: CPU of the --server-pid processes (/proc, 10 ms ticks) per complete request and % of one core.")
+	fmt.Fprintln(w, "cli: gab's own CPU per complete request and % of one core; srv: the same for the --server-pid processes (/proc, 10 ms ticks).")
 	if !complete {
 		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")
 	}

@@ -81,6 +81,7 @@ type PointResult struct {
 	MbitPerS                     float64 // mean over the repetitions of received Mbit/s
 	SentMbitPerS                 float64 // likewise sent
 	ClientCPUPct                 float64 // client CPU over the runs' elapsed time, % of one core
+	ClientCPUUsPerReq            float64 // client CPU per complete request, µs
 	ClientCPUKnown               bool
 	ServerCPUUsPerReq, ServerPct float64 // server CPU per complete request (µs), % of one core
 	ServerCPUKnown               bool
@@ -173,6 +174,7 @@ func (p *PointResult) compute(maxCV float64) {
 	}
 	if seconds > 0 && p.Complete > 0 {
 		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
+		p.ClientCPUUsPerReq = float64(clientCPU.Microseconds()) / float64(p.Complete)
 		p.ServerPct = serverCPU.Seconds() / seconds * 100
 	} else {
 		p.ClientCPUKnown, p.ServerCPUKnown = false, false

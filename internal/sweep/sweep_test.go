@@ -227,7 +227,8 @@ func TestAggregateAndRank(t *testing.T) {
 	if !near(a.LatencyP50Ms, 3, 0.005) || !near(a.LatencyP99Ms, 5, 0.005) {
 		t.Errorf("a p50 %v p99 %v", a.LatencyP50Ms, a.LatencyP99Ms)
 	}
-	if !near(a.MbitPerS, 1, 1e-12) || !near(a.ClientCPUPct, 50, 1e-9) || a.ServerCPUKnown {
+	// 2 runs of 1 s with 0.5 s of CPU each, 5 requests: 50 % and 200 ms per request.
+	if !near(a.MbitPerS, 1, 1e-12) || !near(a.ClientCPUPct, 50, 1e-9) || !near(a.ClientCPUUsPerReq, 200000, 1e-9) || a.ServerCPUKnown {
 		t.Errorf("a mbit %v cpu %v server %v", a.MbitPerS, a.ClientCPUPct, a.ServerCPUKnown)
 	}
 	rs := Rankings(points)
@@ -260,7 +261,7 @@ func TestCSVAndTable(t *testing.T) {
 		col[h] = i
 	}
 	for _, h := range []string{"label", "url", "size", "concurrency", "repeats", "rps_mean", "rps_sd", "rps_ci95",
-		"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "mbit_s", "client_cpu_pct", "server_cpu_us_per_req"} {
+		"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "mbit_s", "client_cpu_pct", "client_cpu_us_per_req", "server_cpu_us_per_req"} {
 		if _, ok := col[h]; !ok {
 			t.Errorf("no column %q", h)
 		}
