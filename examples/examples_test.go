@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -87,7 +88,9 @@ func checkPoints(t *testing.T, d *sweep.Document, points int) {
 func run(t *testing.T, gab, script string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), "GAB="+gab)
+	// Ports of their own, away from the scripts' defaults (a run beside the test).
+	port := 20000 + os.Getpid()%20000
+	cmd.Env = append(os.Environ(), "GAB="+gab, "BASEPORT="+strconv.Itoa(port), "PORT="+strconv.Itoa(port))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}

@@ -91,7 +91,7 @@ $server_cpu /usr/sbin/nginx -p "$d" -c "$d/nginx.conf" >"$d/out.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; sleep 0.5; rm -rf "$work"' EXIT INT TERM
 i=0
-until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null || [ $i -ge 50 ]; do
+until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null || [ $i -ge 300 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done

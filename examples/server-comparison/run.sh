@@ -91,14 +91,15 @@ start() {
 	$server_cpu "$@" >"$work/$name.log" 2>&1 &
 	pid=$!
 	i=0
-	until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null || [ $i -ge 50 ]; do
+	# up to 30 s each for the port and the pidfile (a busy machine is slow)
+	until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null || [ $i -ge 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	if [ -n "$pidfile" ]; then
 		i=0
-		until [ -s "$pidfile" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
-		pid=$(cat "$pidfile")
+		until [ -s "$pidfile" ] || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+		pid=$(cat "$pidfile" 2>/dev/null || echo "$pid")
 	fi
 	if ! kill -0 "$pid" 2>/dev/null; then
 		echo "$name did not start:" >&2
