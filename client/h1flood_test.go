@@ -137,3 +137,23 @@ func TestH1EndlessBodyInterrupted(t *testing.T) {
 		}
 	})
 }
+
+// A complete response with Connection: close, then a stream of stray bytes
+// instead of the close: the request is complete; gab stops waiting for the
+// close after maxDrain bytes and the run goes on.
+func TestH1StrayBytesInsteadOfClose(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newFaultServer(t, floodAfterRequest("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", "junk"))
+		cfg := h1Config(srv.port(), 4, 2, false)
+		cfg.Timeout = 2 * time.Second
+		res, took := runFlood(t, cfg)
+		wantCounts(t, res, 4, Failures{})
+		if res.BodyRead != 8 || res.TotalRead > 4*(maxDrain+bigReadBufSize+100) {
+			t.Errorf("body %d, read %d: want 4 × 2 body bytes and at most maxDrain stray bytes per response", res.BodyRead, res.TotalRead)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("run took %v, want well under -s", took)
+		}
+	})
+}

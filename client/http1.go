@@ -420,14 +420,22 @@ func (t *http1) serverCloses(h *respHead) bool {
 // drain reads until the server closes, as ab does, so that the server and not
 // gab closes first and keeps the TIME_WAIT state: a client closing first would
 // tie up one local port per request for a minute. The FIN has usually arrived
-// with the response, so this is one read returning 0. Stray bytes are counted.
+// with the response, so this is one read returning 0. Stray bytes are counted,
+// up to maxDrain: a server that keeps sending instead of closing is closed on.
 func (c *h1conn) drain() {
-	for {
-		if _, err := c.read(c.buf); err != nil {
+	for left := maxDrain; left > 0; {
+		n, err := c.read(c.buf)
+		if err != nil {
 			return // EOF, or an error that no longer matters: the response is complete
 		}
+		left -= n
 	}
 }
+
+// maxDrain bounds the stray bytes read after a complete response while gab
+// waits for the server's close (both paths). Past it gab closes: the request
+// is complete, and a server that streams instead of closing must not hold it.
+const maxDrain = 64 << 10
 
 // keep decides whether a complete, framed response leaves the connection open.
 func (t *http1) keep(h *respHead) bool {

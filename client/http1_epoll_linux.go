@@ -80,6 +80,7 @@ type epConn struct {
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
 	pos, have int
 	wrote     int   // request bytes written
+	drained   int   // stray bytes read while waiting for the server's close
 	budget    int   // bytes this wake-up may still read (readBudget per pump)
 	wantOut   bool  // the socket is registered for EPOLLOUT too
 	queued    bool  // in the loop's again list
@@ -495,7 +496,7 @@ func (lp *epLoop) complete(c *epConn) {
 		c.lastEnd = o.End
 		c.state = epDone
 	case lp.h.serverCloses(&c.rd.head):
-		c.state = epDrain
+		c.state, c.drained = epDrain, 0
 	default:
 		lp.closeConn(c)
 		c.state = epDone
@@ -508,8 +509,9 @@ func (lp *epLoop) drain(c *epConn) bool {
 		if !c.canRead() {
 			return false
 		}
-		if _, err := lp.read(c, c.buf); err != nil {
-			lp.closeConn(c) // EOF, or an error that no longer matters
+		n, err := lp.read(c, c.buf)
+		if c.drained += n; err != nil || c.drained >= maxDrain {
+			lp.closeConn(c) // EOF, an error that no longer matters, or a server that will not close
 			c.state = epDone
 			return true
 		}
