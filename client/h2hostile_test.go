@@ -24,6 +24,7 @@ import (
 type h2Hostile struct {
 	fs       *faultServer
 	requests atomic.Int64 // HEADERS frames read from gab (requests received)
+	protoErr atomic.Int64 // GOAWAY(PROTOCOL_ERROR) frames read from gab
 }
 
 // h2HostileConn is one connection as its script sees it.
@@ -69,6 +70,9 @@ func (hc *h2HostileConn) readLoop(fc *faultConn) {
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return
+		}
+		if g, ok := f.(*http2.GoAwayFrame); ok && g.ErrCode == http2.ErrCodeProtocol {
+			hc.srv.protoErr.Add(1)
 		}
 		if h, ok := f.(*http2.HeadersFrame); ok {
 			hc.srv.requests.Add(1)
@@ -459,6 +463,15 @@ func testH2UnopenedStream(t *testing.T) {
 	}
 	if got := s.fs.accepted.Load(); got < 6 {
 		t.Errorf("%d connections, want one per request (each is replaced)", got)
+	}
+	// Each connection is closed with GOAWAY(PROTOCOL_ERROR), which the server
+	// reads after the run (in the test's own time).
+	deadline := time.Now().Add(3 * time.Second)
+	for s.protoErr.Load() < 6 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := s.protoErr.Load(); got < 6 {
+		t.Errorf("server read %d GOAWAY(PROTOCOL_ERROR), want one per connection (6)", got)
 	}
 }
 

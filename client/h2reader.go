@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"net"
+	"time"
 
 	"golang.org/x/net/http2"
 )
@@ -40,6 +41,13 @@ func (c *h2Conn) readLoop() {
 	if c.batching {
 		c.batching = false
 		c.writers.Add(-1)
+	}
+	if code, ok := h2GoAwayCode(err); ok && c.sawSettings {
+		// A server that does not read cannot hold the reader here.
+		_ = c.raw.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		c.lockWrite()
+		_ = c.fr.WriteGoAway(0, code, nil)
+		_ = c.unlockWrite() // the connection is closed next, whatever this says
 	}
 	c.shutdown(err)
 }

@@ -343,6 +343,17 @@ func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) FailCla
 	return FailReceiveCounted
 }
 
+// h2GoAwayCode is the error code of the GOAWAY that gab sends before it
+// closes a connection whose server broke the protocol (RFC 9113 §5.4.1), so
+// that the server's logs say why; false for other endings.
+func h2GoAwayCode(err error) (http2.ErrCode, bool) {
+	var ce http2.ConnectionError
+	if errors.As(err, &ce) {
+		return http2.ErrCode(ce), true
+	}
+	return 0, false
+}
+
 // isH2ProtocolError reports an error that means the peer is not speaking
 // HTTP/2 correctly.
 func isH2ProtocolError(err error) bool {

@@ -647,6 +647,10 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 			break
 		}
 	}
+	if code, ok := h2GoAwayCode(err); ok && c.sawSettings && c.fd >= 0 {
+		_ = c.fr.WriteGoAway(0, code, nil)
+		_, _ = rawWrite(c.fd, c.out) // one try: the connection is closed next
+	}
 	lp.closeConn(c)
 	if !lp.stopped {
 		lp.issue(c) // a new connection for the requests to issue again
