@@ -290,3 +290,31 @@ func readCSV(t *testing.T, name string) (rows [][]string, col map[string]int) {
 	}
 	return rows, col
 }
+
+// FuzzSplitSweepArgs: the sweep's command-line splitter never panics, its
+// targets are words of the command line, and it makes up no words.
+func FuzzSplitSweepArgs(f *testing.F) {
+	f.Add("-kc\x1f1,10\x1f-n100\x1f--repeat\x1f3\x1fa=http://h/\x1f--csv=f\x1fhttp://g/")
+	f.Add("-c\x1f--\x1f-H\x1f-c 5\x1f--sizes\x1f1k\x1fx")
+	f.Add("--\x1f-odd")
+	f.Fuzz(func(t *testing.T, joined string) {
+		args := strings.Split(joined, "\x1f")
+		sa, err := splitSweepArgs(args)
+		if err != nil {
+			return
+		}
+		for _, target := range sa.targets {
+			found := false
+			for _, a := range args {
+				found = found || a == target
+			}
+			if !found {
+				t.Fatalf("%q: target %q is not one of the words", args, target)
+			}
+		}
+		// An attached value (-n100) becomes two words (-n 100), nothing more.
+		if len(sa.ab)+len(sa.targets) > 2*len(args) {
+			t.Fatalf("%q: too many words out (%q, %q)", args, sa.ab, sa.targets)
+		}
+	})
+}
