@@ -17,6 +17,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/servercpu"
+	"gab/internal/threshold"
 	"gab/report"
 )
 
@@ -24,7 +25,11 @@ import (
 const (
 	exitOK    = 0
 	exitError = 1  // ab's err(): bad -n, method mixing, POST file, credentials, TLS setup
-	exitUsage = 22 // EINVAL: arguments, URL, concurrency, -h
+	exitUsage = 22 // EINVAL: arguments, URL, concurrency, -h; gab's invalid or conflicting options
+	// exitThreshold is gab's own: the run went well but a --fail-if threshold
+	// failed. Not a status ab uses (its errors are 1, 22 and errno values of
+	// the network system calls, which are never 3, ESRCH).
+	exitThreshold = 3
 )
 
 // maxConcurrency is this ab build's limit ("Invalid Concurrency [Range 0..200000]").
@@ -75,6 +80,8 @@ type cliOptions struct {
 	// without --shard), and --start-at (zero without it).
 	Shard   *shardSpec
 	StartAt time.Time
+	// FailIf are the --fail-if thresholds, checked after the run.
+	FailIf []threshold.Threshold
 }
 
 // newOptions returns ab's defaults.
@@ -96,15 +103,16 @@ func newOptions(argv0 string) *cliOptions {
 
 // longOptions holds the values of gab's long options while they are parsed.
 type longOptions struct {
-	http2, http11, demo, version, verifyTLS, extended, noCap bool
-	histogram                                                bool
-	streams, cpus, sampleLimit                               int
-	cgi, format, jsonFile, serverPID, plot, html, progress   string
-	cgiEnv                                                   []string
-	requestTimeout                                           durationValue
-	percentiles                                              percentilesValue
-	rate                                                     float64
-	shard                                                    shardFlags
+	http2, http11, demo, version, verifyTLS, extended, noCap, help bool
+	histogram                                                      bool
+	streams, cpus, sampleLimit                                     int
+	cgi, format, jsonFile, serverPID, plot, html, progress         string
+	cgiEnv, failIf                                                 []string
+	requestTimeout                                                 durationValue
+	percentiles                                                    percentilesValue
+	rate                                                           float64
+	warmup                                                         warmupValue
+	shard                                                          shardFlags
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -134,6 +142,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
+	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
+	fs.StringArrayVar(&lo.failIf, "fail-if", nil, "exit 3 after the report if `EXPR` holds no more (p99<50ms, mean<10ms, failed<1%, non2xx=0, rps>5000; repeatable)")
+	fs.BoolVar(&lo.help, "help", false, "print this help (ab's options and gab's) on stdout and exit")
 	return fs
 }
 
@@ -160,6 +171,40 @@ func (d *durationValue) Set(s string) error {
 		return fmt.Errorf("negative duration %q", s)
 	}
 	*d = durationValue(v)
+	return nil
+}
+
+// warmupValue is --warmup: a number of requests ("500") or a duration
+// ("10s", "1.5m").
+type warmupValue struct {
+	requests int
+	time     time.Duration
+}
+
+func (w *warmupValue) String() string {
+	switch {
+	case w.requests > 0:
+		return strconv.Itoa(w.requests)
+	case w.time > 0:
+		return w.time.String()
+	}
+	return ""
+}
+func (w *warmupValue) Type() string { return "N|DURATION" }
+func (w *warmupValue) Set(s string) error {
+	*w = warmupValue{}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n <= 0 || n > math.MaxInt32 {
+			return fmt.Errorf("--warmup %s: a number of requests from 1 to %d", s, math.MaxInt32)
+		}
+		w.requests = n
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("--warmup %q: a number of requests or a positive duration with its unit (10s, 500ms)", s)
+	}
+	w.time = d
 	return nil
 }
 
@@ -338,7 +383,13 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 		fmt.Fprintf(stdout, "gab %s\n", version)
 		return o, exitOK, true
 	}
-	if status, done := o.applyLong(&lo, stderr); done {
+	if lo.help {
+		writeUsage(stdout, argv0)
+		io.WriteString(stdout, "\n")
+		writeLongUsage(stdout, fs)
+		return o, exitOK, true
+	}
+	if status, done := o.applyLong(&lo, fs, stderr); done {
 		return o, status, true
 	}
 
@@ -503,6 +554,10 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	wantArgs := 1
 	if o.Demo {
 		wantArgs = 0 // the URL is the demo server's
+		if len(args) == 1 {
+			fmt.Fprintf(stderr, "gab: --demo benchmarks its own server and takes no URL (%s)\n", args[0])
+			return exitUsage, true
+		}
 	}
 	if len(args) != wantArgs {
 		return usageError("wrong number of arguments")
@@ -528,13 +583,8 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0
-	if o.Proxy && cfg.Protocol == client.HTTP2 {
-		io.WriteString(stderr, "gab: -X cannot be used with --http2\n")
-		return exitError, true
-	}
-	if o.Proxy && cfg.Protocol == client.CGI {
-		io.WriteString(stderr, "gab: -X cannot be used with --cgi\n")
-		return exitError, true
+	if status, done := o.conflicts(stderr); done {
+		return status, done
 	}
 	if !o.Demo {
 		o.setTarget(target)
@@ -542,8 +592,34 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	return exitOK, false
 }
 
+// conflicts refuses the combinations of ab's options with gab's that would
+// leave an option without effect: a usage error (exit 22), as every invalid or
+// conflicting extension option is.
+func (o *cliOptions) conflicts(stderr io.Writer) (status int, done bool) {
+	cfg := &o.Config
+	fail := func(msg string) (int, bool) {
+		io.WriteString(stderr, "gab: "+msg+"\n")
+		return exitUsage, true
+	}
+	switch {
+	case o.Proxy && cfg.Protocol == client.HTTP2:
+		return fail("-X cannot be used with --http2")
+	case o.Proxy && cfg.Protocol == client.CGI:
+		return fail("-X cannot be used with --cgi")
+	case o.HTML && o.Format == "json":
+		return fail("-w (and -x, -y, -z) cannot be used with --format json")
+	case o.HTML && o.Extended:
+		return fail("--extended prints text tables and cannot be used with -w (or -x, -y, -z)")
+	case o.HTML && len(o.Percentiles) > 0:
+		return fail("--percentiles prints a text table and cannot be used with -w (or -x, -y, -z)")
+	}
+	return exitOK, false
+}
+
 // applyLong moves the long options' values into o; a contradiction is an error.
-func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, done bool) {
+// One rule for numbers: a numeric option that is given must be positive (its
+// absence is the default).
+func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Writer) (status int, done bool) {
 	cfg := &o.Config
 	fail := func(format string, args ...any) (int, bool) {
 		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
@@ -570,21 +646,30 @@ func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, d
 	if lo.streams < 1 {
 		return fail("--streams must be at least 1, not %d", lo.streams)
 	}
+	if fs.Changed("streams") && !lo.http2 {
+		return fail("--streams needs --http2 (HTTP/1 sends one request at a time per connection)")
+	}
 	cfg.Streams = lo.streams
+	if len(lo.cgiEnv) > 0 && lo.cgi == "" {
+		return fail("--cgi-env needs --cgi")
+	}
 	for _, kv := range lo.cgiEnv {
 		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
 			return fail("--cgi-env wants NAME=VALUE, not %q", kv)
 		}
 	}
 	cfg.CGIEnv = lo.cgiEnv
+	if fs.Changed("request-timeout") && lo.requestTimeout == 0 {
+		return fail("--request-timeout must be positive (leave it out for no per-request timeout)")
+	}
 	cfg.RequestTimeout = time.Duration(lo.requestTimeout)
-	if lo.cpus < 0 {
-		return fail("--cpus must not be negative, not %d", lo.cpus)
+	if fs.Changed("cpus") && lo.cpus < 1 {
+		return fail("--cpus must be at least 1, not %d", lo.cpus)
 	}
 	o.CPUs = lo.cpus
 	o.NoCap = lo.noCap
-	if lo.sampleLimit < 0 {
-		return fail("--sample-limit must not be negative, not %d", lo.sampleLimit)
+	if fs.Changed("sample-limit") && lo.sampleLimit < 1 {
+		return fail("--sample-limit must be at least 1, not %d", lo.sampleLimit)
 	}
 	cfg.SampleLimit = lo.sampleLimit
 	o.Demo = lo.demo
@@ -610,7 +695,7 @@ func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, d
 	default:
 		return fail("--progress must be auto, always or never, not %q", lo.progress)
 	}
-	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 {
+	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 || fs.Changed("rate") && lo.rate == 0 {
 		return fail("--rate must be a positive number of requests per second")
 	}
 	cfg.Rate = lo.rate
@@ -620,6 +705,14 @@ func (o *cliOptions) applyLong(lo *longOptions, stderr io.Writer) (status int, d
 			return fail("%v", err)
 		}
 		o.ServerPIDs = pids
+	}
+	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
+	for _, e := range lo.failIf {
+		t, err := threshold.Parse(e)
+		if err != nil {
+			return fail("%v", err)
+		}
+		o.FailIf = append(o.FailIf, t)
 	}
 	return exitOK, false
 }

@@ -241,8 +241,19 @@ func TestParseErrors(t *testing.T) {
 			" Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/<br>\n" +
 			" Licensed to The Apache Software Foundation, http://www.apache.org/<br>\n</p>\n<p>\n", ""},
 		{"--version", []string{"ab", "-n", "0", "--version"}, 0, "gab " + version + "\n", ""},
-		{"-X with --http2", []string{"ab", "--http2", "-X", "p:3128", testURL}, 1, "", "gab: -X cannot be used with --http2\n"},
-		{"-X with --cgi", []string{"ab", "--cgi", "x", "-X", "p:3128", testURL}, 1, "", "gab: -X cannot be used with --cgi\n"},
+		{"-X with --http2", []string{"ab", "--http2", "-X", "p:3128", testURL}, 22, "", "gab: -X cannot be used with --http2\n"},
+		{"-X with --cgi", []string{"ab", "--cgi", "x", "-X", "p:3128", testURL}, 22, "", "gab: -X cannot be used with --cgi\n"},
+		{"-w with --format json", []string{"ab", "-w", "--format", "json", testURL}, 22, "", "gab: -w (and -x, -y, -z) cannot be used with --format json\n"},
+		{"-w with --extended", []string{"ab", "-w", "--extended", testURL}, 22, "", "gab: --extended prints text tables and cannot be used with -w (or -x, -y, -z)\n"},
+		{"-x with --percentiles", []string{"ab", "-x", "border=1", "--percentiles", "50,99", testURL}, 22, "", "gab: --percentiles prints a text table and cannot be used with -w (or -x, -y, -z)\n"},
+		{"--streams without --http2", []string{"ab", "--streams", "10", testURL}, 22, "", "gab: --streams needs --http2 (HTTP/1 sends one request at a time per connection)\n"},
+		{"--cgi-env without --cgi", []string{"ab", "--cgi-env", "A=b", testURL}, 22, "", "gab: --cgi-env needs --cgi\n"},
+		{"--rate 0", []string{"ab", "--rate", "0", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
+		{"--cpus 0", []string{"ab", "--cpus", "0", testURL}, 22, "", "gab: --cpus must be at least 1, not 0\n"},
+		{"--sample-limit 0", []string{"ab", "--sample-limit", "0", testURL}, 22, "", "gab: --sample-limit must be at least 1, not 0\n"},
+		{"--request-timeout 0", []string{"ab", "--request-timeout", "0", testURL}, 22, "", "gab: --request-timeout must be positive (leave it out for no per-request timeout)\n"},
+		{"bad --fail-if", []string{"ab", "--fail-if", "p99<50", testURL}, 22, "", "gab: --fail-if \"p99<50\": p99 needs a unit: us, ms or s (e.g. p99<50ms)\n"},
+		{"bad --warmup", []string{"ab", "--warmup", "0", testURL}, 22, "", "gab: invalid argument \"0\" for \"--warmup\" flag: --warmup 0: a number of requests from 1 to 2147483647\n" + usage},
 		{"unknown long option", []string{"ab", "--bogus", testURL}, 22, "", "gab: unknown flag: --bogus\n" + usage},
 		{"long option without its value", []string{"ab", testURL, "--streams"}, 22, "", "gab: flag needs an argument: --streams\n" + usage},
 		{"bad --streams", []string{"ab", "--streams", "0", testURL}, 22, "", "gab: --streams must be at least 1, not 0\n"},
@@ -250,7 +261,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad --cgi-env", []string{"ab", "--cgi", "x", "--cgi-env", "NOVALUE", testURL}, 22, "", "gab: --cgi-env wants NAME=VALUE, not \"NOVALUE\"\n"},
 		{"bad --rate", []string{"ab", "--rate", "-1", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
 		{"--http2 with --http1.1", []string{"ab", "--http2", "--http1.1", testURL}, 22, "", "gab: --http2, --http1.1 and --cgi exclude each other\n"},
-		{"--demo with a URL", []string{"ab", "--demo", testURL}, 22, "", "ab: wrong number of arguments\n" + usage},
+		{"--demo with a URL", []string{"ab", "--demo", testURL}, 22, "", "gab: --demo benchmarks its own server and takes no URL (" + testURL + ")\n"},
 	}
 	for _, tc := range tests {
 		_, status, done, stdout, stderr := parse(t, tc.argv...)
@@ -289,9 +300,44 @@ func TestHelpIsABUsagePlusLongOptions(t *testing.T) {
 		t.Fatalf("-h output does not start with ab's usage and a blank line:\n%s", stderr)
 	}
 	for _, name := range []string{"--http2", "--http1.1", "--streams", "--cgi", "--cgi-env", "--request-timeout", "--cpus",
-		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--format", "--json", "--percentiles", "--extended", "--rate"} {
+		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--format", "--json", "--percentiles", "--extended", "--rate",
+		"--warmup", "--fail-if", "--help"} {
 		if !strings.Contains(stderr[len(usage):], name+" ") {
 			t.Errorf("-h does not list %s", name)
+		}
+	}
+}
+
+// --help is the full help on stdout (ab's usage, then gab's options) and exit 0.
+func TestLongHelp(t *testing.T) {
+	_, status, done, stdout, stderr := parse(t, "ab", "--help")
+	if !done || status != exitOK || stderr != "" {
+		t.Fatalf("--help: status %d done %v stderr %q", status, done, stderr)
+	}
+	_, _, _, _, dashH := parse(t, "ab", "-h")
+	if stdout != dashH {
+		t.Errorf("--help on stdout differs from -h on stderr:\n%s\n---\n%s", stdout, dashH)
+	}
+	if !strings.HasPrefix(stdout, usageOf("ab")) || !strings.Contains(stdout, "--fail-if EXPR") || !strings.Contains(stdout, "--warmup N|DURATION") {
+		t.Errorf("--help is not ab's usage plus gab's options:\n%s", stdout)
+	}
+}
+
+func TestWarmupAndFailIfOptions(t *testing.T) {
+	o, _, done, _, stderr := parse(t, "ab", "--warmup", "500", "--fail-if", "p99<50ms", "--fail-if=failed<1%", testURL)
+	if done {
+		t.Fatalf("rejected: %s", stderr)
+	}
+	if o.Config.WarmupRequests != 500 || o.Config.WarmupTime != 0 || len(o.FailIf) != 2 || o.FailIf[0].Metric != "p99" || o.FailIf[1].Expr != "failed<1%" {
+		t.Errorf("warm-up %d/%v, thresholds %+v", o.Config.WarmupRequests, o.Config.WarmupTime, o.FailIf)
+	}
+	o, _, done, _, stderr = parse(t, "ab", "--warmup", "1.5s", testURL)
+	if done || o.Config.WarmupTime != 1500*time.Millisecond || o.Config.WarmupRequests != 0 {
+		t.Errorf("--warmup 1.5s: %v %d %s", o.Config.WarmupTime, o.Config.WarmupRequests, stderr)
+	}
+	for _, bad := range []string{"-3", "1.5", "0s", "soon", "-1s"} {
+		if _, status, done, _, _ := parse(t, "ab", "--warmup", bad, testURL); !done || status != exitUsage {
+			t.Errorf("--warmup %s: status %d done %v, want a usage error", bad, status, done)
 		}
 	}
 }

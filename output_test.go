@@ -197,7 +197,7 @@ func TestJSONFatalEndings(t *testing.T) {
 	}{
 		{[]string{"ab", "--format", "json", "-n", "0", "http://127.0.0.1:1/"}, 1, "Invalid number of requests"},
 		{[]string{"ab", "--format=json", "http://127.0.0.1:1"}, 22, "ab: invalid URL"},
-		{[]string{"ab", "--format", "json", "-w", "http://127.0.0.1:1/"}, 1, "gab: -w (and -x, -y, -z) cannot be used with --format json"},
+		{[]string{"ab", "--format", "json", "-w", "http://127.0.0.1:1/"}, 22, "gab: -w (and -x, -y, -z) cannot be used with --format json"},
 	} {
 		status, stdout, _ := runGab(t, c.argv...)
 		doc := decodeOne(t, stdout)
