@@ -26,10 +26,7 @@ const (
 	exitOK    = 0
 	exitError = 1  // ab's err(): bad -n, method mixing, POST file, credentials, TLS setup
 	exitUsage = 22 // EINVAL: arguments, URL, concurrency, -h; gab's invalid or conflicting options
-	// exitThreshold is gab's own: the run went well but a --fail-if threshold
-	// failed. Not a status ab uses (its errors are 1, 22 and errno values of
-	// the network system calls, which are never 3, ESRCH).
-	exitThreshold = 3
+	// A failed --fail-if threshold exits with threshold.ExitStatus (3).
 )
 
 // maxConcurrency is this ab build's limit ("Invalid Concurrency [Range 0..200000]").

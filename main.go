@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/threshold"
 )
 
 // version is gab's own version (--version); release builds set it with -ldflags "-X main.version=...".
@@ -189,6 +190,9 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	}
 	if interrupted {
 		return exitError
+	}
+	if sum.ThresholdsFailed {
+		return threshold.ExitStatus
 	}
 	return exitOK
 }

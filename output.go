@@ -63,6 +63,11 @@ func newOutput(o *cliOptions, argv []string) *output {
 		}
 		out.tables = append(out.tables, report.WriteServerCPU) // prints nothing without --server-pid
 	}
+	if !out.jsonStdout {
+		// After the HTML report too: these lines say what the report left out
+		// and how the run is judged.
+		out.tables = append(out.tables, report.WriteWarmup, report.WriteThresholds)
+	}
 	out.begin()
 	return out
 }
@@ -151,6 +156,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		ServerCPU:   server,
 		CommandLine: redactCredentials(argv),
 		Run:         runInfo(o),
+		FailIf:      o.FailIf,
 	}
 }
 
@@ -184,6 +190,9 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 	if serverErr != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", serverErr)
 		return exitError
+	}
+	if out.jsonStdout { // stdout is the document's; the verdicts go to stderr as well
+		_ = report.WriteThresholds(stderr, sum) // stderr errors are not reported anywhere
 	}
 	if !html && sum.Complete > 0 {
 		return writeFiles(out.o, res, sum, stdout, stderr, loc)

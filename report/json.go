@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the document's schema_version. It changes only when a field
 // changes meaning or disappears; new fields may appear within a version.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Document is the whole JSON output.
 type Document struct {
@@ -53,6 +53,10 @@ type Document struct {
 	// Sums are the timing columns' exact sums and histograms, from which gab
 	// merge computes the report of several documents.
 	Sums *JSONSums `json:"sums,omitempty"`
+	// Warmup is the warm-up sent before the run (--warmup; absent without).
+	Warmup *JSONWarmup `json:"warmup,omitempty"`
+	// Thresholds are the --fail-if verdicts (absent without the option).
+	Thresholds *JSONThresholds `json:"thresholds,omitempty"`
 }
 
 // JSONError is a fatal error.
@@ -303,6 +307,8 @@ func NewDocument(s *Summary) *Document {
 	if s.Rate != nil {
 		d.Rate = jsonRate(s.Rate)
 	}
+	d.Warmup = jsonWarmup(s)
+	d.Thresholds = jsonThresholds(s)
 	return d
 }
 

@@ -18,6 +18,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"gab/client"
+	"gab/internal/threshold"
 )
 
 var fixtureCommandLine = []string{"gab", "--format", "json", "--rate", "4", "--percentiles", "50,99.9", "-n", "10", "-c", "2", "http://127.0.0.1:8080/x"}
@@ -95,6 +96,27 @@ func TestJSONMatchesSchema(t *testing.T) {
 	docs["tls_h2"] = append([]byte(nil), b.Bytes()...)
 	if !strings.Contains(string(docs["tls_h2"]), `"server_temp_key": "X25519 253 bits"`) || !strings.Contains(string(docs["tls_h2"]), `"protocol": "h2"`) {
 		t.Errorf("TLS/HTTP/2 fields missing:\n%s", docs["tls_h2"])
+	}
+	// --warmup and --fail-if (a passing, a failing and a no-data check).
+	res3, _ := extFixture()
+	res3.Warmup = &client.WarmupResult{Complete: 30, Failed: 1, Elapsed: 1500 * time.Millisecond}
+	var ts []threshold.Threshold
+	for _, e := range []string{"p99<50ms", "rps>1e9", "failed<1%"} {
+		th, err := threshold.Parse(strings.Replace(e, "1e9", "1000000000", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	s3 := Summarize(res3, Options{Concurrency: 2, FailIf: ts})
+	b.Reset()
+	_ = WriteJSON(&b, s3)
+	docs["warmup_thresholds"] = append([]byte(nil), b.Bytes()...)
+	for _, want := range []string{`"warmup": {`, `"requests": 30`, `"time_s": 1.5`, `"thresholds": {`, `"passed": false`, `"exit_code": 3`,
+		`"expression": "rps>1000000000"`, `"unit": "per_s"`, `"unit": "us"`, `"unit": "percent"`} {
+		if !strings.Contains(string(docs["warmup_thresholds"]), want) {
+			t.Errorf("warm-up/thresholds document lacks %s:\n%s", want, docs["warmup_thresholds"])
+		}
 	}
 	// Nothing recorded: no tables.
 	empty := &client.Result{Samples: samples.New(5, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{},

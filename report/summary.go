@@ -6,6 +6,7 @@ import (
 
 	"gab/client"
 	"gab/internal/samples"
+	"gab/internal/threshold"
 )
 
 // Options are the command-line settings that shape ab's report.
@@ -42,6 +43,8 @@ type Options struct {
 	// Run describes the command line for the JSON document's run and shard
 	// sections (nil: no JSON document, and no sums are gathered).
 	Run *RunInfo
+	// FailIf are the --fail-if thresholds, checked against the figures.
+	FailIf []threshold.Threshold
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -190,6 +193,13 @@ type Summary struct {
 	Rate *RateFigures
 	// ServerCPU holds --server-pid's figures (nil without it).
 	ServerCPU *ServerCPUFigures
+	// Warmup is what the warm-up (--warmup) sent before the run, left out of
+	// every other figure (nil without one).
+	Warmup *client.WarmupResult
+	// Thresholds are the --fail-if verdicts, in the order given (nil without
+	// the option); ThresholdsFailed is set when any failed.
+	Thresholds       []threshold.Verdict
+	ThresholdsFailed bool
 
 	// ranks answers Percentile's rank queries over every recorded request
 	// (nil when the run recorded none).
@@ -294,6 +304,8 @@ func Summarize(res *client.Result, o Options) *Summary {
 			s.Rate = summarizeRate(s, rr, o.Percentiles)
 		}
 	}
+	s.Warmup = res.Warmup
+	s.checkThresholds(o.FailIf)
 	return s
 }
 

@@ -299,3 +299,21 @@ func CheckAll(ts []Threshold, f Figures) (vs []Verdict, ok bool) {
 	}
 	return vs, ok
 }
+
+// ExitStatus is gab's exit status when the run went well but a threshold
+// failed. ab never exits with it: its statuses are 1, 22 and the errno values
+// of network system calls, of which 3 (ESRCH) is none.
+const ExitStatus = 3
+
+// Unit names Value's and Actual's unit, as the JSON document states it.
+func (t Threshold) Unit() string {
+	switch {
+	case t.Kind == Latency:
+		return "us"
+	case t.Kind == Rate:
+		return "per_s"
+	case t.Percent:
+		return "percent"
+	}
+	return "requests"
+}

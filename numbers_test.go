@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"gab/internal/threshold"
+)
+
+// countingServer serves 100-byte documents and counts the requests it saw.
+func countingServer(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Length", "100")
+		io.WriteString(w, strings.Repeat("w", 100))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &n
+}
+
+// --warmup: the server sees the warm-up requests, the report counts only -n
+// and says how many were left out.
+func TestWarmupReport(t *testing.T) {
+	url, seen := countingServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--warmup", "25", "-n", "40", "-c", "4", url+"/")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	if got := seen.Load(); got != 65 {
+		t.Errorf("server saw %d requests, want 25 + 40", got)
+	}
+	if !strings.Contains(stdout, "Complete requests:      40\n") {
+		t.Errorf("the report counts more than -n:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`\nWarm-up requests:       25 \(0 failed\) in \d+\.\d{3} seconds, sent before the run and left out of every figure\n`).MatchString(stdout) {
+		t.Errorf("no warm-up line:\n%s", stdout)
+	}
+	status, stdout, _ = runGab(t, "ab", "--format", "json", "--warmup", "10", "-n", "5", url+"/")
+	doc := decodeOne(t, stdout)
+	if status != 0 || fmt.Sprint(field(doc, "warmup.requests")) != "10" || fmt.Sprint(field(doc, "report.complete_requests")) != "5" {
+		t.Errorf("JSON: status %d, warm-up %v, complete %v", status, field(doc, "warmup"), field(doc, "report.complete_requests"))
+	}
+}
+
+// --fail-if: one verdict line per threshold after the report, exit 3 when
+// any fails, the verdicts in the JSON document.
+func TestFailIf(t *testing.T) {
+	url, _ := countingServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--fail-if", "p99<1s", "--fail-if", "failed=0", "--fail-if", "non2xx<1%", "-n", "20", "-c", "2", url+"/")
+	if status != 0 {
+		t.Fatalf("passing thresholds: status %d, stderr %q", status, stderr)
+	}
+	lines := regexp.MustCompile(`(?m)^--fail-if .*$`).FindAllString(stdout, -1)
+	if len(lines) != 3 || !regexp.MustCompile(`^--fail-if p99<1s: passed \(p99 = \d+\.\d{3} ms\)$`).MatchString(lines[0]) ||
+		lines[1] != "--fail-if failed=0: passed (failed = 0)" || lines[2] != "--fail-if non2xx<1%: passed (non2xx = 0.00 %)" {
+		t.Errorf("verdicts %q in:\n%s", lines, stdout)
+	}
+	if !strings.Contains(stdout, "Percentage of the requests served") || strings.Index(stdout, "--fail-if") < strings.Index(stdout, "longest request") {
+		t.Errorf("the verdicts must follow the report:\n%s", stdout)
+	}
+
+	status, stdout, _ = runGab(t, "ab", "--fail-if", "rps>100000000", "--fail-if", "failed=0", "-n", "10", url+"/")
+	if status != threshold.ExitStatus || !strings.Contains(stdout, "--fail-if rps>100000000: FAILED (rps = ") || !strings.Contains(stdout, "--fail-if failed=0: passed") {
+		t.Errorf("failing threshold: status %d\n%s", status, stdout)
+	}
+
+	status, stdout, stderr = runGab(t, "ab", "--format", "json", "--fail-if", "mean<1us", "-n", "10", url+"/")
+	doc := decodeOne(t, stdout)
+	if status != threshold.ExitStatus || field(doc, "thresholds.passed") != false || fmt.Sprint(field(doc, "thresholds.exit_code")) != "3" {
+		t.Errorf("JSON: status %d, thresholds %v", status, field(doc, "thresholds"))
+	}
+	checks, _ := field(doc, "thresholds.checks").([]any)
+	if len(checks) != 1 || fmt.Sprint(checks[0].(map[string]any)["unit"]) != "us" || fmt.Sprint(checks[0].(map[string]any)["bound"]) != "1" {
+		t.Errorf("JSON checks %v", checks)
+	}
+	if !strings.Contains(stderr, "--fail-if mean<1us: FAILED (mean = ") {
+		t.Errorf("with --format json the verdicts go to stderr: %q", stderr)
+	}
+}
