@@ -85,3 +85,18 @@ func TestFailIf(t *testing.T) {
 		t.Errorf("with --format json the verdicts go to stderr: %q", stderr)
 	}
 }
+
+// The summary's concurrency is the requests in flight: -c, or -c × --streams with HTTP/2.
+func TestInFlight(t *testing.T) {
+	o, _, done, _, stderr := parse(t, "ab", "--http2", "--streams", "10", "-c", "2", "-n", "20", testURL)
+	if done {
+		t.Fatal(stderr)
+	}
+	if got := inFlight(&o.Config); got != 20 || h2Only(&o.Config, o.Config.Concurrency) != 2 {
+		t.Errorf("HTTP/2 2 × 10: in flight %d, connections %d", got, h2Only(&o.Config, o.Config.Concurrency))
+	}
+	o, _, _, _, _ = parse(t, "ab", "-c", "3", "-n", "20", testURL)
+	if got := inFlight(&o.Config); got != 3 || h2Only(&o.Config, 3) != 0 {
+		t.Errorf("HTTP/1 -c 3: in flight %d", got)
+	}
+}

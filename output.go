@@ -147,7 +147,8 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 	cfg := &o.Config
 	return report.Options{
 		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
-		Concurrency: cfg.Concurrency, KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
+		Concurrency: inFlight(cfg), Connections: h2Only(cfg, cfg.Concurrency), Streams: h2Only(cfg, cfg.Streams),
+		KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
 		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
 		TLS:         cfg.Target.TLS,
 		HTML:        report.HTMLAttrs{Table: o.TableAttrs, Row: o.RowAttrs, Cell: o.CellAttrs},
@@ -158,6 +159,24 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		Run:         runInfo(o),
 		FailIf:      o.FailIf,
 	}
+}
+
+// inFlight is the number of requests in flight that ab's Concurrency Level
+// and first Time per request stand for: -c, or -c connections × --streams
+// with HTTP/2.
+func inFlight(cfg *client.Config) int {
+	if cfg.Protocol == client.HTTP2 && cfg.Streams > 1 {
+		return cfg.Concurrency * cfg.Streams
+	}
+	return cfg.Concurrency
+}
+
+// h2Only is v with HTTP/2, else 0.
+func h2Only(cfg *client.Config, v int) int {
+	if cfg.Protocol != client.HTTP2 {
+		return 0
+	}
+	return v
 }
 
 // write writes every output of a finished run and returns gab's exit status

@@ -192,6 +192,12 @@ type RateFigures struct {
 	// Sent were dispatched on the schedule; DueButNotSent were due by the end
 	// but never sent.
 	Sent, DueButNotSent int64
+	// OnSchedule of the Sent left within OnScheduleToleranceUs of their
+	// intended send time.
+	OnSchedule, OnScheduleToleranceUs int64
+	// BelowTarget: the achieved rate is under client.AchievedShortfall (95 %)
+	// of the target, so the report warns that the client did not keep up.
+	BelowTarget bool
 	// Lag is how late each request was sent after its intended time; Corrected
 	// the latency from each request's intended send time.
 	Lag, Corrected DistFigures
@@ -213,12 +219,16 @@ func summarizeRate(s *Summary, rr *client.RateResult, percents []float64) *RateF
 		TargetPerS:    rr.Target,
 		Sent:          rr.Sent,
 		DueButNotSent: rr.BehindAtEnd,
-		Lag:           distFigures(&rr.Lag),
-		Corrected:     distFigures(&rr.Corrected),
-		CorrectedHist: rr.Corrected.Hist,
+		OnSchedule:    rr.OnSchedule,
+
+		OnScheduleToleranceUs: client.ScheduleTolerance.Microseconds(),
+		Lag:                   distFigures(&rr.Lag),
+		Corrected:             distFigures(&rr.Corrected),
+		CorrectedHist:         rr.Corrected.Hist,
 	}
 	if s.Seconds > 0 {
 		r.AchievedPerS = float64(s.Complete) / s.Seconds
+		r.BelowTarget = r.AchievedPerS < client.AchievedShortfall*r.TargetPerS
 	}
 	if rr.Corrected.Count > 0 {
 		for _, p := range CorrectedRows(percents) {
@@ -361,7 +371,12 @@ func WriteCorrected(w io.Writer, s *Summary) error {
 	if s.Seconds > 0 {
 		p.printf("Achieved rate:          %.2f [#/sec] (mean)\n", rr.AchievedPerS)
 	}
-	p.printf("Requests sent:          %d on schedule, %d due but never sent\n", rr.Sent, rr.DueButNotSent)
+	if rr.BelowTarget {
+		p.printf("WARNING: the achieved rate is %.1f%% of the target: the client (or its -c connections) did not keep up\n",
+			100*rr.AchievedPerS/rr.TargetPerS)
+	}
+	p.printf("Requests sent:          %d, %d on schedule (within %s [ms] of the intended time), %d due but never sent\n",
+		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleToleranceUs)), rr.DueButNotSent)
 	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99 from an HDR histogram, 3 significant digits)\n",
 		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
 	d := &rr.Corrected

@@ -51,7 +51,7 @@ func extFixture(percentiles ...float64) (*client.Result, *Summary) {
 		x.Phases[client.PhaseBody].Add(400 + i)
 		x.Phases[client.PhaseTotal].Add(1000*(i+1) + i)
 	}
-	rr := &client.RateResult{Target: 4, Sent: 10, BehindAtEnd: 0, Corrected: samples.NewDist(), Lag: samples.NewDist()}
+	rr := &client.RateResult{Target: 4, Sent: 10, OnSchedule: 9, BehindAtEnd: 0, Corrected: samples.NewDist(), Lag: samples.NewDist()}
 	for i := int64(0); i < 10; i++ {
 		rr.Corrected.Add(1000*(i+1) + i + 250_000*(i/8)) // the last two waited 250 ms for a connection
 		rr.Lag.Add(100 + 250_000*(i/8))
@@ -160,7 +160,7 @@ func TestWriteCorrectedGolden(t *testing.T) {
 	for _, want := range []string{
 		"Target rate:            4.00 [#/sec]\n",
 		"Achieved rate:          4.00 [#/sec] (mean)\n", // 10 requests in 2.5 s
-		"Requests sent:          10 on schedule, 0 due but never sent\n",
+		"Requests sent:          10, 9 on schedule (within 1.000 [ms] of the intended time), 0 due but never sent\n",
 		// Corrected totals: 1000 … 8007, then 259008 and 260009 µs.
 		"  50%      6\n",
 		"  90%    260\n",
@@ -171,8 +171,19 @@ func TestWriteCorrectedGolden(t *testing.T) {
 			t.Errorf("corrected section lacks %q:\n%s", want, out)
 		}
 	}
-	// Outside rate mode there is nothing to write.
+	if strings.Contains(out, "WARNING") {
+		t.Errorf("a run at its target rate warns:\n%s", out)
+	}
+	// Achieved far below the target: a warning after the achieved rate.
 	res, _ := extFixture()
+	res.Extra.Rate.Target = 200000
+	b.Reset()
+	if err := WriteCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil ||
+		!strings.Contains(b.String(), "Achieved rate:          4.00 [#/sec] (mean)\nWARNING: the achieved rate is 0.0% of the target: the client (or its -c connections) did not keep up\n") {
+		t.Errorf("no shortfall warning:\n%s", b.String())
+	}
+	// Outside rate mode there is nothing to write.
+	res, _ = extFixture()
 	res.Extra.Rate = nil
 	b.Reset()
 	if err := WriteCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil || b.Len() != 0 {

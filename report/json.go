@@ -121,13 +121,17 @@ type JSONServed struct {
 // JSONReport is ab's report. Every figure is present whatever ab would print
 // (e.g. keep_alive_requests without -k); rates are 0 when the time taken is 0.
 type JSONReport struct {
-	ServerSoftware      string   `json:"server_software"`
-	ServerHostname      string   `json:"server_hostname"`
-	ServerPort          int      `json:"server_port"`
-	Protocol            string   `json:"protocol,omitempty"` // "h2" or "h2c" with --http2
-	TLS                 *JSONTLS `json:"tls,omitempty"`
-	DocumentPath        string   `json:"document_path"`
-	DocumentLengthBytes int64    `json:"document_length_bytes"`
+	ServerSoftware string `json:"server_software"`
+	ServerHostname string `json:"server_hostname"`
+	ServerPort     int    `json:"server_port"`
+	Protocol       string `json:"protocol,omitempty"` // "h2" or "h2c" with --http2
+	// Connections and StreamsPerConnection (--http2 only): concurrency_level
+	// is their product, the requests in flight.
+	Connections          int      `json:"connections,omitempty"`
+	StreamsPerConnection int      `json:"streams_per_connection,omitempty"`
+	TLS                  *JSONTLS `json:"tls,omitempty"`
+	DocumentPath         string   `json:"document_path"`
+	DocumentLengthBytes  int64    `json:"document_length_bytes"`
 	// VariableLength is -l: the text says "Document Length: Variable".
 	VariableLength bool `json:"variable_length"`
 
@@ -257,6 +261,12 @@ type JSONRate struct {
 	AchievedPerS  float64 `json:"achieved_per_s"`
 	Sent          int64   `json:"sent"`
 	DueButNotSent int64   `json:"due_but_not_sent"`
+	// OnSchedule of the sent left within OnScheduleTolUs of their intended time.
+	OnSchedule      int64 `json:"on_schedule"`
+	OnScheduleTolUs int64 `json:"on_schedule_tolerance_us"`
+	// BelowTarget: the achieved rate is under 95 % of the target (the text
+	// report warns).
+	BelowTarget bool `json:"below_target"`
 	// Lag is how late each request was sent after its intended time.
 	Lag JSONDist `json:"lag"`
 	// Corrected is the latency from each request's intended send time.
@@ -360,6 +370,8 @@ func jsonReport(s *Summary) *JSONReport {
 		ServerHostname:          s.Host,
 		ServerPort:              int(port16(s.Port)),
 		Protocol:                s.Protocol,
+		Connections:             s.Connections,
+		StreamsPerConnection:    s.Streams,
 		DocumentPath:            s.Path,
 		DocumentLengthBytes:     s.DocLength,
 		VariableLength:          s.VariableLength,
@@ -480,6 +492,9 @@ func jsonRate(rr *RateFigures) *JSONRate {
 		TargetPerS:         rr.TargetPerS,
 		AchievedPerS:       rr.AchievedPerS,
 		Sent:               rr.Sent,
+		OnSchedule:         rr.OnSchedule,
+		OnScheduleTolUs:    rr.OnScheduleToleranceUs,
+		BelowTarget:        rr.BelowTarget,
 		DueButNotSent:      rr.DueButNotSent,
 		Lag:                jsonDist(&rr.Lag),
 		Corrected:          jsonDist(&rr.Corrected),

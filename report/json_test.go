@@ -392,7 +392,8 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	want = append(want,
 		fmt.Sprintf("Target rate:            %.2f [#/sec]\n", rt.TargetPerS),
 		fmt.Sprintf("Achieved rate:          %.2f [#/sec] (mean)\n", rt.AchievedPerS),
-		fmt.Sprintf("Requests sent:          %d on schedule, %d due but never sent\n", rt.Sent, rt.DueButNotSent),
+		fmt.Sprintf("Requests sent:          %d, %d on schedule (within %s [ms] of the intended time), %d due but never sent\n",
+			rt.Sent, rt.OnSchedule, ms3(float64(rt.OnScheduleTolUs)), rt.DueButNotSent),
 		fmt.Sprintf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max", ms3(rt.Lag.MeanUs), ms3(float64(rt.Lag.P99Us)), ms3(float64(rt.Lag.MaxUs))),
 	)
 	c := rt.Corrected

@@ -15,8 +15,14 @@ type Options struct {
 	Port int    // Server Port (the URL's, even through a proxy)
 	Path string // Document Path
 
-	Concurrency int  // -c, printed as given
-	KeepAlive   bool // -k: print "Keep-Alive requests" (even when 0)
+	// Concurrency is the requests in flight, printed as ab's "Concurrency
+	// Level" and used for its first "Time per request": -c, or with HTTP/2
+	// -c connections × --streams.
+	Concurrency int
+	// Connections and Streams are HTTP/2's -c and --streams, for the Protocol
+	// line (0 outside HTTP/2).
+	Connections, Streams int
+	KeepAlive            bool // -k: print "Keep-Alive requests" (even when 0)
 	// BodySent (-p/-u) prints "Total body sent:" and the sent/total rate lines.
 	BodySent bool
 
@@ -137,6 +143,9 @@ type Summary struct {
 	VariableLength bool
 
 	Concurrency int
+	// Connections and Streams (HTTP/2 only) are the connections and the
+	// streams per connection whose product is Concurrency.
+	Connections, Streams int
 	// Elapsed is ab's "Time taken for tests", truncated to whole µs;
 	// Seconds is the same as ab's double.
 	Elapsed time.Duration
@@ -253,6 +262,8 @@ func Summarize(res *client.Result, o Options) *Summary {
 		DocLength:         res.DocLength,
 		VariableLength:    o.VariableLength,
 		Concurrency:       o.Concurrency,
+		Connections:       o.Connections,
+		Streams:           o.Streams,
 		Elapsed:           res.Elapsed.Truncate(time.Microsecond),
 		Seconds:           secondsTaken(res.Elapsed),
 		Complete:          res.Complete,
@@ -303,6 +314,12 @@ func Summarize(res *client.Result, o Options) *Summary {
 		if rr := res.Extra.Rate; rr != nil {
 			s.Rate = summarizeRate(s, rr, o.Percentiles)
 		}
+	}
+	if s.Rate != nil && s.Count > 0 {
+		// In rate mode the schedule, not the concurrency, sets the pace: ab's
+		// c·T/done would be the connections' share of the run, not a latency.
+		// The line carries the measured mean instead.
+		s.Rates.TimePerRequest = float64(s.Total.MeanUs) / 1000
 	}
 	s.Warmup = res.Warmup
 	s.checkThresholds(o.FailIf)

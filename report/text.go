@@ -41,7 +41,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	e.printf("Server Hostname:        %s\n", s.Host)
 	e.printf("Server Port:            %d\n", port16(s.Port))
 	if s.Protocol != "" {
-		e.printf("Protocol:               HTTP/2 (%s)\n", s.Protocol)
+		e.printf("Protocol:               HTTP/2 (%s)%s\n", s.Protocol, h2Layout(s))
 	}
 	if t := s.TLS; t != nil {
 		if t.Protocol != "" {
@@ -159,4 +159,19 @@ func writeTimesTable(e *errWriter, s *Summary) {
 				"        These results are probably not that reliable.\n", r.what)
 		}
 	}
+}
+
+// h2Layout says how the HTTP/2 requests in flight are carried: ", 10
+// connections × 10 streams" ("" when the summary does not know).
+func h2Layout(s *Summary) string {
+	if s.Connections <= 0 || s.Streams <= 0 {
+		return ""
+	}
+	plural := func(n int, word string) string {
+		if n == 1 {
+			return "1 " + word
+		}
+		return fmt.Sprintf("%d %ss", n, word)
+	}
+	return ", " + plural(s.Connections, "connection") + " × " + plural(s.Streams, "stream")
 }
