@@ -11,6 +11,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/samples"
 	"gab/internal/servercpu"
 	"gab/report"
 )
@@ -102,6 +103,9 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		}
 		out.server = m
 	}
+	// Past the exact sample store, --percentiles and --fail-if read their
+	// percentiles from the client's HDR histograms (3 significant digits).
+	cfg.Extended = cfg.Extended || (len(out.o.Percentiles) > 0 || len(out.o.FailIf) > 0) && mayOutgrowStore(cfg)
 	return 0, false
 }
 
@@ -159,6 +163,16 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		Run:         runInfo(o),
 		FailIf:      o.FailIf,
 	}
+}
+
+// mayOutgrowStore reports whether the run may record more requests than the
+// exact sample store holds.
+func mayOutgrowStore(cfg *client.Config) bool {
+	limit := cfg.SampleLimit
+	if limit <= 0 {
+		limit = samples.DefaultLimit
+	}
+	return cfg.Requests > limit
 }
 
 // inFlight is the number of requests in flight that ab's Concurrency Level

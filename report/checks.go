@@ -37,7 +37,7 @@ func (s *Summary) thresholdFigures() threshold.Figures {
 
 // TotalPercentile is the Total column's value in µs at percent p, as the
 // --percentiles table states it.
-func (s *Summary) TotalPercentile(p float64) int64 { return s.Percentile(TotalColumn, p) }
+func (s *Summary) TotalPercentile(p float64) int64 { return s.FinePercentile(TotalColumn, p) }
 
 // WriteWarmup says how many warm-up requests were sent and left out (nothing
 // without --warmup).

@@ -40,6 +40,10 @@ type Document struct {
 	Report *JSONReport `json:"report,omitempty"`
 	// Percentiles is the --percentiles table (absent without the option).
 	Percentiles []JSONPercentileRow `json:"percentiles,omitempty"`
+	// PercentilesSource says where the --percentiles values come from:
+	// "exact" (every sample), "hdr_histogram" (past the exact store, HDR
+	// histograms of every request, 3 significant digits) or "1ms_buckets".
+	PercentilesSource string `json:"percentiles_source,omitempty"`
 	// Extended holds the --extended figures (absent if they were not gathered).
 	Extended *JSONExtended `json:"extended,omitempty"`
 	// Rate is set in rate mode (--rate).
@@ -310,6 +314,16 @@ func NewDocument(s *Summary) *Document {
 	}
 	if s.ServerCPU != nil {
 		d.ServerCPU = jsonServerCPU(s.ServerCPU)
+	}
+	if len(d.Percentiles) > 0 {
+		switch {
+		case s.PercentilesFromHDR:
+			d.PercentilesSource = "hdr_histogram"
+		case s.FromHistograms:
+			d.PercentilesSource = "1ms_buckets"
+		default:
+			d.PercentilesSource = "exact"
+		}
 	}
 	if s.Extended != nil {
 		d.Extended = jsonExtended(s)

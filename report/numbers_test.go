@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
+
+	"gab/client"
+	"gab/internal/samples"
+	"gab/internal/threshold"
 )
 
 // With HTTP/2 the requests in flight are connections × streams: they drive
@@ -59,5 +64,75 @@ func TestRateModeTimePerRequestIsMeasuredMean(t *testing.T) {
 	res.Extra.Rate = nil
 	if s := Summarize(res, Options{Concurrency: 2}); s.Rates.TimePerRequest != 500 { // 2 × 2500 ms / 10
 		t.Errorf("outside rate mode Time per request = %v, want ab's 500", s.Rates.TimePerRequest)
+	}
+}
+
+// pastStore is a run of 1000 requests with totals 63…1062 µs (connect 10 +
+// i%7, waiting total−20), of which the store keeps limit exactly, and the
+// client's HDR histograms of all of them.
+func pastStore(limit int) *client.Result {
+	st := samples.New(1000, limit)
+	x := &client.ExtraResult{Connect: samples.NewDist()}
+	for p := range x.Phases {
+		x.Phases[p] = samples.NewDist()
+	}
+	for i := 0; i < 1000; i++ {
+		tot := uint32(1062 - i) // recorded in descending order
+		smp := samples.Sample{Start: uint32(i), Connect: 10 + uint32(i%7), Wait: tot - 20, Total: tot}
+		st.Put(i, smp, nil)
+		x.Connect.Add(int64(smp.Connect))
+		x.Phases[client.PhaseWait].Add(int64(smp.Wait))
+		x.Phases[client.PhaseTotal].Add(int64(smp.Total))
+	}
+	return &client.Result{Complete: 1000, Elapsed: time.Second, Samples: st, Extra: x,
+		StatusCounts: map[int]int{}, FirstError: map[string]string{}}
+}
+
+// Past the exact store the --percentiles table comes from the HDR histograms
+// (3 significant digits), never from 1 ms buckets that put every sub-ms
+// value at the minimum.
+func TestPercentilesPastTheStore(t *testing.T) {
+	ps := []float64{10, 50, 90, 99}
+	exact := Summarize(pastStore(0), Options{Concurrency: 1, Percentiles: ps})
+	past := Summarize(pastStore(100), Options{Concurrency: 1, Percentiles: ps})
+	if exact.FromHistograms || !past.FromHistograms || !past.PercentilesFromHDR || exact.PercentilesFromHDR {
+		t.Fatalf("modes: exact %v/%v, past %v/%v", exact.FromHistograms, exact.PercentilesFromHDR, past.FromHistograms, past.PercentilesFromHDR)
+	}
+	for i, p := range ps {
+		e, h := exact.PercentileTable[i], past.PercentileTable[i]
+		for _, c := range [][2]int64{{e.ConnectUs, h.ConnectUs}, {e.WaitingUs, h.WaitingUs}, {e.TotalUs, h.TotalUs}} {
+			// 3 significant digits: within 0.1 % (bucket tops, never below).
+			if c[1] < c[0] || float64(c[1]-c[0]) > 0.001*float64(c[0]) {
+				t.Errorf("p%v: HDR %d µs, exact %d µs", p, c[1], c[0])
+			}
+		}
+		if h.TotalUs == int64(past.Total.MinUs) {
+			t.Errorf("p%v is the minimum (%d µs)", p, h.TotalUs)
+		}
+	}
+	if got := past.PercentileTable[0].TotalUs; got != 163 { // rank 100 of 63…1062
+		t.Errorf("p10 = %d µs, want 163", got)
+	}
+	var b bytes.Buffer
+	if err := WritePercentiles(&b, past); err != nil || !strings.Contains(b.String(), "from HDR histograms of all 1000: 3 significant digits") {
+		t.Errorf("title does not state the precision:\n%s", b.String())
+	}
+	if d := NewDocument(past); d.PercentilesSource != "hdr_histogram" || d.Percentiles[0].TotalUs != 163 {
+		t.Errorf("JSON: source %q, p10 %d", d.PercentilesSource, d.Percentiles[0].TotalUs)
+	}
+	if d := NewDocument(exact); d.PercentilesSource != "exact" {
+		t.Errorf("JSON: source %q", d.PercentilesSource)
+	}
+	// Without the client's histograms: 1 ms buckets, and the title says so.
+	res := pastStore(100)
+	res.Extra = nil
+	old := Summarize(res, Options{Concurrency: 1, Percentiles: ps})
+	if old.PercentilesFromHDR || NewDocument(old).PercentilesSource != "1ms_buckets" {
+		t.Errorf("no HDR histograms: %v", old.PercentilesFromHDR)
+	}
+	// --fail-if reads the same percentiles.
+	th, _ := threshold.Parse("p10<164us")
+	if s := Summarize(pastStore(100), Options{Concurrency: 1, FailIf: []threshold.Threshold{th}}); s.ThresholdsFailed || s.Thresholds[0].Actual != 163 {
+		t.Errorf("threshold on p10: %+v", s.Thresholds)
 	}
 }

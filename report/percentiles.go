@@ -7,6 +7,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"gab/client"
+	"gab/internal/samples"
 )
 
 // ParsePercentiles reads --percentiles' list, e.g. "50,90,99,99.9,99.99%":
@@ -50,24 +53,66 @@ type PercentileRow struct {
 
 // percentileRows computes the --percentiles values: for each p the sample at
 // ab's index floor(done·p/100), clamped to the last, in each column sorted on
-// its own (exact µs; from 1 ms buckets once the sample store overflowed).
+// its own (exact µs; past the exact store from the HDR histograms, 3
+// significant digits, or 1 ms buckets when the client kept none).
 func percentileRows(s *Summary, ps []float64) []PercentileRow {
 	rows := make([]PercentileRow, len(ps))
 	for i, p := range ps {
 		rows[i] = PercentileRow{
 			Percent:   p,
-			ConnectUs: s.Percentile(ConnectColumn, p),
-			WaitingUs: s.Percentile(WaitingColumn, p),
-			TotalUs:   s.Percentile(TotalColumn, p),
+			ConnectUs: s.FinePercentile(ConnectColumn, p),
+			WaitingUs: s.FinePercentile(WaitingColumn, p),
+			TotalUs:   s.FinePercentile(TotalColumn, p),
 		}
 	}
 	return rows
+}
+
+// hdrColumns are the HDR histograms (3 significant digits) of ab's Connect,
+// Waiting and Total columns over every recorded request.
+type hdrColumns struct{ connect, waiting, total *samples.Dist }
+
+// useHDRPast makes the finer percentiles come from the client's HDR
+// histograms once the exact store overflowed, if the client kept them for
+// exactly the requests the tables count.
+func (s *Summary) useHDRPast(res *client.Result) {
+	x := res.Extra
+	if !s.FromHistograms || x == nil {
+		return
+	}
+	h := &hdrColumns{connect: &x.Connect, waiting: &x.Phases[client.PhaseWait], total: &x.Phases[client.PhaseTotal]}
+	n := int64(s.Count)
+	if h.connect.Count != n || h.waiting.Count != n || h.total.Count != n {
+		return
+	}
+	s.hdr, s.PercentilesFromHDR = h, true
+}
+
+// FinePercentile is the column's value in µs at percent p for the tables
+// beyond ab's (--percentiles, --fail-if): ab's index rule on the exact
+// samples, or past the exact store the highest value of the HDR bucket
+// (3 significant digits) holding that rank, within the exact min and max.
+func (s *Summary) FinePercentile(c Column, p float64) int64 {
+	if s.hdr == nil || s.Count == 0 {
+		return s.Percentile(c, p)
+	}
+	d := s.hdr.total
+	switch c {
+	case ConnectColumn:
+		d = s.hdr.connect
+	case WaitingColumn:
+		d = s.hdr.waiting
+	}
+	return d.AtIndex(int64(fractionalPercentileIndex(s.Count, p)))
 }
 
 // percentileTitle says the unit and where the values come from.
 func percentileTitle(s *Summary) string {
 	if s.Precision != "" {
 		return "Percentage of the requests served within a certain time (µs; from merged histograms)"
+	}
+	if s.PercentilesFromHDR {
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; past the first %d requests, from HDR histograms of all %d: 3 significant digits, bucket tops)", s.ExactSamples, s.Count)
 	}
 	if s.FromHistograms {
 		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)

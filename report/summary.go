@@ -185,7 +185,12 @@ type Summary struct {
 	// mean and sd are still exact, medians and percentiles come from 1 ms
 	// buckets. ExactSamples is how many requests were stored exactly.
 	FromHistograms bool
-	ExactSamples   int
+	// PercentilesFromHDR says that, past the exact store, the --percentiles
+	// table and --fail-if's percentiles come from the HDR histograms of every
+	// request (3 significant digits) rather than 1 ms buckets.
+	PercentilesFromHDR bool
+	hdr                *hdrColumns
+	ExactSamples       int
 	// SampleStore says, in words, how ab's tables were computed (exact, or
 	// from 1 ms buckets past the exact store).
 	SampleStore string
@@ -302,6 +307,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		}
 	}
 	s.SampleStore = sampleStorePrecision(s)
+	s.useHDRPast(res)
 	if len(o.Percentiles) > 0 && s.Count > 0 {
 		s.PercentileTable = percentileRows(s, o.Percentiles)
 	}
