@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -98,5 +99,41 @@ func TestInFlight(t *testing.T) {
 	o, _, _, _, _ = parse(t, "ab", "-c", "3", "-n", "20", testURL)
 	if got := inFlight(&o.Config); got != 3 || h2Only(&o.Config, 3) != 0 {
 		t.Errorf("HTTP/1 -c 3: in flight %d", got)
+	}
+}
+
+// gab's own output paths are checked before the first request.
+func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
+	url, seen := countingServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--json", "/nonexistent/dir/r.json", "-n", "50", url+"/")
+	if status != 1 || seen.Load() != 0 || stdout != "" ||
+		stderr != "gab: --json open /nonexistent/dir/r.json: no such file or directory\n" {
+		t.Errorf("status %d, %d requests sent, stdout %q, stderr %q", status, seen.Load(), stdout, stderr)
+	}
+	status, stdout, _ = runGab(t, "ab", "--format", "json", "--json", "/nonexistent/dir/r.json", "-n", "50", url+"/")
+	doc := decodeOne(t, stdout)
+	if status != 1 || seen.Load() != 0 || field(doc, "ending") != "not_started" || fmt.Sprint(field(doc, "error.exit_code")) != "1" {
+		t.Errorf("JSON: status %d, %d requests sent:\n%s", status, seen.Load(), stdout)
+	}
+	// A writable path is left as it was: the check creates nothing.
+	dir := t.TempDir()
+	if err := checkWritable(dir + "/r.json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir + "/r.json"); !os.IsNotExist(err) {
+		t.Errorf("the check left a file behind: %v", err)
+	}
+}
+
+// The JSON document states every error that sets the exit status: here the
+// -g file that cannot be opened after the run.
+func TestJSONStatesFileErrors(t *testing.T) {
+	url, _ := countingServer(t)
+	status, stdout, stderr := runGab(t, "ab", "--format", "json", "-g", "/nonexistent/x.tsv", "-n", "5", url+"/")
+	doc := decodeOne(t, stdout)
+	msg, _ := field(doc, "error.message").(string)
+	if status != 1 || fmt.Sprint(field(doc, "error.exit_code")) != "1" || !strings.HasPrefix(msg, "Cannot open gnuplot output file: ") ||
+		field(doc, "report.complete_requests") == nil || !strings.Contains(stderr, "Cannot open gnuplot output file") {
+		t.Errorf("status %d, stderr %q, document:\n%s", status, stderr, stdout)
 	}
 }

@@ -77,14 +77,20 @@ func newOutput(o *cliOptions, argv []string) *output {
 func (out *output) wantsJSON() bool { return out.jsonStdout || out.o.JSONFile != "" }
 
 // prepare asks the engine for the figures beyond ab's when an output will
-// show them (rate mode gathers them anyway), and refuses what cannot be
-// combined. It returns done with the exit status when gab must stop.
+// show them (rate mode gathers them anyway) and checks gab's own output
+// paths (conflicting options are refused with the command line, in
+// flags.go). It returns done with the exit status when gab must stop.
 func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status int, done bool) {
-	if out.jsonStdout && out.o.HTML {
-		const msg = "gab: -w (and -x, -y, -z) cannot be used with --format json\n"
+	// gab's own output files are checked before the first request, so that a
+	// long run does not end in an unwritable path (ab's -e and -g keep ab's
+	// behaviour: opened after the run).
+	if err := checkWritable(out.o.JSONFile); err != nil {
+		msg := "gab: --json " + err.Error() + "\n"
 		io.WriteString(stderr, msg)
-		// A stdout error is reported by runWith.
-		_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.started, msg, exitError))
+		if out.jsonStdout {
+			// A stdout error is reported by runWith.
+			_ = report.WriteJSON(stdout, report.NotStarted(out.commandLine(), time.Now(), msg, exitError))
+		}
 		return exitError, true
 	}
 	if err := checkPictures(out.o); err != nil {
@@ -107,6 +113,24 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	// percentiles from the client's HDR histograms (3 significant digits).
 	cfg.Extended = cfg.Extended || (len(out.o.Percentiles) > 0 || len(out.o.FailIf) > 0) && mayOutgrowStore(cfg)
 	return 0, false
+}
+
+// checkWritable checks that name ("" for none) can be written: it opens it
+// for writing without truncating it, and removes it again if it did not exist.
+func checkWritable(name string) error {
+	if name == "" {
+		return nil
+	}
+	_, statErr := os.Stat(name)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(name)
+	}
+	return nil
 }
 
 // begin marks the start of the run, for the client and server CPU figures.
@@ -216,21 +240,33 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 			return exitError
 		}
 	}
-	if err := out.writeJSON(stdout, sum); err != nil {
-		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return exitError
+	// ab's -e and -g files and --server-pid's last reading come before the
+	// JSON document, so that the document states their errors (and the exit
+	// status they set).
+	status := exitOK
+	if !html && sum.Complete > 0 {
+		var msg strings.Builder
+		status = writeFiles(out.o, res, sum, stdout, &syncWriter{w: io.MultiWriter(stderr, &msg), flushFirst: stdout}, loc)
+		if status != exitOK && sum.Error == nil {
+			sum.SetError(msg.String(), status)
+		}
 	}
 	if serverErr != nil {
-		fmt.Fprintf(stderr, "gab: %v\n", serverErr)
+		msg := fmt.Sprintf("gab: %v\n", serverErr)
+		io.WriteString(stderr, msg)
+		if status == exitOK {
+			status = exitError
+			sum.SetError(msg, status)
+		}
+	}
+	if err := out.writeJSON(stdout, sum); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
 	}
 	if out.jsonStdout { // stdout is the document's; the verdicts go to stderr as well
 		_ = report.WriteThresholds(stderr, sum) // stderr errors are not reported anywhere
 	}
-	if !html && sum.Complete > 0 {
-		return writeFiles(out.o, res, sum, stdout, stderr, loc)
-	}
-	return exitOK
+	return status
 }
 
 // fatal handles an error that ends gab after the command line was accepted
