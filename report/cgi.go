@@ -73,3 +73,22 @@ func WriteCGI(w io.Writer, sum *Summary) error {
 	}
 	return e.flush()
 }
+
+// JSONCGI is the CGI table (--cgi): each phase in ab's layout, ms as printed
+// and µs intermediates (confidence is always "reliable": no verdict is made).
+type JSONCGI struct {
+	Count     int        `json:"count"`
+	Spawn     JSONColumn `json:"spawn"`
+	FirstByte JSONColumn `json:"first_byte"`
+	Output    JSONColumn `json:"output"`
+	Reap      JSONColumn `json:"reap"`
+	ChildCPU  JSONColumn `json:"child_cpu"`
+}
+
+func jsonCGI(s *CGIStats) *JSONCGI {
+	if s == nil {
+		return nil
+	}
+	return &JSONCGI{Count: s.Count, Spawn: jsonColumn(&s.Spawn), FirstByte: jsonColumn(&s.FirstByte),
+		Output: jsonColumn(&s.Output), Reap: jsonColumn(&s.Reap), ChildCPU: jsonColumn(&s.ChildCPU)}
+}

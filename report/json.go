@@ -57,6 +57,8 @@ type Document struct {
 	// Sums are the timing columns' exact sums and histograms, from which gab
 	// merge computes the report of several documents.
 	Sums *JSONSums `json:"sums,omitempty"`
+	// CGI is the CGI table (--cgi; absent otherwise).
+	CGI *JSONCGI `json:"cgi,omitempty"`
 	// Warmup is the warm-up sent before the run (--warmup; absent without).
 	Warmup *JSONWarmup `json:"warmup,omitempty"`
 	// Thresholds are the --fail-if verdicts (absent without the option).
@@ -331,6 +333,7 @@ func NewDocument(s *Summary) *Document {
 	if s.Rate != nil {
 		d.Rate = jsonRate(s.Rate)
 	}
+	d.CGI = jsonCGI(s.CGI)
 	d.Warmup = jsonWarmup(s)
 	d.Thresholds = jsonThresholds(s)
 	return d

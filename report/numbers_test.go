@@ -136,3 +136,28 @@ func TestPercentilesPastTheStore(t *testing.T) {
 		t.Errorf("threshold on p10: %+v", s.Thresholds)
 	}
 }
+
+// The CGI table's figures are in the JSON document, valid against the schema.
+func TestCGIInJSON(t *testing.T) {
+	res := &client.Result{CGI: &client.CGITimes{
+		Spawn: []uint32{3000, 1000, 2000}, FirstByte: []uint32{400, 600, 1499}, Output: []uint32{10_000, 10_000, 10_000},
+		Reap: []uint32{0, 0, 1}, ChildCPU: []uint32{123_456, 0, 1_000_000},
+	}, Samples: samples.New(3, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{}}
+	d := NewDocument(Summarize(res, Options{Concurrency: 1}))
+	if d.CGI == nil || d.CGI.Count != 3 || d.CGI.Spawn.MedianMs != 3 || d.CGI.ChildCPU.MeanUs != 374485 || d.CGI.ChildCPU.MaxMs != 1000 {
+		t.Fatalf("CGI in JSON: %+v", d.CGI)
+	}
+	var b bytes.Buffer
+	if err := WriteDocument(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	schema := loadSchema(t)
+	var errs []string
+	validate(schema, schema, decodeGeneric(t, b.Bytes()), "$", &errs)
+	for _, e := range errs {
+		t.Error(e)
+	}
+	if d := NewDocument(Summarize(histogramResult(0), histogramOptions)); d.CGI != nil {
+		t.Errorf("a CGI section outside --cgi")
+	}
+}
