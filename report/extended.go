@@ -157,10 +157,20 @@ type Extended struct {
 	// of elapsed time (1 = one core fully busy).
 	CPU       CPUUsage
 	CoresBusy float64
+	// CPUShare says the run lasted MinCPUShareRun or more, long enough for
+	// CoresBusy to mean something; shorter runs state only the CPU times.
+	CPUShare bool
+	// ResponseMeanUs and ResponseSDUs are the response time's mean and sd:
+	// the phase table's Total row, so that the two agree to the µs.
+	ResponseMeanUs, ResponseSDUs float64
 	// LatencyHist is the Total phase's HDR histogram (the JSON document
 	// carries it encoded, for merging).
 	LatencyHist *hdrhistogram.Histogram
 }
+
+// MinCPUShareRun is the shortest run whose client CPU share is stated: below
+// it, start-up work and the CPU clock's granularity outweigh the run.
+const MinCPUShareRun = time.Second
 
 func summarizeExtended(s *Summary, res *client.Result, cpu CPUUsage) *Extended {
 	x := res.Extra
@@ -175,7 +185,11 @@ func summarizeExtended(s *Summary, res *client.Result, cpu CPUUsage) *Extended {
 		SentMbitPerS:     MbitPerSecond(s.TotalSent, s.Seconds),
 		CPU:              cpu,
 		CoresBusy:        cpu.CoresBusy(res.Elapsed),
+		CPUShare:         res.Elapsed >= MinCPUShareRun,
 		LatencyHist:      x.Phases[client.PhaseTotal].Hist,
+	}
+	if t := &x.Phases[client.PhaseTotal]; t.Count > 0 {
+		e.ResponseMeanUs, e.ResponseSDUs = t.Mean(), t.SD()
 	}
 	for p := range x.Phases {
 		e.Phases[p] = distFigures(&x.Phases[p])
@@ -317,14 +331,17 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	default:
 		p.printf("Throughput:             %.2f [#/sec] (run shorter than 1 s: no sd)\n", s.Rates.RequestsPerSecond)
 	}
-	if s.Count > 0 {
-		p.printf("Response time:          %.3f [ms] mean, sd %.3f (Total column, exact µs)\n", float64(s.Total.MeanUs)/1000, s.Total.SDUs/1000)
+	if x.Phases[client.PhaseTotal].Count > 0 {
+		p.printf("Response time:          %s [ms] mean, sd %s (the phase table's Total)\n", ms3(x.ResponseMeanUs), ms3(x.ResponseSDUs))
 	}
 	p.printf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent (10^6 bits)\n",
 		x.ReceivedMbitPerS, x.SentMbitPerS)
-	if cpu := x.CPU; cpu.Known {
+	if cpu := x.CPU; cpu.Known && x.CPUShare {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
 			cpu.User.Seconds(), cpu.Sys.Seconds(), x.CoresBusy*100, x.CoresBusy)
+	} else if cpu.Known {
+		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys (no share of a core: the run took under %v)\n",
+			cpu.User.Seconds(), cpu.Sys.Seconds(), MinCPUShareRun)
 	} else {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}

@@ -235,10 +235,12 @@ type JSONThroughput struct {
 
 // JSONCPU is the client's own CPU use over the run.
 type JSONCPU struct {
-	UserMs           float64 `json:"user_ms"`
-	SysMs            float64 `json:"sys_ms"`
-	PercentOfOneCore float64 `json:"percent_of_one_core"`
-	CoresBusy        float64 `json:"cores_busy"`
+	UserMs float64 `json:"user_ms"`
+	SysMs  float64 `json:"sys_ms"`
+	// PercentOfOneCore and CoresBusy are absent for runs under 1 s (too
+	// short for a share of a core to mean anything).
+	PercentOfOneCore *float64 `json:"percent_of_one_core,omitempty"`
+	CoresBusy        *float64 `json:"cores_busy,omitempty"`
 }
 
 // JSONExtended is the --extended report.
@@ -489,16 +491,16 @@ func jsonExtended(s *Summary) *JSONExtended {
 	if e.Throughput.PerSecond == nil {
 		e.Throughput.PerSecond = []int64{}
 	}
-	if s.Count > 0 {
-		e.ResponseTimeMeanMs = float64(s.Total.MeanUs) / 1000
-		e.ResponseTimeSDMs = s.Total.SDUs / 1000
-	}
+	e.ResponseTimeMeanMs = x.ResponseMeanUs / 1000
+	e.ResponseTimeSDMs = x.ResponseSDUs / 1000
 	if cpu := x.CPU; cpu.Known {
 		e.ClientCPU = &JSONCPU{
-			UserMs:           float64(cpu.User) / 1e6,
-			SysMs:            float64(cpu.Sys) / 1e6,
-			PercentOfOneCore: x.CoresBusy * 100,
-			CoresBusy:        x.CoresBusy,
+			UserMs: float64(cpu.User) / 1e6,
+			SysMs:  float64(cpu.Sys) / 1e6,
+		}
+		if x.CPUShare {
+			pct, cores := x.CoresBusy*100, x.CoresBusy
+			e.ClientCPU.PercentOfOneCore, e.ClientCPU.CoresBusy = &pct, &cores
 		}
 	}
 	return e

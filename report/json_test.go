@@ -385,7 +385,7 @@ func TestJSONNumbersMatchText(t *testing.T) {
 		fmt.Sprintf("Response time:          %.3f [ms] mean, sd %.3f", x.ResponseTimeMeanMs, x.ResponseTimeSDMs),
 		fmt.Sprintf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent", x.ReceivedMbitPerS, x.SentMbitPerS),
 		fmt.Sprintf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
-			x.ClientCPU.UserMs/1000, x.ClientCPU.SysMs/1000, x.ClientCPU.PercentOfOneCore, x.ClientCPU.CoresBusy),
+			x.ClientCPU.UserMs/1000, x.ClientCPU.SysMs/1000, *x.ClientCPU.PercentOfOneCore, *x.ClientCPU.CoresBusy),
 		"Sample store:           "+x.SampleStore+"\n",
 	)
 	rt := d.Rate

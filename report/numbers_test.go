@@ -161,3 +161,23 @@ func TestCGIInJSON(t *testing.T) {
 		t.Errorf("a CGI section outside --cgi")
 	}
 }
+
+// A run under MinCPUShareRun states the client's CPU times but no share of a
+// core (a 20-request run showed "145.2% of one core").
+func TestShortRunHasNoCPUShare(t *testing.T) {
+	res, _ := extFixture()
+	res.Elapsed = 20 * time.Millisecond
+	s := Summarize(res, Options{Concurrency: 2, CPU: fixtureCPU()})
+	var b bytes.Buffer
+	if err := WriteExtended(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Client CPU:             1.500 [s] user, 0.500 [s] sys (no share of a core: the run took under 1s)\n") ||
+		strings.Contains(b.String(), "of one core,") {
+		t.Errorf("short run:\n%s", b.String())
+	}
+	d := NewDocument(s)
+	if c := d.Extended.ClientCPU; c == nil || c.PercentOfOneCore != nil || c.CoresBusy != nil || c.UserMs != 1500 {
+		t.Errorf("JSON client CPU %+v", c)
+	}
+}
