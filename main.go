@@ -191,6 +191,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if interrupted {
 		return exitError
 	}
+	capHint(errw, o, res)
 	if sum.ThresholdsFailed {
 		return threshold.ExitStatus
 	}
