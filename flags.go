@@ -140,7 +140,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
-	fs.StringArrayVar(&lo.failIf, "fail-if", nil, "exit 3 after the report if `EXPR` holds no more (p99<50ms, mean<10ms, failed<1%, non2xx=0, rps>5000; repeatable)")
+	fs.StringArrayVar(&lo.failIf, "fail-if", nil, "a threshold checked after the report, exit 3 unless `EXPR` holds (p99<50ms, mean<10ms, failed<1%, non2xx=0, rps>5000; repeatable)")
 	fs.BoolVar(&lo.help, "help", false, "print this help (ab's options and gab's) on stdout and exit")
 	return fs
 }
