@@ -659,8 +659,11 @@ func (mg *mergeState) extended(s *Summary) *JSONExtended {
 		e.ResponseTimeSDMs = s.Total.SDUs / 1000
 	}
 	if cpuKnown && s.Seconds > 0 {
-		cpu.CoresBusy = (cpu.UserMs + cpu.SysMs) / 1000 / s.Seconds
-		cpu.PercentOfOneCore = cpu.CoresBusy * 100
+		if s.Elapsed >= MinCPUShareRun { // as a single run's: no share of a core for short runs
+			cores := (cpu.UserMs + cpu.SysMs) / 1000 / s.Seconds
+			pct := cores * 100
+			cpu.CoresBusy, cpu.PercentOfOneCore = &cores, &pct
+		}
 		e.ClientCPU = &cpu
 	}
 	return e
