@@ -231,42 +231,83 @@ func takesArgument(c byte) bool {
 	return c != ':' && i >= 0 && i+1 < len(shortOptions) && shortOptions[i+1] == ':'
 }
 
-// splitLongOptions takes gab's long options (and their separate values) out of
-// args, wherever they are, so that ab's getopt sees only what ab would see. A
-// word that is the argument of a short option (-H --x) stays with it, and "--"
-// ends the long options as well.
-func splitLongOptions(args []string, fs *pflag.FlagSet) (short, long []string) {
+// cmdWords is a command line's words (argv[0] excluded), classified in one
+// walk (splitArgs), for everything that reads argv: ab's getopt, pflag, the
+// early check for --format json and the JSON document's redacted copy.
+type cmdWords struct {
+	short []string // ab's options and operands, in order, for getopt
+	long  []string // gab's long options and their separate values, for pflag
+	// secrets are the -A and -P values: the word holding one, and where in it
+	// the value starts (0 for a separate word, past the letter for "-Auser:pw").
+	secrets []wordAt
+	// jsonFormat: --format json (or --format=json) among the long options.
+	jsonFormat bool
+}
+
+type wordAt struct{ word, at int }
+
+// splitArgs takes gab's long options (and their separate values) out of args,
+// wherever they are, so that ab's getopt sees only what ab would see. A word
+// that is the argument of a short option (-H --x) stays with it, and "--" ends
+// the long options as well. Short options are walked with ab's grammar
+// (clusters, attached or separate values), also past the first operand, so
+// that a credential is found wherever it is.
+func splitArgs(args []string, fs *pflag.FlagSet) cmdWords {
+	var w cmdWords
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return append(short, args[i:]...), long
+			w.short = append(w.short, args[i:]...)
+			return w
 		case strings.HasPrefix(a, "--"):
-			long = append(long, a)
+			w.long = append(w.long, a)
 			name := a[2:]
+			if name == "format=json" {
+				w.jsonFormat = true
+			}
 			if strings.Contains(name, "=") {
 				continue
 			}
 			if f := fs.Lookup(name); f != nil && f.NoOptDefVal == "" && i+1 < len(args) {
 				i++
-				long = append(long, args[i])
+				w.long = append(w.long, args[i])
+				w.jsonFormat = w.jsonFormat || (name == "format" && args[i] == "json")
 			}
 		case len(a) > 1 && a[0] == '-':
-			short = append(short, a)
+			w.short = append(w.short, a)
 			for j := 1; j < len(a); j++ {
-				if takesArgument(a[j]) {
-					if j == len(a)-1 && i+1 < len(args) {
-						i++
-						short = append(short, args[i])
-					}
-					break
+				if !takesArgument(a[j]) {
+					continue
 				}
+				secret := a[j] == 'A' || a[j] == 'P'
+				switch {
+				case j+1 < len(a):
+					if secret {
+						w.secrets = append(w.secrets, wordAt{i, j + 1})
+					}
+				case i+1 < len(args):
+					i++
+					w.short = append(w.short, args[i])
+					if secret {
+						w.secrets = append(w.secrets, wordAt{i, 0})
+					}
+				}
+				break
 			}
 		default:
-			short = append(short, a)
+			w.short = append(w.short, a)
 		}
 	}
-	return short, long
+	return w
+}
+
+// classifyArgv is splitArgs of argv[1:] with gab's long options.
+func classifyArgv(argv []string) cmdWords {
+	if len(argv) < 2 {
+		return cmdWords{}
+	}
+	return splitArgs(argv[1:], newLongFlagSet(new(longOptions)))
 }
 
 // getopt is APR's apr_getopt, which ab uses: options left to right, clusters,
@@ -370,8 +411,9 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 
 	var lo longOptions
 	fs := newLongFlagSet(&lo)
-	shortArgs, longArgs := splitLongOptions(argv, fs)
-	if err := fs.Parse(longArgs); err != nil {
+	words := splitArgs(argv, fs)
+	shortArgs := words.short
+	if err := fs.Parse(words.long); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		writeUsage(stderr, argv0)
 		return o, exitUsage, true

@@ -345,12 +345,29 @@ func TestWarmupAndFailIfOptions(t *testing.T) {
 func TestSplitLongOptions(t *testing.T) {
 	var lo longOptions
 	fs := newLongFlagSet(&lo)
-	short, long := splitLongOptions(strings.Fields("-n 3 --streams 4 -H --http2 -kX p:1 --http2 URL --json=f -- --demo"), fs)
-	if got, want := strings.Join(short, " "), "-n 3 -H --http2 -kX p:1 URL -- --demo"; got != want {
+	w := splitArgs(strings.Fields("-n 3 --streams 4 -H --http2 -kX p:1 --http2 URL --json=f -- --demo"), fs)
+	if got, want := strings.Join(w.short, " "), "-n 3 -H --http2 -kX p:1 URL -- --demo"; got != want {
 		t.Errorf("short words = %q, want %q", got, want)
 	}
-	if got, want := strings.Join(long, " "), "--streams 4 --http2 --json=f"; got != want {
+	if got, want := strings.Join(w.long, " "), "--streams 4 --http2 --json=f"; got != want {
 		t.Errorf("long words = %q, want %q", got, want)
+	}
+	if w.jsonFormat || len(w.secrets) != 0 {
+		t.Errorf("jsonFormat %v, secrets %v: want none", w.jsonFormat, w.secrets)
+	}
+	for _, tc := range []struct {
+		args string
+		json bool
+	}{
+		{"--format json URL", true},
+		{"URL --format=json", true},
+		{"--format text URL", false},
+		{"-H --format=json URL", false}, // the header's value, not an option
+		{"-- --format=json", false},
+	} {
+		if got := splitArgs(strings.Fields(tc.args), fs).jsonFormat; got != tc.json {
+			t.Errorf("%q: jsonFormat %v, want %v", tc.args, got, tc.json)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"gab/client"
@@ -362,20 +361,9 @@ func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, err
 	return exitOK
 }
 
-// jsonRequested scans argv for --format json (before the options are parsed,
-// so that an error in them can still be reported as a JSON document).
-func jsonRequested(argv []string) bool {
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		if a == "--" {
-			break
-		}
-		if a == "--format=json" || (a == "--format" && i+1 < len(argv) && argv[i+1] == "json") {
-			return true
-		}
-	}
-	return false
-}
+// jsonRequested reports --format json in argv (before the options are
+// parsed, so that an error in them can still be reported as a JSON document).
+func jsonRequested(argv []string) bool { return classifyArgv(argv).jsonFormat }
 
 // notStarted prints the JSON document for a command line that never ran: its
 // error message (what went to stderr) and the exit status.
@@ -386,38 +374,13 @@ func notStarted(stdout io.Writer, argv []string, stderrText string, status int) 
 
 // redactCredentials returns argv with the values of -A and -P replaced: ab
 // prints credentials only in its -v 2 request dump, so the JSON command line
-// must not carry them. It walks argv with ab's option grammar (clusters,
-// attached or separate values, parsing stops at the first non-option).
+// must not carry them. The words are the ones splitArgs finds.
 func redactCredentials(argv []string) []string {
 	const hidden = "<redacted>"
 	out := append([]string(nil), argv...)
-	for i := 1; i < len(out); i++ {
-		a := out[i]
-		if a == "--" || len(a) < 2 || a[0] != '-' {
-			break
-		}
-		if strings.HasPrefix(a, "--") {
-			continue // long options carry no credentials
-		}
-		for j := 1; j < len(a); j++ {
-			k := strings.IndexByte(shortOptions, a[j])
-			if k < 0 || k+1 >= len(shortOptions) || shortOptions[k+1] != ':' {
-				continue // a flag (or an illegal letter: ab stops there; being thorough is harmless)
-			}
-			secret := a[j] == 'A' || a[j] == 'P'
-			switch {
-			case j+1 < len(a):
-				if secret {
-					out[i] = a[:j+1] + hidden
-				}
-			case i+1 < len(out):
-				i++
-				if secret {
-					out[i] = hidden
-				}
-			}
-			break
-		}
+	for _, s := range classifyArgv(argv).secrets {
+		w := &out[s.word+1] // splitArgs counts from argv[1]
+		*w = (*w)[:s.at] + hidden
 	}
 	return out
 }
