@@ -94,6 +94,8 @@ func newOptions(argv0 string) *cliOptions {
 			Timeout:     30 * time.Second,
 			Streams:     1,
 			Spec:        client.RequestSpec{ContentType: client.DefaultContentType},
+			// The only environment variable gab reads: the engine itself never does.
+			Portable: os.Getenv("GAB_NETPOLL") == "go",
 		},
 	}
 }

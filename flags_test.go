@@ -530,3 +530,15 @@ func TestReadPostFileTooBig(t *testing.T) {
 		t.Errorf("huge post file: status %d (done %v), stderr %q", status, done, stderr)
 	}
 }
+
+// GAB_NETPOLL is read by the command line, into Config.Portable; the engine
+// never reads the environment.
+func TestNetpollEnvironmentSetsPortable(t *testing.T) {
+	for env, want := range map[string]bool{"go": true, "": false, "epoll": false} {
+		t.Setenv("GAB_NETPOLL", env)
+		o, _, done, _, stderr := parse(t, "ab", "-n", "2", testURL)
+		if done || o.Config.Portable != want {
+			t.Errorf("GAB_NETPOLL=%q: Portable %v (done %v, stderr %q), want %v", env, o.Config.Portable, done, stderr, want)
+		}
+	}
+}

@@ -94,6 +94,10 @@ type Config struct {
 
 	Protocol Protocol
 	Streams  int // --streams: concurrent HTTP/2 streams per connection (default 1)
+	// Portable takes the portable goroutine-per-connection path even where the
+	// Linux event loops would serve the run (the command line sets it when the
+	// environment has GAB_NETPOLL=go).
+	Portable bool
 	// transport, when set, builds the run's transport instead of Protocol's
 	// (tests inject one that sends nothing, as they inject Dial and Resolver).
 	transport func(*Config) (transport, error)

@@ -17,11 +17,7 @@ func benchmarkPaths(b *testing.B, keepAlive bool) {
 	for _, path := range []string{"epoll", "go"} {
 		for _, c := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("%s/c%d", path, c), func(b *testing.B) {
-				if path == "go" {
-					b.Setenv("GAB_NETPOLL", "go")
-				} else {
-					b.Setenv("GAB_NETPOLL", "")
-				}
+				usePath(b, path)
 				before := epollLoopsStarted.Load()
 				benchmarkRun(b, keepAlive, c)
 				if ran := epollLoopsStarted.Load() > before; ran != (path == "epoll" && epollExpected()) {

@@ -15,20 +15,11 @@ import (
 
 // The HTTP/1 transport has two paths: the Linux epoll loops
 // (http1_epoll_linux.go, the default there) and the portable goroutine per
-// connection (GAB_NETPOLL=go, and every other system). These tests run the
+// connection (Config.Portable, and every other system). These tests run the
 // HTTP/1 behaviour tests on both and test what only the epoll path has.
 
 // epollExpected reports whether the fast path exists in this build.
 func epollExpected() bool { return runtime.GOOS == "linux" }
-
-// usePath selects the HTTP/1 path for the rest of the test.
-func usePath(t *testing.T, path string) {
-	if path == "go" {
-		t.Setenv("GAB_NETPOLL", "go")
-	} else {
-		t.Setenv("GAB_NETPOLL", "")
-	}
-}
 
 // TestHTTP1BothPaths runs the HTTP/1 behaviour tests on each path and checks
 // that the path asked for is the one that ran.
@@ -82,7 +73,7 @@ func TestHTTP1BothPaths(t *testing.T) {
 			started := epollLoopsStarted.Load() - before
 			switch {
 			case path == "go" && started != 0:
-				t.Errorf("GAB_NETPOLL=go still started %d epoll loops", started)
+				t.Errorf("the portable path still started %d epoll loops", started)
 			case path == "epoll" && epollExpected() && started == 0:
 				t.Errorf("the epoll path never ran")
 			}
@@ -93,7 +84,7 @@ func TestHTTP1BothPaths(t *testing.T) {
 // TestEpollPathSelection: plain HTTP takes the fast path; what it does not
 // implement falls back to the portable one.
 func TestEpollPathSelection(t *testing.T) {
-	t.Setenv("GAB_NETPOLL", "")
+	t.Parallel()
 	base := h1Config(8080, 10, 3, true)
 	cases := []struct {
 		name   string
@@ -127,14 +118,14 @@ func TestEpollPathSelection(t *testing.T) {
 			t.Errorf("%s: %d loops, want %d", tc.name, loops, want)
 		}
 	}
-	t.Setenv("GAB_NETPOLL", "go")
 	cfg := base
+	cfg.Portable = true
 	d, err := resolve(context.Background(), &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if loops := epollLoops(&cfg, d); loops != 0 {
-		t.Errorf("GAB_NETPOLL=go: %d loops, want the portable path", loops)
+		t.Errorf("Config.Portable: %d loops, want the portable path", loops)
 	}
 }
 
@@ -160,7 +151,6 @@ func TestEpollManyConnectionsSeveralLoops(t *testing.T) {
 	if !epollExpected() {
 		t.Skip("the epoll path is Linux only")
 	}
-	t.Setenv("GAB_NETPOLL", "")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	for _, ka := range []bool{true, false} {
 		checkGoroutines(t)
@@ -171,7 +161,7 @@ func TestEpollManyConnectionsSeveralLoops(t *testing.T) {
 		}
 		cfg := h1Config(srv.port(), n, c, ka)
 		fds := pollFDs(t)
-		rn, err := New(cfg)
+		rn, err := newRunner(t, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -378,7 +378,7 @@ func TestFaultRunEndsWithinTimeLimitPlusTimeout(t *testing.T) {
 }
 
 // TestFaultsPortablePath runs the fault tests that take the Linux epoll path by
-// default again on the portable goroutine-per-connection path (GAB_NETPOLL=go).
+// default again on the portable goroutine-per-connection path (Config.Portable).
 // The tests with --request-timeout, --rate or an injected Dial always run on it.
 func TestFaultsPortablePath(t *testing.T) {
 	for name, fn := range map[string]func(*testing.T){
@@ -397,7 +397,7 @@ func TestFaultsPortablePath(t *testing.T) {
 		"RunEndsWithinTimeLimitPlusTimeout": TestFaultRunEndsWithinTimeLimitPlusTimeout,
 	} {
 		t.Run(name, func(t *testing.T) {
-			t.Setenv("GAB_NETPOLL", "go")
+			usePath(t, "go")
 			fn(t)
 		})
 	}
@@ -446,7 +446,7 @@ func fuzzHTTP1Exchange(t *testing.T, answer []byte, keepAlive bool) {
 	cfg := h1Config(srv.port(), 3, 1, keepAlive)
 	cfg.KeepGoing = true
 	cfg.Timeout = 300 * time.Millisecond // a keep-alive answer without a length waits for a close that never comes
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestH1EndlessBodyInterrupted(t *testing.T) {
 		checkGoroutines(t)
 		srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
 		cfg := h1Config(srv.port(), 10, 2, true)
-		rn, err := New(cfg)
+		rn, err := newRunner(t, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -135,7 +135,7 @@ func FuzzH2Exchange(f *testing.F) {
 		cfg := h2TestConfig(t, "http://127.0.0.1:"+strconv.Itoa(srv.fs.port())+"/", n, 1, 2)
 		cfg.Timeout = 2 * time.Second
 		cfg.KeepGoing = true
-		rn, err := New(cfg)
+		rn, err := newRunner(t, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -187,7 +187,7 @@ func heapPeak() func() uint64 {
 // cleanup ends it). It reports the run's wall time.
 func runH2Within(t *testing.T, cfg Config, limit time.Duration) (*Result, error, time.Duration) {
 	t.Helper()
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -14,7 +14,7 @@ func interruptH2(t *testing.T, cfg Config, ready func(rn *Runner) bool) *Result 
 	t.Helper()
 	usePath(t, "epoll")
 	loopsBefore := h2EpollLoopsStarted.Load()
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

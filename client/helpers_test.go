@@ -187,7 +187,7 @@ func h1Config(port, n, c int, ka bool) Config {
 // h1Run runs cfg, failing the test if it takes over 20 s.
 func h1Run(tb testing.TB, cfg Config) (*Result, error) {
 	tb.Helper()
-	rn, err := New(cfg)
+	rn, err := newRunner(tb, cfg)
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
@@ -308,6 +308,35 @@ func fullBacklogListener(tb testing.TB) int {
 // hugeHead is a response head of more than 100 KiB that never ends.
 var hugeHead = "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Filler: "+strings.Repeat("f", 1014)+"\r\n", 101)
 
+// testPaths holds the path (epoll or go) each test asked for with usePath, by
+// test name.
+var testPaths sync.Map
+
+// usePath selects the path ("epoll", the default, or "go": Config.Portable)
+// for the runs that tb and its subtests start with newRunner or the run
+// helpers.
+func usePath(tb testing.TB, path string) {
+	name := tb.Name()
+	testPaths.Store(name, path)
+	tb.Cleanup(func() { testPaths.Delete(name) })
+}
+
+// newRunner is New(cfg) on the path usePath chose for tb or a test enclosing it.
+func newRunner(tb testing.TB, cfg Config) (*Runner, error) {
+	for name := tb.Name(); ; {
+		if p, ok := testPaths.Load(name); ok {
+			cfg.Portable = p == "go"
+			break
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
+	return New(cfg)
+}
+
 // fakeProtocol marks a run on scriptTransport: a transport that sends nothing
 // and reports Outcomes built by a script, so the accounting of extra figures
 // can be checked exactly, without sockets.
@@ -366,7 +395,7 @@ func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
 	}
 	scripts.Store(cfg.Target.Path, script)
 	defer scripts.Delete(cfg.Target.Path)
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,15 +33,15 @@ import (
 // readBudget bytes per connection (docs/DESIGN.md, "Reading from a peer").
 //
 // The portable path is used instead for TLS, -b, -B, --rate,
-// --request-timeout, an injected Config.Dial, IPv6 zones, and whenever the
-// environment variable GAB_NETPOLL is "go".
+// --request-timeout, an injected Config.Dial, IPv6 zones, and whenever
+// Config.Portable asks for it (the command line sets it from GAB_NETPOLL=go).
 
 // epollLoopsStarted counts event loops started, so tests can tell which path ran.
 var epollLoopsStarted atomic.Int64
 
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
-	if os.Getenv("GAB_NETPOLL") == "go" {
+	if cfg.Portable {
 		return 0
 	}
 	if cfg.Target.TLS || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||

@@ -673,7 +673,7 @@ func TestHTTP1CancelGivesPartialResult(t *testing.T) {
 	checkGoroutines(t)
 	srv := newFaultServer(t, hangAfterRequests(5))
 	cfg := h1Config(srv.port(), 20, 1, false)
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

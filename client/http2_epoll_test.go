@@ -8,7 +8,7 @@ import (
 
 // The --http2 transport has two paths for h2c: the Linux event loops
 // (http2_epoll_linux.go, the default there) and the goroutine path
-// (http2.go: GAB_NETPOLL=go, TLS, request bodies, --request-timeout, and
+// (http2.go: Config.Portable, TLS, request bodies, --request-timeout, and
 // every other system). These tests run the HTTP/2 behaviour tests on both.
 
 func TestHTTP2BothPaths(t *testing.T) {
@@ -55,7 +55,7 @@ func runH2BothPaths(t *testing.T, tests []h2PathTest) {
 			started := h2EpollLoopsStarted.Load() - before
 			switch {
 			case path == "go" && started != 0:
-				t.Errorf("GAB_NETPOLL=go still started %d h2c event loops", started)
+				t.Errorf("the portable path still started %d h2c event loops", started)
 			case path == "epoll" && epollExpected() && started == 0:
 				t.Errorf("the h2c event loop never ran")
 			}
@@ -80,7 +80,7 @@ func testHTTP2RefusedWithKeepGoing(t *testing.T) {
 // TestHTTP2PathSelection: h2c without what the event loop leaves out takes
 // it; everything else takes the goroutine path.
 func TestHTTP2PathSelection(t *testing.T) {
-	t.Setenv("GAB_NETPOLL", "")
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(*Config)

@@ -30,7 +30,7 @@ func h2TestConfig(t testing.TB, rawURL string, n, c, streams int) Config {
 
 func runH2(t *testing.T, cfg Config) (*Result, error) {
 	t.Helper()
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -683,7 +683,7 @@ func BenchmarkHTTP2(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				cfg.Requests = 1000
-				rn, err := New(cfg)
+				rn, err := newRunner(b, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -36,7 +36,7 @@ func TestSoak(t *testing.T) {
 	cfg := h1Config(srv.port(), math.MaxInt32, 8, true)
 	cfg.TimeLimit = duration
 	cfg.SampleLimit = sampleLimit
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,6 @@ func (p *soakProgress) Completed(done int) {
 // store (preallocated, so in practice not at all) and a few MiB.
 // go test -tags soak -run H2 -v ./client
 func TestSoakH2(t *testing.T) {
-	t.Setenv("GAB_NETPOLL", "")
 	const n = 1_000_000
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", "2")
@@ -150,7 +149,7 @@ func TestSoakH2(t *testing.T) {
 	cfg.Streams = 10
 	progress := &soakProgress{at: make(chan int, 1)}
 	cfg.Events = progress
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestWarmupInterrupted(t *testing.T) {
 	srv := newFaultServer(t, answerOnce(respond100(false)))
 	cfg := h1Config(srv.port(), 5, 1, false)
 	cfg.WarmupTime = time.Minute
-	rn, err := New(cfg)
+	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
