@@ -62,6 +62,9 @@ func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h run
 	if len(argv) > 1 && argv[1] == "sweep" { // a URL is never the word sweep
 		return runSweep(ctx, argv, stdout, stderr)
 	}
+	if len(argv) > 1 && argv[1] == "plot" {
+		return runPlot(ctx, argv, stdout, stderr) // plot.go
+	}
 	out := newBufferedWriter(stdout)
 	errw := &syncWriter{w: stderr, flushFirst: out}
 	status := runFlushed(ctx, argv, out, errw, h)

@@ -186,6 +186,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		CommandLine: redactCredentials(argv),
 		Run:         runInfo(o),
 		FailIf:      o.FailIf,
+		Environment: report.Environment(version),
 	}
 }
 

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/chart"
+	"gab/internal/outfile"
 	"gab/report"
 )
 
@@ -29,6 +28,11 @@ func checkPictures(o *cliOptions) error {
 	if o.PlotFile != "" {
 		if err := gnuplot.CheckImagePath(o.PlotFile); err != nil {
 			return fmt.Errorf("--plot %w", err)
+		}
+	}
+	if o.HTMLFile != "" {
+		if err := outfile.CheckWritable(o.HTMLFile); err != nil {
+			return fmt.Errorf("--html %w", err)
 		}
 	}
 	return nil
@@ -53,7 +57,29 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 			status = exitError
 		}
 	}
+	if o.HTMLFile != "" {
+		if err := htmlRun(o, argv, res, sum); err != nil {
+			fmt.Fprintf(errw, "gab: --html: %v\n", err)
+			status = exitError
+		}
+	}
 	return status
+}
+
+// htmlPointLimit is the most requests the HTML page's latency chart draws
+// (each is a few bytes of SVG path).
+const htmlPointLimit = 20_000
+
+// htmlRun writes a finished run's HTML report.
+func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Summary) error {
+	doc := report.NewDocument(sum)
+	d := report.RunChartData(sum, res, htmlPointLimit)
+	page := &report.Page{
+		Title:  "gab: " + o.Config.Target.Host + o.Config.Target.Path,
+		Runs:   []report.PageRun{{Doc: doc, Chart: d}},
+		Figure: chart.RunFigure(commandTitle(argv), []*chart.Data{d}),
+	}
+	return outfile.WriteAtomic(o.HTMLFile, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
 }
 
 // plotRun draws a finished run's charts into image.
@@ -62,16 +88,7 @@ func plotRun(ctx context.Context, image string, argv []string, res *client.Resul
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
 	d := report.RunChartData(sum, res, plotPointLimit)
-	err := gnuplot.Draw(ctx, image, chart.RunFigure(commandTitle(argv), []*chart.Data{d}))
-	if errors.Is(err, gnuplot.ErrNoGnuplot) {
-		data, script := gnuplot.Companions(image)
-		how := "gnuplot " + filepath.Base(script)
-		if dir := filepath.Dir(script); dir != "." {
-			how = "cd " + dir + " && " + how
-		}
-		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s", script, data, image, how)
-	}
-	return err
+	return drawPlot(ctx, image, chart.RunFigure(commandTitle(argv), []*chart.Data{d}))
 }
 
 // commandTitle is a chart title from the command line (credentials hidden).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"gab/internal/headless"
 	"gab/internal/testsrv"
+	"gab/internal/testsrv/golden"
+	"gab/internal/testtool"
 )
 
 func listDir(t *testing.T, dir string) string {
@@ -94,19 +98,15 @@ func TestPictureBadInput(t *testing.T) {
 		{[]string{"--plot", filepath.Join(dir, "x.jpg")}, exitUsage, `gab: --plot ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf)`},
 		{[]string{"--plot", filepath.Join(dir, "none", "x.png")}, exitError, "gab: --plot " + dir + "/none/x.png: cannot write there: no such file or directory"},
 		{[]string{"--plot", dir + "/d.png"}, exitError, "gab: --plot " + dir + "/d.png: is a directory"},
+		{[]string{"--html", filepath.Join(dir, "none", "r.html")}, exitError, "gab: --html " + dir + "/none/r.html: cannot write there: no such file or directory"},
+		{[]string{"--html", dir + "/d.png"}, exitError, "gab: --html " + dir + "/d.png: is a directory"},
 		{[]string{"--progress", "sometimes"}, exitUsage, `gab: --progress must be auto, always or never, not "sometimes"`},
 	} {
 		os.Mkdir(filepath.Join(dir, "d.png"), 0o755)
 		before := srv.Requests()
 		argv := append(append([]string{"ab", "-n", "5"}, tc.args...), srv.URL()+"/")
 		got := runInProcess(argv, runHooks{})
-		first := strings.SplitN(got.Stderr, "\n", 2)[0]
-		if got.Exit != tc.exit || first != tc.want {
-			t.Errorf("%v: exit %d, stderr %q; want %d, %q", tc.args, got.Exit, got.Stderr, tc.exit, tc.want)
-		}
-		if tc.exit == exitError && strings.Count(got.Stderr, "\n") != 1 {
-			t.Errorf("%v: more than one line: %q", tc.args, got.Stderr)
-		}
+		checkOneLineFailure(t, tc.args, got, tc.exit, tc.want)
 		if srv.Requests() != before {
 			t.Errorf("%v: the run started", tc.args)
 		}
@@ -183,5 +183,62 @@ func TestHistogram(t *testing.T) {
 	}
 	if total != 300 {
 		t.Errorf("counts add up to %d, want 300", total)
+	}
+}
+
+// TestHTMLReportInChromium opens --html's page in Debian's headless
+// Chromium: no console error or warning, no failed request, no request but
+// the page itself, a title, and a screenshot with the charts drawn.
+func TestHTMLReportInChromium(t *testing.T) {
+	bin := testtool.Need(t, "chromium", "chromium")
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	got := runInProcess([]string{"ab", "-n", "300", "-c", "3", "--html", page, srv.URL() + "/f100.txt"}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	rep, err := headless.Open(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page, 1000, 1400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) > 0 {
+		t.Errorf("problems in Chromium:\n%s", strings.Join(rep.Problems, "\n"))
+	}
+	if len(rep.Requests) != 1 || rep.Requests[0] != "file://"+page {
+		t.Errorf("the page made requests beyond itself: %v", rep.Requests)
+	}
+	if rep.Title != "gab: 127.0.0.1/f100.txt" {
+		t.Errorf("title %q", rep.Title)
+	}
+	// The top of the page holds the charts: a fair share of it is drawn.
+	if blank, ink := headless.Blank(rep.Screenshot); blank || ink < 0.03 {
+		t.Errorf("screenshot %v is blank (%.1f%% drawn)", rep.Screenshot.Bounds(), ink*100)
+	}
+}
+
+// checkOneLineFailure checks a refused command: its exit status, and that
+// its message is want, on one line when the status is exitError.
+func checkOneLineFailure(t *testing.T, args []string, got golden.Result, exit int, want string) {
+	t.Helper()
+	first := strings.SplitN(got.Stderr, "\n", 2)[0]
+	if got.Exit != exit || first != want {
+		t.Errorf("%v: exit %d, stderr %q; want %d, %q", args, got.Exit, got.Stderr, exit, want)
+	}
+	if exit == exitError && strings.Count(got.Stderr, "\n") != 1 {
+		t.Errorf("%v: more than one line: %q", args, got.Stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"gab/internal/chart"
+	"gab/internal/outfile"
 	"io"
 	"math"
 	"os"
@@ -144,7 +145,12 @@ func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		} else {
 			p("set xtics autofreq\n")
 		}
-		p("set xrange [%s:*]\nset yrange [%s:*]\n", fromZero(pn.XFromZero), fromZero(pn.YFromZero))
+		if pn.XMax > pn.XMin {
+			p("set xrange [%s:%s]\n", appendNumber(nil, pn.XMin), appendNumber(nil, pn.XMax))
+		} else {
+			p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
+		}
+		p("set yrange [%s:*]\n", fromZero(pn.YFromZero))
 		var plots []string
 		for j, l := range pn.Lines {
 			src := "''"
@@ -166,7 +172,10 @@ func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			if l.Title != "" {
 				title = "title " + quote(l.Title)
 			}
-			with += fmt.Sprintf(" linecolor %d", j+1)
+			with += fmt.Sprintf(" linecolor %d", l.ColorOf(j))
+			if l.Dashed {
+				with += " dashtype 2"
+			}
 			if l.Style == chart.Bars {
 				with += " fill transparent solid 0.35 border"
 			}
@@ -220,25 +229,11 @@ func CheckImagePath(image string) error {
 	}
 	data, script := Companions(image)
 	for _, name := range []string{image, data, script} {
-		if err := checkWritable(name); err != nil {
+		if err := outfile.CheckWritable(name); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// checkWritable creates a temporary file beside name and removes it; name
-// itself must not be a directory.
-func checkWritable(name string) error {
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s: is a directory", name)
-	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".gab-check-*")
-	if err != nil {
-		return fmt.Errorf("%s: cannot write there: %w", name, errors.Unwrap(err))
-	}
-	f.Close()
-	return os.Remove(f.Name())
 }
 
 // Draw writes the figure's data and script beside image (see Companions),
@@ -256,10 +251,10 @@ func Draw(ctx context.Context, image string, f *chart.Figure) error {
 	// The script names its files relative to its own directory, so that it
 	// can be run again from there.
 	dataName, imageName := filepath.Base(dataPath), filepath.Base(image)
-	if err := writeAtomic(dataPath, func(w io.Writer) error { return WriteData(w, f) }); err != nil {
+	if err := outfile.WriteAtomic(dataPath, func(w io.Writer) error { return WriteData(w, f) }); err != nil {
 		return err
 	}
-	if err := writeAtomic(scriptPath, func(w io.Writer) error { return WriteScript(w, f, t, dataName, imageName) }); err != nil {
+	if err := outfile.WriteAtomic(scriptPath, func(w io.Writer) error { return WriteScript(w, f, t, dataName, imageName) }); err != nil {
 		return err
 	}
 	bin, err := exec.LookPath("gnuplot")
@@ -302,30 +297,6 @@ func render(ctx context.Context, bin, dir, script, image string) error {
 			return fmt.Errorf("gnuplot %s: %v: %s", script, err, msg)
 		}
 		return fmt.Errorf("gnuplot %s: %v", script, err)
-	}
-	return nil
-}
-
-// writeAtomic writes name through a temporary file in the same directory,
-// renamed into place only when complete.
-func writeAtomic(name string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -1,7 +1,11 @@
 package report
 
 import (
+	"errors"
+	"fmt"
 	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"gab/client"
 	"gab/internal/chart"
@@ -35,6 +39,13 @@ func RunChartData(s *Summary, res *client.Result, limit int) *chart.Data {
 			d.Curve = append(d.Curve, chart.CurvePoint{Percent: p, Us: s.Percentile(TotalColumn, p)})
 		}
 		d.Curve = append(d.Curve, chart.CurvePoint{Percent: 100, Us: s.Total.MaxUs})
+		for _, p := range chart.TablePercents {
+			us := s.Total.MaxUs
+			if p < 100 {
+				us = s.Percentile(TotalColumn, p)
+			}
+			d.Table = append(d.Table, chart.CurvePoint{Percent: p, Us: us})
+		}
 		d.CurvePrecision = "exact (µs)"
 		if s.FromHistograms {
 			d.CurvePrecision = "1 ms buckets past the exact store"
@@ -74,4 +85,57 @@ func wholeSeconds(perSecond []int64, elapsedS float64) []int64 {
 		return perSecond[:whole]
 	}
 	return perSecond
+}
+
+// DocumentChartData gathers a saved run's chart data from its JSON document:
+// the percentile curve and table from the latency histogram (HDR, 3
+// significant digits; the maximum exact), the requests of each whole second.
+// A document has no per-request times, so Latency is nil. Without the
+// extended figures the curve is ab's percentage table.
+func DocumentChartData(d *Document) (*chart.Data, error) {
+	if d.Report == nil {
+		return nil, errors.New("the run did not start: nothing to draw")
+	}
+	r := d.Report
+	out := &chart.Data{Recorded: r.CompleteRequests, ElapsedS: r.TimeTakenS, Stride: 1}
+	var maxUs int64
+	if r.ConnectionTimes != nil {
+		maxUs = r.ConnectionTimes.Total.MaxUs
+	}
+	x := d.Extended
+	if x != nil && x.LatencyHistogram.Data != "" {
+		h, err := hdrhistogram.Decode([]byte(x.LatencyHistogram.Data))
+		if err != nil {
+			return nil, fmt.Errorf("latency_histogram: %w", err)
+		}
+		n := int(h.TotalCount())
+		if n > 0 {
+			if maxUs == 0 {
+				maxUs = h.Max()
+			}
+			at := func(p float64) int64 {
+				if p >= 100 {
+					return maxUs
+				}
+				return min(h.ValueAtQuantile(p), maxUs)
+			}
+			for _, p := range curvePercents(n) {
+				out.Curve = append(out.Curve, chart.CurvePoint{Percent: p, Us: at(p)})
+			}
+			out.Curve = append(out.Curve, chart.CurvePoint{Percent: 100, Us: maxUs})
+			for _, p := range chart.TablePercents {
+				out.Table = append(out.Table, chart.CurvePoint{Percent: p, Us: at(p)})
+			}
+			out.CurvePrecision = "HDR histogram, 3 significant digits; maximum exact"
+		}
+		out.PerSecond = wholeSeconds(x.Throughput.PerSecond, r.TimeTakenS)
+	} else if len(r.PercentageServed) > 0 {
+		for _, p := range r.PercentageServed {
+			c := chart.CurvePoint{Percent: p.Percent, Us: p.TotalUs}
+			out.Curve = append(out.Curve, c)
+			out.Table = append(out.Table, c)
+		}
+		out.CurvePrecision = "ab's percentile table only (no extended figures in the document)"
+	}
+	return out, nil
 }

@@ -63,6 +63,21 @@ type Document struct {
 	Warmup *JSONWarmup `json:"warmup,omitempty"`
 	// Thresholds are the --fail-if verdicts (absent without the option).
 	Thresholds *JSONThresholds `json:"thresholds,omitempty"`
+	// Environment is where gab ran (absent in documents of older versions).
+	Environment *JSONEnvironment `json:"environment,omitempty"`
+}
+
+// JSONEnvironment describes the client machine and gab itself.
+type JSONEnvironment struct {
+	GabVersion string `json:"gab_version"`
+	GoVersion  string `json:"go_version"`
+	OS         string `json:"os"`   // GOOS
+	Arch       string `json:"arch"` // GOARCH
+	// Cores is the number of logical CPUs; GOMAXPROCS those gab used (--cpus).
+	Cores      int `json:"cores"`
+	GOMAXPROCS int `json:"gomaxprocs"`
+	// Kernel is the kernel's name and release (uname -sr), where known.
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // JSONError is a fatal error.
@@ -295,6 +310,10 @@ func NewDocument(s *Summary) *Document {
 	}
 	if d.CommandLine == nil {
 		d.CommandLine = []string{}
+	}
+	if e := s.Environment; e != nil {
+		d.Environment = &JSONEnvironment{GabVersion: e.GabVersion, GoVersion: e.GoVersion, OS: e.OS, Arch: e.Arch,
+			Cores: e.Cores, GOMAXPROCS: e.GOMAXPROCS, Kernel: e.Kernel}
 	}
 	if e := s.Error; e != nil {
 		d.Error = &JSONError{Message: e.Message, ExitCode: e.ExitCode}

@@ -51,6 +51,9 @@ type Options struct {
 	Run *RunInfo
 	// FailIf are the --fail-if thresholds, checked against the figures.
 	FailIf []threshold.Threshold
+	// Environment describes where gab ran (Environment(version); nil: not
+	// said), for the JSON document and the HTML report.
+	Environment *EnvironmentInfo
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -123,6 +126,8 @@ type Summary struct {
 	// Started is false for a command line that never ran (NotStarted): then
 	// only Error and the invocation are meaningful.
 	CommandLine []string
+	// Environment is where gab ran (nil: not said).
+	Environment *EnvironmentInfo
 	Start       time.Time // just before the first connect (wall clock)
 	Ending      client.Ending
 	Started     bool
@@ -286,6 +291,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		NoPercentiles:     o.NoPercentiles,
 		NoConfidence:      o.NoConfidence,
 		CommandLine:       o.CommandLine,
+		Environment:       o.Environment,
 		Start:             res.Start,
 		Ending:            res.Ending,
 		Started:           true,

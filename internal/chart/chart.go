@@ -35,6 +35,8 @@ type Data struct {
 	// CurvePrecision says how exact it is.
 	Curve          []CurvePoint
 	CurvePrecision string
+	// Table is the total latency at TablePercents (same precision).
+	Table []CurvePoint
 
 	// PerSecond counts requests recorded in each whole second of the run
 	// (the partial last second is left out); FailuresPerSecond likewise for
@@ -43,3 +45,6 @@ type Data struct {
 	FailuresPerSecond []int64
 	ElapsedS          float64
 }
+
+// TablePercents are the rows of the reports' percentile tables.
+var TablePercents = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}

@@ -17,6 +17,23 @@ func PercentileX(p float64) float64 {
 	return 1 / (1 - p/100)
 }
 
+// TicRange fixes p's x range to its tics with a margin: half a unit on a
+// linear axis, a factor of 1.5 on a log one.
+func (p *Panel) TicRange() {
+	if len(p.XTics) == 0 {
+		return
+	}
+	lo, hi := p.XTics[0].At, p.XTics[0].At
+	for _, t := range p.XTics {
+		lo, hi = min(lo, t.At), max(hi, t.At)
+	}
+	if p.LogX {
+		p.XMin, p.XMax = lo/1.5, hi*1.5
+	} else {
+		p.XMin, p.XMax = lo-0.5, hi+0.5
+	}
+}
+
 // RunFigure is the figure of one or more runs (overlaid, labelled): latency
 // of every request over time, the latency percentile distribution, and
 // requests and failures per second. A panel none of the runs has data for
@@ -156,7 +173,9 @@ type Panel struct {
 	XTics []Tic
 	// XFromZero and YFromZero anchor an axis at 0 (counts, rates, time).
 	XFromZero, YFromZero bool
-	Lines                []Line
+	// XMin and XMax, when XMax > XMin, fix the x range.
+	XMin, XMax float64
+	Lines      []Line
 }
 
 // Tic is a labelled tic mark on an axis.
@@ -185,4 +204,16 @@ type Line struct {
 	Rows    [][]float64
 	// Note is written as a comment above the block (where the data came from).
 	Note string
+	// Color is the line's colour, 1-based in the palette (0: by position);
+	// Dashed draws it dashed (p99 beside a solid p50 of the same colour).
+	Color  int
+	Dashed bool
+}
+
+// ColorOf is the 1-based palette colour of the i-th line of a panel.
+func (l *Line) ColorOf(i int) int {
+	if l.Color > 0 {
+		return l.Color
+	}
+	return i + 1
 }

@@ -1,0 +1,247 @@
+package chart
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strconv"
+)
+
+// This file draws a Panel as an SVG image (the HTML report's charts): axes
+// with labelled tics, a grid, the data sets in the palette's colours and a
+// legend. Nothing but the SVG itself: no script, no font or style from
+// elsewhere, so the page that holds it works offline.
+
+// Palette holds the data sets' colours, in order.
+var Palette = []string{"#7b2fbf", "#1b8a3a", "#2a6fdb", "#d1462f", "#b8860b", "#117a8b", "#8c564b", "#555555"}
+
+const (
+	svgLeft, svgRight, svgTop, svgBottom = 64.0, 16.0, 30.0, 44.0
+)
+
+// axis maps data values to pixels along one axis.
+type axis struct {
+	lo, hi   float64 // in data units (log10 of them on a log axis)
+	log      bool
+	pxLo, px float64 // pixel of lo and length in pixels (negative for y)
+}
+
+func (a axis) at(v float64) float64 {
+	if a.log {
+		v = math.Log10(math.Max(v, 1e-12))
+	}
+	if a.hi == a.lo {
+		return a.pxLo + a.px/2
+	}
+	return a.pxLo + (v-a.lo)/(a.hi-a.lo)*a.px
+}
+
+// WriteSVG draws p as a width × height SVG element.
+func WriteSVG(w io.Writer, p *Panel, width, height int) error {
+	bw := bufio.NewWriter(w)
+	W, H := float64(width), float64(height)
+	xs, ys := dataRange(p)
+	x := axis{lo: xs[0], hi: xs[1], log: p.LogX, pxLo: svgLeft, px: W - svgLeft - svgRight}
+	y := axis{lo: ys[0], hi: ys[1], pxLo: H - svgBottom, px: -(H - svgTop - svgBottom)}
+	if x.log {
+		x.lo, x.hi = math.Log10(math.Max(x.lo, 1e-12)), math.Log10(math.Max(x.hi, 1e-12))
+	}
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="11">`, width, height, width, height)
+	fmt.Fprintf(bw, "<title>%s</title>", esc(p.Title))
+	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="#fff"/>`, width, height)
+	fmt.Fprintf(bw, `<text x="%g" y="18" text-anchor="middle" font-size="12">%s</text>`, W/2, esc(p.Title))
+
+	// Grid and tics.
+	xticks := p.XTics
+	if len(xticks) == 0 {
+		for _, v := range niceTicks(xs[0], xs[1]) {
+			xticks = append(xticks, Tic{formatTick(v), v})
+		}
+	}
+	bw.WriteString(`<g stroke="#ddd" stroke-width="1">`)
+	for _, t := range xticks {
+		px := x.at(t.At)
+		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px, svgTop, px, H-svgBottom)
+	}
+	yticks := niceTicks(ys[0], ys[1])
+	for _, v := range yticks {
+		py := y.at(v)
+		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, svgLeft, py, W-svgRight, py)
+	}
+	bw.WriteString(`</g><g fill="#333">`)
+	for _, t := range xticks {
+		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x.at(t.At), H-svgBottom+14, esc(t.Label))
+	}
+	for _, v := range yticks {
+		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, svgLeft-6, y.at(v)+4, formatTick(v))
+	}
+	fmt.Fprintf(bw, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, svgLeft+(W-svgLeft-svgRight)/2, H-8, esc(p.XLabel))
+	fmt.Fprintf(bw, `<text transform="translate(14,%g) rotate(-90)" text-anchor="middle">%s</text>`, svgTop+(H-svgTop-svgBottom)/2, esc(p.YLabel))
+	bw.WriteString(`</g>`)
+	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom)
+
+	// Data sets.
+	for i, l := range p.Lines {
+		writeLine(bw, &l, x, y, Palette[(l.ColorOf(i)-1)%len(Palette)])
+	}
+	// Legend, top left inside the frame.
+	ly := svgTop + 14
+	for i, l := range p.Lines {
+		if l.Title == "" {
+			continue
+		}
+		color := Palette[(l.ColorOf(i)-1)%len(Palette)]
+		dash := ""
+		if l.Dashed {
+			dash = ` stroke-dasharray="3 2"`
+		}
+		fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"%s/><text x="%g" y="%g">%s</text>`,
+			svgLeft+8, ly-4, svgLeft+20, ly-4, color, dash, svgLeft+24, ly, esc(l.Title))
+		ly += 14
+	}
+	bw.WriteString("</svg>")
+	return bw.Flush()
+}
+
+func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
+	var d []byte
+	f := func(v float64) []byte { return strconv.AppendFloat(nil, math.Round(v*10)/10, 'f', -1, 64) }
+	switch l.Style {
+	case Points:
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			d = append(d, 'M')
+			d = append(d, f(x.at(r[0]))...)
+			d = append(d, ' ')
+			d = append(d, f(y.at(r[1]))...)
+			d = append(d, "h0"...)
+		}
+		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="round" stroke-opacity="0.7" fill="none"/>`, d, color)
+	case Lines, ErrorBars:
+		cmd := byte('M')
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				cmd = 'M'
+				continue
+			}
+			d = append(d, cmd)
+			d = append(d, f(x.at(r[0]))...)
+			d = append(d, ' ')
+			d = append(d, f(y.at(r[1]))...)
+			cmd = 'L'
+		}
+		dash := ""
+		if l.Dashed {
+			dash = ` stroke-dasharray="6 4"`
+		}
+		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="2" fill="none"%s/>`, d, color, dash)
+		if l.Style == ErrorBars {
+			var e []byte
+			for _, r := range l.Rows {
+				if len(r) < 4 || bad(r[0], r[2]) || bad(r[3], r[3]) {
+					continue
+				}
+				e = append(e, 'M')
+				e = append(e, f(x.at(r[0]))...)
+				e = append(e, ' ')
+				e = append(e, f(y.at(r[2]))...)
+				e = append(e, 'V')
+				e = append(e, f(y.at(r[3]))...)
+			}
+			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.5" fill="none"/>`, e, color)
+		}
+	case Bars:
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			x0, x1 := x.at(r[0]-0.5), x.at(r[0]+0.5)
+			y0, y1 := y.at(0), y.at(r[1])
+			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="%s"/>`,
+				x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), color, color)
+		}
+	}
+}
+
+func bad(a, b float64) bool {
+	return math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0)
+}
+
+// dataRange is the x and y ranges of the panel's data, widened to 0 where
+// the panel anchors an axis there and to the bars' edges.
+func dataRange(p *Panel) (xs, ys [2]float64) {
+	xs = [2]float64{math.Inf(1), math.Inf(-1)}
+	ys = xs
+	for _, l := range p.Lines {
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			lo, hi := r[0], r[0]
+			if l.Style == Bars {
+				lo, hi = lo-0.5, hi+0.5
+			}
+			xs[0], xs[1] = math.Min(xs[0], lo), math.Max(xs[1], hi)
+			ys[0], ys[1] = math.Min(ys[0], r[1]), math.Max(ys[1], r[1])
+			if l.Style == ErrorBars && len(r) >= 4 {
+				ys[0], ys[1] = math.Min(ys[0], r[2]), math.Max(ys[1], r[3])
+			}
+		}
+	}
+	if math.IsInf(xs[0], 0) {
+		return [2]float64{0, 1}, [2]float64{0, 1}
+	}
+	if p.XFromZero {
+		xs[0] = math.Min(xs[0], 0)
+	}
+	if p.YFromZero {
+		ys[0] = math.Min(ys[0], 0)
+	}
+	for _, t := range p.XTics {
+		xs[0], xs[1] = math.Min(xs[0], t.At), math.Max(xs[1], t.At)
+	}
+	if p.XMax > p.XMin {
+		xs = [2]float64{p.XMin, p.XMax}
+	}
+	if ys[1] == ys[0] {
+		ys[1] = ys[0] + 1
+	}
+	ys[1] += (ys[1] - ys[0]) * 0.05 // headroom for the legend
+	if xs[1] == xs[0] {
+		xs[1] = xs[0] + 1
+	}
+	return xs, ys
+}
+
+// niceTicks returns about six round values (1, 2 or 5 × 10^k apart) in [lo, hi].
+func niceTicks(lo, hi float64) []float64 {
+	span := hi - lo
+	if span <= 0 || math.IsNaN(span) || math.IsInf(span, 0) {
+		return []float64{lo}
+	}
+	step := math.Pow(10, math.Floor(math.Log10(span/6)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(step*m) <= 7 {
+			step *= m
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, math.Round(v/step)*step)
+	}
+	return out
+}
+
+func formatTick(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+func esc(s string) string { return html.EscapeString(s) }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gab/internal/testsrv"
+	"gab/internal/testtool"
+)
+
+// saveRuns makes two saved run documents (-c 1 and -c 4) and returns their paths.
+func saveRuns(t *testing.T, dir string) (a, b string) {
+	t.Helper()
+	srv, err := testsrv.NewNginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	a, b = filepath.Join(dir, "one.json"), filepath.Join(dir, "four.json")
+	for _, r := range []struct{ c, file string }{{"1", a}, {"4", b}} {
+		got := runInProcess([]string{"ab", "-q", "-n", "200", "-c", r.c, "--json", r.file, srv.URL() + "/f100.txt"}, runHooks{})
+		if got.Exit != 0 {
+			t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+		}
+	}
+	return a, b
+}
+
+// TestPlotSavedRuns: gab plot overlays saved runs, labelled by LABEL= or by
+// file name, as an image (gnuplot) and as an HTML page with a ranking.
+func TestPlotSavedRuns(t *testing.T) {
+	testtool.Need(t, "gnuplot", "gnuplot-nox")
+	dir := t.TempDir()
+	a, b := saveRuns(t, dir)
+	img := filepath.Join(dir, "cmp.png")
+	got := runInProcess([]string{"gab", "plot", "-o", img, "c1=" + a, b}, runHooks{})
+	if got.Exit != 0 || got.Stderr != "" {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	raw, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pic.Bounds().Dy() < 300 {
+		t.Errorf("image %v: too small for a panel", pic.Bounds())
+	}
+	gp, _ := os.ReadFile(filepath.Join(dir, "cmp.gp"))
+	// Runs under a second have no whole second to count: the title says so.
+	for _, want := range []string{"title 'c1'", "title 'four'", "Latency percentile distribution", "(under 1 s: no per-second chart)"} {
+		if !strings.Contains(string(gp), want) {
+			t.Errorf("script lacks %q:\n%s", want, gp)
+		}
+	}
+	if strings.Contains(string(gp), "Latency of each request over time") {
+		t.Error("a saved document has no per-request times, yet the script draws them")
+	}
+
+	page := filepath.Join(dir, "cmp.html")
+	got = runInProcess([]string{"gab", "plot", "-o", page, "c1=" + a, b}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	html, _ := os.ReadFile(page)
+	for _, want := range []string{"Comparison (ranked by requests per second)", "<td>c1</td>", "<td>four</td>", "<svg", "99.99%"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestPlotBadInput: each mistake is one line, a non-zero exit, and nothing
+// is written.
+func TestPlotBadInput(t *testing.T) {
+	dir := t.TempDir()
+	in := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(in, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	notJSON := write("notes.json", "hello")
+	other := write("other.json", `{"tool": "wrk", "schema_version": 1}`)
+	newer := write("newer.json", `{"tool": "gab", "schema_version": 99, "command_line": []}`)
+	newerSweep := write("sweep.json", `{"schema": "gab-sweep", "tool": "gab", "schema_version": 7}`)
+	never := write("never.json", `{"schema_version": 1, "tool": "gab", "command_line": ["ab"], "start_time": "2026-01-01T00:00:00Z", "ending": "not_started"}`)
+	out := filepath.Join(dir, "x.png")
+	for _, tc := range []struct {
+		args []string
+		exit int
+		want string
+	}{
+		{[]string{notJSON}, exitError, "gab plot: " + notJSON + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
+		{[]string{other}, exitError, "gab plot: " + other + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
+		{[]string{newer}, exitError, "gab plot: " + newer + ": run document of schema version 99, newer than this gab reads (1): use a newer gab"},
+		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep document of schema version 7, newer than this gab reads (1): use a newer gab"},
+		{[]string{never}, exitError, "gab plot: " + never + ": the run did not start: nothing to draw"},
+		{[]string{filepath.Join(in, "missing.json")}, exitError, "gab plot: " + filepath.Join(in, "missing.json") + ": no such file"},
+		{[]string{"-o", filepath.Join(dir, "x.jpg"), never}, exitUsage, `gab plot: ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf) (or .html)`},
+		{[]string{"-o", filepath.Join(dir, "no", "x.html"), never}, exitError, "gab plot: " + dir + "/no/x.html: cannot write there: no such file or directory"},
+		{[]string{}, exitUsage, "gab plot: no document given"},
+	} {
+		argv := append([]string{"gab", "plot"}, tc.args...)
+		if len(tc.args) > 0 && tc.args[0] != "-o" {
+			argv = append([]string{"gab", "plot", "-o", out}, tc.args...)
+		}
+		got := runInProcess(argv, runHooks{})
+		checkOneLineFailure(t, tc.args, got, tc.exit, tc.want)
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: left %v behind", tc.args, entries)
+		}
+	}
+}
+
+// TestPlotSweep: a sweep document's charts (req/s with confidence intervals
+// and latency against concurrency, bandwidth and latency against size) as
+// an image and as a page with the points and rankings.
+func TestPlotSweep(t *testing.T) {
+	testtool.Need(t, "gnuplot", "gnuplot-nox")
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "s.json")
+	status, _, stderr := runArgs(t, t.Context(), "ab", "sweep", "--demo", "-q", "-n", "30", "-c", "1,2,4", "--sizes", "10,1k",
+		"--repeat", "2", "--json", doc)
+	if status != 0 {
+		t.Fatalf("sweep: status %d: %s", status, stderr)
+	}
+	img := filepath.Join(dir, "s.svg")
+	got := runInProcess([]string{"gab", "plot", "-o", img, doc}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	gp, _ := os.ReadFile(filepath.Join(dir, "s.gp"))
+	for _, want := range []string{
+		"Requests per second against concurrency (mean of 2 runs; bars: 95 % confidence interval)",
+		"yerrorlines", "title 'demo 10 p99'", "Received bandwidth against size", "Latency against size",
+		"set xtics ('1' 1, '2' 2, '4' 4)", "set xtics ('10' 10, '1k' 1024)",
+	} {
+		if !strings.Contains(string(gp), want) {
+			t.Errorf("script lacks %q:\n%s", want, gp)
+		}
+	}
+	if svg, _ := os.ReadFile(img); !bytes.Contains(svg, []byte("<svg")) {
+		t.Error("no SVG drawn")
+	}
+	page := filepath.Join(dir, "s.html")
+	if got := runInProcess([]string{"gab", "plot", "-o", page, doc}, runHooks{}); got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	html, _ := os.ReadFile(page)
+	for _, want := range []string{"<h2>Points</h2>", "<td>1k</td>", "± 95 % CI", "<svg"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
