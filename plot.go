@@ -106,7 +106,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	case sweeps == 1 && isHTML:
 		err = writeSweepHTML(out, inputs[0].sweep)
 	case sweeps == 1:
-		err = drawPlot(ctx, out, sweepFigure(inputs[0].sweep, inputs[0].label))
+		err = drawPlot(ctx, out, sweepFigure(inputs[0].sweep))
 	default:
 		err = plotRuns(ctx, out, title, inputs, isHTML)
 	}
@@ -230,8 +230,8 @@ func sizeOf(p *sweep.DocPoint) float64 {
 // per target with the 95 % confidence interval as error bars, p50 and p99
 // latency against concurrency, received bandwidth and mean latency against
 // size (with several sizes), and the server's CPU per request where measured.
-func sweepFigure(d *sweep.Document, name string) *chart.Figure {
-	f := &chart.Figure{Title: "gab sweep " + name + ": " + strings.Join(d.CommandLine[min(1, len(d.CommandLine)):], " ")}
+func sweepFigure(d *sweep.Document) *chart.Figure {
+	f := &chart.Figure{Title: "gab " + strings.Join(d.CommandLine[min(1, len(d.CommandLine)):], " ")}
 	sizes := len(d.Settings.Sizes) > 1
 	byTarget := func(p *sweep.DocPoint) string {
 		if sizes && p.Size != nil {
@@ -349,7 +349,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 			{Name: "Repetitions", Value: strconv.Itoa(d.Settings.Repeat)},
 			{Name: "Confidence interval", Value: d.Settings.CIMethod},
 		},
-		Figure: sweepFigure(d, ""),
+		Figure: sweepFigure(d),
 	}
 	pts := [][]string{{"target", "size", "-c", "runs", "req/s mean", "± 95 % CI", "cv", "p50 (ms)", "p99 (ms)", "Mbit/s", "failed", "server CPU µs/req"}}
 	for _, p := range d.Points {
