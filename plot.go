@@ -392,3 +392,34 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 	}
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
 }
+
+// checkSweepPictures checks gab sweep's --plot and --html paths before the
+// first request.
+func checkSweepPictures(plot, html string) error {
+	if plot != "" {
+		if err := gnuplot.CheckImagePath(plot); err != nil {
+			return fmt.Errorf("--plot %w", err)
+		}
+	}
+	if html != "" {
+		if err := outfile.CheckWritable(html); err != nil {
+			return fmt.Errorf("--html %w", err)
+		}
+	}
+	return nil
+}
+
+// sweepPictures draws a finished (or interrupted) sweep's --plot and --html.
+func sweepPictures(ctx context.Context, plot, html string, d *sweep.Document) error {
+	if plot != "" {
+		if err := drawPlot(context.WithoutCancel(ctx), plot, sweepFigure(d)); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	if html != "" {
+		if err := writeSweepHTML(html, d); err != nil {
+			return fmt.Errorf("--html: %w", err)
+		}
+	}
+	return nil
+}

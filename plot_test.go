@@ -127,9 +127,17 @@ func TestPlotSweep(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "s.json")
 	status, _, stderr := runArgs(t, t.Context(), "ab", "sweep", "--demo", "-q", "-n", "30", "-c", "1,2,4", "--sizes", "10,1k",
-		"--repeat", "2", "--json", doc)
+		"--repeat", "2", "--json", doc, "--plot", filepath.Join(dir, "direct.png"), "--html", filepath.Join(dir, "direct.html"))
 	if status != 0 {
 		t.Fatalf("sweep: status %d: %s", status, stderr)
+	}
+	// gab sweep --plot and --html draw what gab plot draws from its document.
+	if l := listDir(t, dir); l != "direct.dat direct.gp direct.html direct.png s.json" {
+		t.Errorf("the sweep wrote %q", l)
+	}
+	status, _, stderr = runArgs(t, t.Context(), "ab", "sweep", "--demo", "-n", "30", "-c", "1,2", "--plot", filepath.Join(dir, "x.gif"))
+	if status != exitUsage || stderr != "ab sweep: --plot "+dir+"/x.gif: unknown image type \".gif\" (want .png, .svg or .pdf)\n" {
+		t.Errorf("--plot x.gif: status %d, stderr %q", status, stderr)
 	}
 	img := filepath.Join(dir, "s.svg")
 	got := runInProcess([]string{"gab", "plot", "-o", img, doc}, runHooks{})

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/gnuplot"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/report"
@@ -31,6 +32,7 @@ import (
 // sweepOptions are the sweep's own options.
 type sweepOptions struct {
 	sizes, postSizes, csvFile, jsonFile string
+	plotFile, htmlFile                  string
 	repeat                              int
 	pause                               durationValue
 	maxCVPercent                        float64
@@ -49,6 +51,8 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation)")
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
 	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
+	fs.StringVar(&so.plotFile, "plot", "", "draw the sweep's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.gp and FILE.dat beside it)")
+	fs.StringVar(&so.htmlFile, "html", "", "write a self-contained HTML report of the sweep (charts, points, rankings) to `FILE`")
 	fs.BoolVar(&so.demo, "demo", false, "sweep the built-in server (serves /bytes/N for any size N, accepts POST bodies)")
 	fs.StringArrayVar(&so.serverPIDs, "server-pid", nil, "measure the CPU of processes `[LABEL=]PID[,PID...]`, their threads and children, per run (Linux); repeatable, once per label")
 	fs.BoolVarP(&so.help, "help", "h", false, "print this help")
@@ -270,6 +274,13 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if cpus := points[sweep.Point{Size: sizeIndex(nSizes)}].o.CPUs; cpus > 0 {
 		runtime.GOMAXPROCS(cpus)
 	}
+	if err := checkSweepPictures(so.plotFile, so.htmlFile); err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		if _, terr := gnuplot.TerminalFor(so.plotFile); so.plotFile != "" && terr != nil {
+			return exitUsage
+		}
+		return exitError
+	}
 	files, err := createSweepFiles(so.csvFile, so.jsonFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
@@ -331,6 +342,10 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: loadStart, LoadEnd: loadAverage()}}
 	if err := files.write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
+	}
+	if err := sweepPictures(ctx, so.plotFile, so.htmlFile, sweep.NewDocument(s, results, meta)); err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
 		return exitError
 	}
 	switch {
