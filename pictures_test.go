@@ -139,6 +139,15 @@ func TestPlotWithoutGnuplot(t *testing.T) {
 	if l := listDir(t, dir); l != "run.dat run.gp" {
 		t.Errorf("directory holds %q", l)
 	}
+	// With -w the charts are files of their own: stdout is ab's HTML.
+	img = filepath.Join(dir, "w.png")
+	got = runInProcess([]string{"ab", "-w", "-n", "20", "--plot", img, srv.URL() + "/"}, runHooks{})
+	if got.Exit != exitError || !strings.HasPrefix(got.Stdout, "<p>\n This is ApacheBench") || !strings.Contains(got.Stdout, "</table>") {
+		t.Errorf("-w --plot: exit %d, stdout:\n%s", got.Exit, got.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w.gp")); err != nil {
+		t.Errorf("-w --plot: %v", err)
+	}
 }
 
 // TestHistogram: --histogram prints about ten rows after the report, with
