@@ -5,11 +5,14 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"gab/internal/sweep"
 	"gab/internal/testsrv"
 	"gab/internal/testtool"
+	"gab/report"
 )
 
 // saveRuns makes two saved run documents (-c 1 and -c 4) and returns their paths.
@@ -99,8 +102,8 @@ func TestPlotBadInput(t *testing.T) {
 	}{
 		{[]string{notJSON}, exitError, "gab plot: " + notJSON + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
 		{[]string{other}, exitError, "gab plot: " + other + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
-		{[]string{newer}, exitError, "gab plot: " + newer + ": run document of schema version 99, newer than this gab reads (1): use a newer gab"},
-		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep document of schema version 7, newer than this gab reads (1): use a newer gab"},
+		{[]string{newer}, exitError, "gab plot: " + newer + ": run document of schema version 99, newer than this gab reads (" + strconv.Itoa(report.SchemaVersion) + "): use a newer gab"},
+		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep document of schema version 7, newer than this gab reads (" + strconv.Itoa(sweep.SchemaVersion) + "): use a newer gab"},
 		{[]string{never}, exitError, "gab plot: " + never + ": the run did not start: nothing to draw"},
 		{[]string{filepath.Join(in, "missing.json")}, exitError, "gab plot: " + filepath.Join(in, "missing.json") + ": no such file"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg"), never}, exitUsage, `gab plot: ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf) (or .html)`},
