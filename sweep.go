@@ -321,12 +321,13 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		}
 		// A point is finished after its last repetition.
 		if r.Rep == s.Repeat-1 {
-			all := sweep.Aggregate(s, runs)
-			for _, pr := range all {
+			var mine []*sweep.RunResult // only this point's runs: the sweep stays linear in its runs
+			for _, pr := range runs {
 				if pr.Point == r.Point {
-					fmt.Fprintf(stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(pr))
+					mine = append(mine, pr)
 				}
 			}
+			fmt.Fprintf(stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(sweep.Aggregate(s, mine)[0]))
 		}
 	}
 	results := sweep.Aggregate(s, runs)
