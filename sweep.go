@@ -292,6 +292,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	loadStart := loadAverage()
 	plan := sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), s.Repeat)
 	var runs []*sweep.RunResult
+	histOwner := map[sweep.Point]*sweep.RunResult{}
 	interrupted := false
 	fatalRuns := 0
 	for i, r := range plan {
@@ -311,6 +312,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		}
 		p := points[r.Point]
 		rr := measure(ctx, s, r, i, p, meters[r.Target], sa.verbose, out, stderr)
+		foldHistogram(histOwner, rr)
 		runs = append(runs, rr)
 		if rr.Ending == "fatal" || rr.Ending == "not_started" {
 			fatalRuns++
@@ -530,6 +532,23 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	rr.Document = report.NewDocument(sum)
 	rr.Ending = rr.Document.Ending
 	return rr
+}
+
+// foldHistogram merges a run's latency histogram (about 230 KB) into the one
+// its point's first run holds, so that a sweep keeps one per point; the
+// point's figures are the same, since sweep.Aggregate merges them anyway.
+// (Each run's JSON document keeps its own histogram, encoded already.)
+func foldHistogram(owner map[sweep.Point]*sweep.RunResult, rr *sweep.RunResult) {
+	if rr.Hist == nil {
+		return
+	}
+	first := owner[rr.Point]
+	if first == nil {
+		owner[rr.Point] = rr
+		return
+	}
+	first.Hist.Merge(rr.Hist)
+	rr.Hist = nil
 }
 
 // writeRunErrors lists the runs that ended with an error, after the table.

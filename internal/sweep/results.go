@@ -46,7 +46,9 @@ type RunResult struct {
 	ReadBytes int64   // ab's Total transferred
 	SentBytes int64   // every request byte written (ab's Total body sent with -p)
 	// Latency is the total time (start to last byte) of the recorded requests,
-	// in µs: exact moments, and the HDR histogram (nil when none).
+	// in µs: exact moments, and the HDR histogram (nil when none). Aggregate
+	// only merges a point's histograms, so the caller may fold them into one
+	// run's and set the others to nil.
 	Latency Moments
 	Hist    *hdrhistogram.Histogram
 
