@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -16,12 +17,13 @@ import (
 // This file is `gab merge FILE...`: the report of a run measured as shards
 // (--shard), from their JSON documents; the arithmetic is report.Merge.
 
-const mergeUsage = `Usage: %s merge [--format text|json] [--force] FILE...
+const mergeUsage = `Usage: %s merge [--format text|json] [--force] FILE|DIR...
 Combines the JSON documents of a sharded run (--shard i/N, --json FILE) into
 the report one run would have printed: counts, failures, bytes, status codes,
 min, mean, sd and max exact; medians and percentiles from the merged
 histograms (one line says their precision). --format json prints a document
-of the same schema (for gab compare and gab plot).
+of the same schema (for gab compare and gab plot). A DIR stands for the
+*.json files in it.
 `
 
 // runMerge is gab merge; argv[1] is "merge".
@@ -48,7 +50,11 @@ func runMerge(argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gab merge: --format must be text or json, not %q\n", *format)
 		return exitUsage
 	}
-	files := fset.Args()
+	files, err := mergeFiles(fset.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "gab merge: %v\n", err)
+		return exitError
+	}
 	if len(files) == 0 {
 		fmt.Fprintf(stderr, "gab merge: no FILE given\n")
 		usage()
@@ -140,4 +146,26 @@ func readDocument(name string) (*report.Document, error) {
 		return nil, fmt.Errorf("%s: not a gab JSON document: %v", name, err)
 	}
 	return &d, nil
+}
+
+// mergeFiles expands each directory argument into the *.json files in it
+// (sorted), for containers without a shell to expand a pattern.
+func mergeFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			files = append(files, a) // readDocument says what is wrong with it
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(a, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: a directory without *.json files", a)
+		}
+		files = append(files, m...)
+	}
+	return files, nil
 }

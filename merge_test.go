@@ -50,6 +50,10 @@ func TestMergeShards(t *testing.T) {
 			t.Errorf("merged report lacks %q:\n%s", want, stdout)
 		}
 	}
+	status, dirOut, stderr := runArgs(t, t.Context(), "gab", "merge", dir) // a directory: its *.json files
+	if status != 0 || dirOut != stdout {
+		t.Errorf("merge DIR: %d %s\n%s", status, stderr, dirOut)
+	}
 	status, stdout, stderr = runArgs(t, t.Context(), append([]string{"gab", "merge", "--format", "json"}, files...)...)
 	var d report.Document
 	if status != 0 || json.Unmarshal([]byte(stdout), &d) != nil {
@@ -87,6 +91,7 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{a[0], a[1], a[1]}, "shard 1/2 appears 2 times"},
 		{[]string{a[0], newer}, "schema_version 99 is newer"},
 		{nil, "no FILE given"},
+		{[]string{t.TempDir()}, "a directory without *.json files"},
 	} {
 		status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "merge"}, c.files...)...)
 		if status == 0 || stdout != "" || !strings.Contains(stderr, c.want) {
