@@ -42,8 +42,13 @@ func main() {
 // run is gab with its command line and streams; argv[0] is the program name
 // as typed (ab prints it in its messages). It returns the exit status.
 func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	if len(argv) > 1 && argv[1] == "merge" { // a URL is never the word merge
-		return runMerge(argv, stdout, stderr)
+	if len(argv) > 1 { // a URL is never one of these words
+		switch argv[1] {
+		case "merge":
+			return runMerge(argv, stdout, stderr)
+		case "compare":
+			return runCompare(argv, stdout, stderr)
+		}
 	}
 	return runWith(ctx, argv, stdout, stderr, runHooks{})
 }
