@@ -255,3 +255,49 @@ func TestMergeRefusals(t *testing.T) {
 		t.Errorf("hard refusals: %v", err)
 	}
 }
+
+// TestShardAndMergedDocumentsMatchSchema: a shard's document (run, shard and
+// sums sections) and a merged one (with its inputs and merged extended
+// figures) are documents of docs/json-schema.json.
+func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
+	schema := loadSchema(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := randomShardedRun(rng, 300, 3, 0)
+	for _, res := range r.shards {
+		x := &client.ExtraResult{PerSecond: []int64{int64(res.Complete)}}
+		for p := range x.Phases {
+			x.Phases[p] = samples.NewDist()
+			x.Phases[p].Add(int64(100 * p))
+		}
+		res.Extra = x
+	}
+	docs := r.shardDocuments(t, "run-s")
+	at := time.Date(2026, 12, 1, 2, 3, 3, 0, time.UTC).Format(time.RFC3339Nano)
+	delay := int64(1234)
+	for _, d := range docs {
+		d.Doc.Shard.StartAt, d.Doc.Shard.StartDelayUs = at, &delay
+	}
+	m, err := Merge(docs, false, []string{"gab", "merge", "a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Document.Extended == nil || m.Document.Extended.Phases.Total.Count != 3 || m.Document.Shard.Merged[0].File == "" {
+		t.Errorf("merged document: %+v", m.Document)
+	}
+	for name, d := range map[string]*Document{"shard": docs[0].Doc, "merged": m.Document} {
+		var b bytes.Buffer
+		if err := WriteDocument(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"run": {`, `"shard": {`, `"sums": {`, `"sum_squares_us2": "`} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s document lacks %s", name, want)
+			}
+		}
+		var errs []string
+		validate(schema, schema, decodeGeneric(t, b.Bytes()), "$", &errs)
+		for _, e := range errs {
+			t.Errorf("%s: %s", name, e)
+		}
+	}
+}
