@@ -18,12 +18,13 @@ import (
 
 // This file is gab's output after a run, chosen once from the command line
 // (newOutput) and written from the run's report.Summary: ab's report on
-// stdout (text, or HTML with -w), then in text mode the tables beyond ab's
-// (the CGI table, --percentiles, rate mode's corrected tables, --extended,
-// --server-pid's lines),
-// the JSON document (stdout with --format json, the --json file), and last
-// ab's -e and -g files. Every writer is a function of the Summary and an
-// io.Writer; an output that needs a new figure finds it in the Summary.
+// stdout (text, or HTML with -w), then the tables beyond ab's (in text mode
+// the CGI table, --percentiles, rate mode's corrected tables, --extended and
+// --server-pid's lines; the warm-up and --fail-if lines after the HTML report
+// too), ab's -e and -g files, and last the JSON document (stdout with
+// --format json, the --json file), which states the files' errors. Every
+// writer is a function of the Summary and an io.Writer; an output that needs
+// a new figure finds it in the Summary.
 //
 // With --format json stdout carries exactly one JSON document, whatever the
 // ending (notStarted covers command-line errors).
