@@ -185,6 +185,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		CPU:         cpu,
 		ServerCPU:   server,
 		CommandLine: redactCredentials(argv),
+		Histogram:   o.Histogram,
 		Run:         runInfo(o),
 		FailIf:      o.FailIf,
 		Environment: report.Environment(version),

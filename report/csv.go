@@ -12,7 +12,7 @@ func WriteCSV(w io.Writer, s *Summary) error {
 	e := newErrWriter(w)
 	e.printf("Percentage served,Time in ms\n")
 	for i := 0; i <= 100; i++ {
-		e.printf("%d,%.3f\n", i, doubleMs(float64(s.csvValueUs(i))))
+		e.printf("%d,%.3f\n", i, doubleMs(float64(s.CSV[i])))
 	}
 	return e.flush()
 }

@@ -57,10 +57,11 @@ func (s *Summary) LatencyHistogram(n int) []HistogramBucket {
 	return out
 }
 
-// WriteHistogram prints --histogram's latency histogram: about ten rows of
+// WriteHistogram prints --histogram's latency histogram (Summary.Histogram, computed
+// when Options.Histogram asks for it): about ten rows of
 // bars, each with its bucket's bounds in ms and its count, as hey prints.
 func WriteHistogram(w io.Writer, s *Summary) error {
-	rows := s.LatencyHistogram(histogramRows)
+	rows := s.Histogram
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, "\nLatency histogram: no request was recorded.\n")
 		return err

@@ -137,7 +137,7 @@ func TestSummarizeMatchesNaiveTranscription(t *testing.T) {
 			}
 		}
 		for i := range 101 {
-			if v := float64(got.csvValueUs(i)) / 1000; v != want.csv[i] {
+			if v := float64(got.CSV[i]) / 1000; v != want.csv[i] {
 				t.Fatalf("trial %d (n=%d): csv row %d = %v, want %v", trial, n, i, v, want.csv[i])
 			}
 		}

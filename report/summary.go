@@ -44,6 +44,8 @@ type Options struct {
 	CPU CPUUsage
 	// CommandLine is argv as given, for the JSON document.
 	CommandLine []string
+	// Histogram asks for --histogram's rows (Summary.Histogram).
+	Histogram bool
 	// ServerCPU is --server-pid's measurement over the run (nil without it).
 	ServerCPU *ServerCPU
 	// Run describes the command line for the JSON document's run and shard
@@ -200,6 +202,11 @@ type Summary struct {
 	// from 1 ms buckets past the exact store).
 	SampleStore string
 
+	// CSV is the -e file: CSV[p] is the Total time in µs within which p % of
+	// the requests were served (ab's index rule), for p = 0…100; set when
+	// Count > 0.
+	CSV [101]int64
+
 	// PercentileTable is the --percentiles table (nil without the option or
 	// when nothing was recorded).
 	PercentileTable []PercentileRow
@@ -212,6 +219,9 @@ type Summary struct {
 	Rate *RateFigures
 	// ServerCPU holds --server-pid's figures (nil without it).
 	ServerCPU *ServerCPUFigures
+	// Histogram is --histogram's latency histogram (Options.Histogram; nil
+	// without it or when nothing was recorded).
+	Histogram []HistogramBucket
 	// Warmup is what the warm-up (--warmup) sent before the run, left out of
 	// every other figure (nil without one).
 	Warmup *client.WarmupResult
@@ -313,6 +323,9 @@ func Summarize(res *client.Result, o Options) *Summary {
 		}
 	}
 	s.SampleStore = sampleStorePrecision(s)
+	if s.Count > 0 {
+		s.csvRows()
+	}
 	s.useHDRPast(res)
 	if len(o.Percentiles) > 0 && s.Count > 0 {
 		s.PercentileTable = percentileRows(s, o.Percentiles)
@@ -335,6 +348,9 @@ func Summarize(res *client.Result, o Options) *Summary {
 	}
 	s.Warmup = res.Warmup
 	s.checkThresholds(o.FailIf)
+	if o.Histogram {
+		s.Histogram = s.LatencyHistogram(histogramRows)
+	}
 	return s
 }
 
@@ -510,7 +526,9 @@ func (s *Summary) percentileRows() []Percentile {
 	return rows
 }
 
-// csvValueUs is the -e file's row i (0…100), in µs.
-func (s *Summary) csvValueUs(i int) int64 {
-	return s.valueAt(TotalColumn, csvIndex(s.Count, i))
+// csvRows computes the -e file's rows.
+func (s *Summary) csvRows() {
+	for i := range s.CSV {
+		s.CSV[i] = s.valueAt(TotalColumn, csvIndex(s.Count, i))
+	}
 }

@@ -388,7 +388,7 @@ func TestFilesAgreeWithPercentileTable(t *testing.T) {
 		}
 	}
 	for i := 0; i <= 100; i++ {
-		if got, want := ttime(csvIndex(s.Count, i)), strconv.FormatInt(roundMs(s.csvValueUs(i)), 10); got != want {
+		if got, want := ttime(csvIndex(s.Count, i)), strconv.FormatInt(roundMs(s.CSV[i]), 10); got != want {
 			t.Errorf("-e row %d: -g row has ttime %s, the -e value rounds to %s", i, got, want)
 		}
 	}
