@@ -84,6 +84,11 @@ func benchmarkRun(b *testing.B, keepAlive bool, c int) {
 }
 
 func benchmarkRunTLS(b *testing.B, keepAlive bool, c int, useTLS bool) {
+	benchmarkRunWith(b, keepAlive, c, useTLS, func(*Config) {})
+}
+
+// benchmarkRunWith is benchmarkRunTLS with a last change to the configuration.
+func benchmarkRunWith(b *testing.B, keepAlive bool, c int, useTLS bool, tweak func(*Config)) {
 	var conf *tls.Config
 	if useTLS {
 		cert, err := tls.X509KeyPair(benchCertPEM(b))
@@ -99,6 +104,7 @@ func benchmarkRunTLS(b *testing.B, keepAlive bool, c int, useTLS bool) {
 	}
 	cfg := h1Config(srv.port(), n, c, keepAlive)
 	cfg.Target.TLS = useTLS
+	tweak(&cfg)
 	b.ReportAllocs()
 	b.ResetTimer()
 	res, err := h1Run(b, cfg)

@@ -121,6 +121,10 @@ type Config struct {
 	// Live keeps, per worker, a small histogram of total times that
 	// Runner.Live reads during the run (a status line's running p99).
 	Live bool
+	// Interval, when > 0, keeps a latency timeline: an HDR histogram and the
+	// counts of completions, failures and bytes for each Interval of the run
+	// (Result.Timeline; --interval, --hlog, --extended and the JSON document).
+	Interval time.Duration
 
 	// SampleLimit caps the exact per-request store; past it the statistics come
 	// from histograms. 0 means DefaultSampleLimit.

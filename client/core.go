@@ -89,6 +89,7 @@ type Tally struct {
 	extra    *tallyExtra      // the worker's share of extraStats (phases.go); nil until used
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
 	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
+	tl       tlTally          // the worker's link to the timeline (timeline.go)
 }
 
 type connBox struct{ c io.Closer }
@@ -206,6 +207,7 @@ type run struct {
 	sched *schedule   // --rate; nil in ab's closed loop
 	cgi   *cgiStore   // CGI phase store (--cgi); nil otherwise
 	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
+	tl    *timeline   // Config.Interval's latency timeline; nil otherwise
 }
 
 // clock is the time since the run's start in ns, from the monotonic clock.
@@ -338,6 +340,9 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		} else {
 			t.Non2xx++
 		}
+		if r.tl != nil {
+			r.tl.failure(t, o.End)
+		}
 		return !r.isStopped()
 	case FailRefused:
 		if !r.cfg.KeepGoing {
@@ -434,6 +439,9 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 	}
 	if r.extra != nil {
 		r.extra.observe(t, o)
+	}
+	if r.tl != nil {
+		r.tl.observe(t, o)
 	}
 	if r.cgi != nil {
 		r.cgi.put(int(i-1), o.CGI)
@@ -641,6 +649,9 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
+	if cfg.Interval > 0 {
+		r.tl = newTimeline(cfg.Interval, r.sched != nil, slots, r.clock)
+	}
 	for i := 0; i < slots; i++ {
 		t := r.newTally()
 		wg.Add(1)
@@ -788,6 +799,9 @@ func (rn *Runner) result() *Result {
 	}
 	if res.Ending == EndCompleted {
 		res.Elapsed = time.Duration(lastDone)
+	}
+	if r.tl != nil {
+		res.Timeline = r.tl.result(res.Elapsed)
 	}
 	return res
 }

@@ -80,6 +80,8 @@ type Result struct {
 	Samples *samples.Store
 	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.
 	Extra *ExtraResult
+	// Timeline is the latency over time (Config.Interval > 0); nil otherwise.
+	Timeline *Timeline
 	// CGI holds the CGI-mode breakdown (nil otherwise).
 	CGI *CGITimes
 }

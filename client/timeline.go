@@ -1,0 +1,576 @@
+package client
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/internal/samples"
+)
+
+// This file is the latency timeline (Config.Interval): for each interval of
+// the run (1 s by default) an HDR histogram of the recorded requests' total
+// times and the counts of completions, failures and bytes, and in rate mode a
+// second histogram of the coordinated-omission-corrected times.
+//
+// A request belongs to the interval holding its end time (Outcome.End), so a
+// stall shows in exactly the intervals it covered. Recording takes no lock and
+// allocates nothing, as HdrHistogram's Recorder: workers record into shards
+// (a handful, chosen round-robin per worker, like extraStats), each with two
+// live buffers, one for even and one for odd intervals, whose counts are
+// bumped with atomic adds. A collector goroutine harvests interval k a little
+// after it ended (timelineGrace): it swaps the shard's buffer for a clean one
+// tagged k+2, waits with a writer-reader phaser until no worker can still be
+// writing into the old one, adds it into interval k's totals and keeps only
+// the compressed histogram and its figures, so memory grows by about a
+// kilobyte per interval, not by a histogram (230 KB at gab's geometry).
+// A worker that finds its interval's buffer tagged otherwise (it recorded
+// after the harvest, or far ahead of a late collector) takes a mutex and adds
+// into the interval's totals directly; the run's end merges what remains, so
+// every interval is exact whatever the timing.
+
+// DefaultInterval is the timeline's interval when none is given.
+const DefaultInterval = time.Second
+
+// timelineGrace is how long after an interval's end the collector waits before
+// harvesting it: a worker records a request a few µs after taking its end time.
+func timelineGrace(d int64) int64 {
+	return min(d/4, int64(100*time.Millisecond))
+}
+
+// IntervalLatency is one interval's latency distribution in µs: count, min and
+// max exact, percentiles by ab's index rule (rank floor(count·p/100)) read from
+// the histogram (the bucket's highest value, within 0.1 %, capped by the exact
+// max), and the histogram itself in HdrHistogram's V2 compressed base64
+// encoding (gab's geometry: 1 µs to 24 h, 3 significant digits).
+type IntervalLatency struct {
+	Count                       int64
+	MinUs, MaxUs                int64
+	P50Us, P90Us, P99Us, P999Us int64
+	Histogram                   string
+}
+
+// Interval is one interval of the timeline.
+type Interval struct {
+	// Start is the interval's start since the run's start (index × interval).
+	Start time.Duration
+	// Length is the interval's length: the timeline's interval, except for a
+	// last interval cut short by the end of the run.
+	Length time.Duration
+	// Requests is the number of requests recorded with an end time in the
+	// interval (they sum to Result.Complete).
+	Requests int64
+	// Failures counts the attempts ab counts as Failed requests that ended in
+	// the interval: recorded ones (connect with -r, receive, length,
+	// exceptions) and connect failures, which are issued again.
+	Failures int64
+	// Bytes is every byte read (heads included) by a worker since its previous
+	// recording, counted at the recording: the intervals' sum is "Total
+	// transferred" less what was read for requests never recorded.
+	Bytes int64
+	// Latency is the total time (ab's "Total") of the interval's requests.
+	Latency IntervalLatency
+	// Corrected is the rate-mode latency from each request's intended send
+	// time (--rate); zero otherwise.
+	Corrected IntervalLatency
+}
+
+// Timeline is the run's latency over time.
+type Timeline struct {
+	Interval time.Duration
+	// Corrected reports whether Intervals[i].Corrected is kept (rate mode).
+	Corrected bool
+	// Intervals covers the run from its start, one entry per interval,
+	// empty ones included.
+	Intervals []Interval
+}
+
+// histCountsLen is the length of the counts array of gab's histogram
+// geometry; histIndex maps a value to its index in it, as hdrhistogram-go
+// does for New(samples.HistLowestUS, samples.HistHighestUS, samples.HistDigits) (timeline_test.go
+// checks both against the library).
+const (
+	histSubBucketHalfMag = 10 // 2·10^HistDigits rounded up to a power of two is 2048 = 2^(10+1)
+	histSubBucketMask    = 1<<(histSubBucketHalfMag+1) - 1
+)
+
+var histCountsLen = func() int {
+	// The smallest power-of-two multiple of 2048 above HistHighestUS.
+	buckets := 1
+	for v := int64(histSubBucketMask + 1); v <= samples.HistHighestUS; v <<= 1 {
+		buckets++
+	}
+	return (buckets + 1) << histSubBucketHalfMag
+}()
+
+func histIndex(us int64) int {
+	bucket := 64 - bits.LeadingZeros64(uint64(us)|histSubBucketMask) - (histSubBucketHalfMag + 1)
+	sub := us >> uint(bucket)
+	return (bucket+1)<<histSubBucketHalfMag + int(sub) - (1 << histSubBucketHalfMag)
+}
+
+func clampUS(us int64) int64 {
+	return min(max(us, 0), samples.HistHighestUS)
+}
+
+// tlDist is one distribution of one interval being gathered: counts indexed
+// as gab's HDR histogram, and exact min and max. Live buffers are written with
+// atomics by several workers at once.
+type tlDist struct {
+	counts   []int64
+	min, max int64 // min is math.MaxInt64 when empty
+}
+
+func newTLDist() tlDist { return tlDist{counts: make([]int64, histCountsLen), min: math.MaxInt64} }
+
+func (d *tlDist) add(us int64) {
+	atomic.AddInt64(&d.counts[histIndex(clampUS(us))], 1)
+	for m := atomic.LoadInt64(&d.max); us > m; m = atomic.LoadInt64(&d.max) {
+		if atomic.CompareAndSwapInt64(&d.max, m, us) {
+			break
+		}
+	}
+	for m := atomic.LoadInt64(&d.min); us < m; m = atomic.LoadInt64(&d.min) {
+		if atomic.CompareAndSwapInt64(&d.min, m, us) {
+			break
+		}
+	}
+}
+
+// mergeFrom adds o into d (no writer is using either).
+func (d *tlDist) mergeFrom(o *tlDist) {
+	for i, c := range o.counts {
+		if c != 0 {
+			d.counts[i] += c
+		}
+	}
+	d.min, d.max = min(d.min, o.min), max(d.max, o.max)
+}
+
+func (d *tlDist) reset() {
+	clear(d.counts)
+	d.min, d.max = math.MaxInt64, 0
+}
+
+// latency turns the gathered counts into an IntervalLatency.
+func (d *tlDist) latency(count int64) IntervalLatency {
+	h := hdrhistogram.Import(&hdrhistogram.Snapshot{
+		LowestTrackableValue:  samples.HistLowestUS,
+		HighestTrackableValue: samples.HistHighestUS,
+		SignificantFigures:    samples.HistDigits,
+		Counts:                d.counts,
+	})
+	return latencyOf(h, count, d.min, d.max)
+}
+
+func latencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
+	l := IntervalLatency{Count: count}
+	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+		l.Histogram = string(b)
+	}
+	if count == 0 {
+		return l
+	}
+	dist := samples.Dist{Hist: h, Count: count, Min: lo, Max: hi}
+	l.MinUs, l.MaxUs = lo, hi
+	l.P50Us, l.P90Us = dist.Percentile(50), dist.Percentile(90)
+	l.P99Us, l.P999Us = dist.Percentile(99), dist.Percentile(99.9)
+	return l
+}
+
+// tlBuf gathers one interval in one shard (or, as an aggregate, in all).
+type tlBuf struct {
+	k              int64 // the interval it gathers
+	n, fail, bytes int64 // atomics while live
+	lat, cor       tlDist
+	corrected      bool
+}
+
+func newTLBuf(rate bool) *tlBuf {
+	b := &tlBuf{lat: newTLDist(), corrected: rate}
+	if rate {
+		b.cor = newTLDist()
+	}
+	return b
+}
+
+func (b *tlBuf) mergeFrom(o *tlBuf) {
+	b.n += o.n
+	b.fail += o.fail
+	b.bytes += o.bytes
+	b.lat.mergeFrom(&o.lat)
+	if b.corrected {
+		b.cor.mergeFrom(&o.cor)
+	}
+}
+
+func (b *tlBuf) reset(k int64) {
+	b.k, b.n, b.fail, b.bytes = k, 0, 0, 0
+	b.lat.reset()
+	if b.corrected {
+		b.cor.reset()
+	}
+}
+
+// phaser is HdrHistogram's WriterReaderPhaser: writers enter and leave a
+// critical section with one atomic add each; the reader's flip waits until
+// every writer that entered before it has left.
+type phaser struct {
+	start   atomic.Int64
+	evenEnd atomic.Int64
+	oddEnd  atomic.Int64
+}
+
+func (p *phaser) init() { p.oddEnd.Store(math.MinInt64) }
+
+func (p *phaser) enter() int64 { return p.start.Add(1) - 1 }
+
+func (p *phaser) exit(e int64) {
+	if e < 0 {
+		p.oddEnd.Add(1)
+	} else {
+		p.evenEnd.Add(1)
+	}
+}
+
+// flip waits for the writers inside their critical section to leave. One
+// reader at a time.
+func (p *phaser) flip() {
+	nextEven := p.start.Load() < 0
+	var initial int64
+	if nextEven {
+		p.evenEnd.Store(0)
+	} else {
+		initial = math.MinInt64
+		p.oddEnd.Store(initial)
+	}
+	atFlip := p.start.Swap(initial)
+	for spins := 0; ; spins++ {
+		var end int64
+		if nextEven {
+			end = p.oddEnd.Load()
+		} else {
+			end = p.evenEnd.Load()
+		}
+		if end == atFlip {
+			return
+		}
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+type tlShard struct {
+	ph   phaser
+	slot [2]atomic.Pointer[tlBuf]
+	_    [64]byte // keep neighbouring shards' counters off one cache line
+}
+
+// tlTally is a worker's link to the timeline: its shard and what it had read
+// and failed at its previous recording.
+type tlTally struct {
+	shard *tlShard
+	read  int64
+	fail  int
+}
+
+// timeline gathers Result.Timeline.
+type timeline struct {
+	d      int64 // interval in ns
+	rate   bool
+	shards []tlShard
+	next   atomic.Uint32
+	clock  func() int64
+
+	mu        sync.Mutex
+	open      map[int64]*tlBuf // intervals not harvested yet, by the slow path
+	late      map[int64]*tlBuf // records for intervals already harvested
+	done      []Interval       // harvested intervals, by index
+	harvested int64            // intervals 0..harvested-1 are in done
+	spare     []*tlBuf
+
+	stopCh chan struct{}
+	exited chan struct{}
+}
+
+func newTimeline(d time.Duration, rate bool, workers int, clock func() int64) *timeline {
+	n := min(2*runtime.GOMAXPROCS(0), 16, max(workers, 1))
+	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock,
+		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, stopCh: make(chan struct{}), exited: make(chan struct{})}
+	for i := range tl.shards {
+		sh := &tl.shards[i]
+		sh.ph.init()
+		for k := range sh.slot {
+			b := newTLBuf(rate)
+			b.k = int64(k)
+			sh.slot[k].Store(b)
+		}
+	}
+	go tl.collect()
+	return tl
+}
+
+// shard assigns t a shard on its first recording. Only t's worker calls it.
+func (tl *timeline) shard(t *Tally) *tlShard {
+	if t.tl.shard == nil {
+		t.tl.shard = &tl.shards[int(tl.next.Add(1)-1)%len(tl.shards)]
+	}
+	return t.tl.shard
+}
+
+// observe records one recorded request (from run.record).
+func (tl *timeline) observe(t *Tally, o *Outcome) {
+	sh := tl.shard(t)
+	bytes := t.TotalRead - t.tl.read
+	t.tl.read = t.TotalRead
+	f := t.FailConnect + t.FailReceive + t.FailLength + t.FailExceptions
+	failed := f != t.tl.fail
+	t.tl.fail = f
+	var cor int64
+	if tl.rate {
+		cor = spanUS(o.Intended, o.End)
+	}
+	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, bytes, failed, true)
+}
+
+// failure counts an attempt that failed without being recorded (a connect
+// failure or an oversized response head, issued again).
+func (tl *timeline) failure(t *Tally, end int64) {
+	sh := tl.shard(t)
+	t.tl.fail = t.FailConnect + t.FailReceive + t.FailLength + t.FailExceptions
+	tl.add(sh, end, 0, 0, 0, true, false)
+}
+
+func (tl *timeline) add(sh *tlShard, end, us, cor, bytes int64, failed, recorded bool) {
+	k := max(end, 0) / tl.d
+	e := sh.ph.enter()
+	b := sh.slot[k&1].Load()
+	if b.k == k {
+		b.record(us, cor, bytes, failed, recorded)
+	} else {
+		tl.slow(k, us, cor, bytes, failed, recorded)
+	}
+	sh.ph.exit(e)
+}
+
+func (b *tlBuf) record(us, cor, bytes int64, failed, recorded bool) {
+	if failed {
+		atomic.AddInt64(&b.fail, 1)
+	}
+	if !recorded {
+		return
+	}
+	atomic.AddInt64(&b.n, 1)
+	if bytes != 0 {
+		atomic.AddInt64(&b.bytes, bytes)
+	}
+	b.lat.add(us)
+	if b.corrected {
+		b.cor.add(cor)
+	}
+}
+
+// slow records into interval k when the shard's live buffer is not k's.
+func (tl *timeline) slow(k, us, cor, bytes int64, failed, recorded bool) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	m := tl.open
+	if k < tl.harvested {
+		m = tl.late
+	}
+	b := m[k]
+	if b == nil {
+		b = tl.bufLocked(k)
+		m[k] = b
+	}
+	b.record(us, cor, bytes, failed, recorded)
+}
+
+// bufLocked returns a clean buffer for interval k (tl.mu held).
+func (tl *timeline) bufLocked(k int64) *tlBuf {
+	if n := len(tl.spare); n > 0 {
+		b := tl.spare[n-1]
+		tl.spare = tl.spare[:n-1]
+		b.reset(k)
+		return b
+	}
+	b := newTLBuf(tl.rate)
+	b.k = k
+	return b
+}
+
+// collect harvests each interval shortly after it ends, until the run stops.
+func (tl *timeline) collect() {
+	defer close(tl.exited)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	grace := timelineGrace(tl.d)
+	for k := int64(0); ; k++ {
+		for {
+			wait := (k+1)*tl.d + grace - tl.clock()
+			if wait <= 0 {
+				break
+			}
+			timer.Reset(time.Duration(wait))
+			select {
+			case <-tl.stopCh:
+				return
+			case <-timer.C:
+			}
+		}
+		select {
+		case <-tl.stopCh:
+			return
+		default:
+		}
+		tl.harvest(k)
+	}
+}
+
+// harvest closes interval k: every shard's k buffer is swapped for a clean one
+// tagged k+2, and once no worker can be writing into them, they and what the
+// slow path gathered make interval k.
+func (tl *timeline) harvest(k int64) {
+	tl.mu.Lock()
+	agg := tl.open[k]
+	if agg == nil {
+		agg = tl.bufLocked(k)
+	}
+	delete(tl.open, k)
+	fresh := make([]*tlBuf, len(tl.shards))
+	for i := range fresh {
+		fresh[i] = tl.bufLocked(k + 2)
+	}
+	tl.mu.Unlock()
+	old := make([]*tlBuf, 0, len(tl.shards))
+	for i := range tl.shards {
+		sh := &tl.shards[i]
+		old = append(old, sh.slot[k&1].Swap(fresh[i]))
+		sh.ph.flip()
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for _, b := range old {
+		agg.mergeFrom(b)
+		tl.spare = append(tl.spare, b)
+	}
+	tl.done = append(tl.done, tl.interval(agg))
+	tl.spare = append(tl.spare, agg)
+	tl.harvested = k + 1
+}
+
+func (tl *timeline) interval(b *tlBuf) Interval {
+	iv := Interval{
+		Start:    time.Duration(b.k * tl.d),
+		Length:   time.Duration(tl.d),
+		Requests: b.n,
+		Failures: b.fail,
+		Bytes:    b.bytes,
+		Latency:  b.lat.latency(b.n),
+	}
+	if tl.rate {
+		iv.Corrected = b.cor.latency(b.n)
+	}
+	return iv
+}
+
+// result stops the collector and returns the timeline of a run that lasted
+// elapsed. Every worker has stopped.
+func (tl *timeline) result(elapsed time.Duration) *Timeline {
+	close(tl.stopCh)
+	<-tl.exited
+	// What the live buffers hold goes through the slow path's maps.
+	for i := range tl.shards {
+		sh := &tl.shards[i]
+		sh.ph.flip()
+		for s := range sh.slot {
+			b := sh.slot[s].Load()
+			if b.n == 0 && b.fail == 0 {
+				continue
+			}
+			m := tl.open
+			if b.k < tl.harvested {
+				m = tl.late
+			}
+			if agg := m[b.k]; agg != nil {
+				agg.mergeFrom(b)
+			} else {
+				m[b.k] = b
+			}
+		}
+	}
+	last := int64(-1)
+	if elapsed > 0 {
+		last = (int64(elapsed) - 1) / tl.d
+	}
+	for k := range tl.open {
+		last = max(last, k)
+	}
+	for k := tl.harvested; k <= last; k++ {
+		b := tl.open[k]
+		if b == nil {
+			b = newTLBuf(tl.rate)
+			b.k = k
+		}
+		tl.done = append(tl.done, tl.interval(b))
+	}
+	for k, b := range tl.late {
+		tl.done[k] = tl.mergeLate(tl.done[k], b)
+	}
+	out := &Timeline{Interval: time.Duration(tl.d), Corrected: tl.rate, Intervals: tl.done}
+	for n := len(out.Intervals); n > 0; n-- {
+		// Intervals the collector closed after the run's last recording.
+		if iv := out.Intervals[n-1]; iv.Start < elapsed || iv.Requests != 0 || iv.Failures != 0 {
+			break
+		}
+		out.Intervals = out.Intervals[:n-1]
+	}
+	if n := len(out.Intervals); n > 0 {
+		// The last interval ends with the run (unless a recording came later).
+		lastEnd := out.Intervals[n-1].Start + out.Intervals[n-1].Length
+		if cut := lastEnd - elapsed; cut > 0 && cut < out.Intervals[n-1].Length {
+			out.Intervals[n-1].Length -= cut
+		}
+	}
+	return out
+}
+
+// mergeLate adds records that arrived after their interval was harvested.
+func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
+	iv.Requests += b.n
+	iv.Failures += b.fail
+	iv.Bytes += b.bytes
+	iv.Latency = mergeLatency(iv.Latency, &b.lat, iv.Requests)
+	if tl.rate {
+		iv.Corrected = mergeLatency(iv.Corrected, &b.cor, iv.Requests)
+	}
+	return iv
+}
+
+func mergeLatency(l IntervalLatency, d *tlDist, count int64) IntervalLatency {
+	more := d.latency(count - l.Count)
+	if more.Count == 0 {
+		return l
+	}
+	h, err := hdrhistogram.Decode([]byte(l.Histogram))
+	if err != nil {
+		h = samples.NewHist()
+	}
+	add, _ := hdrhistogram.Decode([]byte(more.Histogram))
+	if add != nil {
+		h.Merge(add)
+	}
+	lo, hi := more.MinUs, more.MaxUs
+	if l.Count > 0 {
+		lo, hi = min(lo, l.MinUs), max(hi, l.MaxUs)
+	}
+	return latencyOf(h, count, lo, hi)
+}

@@ -1,0 +1,352 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/internal/samples"
+)
+
+// histIndex and histCountsLen must be hdrhistogram-go's own, or the interval
+// histograms would decode with every count in the wrong bucket.
+func TestHistIndexMatchesLibrary(t *testing.T) {
+	h := samples.NewHist()
+	if got := len(h.Export().Counts); got != histCountsLen {
+		t.Fatalf("histCountsLen %d, the library's counts array has %d", histCountsLen, got)
+	}
+	values := []int64{0, 1, 2, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 1e6, 2e6 + 1, samples.HistHighestUS - 1, samples.HistHighestUS}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		values = append(values, rng.Int64N(1<<uint(rng.IntN(37))))
+	}
+	mine := make([]int64, histCountsLen)
+	for _, v := range values {
+		if err := h.RecordValue(v); err != nil {
+			t.Fatalf("library refused %d: %v", v, err)
+		}
+		mine[histIndex(v)]++
+	}
+	for i, c := range h.Export().Counts {
+		if mine[i] != c {
+			t.Fatalf("index %d: histIndex counted %d values, the library %d", i, mine[i], c)
+		}
+	}
+}
+
+// scriptedEnds is a fake-transport script whose k-th request ends at ends[k]
+// (ns since the start) after lasting lat[k], failing when fail[k].
+func scriptedEnds(ends, lat []int64, fail []bool) scriptFunc {
+	return func(r *run, k int64, sent int64) Outcome {
+		o := Outcome{Start: ends[k] - lat[k], End: ends[k], Status: 200}
+		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
+		if fail[k] {
+			o.Class, o.Err = FailException, errors.New("scripted")
+		}
+		return o
+	}
+}
+
+// TestTimelineExactIntervals checks the attribution rule on made-up times:
+// one request every 20 ms, none from 1.0 s to 3.0 s but one that took the
+// whole 2 s stall, every tenth request an exception. Each interval's counts
+// and percentiles must equal what a direct count of the outcomes gives. The
+// times are made up (the run itself is instant), so intervals past the first
+// two go through the collector's slow path and the run's final merge.
+func TestTimelineExactIntervals(t *testing.T) {
+	const d = 250 * time.Millisecond
+	var ends, lat []int64
+	var fail []bool
+	for at := 20 * time.Millisecond; at < 4*time.Second; at += 20 * time.Millisecond {
+		if at >= time.Second && at < 3*time.Second {
+			continue
+		}
+		ends = append(ends, int64(at))
+		l := int64(time.Millisecond) + int64(len(lat)%7)*int64(100*time.Microsecond)
+		if at == 3*time.Second {
+			l = int64(2*time.Second + 5*time.Millisecond) // the stalled request
+		}
+		lat = append(lat, l)
+		fail = append(fail, len(fail)%10 == 3)
+	}
+	n := len(ends)
+	res := runScript(t, Config{Requests: n, Concurrency: 1, Interval: d}, scriptedEnds(ends, lat, fail))
+	tl := res.Timeline
+	if tl == nil {
+		t.Fatal("no timeline with Config.Interval set")
+	}
+	wantIntervals := int((res.Elapsed + d - 1) / d)
+	if len(tl.Intervals) != wantIntervals {
+		t.Fatalf("%d intervals for a %v run, want %d", len(tl.Intervals), res.Elapsed, wantIntervals)
+	}
+	var sum int64
+	for i, iv := range tl.Intervals {
+		var want, wantFail int64
+		dist := samples.NewDist()
+		for k := range ends {
+			if ends[k]/int64(d) == int64(i) {
+				want++
+				dist.Add(lat[k] / 1000)
+				if fail[k] {
+					wantFail++
+				}
+			}
+		}
+		if iv.Start != time.Duration(i)*d {
+			t.Errorf("interval %d starts at %v", i, iv.Start)
+		}
+		if iv.Requests != want || iv.Failures != wantFail || iv.Latency.Count != want {
+			t.Errorf("interval %d: %d requests, %d failures, histogram of %d; want %d, %d", i, iv.Requests, iv.Failures, iv.Latency.Count, want, wantFail)
+		}
+		stalled := i >= 4 && i < 12
+		if stalled != (want == 0) {
+			t.Fatalf("test bug: interval %d has %d requests", i, want)
+		}
+		if want > 0 {
+			got := [...]int64{iv.Latency.MinUs, iv.Latency.P50Us, iv.Latency.P90Us, iv.Latency.P99Us, iv.Latency.P999Us, iv.Latency.MaxUs}
+			exp := [...]int64{dist.Min, dist.Percentile(50), dist.Percentile(90), dist.Percentile(99), dist.Percentile(99.9), dist.Max}
+			if got != exp {
+				t.Errorf("interval %d: min/p50/p90/p99/p99.9/max %v, want %v", i, got, exp)
+			}
+		}
+		h, err := hdrhistogram.Decode([]byte(iv.Latency.Histogram))
+		if err != nil || h.TotalCount() != want {
+			t.Errorf("interval %d: histogram decodes to %v values (%v), want %d", i, h, err, want)
+		}
+		sum += iv.Requests
+	}
+	if sum != int64(res.Complete) {
+		t.Errorf("intervals sum to %d requests, Complete is %d", sum, res.Complete)
+	}
+	// The stalled request is the only one over 2 s, in interval 12 (3.0 s).
+	if mx := tl.Intervals[12].Latency.MaxUs; mx != 2_005_000 {
+		t.Errorf("interval 12's max %d µs, want the stalled request's 2005000", mx)
+	}
+	if last := tl.Intervals[len(tl.Intervals)-1]; last.Start+last.Length != res.Elapsed {
+		t.Errorf("last interval ends at %v, the run at %v", last.Start+last.Length, res.Elapsed)
+	}
+}
+
+// TestTimelineLateRecording: a request recorded long after its interval was
+// harvested is still counted in its own interval (the collector's late path).
+func TestTimelineLateRecording(t *testing.T) {
+	const d = 20 * time.Millisecond
+	script := func(r *run, k int64, sent int64) Outcome {
+		end := int64(5*time.Millisecond) + k*int64(time.Millisecond)
+		if k == 3 {
+			// Wait until interval 0 has surely been harvested, then end in it.
+			for r.tl.harvestedCount() < 2 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		return Outcome{Start: end - int64(time.Millisecond), End: end, Status: 200}
+	}
+	res := runScript(t, Config{Requests: 5, Concurrency: 1, Interval: d}, script)
+	iv := res.Timeline.Intervals
+	if len(iv) != 1 || iv[0].Requests != 5 || iv[0].Latency.Count != 5 || iv[0].Latency.MaxUs != 1000 {
+		t.Fatalf("intervals %+v, want one of 5 requests of 1 ms", iv)
+	}
+}
+
+func (tl *timeline) harvestedCount() int64 {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return tl.harvested
+}
+
+// TestTimelineStallLoopback: a loopback server that answers in about 3 ms
+// stalls one response for 2 s, 0.7 s into the run. The intervals the stall
+// covers completely have no completions and no bytes, the stalled request
+// shows in the interval of its end (and nowhere else is anything that slow),
+// every interval's count agrees with the recorded samples' end times, and
+// the counts sum to Complete. (Rate mode's test below takes the goroutine path.)
+func TestTimelineStallLoopback(t *testing.T) {
+	{
+		const d = 500 * time.Millisecond
+		resp := respond100(true)
+		var first time.Time
+		stalled := false
+		srv := newFaultServer(t, func(fc *faultConn) {
+			for {
+				if _, ok := fc.readRequest(); !ok {
+					return
+				}
+				if first.IsZero() {
+					first = time.Now()
+				}
+				if !stalled && time.Since(first) >= 700*time.Millisecond {
+					stalled = true
+					time.Sleep(2 * time.Second)
+				} else {
+					time.Sleep(3 * time.Millisecond)
+				}
+				fc.write(resp)
+			}
+		})
+		cfg := h1Config(srv.port(), 100000, 1, true)
+		cfg.TimeLimit = 3500 * time.Millisecond
+		cfg.Interval = d
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ivs := res.Timeline.Intervals
+		if want := int((res.Elapsed + d - 1) / d); len(ivs) != want {
+			t.Fatalf("%d intervals in a %v run, want %d", len(ivs), res.Elapsed, want)
+		}
+		// The stall as the client saw it: the one sample over 2 s.
+		var stallFrom, stallTo int64 // µs since the start, ±1 ms
+		var sum int64
+		samples := res.Samples.Exact()
+		for _, s := range samples {
+			if s.Total >= 2_000_000 {
+				stallFrom, stallTo = int64(s.Start)*1000, int64(s.Start)*1000+int64(s.Total)
+			}
+		}
+		if stallTo == 0 {
+			t.Fatal("no request took 2 s")
+		}
+		const slack = 2000 // µs: Sample.Start is whole wall-clock ms
+		for i, iv := range ivs {
+			from, to := int64(iv.Start/time.Microsecond), int64((iv.Start+iv.Length)/time.Microsecond)
+			var want, unsure int64
+			for _, s := range samples {
+				end := int64(s.Start)*1000 + int64(s.Total)
+				switch {
+				case end > from+slack && end < to-slack:
+					want++
+				case end > from-slack && end < to+slack:
+					unsure++
+				}
+			}
+			if iv.Requests < want || iv.Requests > want+unsure {
+				t.Errorf("interval %d: %d requests, the samples say %d (+%d near its edges)", i, iv.Requests, want, unsure)
+			}
+			if iv.Bytes != iv.Requests*int64(len(resp)) {
+				t.Errorf("interval %d: %d bytes for %d responses of %d", i, iv.Bytes, iv.Requests, len(resp))
+			}
+			inside := from > stallFrom+slack && to < stallTo-slack
+			if inside && iv.Requests != 0 {
+				t.Errorf("interval %d lies inside the stall (%d–%d µs) but has %d requests", i, stallFrom, stallTo, iv.Requests)
+			}
+			if !inside && iv.Requests == 0 {
+				t.Errorf("interval %d is outside the stall (%d–%d µs) but empty", i, stallFrom, stallTo)
+			}
+			holdsEnd := stallTo >= from && stallTo < to
+			if slow := iv.Latency.MaxUs >= 2_000_000; slow != holdsEnd && stallTo > from+slack && stallTo < to-slack {
+				t.Errorf("interval %d: max %d µs; the stalled request ended at %d µs", i, iv.Latency.MaxUs, stallTo)
+			}
+			sum += iv.Requests
+		}
+		if sum != int64(res.Complete) {
+			t.Errorf("intervals sum to %d, Complete is %d", sum, res.Complete)
+		}
+		t.Logf("stall %d–%d µs; requests per interval: %v", stallFrom, stallTo, func() (n []int64) {
+			for _, iv := range ivs {
+				n = append(n, iv.Requests)
+			}
+			return
+		}())
+	}
+}
+
+// TestTimelineRateCorrected: in rate mode each interval also has the
+// corrected latencies (from the intended send time). One connection, 200
+// requests/s, and one response held 150 ms: the requests due meanwhile wait,
+// so an interval after the hold has corrected latencies far above the
+// measured ones.
+func TestTimelineRateCorrected(t *testing.T) {
+	resp := respond100(true)
+	n := 0
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			if n++; n == 20 {
+				time.Sleep(150 * time.Millisecond)
+			}
+			fc.write(resp)
+		}
+	})
+	cfg := h1Config(srv.port(), 120, 1, true)
+	cfg.Rate = 200
+	cfg.Interval = 100 * time.Millisecond
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := res.Timeline
+	if !tl.Corrected {
+		t.Fatal("rate mode's timeline has no corrected latencies")
+	}
+	var sum int64
+	seen := false
+	for i, iv := range tl.Intervals {
+		sum += iv.Requests
+		if iv.Corrected.Count != iv.Requests || iv.Corrected.MaxUs < iv.Latency.MaxUs {
+			t.Errorf("interval %d: %d corrected values for %d requests, corrected max %d below measured %d",
+				i, iv.Corrected.Count, iv.Requests, iv.Corrected.MaxUs, iv.Latency.MaxUs)
+		}
+		if iv.Corrected.P90Us >= 50_000 && iv.Latency.P90Us < 50_000 {
+			seen = true
+		}
+	}
+	if sum != int64(res.Complete) {
+		t.Errorf("intervals sum to %d, Complete is %d", sum, res.Complete)
+	}
+	if !seen {
+		t.Errorf("no interval shows the hold in its corrected p90: %+v", tl.Intervals)
+	}
+}
+
+// Recording allocates nothing: neither a recording into a live buffer nor a
+// failure count (the keep-alive benchmarks show the same end to end).
+func TestTimelineRecordingDoesNotAllocate(t *testing.T) {
+	tl, tally, o := bareTimeline()
+	defer tl.result(0)
+	allocs := testing.AllocsPerRun(1000, func() {
+		tally.TotalRead += 150
+		tl.observe(tally, o)
+		o.End += 1000
+		tally.FailConnect++
+		tl.failure(tally, o.End)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per recording", allocs)
+	}
+}
+
+// BenchmarkKeepAlive100BTimeline is BenchmarkKeepAlive100B with the timeline
+// on (1 s intervals): compare the two for the recording's cost per request.
+func BenchmarkKeepAlive100BTimeline(b *testing.B) {
+	for _, c := range []int{1, 8} {
+		b.Run(fmt.Sprintf("c%d", c), func(b *testing.B) {
+			benchmarkRunWith(b, true, c, false, func(cfg *Config) { cfg.Interval = time.Second })
+		})
+	}
+}
+
+// BenchmarkTimelineObserve is the recording's own cost per request, rate
+// mode's second histogram included.
+func BenchmarkTimelineObserve(b *testing.B) {
+	tl, tally, o := bareTimeline()
+	defer tl.result(0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		tally.TotalRead += 150
+		o.End = 2_000_000 + int64(i&1023)*100
+		tl.observe(tally, o)
+	}
+}
+
+// bareTimeline is a rate-mode timeline of 1-minute intervals on a clock
+// that stays at 0, a worker's tally and an outcome in interval 0.
+func bareTimeline() (*timeline, *Tally, *Outcome) {
+	tl := newTimeline(time.Minute, true, 1, func() int64 { return 0 })
+	return tl, &Tally{}, &Outcome{Start: 1000, End: 2_000_000, Intended: 500, Status: 200}
+}
