@@ -79,6 +79,10 @@ type cliOptions struct {
 	StartAt time.Time
 	// FailIf are the --fail-if thresholds, checked after the run.
 	FailIf []threshold.Threshold
+	// Interval is the latency timeline's interval (--interval; 0: the default,
+	// client.DefaultInterval, when something shows the timeline).
+	Interval time.Duration
+	HlogFile string // --hlog
 }
 
 // newOptions returns ab's defaults.
@@ -106,8 +110,9 @@ type longOptions struct {
 	histogram                                                      bool
 	streams, cpus, sampleLimit                                     int
 	cgi, format, jsonFile, serverPID, plot, html, progress         string
+	hlogFile                                                       string
 	cgiEnv, failIf                                                 []string
-	requestTimeout                                                 durationValue
+	requestTimeout, interval                                       durationValue
 	percentiles                                                    percentilesValue
 	rate                                                           float64
 	warmup                                                         warmupValue
@@ -135,6 +140,8 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Var(&lo.percentiles, "percentiles", "extra percentiles to report, a `LIST` such as 50,99,99.9")
 	fs.BoolVar(&lo.extended, "extended", false, "print gab's extended report after ab's")
 	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
+	fs.Var(&lo.interval, "interval", "latency timeline interval `DURATION` for --hlog, --extended and JSON (default 1s)")
+	fs.StringVar(&lo.hlogFile, "hlog", "", "write the latency timeline as an HdrHistogram interval log to `FILE`")
 	fs.StringVar(&lo.serverPID, "server-pid", "", "report the CPU of processes `PID[,PID...]` (threads, children) per request (Linux)")
 	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.gp and FILE.dat beside it)")
 	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
@@ -754,6 +761,16 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 			return fail("%v", err)
 		}
 		o.FailIf = append(o.FailIf, t)
+	}
+	o.HlogFile = lo.hlogFile
+	o.Interval = time.Duration(lo.interval)
+	if o.Interval != 0 {
+		if o.Interval < client.MinInterval {
+			return fail("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
+		}
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" {
+			return fail("--interval needs --hlog, --extended, --json, --format json, --plot or --html to show the timeline")
+		}
 	}
 	return exitOK, false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +50,8 @@ type output struct {
 	server       *servercpu.Meter
 	serverBefore time.Duration
 	serverErr    error
+	// hlog is the --hlog file, created before the run.
+	hlog *os.File
 }
 
 // newOutput chooses the outputs once the command line is parsed.
@@ -99,6 +102,18 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		return exitError, true
 	}
 	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o)
+	if cfg.Extended || out.o.HlogFile != "" {
+		cfg.Interval = cmp.Or(out.o.Interval, client.DefaultInterval)
+	}
+	if out.o.HlogFile != "" {
+		// gab's own output path is checked before the first request.
+		f, err := os.Create(out.o.HlogFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: --hlog: %v\n", err)
+			return exitError, true
+		}
+		out.hlog = f
+	}
 	if len(out.o.ServerPIDs) > 0 {
 		m, err := servercpu.New(out.o.ServerPIDs)
 		if err != nil {
@@ -243,6 +258,10 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 			return exitError
 		}
 	}
+	if err := out.writeHlog(sum); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
+	}
 	// ab's -e and -g files and --server-pid's last reading come before the
 	// JSON document, so that the document states their errors (and the exit
 	// status they set).
@@ -281,14 +300,18 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error) (status int, done bool) {
 	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
 	errors.As(err, &fe)
+	var sum *report.Summary
+	if res != nil && (out.hlog != nil || out.wantsJSON()) {
+		sum = report.Summarize(res, reportOptions(out.o, out.argv, report.ProcessCPU().Sub(out.cpuBefore), nil))
+		sum.SetError(fe.Message, fe.Exit)
+	}
+	if werr := out.writeHlog(sum); werr != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", werr)
+	}
 	if !out.wantsJSON() {
 		return 0, false
 	}
-	var sum *report.Summary
-	if res != nil {
-		sum = report.Summarize(res, reportOptions(out.o, out.argv, report.ProcessCPU().Sub(out.cpuBefore), nil))
-		sum.SetError(fe.Message, fe.Exit)
-	} else {
+	if sum == nil {
 		sum = report.NotStarted(out.commandLine(), out.started, fe.Message, fe.Exit)
 	}
 	if !out.jsonStdout {
@@ -302,6 +325,32 @@ func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error
 		fmt.Fprintf(stderr, "gab: %v\n", werr)
 	}
 	return fe.Exit, true
+}
+
+// writeHlog writes and closes the --hlog file: the timeline of whatever was
+// measured (sum may be nil: the log's header alone when the run never started).
+func (out *output) writeHlog(sum *report.Summary) error {
+	if out.hlog == nil {
+		return nil
+	}
+	f := out.hlog
+	out.hlog = nil
+	tl := &report.Timeline{Start: out.started, Interval: cmp.Or(out.o.Interval, client.DefaultInterval)}
+	if sum != nil && sum.Timeline != nil {
+		tl = sum.Timeline
+	}
+	bw := bufio.NewWriter(f)
+	err := report.WriteHlog(bw, tl)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return nil
 }
 
 // writeJSON writes the summary's JSON document where it is wanted.

@@ -147,7 +147,7 @@ func TestJSONFormatIsOneDocument(t *testing.T) {
 		t.Errorf("the banner and ..done belong on stderr with --format json: %q", stderr)
 	}
 	checks := map[string]string{
-		"schema_version":                  "2",
+		"schema_version":                  "3",
 		"ending":                          "completed",
 		"report.complete_requests":        "30",
 		"report.non_2xx_responses":        "30",

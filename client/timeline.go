@@ -165,10 +165,12 @@ func (d *tlDist) latency(count int64) IntervalLatency {
 		SignificantFigures:    samples.HistDigits,
 		Counts:                d.counts,
 	})
-	return latencyOf(h, count, d.min, d.max)
+	return LatencyOf(h, count, d.min, d.max)
 }
 
-func latencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
+// LatencyOf describes the count values of h whose exact min and max are lo
+// and hi as an IntervalLatency (percentiles by Dist.Percentile's rule).
+func LatencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
 	l := IntervalLatency{Count: count}
 	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		l.Histogram = string(b)
@@ -572,5 +574,5 @@ func mergeLatency(l IntervalLatency, d *tlDist, count int64) IntervalLatency {
 	if l.Count > 0 {
 		lo, hi = min(lo, l.MinUs), max(hi, l.MaxUs)
 	}
-	return latencyOf(h, count, lo, hi)
+	return LatencyOf(h, count, lo, hi)
 }

@@ -346,6 +346,7 @@ func WriteExtended(w io.Writer, s *Summary) error {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}
 	p.printf("Sample store:           %s\n", s.SampleStore)
+	writeTimelineTable(p, s.Timeline)
 	return p.flush()
 }
 

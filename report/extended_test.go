@@ -59,9 +59,32 @@ func extFixture(percentiles ...float64) (*client.Result, *Summary) {
 	}
 	x.Rate = rr
 	res.Extra = x
+	res.Timeline = fixtureTimeline()
 	s := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2,
 		Percentiles: percentiles, CPU: fixtureCPU(), CommandLine: fixtureCommandLine})
 	return res, s
+}
+
+// fixtureTimeline is extFixture's run by 1-second intervals: requests i of
+// 4, 5 and 1 per interval, with extFixture's totals and corrected times.
+func fixtureTimeline() *client.Timeline {
+	tl := &client.Timeline{Interval: time.Second, Corrected: true}
+	i := int64(0)
+	for k, n := range []int64{4, 5, 1} {
+		var total, corrected []int64
+		for range n {
+			total = append(total, 1000*(i+1)+i)
+			corrected = append(corrected, 1000*(i+1)+i+250_000*(i/8))
+			i++
+		}
+		tl.Intervals = append(tl.Intervals, client.Interval{
+			Start: time.Duration(k) * time.Second, Length: time.Second,
+			Requests: n, Failures: int64(k), Bytes: 12_500 * n,
+			Latency: latencyOfValues(total), Corrected: latencyOfValues(corrected),
+		})
+	}
+	tl.Intervals[2].Length = 500 * time.Millisecond
+	return tl
 }
 
 func golden(t *testing.T, name string, got []byte) {

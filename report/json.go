@@ -18,7 +18,7 @@ import (
 
 // SchemaVersion is the document's schema_version. It changes only when a field
 // changes meaning or disappears; new fields may appear within a version.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Document is the whole JSON output.
 type Document struct {
@@ -65,6 +65,9 @@ type Document struct {
 	Thresholds *JSONThresholds `json:"thresholds,omitempty"`
 	// Environment is where gab ran (absent in documents of older versions).
 	Environment *JSONEnvironment `json:"environment,omitempty"`
+	// Timeline is the latency over time, one entry per interval (--interval,
+	// 1 s by default; absent if it was not gathered).
+	Timeline *JSONTimeline `json:"timeline,omitempty"`
 }
 
 // JSONEnvironment describes the client machine and gab itself.
@@ -357,6 +360,9 @@ func NewDocument(s *Summary) *Document {
 	d.CGI = jsonCGI(s.CGI)
 	d.Warmup = jsonWarmup(s)
 	d.Thresholds = jsonThresholds(s)
+	if s.Timeline != nil {
+		d.Timeline = jsonTimeline(s.Timeline)
+	}
 	return d
 }
 

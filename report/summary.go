@@ -229,6 +229,8 @@ type Summary struct {
 	// the option); ThresholdsFailed is set when any failed.
 	Thresholds       []threshold.Verdict
 	ThresholdsFailed bool
+	// Timeline is the latency over time (client.Config.Interval; nil otherwise).
+	Timeline *Timeline
 
 	// ranks answers Percentile's rank queries over every recorded request
 	// (nil when the run recorded none).
@@ -305,6 +307,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		Start:             res.Start,
 		Ending:            res.Ending,
 		Started:           true,
+		Timeline:          timelineOf(res),
 	}
 	if o.TLS {
 		s.TLS = res.TLS

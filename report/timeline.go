@@ -1,0 +1,354 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+	"gab/internal/samples"
+)
+
+// This file is the latency timeline (client.Config.Interval) as every writer
+// shows it: the JSON document's timeline section, the --extended table, the
+// standard HdrHistogram interval log (--hlog), and the merge of several
+// documents' timelines by wall-clock interval (gab merge). Charts draw
+// percentiles over time from these intervals, never from raw points.
+
+// Timeline is the run's latency over time, from client.Result.Timeline.
+type Timeline struct {
+	// Start is the run's start (wall clock): interval i starts at
+	// Start + Intervals[i].Start.
+	Start     time.Time
+	Interval  time.Duration
+	Corrected bool // rate mode: every interval also has corrected latencies
+	Intervals []client.Interval
+}
+
+func timelineOf(res *client.Result) *Timeline {
+	if res.Timeline == nil {
+		return nil
+	}
+	return &Timeline{Start: res.Start, Interval: res.Timeline.Interval,
+		Corrected: res.Timeline.Corrected, Intervals: res.Timeline.Intervals}
+}
+
+// JSONTimeline is the document's timeline section: one entry per interval of
+// the run from its start, empty intervals included.
+type JSONTimeline struct {
+	IntervalUs int64 `json:"interval_us"`
+	// Corrected says every interval has rate mode's corrected latencies.
+	Corrected bool           `json:"corrected"`
+	Intervals []JSONInterval `json:"intervals"`
+}
+
+// JSONIntervalLatency is one interval's latency distribution in µs: min and
+// max exact, percentiles by ab's index rule from the histogram (bucket tops,
+// 3 significant digits), and the histogram in the run histogram's encoding.
+// The figures are 0 in an empty interval.
+type JSONIntervalLatency struct {
+	MinUs     int64         `json:"min_us"`
+	P50Us     int64         `json:"p50_us"`
+	P90Us     int64         `json:"p90_us"`
+	P99Us     int64         `json:"p99_us"`
+	P999Us    int64         `json:"p99_9_us"`
+	MaxUs     int64         `json:"max_us"`
+	Histogram JSONHistogram `json:"histogram"`
+}
+
+// JSONInterval is one interval: the requests recorded with an end time in it
+// (they sum to complete_requests), the failures that ended in it (ab's Failed
+// requests, connect failures included), the bytes read (heads included,
+// counted when a request is recorded), and the latency of its requests (ab's
+// Total: start to end).
+type JSONInterval struct {
+	StartUs  int64 `json:"start_us"` // since the document's start_time
+	LengthUs int64 `json:"length_us"`
+	Requests int64 `json:"requests"`
+	Failures int64 `json:"failures"`
+	Bytes    int64 `json:"bytes"`
+	JSONIntervalLatency
+	// Corrected is the latency from each request's intended send time (rate mode).
+	Corrected *JSONIntervalLatency `json:"corrected,omitempty"`
+}
+
+func jsonIntervalLatency(l client.IntervalLatency) JSONIntervalLatency {
+	return JSONIntervalLatency{
+		MinUs: l.MinUs, P50Us: l.P50Us, P90Us: l.P90Us, P99Us: l.P99Us, P999Us: l.P999Us, MaxUs: l.MaxUs,
+		Histogram: JSONHistogram{
+			Unit:              "us",
+			LowestUs:          samples.HistLowestUS,
+			HighestUs:         samples.HistHighestUS,
+			SignificantDigits: samples.HistDigits,
+			Encoding:          "hdrhistogram-v2-compressed-base64",
+			Data:              l.Histogram,
+		},
+	}
+}
+
+func jsonTimeline(tl *Timeline) *JSONTimeline {
+	out := &JSONTimeline{IntervalUs: tl.Interval.Microseconds(), Corrected: tl.Corrected, Intervals: []JSONInterval{}}
+	for _, iv := range tl.Intervals {
+		j := JSONInterval{
+			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
+			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes,
+			JSONIntervalLatency: jsonIntervalLatency(iv.Latency),
+		}
+		if tl.Corrected {
+			c := jsonIntervalLatency(iv.Corrected)
+			j.Corrected = &c
+		}
+		out.Intervals = append(out.Intervals, j)
+	}
+	return out
+}
+
+// latencyAcc merges interval latencies by their histograms.
+type latencyAcc struct {
+	h               *hdrhistogram.Histogram
+	count, min, max int64
+}
+
+func (a *latencyAcc) add(count int64, l JSONIntervalLatency) error {
+	if count == 0 {
+		return nil
+	}
+	h, err := hdrhistogram.Decode([]byte(l.Histogram.Data))
+	if err != nil {
+		return fmt.Errorf("interval histogram: %w", err)
+	}
+	if h.TotalCount() != count {
+		return fmt.Errorf("interval histogram holds %d values for %d requests", h.TotalCount(), count)
+	}
+	if a.h == nil {
+		a.h = samples.NewHist()
+		a.min = math.MaxInt64
+	}
+	if dropped := a.h.Merge(h); dropped != 0 {
+		return fmt.Errorf("interval histogram: %d values out of gab's range", dropped)
+	}
+	a.count += count
+	a.min, a.max = min(a.min, l.MinUs), max(a.max, l.MaxUs)
+	return nil
+}
+
+func (a *latencyAcc) latency() JSONIntervalLatency {
+	if a.h == nil {
+		return jsonIntervalLatency(client.LatencyOf(samples.NewHist(), 0, 0, 0))
+	}
+	return jsonIntervalLatency(client.LatencyOf(a.h, a.count, a.min, a.max))
+}
+
+// intervalAcc merges intervals.
+type intervalAcc struct {
+	start, end             int64 // µs
+	req, fail, bytes       int64
+	lat, cor               latencyAcc
+	corrected, anyIncluded bool
+}
+
+func (a *intervalAcc) add(iv *JSONInterval, startUs int64) error {
+	if !a.anyIncluded || startUs < a.start {
+		a.start = startUs
+	}
+	a.end = max(a.end, startUs+iv.LengthUs)
+	a.anyIncluded = true
+	a.req += iv.Requests
+	a.fail += iv.Failures
+	a.bytes += iv.Bytes
+	if err := a.lat.add(iv.Requests, iv.JSONIntervalLatency); err != nil {
+		return err
+	}
+	if a.corrected {
+		if iv.Corrected == nil {
+			return errors.New("an interval without the corrected latencies")
+		}
+		return a.cor.add(iv.Requests, *iv.Corrected)
+	}
+	return nil
+}
+
+func (a *intervalAcc) interval() JSONInterval {
+	iv := JSONInterval{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
+		Bytes: a.bytes, JSONIntervalLatency: a.lat.latency()}
+	if a.corrected {
+		c := a.cor.latency()
+		iv.Corrected = &c
+	}
+	return iv
+}
+
+// MergeTimelines merges the timelines of several documents (shards of one
+// run, say) by wall-clock interval: interval i of the result covers
+// [start+i·interval, start+(i+1)·interval), start being the earliest
+// document's start_time (returned), and each document's interval goes into
+// the merged interval in which its midpoint falls, so shards started
+// together (--start-at) line up exactly. Counts add up; percentiles come from
+// the merged histograms (exact to 3 significant digits), min and max stay
+// exact. Every document must have a timeline with the same interval; the
+// corrected latencies are kept only if every document has them.
+func MergeTimelines(docs []*Document) (*JSONTimeline, time.Time, error) {
+	var base time.Time
+	var d int64
+	corrected := true
+	starts := make([]time.Time, len(docs))
+	for i, doc := range docs {
+		if doc.Timeline == nil {
+			return nil, time.Time{}, fmt.Errorf("document %d has no timeline", i+1)
+		}
+		st, err := time.Parse(time.RFC3339Nano, doc.StartTime)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("document %d: start_time: %w", i+1, err)
+		}
+		starts[i] = st
+		if i == 0 || st.Before(base) {
+			base = st
+		}
+		if i == 0 {
+			d = doc.Timeline.IntervalUs
+		} else if doc.Timeline.IntervalUs != d {
+			return nil, time.Time{}, fmt.Errorf("document %d has %d µs intervals, document 1 %d µs", i+1, doc.Timeline.IntervalUs, d)
+		}
+		corrected = corrected && doc.Timeline.Corrected
+	}
+	if len(docs) == 0 || d <= 0 {
+		return nil, time.Time{}, errors.New("no timeline to merge")
+	}
+	var accs []intervalAcc
+	for i, doc := range docs {
+		offset := starts[i].Sub(base).Microseconds()
+		for j := range doc.Timeline.Intervals {
+			iv := &doc.Timeline.Intervals[j]
+			at := offset + iv.StartUs
+			k := int((at + iv.LengthUs/2) / d)
+			for len(accs) <= k {
+				accs = append(accs, intervalAcc{corrected: corrected})
+			}
+			if err := accs[k].add(iv, at); err != nil {
+				return nil, time.Time{}, fmt.Errorf("document %d, interval %d: %w", i+1, j, err)
+			}
+		}
+	}
+	out := &JSONTimeline{IntervalUs: d, Corrected: corrected, Intervals: []JSONInterval{}}
+	for k := range accs {
+		a := &accs[k]
+		// The merged interval's own bounds: a whole interval, or less for a
+		// last one that every document's run ended within.
+		end := a.end
+		if !a.anyIncluded || end > int64(k+1)*d || k < len(accs)-1 {
+			end = int64(k+1) * d
+		}
+		a.start, a.end = int64(k)*d, max(end, int64(k)*d)
+		out.Intervals = append(out.Intervals, a.interval())
+	}
+	return out, base, nil
+}
+
+// timelineRows are the --extended table's rows: the intervals, or, past
+// maxTimelineRows of them, groups of consecutive intervals merged into one
+// row each so the table stays compact.
+const maxTimelineRows = 60
+
+func timelineRows(tl *JSONTimeline) ([]JSONInterval, int, error) {
+	per := (len(tl.Intervals) + maxTimelineRows - 1) / maxTimelineRows
+	if per <= 1 {
+		return tl.Intervals, 1, nil
+	}
+	var rows []JSONInterval
+	for i := 0; i < len(tl.Intervals); i += per {
+		a := intervalAcc{corrected: tl.Corrected}
+		for j := i; j < min(i+per, len(tl.Intervals)); j++ {
+			if err := a.add(&tl.Intervals[j], tl.Intervals[j].StartUs); err != nil {
+				return nil, 0, err
+			}
+		}
+		rows = append(rows, a.interval())
+	}
+	return rows, per, nil
+}
+
+// writeTimelineTable writes the --extended report's latency-over-time table.
+func writeTimelineTable(p *errWriter, tl *Timeline) {
+	if tl == nil {
+		return
+	}
+	p.printf("\nLatency over time (%v intervals from the start; requests, failures and KB received by end time;\n", tl.Interval)
+	p.printf("  latency in ms: min and max exact, percentiles: bucket tops of HDR histograms, 3 significant digits)\n")
+	if len(tl.Intervals) < 2 {
+		p.printf("  (the run was shorter than two intervals: see the tables above)\n")
+		return
+	}
+	jt := jsonTimeline(tl)
+	rows, per, err := timelineRows(jt)
+	if err != nil {
+		p.printf("  (%v)\n", err)
+		return
+	}
+	if per > 1 {
+		p.printf("  (%d intervals, %d to a row)\n", len(tl.Intervals), per)
+	}
+	p.printf("%10s%10s%9s%10s%10s%10s%10s%10s%10s%10s\n", "start(s)", "requests", "failed", "KB", "min", "p50", "p90", "p99", "p99.9", "max")
+	for _, r := range rows {
+		p.printf("%10.3f%10d%9d%10.1f", float64(r.StartUs)/1e6, r.Requests, r.Failures, float64(r.Bytes)/1024)
+		if r.Requests == 0 {
+			p.printf("%10s%10s%10s%10s%10s%10s\n", "-", "-", "-", "-", "-", "-")
+			continue
+		}
+		for _, v := range []int64{r.MinUs, r.P50Us, r.P90Us, r.P99Us, r.P999Us, r.MaxUs} {
+			p.printf("%10s", ms3(float64(v)))
+		}
+		p.printf("\n")
+	}
+	if tl.Corrected {
+		p.printf("\nCorrected latency over time (ms, from each request's intended send time)\n")
+		p.printf("%10s%10s%10s%10s%10s%10s%10s\n", "start(s)", "requests", "p50", "p90", "p99", "p99.9", "max")
+		for _, r := range rows {
+			p.printf("%10.3f%10d", float64(r.StartUs)/1e6, r.Requests)
+			if r.Requests == 0 {
+				p.printf("%10s%10s%10s%10s%10s\n", "-", "-", "-", "-", "-")
+				continue
+			}
+			c := r.Corrected
+			for _, v := range []int64{c.P50Us, c.P90Us, c.P99Us, c.P999Us, c.MaxUs} {
+				p.printf("%10s", ms3(float64(v)))
+			}
+			p.printf("\n")
+		}
+	}
+}
+
+// WriteHlog writes the timeline as HdrHistogram's standard interval log
+// (format 1.3, as Java's HistogramLogWriter writes it): the log's start time,
+// a base time equal to it (so interval timestamps are seconds since the
+// run's start), the legend, and one line per interval with its start,
+// length, max (in ms) and compressed histogram of latencies in µs; in rate
+// mode a second line per interval, tagged "corrected", holds the corrected
+// latencies. HdrHistogram's log readers (Java, C, Python, JavaScript, Rust,
+// Go) and plotters read it.
+func WriteHlog(w io.Writer, tl *Timeline) error {
+	p := newErrWriter(w)
+	start := float64(tl.Start.UnixNano()) / 1e9
+	p.printf("#[Histogram log format version 1.3]\n")
+	p.printf("#[StartTime: %.3f (seconds since epoch), %s]\n", start, tl.Start.UTC().Format(time.RFC3339Nano))
+	p.printf("#[BaseTime: %.3f (seconds since epoch)]\n", start)
+	p.printf("#[gab: values in microseconds (1 us to 24 h, 3 significant digits), Interval_Max in milliseconds; %v intervals by request end time", tl.Interval)
+	if tl.Corrected {
+		p.printf("; Tag=corrected: latency from the intended send time (--rate)")
+	}
+	p.printf("]\n")
+	p.printf("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")
+	for _, iv := range tl.Intervals {
+		line := func(tag string, l client.IntervalLatency) {
+			p.printf("%s%.3f,%.3f,%.3f,%s\n", tag, iv.Start.Seconds(), iv.Length.Seconds(), float64(l.MaxUs)/1000, l.Histogram)
+		}
+		line("", iv.Latency)
+		if tl.Corrected {
+			line("Tag=corrected,", iv.Corrected)
+		}
+	}
+	return p.flush()
+}

@@ -1,0 +1,184 @@
+package report
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+	"gab/internal/hdrjs"
+	"gab/internal/samples"
+)
+
+// randomTimeline is a rate-mode timeline of n intervals of d with skewed
+// random latencies (a few slow ones) and an empty interval 2; it returns the
+// values of each interval too.
+func randomTimeline(n int, d time.Duration, seed uint64) (*Timeline, [][]int64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	tl := &Timeline{Start: time.Date(2026, 12, 1, 1, 2, 3, 456_000_000, time.UTC), Interval: d, Corrected: true}
+	var all [][]int64
+	for k := range n {
+		count := 0
+		if k != 2 {
+			count = 50 + rng.IntN(400)
+		}
+		var vals, cor []int64
+		for range count {
+			v := int64(200 + rng.ExpFloat64()*800)
+			if rng.IntN(100) == 0 {
+				v += 2_000_000 + rng.Int64N(500_000)
+			}
+			vals = append(vals, v)
+			cor = append(cor, v+rng.Int64N(10_000))
+		}
+		all = append(all, vals)
+		tl.Intervals = append(tl.Intervals, client.Interval{
+			Start: time.Duration(k) * d, Length: d, Requests: int64(count), Bytes: int64(count) * 150,
+			Latency: latencyOfValues(vals), Corrected: latencyOfValues(cor),
+		})
+	}
+	return tl, all
+}
+
+func latencyOfValues(values []int64) client.IntervalLatency {
+	h := samples.NewHist()
+	lo, hi := int64(0), int64(0)
+	for j, v := range values {
+		_ = h.RecordValue(v)
+		if j == 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	return client.LatencyOf(h, int64(len(values)), lo, hi)
+}
+
+// TestHlogReadByHdrHistogramJS: the --hlog file read by an independent
+// implementation (hdr-histogram-js's HistogramLogReader under node) gives
+// every interval's start, length, count and p99 as gab has them.
+func TestHlogReadByHdrHistogramJS(t *testing.T) {
+	tl, _ := randomTimeline(6, 250*time.Millisecond, 1)
+	path := filepath.Join(t.TempDir(), "run.hlog")
+	var b bytes.Buffer
+	if err := WriteHlog(&b, tl); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkHlogWithJS(t, path, tl)
+}
+
+// checkHlogWithJS compares what hdr-histogram-js reads from path with tl.
+func checkHlogWithJS(t *testing.T, path string, tl *Timeline) {
+	t.Helper()
+	got := hdrjs.ReadLog(t, path)
+	per := 1
+	if tl.Corrected {
+		per = 2
+	}
+	if len(got) != per*len(tl.Intervals) {
+		t.Fatalf("hdr-histogram-js read %d histograms, want %d", len(got), per*len(tl.Intervals))
+	}
+	startMs := float64(tl.Start.UnixMilli())
+	for i, iv := range tl.Intervals {
+		for j, want := range []client.IntervalLatency{iv.Latency, iv.Corrected}[:per] {
+			g := got[per*i+j]
+			tag := "NO TAG"
+			if j == 1 {
+				tag = "corrected"
+			}
+			wantStart := startMs + float64(iv.Start.Milliseconds())
+			wantEnd := wantStart + float64(iv.Length.Milliseconds())
+			if g.Tag != tag || g.Count != iv.Requests || g.P99 != want.P99Us ||
+				abs(g.StartMs-wantStart) > 1 || abs(g.EndMs-wantEnd) > 1 {
+				t.Errorf("interval %d (%s): hdr-histogram-js read %+v; gab has %d requests, p99 %d µs, %.0f–%.0f ms",
+					i, tag, g, iv.Requests, want.P99Us, wantStart, wantEnd)
+			}
+		}
+	}
+}
+
+func abs(f float64) float64 { return max(f, -f) }
+
+// The Go library's log reader reads the file too, and its histograms are
+// gab's (the same encoding).
+func TestHlogReadByGoLibrary(t *testing.T) {
+	tl, _ := randomTimeline(4, time.Second, 2)
+	var b bytes.Buffer
+	if err := WriteHlog(&b, tl); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"#[Histogram log format version 1.3]\n", "#[StartTime: 1796086923.456 (seconds since epoch), 2026-12-01T01:02:03.456Z]\n",
+		"#[BaseTime: 1796086923.456 (seconds since epoch)]\n", "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n",
+		"\n1.000,1.000,", "\nTag=corrected,3.000,1.000,"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %q:\n%s", want, text)
+		}
+	}
+	r := hdrhistogram.NewHistogramLogReader(&b)
+	for i := 0; ; i++ {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			if i != 2*len(tl.Intervals) {
+				t.Errorf("read %d histograms, want %d", i, 2*len(tl.Intervals))
+			}
+			break
+		}
+		iv := tl.Intervals[i/2]
+		if h.TotalCount() != iv.Requests {
+			t.Errorf("histogram %d: %d values, want %d", i, h.TotalCount(), iv.Requests)
+		}
+	}
+}
+
+// TestMergeTimelines merges two documents whose runs started 1.2 s apart
+// with 1 s intervals: each second interval goes into the merged interval
+// holding its midpoint, counts add up, and the merged percentiles are those
+// of all the values together.
+func TestMergeTimelines(t *testing.T) {
+	a, av := randomTimeline(4, time.Second, 3)
+	b, bv := randomTimeline(3, time.Second, 4)
+	b.Start = a.Start.Add(1200 * time.Millisecond)
+	b.Intervals[2].Length = 300 * time.Millisecond
+	docA := &Document{StartTime: a.Start.Format(time.RFC3339Nano), Timeline: jsonTimeline(a)}
+	docB := &Document{StartTime: b.Start.Format(time.RFC3339Nano), Timeline: jsonTimeline(b)}
+	m, start, err := MergeTimelines([]*Document{docB, docA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !start.Equal(a.Start) || m.IntervalUs != 1_000_000 || !m.Corrected {
+		t.Fatalf("merged start %v, interval %d µs, corrected %v", start, m.IntervalUs, m.Corrected)
+	}
+	// b's interval k starts at 1.2+k s, its midpoint in merged interval k+1;
+	// b's last (1.3 s long from 3.2 s) has its midpoint at 3.35 s.
+	want := [][]int64{av[0], append(append([]int64(nil), av[1]...), bv[0]...), append(append([]int64(nil), av[2]...), bv[1]...),
+		append(append([]int64(nil), av[3]...), bv[2]...)}
+	if len(m.Intervals) != len(want) {
+		t.Fatalf("%d merged intervals, want %d", len(m.Intervals), len(want))
+	}
+	for k, iv := range m.Intervals {
+		exp := jsonIntervalLatency(latencyOfValues(want[k]))
+		if iv.Requests != int64(len(want[k])) || iv.StartUs != int64(k)*1_000_000 || iv.LengthUs != 1_000_000 ||
+			iv.P50Us != exp.P50Us || iv.P99Us != exp.P99Us || iv.P999Us != exp.P999Us || iv.MinUs != exp.MinUs || iv.MaxUs != exp.MaxUs {
+			t.Errorf("merged interval %d: %+v\nwant %d requests, %+v", k, iv, len(want[k]), exp)
+		}
+		if iv.Bytes != 150*iv.Requests || iv.Corrected == nil {
+			t.Errorf("merged interval %d: %d bytes for %d requests, corrected %v", k, iv.Bytes, iv.Requests, iv.Corrected)
+		}
+	}
+	docB.Timeline.IntervalUs = 500_000
+	if _, _, err := MergeTimelines([]*Document{docA, docB}); err == nil {
+		t.Error("merged timelines of different intervals")
+	}
+}
