@@ -34,8 +34,13 @@ import (
 // into the interval's totals directly; the run's end merges what remains, so
 // every interval is exact whatever the timing.
 
-// DefaultInterval is the timeline's interval when none is given.
-const DefaultInterval = time.Second
+// DefaultInterval is the timeline's interval when none is given, and
+// MinInterval the shortest: closing an interval (its compressed histogram,
+// mostly hdrhistogram-go's zlib compressor) takes about a millisecond of CPU.
+const (
+	DefaultInterval = time.Second
+	MinInterval     = 100 * time.Millisecond
+)
 
 // timelineGrace is how long after an interval's end the collector waits before
 // harvesting it: a worker records a request a few µs after taking its end time.
@@ -142,30 +147,55 @@ func (d *tlDist) add(us int64) {
 	}
 }
 
+// used is the range of counts indices that may be non-zero: every value
+// recorded lies between the exact min and max.
+func (d *tlDist) used() (from, to int) {
+	if d.min > d.max {
+		return 0, 0
+	}
+	return histIndex(clampUS(d.min)), histIndex(clampUS(d.max)) + 1
+}
+
 // mergeFrom adds o into d (no writer is using either).
 func (d *tlDist) mergeFrom(o *tlDist) {
-	for i, c := range o.counts {
+	from, to := o.used()
+	for i, c := range o.counts[from:to] {
 		if c != 0 {
-			d.counts[i] += c
+			d.counts[from+i] += c
 		}
 	}
 	d.min, d.max = min(d.min, o.min), max(d.max, o.max)
 }
 
+// reset empties d, clearing only the indices in use (a clean buffer's pages
+// are never written).
 func (d *tlDist) reset() {
-	clear(d.counts)
+	from, to := d.used()
+	clear(d.counts[from:to])
 	d.min, d.max = math.MaxInt64, 0
 }
 
-// latency turns the gathered counts into an IntervalLatency.
-func (d *tlDist) latency(count int64) IntervalLatency {
-	h := hdrhistogram.Import(&hdrhistogram.Snapshot{
-		LowestTrackableValue:  samples.HistLowestUS,
-		HighestTrackableValue: samples.HistHighestUS,
-		SignificantFigures:    samples.HistDigits,
-		Counts:                d.counts,
-	})
-	return LatencyOf(h, count, d.min, d.max)
+// histValue is the lowest value counted at index i (histIndex's inverse).
+func histValue(i int) int64 {
+	if i < 2<<histSubBucketHalfMag {
+		return int64(i)
+	}
+	bucket := i>>histSubBucketHalfMag - 1
+	sub := int64(i&(1<<histSubBucketHalfMag-1) + 1<<histSubBucketHalfMag)
+	return sub << uint(bucket)
+}
+
+// latency turns the gathered counts into an IntervalLatency, through
+// scratch, a histogram of gab's geometry that it resets.
+func (d *tlDist) latency(count int64, scratch *hdrhistogram.Histogram) IntervalLatency {
+	scratch.Reset()
+	from, to := d.used()
+	for i, c := range d.counts[from:to] {
+		if c != 0 {
+			_ = scratch.RecordValues(histValue(from+i), c) // in range: it was counted there
+		}
+	}
+	return LatencyOf(scratch, count, d.min, d.max)
 }
 
 // LatencyOf describes the count values of h whose exact min and max are lo
@@ -299,6 +329,8 @@ type timeline struct {
 	harvested int64            // intervals 0..harvested-1 are in done
 	spare     []*tlBuf
 
+	scratch *hdrhistogram.Histogram // for encoding an interval (collector, then result)
+
 	stopCh chan struct{}
 	exited chan struct{}
 }
@@ -306,7 +338,7 @@ type timeline struct {
 func newTimeline(d time.Duration, rate bool, workers int, clock func() int64) *timeline {
 	n := min(2*runtime.GOMAXPROCS(0), 16, max(workers, 1))
 	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock,
-		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, stopCh: make(chan struct{}), exited: make(chan struct{})}
+		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, scratch: samples.NewHist(), stopCh: make(chan struct{}), exited: make(chan struct{})}
 	for i := range tl.shards {
 		sh := &tl.shards[i]
 		sh.ph.init()
@@ -476,10 +508,10 @@ func (tl *timeline) interval(b *tlBuf) Interval {
 		Requests: b.n,
 		Failures: b.fail,
 		Bytes:    b.bytes,
-		Latency:  b.lat.latency(b.n),
+		Latency:  b.lat.latency(b.n, tl.scratch),
 	}
 	if tl.rate {
-		iv.Corrected = b.cor.latency(b.n)
+		iv.Corrected = b.cor.latency(b.n, tl.scratch)
 	}
 	return iv
 }
@@ -550,15 +582,15 @@ func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
 	iv.Requests += b.n
 	iv.Failures += b.fail
 	iv.Bytes += b.bytes
-	iv.Latency = mergeLatency(iv.Latency, &b.lat, iv.Requests)
+	iv.Latency = tl.mergeLatency(iv.Latency, &b.lat, iv.Requests)
 	if tl.rate {
-		iv.Corrected = mergeLatency(iv.Corrected, &b.cor, iv.Requests)
+		iv.Corrected = tl.mergeLatency(iv.Corrected, &b.cor, iv.Requests)
 	}
 	return iv
 }
 
-func mergeLatency(l IntervalLatency, d *tlDist, count int64) IntervalLatency {
-	more := d.latency(count - l.Count)
+func (tl *timeline) mergeLatency(l IntervalLatency, d *tlDist, count int64) IntervalLatency {
+	more := d.latency(count-l.Count, tl.scratch)
 	if more.Count == 0 {
 		return l
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +181,37 @@ func TestMergeTimelines(t *testing.T) {
 	docB.Timeline.IntervalUs = 500_000
 	if _, _, err := MergeTimelines([]*Document{docA, docB}); err == nil {
 		t.Error("merged timelines of different intervals")
+	}
+}
+
+// A long run's table merges consecutive intervals: 150 intervals make 50
+// rows of 3, whose counts add up and whose percentiles are the merged ones.
+func TestTimelineTableCompacts(t *testing.T) {
+	tl, vals := randomTimeline(150, time.Second, 5)
+	var b bytes.Buffer
+	p := newErrWriter(&b)
+	writeTimelineTable(p, &Timeline{Start: tl.Start, Interval: tl.Interval, Intervals: tl.Intervals})
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(150 intervals, 3 to a row)") {
+		t.Fatalf("no compaction note:\n%s", b.String())
+	}
+	rows := 0
+	for _, l := range strings.Split(b.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 10 || f[0] == "start(s)" {
+			continue
+		}
+		k := 3 * rows
+		merged := append(append(append([]int64(nil), vals[k]...), vals[k+1]...), vals[k+2]...)
+		want := jsonIntervalLatency(latencyOfValues(merged))
+		if f[1] != strconv.Itoa(len(merged)) || (len(merged) > 0 && f[7] != ms3(float64(want.P99Us))) {
+			t.Errorf("row %d: %q, want %d requests, p99 %s", rows, l, len(merged), ms3(float64(want.P99Us)))
+		}
+		rows++
+	}
+	if rows != 50 {
+		t.Errorf("%d rows, want 50:\n%s", rows, b.String())
 	}
 }
