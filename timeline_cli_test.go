@@ -95,7 +95,7 @@ func TestExtendedTimelineTable(t *testing.T) {
 			rows++
 		}
 	}
-	if rows < 2 || rows > 5 {
+	if rows < 2 || rows > 60 { // about 4 rows; more on a busy machine
 		t.Errorf("%d rows in the timeline table:\n%s", rows, table)
 	}
 	status, stdout, _ = runGab(t, "gab", "-n", "3", "--extended", url)
