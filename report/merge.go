@@ -115,6 +115,9 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 	out.Summary = s
 	out.Document = mg.document(s, out.Percentiles, force && len(soft) > 0)
 	out.Notes = mg.notes(s)
+	if mg.timelineNote != "" {
+		out.Notes = append(out.Notes, mg.timelineNote)
+	}
 	for _, r := range soft {
 		out.Notes = append(out.Notes, "--force: merged although "+r)
 	}
@@ -260,6 +263,9 @@ type mergeState struct {
 	cols   [4]mergedColumn
 	prec   string
 	ending string
+	// timelineNote says why the merged document has no timeline (see
+	// mergeTimelines); "" when it has one or no document had one.
+	timelineNote string
 }
 
 // mergedColumn is one timing column over all documents.
@@ -499,10 +505,33 @@ func (mg *mergeState) notes(s *Summary) []string {
 	return out
 }
 
-// mergeTimelines is where the documents' per-interval timelines will be
-// combined by wall-clock interval once documents carry them; until then a
-// merged document has none.
-func mergeTimelines(_ *Document, _ []MergeInput) {}
+// mergeTimelines combines the documents' per-interval timelines by
+// wall-clock interval (MergeTimelines): the merged document has exact counts,
+// failures and bytes and HDR-precision percentiles per interval across all
+// shards. It returns a note when the documents have timelines that cannot be
+// merged (only some have one, or their intervals differ: shards of one run
+// never do, so only a --force merge gets there) and the merged document then
+// has none.
+func mergeTimelines(d *Document, in []MergeInput) string {
+	docs := make([]*Document, 0, len(in))
+	for _, m := range in {
+		if m.Doc.Timeline != nil {
+			docs = append(docs, m.Doc)
+		}
+	}
+	if len(docs) == 0 {
+		return ""
+	}
+	if len(docs) < len(in) {
+		return fmt.Sprintf("no timeline: only %d of the %d documents have one", len(docs), len(in))
+	}
+	tl, _, err := MergeTimelines(docs)
+	if err != nil {
+		return "no timeline: " + err.Error()
+	}
+	d.Timeline = tl
+	return ""
+}
 
 // document is the merged run as a JSON document of the same schema: the
 // summary's, with the shard section listing the inputs and the extended and
@@ -528,7 +557,7 @@ func (mg *mergeState) document(s *Summary, percents []float64, forced bool) *Doc
 	d.Shard = sh
 	d.Extended = mg.extended(s)
 	d.Rate = mg.rate(s, percents)
-	mergeTimelines(d, mg.in)
+	mg.timelineNote = mergeTimelines(d, mg.in)
 	return d
 }
 

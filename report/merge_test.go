@@ -301,3 +301,53 @@ func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
 		}
 	}
 }
+
+// gab merge carries the shards' timelines into the merged document, merged
+// by wall-clock interval; when only some documents have one (a --force merge
+// of different runs) the merged document has none and a note says why.
+func TestMergeCarriesTimelines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 2026))
+	r := randomShardedRun(rng, 600, 3, 0)
+	in := r.shardDocuments(t, "run-tl")
+	var want int64
+	for k := range in {
+		tl, _ := randomTimeline(3+k, time.Second, uint64(40+k))
+		in[k].Doc.StartTime = tl.Start.Add(time.Duration(k) * 100 * time.Millisecond).Format(time.RFC3339Nano)
+		in[k].Doc.Timeline = jsonTimeline(tl)
+		for _, iv := range in[k].Doc.Timeline.Intervals {
+			want += iv.Requests
+		}
+	}
+	m, err := Merge(in, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := m.Document.Timeline
+	if tl == nil {
+		t.Fatalf("merged document has no timeline; notes %q", m.Notes)
+	}
+	var got int64
+	for _, iv := range tl.Intervals {
+		got += iv.Requests
+	}
+	if got != want || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
+		t.Errorf("merged timeline: %d requests in %d intervals of %d µs, want %d requests in 5 of 1 s", got, len(tl.Intervals), tl.IntervalUs, want)
+	}
+	for _, n := range m.Notes {
+		if strings.Contains(n, "timeline") {
+			t.Errorf("note %q on a clean merge", n)
+		}
+	}
+
+	in[1].Doc.Timeline = nil
+	m, err = Merge(in, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Document.Timeline != nil {
+		t.Error("merged a timeline that one document lacks")
+	}
+	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "only 2 of the 3 documents") }) {
+		t.Errorf("no note on the missing timeline: %q", m.Notes)
+	}
+}
