@@ -768,8 +768,8 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		if o.Interval < client.MinInterval {
 			return fail("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
-		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" {
-			return fail("--interval needs --hlog, --extended, --json or --format json to show the timeline")
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" {
+			return fail("--interval needs --hlog, --extended, --json, --format json, --plot or --html to show the timeline")
 		}
 	}
 	return exitOK, false

@@ -73,7 +73,8 @@ func TestPlotRun(t *testing.T) {
 		t.Errorf("latency block has %d rows, want 200", rows)
 	}
 	gp, _ := os.ReadFile(filepath.Join(dir, "run.gp"))
-	if !strings.Contains(string(gp), "all 200 requests, µs precision") || !strings.Contains(string(gp), "set output 'run.png'") {
+	if !strings.Contains(string(gp), "all 200 requests, µs precision") || !strings.Contains(string(gp), "set output 'run.png'") ||
+		!strings.Contains(string(gp), "Requests and failures per second, per interval of the timeline") {
 		t.Errorf("script:\n%s", gp)
 	}
 	if strings.Contains(got.Stdout, "histogram") || strings.Contains(got.Stderr, "gab:") {

@@ -56,8 +56,9 @@ func TestPlotSavedRuns(t *testing.T) {
 		t.Errorf("image %v: too small for a panel", pic.Bounds())
 	}
 	gp, _ := os.ReadFile(filepath.Join(dir, "cmp.gp"))
-	// Runs under a second have no whole second to count: the title says so.
-	for _, want := range []string{"title 'c1'", "title 'four'", "Latency percentile distribution", "(under 1 s: no per-second chart)"} {
+	// The documents' timelines give the rates and latency per interval.
+	for _, want := range []string{"title 'c1'", "title 'four'", "Latency percentile distribution",
+		"Requests and failures per second, per interval of the timeline", "title 'c1 failures'", "title 'four p99'"} {
 		if !strings.Contains(string(gp), want) {
 			t.Errorf("script lacks %q:\n%s", want, gp)
 		}

@@ -165,6 +165,9 @@ func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 				with = "lines linewidth 1.5"
 			case chart.Bars:
 				with = "boxes"
+				if len(l.Columns) >= 3 {
+					using = "1:2:3" // the third column is the bar's width
+				}
 			case chart.ErrorBars:
 				using, with = "1:2:3:4", "yerrorlines linewidth 1.5 pointtype 7 pointsize 0.6"
 			}

@@ -39,6 +39,18 @@ func testRun(label string, scale float64) *chart.Data {
 	return d
 }
 
+// withIntervals gives d a timeline: three 1 s intervals and a short last one,
+// with failures in the second.
+func withIntervals(d *chart.Data) *chart.Data {
+	d.Intervals = []chart.Interval{
+		{StartS: 0, LengthS: 1, Requests: 5, P50Us: 900, P99Us: 1100, MaxUs: 1100},
+		{StartS: 1, LengthS: 1, Requests: 4, Failures: 2, P50Us: 1000, P99Us: 12500, MaxUs: 12500},
+		{StartS: 2, LengthS: 1, Requests: 3, P50Us: 1200, P99Us: 1300, MaxUs: 1300},
+		{StartS: 3, LengthS: 0.2, Requests: 0},
+	}
+	return d
+}
+
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -71,6 +83,7 @@ func TestChartScriptsGolden(t *testing.T) {
 		{"run-svg", one, "run.svg"},
 		{"run-pdf", one, "run.pdf"},
 		{"overlay", two, "cmp.png"},
+		{"timeline", chart.RunFigure("gab -t 3 --json x.json", []*chart.Data{withIntervals(testRun("", 1))}), "tl.png"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			term, err := TerminalFor(tc.image)
@@ -102,8 +115,9 @@ func TestDrawEveryChart(t *testing.T) {
 	needGnuplot(t)
 	dir := t.TempDir()
 	figs := map[string]*chart.Figure{
-		"run":     chart.RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)}),
-		"overlay": chart.RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)}),
+		"run":      chart.RunFigure("gab -n 12 http://127.0.0.1/", []*chart.Data{testRun("", 1)}),
+		"overlay":  chart.RunFigure("gab plot a.json b.json", []*chart.Data{testRun("before", 1), testRun("after", 0.5)}),
+		"timeline": chart.RunFigure("gab -t 3 --json x.json", []*chart.Data{withIntervals(testRun("", 1))}),
 	}
 	for name, fig := range figs {
 		for _, ext := range []string{".png", ".svg", ".pdf"} {

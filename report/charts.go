@@ -71,6 +71,12 @@ func RunChartData(s *Summary, res *client.Result, limit int) *chart.Data {
 	if s.Extended != nil {
 		d.PerSecond = wholeSeconds(s.Extended.PerSecond, s.Seconds)
 	}
+	if tl := s.Timeline; tl != nil {
+		for _, iv := range tl.Intervals {
+			d.Intervals = append(d.Intervals, chart.Interval{StartS: iv.Start.Seconds(), LengthS: iv.Length.Seconds(),
+				Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.Latency.P50Us, P99Us: iv.Latency.P99Us, MaxUs: iv.Latency.MaxUs})
+		}
+	}
 	return d
 }
 
@@ -136,6 +142,12 @@ func DocumentChartData(d *Document) (*chart.Data, error) {
 			out.Table = append(out.Table, c)
 		}
 		out.CurvePrecision = "ab's percentile table only (no extended figures in the document)"
+	}
+	if tl := d.Timeline; tl != nil {
+		for _, iv := range tl.Intervals {
+			out.Intervals = append(out.Intervals, chart.Interval{StartS: float64(iv.StartUs) / 1e6, LengthS: float64(iv.LengthUs) / 1e6,
+				Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.P50Us, P99Us: iv.P99Us, MaxUs: iv.MaxUs})
+		}
 	}
 	return out, nil
 }

@@ -44,6 +44,19 @@ type Data struct {
 	PerSecond         []int64
 	FailuresPerSecond []int64
 	ElapsedS          float64
+
+	// Intervals is the run's timeline (nil without one): when set, the
+	// rates and the latency over time are drawn from it.
+	Intervals []Interval
+}
+
+// Interval is one interval of a run's timeline: the requests recorded and
+// the failures that ended in it, and its requests' latency percentiles (HDR
+// histogram bucket tops, 3 significant digits; the maximum exact).
+type Interval struct {
+	StartS, LengthS     float64
+	Requests, Failures  int64
+	P50Us, P99Us, MaxUs int64
 }
 
 // TablePercents are the rows of the reports' percentile tables.

@@ -96,6 +96,13 @@ func RunFigure(title string, runs []*Data) *Figure {
 		f.Panels = append(f.Panels, pct)
 	}
 
+	if p, ok := intervalLatencyPanel(runs, label); ok {
+		f.Panels = append(f.Panels, p)
+	}
+	if p, ok := intervalRatePanel(runs, label); ok {
+		f.Panels = append(f.Panels, p)
+		return f
+	}
 	rps := Panel{XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
 	short := false
 	for _, d := range runs {
@@ -132,6 +139,59 @@ func RunFigure(title string, runs []*Data) *Figure {
 		f.Title += " (under 1 s: no per-second chart)"
 	}
 	return f
+}
+
+// intervalLatencyPanel draws each interval's p50, p99 and maximum latency
+// from the runs' timelines.
+func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	p := Panel{Title: "Latency per interval of the timeline: p50 (solid), p99 (dashed), maximum (dots)",
+		XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	for k, d := range runs {
+		if len(d.Intervals) == 0 {
+			continue
+		}
+		p50 := Line{Title: label(d, "p50"), Style: Lines, Color: k + 1, Columns: []string{"interval_mid_s", "p50_ms"},
+			Note: "latency percentiles of the requests recorded in each interval (HDR histogram, 3 significant digits)"}
+		p99 := Line{Title: label(d, "p99"), Style: Lines, Color: k + 1, Dashed: true, Columns: []string{"interval_mid_s", "p99_ms"}}
+		mx := Line{Title: label(d, "max"), Style: Points, Color: k + 1, Columns: []string{"interval_mid_s", "max_ms"}}
+		for _, iv := range d.Intervals {
+			if iv.Requests == 0 {
+				continue
+			}
+			x := iv.StartS + iv.LengthS/2
+			p50.Rows = append(p50.Rows, []float64{x, float64(iv.P50Us) / 1000})
+			p99.Rows = append(p99.Rows, []float64{x, float64(iv.P99Us) / 1000})
+			mx.Rows = append(mx.Rows, []float64{x, float64(iv.MaxUs) / 1000})
+		}
+		p.Lines = append(p.Lines, p50, p99, mx)
+	}
+	return p, len(p.Lines) > 0
+}
+
+// intervalRatePanel draws each interval's requests and failures per second
+// from the runs' timelines.
+func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	p := Panel{Title: "Requests and failures per second, per interval of the timeline", XLabel: "time since the start of the run (s)",
+		YLabel: "per second", XFromZero: true, YFromZero: true}
+	for k, d := range runs {
+		if len(d.Intervals) == 0 {
+			continue
+		}
+		req := Line{Title: label(d, "requests"), Style: Bars, Color: 2*k + 1, Columns: []string{"interval_mid_s", "requests_per_s", "interval_s"},
+			Note: "requests recorded in each interval over its length (the last interval may be shorter)"}
+		fail := Line{Title: label(d, "failures"), Style: Bars, Color: 2*k + 2, Columns: []string{"interval_mid_s", "failures_per_s", "interval_s"},
+			Note: "failed requests (ab's Failed requests, connect failures included) that ended in each interval, over its length"}
+		for _, iv := range d.Intervals {
+			if iv.LengthS <= 0 {
+				continue
+			}
+			x := iv.StartS + iv.LengthS/2
+			req.Rows = append(req.Rows, []float64{x, float64(iv.Requests) / iv.LengthS, iv.LengthS})
+			fail.Rows = append(fail.Rows, []float64{x, float64(iv.Failures) / iv.LengthS, iv.LengthS})
+		}
+		p.Lines = append(p.Lines, req, fail)
+	}
+	return p, len(p.Lines) > 0
 }
 
 func latencyNote(d *Data) string {

@@ -159,7 +159,11 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
 			if len(r) < 2 || bad(r[0], r[1]) {
 				continue
 			}
-			x0, x1 := x.at(r[0]-0.5), x.at(r[0]+0.5)
+			w := 1.0
+			if len(r) >= 3 && r[2] > 0 {
+				w = r[2]
+			}
+			x0, x1 := x.at(r[0]-w/2), x.at(r[0]+w/2)
 			y0, y1 := y.at(0), y.at(r[1])
 			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="%s"/>`,
 				x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), color, color)
@@ -183,7 +187,11 @@ func dataRange(p *Panel) (xs, ys [2]float64) {
 			}
 			lo, hi := r[0], r[0]
 			if l.Style == Bars {
-				lo, hi = lo-0.5, hi+0.5
+				w := 1.0
+				if len(r) >= 3 && r[2] > 0 {
+					w = r[2]
+				}
+				lo, hi = lo-w/2, hi+w/2
 			}
 			xs[0], xs[1] = math.Min(xs[0], lo), math.Max(xs[1], hi)
 			ys[0], ys[1] = math.Min(ys[0], r[1]), math.Max(ys[1], r[1])
