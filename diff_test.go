@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -187,20 +186,6 @@ func distinctRequests(log string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, "")
-}
-
-// needTool returns the path of a tool the suite compares against. It fails
-// under CI when the tool is missing and skips otherwise.
-func needTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is required under CI (apt-get install %s)", name, pkg)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
 }
 
 type sideResult struct {

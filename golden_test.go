@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -392,45 +390,6 @@ func compareGabGolden(t *testing.T, c *golden.Case, ports golden.Ports, got gold
 	if d := golden.Diff(string(wantErr), stderr); d != "" {
 		t.Errorf("gab golden %s: %s", errPath, d)
 	}
-}
-
-// builtGab is the gab binary that the process-level tests share: one build per
-// test run, removed by TestMain.
-var builtGab struct {
-	once      sync.Once
-	dir, link string
-	err       error
-}
-
-// buildGab builds gab (once) into a temporary directory and links it there as
-// "ab", so that its argv[0] is what ab's is. It returns the link's path.
-func buildGab(t *testing.T) string {
-	t.Helper()
-	b := &builtGab
-	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "gab-test-bin-"); b.err != nil {
-			return
-		}
-		bin := filepath.Join(b.dir, "gab")
-		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		b.link = filepath.Join(b.dir, "ab")
-		b.err = os.Symlink(bin, b.link)
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.link
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtGab.dir != "" {
-		os.RemoveAll(builtGab.dir)
-	}
-	os.Exit(code)
 }
 
 // binaryCases are re-run through the built binary (linked as ab): the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -43,51 +42,6 @@ func startSlowServer(t *testing.T, delay time.Duration, padHead int) (url string
 		srv.Close()
 	})
 	return srv.URL, hits
-}
-
-// waitFor polls cond every 5 ms for up to limit.
-func waitFor(limit time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
-// waitExit waits up to limit for cmd to end; it kills cmd (by its PID) and
-// fails t if it does not.
-func waitExit(t *testing.T, cmd *exec.Cmd, done <-chan error, limit time.Duration) error {
-	t.Helper()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(limit):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("gab did not exit within %v", limit)
-		return nil
-	}
-}
-
-func exitStatus(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
-}
-
-func countLines(t *testing.T, name string) int {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(b, []byte("\n"))
 }
 
 // SIGINT and SIGTERM end a run with ab's partial report, exit status 1, and -g

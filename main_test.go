@@ -4,28 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// runArgs runs gab in-process with a fresh context and returns its exit status and output.
-func runArgs(t *testing.T, ctx context.Context, argv ...string) (status int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	status = run(ctx, argv, &out, &errb)
-	return status, out.String(), errb.String()
-}
 
 // readErrorGolden reads testdata/golden/<name>.txt (# cmd, # exit, stdout) and .stderr.
 func readErrorGolden(t *testing.T, name string) (argv []string, status int, stdout, stderr string) {
@@ -108,31 +96,6 @@ func TestHelp(t *testing.T) {
 	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\ngab's own options") {
 		t.Errorf("-h: status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
-}
-
-// startDocServer serves 100-byte documents; /hang answers only when the test ends.
-func startDocServer(t *testing.T) (url string, hits *atomic.Int64) {
-	t.Helper()
-	hits = new(atomic.Int64)
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := hits.Add(1)
-		if r.URL.Path == "/hang" || (r.URL.Path == "/hang-after-2" && n > 2) {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
-		}
-		w.Header().Set("Server", "test/1.0")
-		w.Header().Set("Content-Length", "100")
-		io.WriteString(w, strings.Repeat("b", 100))
-	}))
-	t.Cleanup(func() {
-		close(release)
-		srv.Close()
-	})
-	return srv.URL, hits
 }
 
 func TestRunReportAndFiles(t *testing.T) {

@@ -2,30 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"gab/internal/threshold"
 )
-
-// countingServer serves 100-byte documents and counts the requests it saw.
-func countingServer(t *testing.T) (string, *atomic.Int64) {
-	t.Helper()
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		w.Header().Set("Content-Length", "100")
-		io.WriteString(w, strings.Repeat("w", 100))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, &n
-}
 
 // --warmup: the server sees the warm-up requests, the report counts only -n
 // and says how many were left out.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,35 +15,6 @@ import (
 	"testing"
 	"time"
 )
-
-// extServer serves 100-byte documents; /404 answers 404 with the same body.
-func extServer(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Server", "ext/1.0")
-		w.Header().Set("Content-Length", "100")
-		switch r.URL.Path {
-		case "/404":
-			w.WriteHeader(http.StatusNotFound)
-		case "/slow":
-			select { // answers after 50 ms, or never once the test is over
-			case <-time.After(50 * time.Millisecond):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		io.WriteString(w, strings.Repeat("e", 100))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-func runGab(t *testing.T, argv ...string) (status int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	status = run(t.Context(), argv, &out, &errb)
-	return status, out.String(), errb.String()
-}
 
 // decodeOne checks that s is exactly one JSON document and decodes it.
 func decodeOne(t *testing.T, s string) map[string]any {
