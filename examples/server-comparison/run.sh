@@ -52,27 +52,15 @@ if [ -n "$missing" ]; then
 	echo "install them with: apt-get install$missing" >&2
 	exit 1
 fi
-if [ -z "${GAB:-}" ]; then
-	command -v go >/dev/null 2>&1 || { echo "set GAB to a gab binary, or install Go to build one" >&2; exit 1; }
-	GAB=$(mktemp -d)/gab
-	(cd "$root" && go build -o "$GAB" .)
-fi
+. "$here/../lib.sh"
+gab_binary "$root"
 
 work=$(mktemp -d)
 chmod 755 "$work"
 mkdir -p "$work/www" "$out"
-# One file per size, named as gab sweep substitutes {size}: f100b.bin ...
-for sz in $(echo "$sizes" | tr , ' '); do
-	bytes=$(echo "$sz" | awk '{ s = tolower($0); n = s + 0; u = substr(s, length(n "") + 1);
-		m = (u == "k" || u == "kb") ? 1024 : (u == "m" || u == "mb") ? 1048576 : 1; print n * m }')
-	head -c "$bytes" /dev/zero | tr '\0' 'x' >"$work/www/f$sz.bin"
-done
-chmod -R a+rX "$work/www"
+make_files "$work/www" "$sizes"
 
-server_cpu="" client_cpu=""
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
-	server_cpu="taskset -c 0" client_cpu="taskset -c 1"
-fi
+pin_cpus
 
 pids="" targets="" pidopts=""
 cleanup() {
