@@ -84,19 +84,6 @@ func extServer(t *testing.T) string {
 	return srv.URL
 }
 
-// countingServer serves 100-byte documents and counts the requests it saw.
-func countingServer(t *testing.T) (string, *atomic.Int64) {
-	t.Helper()
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		w.Header().Set("Content-Length", "100")
-		io.WriteString(w, strings.Repeat("w", 100))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, &n
-}
-
 // needTool returns the path of a tool the suite compares against: a failure
 // under CI when it is missing, a skip elsewhere.
 func needTool(t *testing.T, name, pkg string) string {

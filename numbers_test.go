@@ -13,7 +13,7 @@ import (
 // --warmup: the server sees the warm-up requests, the report counts only -n
 // and says how many were left out.
 func TestWarmupReport(t *testing.T) {
-	url, seen := countingServer(t)
+	url, seen := startDocServer(t)
 	status, stdout, stderr := runGab(t, "ab", "--warmup", "25", "-n", "40", "-c", "4", url+"/")
 	if status != 0 {
 		t.Fatalf("status %d, stderr %q", status, stderr)
@@ -37,7 +37,7 @@ func TestWarmupReport(t *testing.T) {
 // --fail-if: one verdict line per threshold after the report, exit 3 when
 // any fails, the verdicts in the JSON document.
 func TestFailIf(t *testing.T) {
-	url, _ := countingServer(t)
+	url, _ := startDocServer(t)
 	status, stdout, stderr := runGab(t, "ab", "--fail-if", "p99<1s", "--fail-if", "failed=0", "--fail-if", "non2xx<1%", "-n", "20", "-c", "2", url+"/")
 	if status != 0 {
 		t.Fatalf("passing thresholds: status %d, stderr %q", status, stderr)
@@ -87,7 +87,7 @@ func TestInFlight(t *testing.T) {
 
 // gab's own output paths are checked before the first request.
 func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
-	url, seen := countingServer(t)
+	url, seen := startDocServer(t)
 	status, stdout, stderr := runGab(t, "ab", "--json", "/nonexistent/dir/r.json", "-n", "50", url+"/")
 	if status != 1 || seen.Load() != 0 || stdout != "" ||
 		stderr != "gab: --json open /nonexistent/dir/r.json: no such file or directory\n" {
@@ -111,7 +111,7 @@ func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
 // The JSON document states every error that sets the exit status: here the
 // -g file that cannot be opened after the run.
 func TestJSONStatesFileErrors(t *testing.T) {
-	url, _ := countingServer(t)
+	url, _ := startDocServer(t)
 	status, stdout, stderr := runGab(t, "ab", "--format", "json", "-g", "/nonexistent/x.tsv", "-n", "5", url+"/")
 	doc := decodeOne(t, stdout)
 	msg, _ := field(doc, "error.message").(string)
