@@ -200,23 +200,6 @@ type compareDocument struct {
 	Groups []compareGroupResult `json:"groups"`
 }
 
-func stats(xs []float64) (mean, sd, lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		mean += x
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	mean /= float64(len(xs))
-	if len(xs) > 1 {
-		var ss float64
-		for _, x := range xs {
-			ss += (x - mean) * (x - mean)
-		}
-		sd = math.Sqrt(ss / float64(len(xs)-1))
-	}
-	return mean, sd, lo, hi
-}
-
 func compareGroups(a, b compareGroup) compareGroupResult {
 	out := compareGroupResult{Key: a.key, ARuns: len(a.runs), BRuns: len(b.runs)}
 	for _, f := range compareFigures {
@@ -234,21 +217,23 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 		if len(xa) == 0 || len(xb) == 0 {
 			continue // absent on a side: not comparable
 		}
-		ma, sa, loA, hiA := stats(xa)
-		mb, sb, loB, hiB := stats(xb)
+		// The statistics across repetitions are the sweep's (any figure,
+		// not only req/s; the CV warning is not used here).
+		sa, sb := sweep.SummarizeRPS(xa, math.Inf(1)), sweep.SummarizeRPS(xb, math.Inf(1))
+		ma, mb := sa.Mean, sb.Mean
 		r := compareRow{Figure: f.name, Unit: f.unit, A: ma, B: mb}
 		if ma != 0 {
 			c := (mb - ma) / math.Abs(ma) * 100
 			r.ChangePercent = &c
 		}
 		if len(xa) > 1 {
-			r.ASD = &sa
+			r.ASD = &sa.SD
 		}
 		if len(xb) > 1 {
-			r.BSD = &sb
+			r.BSD = &sb.SD
 		}
 		if len(xa) > 1 && len(xb) > 1 {
-			outside := loB > hiA || hiB < loA
+			outside := sb.Min > sa.Max || sb.Max < sa.Min
 			r.OutsideSpread = &outside
 		}
 		out.Rows = append(out.Rows, r)

@@ -26,7 +26,8 @@ type RPS struct {
 	Unstable bool
 }
 
-// SummarizeRPS computes the statistics of values; maxCV is the threshold of
+// SummarizeRPS computes the statistics of values across repetitions (req/s
+// here; gab compare uses it for every figure); maxCV is the threshold of
 // the warning (a fraction: 0.05 is 5 %).
 func SummarizeRPS(values []float64, maxCV float64) RPS {
 	r := RPS{N: len(values)}
