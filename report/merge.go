@@ -561,57 +561,38 @@ func (mg *mergeState) document(s *Summary, percents []float64, forced bool) *Doc
 	return d
 }
 
-// mergeDists combines distributions: count, min, max and sum exact, the sd
-// by Chan's formula from each part's mean and sd, percentiles from the merged
-// histograms (0 where a part has none).
+// mergeDists combines distributions with samples.Dist's Merge: count, min,
+// max and sum exact, the sd by Chan's formula from each part's mean and sd,
+// percentiles from the merged histograms (0, and no histogram, where a part
+// has none).
 func mergeDists(ds []*JSONDist) JSONDist {
-	var out JSONDist
-	h := samples.NewHist()
+	acc := samples.NewDist()
 	hists := true
 	for _, d := range ds {
 		if d.Count == 0 {
 			continue
 		}
-		if out.Count == 0 || d.MinUs < out.MinUs {
-			out.MinUs = d.MinUs
+		var h *hdrhistogram.Histogram
+		if d.Histogram != nil {
+			if dh, err := decodeHistogram(d.Histogram); err == nil {
+				h = dh
+			}
 		}
-		out.MaxUs = max(out.MaxUs, d.MaxUs)
-		out.Count += d.Count
-		out.SumUs += d.SumUs
-		if d.Histogram == nil {
+		if h == nil {
 			hists = false
-		} else if dh, err := decodeHistogram(d.Histogram); err == nil {
-			h.Merge(dh)
-		} else {
-			hists = false
+			h = samples.NewHist()
 		}
+		part := samples.DistOf(d.Count, d.MinUs, d.MaxUs, d.SumUs, d.SDUs, h)
+		acc.Merge(&part)
 	}
-	if out.Count == 0 {
-		return out
+	f := distFigures(&acc)
+	if !hists {
+		f.MedianUs, f.P90Us, f.P99Us, f.P999Us, f.Hist = 0, 0, 0, 0, nil
 	}
-	out.MeanUs = float64(out.SumUs) / float64(out.Count)
-	var m2 float64
-	for _, d := range ds {
-		if d.Count == 0 {
-			continue
-		}
-		dm := d.MeanUs - out.MeanUs
-		m2 += d.SDUs*d.SDUs*float64(d.Count-1) + float64(d.Count)*dm*dm
+	if f.Count == 0 {
+		return JSONDist{}
 	}
-	if out.Count > 1 {
-		out.SDUs = math.Sqrt(m2 / float64(out.Count-1))
-	}
-	if hists {
-		at := func(p float64) int64 {
-			idx := int64(math.Floor(float64(out.Count)*p/100 + 1e-9))
-			idx = min(idx, out.Count-1)
-			return min(max(samples.HistAtIndex(h, idx), out.MinUs), out.MaxUs)
-		}
-		out.MedianUs, out.P90Us, out.P99Us, out.P999Us = at(50), at(90), at(99), at(99.9)
-		hj := jsonHistogram(h)
-		out.Histogram = &hj
-	}
-	return out
+	return jsonDist(&f)
 }
 
 func (mg *mergeState) extended(s *Summary) *JSONExtended {

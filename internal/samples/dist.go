@@ -35,6 +35,20 @@ type Dist struct {
 // NewDist returns an empty distribution.
 func NewDist() Dist { return Dist{Hist: NewHist()} }
 
+// DistOf rebuilds a distribution from the figures a document carries (count,
+// min, max, sum, sample sd and histogram), so that distributions read back
+// merge with Merge exactly as the live ones do.
+func DistOf(count, minUs, maxUs, sumUs int64, sdUs float64, h *hdrhistogram.Histogram) Dist {
+	d := Dist{Hist: h, Count: count, Min: minUs, Max: maxUs, Sum: sumUs}
+	if count > 0 {
+		d.mean = float64(sumUs) / float64(count)
+	}
+	if count > 1 {
+		d.m2 = sdUs * sdUs * float64(count-1)
+	}
+	return d
+}
+
 // Add records one value in µs (negative values count as 0). Not safe for
 // concurrent use.
 func (d *Dist) Add(us int64) {
