@@ -84,13 +84,26 @@ func (d *Dist) Merge(o *Dist) {
 	if o.Max > d.Max {
 		d.Max = o.Max
 	}
-	n := d.Count + o.Count
-	delta := o.mean - d.mean
-	d.m2 += o.m2 + delta*delta*float64(d.Count)*float64(o.Count)/float64(n)
-	d.mean += delta * float64(o.Count) / float64(n)
-	d.Count = n
+	d.mean, d.m2 = MergeMoments(d.Count, d.mean, d.m2, o.Count, o.mean, o.m2)
+	d.Count += o.Count
 	d.Sum += o.Sum
 	d.Hist.Merge(o.Hist)
+}
+
+// MergeMoments combines two groups' counts, means and sums of squared
+// deviations from their means (m2 = (n−1)·sd²) into those of all their values
+// together (Chan's formula: no cancellation when the sd is tiny beside the
+// mean).
+func MergeMoments(na int64, meanA, m2A float64, nb int64, meanB, m2B float64) (mean, m2 float64) {
+	if nb == 0 {
+		return meanA, m2A
+	}
+	if na == 0 {
+		return meanB, m2B
+	}
+	n := float64(na + nb)
+	delta := meanB - meanA
+	return meanA + delta*float64(nb)/n, m2A + m2B + delta*delta*float64(na)*float64(nb)/n
 }
 
 // Mean is the exact mean in µs (0 when empty).

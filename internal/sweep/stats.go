@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/montanaflynn/stats"
+
+	"gab/internal/samples"
 )
 
 // CIMethod names how RPS.CI95 is computed.
@@ -88,30 +90,20 @@ type Moments struct {
 }
 
 // Pool combines several runs' moments into those of all their samples
-// together, exactly: the grand mean, and the sd from the within-run and
-// between-run sums of squares.
+// together, exactly (samples.MergeMoments: within-run and between-run sums of
+// squares).
 func Pool(parts []Moments) Moments {
 	var out Moments
-	var sum float64
-	for _, p := range parts {
-		out.Count += p.Count
-		sum += float64(p.Count) * p.Mean
-	}
-	if out.Count == 0 {
-		return out
-	}
-	out.Mean = sum / float64(out.Count)
-	if out.Count < 2 {
-		return out
-	}
-	var ss float64
+	var m2 float64
 	for _, p := range parts {
 		if p.Count == 0 {
 			continue
 		}
-		d := p.Mean - out.Mean
-		ss += float64(p.Count-1)*p.SD*p.SD + float64(p.Count)*d*d
+		out.Mean, m2 = samples.MergeMoments(out.Count, out.Mean, m2, p.Count, p.Mean, float64(p.Count-1)*p.SD*p.SD)
+		out.Count += p.Count
 	}
-	out.SD = math.Sqrt(ss / float64(out.Count-1))
+	if out.Count > 1 {
+		out.SD = math.Sqrt(m2 / float64(out.Count-1))
+	}
 	return out
 }
