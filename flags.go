@@ -107,7 +107,7 @@ func newOptions(argv0 string) *cliOptions {
 // longOptions holds the values of gab's long options while they are parsed.
 type longOptions struct {
 	http2, http11, demo, version, verifyTLS, extended, noCap, help bool
-	histogram                                                      bool
+	histogram, tlsResume                                           bool
 	streams, cpus, sampleLimit                                     int
 	cgi, format, jsonFile, serverPID, plot, html, progress         string
 	hlogFile                                                       string
@@ -135,6 +135,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.demo, "demo", false, "benchmark a built-in local server (no URL argument)")
 	fs.BoolVar(&lo.version, "version", false, "print gab's version and exit")
 	fs.BoolVar(&lo.verifyTLS, "verify-tls", false, "verify the server's certificate (ab never does)")
+	fs.BoolVar(&lo.tlsResume, "tls-resume", false, "resume TLS sessions on new connections (ab makes a full handshake on each)")
 	fs.StringVar(&lo.format, "format", "text", "report format: `text|json`")
 	fs.StringVar(&lo.jsonFile, "json", "", "also write the results as JSON to `FILE`")
 	fs.Var(&lo.percentiles, "percentiles", "extra percentiles to report, a `LIST` such as 50,99,99.9")
@@ -631,7 +632,7 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0
-	if status, done := o.conflicts(stderr); done {
+	if status, done := o.conflicts(target, stderr); done {
 		return status, done
 	}
 	if !o.Demo {
@@ -642,14 +643,19 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 
 // conflicts refuses the combinations of ab's options with gab's that would
 // leave an option without effect: a usage error (exit 22), as every invalid or
-// conflicting extension option is.
-func (o *cliOptions) conflicts(stderr io.Writer) (status int, done bool) {
+// conflicting extension option is. target is the URL's (zero with --demo).
+func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status int, done bool) {
 	cfg := &o.Config
 	fail := func(msg string) (int, bool) {
 		io.WriteString(stderr, "gab: "+msg+"\n")
 		return exitUsage, true
 	}
+	noTLS := !target.TLS || cfg.Protocol == client.CGI // --demo's server is http://
 	switch {
+	case cfg.TLS.Verify && noTLS:
+		return fail("--verify-tls needs an https:// URL (and no --cgi)")
+	case cfg.TLS.Resume && noTLS:
+		return fail("--tls-resume needs an https:// URL (and no --cgi)")
 	case o.Proxy && cfg.Protocol == client.HTTP2:
 		return fail("-X cannot be used with --http2")
 	case o.Proxy && cfg.Protocol == client.CGI:
@@ -722,6 +728,7 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	cfg.SampleLimit = lo.sampleLimit
 	o.Demo = lo.demo
 	cfg.TLS.Verify = lo.verifyTLS
+	cfg.TLS.Resume = lo.tlsResume
 	switch lo.format {
 	case "text", "json":
 		o.Format = lo.format

@@ -12,7 +12,10 @@ import (
 	"gab/client"
 )
 
-const testURL = "http://127.0.0.1:18080/f100.txt"
+const (
+	testURL    = "http://127.0.0.1:18080/f100.txt"
+	testTLSURL = "https://127.0.0.1:18443/f100.txt"
+)
 
 // parse runs parseArgs on a command line whose words are separated by spaces.
 func parse(t *testing.T, argv ...string) (o *cliOptions, status int, done bool, stdout, stderr string) {
@@ -157,10 +160,10 @@ func TestOptionEffects(t *testing.T) {
 		}},
 		{"all long options", []string{"ab", "--http2", "--streams=8", "--request-timeout", "1.5s", "--cpus", "2",
 			"--sample-limit", "1000", "--verify-tls", "--format", "json", "--json", "out.json", "--percentiles", "50, 99.9",
-			"--extended", "--rate", "250.5", testURL}, func(o *cliOptions) bool {
+			"--extended", "--rate", "250.5", "--tls-resume", testTLSURL}, func(o *cliOptions) bool {
 			c := o.Config
 			return c.Protocol == client.HTTP2 && c.Streams == 8 && c.RequestTimeout == 1500*time.Millisecond && o.CPUs == 2 &&
-				c.SampleLimit == 1000 && c.TLS.Verify && o.Format == "json" && o.JSONFile == "out.json" &&
+				c.SampleLimit == 1000 && c.TLS.Verify && c.TLS.Resume && o.Format == "json" && o.JSONFile == "out.json" &&
 				len(o.Percentiles) == 2 && o.Percentiles[1] == 99.9 && o.Extended && c.Rate == 250.5
 		}},
 		{"--percentiles' one rule: 0 to 100, '%' allowed", []string{"ab", "--percentiles", "0,99.9%, 100", testURL}, func(o *cliOptions) bool {
@@ -172,6 +175,12 @@ func TestOptionEffects(t *testing.T) {
 		}},
 		{"--demo needs no URL", []string{"ab", "--demo", "-n", "5"}, func(o *cliOptions) bool {
 			return o.Demo && o.URL == "" && o.Config.Requests == 5
+		}},
+		{"ab's full handshake per connection by default", []string{"ab", "-n", "5", testTLSURL}, func(o *cliOptions) bool {
+			return !o.Config.TLS.Resume && !o.Config.TLS.Verify
+		}},
+		{"--tls-resume", []string{"ab", "--tls-resume", "-n", "5", testTLSURL}, func(o *cliOptions) bool {
+			return o.Config.TLS.Resume && o.Config.Target.TLS
 		}},
 		{"-- ends the options", []string{"ab", "-n", "2", "--", testURL}, func(o *cliOptions) bool {
 			return o.Config.Requests == 2
@@ -262,6 +271,11 @@ func TestParseErrors(t *testing.T) {
 		{"bad --rate", []string{"ab", "--rate", "-1", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
 		{"--http2 with --http1.1", []string{"ab", "--http2", "--http1.1", testURL}, 22, "", "gab: --http2, --http1.1 and --cgi exclude each other\n"},
 		{"--demo with a URL", []string{"ab", "--demo", testURL}, 22, "", "gab: --demo benchmarks its own server and takes no URL (" + testURL + ")\n"},
+		{"--tls-resume on http://", []string{"ab", "--tls-resume", testURL}, 22, "", "gab: --tls-resume needs an https:// URL (and no --cgi)\n"},
+		{"--tls-resume with --demo", []string{"ab", "--tls-resume", "--demo"}, 22, "", "gab: --tls-resume needs an https:// URL (and no --cgi)\n"},
+		{"--tls-resume with --cgi", []string{"ab", "--tls-resume", "--cgi", "x", testTLSURL}, 22, "", "gab: --tls-resume needs an https:// URL (and no --cgi)\n"},
+		{"--verify-tls on http://", []string{"ab", "--verify-tls", testURL}, 22, "", "gab: --verify-tls needs an https:// URL (and no --cgi)\n"},
+		{"--verify-tls with --cgi", []string{"ab", "--verify-tls", "--cgi", "x", testTLSURL}, 22, "", "gab: --verify-tls needs an https:// URL (and no --cgi)\n"},
 	}
 	for _, tc := range tests {
 		_, status, done, stdout, stderr := parse(t, tc.argv...)
@@ -300,7 +314,7 @@ func TestHelpIsABUsagePlusLongOptions(t *testing.T) {
 		t.Fatalf("-h output does not start with ab's usage and a blank line:\n%s", stderr)
 	}
 	for _, name := range []string{"--http2", "--http1.1", "--streams", "--cgi", "--cgi-env", "--request-timeout", "--cpus",
-		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--format", "--json", "--percentiles", "--extended", "--rate",
+		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--tls-resume", "--format", "--json", "--percentiles", "--extended", "--rate",
 		"--warmup", "--fail-if", "--help"} {
 		if !strings.Contains(stderr[len(usage):], name+" ") {
 			t.Errorf("-h does not list %s", name)

@@ -91,11 +91,7 @@ func benchmarkRunTLS(b *testing.B, keepAlive bool, c int, useTLS bool) {
 func benchmarkRunWith(b *testing.B, keepAlive bool, c int, useTLS bool, tweak func(*Config)) {
 	var conf *tls.Config
 	if useTLS {
-		cert, err := tls.X509KeyPair(benchCertPEM(b))
-		if err != nil {
-			b.Fatal(err)
-		}
-		conf = &tls.Config{Certificates: []tls.Certificate{cert}}
+		conf = tlsServerConfig(b)
 	}
 	srv := newBenchServerTLS(b, keepAlive, conf)
 	n := b.N
@@ -128,10 +124,14 @@ func BenchmarkKeepAlive100B(b *testing.B) {
 // BenchmarkKeepAliveTLS100B is the fast path over TLS (one handshake per connection).
 func BenchmarkKeepAliveTLS100B(b *testing.B) { benchmarkRunTLS(b, true, 1, true) }
 
-// benchCertPEM is a throwaway self-signed ECDSA certificate and its key.
-func benchCertPEM(tb testing.TB) ([]byte, []byte) {
+// tlsServerConfig serves a throwaway self-signed ECDSA P-256 certificate.
+func tlsServerConfig(tb testing.TB) *tls.Config {
 	cert, key, _ := selfSigned(tb)
-	return pem.EncodeToMemory(cert), pem.EncodeToMemory(key)
+	pair, err := tls.X509KeyPair(pem.EncodeToMemory(cert), pem.EncodeToMemory(key))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}}
 }
 
 // BenchmarkNoKeepAlive is ab's default: a connection per request.

@@ -54,7 +54,7 @@ type Resolver interface {
 // DialFunc opens a connection; tests inject one to simulate unreachable hosts.
 type DialFunc func(ctx context.Context, network, address string) (net.Conn, error)
 
-// TLSOptions are ab's -Z -f -E -I plus gab's --verify-tls.
+// TLSOptions are ab's -Z -f -E -I plus gab's --verify-tls and --tls-resume.
 type TLSOptions struct {
 	Ciphers    string // -Z, OpenSSL cipher names
 	Protocol   string // -f: "", ALL, TLS1, TLS1.1, TLS1.2, TLS1.3 (already normalised)
@@ -62,6 +62,10 @@ type TLSOptions struct {
 	NoSNI      bool   // -I
 	ServerName string // SNI from -H Host: (verbatim), else the URL host; "" if none
 	Verify     bool   // --verify-tls
+	// Resume keeps the sessions servers grant and offers them on new
+	// connections (--tls-resume); ab, like the default, makes a full handshake
+	// on every connection.
+	Resume bool
 }
 
 // Config is everything the engine needs. flags.go fills it in; tests build it directly.

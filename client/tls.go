@@ -81,6 +81,11 @@ func buildTLSConfig(cfg *Config) (*tls.Config, error) {
 		MaxVersion:         tls.VersionTLS13,
 	}
 	conf.MinVersion, conf.MaxVersion = protocolRange(o.Protocol)
+	if o.Resume {
+		// One cache for the run's connections (HTTP/2's config is a clone
+		// that shares it): a TLS 1.3 ticket or a TLS 1.2 session per server.
+		conf.ClientSessionCache = tls.NewLRUClientSessionCache(0)
+	}
 	if sni := sniName(o); sni != "" {
 		conf.ServerName = sni
 	} else if o.Verify {

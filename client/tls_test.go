@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -182,6 +183,13 @@ func TestBuildTLSConfig(t *testing.T) {
 			t.Errorf("-f %q: %x-%x %v", p, conf.MinVersion, conf.MaxVersion, err)
 		}
 	}
+	if conf.ClientSessionCache != nil {
+		t.Error("ab makes a full handshake on each connection: no session cache by default")
+	}
+	if conf, _ := buildTLSConfig(&Config{TLS: TLSOptions{Resume: true}}); conf.ClientSessionCache == nil ||
+		withALPN(conf, "h2").ClientSessionCache != conf.ClientSessionCache {
+		t.Error("--tls-resume: no session cache shared by the HTTP/1 and HTTP/2 configurations")
+	}
 	for _, o := range []TLSOptions{{ServerName: "::1"}, {ServerName: "[::1]"}, {ServerName: "10.0.0.1"}, {ServerName: "a.example", NoSNI: true}} {
 		if conf, _ := buildTLSConfig(&Config{TLS: o}); conf.ServerName != "" {
 			t.Errorf("%+v: SNI %q", o, conf.ServerName)
@@ -338,3 +346,90 @@ func TestCipherSuiteInOpenSSLTerms(t *testing.T) {
 
 // A server's head can carry terminal commands (clear screen, an OSC 52
 // clipboard write); -v 2 and -v 4 show them escaped, keeping tab, CR and LF.
+
+// newTLSFaultServer is a faultServer behind crypto/tls (tlsServerConfig's
+// certificate); tweak, when not nil, adjusts the server's configuration.
+func newTLSFaultServer(tb testing.TB, tweak func(*tls.Config), script func(fc *faultConn)) *faultServer {
+	tb.Helper()
+	conf := tlsServerConfig(tb)
+	if tweak != nil {
+		tweak(conf)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return newFaultServerOn(tb, tls.NewListener(ln, conf), script)
+}
+
+// tlsMaxVersion is a newTLSFaultServer tweak capping the protocol at v.
+func tlsMaxVersion(v uint16) func(*tls.Config) {
+	return func(c *tls.Config) { c.MaxVersion = v }
+}
+
+// resumptions answers each connection's one request with respond100(false)
+// and records, per connection, whether its handshake resumed a session.
+type resumptions struct {
+	mu      sync.Mutex
+	resumed []bool
+}
+
+func (rs *resumptions) script(fc *faultConn) {
+	if _, ok := fc.readRequest(); !ok {
+		return
+	}
+	did := fc.Conn.(*tls.Conn).ConnectionState().DidResume
+	rs.mu.Lock()
+	rs.resumed = append(rs.resumed, did)
+	rs.mu.Unlock()
+	fc.write(respond100(false))
+}
+
+// count returns the connections seen and how many of them resumed.
+func (rs *resumptions) count() (conns, resumed int) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for _, r := range rs.resumed {
+		if r {
+			resumed++
+		}
+	}
+	return len(rs.resumed), resumed
+}
+
+// ab makes a full handshake on every connection; --tls-resume offers the
+// session of an earlier one, on both paths and with TLS 1.3 tickets as with
+// TLS 1.2 sessions. With -c 2 the first two connections may both be full.
+func TestTLSResume(t *testing.T) {
+	for _, v := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		for _, path := range []string{"epoll", "go"} {
+			for _, resume := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/resume=%v", TLSVersionName(v), path, resume), func(t *testing.T) {
+					checkGoroutines(t)
+					usePath(t, path)
+					rs := &resumptions{}
+					srv := newTLSFaultServer(t, tlsMaxVersion(v), rs.script)
+					cfg := tlsConfigFor(srv.port(), 20, false, TLSOptions{Resume: resume})
+					cfg.Concurrency = 2
+					res, err := h1Run(t, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantCounts(t, res, 20, Failures{})
+					if res.TLS == nil || res.TLS.Protocol != TLSVersionName(v) {
+						t.Errorf("TLS info %+v", res.TLS)
+					}
+					conns, resumed := rs.count()
+					switch {
+					case conns != 20:
+						t.Errorf("%d connections, want 20", conns)
+					case !resume && resumed != 0:
+						t.Errorf("%d connections resumed without --tls-resume (ab never resumes)", resumed)
+					case resume && resumed < 18:
+						t.Errorf("only %d of 20 connections resumed with --tls-resume", resumed)
+					}
+				})
+			}
+		}
+	}
+}
