@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
-"""Benchmark gab beside ab, wrk, h2load --h1 and hey against a local nginx.
+"""Benchmark gab beside ab, wrk, h2load and hey against a local nginx.
 
 nginx runs one worker pinned to CPU 0 (access log off) on 127.0.0.1 and serves
-files of 100 B, 10 KiB and 1 MiB. Each client is pinned to CPU 1 and run under
-/usr/bin/time, so the client's own CPU per completed request is
-(user + sys) / requests. Tools run interleaved, several repetitions; the table
-shows medians with min-max. Everything is bounded and stopped by PID.
+files of 100 B, 10 KiB and 1 MiB over plain HTTP/1.1, h2c, HTTPS (HTTP/1.1 over
+TLS) and h2 over TLS; the TLS servers use a self-signed certificate made at
+start-up in the harness's temporary directory (ECDSA P-256 by default, TLS 1.3
+only by default). Each client is pinned to CPU 1 and run under /usr/bin/time,
+so the client's own CPU per completed request is (user + sys) / requests.
+Tools run interleaved, several repetitions; the tables show medians with
+min-max, and a last table each gab cell against the peers its target names.
+Everything is bounded and stopped by PID.
 
-  bench/bench.py --tier quick    # the cells BENCHMARKS.md's targets name, 5 reps (~10 min)
+  bench/bench.py --tier quick    # the cells BENCHMARKS.md's targets name, 5 reps (~15 min)
   bench/bench.py --tier full     # the whole matrix
-  bench/bench.py --tier smoke    # a 1-minute check that the harness works
-  bench/bench.py --tools gab,gab-base --gab-base /tmp/gab-old   # before/after one change
+  bench/bench.py --tier smoke    # a short check that the harness works
+  bench/bench.py --gab /tmp/gab-new --gab-base /tmp/gab-old   # before/after one change
+  bench/bench.py --tier quick --list   # the cells and commands, nothing run
 
-A client that is not installed is left out with a note; nginx, taskset and
-/usr/bin/time are required.
+A client that is not installed (or cannot open c connections under the file
+limit) is left out with a note; nginx, openssl, taskset and /usr/bin/time are
+required.
 """
 import argparse
 import os
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -25,10 +32,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import namedtuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SIZES = {"100": 100, "10k": 10240, "1m": 1048576}
+
+# proto: "http" (HTTP/1.1), "https" (HTTP/1.1 over TLS), "h2c" (HTTP/2 with prior
+# knowledge), "h2" (HTTP/2 over TLS, ALPN). streams: HTTP/2 streams per connection.
+Cell = namedtuple("Cell", "proto size c ka streams n")
+
+PROTO_TITLE = {
+    "http": "HTTP/1.1",
+    "https": "HTTPS (HTTP/1.1 over TLS)",
+    "h2c": "HTTP/2 cleartext (h2c)",
+    "h2": "HTTP/2 over TLS (h2)",
+}
+
+# The server has one port per protocol: base, base+1, ... in this order.
+PORT_OFFSET = {"http": 0, "h2c": 1, "https": 2, "h2": 3}
 
 NGINX_CONF = """
 worker_processes 1;
@@ -36,27 +58,47 @@ worker_cpu_affinity 01;
 daemon off;
 pid {work}/nginx.pid;
 error_log {work}/error.log error;
-events {{ worker_connections 4096; }}
+events {{ worker_connections 12000; }}
 http {{
     access_log off;
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000000;
     keepalive_timeout 65;
+    # TLS: nginx's defaults for everything but the protocol (ssl_session_cache
+    # none, ssl_session_tickets on, ssl_session_timeout 5m, no early data).
+    ssl_certificate {work}/cert.pem;
+    ssl_certificate_key {work}/key.pem;
+    ssl_protocols {protocols};
     server {{
         listen 127.0.0.1:{port} backlog=4096 reuseport;
         root {work}/www;
     }}
     server {{
-        listen 127.0.0.1:{h2port} http2;
+        # nginx 1.22's h2c stalls with sendfile on.
+        listen 127.0.0.1:{h2cport} backlog=4096 http2;
         sendfile off;
+        root {work}/www;
+    }}
+    server {{
+        listen 127.0.0.1:{tlsport} backlog=4096 ssl;
+        root {work}/www;
+    }}
+    server {{
+        listen 127.0.0.1:{h2port} backlog=4096 ssl http2;
         root {work}/www;
     }}
 }}
 """
 
+KEYS = {
+    # certbot's default key since 2.0, and what most HTTPS sites now present
+    "ec": ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
+    "rsa": ["-newkey", "rsa:2048"],
+}
+PROTOCOLS = {"1.3": "TLSv1.3", "1.2": "TLSv1.2"}
 
-INSTALL = "apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light time"
+INSTALL = "apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light openssl time"
 
 
 def need(tool):
@@ -66,22 +108,41 @@ def need(tool):
     return path
 
 
+def nginx_http2_listen():
+    """nginx 1.25.1 replaced `listen ... http2` with the `http2 on;` directive."""
+    out = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr
+    m = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", out)
+    return not m or tuple(map(int, m.groups())) < (1, 25, 1)
+
+
 class Nginx:
-    def __init__(self, port, h2port):
+    def __init__(self, port, key, tls):
         self.work = tempfile.mkdtemp(prefix="gab-bench-")
         os.chmod(self.work, 0o755)  # nginx's workers run as nobody: they must be able to read www/
         os.makedirs(f"{self.work}/www", mode=0o755)
         for name, size in SIZES.items():
             with open(f"{self.work}/www/f{name}.txt", "wb") as f:
                 f.write(b"a" * size)
+        subprocess.run(["openssl", "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                        "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                        "-keyout", f"{self.work}/key.pem", "-out", f"{self.work}/cert.pem"] + KEYS[key],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        conf = NGINX_CONF.format(work=self.work, protocols=PROTOCOLS[tls],
+                                 **{k + "port": port + off for k, off in
+                                    (("", 0), ("h2c", 1), ("tls", 2), ("h2", 3))})
+        if not nginx_http2_listen():
+            conf = conf.replace(" http2;", ";\n        http2 on;")
         with open(f"{self.work}/nginx.conf", "w") as f:
-            f.write(NGINX_CONF.format(work=self.work, port=port, h2port=h2port))
+            f.write(conf)
         self.proc = subprocess.Popen(
             ["nginx", "-c", f"{self.work}/nginx.conf", "-p", self.work],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
             if os.path.exists(f"{self.work}/nginx.pid"):
                 break
+            if self.proc.poll() is not None:
+                with open(f"{self.work}/error.log") as f:
+                    sys.exit(f"bench: nginx did not start:\n{f.read()}")
             time.sleep(0.05)
         time.sleep(0.2)
 
@@ -92,6 +153,10 @@ class Nginx:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        with open(f"{self.work}/error.log", errors="replace") as f:
+            errors = f.read().splitlines()
+        if errors:  # e.g. too few worker_connections: the figures above may be wrong
+            print(f"bench: nginx logged {len(errors)} error(s), the last:\n" + "\n".join(errors[-5:]), file=sys.stderr)
         shutil.rmtree(self.work, ignore_errors=True)
 
 
@@ -128,6 +193,9 @@ def parse_count(tool, out):
         return n - failed, rps
     if tool == "wrk":
         n = int(re.search(r"(\d+) requests in", out).group(1))
+        errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+        if errors:
+            n -= int(errors.group(1))
         rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
         return n, rps
     if tool == "h2load":
@@ -141,18 +209,82 @@ def parse_count(tool, out):
     raise ValueError(tool)
 
 
-def command(tool, gab, url, n, c, ka, seconds, threads=1):
+def command(tool, gab, cell, url, seconds, threads=1):
+    """The command line of tool for cell, or None when the tool has no such mode."""
+    n, c, ka = str(cell.n), str(cell.c), cell.ka
+    if cell.proto in ("h2c", "h2"):
+        if tool in ("gab", "gab-base"):
+            return [gab, "-q", "--http2", "--streams", str(cell.streams), "-n", n, "-c", c, url]
+        if tool == "h2load":  # h2c with prior knowledge on http://, h2 by ALPN on https://
+            return ["h2load", "-t1", "-n", n, "-c", c, "-m", str(cell.streams), url]
+        return None  # ab and wrk speak HTTP/1 only; hey cannot set streams per connection
     if tool in ("gab", "gab-base"):
-        return [gab, "-q", "-n", str(n), "-c", str(c)] + (["-k"] if ka else []) + [url]
+        return [gab, "-q", "-n", n, "-c", c] + (["-k"] if ka else []) + [url]
     if tool == "ab":
-        return ["ab", "-q", "-n", str(n), "-c", str(c)] + (["-k"] if ka else []) + [url]
-    if tool == "wrk":
-        return ["wrk", f"-t{threads}", f"-c{max(c, threads)}", f"-d{seconds}s"] + ([] if ka else ["-H", "Connection: close"]) + [url]
-    if tool == "h2load":
-        return ["h2load", "--h1", "-t1", "-n", str(n), "-c", str(c), url] if ka else None
+        return ["ab", "-q", "-n", n, "-c", c] + (["-k"] if ka else []) + [url]
+    if tool == "wrk":  # no non-keep-alive mode: the server closes after each response instead
+        return ["wrk", f"-t{threads}", f"-c{max(cell.c, threads)}", f"-d{seconds}s"] + (
+            [] if ka else ["-H", "Connection: close"]) + [url]
+    if tool == "h2load":  # --h1: HTTP/1.1 on http:// and, by ALPN, on https://; keep-alive only
+        return ["h2load", "--h1", "-t1", "-n", n, "-c", c, url] if ka else None
     if tool == "hey":
-        return ["hey", "-n", str(n), "-c", str(c), "-cpus", "1"] + ([] if ka else ["-disable-keepalive"]) + [url]
+        return ["hey", "-n", n, "-c", c, "-cpus", "1"] + ([] if ka else ["-disable-keepalive"]) + [url]
     raise ValueError(tool)
+
+
+def cells_of(tier):
+    """The cells of a tier, each with its request count (sized for ~1-3 s per run here)."""
+    def h1(proto, size, c, ka):
+        if proto == "https":
+            n = 150000 if ka else 5000
+        else:
+            n = 200000 if ka else 30000
+        if c == 1:
+            n //= 5  # one request at a time runs at ~16k req/s
+        if size == "10k":
+            n //= 2
+        if size == "1m":
+            n = 5000
+        return Cell(proto, size, c, ka, 1, max(n, 2 * c))
+
+    def h2(proto, streams):
+        return Cell(proto, "100", 10, True, streams, 100000)
+
+    if tier == "smoke":
+        return [h1("http", "100", 10, True), h1("http", "100", 10, False),
+                h1("https", "100", 10, True), h1("https", "100", 10, False),
+                h2("h2", 10)]
+    if tier == "quick":
+        return ([h1("http", "100", c, True) for c in (10, 100, 1)]
+                + [h1("http", "100", c, False) for c in (10, 100)]
+                + [h1("http", "1m", 10, True)]
+                + [h1("http", "100", c, True) for c in (1000, 5000)]
+                + [h2("h2c", m) for m in (1, 10)]
+                + [h1("https", "100", c, True) for c in (10, 100)]
+                + [h1("https", "100", 10, False)]
+                + [h2("h2", m) for m in (1, 10)])
+    return ([h1("http", s, c, ka) for s in SIZES for c in (1, 10, 100, 1000) for ka in (True, False)]
+            + [h1("http", "100", 5000, True)]
+            + [h2("h2c", m) for m in (1, 10)]
+            + [h1("https", s, c, ka) for s in SIZES for c in (1, 10, 100) for ka in (True, False)]
+            + [h1("https", "100", c, True) for c in (1000, 5000)]
+            + [h2("h2", m) for m in (1, 10)])
+
+
+def scaled(cell, scale):
+    return cell._replace(n=max(int(cell.n * scale), 2 * cell.c)) if scale != 1 else cell
+
+
+def url_of(cell, port):
+    scheme = "https" if cell.proto in ("https", "h2") else "http"
+    return f"{scheme}://127.0.0.1:{port + PORT_OFFSET[cell.proto]}/f{cell.size}.txt"
+
+
+# Targets: the peers gab's client CPU per request is compared with, per kind of cell.
+def peers_of(cell):
+    if cell.proto in ("h2c", "h2"):
+        return ("h2load",)
+    return ("ab", "wrk", "h2load") if cell.ka else ("ab",)
 
 
 def fmt(values, scale=1.0, digits=1):
@@ -162,18 +294,57 @@ def fmt(values, scale=1.0, digits=1):
     return f"{statistics.median(v):.{digits}f} ({min(v):.{digits}f}-{max(v):.{digits}f})"
 
 
+def raise_nofile():
+    """Raises the open-file limit to its hard limit (children inherit it); returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        want = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            soft = want
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tier", choices=["smoke", "quick", "full"], default="quick")
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default: 5 quick/full, 2 smoke)")
+    ap.add_argument("--scale", type=float, default=0,
+                    help="multiply every cell's requests and wrk's duration (default: 1, smoke 0.1)")
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
     ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
-    ap.add_argument("--tools", default="gab,ab,wrk,h2load,hey")
-    ap.add_argument("--port", type=int, default=18480)
+    ap.add_argument("--tools", default="",
+                    help="comma-separated clients (default: gab,gab-base,ab,wrk,h2load,hey; gab-base only with --gab-base)")
+    ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
+    ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
+    ap.add_argument("--port", type=int, default=18480, help="first of four ports: HTTP, h2c, HTTPS, h2")
+    ap.add_argument("--list", action="store_true", help="print the tier's cells and commands, run nothing")
     args = ap.parse_args()
 
-    for t in ("nginx", "taskset", "/usr/bin/time"):
+    if not args.tools:
+        args.tools = "gab,gab-base,ab,wrk,h2load,hey" if args.gab_base else "gab,ab,wrk,h2load,hey"
+    scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
+    reps = args.reps or (2 if args.tier == "smoke" else 5)
+    seconds = max(1, round(2 * scale))  # wrk runs for a duration, not a count
+    full_cells = cells_of(args.tier)
+    cells = [scaled(cell, scale) for cell in full_cells]
+
+    if args.list:
+        for cell in cells:
+            print(f"{PROTO_TITLE[cell.proto]}, {cell.size}, c={cell.c}, "
+                  + (f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else f"keep-alive={'yes' if cell.ka else 'no'}"))
+            for t in args.tools.split(","):
+                binary = args.gab_base if t == "gab-base" else (args.gab or "gab")
+                cmd = command(t, binary, cell, url_of(cell, args.port), seconds)
+                if cmd:
+                    print("    " + " ".join(cmd))
+        return
+
+    for t in ("nginx", "openssl", "taskset", "/usr/bin/time"):
         need(t)
+    nofile = raise_nofile()
     tools = []
     for t in args.tools.split(","):
         if t == "gab-base" and not args.gab_base:
@@ -184,38 +355,27 @@ def main():
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
     gab = args.gab
     if not gab:
+        need("go")
         gab = os.path.join(tempfile.mkdtemp(prefix="gab-bin-"), "gab")
         subprocess.check_call(["go", "build", "-o", gab, "."], cwd=ROOT)
 
-    reps = args.reps or (2 if args.tier == "smoke" else 5)
-    if args.tier == "smoke":
-        cells = [("100", 10, True), ("100", 10, False)]
-        n_ka, n_close = 20000, 5000
-    elif args.tier == "quick":
-        cells = [("100", 10, True), ("100", 100, True), ("100", 1, True),
-                 ("100", 10, False), ("100", 100, False), ("1m", 10, True)]
-        n_ka, n_close = 200000, 30000
-    else:
-        cells = [(s, c, ka) for s in SIZES for c in (1, 10, 100, 1000) for ka in (True, False)]
-        n_ka, n_close = 200000, 30000
-
-    nginx = Nginx(args.port, args.port + 1)
+    print(f"nginx on CPU 0 (TLS {args.tls} only, {args.key} certificate), each client on CPU 1; "
+          f"{reps} interleaved repetition(s), requests x{scale:g}", flush=True)
+    nginx = Nginx(args.port, args.key, args.tls)
+    started = time.monotonic()
     rows = []
+    unscaled = 0.0  # the cells' run time at --scale 1, from each run's req/s
     try:
-        for size, c, ka in cells:
-            n = n_ka if ka else n_close
-            if c == 1:
-                n //= 5  # one request at a time runs at ~16k req/s: keep each run near 2.5 s
-            if size == "1m":
-                n = 5000
-            if size == "10k":
-                n //= 2
-            url = f"http://127.0.0.1:{args.port}/f{size}.txt"
+        for cell, full in zip(cells, full_cells):
+            url = url_of(cell, args.port)
             res = {t: {"cpu": [], "rps": [], "rss": []} for t in tools}
             for _ in range(reps):
                 for t in tools:  # interleaved: one run of each tool per repetition
-                    cmd = command(t, args.gab_base if t == "gab-base" else gab, url, n, c, ka, seconds=3)
-                    if cmd is None or (t == "ab" and c > 20000):
+                    cmd = command(t, args.gab_base if t == "gab-base" else gab, cell, url, seconds)
+                    if cmd is None:
+                        continue
+                    if cell.c + 64 > nofile:
+                        print(f"bench: {t} left out at c={cell.c}: the open-file limit is {nofile}", file=sys.stderr)
                         continue
                     out, cpu, rss = timed(cmd, 1, timeout=120)
                     try:
@@ -223,17 +383,23 @@ def main():
                     except (AttributeError, ValueError):
                         print(f"bench: could not parse {t} output:\n{out[-500:]}", file=sys.stderr)
                         continue
+                    unscaled += 2 if t == "wrk" else full.n / max(rps, 1)
                     if done <= 0:
                         continue
                     res[t]["cpu"].append(cpu / done * 1e6)
                     res[t]["rps"].append(rps)
                     res[t]["rss"].append(rss / 1024)
-            rows.append((size, c, ka, res))
-            print_table([rows[-1]], tools, header=(len(rows) == 1))
+            new_table = not rows or rows[-1][0].proto != cell.proto
+            rows.append((cell, res))
+            print_rows([rows[-1]], tools, header=new_table)
             sys.stdout.flush()
+        print_targets(rows)
+        print(f"\n(cells: {time.monotonic() - started:.0f} s; at --scale 1 and the req/s measured here, "
+              f"{unscaled / reps:.0f} s per repetition)")
 
         # Unpinned, both cores: gab vs wrk -t2 (the server shares the machine).
         url = f"http://127.0.0.1:{args.port}/f100.txt"
+        n = max(int(400000 * scale), 1000)
         print("\nUnpinned 2-core throughput, keep-alive, 100 B, c=100 (req/s, median of reps):")
         tp = {t: [] for t in ("gab", "gab-base") if t in tools}
         if "wrk" in tools:
@@ -241,23 +407,24 @@ def main():
         for _ in range(reps):
             for t in tp:
                 if t == "wrk -t2":
-                    out, _, _ = timed(["wrk", "-t2", "-c100", "-d3s", url], None, 120)
+                    out, _, _ = timed(["wrk", "-t2", "-c100", f"-d{seconds}s", url], None, 120)
                     tp[t].append(parse_count("wrk", out)[1])
                     continue
                 b = args.gab_base if t == "gab-base" else gab
-                out, _, _ = timed([b, "-q", "-k", "-n", str(n_ka * 2), "-c", "100", url], None, 120)
+                out, _, _ = timed([b, "-q", "-k", "-n", str(n), "-c", "100", url], None, 120)
                 tp[t].append(parse_count(t, out)[1])
         for k, v in tp.items():
             print(f"  {k:8s} {fmt(v, digits=0)}")
-        memory_and_syscalls(gab, args.port, args.tier, tools)
+        memory_and_syscalls(gab, args.port, scale, tools)
+        print(f"\n(total: {time.monotonic() - started:.0f} s)")
     finally:
         nginx.stop()
 
 
-def memory_and_syscalls(gab, port, tier, tools):
+def memory_and_syscalls(gab, port, scale, tools):
     """Peak RSS at -n 1000000 -c 100 -k (gab vs ab) and syscalls per request (strace -c -f)."""
     url = f"http://127.0.0.1:{port}/f100.txt"
-    n = 1000000 if tier != "smoke" else 100000
+    n = max(int(1000000 * scale), 100000)
     print(f"\nPeak RSS, -n {n} -c 100 -k, 100 B (MB):")
     for name, cmd in (("gab", [gab, "-q", "-k", "-n", str(n), "-c", "100", url]),
                       ("ab", ["ab", "-q", "-k", "-n", str(n), "-c", "100", url])):
@@ -287,17 +454,46 @@ def memory_and_syscalls(gab, port, tier, tools):
         print(f"  {name:6s} {calls / n:.2f} syscalls/request")
 
 
-def print_table(rows, tools, header):
-    if header:
-        print("| size | c | keep-alive | tool | client CPU µs/req | req/s | peak RSS MB |")
-        print("|---|---|---|---|---|---|---|")
-    for size, c, ka, res in rows:
+def print_rows(rows, tools, header):
+    for cell, res in rows:
+        h2 = cell.proto in ("h2c", "h2")
+        if header:
+            print(f"\n{PROTO_TITLE[cell.proto]}:\n")
+            if h2:
+                print("| size | c | streams | tool | client CPU µs/req | req/s | peak RSS MB |")
+            else:
+                print("| size | c | keep-alive | tool | client CPU µs/req | req/s | peak RSS MB |")
+            print("|---|---|---|---|---|---|---|")
         for t in tools:
             r = res[t]
             if not r["cpu"]:
                 continue
-            print(f"| {size} | {c} | {'yes' if ka else 'no'} | {t} | {fmt(r['cpu'], digits=2)} | "
+            third = cell.streams if h2 else ("yes" if cell.ka else "no")
+            print(f"| {cell.size} | {cell.c} | {third} | {t} | {fmt(r['cpu'], digits=2)} | "
                   f"{fmt(r['rps'], digits=0)} | {fmt(r['rss'], digits=1)} |")
+
+
+def print_targets(rows):
+    """gab's median client CPU per request over the best median of the peers its target names."""
+    print("\nclient CPU per request, medians: gab over the best of its target's peers (and over gab-base)\n")
+    print("| cell | gab µs/req | peers (best) | gab / best peer | gab-base µs/req | gab / gab-base |")
+    print("|---|---|---|---|---|---|")
+    for cell, res in rows:
+        if not res.get("gab", {}).get("cpu"):
+            continue
+        g = statistics.median(res["gab"]["cpu"])
+        name = f"{cell.proto} {cell.size} c={cell.c} " + (
+            f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else ("keep-alive" if cell.ka else "no keep-alive"))
+        best = [(statistics.median(res[p]["cpu"]), p) for p in peers_of(cell) if res.get(p, {}).get("cpu")]
+        peer = ratio = "-"
+        if best:
+            b, p = min(best)
+            peer, ratio = f"{'/'.join(peers_of(cell))} ({p} {b:.2f})", f"{g / b:.2f}×"
+        base = rb = "-"
+        if res.get("gab-base", {}).get("cpu"):
+            bb = statistics.median(res["gab-base"]["cpu"])
+            base, rb = f"{bb:.2f}", f"{g / bb:.2f}×"
+        print(f"| {name} | {g:.2f} | {peer} | {ratio} | {base} | {rb} |")
 
 
 if __name__ == "__main__":
