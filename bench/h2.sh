@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/h2.sh: client CPU per request of `gab --http2` beside `h2load -t1 -m N`
-# against a local nginx speaking h2c, 100-byte document.
+# against a local nginx speaking h2c (TLS=1: h2 over TLS 1.3 with ALPN, a
+# self-signed ECDSA P-256 certificate made in the temporary directory),
+# 100-byte document.
 #
 # nginx runs as one process pinned to CPU 0, each client pinned to CPU 1; the
 # client's user+sys CPU comes from /usr/bin/time and is divided by the requests
@@ -10,6 +12,7 @@
 #   bench/h2.sh                 # N=100000 requests, 5 interleaved runs per row
 #   N=20000 RUNS=1 bench/h2.sh  # quick look
 #   GAB=/path/to/gab bench/h2.sh
+#   TLS=1 bench/h2.sh           # h2 over TLS instead of h2c
 #
 # Rows: c=10 with streams (h2load -m) 1 and 10.
 set -euo pipefail
@@ -17,9 +20,10 @@ set -euo pipefail
 N=${N:-100000}
 RUNS=${RUNS:-5}
 CASES=${CASES:-"10:1 10:10"} # connections:streams
+TLS=${TLS:-0}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-for tool in nginx h2load taskset /usr/bin/time timeout go; do
+for tool in nginx h2load taskset /usr/bin/time timeout go openssl; do
 	command -v "$tool" >/dev/null || { echo "bench/h2.sh: $tool is not installed" >&2; exit 1; }
 done
 
@@ -43,6 +47,16 @@ fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 mkdir -p "$work/www" "$work/logs" "$work/tmp"
 head -c 100 /dev/zero | tr '\0' a >"$work/www/f100.txt"
+listen="listen 127.0.0.1:$port http2;"
+scheme=http
+if [ "$TLS" = 1 ]; then
+	openssl req -x509 -nodes -days 2 -subj /CN=localhost -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+	# nginx's TLS defaults otherwise: no session cache, session tickets on.
+	listen="listen 127.0.0.1:$port ssl http2; ssl_protocols TLSv1.3;
+        ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;"
+	scheme=https
+fi
 cat >"$work/nginx.conf" <<EOF
 worker_processes 1;
 daemon off;
@@ -60,8 +74,8 @@ http {
     default_type text/plain;
     keepalive_requests 1000000;
     server {
-        # nginx 1.22's h2c stalls with sendfile on.
-        listen 127.0.0.1:$port http2;
+        # nginx 1.22's h2c stalls with sendfile on (over TLS it is not used).
+        $listen
         sendfile off;
         root $work/www;
     }
@@ -73,7 +87,7 @@ for _ in $(seq 100); do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
 	sleep 0.05
 done
-url="http://127.0.0.1:$port/f100.txt"
+url="$scheme://127.0.0.1:$port/f100.txt"
 
 # measure TOOL C M: prints "cpu_us_per_req req_per_s maxrss_kb" for one run.
 measure() {
@@ -96,7 +110,7 @@ measure() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "nginx h2c on CPU 0, client on CPU 1, $N requests of 100 B, median of $RUNS interleaved run(s)"
+echo "nginx $([ "$TLS" = 1 ] && echo "h2 over TLS 1.3" || echo h2c) on CPU 0, client on CPU 1, $N requests of 100 B, median of $RUNS interleaved run(s)"
 echo
 range() { sort -n | awk '{ v[NR] = $1 } END { printf "%s-%s", v[1], v[NR] }'; }
 
