@@ -327,7 +327,7 @@ def main():
         args.tools = "gab,gab-base,ab,wrk,h2load,hey" if args.gab_base else "gab,ab,wrk,h2load,hey"
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
-    seconds = max(1, round(2 * scale))  # wrk runs for a duration, not a count
+    seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
     full_cells = cells_of(args.tier)
     cells = [scaled(cell, scale) for cell in full_cells]
 
@@ -383,7 +383,7 @@ def main():
                     except (AttributeError, ValueError):
                         print(f"bench: could not parse {t} output:\n{out[-500:]}", file=sys.stderr)
                         continue
-                    unscaled += 2 if t == "wrk" else full.n / max(rps, 1)
+                    unscaled += 3 if t == "wrk" else full.n / max(rps, 1)
                     if done <= 0:
                         continue
                     res[t]["cpu"].append(cpu / done * 1e6)
