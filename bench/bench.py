@@ -183,7 +183,7 @@ def timed(cmd, cpu, timeout):
 
 def parse_count(tool, out):
     """Completed requests and req/s as the tool reports them."""
-    if tool in ("gab", "gab-base", "ab"):
+    if tool in ("gab", "gab-base", "gab-resume", "ab"):
         n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
         non2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
@@ -218,6 +218,8 @@ def command(tool, gab, cell, url, seconds, threads=1):
         if tool == "h2load":  # h2c with prior knowledge on http://, h2 by ALPN on https://
             return ["h2load", "-t1", "-n", n, "-c", c, "-m", str(cell.streams), url]
         return None  # ab and wrk speak HTTP/1 only; hey cannot set streams per connection
+    if tool == "gab-resume":  # gab --tls-resume: TLS sessions resumed on reconnect, a cost apart from ab's
+        return [gab, "-q", "--tls-resume", "-n", n, "-c", c, url] if cell.proto == "https" and not ka else None
     if tool in ("gab", "gab-base"):
         return [gab, "-q", "-n", n, "-c", c] + (["-k"] if ka else []) + [url]
     if tool == "ab":
@@ -316,7 +318,8 @@ def main():
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
     ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
     ap.add_argument("--tools", default="",
-                    help="comma-separated clients (default: gab,gab-base,ab,wrk,h2load,hey; gab-base only with --gab-base)")
+                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey; gab-base only "
+                    "with --gab-base; gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only)")
     ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
     ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
     ap.add_argument("--port", type=int, default=18480, help="first of four ports: HTTP, h2c, HTTPS, h2")
@@ -324,7 +327,7 @@ def main():
     args = ap.parse_args()
 
     if not args.tools:
-        args.tools = "gab,gab-base,ab,wrk,h2load,hey" if args.gab_base else "gab,ab,wrk,h2load,hey"
+        args.tools = "gab,gab-resume,gab-base,ab,wrk,h2load,hey" if args.gab_base else "gab,gab-resume,ab,wrk,h2load,hey"
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
     seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
@@ -349,7 +352,7 @@ def main():
     for t in args.tools.split(","):
         if t == "gab-base" and not args.gab_base:
             sys.exit("bench: the tool gab-base needs --gab-base BINARY")
-        if t in ("gab", "gab-base") or shutil.which(t):
+        if t in ("gab", "gab-base", "gab-resume") or shutil.which(t):
             tools.append(t)
         else:
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
