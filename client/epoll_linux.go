@@ -4,6 +4,7 @@ package client
 
 import (
 	"errors"
+	"net"
 	"os"
 	"runtime"
 	"sync"
@@ -58,7 +59,8 @@ type epPoller struct {
 	ctlEv   unix.EpollEvent // epoll_ctl's argument, kept here so it does not escape per call
 	addrs   []unix.Sockaddr
 	domains []int
-	now     int64 // the latest clock reading
+	raddrs  []net.Addr // the addresses as net.Addrs (a TLS session cache keys on them)
+	now     int64      // the latest clock reading
 
 	syscallUntil int64 // wait through Syscall until then (see wait)
 	lastYield    int64
@@ -79,6 +81,7 @@ func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents, loops int) error
 	}
 	p.events = make([]unix.EpollEvent, min(maxEvents, 256))
 	for _, a := range d.addrs {
+		p.raddrs = append(p.raddrs, &net.TCPAddr{IP: a.IP, Port: d.port, Zone: a.Zone})
 		if ip4 := a.IP.To4(); ip4 != nil {
 			sa := &unix.SockaddrInet4{Port: d.port}
 			copy(sa.Addr[:], ip4)

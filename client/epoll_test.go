@@ -93,7 +93,7 @@ func TestEpollPathSelection(t *testing.T) {
 	}{
 		{"plain", func(*Config) {}, true},
 		{"proxy address", func(c *Config) { c.ProxyHost, c.ProxyPort = "127.0.0.1", 3128 }, true},
-		{"TLS", func(c *Config) { c.Target.TLS = true }, false},
+		{"TLS", func(c *Config) { c.Target.TLS = true }, true},
 		{"injected dial", func(c *Config) {
 			c.Dial = func(context.Context, string, string) (net.Conn, error) { return nil, io.EOF }
 		}, false},

@@ -32,7 +32,11 @@ import (
 // goroutine path; error classes are http1.go's. Each wake-up reads at most
 // readBudget bytes per connection (docs/DESIGN.md, "Reading from a peer").
 //
-// The portable path is used instead for TLS, -b, -B, --rate,
+// TLS connections run on the loops too (tlsloop_linux.go): the handshake in
+// a coroutine of the loop, then crypto/tls's records read and written
+// through the connection's tlsLink.
+//
+// The portable path is used instead for -b, -B, --rate,
 // --request-timeout, an injected Config.Dial, IPv6 zones, and whenever
 // Config.Portable asks for it (the command line sets it from GAB_NETPOLL=go).
 
@@ -44,7 +48,7 @@ func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable {
 		return 0
 	}
-	if cfg.Target.TLS || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
+	if cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
 		cfg.Rate > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
 		return 0
 	}
@@ -66,6 +70,7 @@ const (
 	epNext                      // the previous request is accounted for: claim another
 	epStart                     // a ticket is held: reuse the connection or open one
 	epConnecting                // connect in progress; the request is not written yet
+	epHandshake                 // TLS: connect in progress or handshake under way
 	epWriting                   // the request is partly written
 	epRead                      // reading the response (h1Reader)
 	epDrain                     // response complete; waiting for the server's close
@@ -92,6 +97,13 @@ type epConn struct {
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
 	out       Outcome
+	// TLS: the connection's session (nil on plain connections and between
+	// connections); tlsMore says crypto/tls may hold input already read
+	// (a Read returned data, or the handshake ended); obuf keeps the
+	// output buffer's memory from one connection to the next.
+	tls     *tlsLink
+	tlsMore bool
+	obuf    []byte
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -231,8 +243,17 @@ func (lp *epLoop) pump(c *epConn) {
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)
+		case epHandshake:
+			if !lp.handshake(c) {
+				lp.requeue(c)
+				return
+			}
 		case epConnecting, epWriting:
-			if !lp.send(c) {
+			if c.tls != nil {
+				if !lp.sendTLS(c) {
+					return
+				}
+			} else if !lp.send(c) {
 				return
 			}
 		case epRead:
@@ -265,8 +286,8 @@ func (lp *epLoop) requeue(c *epConn) {
 }
 
 // canRead reports whether c may read now: bytes may be waiting and the
-// wake-up's budget is not spent.
-func (c *epConn) canRead() bool { return c.readable && c.budget > 0 }
+// wake-up's budget is not spent, or crypto/tls may hold some.
+func (c *epConn) canRead() bool { return c.readable && c.budget > 0 || c.tlsMore }
 
 // attempt sends the request on the kept connection, or opens a new one.
 func (lp *epLoop) attempt(c *epConn) {
@@ -295,6 +316,10 @@ func (lp *epLoop) open(c *epConn) {
 	}
 	c.wantOut, c.pos, c.have = false, 0, 0
 	c.state = epConnecting
+	if conf := lp.h.tlsConf; conf != nil {
+		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
+		c.state = epHandshake
+	}
 }
 
 // failOpen ends an attempt that got no connection.
@@ -305,7 +330,6 @@ func (lp *epLoop) failOpen(c *epConn, err error) {
 
 // send writes (the rest of) the request. It returns false to wait for EPOLLOUT.
 func (lp *epLoop) send(c *epConn) bool {
-	o := &c.out
 	req := lp.h.cfg.Request
 	for c.wrote < len(req) {
 		var before int64
@@ -341,19 +365,32 @@ func (lp *epLoop) send(c *epConn) bool {
 		if c.state == epConnecting {
 			lp.connected(c, now)
 		}
-		o.WriteEnd, o.FirstByte = now, now
-		err := os.NewSyscallError("write", errno)
-		switch {
-		case lp.r.isStopped():
-			lp.fail(c, FailAbandoned, err, now)
-		case c.reused:
-			o.End, o.Err = now, err
-			lp.noAnswer(c)
-		default:
-			lp.fail(c, FailWrite, err, now)
-		}
+		lp.writeFailed(c, os.NewSyscallError("write", errno), now)
 		return true
 	}
+	lp.sent(c)
+	return true
+}
+
+// writeFailed ends an attempt whose request could not be written: on a
+// kept connection the server may have closed it (noAnswer decides).
+func (lp *epLoop) writeFailed(c *epConn, err error, now int64) {
+	o := &c.out
+	o.WriteEnd, o.FirstByte = now, now
+	switch {
+	case lp.r.isStopped():
+		lp.fail(c, FailAbandoned, err, now)
+	case c.reused:
+		o.End, o.Err = now, err
+		lp.noAnswer(c)
+	default:
+		lp.fail(c, FailWrite, err, now)
+	}
+}
+
+// sent notes the request written and starts reading the response.
+func (lp *epLoop) sent(c *epConn) {
+	o := &c.out
 	o.WriteEnd = lp.tick()
 	// A response starts with whatever the previous one left over.
 	if c.pos > 0 {
@@ -367,7 +404,6 @@ func (lp *epLoop) send(c *epConn) bool {
 	c.lastRead = o.WriteEnd
 	c.rd.start(lp.h.headRequest)
 	c.state = epRead
-	return true
 }
 
 // waitOutput asks for EPOLLOUT (once per socket) and returns false, or
@@ -399,6 +435,9 @@ func (lp *epLoop) connected(c *epConn, at int64) {
 // read reads into p; (0, nil) means nothing more for now. A read shorter than
 // p drains the socket, unless the peer has closed (then EOF is still to read).
 func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
+	if c.tls != nil {
+		return lp.readTLS(c, p)
+	}
 	n, errno := rawRead(c.fd, p)
 	switch {
 	case errno == 0 && n > 0:
@@ -560,6 +599,124 @@ func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
 
 // closeConn closes c's socket and drops what its buffer held.
 func (lp *epLoop) closeConn(c *epConn) {
+	if c.tls != nil {
+		c.tls.close()
+		c.obuf = c.tls.out[:0]
+		c.tls, c.tlsMore = nil, false
+	}
 	lp.closeSock(&c.epSock)
 	c.pos, c.have = 0, 0
+}
+
+// handshake moves a TLS connection's connect and handshake forward. It
+// returns false to wait for an event (or for the next turn, when the read
+// budget is spent).
+func (lp *epLoop) handshake(c *epConn) bool {
+	l := c.tls
+	for {
+		if !l.started {
+			// A zero-length write tells whether the connect is done
+			// (0), still under way (EAGAIN) or failed, before the
+			// handshake's first message costs any CPU.
+			before := lp.tick()
+			_, errno := rawWrite(c.fd, nil)
+			switch errno {
+			case 0:
+				c.out.TCPDone = before
+				lp.d.markWorked()
+				l.start()
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return lp.waitOutput(c)
+			default:
+				lp.closeConn(c)
+				if lp.fallback(c.addrIdx) {
+					lp.open(c)
+					return true
+				}
+				lp.failOpen(c, os.NewSyscallError("connect", errno))
+				return true
+			}
+		}
+		if l.pending() {
+			switch errno := l.flush(); errno {
+			case 0:
+			case unix.EAGAIN:
+				return lp.waitOutput(c)
+			default:
+				lp.tlsFailed(c, os.NewSyscallError("write", errno))
+				return true
+			}
+		}
+		if l.hsDone {
+			if l.hsErr != nil {
+				lp.tlsFailed(c, l.hsErr)
+				return true
+			}
+			now := lp.tick()
+			touchAt(lp.t, now)
+			lp.r.tlsDone(l.tc)
+			c.out.Connect = now
+			c.tlsMore = true // records past the handshake may be buffered
+			c.state = epWriting
+			return true
+		}
+		if !(c.readable && c.budget > 0) {
+			return false
+		}
+		l.step()
+	}
+}
+
+// tlsFailed ends an attempt whose handshake failed, as the goroutine path
+// does (handshakeTLS, then failOpen).
+func (lp *epLoop) tlsFailed(c *epConn, err error) {
+	lp.r.tlsFailed(err)
+	lp.closeConn(c)
+	lp.failOpen(c, err)
+}
+
+// sendTLS writes the request through crypto/tls (once) and then what the
+// socket has not taken. It returns false to wait for EPOLLOUT.
+func (lp *epLoop) sendTLS(c *epConn) bool {
+	l := c.tls
+	if c.wrote == 0 {
+		req := lp.h.cfg.Request
+		n, err := l.tc.Write(req)
+		c.wrote = len(req)
+		lp.t.TotalSent += int64(n)
+		if err != nil {
+			lp.writeFailed(c, err, lp.tick())
+			return true
+		}
+	}
+	if l.pending() {
+		switch errno := l.flush(); errno {
+		case 0:
+		case unix.EAGAIN:
+			return lp.waitOutput(c)
+		default:
+			lp.writeFailed(c, os.NewSyscallError("write", errno), lp.tick())
+			return true
+		}
+	}
+	lp.sent(c)
+	return true
+}
+
+// readTLS reads the response's plaintext; (0, nil) means nothing more for now.
+func (lp *epLoop) readTLS(c *epConn, p []byte) (int, error) {
+	n, err := c.tls.tc.Read(p)
+	if n > 0 {
+		c.tlsMore = true
+		c.lastRead = lp.now
+		lp.t.TotalRead += int64(n)
+		return n, nil // an error with the data (close_notify) comes again on the next Read
+	}
+	c.tlsMore = false
+	if err == errWouldBlock {
+		return 0, nil
+	}
+	return 0, err
 }

@@ -335,17 +335,29 @@ func withALPN(conf *tls.Config, protos ...string) *tls.Config {
 }
 
 // handshakeTLS runs the client handshake on raw (which the caller registered
-// with Tally.SetConn, so a stopping run interrupts it). The first successful
-// handshake of the run fills Result.TLS; -v ≥ 2 reports each one; each failure
-// is reported to Events unless the run is stopping.
+// with Tally.SetConn, so a stopping run interrupts it): the goroutine paths'
+// handshake. The event loops run the same crypto/tls handshake over a
+// tlsLink (tlsloop_linux.go); both end in tlsFailed or tlsDone.
 func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 	tc := tls.Client(raw, conf)
 	if err := tc.Handshake(); err != nil {
-		if !r.isStopped() {
-			r.events.TLSHandshakeFailed(err)
-		}
+		r.tlsFailed(err)
 		return nil, err
 	}
+	r.tlsDone(tc)
+	return tc, nil
+}
+
+// tlsFailed reports a failed handshake to Events unless the run is stopping.
+func (r *run) tlsFailed(err error) {
+	if !r.isStopped() {
+		r.events.TLSHandshakeFailed(err)
+	}
+}
+
+// tlsDone notes a successful handshake: the first of the run fills
+// Result.TLS; -v ≥ 2 reports each one.
+func (r *run) tlsDone(tc *tls.Conn) {
 	verbose := r.cfg.Verbosity >= 2
 	if r.tlsInfo.Load() == nil || verbose {
 		cs := tc.ConnectionState()
@@ -356,7 +368,6 @@ func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 			r.events.TLSHandshake(&cs)
 		}
 	}
-	return tc, nil
 }
 
 // tlsInfoOf describes a handshake in ab's (OpenSSL's) words.

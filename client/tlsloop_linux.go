@@ -1,0 +1,205 @@
+//go:build linux
+
+package client
+
+import (
+	"crypto/tls"
+	"errors"
+	"io"
+	"iter"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TLS on the event loops. Go's crypto/tls does the cryptography; the loop
+// owns the socket. A loop connection's tls.Conn sits on a tlsLink, a net.Conn
+// over the connection's raw non-blocking socket:
+//
+//   - After the handshake, tls.Conn.Read reads through the link, which reads
+//     the socket directly into crypto/tls's record buffer (no copy of its
+//     own) and, when the socket has nothing (or the wake-up's read budget is
+//     spent), returns errWouldBlock, a temporary net.Error. crypto/tls keeps
+//     such an error out of its sticky connection error (readRecordOrCCS sets
+//     the error only when it is not a temporary net.Error) and keeps the
+//     bytes of a partial record, so the next Read, after the next epoll
+//     event, goes on where this one stopped. tls.Conn.Write writes through
+//     the link: what the socket does not take is kept in the link's output
+//     buffer, which the loop writes when epoll reports the socket writable,
+//     so Write never fails for a full socket (a write error is sticky).
+//   - The handshake cannot be resumed after an error, so it runs in a
+//     coroutine (iter.Pull) on the loop's goroutine: when the link has
+//     nothing to read it yields to the loop, which resumes it when the socket
+//     is readable again. Its output is buffered and written by the loop,
+//     whose first write tells how the connect went, as on plain connections.
+//     The switch is a coroutine switch, not a goroutine hand-off, and the
+//     handshake's CPU stays on the loop's core.
+//
+// The read budget of the rule for loops that read from a peer (docs/DESIGN.md,
+// "Reading from a peer") counts the raw bytes the link reads; crypto/tls
+// bounds a record to 16 KiB plus its overhead and a handshake message to its
+// own limits.
+
+// errWouldBlock is the link's "nothing to read now": temporary, so that
+// crypto/tls does not remember it.
+var errWouldBlock net.Error = wouldBlockError{}
+
+type wouldBlockError struct{}
+
+func (wouldBlockError) Error() string   { return "gab: no TLS input yet" }
+func (wouldBlockError) Timeout() bool   { return true }
+func (wouldBlockError) Temporary() bool { return true }
+
+// errLinkStopped ends a handshake whose connection the loop closes.
+var errLinkStopped = errors.New("gab: connection closed during the TLS handshake")
+
+// tlsLink is the net.Conn under a loop connection's tls.Conn.
+type tlsLink struct {
+	s      *epSock // the socket, and whether it may hold unread bytes
+	budget *int    // raw bytes the connection may still read this wake-up
+	tc     *tls.Conn
+	remote net.Addr
+
+	out  []byte // out[wpos:] is output the socket has not taken yet
+	wpos int
+
+	// The handshake's coroutine: next resumes it, yield hands control back,
+	// stop ends it; hsErr is its result once hsDone.
+	next    func() (struct{}, bool)
+	stop    func()
+	yield   func(struct{}) bool
+	started bool // start has run
+	hsDone  bool
+	hsErr   error
+}
+
+// newTLSLink prepares a client handshake on s's socket; start begins it
+// once the connect has succeeded.
+func newTLSLink(s *epSock, budget *int, remote net.Addr, conf *tls.Config, buf []byte) *tlsLink {
+	l := &tlsLink{s: s, budget: budget, remote: remote, out: buf[:0]}
+	l.tc = tls.Client(l, conf)
+	return l
+}
+
+// start runs the handshake until it needs the server's answer, its
+// ClientHello left in the output buffer for the loop to write.
+func (l *tlsLink) start() {
+	l.started = true
+	l.next, l.stop = iter.Pull(func(yield func(struct{}) bool) {
+		l.yield = yield
+		l.hsErr = l.tc.Handshake()
+		l.yield = nil
+	})
+	l.step()
+}
+
+// step resumes the handshake until it needs input again or ends.
+func (l *tlsLink) step() {
+	if _, more := l.next(); !more {
+		l.hsDone, l.next, l.stop = true, nil, nil
+	}
+}
+
+// pending reports output the socket has not taken.
+func (l *tlsLink) pending() bool { return l.wpos < len(l.out) }
+
+// flush writes the pending output; EAGAIN means wait for EPOLLOUT.
+func (l *tlsLink) flush() syscall.Errno {
+	for l.wpos < len(l.out) {
+		n, errno := rawWrite(l.s.fd, l.out[l.wpos:])
+		switch errno {
+		case 0:
+			l.wpos += n
+		case unix.EINTR:
+		default:
+			return errno
+		}
+	}
+	l.out, l.wpos = l.out[:0], 0
+	return 0
+}
+
+// close ends the connection's TLS session: a handshake in progress is
+// stopped; after one, close_notify is sent as ab's SSL_shutdown does (one
+// try: the socket is closed next).
+func (l *tlsLink) close() {
+	if !l.started {
+		return
+	}
+	if l.stop != nil {
+		l.stop()
+		l.hsDone, l.next, l.stop = true, nil, nil
+		return
+	}
+	if l.hsErr == nil {
+		_ = l.tc.Close()
+	}
+}
+
+// Read reads the socket into p: the socket's bytes go straight into
+// crypto/tls's buffer. With nothing to read it yields to the loop during the
+// handshake and returns errWouldBlock after it.
+func (l *tlsLink) Read(p []byte) (int, error) {
+	for {
+		if l.s.readable && *l.budget > 0 {
+			n, errno := rawRead(l.s.fd, p)
+			switch {
+			case errno == 0 && n > 0:
+				if n < len(p) && !l.s.hup {
+					l.s.readable = false
+				}
+				*l.budget -= n
+				return n, nil
+			case errno == 0:
+				return 0, io.EOF
+			case errno == unix.EAGAIN:
+				l.s.readable = false
+			case errno == unix.EINTR:
+				continue
+			default:
+				return 0, os.NewSyscallError("read", errno)
+			}
+		}
+		if l.yield == nil {
+			return 0, errWouldBlock
+		}
+		if !l.yield(struct{}{}) {
+			return 0, errLinkStopped
+		}
+	}
+}
+
+// Write sends p, keeping what the socket does not take (all of it during
+// the handshake, whose writes the loop makes). Only a socket error fails it.
+func (l *tlsLink) Write(p []byte) (int, error) {
+	n := len(p)
+	if l.yield == nil && !l.pending() {
+		for len(p) > 0 {
+			w, errno := rawWrite(l.s.fd, p)
+			if errno == unix.EINTR {
+				continue
+			}
+			if errno == unix.EAGAIN {
+				break
+			}
+			if errno != 0 {
+				return n - len(p), os.NewSyscallError("write", errno)
+			}
+			p = p[w:]
+		}
+	}
+	l.out = append(l.out, p...)
+	return n, nil
+}
+
+// Close is the tls.Conn's; the loop closes the socket itself.
+func (l *tlsLink) Close() error { return nil }
+
+func (l *tlsLink) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (l *tlsLink) RemoteAddr() net.Addr             { return l.remote }
+func (l *tlsLink) SetDeadline(time.Time) error      { return nil }
+func (l *tlsLink) SetReadDeadline(time.Time) error  { return nil }
+func (l *tlsLink) SetWriteDeadline(time.Time) error { return nil }
