@@ -707,15 +707,20 @@ func (lp *epLoop) sendTLS(c *epConn) bool {
 
 // readTLS reads the response's plaintext; (0, nil) means nothing more for now.
 func (lp *epLoop) readTLS(c *epConn, p []byte) (int, error) {
-	n, err := c.tls.tc.Read(p)
+	l := c.tls
+	n, err := l.tc.Read(p)
 	if n > 0 {
-		c.tlsMore = true
+		// A Read that returns data has decoded at least one record;
+		// crypto/tls keeps the rest of a record larger than p.
+		l.consumed++
+		c.tlsMore = n == len(p) || l.mayHoldRecord()
 		c.lastRead = lp.now
 		lp.t.TotalRead += int64(n)
 		return n, nil // an error with the data (close_notify) comes again on the next Read
 	}
 	c.tlsMore = false
 	if err == errWouldBlock {
+		l.consumed = l.handed // it decoded every complete record before asking for more
 		return 0, nil
 	}
 	return 0, err

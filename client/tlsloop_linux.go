@@ -68,9 +68,20 @@ type tlsLink struct {
 
 	// The handshake's coroutine: next resumes it, yield hands control back,
 	// stop ends it; hsErr is its result once hsDone.
-	next    func() (struct{}, bool)
-	stop    func()
-	yield   func(struct{}) bool
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	// The raw stream's record framing, so that the loop knows when
+	// crypto/tls cannot hold a complete record it has not decoded (every
+	// Read that reaches the socket costs crypto/tls an allocation):
+	// handed counts the complete records read, consumed a lower bound of
+	// those crypto/tls has decoded; recLeft is what the current record
+	// still lacks, hdr the header bytes of the next one seen so far.
+	handed, consumed int64
+	recLeft          int
+	hdr              int
+	recHi            byte
+
 	started bool // start has run
 	hsDone  bool
 	hsErr   error
@@ -152,6 +163,7 @@ func (l *tlsLink) Read(p []byte) (int, error) {
 					l.s.readable = false
 				}
 				*l.budget -= n
+				l.frame(p[:n])
 				return n, nil
 			case errno == 0:
 				return 0, io.EOF
@@ -203,3 +215,33 @@ func (l *tlsLink) RemoteAddr() net.Addr             { return l.remote }
 func (l *tlsLink) SetDeadline(time.Time) error      { return nil }
 func (l *tlsLink) SetReadDeadline(time.Time) error  { return nil }
 func (l *tlsLink) SetWriteDeadline(time.Time) error { return nil }
+
+// frame follows the record framing through raw bytes handed to crypto/tls.
+func (l *tlsLink) frame(b []byte) {
+	for len(b) > 0 {
+		if l.recLeft > 0 {
+			k := min(l.recLeft, len(b))
+			l.recLeft -= k
+			b = b[k:]
+			if l.recLeft == 0 {
+				l.handed++
+			}
+			continue
+		}
+		switch l.hdr {
+		case 3:
+			l.recHi = b[0]
+		case 4:
+			l.recLeft = int(l.recHi)<<8 | int(b[0])
+			if l.recLeft == 0 {
+				l.handed++
+			}
+		}
+		l.hdr = (l.hdr + 1) % 5
+		b = b[1:]
+	}
+}
+
+// mayHoldRecord reports whether crypto/tls may hold a complete record it
+// has not decoded.
+func (l *tlsLink) mayHoldRecord() bool { return l.consumed < l.handed }
