@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,6 +23,8 @@ import (
 	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
+
+	"gab/internal/testtool"
 )
 
 func TestSplitSweepArgs(t *testing.T) {
@@ -108,13 +109,7 @@ func sizeServer(t *testing.T) (url string, hits, bodyBytes *atomic.Int64) {
 
 // closedPort is a loopback address where nothing listens.
 func closedPort(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
+	return "127.0.0.1:" + strconv.Itoa(testtool.ClosedPort(t))
 }
 
 // TestSweepTwoTargets sweeps two local servers and a dead one over two sizes

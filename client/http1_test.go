@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // checkGoroutines fails the test if goroutines started during it are still
@@ -388,16 +390,8 @@ func TestHTTP1ResetIsFatalWithoutR(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close() // freeing the port is the point
-	return port
-}
+// closedPort returns a loopback port on which a connect is refused.
+func closedPort(t *testing.T) int { return testtool.ClosedPort(t) }
 
 func TestHTTP1Refused(t *testing.T) {
 	checkGoroutines(t)
