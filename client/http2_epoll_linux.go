@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"golang.org/x/net/http2"
@@ -26,16 +27,18 @@ import (
 // the budget of the rule for loops that read from a peer: at most
 // h2ReadBudget bytes from one connection per turn (a connection with more to
 // read waits on lp.pending, and the next wait does not sleep), the stop flag
-// checked at every frame, and at most h2MaxOutput bytes of output queued. TLS, request
-// bodies (flow control), --request-timeout, --rate, -v ≥ 2 and whatever
-// epollLoops refuses take the goroutine path.
+// checked at every frame, and at most h2MaxOutput bytes of output queued.
+// h2 over TLS runs here too, through a tlsLink per connection
+// (tlsloop_linux.go), as HTTP/1 does. Request bodies (flow control),
+// --request-timeout, --rate, -v ≥ 2 and whatever epollLoops refuses take the
+// goroutine path.
 
 // h2EpollLoopsStarted counts h2c event loops started, so tests can tell which path ran.
 var h2EpollLoopsStarted atomic.Int64
 
 // h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
 func h2EpollLoops(h *h2Transport) int {
-	if h.tlsConfig != nil || h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize {
+	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize {
 		return 0
 	}
 	return epollLoops(h.cfg, h.d)
@@ -90,6 +93,13 @@ type h2eConn struct {
 	cur         *h2eSlot // slot whose header block is being decoded (nil: none)
 	connUnacked uint32
 	pending     bool // listed in lp.pending: the socket may hold more than the last turn read
+
+	// h2 over TLS (nil for h2c): as epConn's tls, tlsMore and obuf; budget
+	// is what the connection may still read this turn.
+	tls     *tlsLink
+	tlsMore bool
+	budget  int
+	obuf    []byte
 }
 
 // h2eSource feeds the Framer one complete frame from the read buffer.
@@ -172,7 +182,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 			if !c.take(ev) {
 				continue
 			}
-			if c.connecting || (ev.Events&unix.EPOLLOUT != 0 && len(c.out) > 0) {
+			if c.connecting || (ev.Events&unix.EPOLLOUT != 0 && (len(c.out) > 0 || c.tls != nil && c.tls.pending())) {
 				lp.write(c) // the connect's outcome, or room for what waited
 			}
 			if c.fd >= 0 && c.readable {
@@ -309,6 +319,10 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 	c.connUnacked, c.cur = 0, nil
 	c.heads = newH2HeadDecoder(lp.r, false) // a new connection starts a new table
 	c.newFramer()                           // nor may the old one's unfinished header block carry over
+	if conf := lp.h.tlsConfig; conf != nil {
+		// The preface and requests below wait in c.out for the handshake.
+		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
+	}
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
 	_ = c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
@@ -351,6 +365,10 @@ func (lp *h2Loop) flush() {
 
 // write writes c.out; what the socket does not take waits for EPOLLOUT.
 func (lp *h2Loop) write(c *h2eConn) {
+	if c.tls != nil {
+		lp.writeTLS(c)
+		return
+	}
 	for len(c.out) > 0 {
 		var before int64
 		if c.connecting {
@@ -385,6 +403,11 @@ func (lp *h2Loop) write(c *h2eConn) {
 		}
 		c.out = c.out[:copy(c.out, c.out[n:])]
 	}
+	lp.written(c)
+}
+
+// written stamps the requests whose frames are all written.
+func (lp *h2Loop) written(c *h2eConn) {
 	if len(c.unflushed) > 0 {
 		now := lp.tick()
 		for i, st := range c.unflushed {
@@ -421,6 +444,10 @@ func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
 // read reads and decodes what c's socket holds, up to h2ReadBudget bytes:
 // a connection with more waits on lp.pending for the next turn.
 func (lp *h2Loop) read(c *h2eConn) {
+	if c.tls != nil {
+		lp.readTLS(c)
+		return
+	}
 	for budget := h2ReadBudget; c.readable && c.fd >= 0; {
 		if budget <= 0 || lp.stopped {
 			if !c.pending && !lp.stopped {
@@ -649,7 +676,11 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 	}
 	if code, ok := h2GoAwayCode(err); ok && c.sawSettings && c.fd >= 0 {
 		_ = c.fr.WriteGoAway(0, code, nil)
-		_, _ = rawWrite(c.fd, c.out) // one try: the connection is closed next
+		if c.tls != nil {
+			_, _ = c.tls.tc.Write(c.out) // one try: the connection is closed next
+		} else {
+			_, _ = rawWrite(c.fd, c.out) // one try: the connection is closed next
+		}
 	}
 	lp.closeConn(c)
 	if !lp.stopped {
@@ -659,6 +690,11 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 
 // closeConn closes c's socket (which also leaves the epoll set).
 func (lp *h2Loop) closeConn(c *h2eConn) {
+	if c.tls != nil {
+		c.tls.close()
+		c.obuf = c.tls.out[:0]
+		c.tls, c.tlsMore = nil, false
+	}
 	lp.closeSock(&c.epSock)
 	c.connecting, c.opener = false, nil
 	clear(c.streams)
@@ -674,4 +710,188 @@ func (lp *h2Loop) shutdown() {
 		lp.closeConn(&lp.conns[i])
 	}
 	lp.close()
+}
+
+// writeTLS is write for h2 over TLS: the connect's outcome starts the
+// handshake, whose output goes first; after it c.out goes through
+// crypto/tls, and what the socket does not take waits in the link (c.out
+// then grows up to h2MaxOutput, as on h2c).
+func (lp *h2Loop) writeTLS(c *h2eConn) {
+	l := c.tls
+	if c.connecting {
+		// A zero-length write tells whether the connect is done.
+		before := lp.tick()
+		_, errno := rawWrite(c.fd, nil)
+		switch errno {
+		case 0:
+		case unix.EAGAIN, unix.EINTR:
+			return // EPOLLOUT (always registered) says when
+		default:
+			lp.connectFailed(c, os.NewSyscallError("connect", errno))
+			return
+		}
+		c.connecting = false
+		lp.d.markWorked()
+		if st := c.opener; st != nil && st.opened {
+			st.o.TCPDone = before
+		}
+		l.start()
+		if l.hsDone { // failed before it needed the server
+			lp.tlsFailed(c, l.hsErr)
+			return
+		}
+	}
+	if !lp.flushTLS(c) || !l.hsDone {
+		return
+	}
+	if len(c.out) > 0 {
+		_, err := l.tc.Write(c.out)
+		c.out = c.out[:0]
+		if err != nil {
+			lp.lost(c, err)
+			return
+		}
+		if !lp.flushTLS(c) {
+			return
+		}
+	}
+	lp.written(c)
+}
+
+// flushTLS writes what the link holds; false if some is left (or the
+// connection failed).
+func (lp *h2Loop) flushTLS(c *h2eConn) bool {
+	l := c.tls
+	if !l.pending() {
+		return true
+	}
+	switch errno := l.flush(); errno {
+	case 0:
+		return true
+	case unix.EAGAIN:
+		if len(c.out) >= h2MaxOutput {
+			lp.lost(c, errOutputStuck)
+		}
+	default:
+		err := os.NewSyscallError("write", errno)
+		if !l.hsDone {
+			lp.tlsFailed(c, err)
+		} else {
+			lp.lost(c, err)
+		}
+	}
+	return false
+}
+
+// readTLS is read for h2 over TLS: it moves the handshake on, then reads
+// plaintext into c.in through crypto/tls (see epLoop.readTLS for tlsMore).
+func (lp *h2Loop) readTLS(c *h2eConn) {
+	l := c.tls
+	c.budget = h2ReadBudget
+	if !l.hsDone {
+		if !l.started {
+			return // the connect's outcome comes first (write)
+		}
+		for !l.hsDone && c.readable && c.budget > 0 {
+			l.step()
+		}
+		if !l.hsDone {
+			lp.flushTLS(c)
+			lp.queueTLS(c)
+			return
+		}
+		if !lp.handshaken(c) {
+			return
+		}
+		lp.write(c) // the handshake's last flight, the preface and the requests
+		if c.fd < 0 {
+			return
+		}
+	}
+	for (c.readable && c.budget > 0 || c.tlsMore) && c.fd >= 0 && !lp.stopped {
+		if c.pos > 0 && c.pos == c.have {
+			c.pos, c.have = 0, 0
+		} else if c.have == len(c.in) {
+			c.have = copy(c.in, c.in[c.pos:c.have])
+			c.pos = 0
+		}
+		p := c.in[c.have:]
+		n, err := l.tc.Read(p)
+		if n > 0 {
+			l.consumed++
+			c.tlsMore = n == len(p) || l.mayHoldRecord()
+			c.have += n
+			if err := lp.decode(c); err != nil {
+				lp.lost(c, err)
+				return
+			}
+			continue
+		}
+		c.tlsMore = false
+		if err != errWouldBlock {
+			lp.lost(c, err)
+			return
+		}
+		l.consumed = l.handed
+	}
+	lp.queueTLS(c)
+	lp.issue(c)
+}
+
+// queueTLS lists c in lp.pending when its budget ran out with input left.
+func (lp *h2Loop) queueTLS(c *h2eConn) {
+	if c.fd >= 0 && c.readable && c.budget <= 0 && !c.pending && !lp.stopped {
+		c.pending = true
+		lp.pending = append(lp.pending, c)
+	}
+}
+
+// handshaken finishes c's handshake: ALPN must have chosen h2 (otherwise
+// the run ends, as on the goroutine path). False if c failed.
+func (lp *h2Loop) handshaken(c *h2eConn) bool {
+	l := c.tls
+	if l.hsErr != nil {
+		lp.tlsFailed(c, l.hsErr)
+		return false
+	}
+	if p := l.tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		if p == "" {
+			p = "none"
+		}
+		lp.r.stop(EndFatal, errNotH2("ALPN offered h2, the server chose "+p))
+		lp.connectFailed(c, errors.New("server does not speak HTTP/2"))
+		return false
+	}
+	now := lp.tick()
+	touchAt(lp.t, now)
+	lp.r.tlsDone(l.tc)
+	if st := c.opener; st != nil && st.opened {
+		st.o.Connect = now
+	}
+	c.opener = nil
+	c.tlsMore = true // records past the handshake may be buffered
+	return true
+}
+
+// tlsFailed ends a connection whose handshake failed: its opener's request
+// fails as on the goroutine path (failOpen), the others wait for the next
+// connection.
+func (lp *h2Loop) tlsFailed(c *h2eConn, err error) {
+	lp.r.tlsFailed(err)
+	if strings.Contains(err.Error(), "no application protocol") {
+		lp.r.stop(EndFatal, errNotH2("ALPN: "+err.Error()))
+	}
+	opener := c.opener
+	for i := range c.slots {
+		if st := &c.slots[i]; st.state == h2eOpen {
+			st.state = h2eWaiting // never sent
+		}
+	}
+	lp.closeConn(c)
+	if opener != nil && opener.state == h2eWaiting {
+		lp.openFailed(opener, err)
+	}
+	if !lp.stopped {
+		lp.issue(c)
+	}
 }

@@ -87,7 +87,7 @@ func TestHTTP2PathSelection(t *testing.T) {
 		fast   bool
 	}{
 		{"h2c", func(*Config) {}, true},
-		{"h2 (TLS)", func(c *Config) { c.Target.TLS = true }, false},
+		{"h2 (TLS)", func(c *Config) { c.Target.TLS = true }, true},
 		{"request body", func(c *Config) { c.Spec.HasBody, c.Spec.Body = true, []byte("x") }, false},
 		{"--request-timeout", func(c *Config) { c.RequestTimeout = time.Second }, false},
 		{"--rate", func(c *Config) { c.Rate = 100 }, false},
