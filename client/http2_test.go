@@ -481,7 +481,16 @@ func (s *rawH2Server) serve(c net.Conn) {
 				return
 			}
 			if s.closeAfter > 0 && answeredHere == s.closeAfter {
-				return // an abrupt close: streams still open were never answered
+				// An abrupt close without GOAWAY: streams still open are
+				// never answered. The socket's write side closes first and
+				// what the client sent is read to its end, so that no RST
+				// (which would drop answers not yet read) ends it.
+				if tc, ok := c.(interface{ CloseWrite() error }); ok {
+					_ = tc.CloseWrite()
+					_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+					_, _ = io.Copy(io.Discard, c)
+				}
+				return
 			}
 			if s.goawayAfter > 0 && answeredHere == s.goawayAfter {
 				goneAway = true
