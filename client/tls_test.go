@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -68,103 +70,113 @@ func tlsConfigFor(port, n int, ka bool, o TLSOptions) Config {
 }
 
 func TestTLSRunFillsInfo(t *testing.T) {
-	checkGoroutines(t)
-	srv := newTLSTestServer(t, nil)
-	ev := &h1Events{}
-	cfg := tlsConfigFor(srv.port(), 5, false, TLSOptions{ServerName: "example.test"})
-	cfg.Events, cfg.Verbosity = ev, 2
-	res, err := h1Run(t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCounts(t, res, 5, Failures{})
-	if res.DocLength != 100 || res.BodyRead != 500 {
-		t.Errorf("doclen %d body %d", res.DocLength, res.BodyRead)
-	}
-	info := res.TLS
-	if info == nil {
-		t.Fatal("no TLS info")
-	}
-	wantBits := PublicKeyBits(srv.Certificate().PublicKey)
-	if info.Protocol != "TLSv1.3" || !strings.HasPrefix(info.Cipher, "TLS_") || info.PeerKeyBits != wantBits || wantBits == 0 ||
-		(info.CipherBits != 128 && info.CipherBits != 256) || info.TempKey != "X25519 253 bits" || info.ServerName != "example.test" {
-		t.Errorf("TLS info %+v (peer key bits want %d)", *info, wantBits)
-	}
-	if got := srv.snis(); len(got) != 5 || got[0] != "example.test" {
-		t.Errorf("server saw SNI %q", got)
-	}
-	if ev.tlsOK.Load() != 5 {
-		t.Errorf("handshake events %d", ev.tlsOK.Load())
-	}
+	tlsPaths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newTLSTestServer(t, nil)
+		ev := &h1Events{}
+		cfg := tlsConfigFor(srv.port(), 5, false, TLSOptions{ServerName: "example.test"})
+		cfg.Events, cfg.Verbosity = ev, 2
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, 5, Failures{})
+		if res.DocLength != 100 || res.BodyRead != 500 {
+			t.Errorf("doclen %d body %d", res.DocLength, res.BodyRead)
+		}
+		info := res.TLS
+		if info == nil {
+			t.Fatal("no TLS info")
+		}
+		wantBits := PublicKeyBits(srv.Certificate().PublicKey)
+		if info.Protocol != "TLSv1.3" || !strings.HasPrefix(info.Cipher, "TLS_") || info.PeerKeyBits != wantBits || wantBits == 0 ||
+			(info.CipherBits != 128 && info.CipherBits != 256) || info.TempKey != "X25519 253 bits" || info.ServerName != "example.test" {
+			t.Errorf("TLS info %+v (peer key bits want %d)", *info, wantBits)
+		}
+		if got := srv.snis(); len(got) != 5 || got[0] != "example.test" {
+			t.Errorf("server saw SNI %q", got)
+		}
+		if ev.tlsOK.Load() != 5 {
+			t.Errorf("handshake events %d", ev.tlsOK.Load())
+		}
+	})
 }
 
 func TestTLSKeepAliveHandshakesOnce(t *testing.T) {
-	checkGoroutines(t)
-	srv := newTLSTestServer(t, nil)
-	res, err := h1Run(t, tlsConfigFor(srv.port(), 20, true, TLSOptions{ServerName: "127.0.0.1"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCounts(t, res, 20, Failures{})
-	if res.KeepAlive != 20 || len(srv.snis()) != 1 {
-		t.Errorf("keepalive %d handshakes %d", res.KeepAlive, len(srv.snis()))
-	}
-	if got := srv.snis()[0]; got != "" || res.TLS.ServerName != "" {
-		t.Errorf("an IP address must not be sent as SNI: %q %q", got, res.TLS.ServerName)
-	}
+	tlsPaths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newTLSTestServer(t, nil)
+		res, err := h1Run(t, tlsConfigFor(srv.port(), 20, true, TLSOptions{ServerName: "127.0.0.1"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, 20, Failures{})
+		if res.KeepAlive != 20 || len(srv.snis()) != 1 {
+			t.Errorf("keepalive %d handshakes %d", res.KeepAlive, len(srv.snis()))
+		}
+		if got := srv.snis()[0]; got != "" || res.TLS.ServerName != "" {
+			t.Errorf("an IP address must not be sent as SNI: %q %q", got, res.TLS.ServerName)
+		}
+	})
 }
 
 func TestTLS12WithCipher(t *testing.T) {
-	checkGoroutines(t)
-	srv := newTLSTestServer(t, nil)
-	res, err := h1Run(t, tlsConfigFor(srv.port(), 2, false,
-		TLSOptions{Protocol: "TLS1.2", Ciphers: "ECDHE-RSA-AES256-GCM-SHA384", ServerName: "localhost", NoSNI: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := res.TLS
-	if info.Protocol != "TLSv1.2" || info.Cipher != "ECDHE-RSA-AES256-GCM-SHA384" || info.CipherBits != 256 || info.ServerName != "" {
-		t.Errorf("TLS info %+v", *info)
-	}
-	if got := srv.snis(); got[0] != "" {
-		t.Errorf("-I must send no SNI, server saw %q", got[0])
-	}
+	tlsPaths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newTLSTestServer(t, nil)
+		res, err := h1Run(t, tlsConfigFor(srv.port(), 2, false,
+			TLSOptions{Protocol: "TLS1.2", Ciphers: "ECDHE-RSA-AES256-GCM-SHA384", ServerName: "localhost", NoSNI: true}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := res.TLS
+		if info.Protocol != "TLSv1.2" || info.Cipher != "ECDHE-RSA-AES256-GCM-SHA384" || info.CipherBits != 256 || info.ServerName != "" {
+			t.Errorf("TLS info %+v", *info)
+		}
+		if got := srv.snis(); got[0] != "" {
+			t.Errorf("-I must send no SNI, server saw %q", got[0])
+		}
+	})
 }
 
 // A handshake failure (https against a plain port) is a connect failure, retried
 // until ab's abort, each one reported.
 func TestTLSHandshakeFailure(t *testing.T) {
-	checkGoroutines(t)
-	srv := newFaultServer(t, func(fc *faultConn) {
-		fc.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+	tlsPaths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newFaultServer(t, func(fc *faultConn) {
+			fc.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+		})
+		ev := &h1Events{}
+		cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
+		cfg.Events = ev
+		res, err := h1Run(t, cfg)
+		var fe *FatalError
+		if !errors.As(err, &fe) || fe.Exit != 1 || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
+			t.Fatalf("err = %#v", err)
+		}
+		if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 {
+			t.Errorf("failure events %d complete %d failed %+v", ev.tlsFailed.Load(), res.Complete, res.Failed)
+		}
 	})
-	ev := &h1Events{}
-	cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
-	cfg.Events = ev
-	res, err := h1Run(t, cfg)
-	var fe *FatalError
-	if !errors.As(err, &fe) || fe.Exit != 1 || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
-		t.Fatalf("err = %#v", err)
-	}
-	if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 {
-		t.Errorf("failure events %d complete %d failed %+v", ev.tlsFailed.Load(), res.Complete, res.Failed)
-	}
 }
 
 func TestTLSVerify(t *testing.T) {
-	checkGoroutines(t)
-	srv := newTLSTestServer(t, nil)
-	cfg := tlsConfigFor(srv.port(), 1, false, TLSOptions{Verify: true, ServerName: "example.com"})
-	ev := &h1Events{}
-	cfg.Events = ev
-	if _, err := h1Run(t, cfg); err == nil || ev.tlsFailed.Load() == 0 {
-		t.Fatalf("an unknown authority must fail with --verify-tls: err %v, failures %d", err, ev.tlsFailed.Load())
-	}
-	// ab's default: never verify.
-	cfg = tlsConfigFor(srv.port(), 1, false, TLSOptions{ServerName: "example.com"})
-	if _, err := h1Run(t, cfg); err != nil {
-		t.Fatal(err)
-	}
+	tlsPaths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newTLSTestServer(t, nil)
+		cfg := tlsConfigFor(srv.port(), 1, false, TLSOptions{Verify: true, ServerName: "example.com"})
+		ev := &h1Events{}
+		cfg.Events = ev
+		if _, err := h1Run(t, cfg); err == nil || ev.tlsFailed.Load() == 0 {
+			t.Fatalf("an unknown authority must fail with --verify-tls: err %v, failures %d", err, ev.tlsFailed.Load())
+		}
+		// ab's default: never verify.
+		cfg = tlsConfigFor(srv.port(), 1, false, TLSOptions{ServerName: "example.com"})
+		if _, err := h1Run(t, cfg); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 func TestBuildTLSConfig(t *testing.T) {
@@ -307,12 +319,26 @@ func TestClientCertificate(t *testing.T) {
 		}
 	}
 	// The certificate is presented to a server that demands one.
-	srv := newTLSTestServer(t, func(c *tls.Config) { c.ClientAuth = tls.RequireAnyClientCert })
-	res, err := h1Run(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{CertFile: good}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCounts(t, res, 2, Failures{})
+	tlsPaths(t, func(t *testing.T) {
+		var presented atomic.Int64
+		srv := newTLSTestServer(t, func(c *tls.Config) {
+			c.ClientAuth = tls.RequireAnyClientCert
+			c.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+				if len(raw) == 1 && bytes.Equal(raw[0], cert.Bytes) {
+					presented.Add(1)
+				}
+				return nil
+			}
+		})
+		res, err := h1Run(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{CertFile: good}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, 2, Failures{})
+		if presented.Load() != 2 {
+			t.Errorf("the server saw the -E certificate on %d of 2 connections", presented.Load())
+		}
+	})
 }
 
 func TestCipherSuiteInOpenSSLTerms(t *testing.T) {
@@ -343,9 +369,6 @@ func TestCipherSuiteInOpenSSLTerms(t *testing.T) {
 		}
 	}
 }
-
-// A server's head can carry terminal commands (clear screen, an OSC 52
-// clipboard write); -v 2 and -v 4 show them escaped, keeping tab, CR and LF.
 
 // newTLSFaultServer is a faultServer behind crypto/tls (tlsServerConfig's
 // certificate); tweak, when not nil, adjusts the server's configuration.
@@ -402,11 +425,10 @@ func (rs *resumptions) count() (conns, resumed int) {
 // TLS 1.2 sessions. With -c 2 the first two connections may both be full.
 func TestTLSResume(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
-		for _, path := range []string{"epoll", "go"} {
-			for _, resume := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/resume=%v", TLSVersionName(v), path, resume), func(t *testing.T) {
+		for _, resume := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/resume=%v", TLSVersionName(v), resume), func(t *testing.T) {
+				tlsPaths(t, func(t *testing.T) {
 					checkGoroutines(t)
-					usePath(t, path)
 					rs := &resumptions{}
 					srv := newTLSFaultServer(t, tlsMaxVersion(v), rs.script)
 					cfg := tlsConfigFor(srv.port(), 20, false, TLSOptions{Resume: resume})
@@ -429,7 +451,7 @@ func TestTLSResume(t *testing.T) {
 						t.Errorf("only %d of 20 connections resumed with --tls-resume", resumed)
 					}
 				})
-			}
+			})
 		}
 	}
 }
