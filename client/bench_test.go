@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -124,15 +125,24 @@ func BenchmarkKeepAlive100B(b *testing.B) {
 // BenchmarkKeepAliveTLS100B is the fast path over TLS (one handshake per connection).
 func BenchmarkKeepAliveTLS100B(b *testing.B) { benchmarkRunTLS(b, true, 1, true) }
 
-// tlsServerConfig serves a throwaway self-signed ECDSA P-256 certificate.
+// tlsServerConfig serves a throwaway self-signed ECDSA P-256 certificate,
+// made once per test binary.
 func tlsServerConfig(tb testing.TB) *tls.Config {
-	cert, key, _ := selfSigned(tb)
-	pair, err := tls.X509KeyPair(pem.EncodeToMemory(cert), pem.EncodeToMemory(key))
-	if err != nil {
-		tb.Fatal(err)
+	serverPairOnce.Do(func() {
+		cert, key, _ := selfSigned(tb)
+		serverPair, serverPairErr = tls.X509KeyPair(pem.EncodeToMemory(cert), pem.EncodeToMemory(key))
+	})
+	if serverPairErr != nil {
+		tb.Fatal(serverPairErr)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{pair}}
+	return &tls.Config{Certificates: []tls.Certificate{serverPair}}
 }
+
+var (
+	serverPairOnce sync.Once
+	serverPair     tls.Certificate
+	serverPairErr  error
+)
 
 // BenchmarkNoKeepAlive is ab's default: a connection per request.
 func BenchmarkNoKeepAlive(b *testing.B) {
