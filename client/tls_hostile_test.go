@@ -1,0 +1,271 @@
+package client
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Hostile TLS servers, on both paths: a handshake a peer can stall, garble,
+// cut or trickle, and a peer that floods once the handshake is done. Each run
+// ends by itself within a bound, its failures counted in the right class,
+// nothing left running and the heap bounded (the rule of docs/DESIGN.md,
+// "Reading from a peer").
+
+// readHello reads what the client sent first (its ClientHello); false when
+// the client closed instead.
+func readHello(fc *faultConn) bool {
+	buf := make([]byte, 4096)
+	n, err := fc.br.Read(buf)
+	return n > 0 && err == nil
+}
+
+// relayTo is a script that connects each connection to 127.0.0.1:backend,
+// forwards the client's bytes as they come and the backend's through relay,
+// which returns when it is done with the connection.
+func relayTo(backend int, relay func(fc *faultConn, from net.Conn)) func(fc *faultConn) {
+	return func(fc *faultConn) {
+		up, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(backend))
+		if err != nil {
+			return
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = io.Copy(up, fc.br)
+			_ = up.Close()
+		}()
+		relay(fc, up)
+		_ = up.Close()
+		_ = fc.Conn.Close()
+		<-done
+	}
+}
+
+// trickleFrom forwards from's bytes one byte per write, gap apart.
+func trickleFrom(gap time.Duration) func(fc *faultConn, from net.Conn) {
+	return func(fc *faultConn, from net.Conn) {
+		buf := make([]byte, 16<<10)
+		for {
+			n, err := from.Read(buf)
+			fc.trickle(string(buf[:n]), gap)
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// cutAfter forwards the first k bytes of from, then returns (and the
+// connection is closed).
+func cutAfter(k int64) func(fc *faultConn, from net.Conn) {
+	return func(fc *faultConn, from net.Conn) { _, _ = io.CopyN(fc.Conn, from, k) }
+}
+
+// The server accepts and never answers the ClientHello, or stops inside its
+// first record: -s ends the run with ab's timeout error, -t on time.
+func TestTLSHostileSilentServer(t *testing.T) {
+	scripts := map[string]func(fc *faultConn){
+		"never answers": stallForever,
+		"stops inside a record": func(fc *faultConn) {
+			if readHello(fc) {
+				fc.write("\x16\x03\x03\x03\xe8\x02\x00") // a handshake record of 1000 bytes, 2 sent
+				fc.waitClosed()
+			}
+		},
+	}
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			tlsPaths(t, func(t *testing.T) {
+				checkGoroutines(t)
+				checkEngineLeaks(t)
+				srv := newFaultServer(t, script)
+				cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
+				cfg.Timeout = 400 * time.Millisecond
+				res, err := runTimed(t, cfg, 1200*time.Millisecond)
+				wantFatal(t, err, 119, timeoutMessage)
+				if res.Complete != 0 || res.Ending != EndFatal {
+					t.Errorf("-s: complete %d ending %v", res.Complete, res.Ending)
+				}
+
+				cfg = tlsConfigFor(srv.port(), 50000, false, TLSOptions{})
+				cfg.Concurrency = 3
+				cfg.TimeLimit = 400 * time.Millisecond
+				res, err = runTimed(t, cfg, 1200*time.Millisecond)
+				if err != nil {
+					t.Fatalf("-t: %v", err)
+				}
+				if res.Ending != EndTimeLimit || res.Complete != 0 || res.Elapsed < 400*time.Millisecond {
+					t.Errorf("-t: ending %v complete %d failed %+v elapsed %v", res.Ending, res.Complete, res.Failed, res.Elapsed)
+				}
+			})
+		})
+	}
+}
+
+// A handshake that fails (the answer is not TLS, a record too large, the
+// server closes or resets mid-handshake) is a connect failure, reported and
+// retried until ab's abort after 10 failures, as TestTLSHandshakeFailure; the
+// exit status is 1, or the errno of a network error (104 for a reset).
+func TestTLSHostileHandshakeFailures(t *testing.T) {
+	backend := newTLSFaultServer(t, nil, answerOnce(respond100(false)))
+	scripts := map[string]func(fc *faultConn){
+		"binary garbage": func(fc *faultConn) {
+			if readHello(fc) {
+				fc.write("\x00\xff\x13\x37garbage\r\n\x80\x81\x82\x83\x84\x85\x86\x87")
+				fc.waitClosed()
+			}
+		},
+		"oversized record": func(fc *faultConn) {
+			if readHello(fc) {
+				fc.write("\x16\x03\x03\xff\xff" + strings.Repeat("\x00", 1024))
+				fc.waitClosed()
+			}
+		},
+		"alert": func(fc *faultConn) {
+			if readHello(fc) {
+				fc.write("\x15\x03\x03\x00\x02\x02\x28") // fatal handshake_failure
+				fc.waitClosed()
+			}
+		},
+		"close after the ClientHello": func(fc *faultConn) { readHello(fc) },
+		"reset after the ClientHello": func(fc *faultConn) {
+			if readHello(fc) {
+				fc.reset()
+			}
+		},
+		"close inside the server's first flight": relayTo(backend.port(), cutAfter(100)),
+	}
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			tlsPaths(t, func(t *testing.T) {
+				checkGoroutines(t)
+				checkEngineLeaks(t)
+				srv := newFaultServer(t, script)
+				ev := &h1Events{}
+				cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
+				cfg.Events = ev
+				res, err := runTimed(t, cfg, 3*time.Second)
+				var fe *FatalError
+				exit := 1
+				if strings.HasPrefix(name, "reset") {
+					exit = 104 // ECONNRESET, as ab exits with apr's status
+				}
+				if !errors.As(err, &fe) || fe.Exit != exit || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
+					t.Fatalf("err = %#v", err)
+				}
+				if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 || srv.accepted.Load() != 12 {
+					t.Errorf("failure events %d complete %d failed %+v conns %d; want 12 0 11 connect 12",
+						ev.tlsFailed.Load(), res.Complete, res.Failed, srv.accepted.Load())
+				}
+			})
+		})
+	}
+}
+
+// A valid server's bytes arrive one per write (through a relay): the
+// handshake and the response complete, exactly; with a gap between bytes the
+// handshake takes seconds and -t ends the run on time.
+func TestTLSHostileTrickledHandshake(t *testing.T) {
+	r := respond100(false)
+	backend := newTLSFaultServer(t, nil, answerOnce(r))
+	t.Run("byte by byte", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(0)))
+			res, err := runTimed(t, tlsConfigFor(srv.port(), 3, false, TLSOptions{}), 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCounts(t, res, 3, Failures{})
+			if res.DocLength != 100 || res.TotalRead != int64(3*len(r)) || res.TLS == nil {
+				t.Errorf("doclen %d read %d TLS %+v", res.DocLength, res.TotalRead, res.TLS)
+			}
+		})
+	})
+	t.Run("5 ms a byte", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(5*time.Millisecond)))
+			cfg := tlsConfigFor(srv.port(), 50000, false, TLSOptions{})
+			cfg.Concurrency = 2
+			cfg.TimeLimit = 400 * time.Millisecond
+			res, err := runTimed(t, cfg, 1200*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ending != EndTimeLimit || res.Complete != 0 || res.Failed.Total != 0 {
+				t.Errorf("ending %v complete %d failed %+v", res.Ending, res.Complete, res.Failed)
+			}
+		})
+	})
+}
+
+// After the handshake the server floods: a head that never ends is ab's header
+// overflow (the 12th aborts the run); a body that never ends stops at -t; a
+// stream of stray bytes instead of the close is cut at maxDrain. The heap
+// stays bounded.
+func TestTLSHostileFloods(t *testing.T) {
+	t.Run("endless head", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n", "X-Filler: "+strings.Repeat("f", 1000)+"\r\n"))
+			var res *Result
+			var err error
+			alloc := allocatedDuring(func() { res, err = runTimed(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{}), 5*time.Second) })
+			wantFatal(t, err, 1, "\nTest aborted after 10 failures\n\n\n")
+			if res.Complete != 0 || res.Non2xx != 11 || srv.accepted.Load() != 12 {
+				t.Errorf("complete %d non2xx %d conns %d; want 0 11 12", res.Complete, res.Non2xx, srv.accepted.Load())
+			}
+			if alloc > 16<<20 {
+				t.Errorf("the run allocated %d bytes", alloc)
+			}
+		})
+	})
+	t.Run("endless body", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
+			cfg := tlsConfigFor(srv.port(), 100, false, TLSOptions{})
+			cfg.Concurrency = 2
+			cfg.TimeLimit = 500 * time.Millisecond
+			cfg.Timeout = time.Second
+			res, took := runFlood(t, cfg)
+			if res.Ending != EndTimeLimit {
+				t.Errorf("ending %v, want the time limit", res.Ending)
+			}
+			if took > 1500*time.Millisecond {
+				t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
+			}
+			if res.TotalRead < 1<<20 {
+				t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
+			}
+		})
+	})
+	t.Run("stray bytes instead of the close", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", "junk"))
+			cfg := tlsConfigFor(srv.port(), 4, false, TLSOptions{})
+			cfg.Concurrency = 2
+			cfg.Timeout = 2 * time.Second
+			res, took := runFlood(t, cfg)
+			wantCounts(t, res, 4, Failures{})
+			if res.BodyRead != 8 || res.TotalRead > 4*(maxDrain+bigReadBufSize+100) {
+				t.Errorf("body %d, read %d: want 4 × 2 body bytes and at most maxDrain stray bytes per response", res.BodyRead, res.TotalRead)
+			}
+			if took > 1500*time.Millisecond {
+				t.Errorf("run took %v, want well under -s", took)
+			}
+		})
+	})
+}
