@@ -13,14 +13,18 @@ import (
 // server shares the CPU, so ns/op compares the paths only roughly; the client's
 // own CPU per request is measured against nginx with bench/bench.py.)
 
-func benchmarkPaths(b *testing.B, keepAlive bool) {
+func benchmarkPaths(b *testing.B, keepAlive, useTLS bool) {
+	onLoops := epollExpected()
+	if useTLS {
+		onLoops = tlsOnEventLoops()
+	}
 	for _, path := range []string{"epoll", "go"} {
 		for _, c := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("%s/c%d", path, c), func(b *testing.B) {
 				usePath(b, path)
 				before := epollLoopsStarted.Load()
-				benchmarkRun(b, keepAlive, c)
-				if ran := epollLoopsStarted.Load() > before; ran != (path == "epoll" && epollExpected()) {
+				benchmarkRunTLS(b, keepAlive, c, useTLS)
+				if ran := epollLoopsStarted.Load() > before; ran != (path == "epoll" && onLoops) {
 					b.Fatalf("path %s: epoll loops started: %v", path, ran)
 				}
 			})
@@ -29,7 +33,18 @@ func benchmarkPaths(b *testing.B, keepAlive bool) {
 }
 
 // BenchmarkPathsKeepAlive100B: -k, 100-byte responses.
-func BenchmarkPathsKeepAlive100B(b *testing.B) { benchmarkPaths(b, true) }
+func BenchmarkPathsKeepAlive100B(b *testing.B) { benchmarkPaths(b, true, false) }
 
 // BenchmarkPathsNoKeepAlive100B: ab's default, a connection per request.
-func BenchmarkPathsNoKeepAlive100B(b *testing.B) { benchmarkPaths(b, false) }
+func BenchmarkPathsNoKeepAlive100B(b *testing.B) { benchmarkPaths(b, false, false) }
+
+// BenchmarkTLSKeepAlive100B: -k over TLS 1.3 (a server certificate on ECDSA
+// P-256), one handshake per connection, then 100-byte responses:
+//
+//	go test -run '^$' -bench 'BenchmarkTLSKeepAlive100B' -benchmem ./client
+//
+// The server allocates nothing per request, so allocs/op is the client's:
+// crypto/tls's one allocation per response read (cryptoTLSReadAllocs) and
+// nothing of gab's own, on either path; the c handshakes amortise to 0 over a
+// large b.N (-benchtime 20000x).
+func BenchmarkTLSKeepAlive100B(b *testing.B) { benchmarkPaths(b, true, true) }
