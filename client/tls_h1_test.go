@@ -302,6 +302,9 @@ func TestTLSKeepAliveLoopDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few thousand loopback requests")
 	}
+	if raceEnabled {
+		t.Skip("crypto/tls pools its record buffers, which -race drops on purpose: run without -race")
+	}
 	srv := newBenchServerTLS(t, true, tlsServerConfig(t))
 	tlsPaths(t, func(t *testing.T) { keepAliveLoopAllocations(t, srv, true, cryptoTLSReadAllocs) })
 }
