@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -16,12 +17,70 @@ import (
 // nothing left running and the heap bounded (the rule of docs/DESIGN.md,
 // "Reading from a peer").
 
+// onBothProtocols runs fn as the subtests name and "name (--http2)", each on
+// both paths (tlsPaths, h2TLSPaths), checking for leaked goroutines.
+func onBothProtocols(t *testing.T, name string, fn func(t *testing.T, h2 bool)) {
+	for _, h2 := range []bool{false, true} {
+		sub, paths := name, tlsPaths
+		if h2 {
+			sub, paths = name+" (--http2)", h2TLSPaths
+		}
+		t.Run(sub, func(t *testing.T) {
+			paths(t, func(t *testing.T) {
+				checkGoroutines(t)
+				checkEngineLeaks(t)
+				fn(t, h2)
+			})
+		})
+	}
+}
+
+// hostileConfig is a run of n requests at concurrency c against
+// https://127.0.0.1:port/, over HTTP/1 or with --http2 (one stream).
+func hostileConfig(t *testing.T, port, n, c int, h2 bool) Config {
+	if h2 {
+		return h2TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", port), n, c, 1)
+	}
+	cfg := tlsConfigFor(port, n, false, TLSOptions{})
+	cfg.Concurrency = c
+	return cfg
+}
+
 // readHello reads what the client sent first (its ClientHello); false when
 // the client closed instead.
 func readHello(fc *faultConn) bool {
 	buf := make([]byte, 4096)
 	n, err := fc.br.Read(buf)
 	return n > 0 && err == nil
+}
+
+// binaryGarbage is an answer to a ClientHello that is not TLS.
+const binaryGarbage = "\x00\xff\x13\x37garbage\r\n\x80\x81\x82\x83\x84\x85\x86\x87"
+
+// helloThen is a script that reads the ClientHello, answers answer and waits
+// for the client to close.
+func helloThen(answer string) func(fc *faultConn) {
+	return func(fc *faultConn) {
+		if readHello(fc) {
+			fc.write(answer)
+			fc.waitClosed()
+		}
+	}
+}
+
+// wantHandshakeAbort checks the end of a run of 2 requests whose every
+// handshake failed: 12 connections, each failure reported, 11 counted as
+// connect failures, and ab's abort after 10 failures with that exit status.
+func wantHandshakeAbort(t *testing.T, res *Result, err error, exit int, ev *h1Events, srv *faultServer) {
+	t.Helper()
+	var fe *FatalError
+	if !errors.As(err, &fe) || fe.Exit != exit || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
+		t.Fatalf("err = %#v", err)
+	}
+	if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 || srv.accepted.Load() != 12 {
+		t.Errorf("failure events %d complete %d failed %+v conns %d; want 12 0 11 connect 12",
+			ev.tlsFailed.Load(), res.Complete, res.Failed, srv.accepted.Load())
+	}
 }
 
 // relayTo is a script that connects each connection to 127.0.0.1:backend,
@@ -67,42 +126,33 @@ func cutAfter(k int64) func(fc *faultConn, from net.Conn) {
 }
 
 // The server accepts and never answers the ClientHello, or stops inside its
-// first record: -s ends the run with ab's timeout error, -t on time.
+// first record: -s ends the run with ab's timeout error, -t on time; the same
+// under --http2.
 func TestTLSHostileSilentServer(t *testing.T) {
 	scripts := map[string]func(fc *faultConn){
-		"never answers": stallForever,
-		"stops inside a record": func(fc *faultConn) {
-			if readHello(fc) {
-				fc.write("\x16\x03\x03\x03\xe8\x02\x00") // a handshake record of 1000 bytes, 2 sent
-				fc.waitClosed()
-			}
-		},
+		"never answers":         stallForever,
+		"stops inside a record": helloThen("\x16\x03\x03\x03\xe8\x02\x00"), // a handshake record of 1000 bytes, 2 sent
 	}
 	for name, script := range scripts {
-		t.Run(name, func(t *testing.T) {
-			tlsPaths(t, func(t *testing.T) {
-				checkGoroutines(t)
-				checkEngineLeaks(t)
-				srv := newFaultServer(t, script)
-				cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
-				cfg.Timeout = 400 * time.Millisecond
-				res, err := runTimed(t, cfg, 1200*time.Millisecond)
-				wantFatal(t, err, 119, timeoutMessage)
-				if res.Complete != 0 || res.Ending != EndFatal {
-					t.Errorf("-s: complete %d ending %v", res.Complete, res.Ending)
-				}
+		onBothProtocols(t, name, func(t *testing.T, h2 bool) {
+			srv := newFaultServer(t, script)
+			cfg := hostileConfig(t, srv.port(), 2, 1, h2)
+			cfg.Timeout = 400 * time.Millisecond
+			res, err := runTimed(t, cfg, 1200*time.Millisecond)
+			wantFatal(t, err, 119, timeoutMessage)
+			if res.Complete != 0 || res.Ending != EndFatal {
+				t.Errorf("-s: complete %d ending %v", res.Complete, res.Ending)
+			}
 
-				cfg = tlsConfigFor(srv.port(), 50000, false, TLSOptions{})
-				cfg.Concurrency = 3
-				cfg.TimeLimit = 400 * time.Millisecond
-				res, err = runTimed(t, cfg, 1200*time.Millisecond)
-				if err != nil {
-					t.Fatalf("-t: %v", err)
-				}
-				if res.Ending != EndTimeLimit || res.Complete != 0 || res.Elapsed < 400*time.Millisecond {
-					t.Errorf("-t: ending %v complete %d failed %+v elapsed %v", res.Ending, res.Complete, res.Failed, res.Elapsed)
-				}
-			})
+			cfg = hostileConfig(t, srv.port(), 50000, 3, h2)
+			cfg.TimeLimit = 400 * time.Millisecond
+			res, err = runTimed(t, cfg, 1200*time.Millisecond)
+			if err != nil {
+				t.Fatalf("-t: %v", err)
+			}
+			if res.Ending != EndTimeLimit || res.Complete != 0 || res.Elapsed < 400*time.Millisecond {
+				t.Errorf("-t: ending %v complete %d failed %+v elapsed %v", res.Ending, res.Complete, res.Failed, res.Elapsed)
+			}
 		})
 	}
 }
@@ -110,28 +160,14 @@ func TestTLSHostileSilentServer(t *testing.T) {
 // A handshake that fails (the answer is not TLS, a record too large, the
 // server closes or resets mid-handshake) is a connect failure, reported and
 // retried until ab's abort after 10 failures, as TestTLSHandshakeFailure; the
-// exit status is 1, or the errno of a network error (104 for a reset).
+// exit status is 1, or the errno of a network error (104 for a reset). The
+// same under --http2.
 func TestTLSHostileHandshakeFailures(t *testing.T) {
 	backend := newTLSFaultServer(t, nil, answerOnce(respond100(false)))
 	scripts := map[string]func(fc *faultConn){
-		"binary garbage": func(fc *faultConn) {
-			if readHello(fc) {
-				fc.write("\x00\xff\x13\x37garbage\r\n\x80\x81\x82\x83\x84\x85\x86\x87")
-				fc.waitClosed()
-			}
-		},
-		"oversized record": func(fc *faultConn) {
-			if readHello(fc) {
-				fc.write("\x16\x03\x03\xff\xff" + strings.Repeat("\x00", 1024))
-				fc.waitClosed()
-			}
-		},
-		"alert": func(fc *faultConn) {
-			if readHello(fc) {
-				fc.write("\x15\x03\x03\x00\x02\x02\x28") // fatal handshake_failure
-				fc.waitClosed()
-			}
-		},
+		"binary garbage":              helloThen(binaryGarbage),
+		"oversized record":            helloThen("\x16\x03\x03\xff\xff" + strings.Repeat("\x00", 1024)),
+		"alert":                       helloThen("\x15\x03\x03\x00\x02\x02\x28"), // fatal handshake_failure
 		"close after the ClientHello": func(fc *faultConn) { readHello(fc) },
 		"reset after the ClientHello": func(fc *faultConn) {
 			if readHello(fc) {
@@ -141,28 +177,17 @@ func TestTLSHostileHandshakeFailures(t *testing.T) {
 		"close inside the server's first flight": relayTo(backend.port(), cutAfter(100)),
 	}
 	for name, script := range scripts {
-		t.Run(name, func(t *testing.T) {
-			tlsPaths(t, func(t *testing.T) {
-				checkGoroutines(t)
-				checkEngineLeaks(t)
-				srv := newFaultServer(t, script)
-				ev := &h1Events{}
-				cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
-				cfg.Events = ev
-				res, err := runTimed(t, cfg, 3*time.Second)
-				var fe *FatalError
-				exit := 1
-				if strings.HasPrefix(name, "reset") {
-					exit = 104 // ECONNRESET, as ab exits with apr's status
-				}
-				if !errors.As(err, &fe) || fe.Exit != exit || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
-					t.Fatalf("err = %#v", err)
-				}
-				if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 || srv.accepted.Load() != 12 {
-					t.Errorf("failure events %d complete %d failed %+v conns %d; want 12 0 11 connect 12",
-						ev.tlsFailed.Load(), res.Complete, res.Failed, srv.accepted.Load())
-				}
-			})
+		onBothProtocols(t, name, func(t *testing.T, h2 bool) {
+			srv := newFaultServer(t, script)
+			ev := &h1Events{}
+			cfg := hostileConfig(t, srv.port(), 2, 1, h2)
+			cfg.Events = ev
+			res, err := runTimed(t, cfg, 3*time.Second)
+			exit := 1
+			if strings.HasPrefix(name, "reset") {
+				exit = 104 // ECONNRESET, as ab exits with apr's status
+			}
+			wantHandshakeAbort(t, res, err, exit, ev, srv)
 		})
 	}
 }

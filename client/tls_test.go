@@ -151,13 +151,7 @@ func TestTLSHandshakeFailure(t *testing.T) {
 		cfg := tlsConfigFor(srv.port(), 2, false, TLSOptions{})
 		cfg.Events = ev
 		res, err := h1Run(t, cfg)
-		var fe *FatalError
-		if !errors.As(err, &fe) || fe.Exit != 1 || !strings.HasPrefix(fe.Message, "\nTest aborted after 10 failures\n\napr_socket_connect(): ") {
-			t.Fatalf("err = %#v", err)
-		}
-		if ev.tlsFailed.Load() != 12 || res.Complete != 0 || res.Failed.Connect != 11 {
-			t.Errorf("failure events %d complete %d failed %+v", ev.tlsFailed.Load(), res.Complete, res.Failed)
-		}
+		wantHandshakeAbort(t, res, err, 1, ev, srv)
 	})
 }
 
