@@ -14,7 +14,8 @@ import (
 )
 
 // h2 over TLS (ALPN) on both paths, TLS 1.3 and TLS 1.2: the counts of the
-// h2c suite, one handshake per connection, and the failures of a handshake.
+// h2c suite, one handshake per connection, session resumption. (-v 2 takes
+// the goroutine path.)
 
 func TestTLSHTTP2Runs(t *testing.T) {
 	body := bytes.Repeat([]byte("x"), 100)
@@ -27,8 +28,6 @@ func TestTLSHTTP2Runs(t *testing.T) {
 					ts := startGoH2(t, h, true)
 					cfg := h2TestConfig(t, ts.URL+"/doc", tc.n, tc.c, tc.streams)
 					cfg.TLS.Protocol = proto
-					ev := &h1Events{}
-					cfg.Events, cfg.Verbosity = ev, 2
 					res, err := runH2(t, cfg)
 					if err != nil {
 						t.Fatalf("Run: %v", err)
@@ -43,9 +42,6 @@ func TestTLSHTTP2Runs(t *testing.T) {
 					}
 					if res.TLS == nil || res.TLS.Protocol != "TLSv"+strings.TrimPrefix(proto, "TLS") {
 						t.Errorf("TLS info %+v, want %s", res.TLS, proto)
-					}
-					if ev.tlsOK.Load() != int64(tc.c) {
-						t.Errorf("%d handshake events for %d connections", ev.tlsOK.Load(), tc.c)
 					}
 				})
 			})
