@@ -15,9 +15,8 @@ import (
 func tlsOnEventLoops() bool { return epollExpected() }
 
 // h2TLSOnEventLoops reports whether h2 over TLS takes the h2 event loops when
-// the epoll path is asked for. Not yet: http2_epoll_linux.go drives h2c only,
-// and h2 over TLS takes the goroutine path on either.
-func h2TLSOnEventLoops() bool { return false }
+// the epoll path is asked for (and exists in this build).
+func h2TLSOnEventLoops() bool { return epollExpected() }
 
 // tlsPaths runs fn as the subtests "epoll" and "go", each on its path, and
 // fails a subtest whose run took the other path: on "epoll" the HTTP/1 event
