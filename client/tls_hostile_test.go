@@ -275,6 +275,39 @@ func TestTLSHostileFloods(t *testing.T) {
 			}
 		})
 	})
+	// The same body one byte per record: the most records, and decryptions,
+	// per byte a server can send.
+	t.Run("endless body in 1-byte records", func(t *testing.T) {
+		tlsPaths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			srv := newTLSFaultServer(t, nil, func(fc *faultConn) {
+				if _, ok := fc.readRequest(); !ok {
+					return
+				}
+				fc.write("HTTP/1.1 200 OK\r\n\r\n")
+				for {
+					if _, err := fc.Write([]byte("x")); err != nil {
+						return
+					}
+				}
+			})
+			cfg := tlsConfigFor(srv.port(), 100, false, TLSOptions{})
+			cfg.Concurrency = 2
+			cfg.TimeLimit = 500 * time.Millisecond
+			cfg.Timeout = time.Second
+			res, took := runFlood(t, cfg)
+			if res.Ending != EndTimeLimit || res.Complete != 0 {
+				t.Errorf("ending %v complete %d, want the time limit and none complete", res.Ending, res.Complete)
+			}
+			if took > 1500*time.Millisecond {
+				t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
+			}
+			if res.TotalRead < 1000 {
+				t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
+			}
+		})
+	})
 	t.Run("stray bytes instead of the close", func(t *testing.T) {
 		tlsPaths(t, func(t *testing.T) {
 			checkGoroutines(t)
