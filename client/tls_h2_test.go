@@ -90,3 +90,38 @@ func TestTLSHTTP2Resume(t *testing.T) {
 		})
 	}
 }
+
+// h2 over TLS allocates nothing per request in gab's code, on both paths,
+// with one stream per connection or ten; x/net's Framer allocates a
+// HeadersFrame per response (parseHeadersFrame) and crypto/tls its reads,
+// neither counted here beyond that one per response. Checked under -race too.
+func TestTLSHTTP2LoopDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand loopback requests")
+	}
+	for _, streams := range []int{1, 10} {
+		t.Run(fmt.Sprint("streams", streams), func(t *testing.T) {
+			h2TLSPaths(t, func(t *testing.T) {
+				ts := startGoH2(t, newH2Counter(0, []byte("0123456789")), true)
+				allocs := func(n int) map[string]int64 {
+					cfg := h2TestConfig(t, ts.URL+"/", n, 2, streams)
+					return gabAllocations(func() {
+						if res, err := runH2(t, cfg); err != nil || res.Complete != n {
+							t.Fatalf("run of %d: %v, %+v", n, err, res)
+						}
+					})
+				}
+				allocs(100) // warm up
+				small, large := allocs(200), allocs(1000)
+				isLibrary := func(fn string) bool { return isCrypto(fn) || strings.HasPrefix(fn, "golang.org/x/net/") }
+				if more, grew := allocGrowth(small, large, isLibrary); more > 40 {
+					t.Errorf("800 more requests cost %d more allocations in gab's code (more by allocating function: %v)", more, grew)
+				}
+				isFramer := func(fn string) bool { return !strings.HasPrefix(fn, "golang.org/x/net/") }
+				if more, grew := allocGrowth(small, large, isFramer); more > 800+40 {
+					t.Errorf("800 more requests cost %d more allocations in x/net, want one per response (by function: %v)", more, grew)
+				}
+			})
+		})
+	}
+}
