@@ -37,6 +37,9 @@ type http1 struct {
 	askKeepAlive bool // -k: ab's keep-alive rules
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
+	// rampTokens holds a token per TLS handshake of the ramp-up under way
+	// on the goroutine path (tlsRampHandshakes).
+	rampTokens chan struct{}
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
@@ -67,6 +70,7 @@ func newHTTP1(cfg *Config) (transport, error) {
 		}
 		if cfg.Target.TLS {
 			h.tlsConf = conf
+			h.rampTokens = make(chan struct{}, tlsRampHandshakes)
 		}
 	}
 	return h, nil
@@ -133,6 +137,7 @@ type h1conn struct {
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
 	out       Outcome
+	ramped    bool // the slot's first connection has been opened (or failed)
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
@@ -165,11 +170,17 @@ func (c *h1conn) roundTrip() {
 			start = s
 			o.Start, o.TCPDone, o.Connect = s, s, s
 		} else {
+			rampToken := false
 			if start < 0 {
+				rampToken = c.waitRamp()
 				start = c.r.clock()
 			}
 			o.Start = start
-			if !c.open(o) {
+			opened := c.open(o)
+			if rampToken {
+				<-c.h.rampTokens
+			}
+			if !opened {
 				return
 			}
 		}
@@ -186,6 +197,21 @@ func (c *h1conn) roundTrip() {
 		}
 		o.Class, o.Err = FailReceiveCounted, errNoAnswer
 		return
+	}
+}
+
+// waitRamp waits, before the slot's first TLS connection, until fewer than
+// tlsRampHandshakes are under way; true if it took a token to give back.
+func (c *h1conn) waitRamp() bool {
+	if c.ramped || c.h.rampTokens == nil {
+		return false
+	}
+	c.ramped = true
+	select {
+	case c.h.rampTokens <- struct{}{}:
+		return true
+	case <-c.h.ctx.Done():
+		return false // the run stopped: open fails at once
 	}
 }
 

@@ -103,6 +103,7 @@ type epConn struct {
 	// output buffer's memory from one connection to the next.
 	tls     *tlsLink
 	tlsMore bool
+	opening bool // counted in the loop's opening
 	obuf    []byte
 }
 
@@ -119,6 +120,7 @@ type epLoop struct {
 	h       *http1
 	conns   []epConn
 	active  int  // connections not idle
+	opening int  // TLS connections whose connect or handshake is under way
 	stopped bool // finish said the run ended
 	// again lists the connections that spent their read budget with bytes
 	// still to read: edge-triggered epoll will not report them again, so the
@@ -141,7 +143,7 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 	if !t.SetConn(r, lp.wake) {
 		return
 	}
-	started := len(lp.conns)
+	started := lp.rampTo(0)
 	if slot == 0 && !r.headerSeen.Load() {
 		started = 1 // ramp-up: connection 0 alone until a response head arrives
 	}
@@ -171,10 +173,20 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 			lp.pumpAgain()
 		}
 		if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
-			lp.startConns(started, len(lp.conns))
-			started = len(lp.conns)
+			to := lp.rampTo(started)
+			lp.startConns(started, to)
+			started = to
 		}
 	}
+}
+
+// rampTo is where the ramp-up may go from started: every connection, or
+// over TLS as many as keep tlsRampHandshakes handshakes under way at once.
+func (lp *epLoop) rampTo(started int) int {
+	if lp.h.tlsConf == nil {
+		return len(lp.conns)
+	}
+	return started + min(len(lp.conns)-started, max(tlsRampShare(lp.h.loops)-lp.opening, 0))
 }
 
 // pumpAgain pumps, with a new budget, the connections that spent theirs.
@@ -319,6 +331,8 @@ func (lp *epLoop) open(c *epConn) {
 	if conf := lp.h.tlsConf; conf != nil {
 		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
 		c.state = epHandshake
+		c.opening = true
+		lp.opening++
 	}
 }
 
@@ -599,6 +613,7 @@ func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
 
 // closeConn closes c's socket and drops what its buffer held.
 func (lp *epLoop) closeConn(c *epConn) {
+	lp.opened(c)
 	if c.tls != nil {
 		c.tls.close()
 		c.obuf = c.tls.out[:0]
@@ -657,6 +672,7 @@ func (lp *epLoop) handshake(c *epConn) bool {
 			now := lp.tick()
 			touchAt(lp.t, now)
 			lp.r.tlsDone(l.tc)
+			lp.opened(c)
 			c.out.Connect = now
 			c.tlsMore = true // records past the handshake may be buffered
 			c.state = epWriting
@@ -724,4 +740,12 @@ func (lp *epLoop) readTLS(c *epConn, p []byte) (int, error) {
 		return 0, nil
 	}
 	return 0, err
+}
+
+// opened notes that c's connect and handshake are over.
+func (lp *epLoop) opened(c *epConn) {
+	if c.opening {
+		c.opening = false
+		lp.opening--
+	}
 }

@@ -334,6 +334,18 @@ func withALPN(conf *tls.Config, protos ...string) *tls.Config {
 	return c
 }
 
+// tlsRampHandshakes bounds the TLS handshakes under way at once while a
+// run's connections first open (the ramp-up after the first response head).
+// A server's accept queue (511 by default in nginx) overflows when thousands
+// of connections arrive in the same millisecond and each costs it a
+// handshake: the connections it drops are reset seconds later, and after
+// ab's 10 connect failures the run ends. ab, whose handshakes run one after
+// the other, never gets there. A request's clock starts when its connection
+// starts, after the wait. Later connections (without -k, or replacing a
+// closed one) are not held back: they are the load the user asked for.
+// (A variable only so that a test can make it small.)
+var tlsRampHandshakes = 256
+
 // handshakeTLS runs the client handshake on raw (which the caller registered
 // with Tally.SetConn, so a stopping run interrupts it): the goroutine paths'
 // handshake. The event loops run the same crypto/tls handshake over a

@@ -43,6 +43,9 @@ import (
 // bounds a record to 16 KiB plus its overhead and a handshake message to its
 // own limits.
 
+// tlsRampShare is one event loop's share of tlsRampHandshakes.
+func tlsRampShare(loops int) int { return max(tlsRampHandshakes/max(loops, 1), 8) }
+
 // errWouldBlock is the link's "nothing to read now": temporary, so that
 // crypto/tls does not remember it.
 var errWouldBlock net.Error = wouldBlockError{}
