@@ -262,8 +262,8 @@ def cells_of(tier):
                 + [h1("http", "1m", 10, True)]
                 + [h1("http", "100", c, True) for c in (1000, 5000)]
                 + [h2("h2c", m) for m in (1, 10)]
-                + [h1("https", "100", c, True) for c in (10, 100)]
-                + [h1("https", "100", 10, False)]
+                + [h1("https", "100", c, True) for c in (10, 100, 1000, 5000)]
+                + [h1("https", "100", c, False) for c in (10, 100)]
                 + [h2("h2", m) for m in (1, 10)])
     return ([h1("http", s, c, ka) for s in SIZES for c in (1, 10, 100, 1000) for ka in (True, False)]
             + [h1("http", "100", 5000, True)]
@@ -271,6 +271,11 @@ def cells_of(tier):
             + [h1("https", s, c, ka) for s in SIZES for c in (1, 10, 100) for ka in (True, False)]
             + [h1("https", "100", c, True) for c in (1000, 5000)]
             + [h2("h2", m) for m in (1, 10)])
+
+
+def cell_title(cell):
+    return (f"{PROTO_TITLE[cell.proto]}, {cell.size}, c={cell.c}, "
+            + (f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else f"keep-alive={'yes' if cell.ka else 'no'}"))
 
 
 def scaled(cell, scale):
@@ -324,6 +329,7 @@ def main():
     ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
     ap.add_argument("--port", type=int, default=18480, help="first of four ports: HTTP, h2c, HTTPS, h2")
     ap.add_argument("--list", action="store_true", help="print the tier's cells and commands, run nothing")
+    ap.add_argument("--only", default="", help="run only the cells whose --list title matches this regular expression")
     args = ap.parse_args()
 
     if not args.tools:
@@ -331,13 +337,12 @@ def main():
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
     seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
-    full_cells = cells_of(args.tier)
+    full_cells = [c for c in cells_of(args.tier) if re.search(args.only, cell_title(c))]
     cells = [scaled(cell, scale) for cell in full_cells]
 
     if args.list:
         for cell in cells:
-            print(f"{PROTO_TITLE[cell.proto]}, {cell.size}, c={cell.c}, "
-                  + (f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else f"keep-alive={'yes' if cell.ka else 'no'}"))
+            print(cell_title(cell))
             for t in args.tools.split(","):
                 binary = args.gab_base if t == "gab-base" else (args.gab or "gab")
                 cmd = command(t, binary, cell, url_of(cell, args.port), seconds)
