@@ -231,6 +231,14 @@ func (l *tlsLink) frame(b []byte) {
 			}
 			continue
 		}
+		if l.hdr == 0 && len(b) >= 5 { // a whole header
+			l.recLeft = int(b[3])<<8 | int(b[4])
+			if l.recLeft == 0 {
+				l.handed++
+			}
+			b = b[5:]
+			continue
+		}
 		switch l.hdr {
 		case 3:
 			l.recHi = b[0]

@@ -142,3 +142,31 @@ func TestTLSLinkPartialRecords(t *testing.T) {
 	}
 	l.close()
 }
+
+// TestTLSLinkFraming: the link counts complete records however the raw
+// stream is cut (whole headers, headers split across reads, empty records).
+func TestTLSLinkFraming(t *testing.T) {
+	var stream []byte
+	var ends []int // offset just past each record
+	for _, n := range []int{0, 1, 5, 300, 0, 16401, 2, 0} {
+		stream = append(stream, 0x17, 3, 3, byte(n>>8), byte(n))
+		stream = append(stream, make([]byte, n)...)
+		ends = append(ends, len(stream))
+	}
+	for _, cut := range []int{1, 2, 3, 4, 5, 6, 7, 11, 512, len(stream)} {
+		l := &tlsLink{}
+		for off := 0; off < len(stream); off += cut {
+			end := min(off+cut, len(stream))
+			l.frame(stream[off:end])
+			want := int64(0)
+			for _, e := range ends {
+				if e <= end {
+					want++
+				}
+			}
+			if l.handed != want {
+				t.Fatalf("cut %d: after %d bytes %d records counted, want %d", cut, end, l.handed, want)
+			}
+		}
+	}
+}
