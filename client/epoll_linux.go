@@ -67,6 +67,10 @@ type epPoller struct {
 	spinNs       int64 // poll without sleeping this long after the last events (0: never)
 	lastEvents   int64 // clock of the last wait that returned events
 	more         bool  // the loop has input left from its last turn: the next wait must not sleep
+	// nodelay sets TCP_NODELAY on new sockets (TLS: crypto/tls writes a
+	// message of several records as several writes, which Nagle would
+	// hold back for the server's delayed ACK).
+	nodelay bool
 }
 
 // init creates the epoll instance and its waker; maxEvents bounds one wait's
@@ -240,6 +244,12 @@ func (p *epPoller) connectSocket(k int) (int, error) {
 	fd, err := unix.Socket(p.domains[k], unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, os.NewSyscallError("socket", err)
+	}
+	if p.nodelay {
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
+			_ = unix.Close(fd)
+			return -1, os.NewSyscallError("setsockopt", err)
+		}
 	}
 	if err := unix.Connect(fd, p.addrs[k]); err != nil && err != unix.EINPROGRESS {
 		_ = unix.Close(fd)

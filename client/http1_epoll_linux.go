@@ -214,6 +214,7 @@ func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		return nil, err
 	}
+	lp.nodelay = h.tlsConf != nil
 	return lp, nil
 }
 
@@ -654,6 +655,25 @@ func (lp *epLoop) handshake(c *epConn) bool {
 				return true
 			}
 		}
+		if l.hsDone {
+			if l.hsErr != nil {
+				_ = l.flush() // the alert, if crypto/tls sent one: one try
+				lp.tlsFailed(c, l.hsErr)
+				return true
+			}
+			// The handshake's last flight (TLS 1.3: the client's
+			// Finished) stays in the link and goes out with the
+			// request, in one write: two small writes would have
+			// Nagle hold the request for the server's delayed ACK.
+			now := lp.tick()
+			touchAt(lp.t, now)
+			lp.r.tlsDone(l.tc)
+			lp.opened(c)
+			c.out.Connect = now
+			c.tlsMore = true // records past the handshake may be buffered
+			c.state = epWriting
+			return true
+		}
 		if l.pending() {
 			switch errno := l.flush(); errno {
 			case 0:
@@ -663,20 +683,6 @@ func (lp *epLoop) handshake(c *epConn) bool {
 				lp.tlsFailed(c, os.NewSyscallError("write", errno))
 				return true
 			}
-		}
-		if l.hsDone {
-			if l.hsErr != nil {
-				lp.tlsFailed(c, l.hsErr)
-				return true
-			}
-			now := lp.tick()
-			touchAt(lp.t, now)
-			lp.r.tlsDone(l.tc)
-			lp.opened(c)
-			c.out.Connect = now
-			c.tlsMore = true // records past the handshake may be buffered
-			c.state = epWriting
-			return true
 		}
 		if !(c.readable && c.budget > 0) {
 			return false

@@ -152,6 +152,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 		r.stop(EndFatal, sysError("apr_pollset_create", err))
 		return
 	}
+	lp.nodelay = h.tlsConfig != nil
 	for i := range lp.conns {
 		c := &lp.conns[i]
 		*c = h2eConn{epSock: epSock{idx: int32(i), fd: -1}, lp: lp, slots: make([]h2eSlot, h.cfg.Streams),
@@ -741,19 +742,25 @@ func (lp *h2Loop) writeTLS(c *h2eConn) {
 			return
 		}
 	}
-	if !lp.flushTLS(c) || !l.hsDone {
+	if !l.hsDone {
+		lp.flushTLS(c)
 		return
 	}
-	if len(c.out) > 0 {
+	// After the handshake its last flight (TLS 1.3: the client's Finished)
+	// goes out with the preface and requests, in one write (two small
+	// writes would have Nagle hold the second for a delayed ACK); later,
+	// output waits while the socket has not taken the link's.
+	if len(c.out) > 0 && (l.fresh || !l.pending()) {
+		l.fresh = false
 		_, err := l.tc.Write(c.out)
 		c.out = c.out[:0]
 		if err != nil {
 			lp.lost(c, err)
 			return
 		}
-		if !lp.flushTLS(c) {
-			return
-		}
+	}
+	if !lp.flushTLS(c) {
+		return
 	}
 	lp.written(c)
 }
@@ -851,6 +858,7 @@ func (lp *h2Loop) queueTLS(c *h2eConn) {
 func (lp *h2Loop) handshaken(c *h2eConn) bool {
 	l := c.tls
 	if l.hsErr != nil {
+		_ = l.flush() // the alert, if crypto/tls sent one: one try
 		lp.tlsFailed(c, l.hsErr)
 		return false
 	}

@@ -88,6 +88,7 @@ type tlsLink struct {
 	started bool // start has run
 	hsDone  bool
 	hsErr   error
+	fresh   bool // the handshake has just ended: its last flight may still be in out
 }
 
 // newTLSLink prepares a client handshake on s's socket; start begins it
@@ -114,6 +115,7 @@ func (l *tlsLink) start() {
 func (l *tlsLink) step() {
 	if _, more := l.next(); !more {
 		l.hsDone, l.next, l.stop = true, nil, nil
+		l.fresh = l.hsErr == nil
 	}
 }
 
