@@ -168,12 +168,19 @@ def timed(cmd, cpu, timeout):
     if cpu is not None:
         full += ["taskset", "-c", str(cpu)]
     full += cmd
-    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # Its own process group, so that a timeout or an interrupt stops the
+    # client too, not only /usr/bin/time.
+    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        os.unlink(tf.name)
+        raise
     with open(tf.name) as f:
         lines = f.read().strip().splitlines()
     os.unlink(tf.name)
@@ -314,7 +321,14 @@ def raise_nofile():
     return soft
 
 
+def interrupted(*_):
+    raise KeyboardInterrupt
+
+
 def main():
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so that nginx and the
+    # running client are stopped by the finally blocks.
+    signal.signal(signal.SIGTERM, interrupted)
     ap = argparse.ArgumentParser()
     ap.add_argument("--tier", choices=["smoke", "quick", "full"], default="quick")
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default: 5 quick/full, 2 smoke)")
