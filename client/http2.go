@@ -66,11 +66,14 @@ const (
 type h2Transport struct {
 	cfg       *Config
 	tlsConfig *tls.Config // nil for h2c
-	block     []byte      // the pre-encoded request header block, the same for every request
-	body      []byte
-	hasBody   bool
-	headReq   bool   // the method is HEAD: a content-length comes without a body
-	protocol  string // "h2" or "h2c"
+	// rampTokens holds a token per TLS handshake of the ramp-up under way
+	// on the goroutine path (tlsRampHandshakes); nil for h2c.
+	rampTokens chan struct{}
+	block      []byte // the pre-encoded request header block, the same for every request
+	body       []byte
+	hasBody    bool
+	headReq    bool   // the method is HEAD: a content-length comes without a body
+	protocol   string // "h2" or "h2c"
 
 	d       *dialer
 	holders []h2Holder // one per -c
@@ -86,8 +89,9 @@ type h2Transport struct {
 
 // h2Holder is the connection that slots i with i % c == k share.
 type h2Holder struct {
-	mu sync.Mutex
-	c  *h2Conn
+	mu     sync.Mutex
+	c      *h2Conn
+	ramped bool // its first connection has been opened (or failed)
 }
 
 func newHTTP2(cfg *Config) (transport, error) {
@@ -111,6 +115,7 @@ func newHTTP2(cfg *Config) (transport, error) {
 		// handshake rather than failing it with an alert.
 		h.tlsConfig = withALPN(base, "h2", "http/1.1")
 		h.protocol = "h2"
+		h.rampTokens = make(chan struct{}, tlsRampHandshakes)
 	}
 	block, err := h2HeaderBlock(cfg)
 	if err != nil {
@@ -367,6 +372,19 @@ func (h *h2Transport) connection(r *run, hd *h2Holder, t *Tally, o *Outcome) (c 
 	defer hd.mu.Unlock()
 	if c := hd.c; c != nil && c.usable() {
 		return c, false, nil
+	}
+	if h.rampTokens != nil && !hd.ramped {
+		// The holder's first connection: wait until fewer than
+		// tlsRampHandshakes are under way; the request starts then.
+		hd.ramped = true
+		select {
+		case h.rampTokens <- struct{}{}:
+			defer func() { <-h.rampTokens }()
+			now := r.clock()
+			o.Start, o.TCPDone, o.Connect = now, now, now
+		case <-r.stopCh:
+			return nil, false, context.Canceled
+		}
 	}
 	c, err = h.open(r, t, o)
 	if err != nil {

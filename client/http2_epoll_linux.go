@@ -98,6 +98,7 @@ type h2eConn struct {
 	// is what the connection may still read this turn.
 	tls     *tlsLink
 	tlsMore bool
+	opening bool // counted in the loop's opening
 	budget  int
 	obuf    []byte
 }
@@ -136,6 +137,10 @@ type h2Loop struct {
 	busy    int        // slots not idle
 	stopped bool       // finish said the run ended
 	ramped  bool       // every slot has been started
+	// rampNext is the next connection the ramp-up starts; opening counts
+	// the TLS connections whose connect or handshake is under way.
+	rampNext int
+	opening  int
 }
 
 // h2ReadBuf holds a full frame of the largest size we accept and more.
@@ -214,12 +219,19 @@ func (lp *h2Loop) resume() {
 	}
 }
 
-// startAll starts every slot not started yet.
+// startAll starts every slot not started yet: over TLS, connection by
+// connection while fewer than the loop's share of tlsRampHandshakes are
+// under way (the loop calls it again until all are started).
 func (lp *h2Loop) startAll() {
-	lp.ramped = true
-	for i := range lp.conns {
-		lp.start(&lp.conns[i], len(lp.conns[i].slots))
+	for lp.rampNext < len(lp.conns) && !lp.stopped {
+		if lp.h.tlsConfig != nil && lp.opening >= tlsRampShare(lp.h.loops) {
+			return
+		}
+		c := &lp.conns[lp.rampNext]
+		lp.rampNext++
+		lp.start(c, len(c.slots))
 	}
+	lp.ramped = true
 }
 
 // start claims requests for c's first k slots that have none yet and issues them.
@@ -323,6 +335,8 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 	if conf := lp.h.tlsConfig; conf != nil {
 		// The preface and requests below wait in c.out for the handshake.
 		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
+		c.opening = true
+		lp.opening++
 	}
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
 	_ = c.fr.WriteSettings(
@@ -691,6 +705,7 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 
 // closeConn closes c's socket (which also leaves the epoll set).
 func (lp *h2Loop) closeConn(c *h2eConn) {
+	lp.opened(c)
 	if c.tls != nil {
 		c.tls.close()
 		c.obuf = c.tls.out[:0]
@@ -873,6 +888,7 @@ func (lp *h2Loop) handshaken(c *h2eConn) bool {
 	now := lp.tick()
 	touchAt(lp.t, now)
 	lp.r.tlsDone(l.tc)
+	lp.opened(c)
 	if st := c.opener; st != nil && st.opened {
 		st.o.Connect = now
 	}
@@ -901,5 +917,13 @@ func (lp *h2Loop) tlsFailed(c *h2eConn, err error) {
 	}
 	if !lp.stopped {
 		lp.issue(c)
+	}
+}
+
+// opened notes that c's connect and handshake are over.
+func (lp *h2Loop) opened(c *h2eConn) {
+	if c.opening {
+		c.opening = false
+		lp.opening--
 	}
 }
