@@ -48,7 +48,7 @@ import (
 // request; h2request.go the request's header fields; h2rules.go the protocol
 // rules and limits that both paths apply; h2conn.go the goroutine path's
 // connection (set-up, stream table, write batching); h2reader.go its reader;
-// http2_epoll_linux.go the h2c event loops.
+// http2_epoll_linux.go the event loops (h2c and h2 over TLS).
 
 const (
 	// h2Window is the receive window we advertise, for every stream and for the
@@ -82,7 +82,7 @@ type h2Transport struct {
 	conns   map[*h2Conn]struct{} // open connections, for the final close
 	readers sync.WaitGroup
 	working atomic.Int32 // slots inside work()
-	// loops > 0 selects the Linux h2c event loops (http2_epoll_linux.go)
+	// loops > 0 selects the Linux HTTP/2 event loops (http2_epoll_linux.go)
 	// with that many loops; 0 is the goroutine path of this file.
 	loops int
 }

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The Linux fast path of --http2 for h2c: event loops like the HTTP/1 ones
+// The Linux fast path of --http2 (h2c and h2 over TLS): event loops like the HTTP/1 ones
 // (epoll_linux.go), each owning a share of the c connections and all of their
 // --streams slots, instead of a reader goroutine per connection and a
 // goroutine per slot. A loop reads what every ready socket holds, decodes the
@@ -33,7 +33,7 @@ import (
 // --request-timeout, --rate, -v ≥ 2 and whatever epollLoops refuses take the
 // goroutine path.
 
-// h2EpollLoopsStarted counts h2c event loops started, so tests can tell which path ran.
+// h2EpollLoopsStarted counts HTTP/2 event loops started, so tests can tell which path ran.
 var h2EpollLoopsStarted atomic.Int64
 
 // h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
@@ -127,7 +127,7 @@ func (s h2eSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// h2Loop is one h2c event loop.
+// h2Loop is one HTTP/2 event loop.
 type h2Loop struct {
 	epPoller
 	h       *h2Transport

@@ -13,5 +13,5 @@ func h2EpollLoops(*h2Transport) int { return 0 }
 
 // workEpoll is never called when h2EpollLoops returns 0.
 func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
-	panic("gab: the h2c event loop exists only on Linux")
+	panic("gab: the HTTP/2 event loop exists only on Linux")
 }

@@ -170,3 +170,29 @@ func TestTLSLinkFraming(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTLSLinkFraming: any byte stream, cut anywhere, gives the same count
+// of complete records as one walk over the whole of it.
+func FuzzTLSLinkFraming(f *testing.F) {
+	f.Add([]byte{0x17, 3, 3, 0, 2, 'h', 'i', 0x17, 3, 3, 0, 0}, uint8(1))
+	f.Add([]byte{0x16, 3, 1, 0x40, 0, 1, 2}, uint8(3))
+	f.Fuzz(func(t *testing.T, stream []byte, cut uint8) {
+		var want int64
+		for off := 0; off+5 <= len(stream); {
+			end := off + 5 + (int(stream[off+3])<<8 | int(stream[off+4]))
+			if end > len(stream) {
+				break
+			}
+			want++
+			off = end
+		}
+		l := &tlsLink{}
+		step := int(cut%64) + 1
+		for off := 0; off < len(stream); off += step {
+			l.frame(stream[off:min(off+step, len(stream))])
+		}
+		if l.handed != want {
+			t.Fatalf("cut every %d bytes: %d records, want %d", step, l.handed, want)
+		}
+	})
+}
