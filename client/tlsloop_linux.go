@@ -33,10 +33,11 @@ import (
 //   - The handshake cannot be resumed after an error, so it runs in a
 //     coroutine (iter.Pull) on the loop's goroutine: when the link has
 //     nothing to read it yields to the loop, which resumes it when the socket
-//     is readable again. Its output is buffered and written by the loop,
-//     whose first write tells how the connect went, as on plain connections.
-//     The switch is a coroutine switch, not a goroutine hand-off, and the
-//     handshake's CPU stays on the loop's core.
+//     is readable again. It starts once a zero-length write has told the
+//     loop that the connect is done; its output is buffered and written by
+//     the loop, the last flight together with the request. The switch is a
+//     coroutine switch, not a goroutine hand-off, and the handshake's CPU
+//     stays on the loop's core.
 //
 // The read budget of the rule for loops that read from a peer (docs/DESIGN.md,
 // "Reading from a peer") counts the raw bytes the link reads; crypto/tls
