@@ -12,6 +12,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/outfile"
 	"gab/internal/samples"
 	"gab/internal/servercpu"
 	"gab/report"
@@ -371,7 +372,7 @@ func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
 }
 
 func writeJSONFile(name string, doc *report.Document) error {
-	return writeFileAtomic(name, func(w io.Writer) error { return report.WriteDocument(w, doc) })
+	return outfile.WriteAtomic(name, func(w io.Writer) error { return report.WriteDocument(w, doc) })
 }
 
 // writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after

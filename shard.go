@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -287,41 +285,4 @@ func protocolName(p client.Protocol) string {
 		return "cgi"
 	}
 	return "http1.0"
-}
-
-// writeFileAtomic writes a file under a temporary name in the same directory
-// and renames it into place, so that a reader (gab merge) never sees a
-// half-written file: a shard killed mid-write leaves no file at name.
-func writeFileAtomic(name string, write func(io.Writer) error) error {
-	dir, base := filepath.Split(name)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriter(f)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644) // CreateTemp's 0600 would differ from os.Create's files
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }

@@ -1,8 +1,10 @@
 // Package outfile is how gab writes the files it makes beyond ab's (charts,
-// HTML reports): checked before the run, written whole or not at all.
+// HTML reports, JSON documents, sweep tables): checked before the run, written
+// through a buffer, and named in every error.
 package outfile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -25,25 +27,40 @@ func CheckWritable(name string) error {
 }
 
 // WriteAtomic writes name through a temporary file in the same directory,
-// renamed into place only when complete.
+// synced and renamed into place only when complete, so that a reader (gab
+// merge) never sees a half-written file: a process killed mid-write leaves no
+// file at name.
 func WriteAtomic(name string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	err = write(f)
+	tmp := f.Name()
+	err = buffered(f, write)
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
+		err = os.Chmod(tmp, 0o644) // CreateTemp's 0600 would differ from os.Create's files
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), name)
+		err = os.Rename(tmp, name)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+func buffered(f *os.File, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
 }
