@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -340,18 +339,7 @@ func (out *output) writeHlog(sum *report.Summary) error {
 	if sum != nil && sum.Timeline != nil {
 		tl = sum.Timeline
 	}
-	bw := bufio.NewWriter(f)
-	err := report.WriteHlog(bw, tl)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return nil
+	return outfile.WriteClose(f, func(w io.Writer) error { return report.WriteHlog(w, tl) })
 }
 
 // writeJSON writes the summary's JSON document where it is wanted.
@@ -399,16 +387,8 @@ func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, err
 			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))
 			return exitError
 		}
-		bw := bufio.NewWriterSize(file, 64<<10)
-		err = f.write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			fmt.Fprintf(errw, "gab: %s: %v\n", f.name, err)
+		if err := outfile.WriteClose(file, f.write); err != nil {
+			fmt.Fprintf(errw, "gab: %v\n", err)
 			return exitError
 		}
 	}

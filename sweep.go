@@ -17,6 +17,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/report"
@@ -629,18 +630,7 @@ func (f *sweepFiles) write(s *sweep.Settings, points []*sweep.PointResult, m swe
 		if file == nil {
 			return nil
 		}
-		bw := bufio.NewWriterSize(file, 64<<10)
-		err := fn(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", file.Name(), err)
-		}
-		return nil
+		return outfile.WriteClose(file, fn)
 	}
 	err := write(f.csv, func(w io.Writer) error { return sweep.WriteCSV(w, points) })
 	f.csv = nil

@@ -56,6 +56,19 @@ func WriteAtomic(name string, write func(io.Writer) error) error {
 	return nil
 }
 
+// WriteClose writes an open file through a buffer and closes it; an error
+// names the file.
+func WriteClose(f *os.File, write func(io.Writer) error) error {
+	err := buffered(f, write)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return nil
+}
+
 func buffered(f *os.File, write func(io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 64<<10)
 	err := write(bw)
