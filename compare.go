@@ -160,7 +160,7 @@ func readCompareSide(name string) ([]compareGroup, error) {
 		}
 		return groups, nil
 	}
-	d, err := readDocument(name)
+	d, err := decodeDocument(name, raw)
 	if err != nil {
 		return nil, err
 	}

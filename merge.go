@@ -148,6 +148,11 @@ func readDocument(name string) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeDocument(name, raw)
+}
+
+// decodeDocument decodes the contents of name, read already, as readDocument.
+func decodeDocument(name string, raw []byte) (*report.Document, error) {
 	var head struct {
 		SchemaVersion int    `json:"schema_version"`
 		Tool          string `json:"tool"`
