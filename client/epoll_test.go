@@ -27,10 +27,7 @@ func TestHTTP1BothPaths(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the HTTP/1 suite twice")
 	}
-	tests := []struct {
-		name string
-		fn   func(*testing.T)
-	}{
+	tests := []pathTest{
 		{"PlainCountsBytes", TestHTTP1PlainCountsBytes},
 		{"KeepAliveReusesConnections", TestHTTP1KeepAliveReusesConnections},
 		{"KeepAliveNeedsServerSignal", TestHTTP1KeepAliveNeedsServerSignal},
@@ -61,24 +58,11 @@ func TestHTTP1BothPaths(t *testing.T) {
 		{"LargeBodies", TestHTTP1LargeBodies},
 		{"LoopDoesNotAllocate", TestKeepAliveLoopDoesNotAllocate},
 	}
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			before := epollLoopsStarted.Load()
-			for _, tc := range tests {
-				t.Run(tc.name, func(t *testing.T) {
-					usePath(t, path)
-					tc.fn(t)
-				})
-			}
-			started := epollLoopsStarted.Load() - before
-			switch {
-			case path == "go" && started != 0:
-				t.Errorf("the portable path still started %d epoll loops", started)
-			case path == "epoll" && epollExpected() && started == 0:
-				t.Errorf("the epoll path never ran")
-			}
-		})
-	}
+	h1Paths(t, func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, tc.fn)
+		}
+	})
 }
 
 // TestEpollPathSelection: plain HTTP takes the fast path; what it does not

@@ -12,20 +12,6 @@ import (
 // docs/DESIGN.md ("Reading from a peer") on both paths: bounded work per
 // wake-up, the stop flag seen at each turn, nothing a server can grow.
 
-// h1Paths runs fn on the epoll path (where it exists) and the portable path.
-func h1Paths(t *testing.T, fn func(t *testing.T)) {
-	paths := []string{"go"}
-	if epollExpected() {
-		paths = append(paths, "epoll")
-	}
-	for _, p := range paths {
-		t.Run(p, func(t *testing.T) {
-			usePath(t, p)
-			fn(t)
-		})
-	}
-}
-
 // floodAfterRequest answers each connection's first request with head (if
 // any), then writes block over and over until the connection fails.
 func floodAfterRequest(head, block string) func(fc *faultConn) {

@@ -483,7 +483,7 @@ func TestHTTP2BodyNeverResentAfterProtocolError(t *testing.T) { testPushPromise(
 // TestHTTP2HostileBothPaths runs the hostile-server tests on the event loop
 // and on the goroutine path.
 func TestHTTP2HostileBothPaths(t *testing.T) {
-	tests := []h2PathTest{
+	tests := []pathTest{
 		{"ContinuationFlood", testH2ContinuationFlood},
 		{"ContinuationTrickle", testH2ContinuationTrickle},
 		{"ControlFlood", testH2ControlFlood},
@@ -493,5 +493,9 @@ func TestHTTP2HostileBothPaths(t *testing.T) {
 		{"UnopenedStream", testH2UnopenedStream},
 		{"HeaderListBomb", testH2HeaderListBomb},
 	}
-	runH2BothPaths(t, tests)
+	h2Paths(t, func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, tc.fn)
+		}
+	})
 }

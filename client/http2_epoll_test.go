@@ -15,7 +15,7 @@ func TestHTTP2BothPaths(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the HTTP/2 suite twice")
 	}
-	tests := []h2PathTest{
+	tests := []pathTest{
 		{"AgainstGoServer", TestHTTP2AgainstGoServer},
 		{"KeepAliveCountsReusedConnections", TestHTTP2KeepAliveCountsReusedConnections},
 		{"HeaderFields", TestHTTP2HeaderFields},
@@ -31,36 +31,11 @@ func TestHTTP2BothPaths(t *testing.T) {
 		{"AgainstNginx", TestHTTP2AgainstNginx},
 		{"RefusedWithKeepGoing", testHTTP2RefusedWithKeepGoing},
 	}
-	runH2BothPaths(t, tests)
-}
-
-// h2PathTest is one behaviour test that runs on each HTTP/2 path.
-type h2PathTest struct {
-	name string
-	fn   func(*testing.T)
-}
-
-// runH2BothPaths runs tests on the h2c event loop and on the goroutine path,
-// and checks that the path asked for is the one that ran.
-func runH2BothPaths(t *testing.T, tests []h2PathTest) {
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			before := h2EpollLoopsStarted.Load()
-			for _, tc := range tests {
-				t.Run(tc.name, func(t *testing.T) {
-					usePath(t, path)
-					tc.fn(t)
-				})
-			}
-			started := h2EpollLoopsStarted.Load() - before
-			switch {
-			case path == "go" && started != 0:
-				t.Errorf("the portable path still started %d h2c event loops", started)
-			case path == "epoll" && epollExpected() && started == 0:
-				t.Errorf("the h2c event loop never ran")
-			}
-		})
-	}
+	h2Paths(t, func(t *testing.T) {
+		for _, tc := range tests {
+			t.Run(tc.name, tc.fn)
+		}
+	})
 }
 
 // testHTTP2RefusedWithKeepGoing: with -r every refused connection attempt is

@@ -22,7 +22,7 @@ func TestTLSHTTP2Runs(t *testing.T) {
 	for _, proto := range []string{"TLS1.3", "TLS1.2"} {
 		for _, tc := range []struct{ n, c, streams int }{{200, 2, 5}, {60, 3, 1}} {
 			t.Run(fmt.Sprintf("%s/c%d/streams%d", proto, tc.c, tc.streams), func(t *testing.T) {
-				h2TLSPaths(t, func(t *testing.T) {
+				h2Paths(t, func(t *testing.T) {
 					checkGoroutines(t)
 					h := newH2Counter(time.Millisecond, body)
 					ts := startGoH2(t, h, true)
@@ -54,7 +54,7 @@ func TestTLSHTTP2Runs(t *testing.T) {
 func TestTLSHTTP2Resume(t *testing.T) {
 	for _, resume := range []bool{false, true} {
 		t.Run(fmt.Sprint("resume=", resume), func(t *testing.T) {
-			h2TLSPaths(t, func(t *testing.T) {
+			h2Paths(t, func(t *testing.T) {
 				checkGoroutines(t)
 				var resumed, conns atomic.Int64
 				h := newH2Counter(0, []byte("x"))
@@ -101,7 +101,7 @@ func TestTLSHTTP2LoopDoesNotAllocate(t *testing.T) {
 	}
 	for _, streams := range []int{1, 10} {
 		t.Run(fmt.Sprint("streams", streams), func(t *testing.T) {
-			h2TLSPaths(t, func(t *testing.T) {
+			h2Paths(t, func(t *testing.T) {
 				ts := startGoH2(t, newH2Counter(0, []byte("0123456789")), true)
 				allocs := func(n int) map[string]int64 {
 					cfg := h2TestConfig(t, ts.URL+"/", n, 2, streams)

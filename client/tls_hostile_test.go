@@ -18,12 +18,12 @@ import (
 // "Reading from a peer").
 
 // onBothProtocols runs fn as the subtests name and "name (--http2)", each on
-// both paths (tlsPaths, h2TLSPaths), checking for leaked goroutines.
+// both paths (h1Paths, h2Paths), checking for leaked goroutines.
 func onBothProtocols(t *testing.T, name string, fn func(t *testing.T, h2 bool)) {
 	for _, h2 := range []bool{false, true} {
-		sub, paths := name, tlsPaths
+		sub, paths := name, h1Paths
 		if h2 {
-			sub, paths = name+" (--http2)", h2TLSPaths
+			sub, paths = name+" (--http2)", h2Paths
 		}
 		t.Run(sub, func(t *testing.T) {
 			paths(t, func(t *testing.T) {
@@ -199,7 +199,7 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 	r := respond100(false)
 	backend := newTLSFaultServer(t, nil, answerOnce(r))
 	t.Run("byte by byte", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(0)))
@@ -214,7 +214,7 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 		})
 	})
 	t.Run("5 ms a byte", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(5*time.Millisecond)))
@@ -238,7 +238,7 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 // stays bounded.
 func TestTLSHostileFloods(t *testing.T) {
 	t.Run("endless head", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n", "X-Filler: "+strings.Repeat("f", 1000)+"\r\n"))
@@ -255,7 +255,7 @@ func TestTLSHostileFloods(t *testing.T) {
 		})
 	})
 	t.Run("endless body", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
@@ -278,7 +278,7 @@ func TestTLSHostileFloods(t *testing.T) {
 	// The same body one byte per record: the most records, and decryptions,
 	// per byte a server can send.
 	t.Run("endless body in 1-byte records", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newTLSFaultServer(t, nil, func(fc *faultConn) {
@@ -309,7 +309,7 @@ func TestTLSHostileFloods(t *testing.T) {
 		})
 	})
 	t.Run("stray bytes instead of the close", func(t *testing.T) {
-		tlsPaths(t, func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", "junk"))

@@ -12,7 +12,7 @@ import (
 // 40 ms on Linux) on every connection. Twenty requests one after another
 // take a few ms each; held back, they would take at least 800 ms.
 func TestTLSRequestNotHeldByNagle(t *testing.T) {
-	tlsPaths(t, func(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
 		srv := newTLSTestServer(t, func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 })
 		cfg := tlsConfigFor(srv.port(), 20, false, TLSOptions{})
 		start := time.Now()

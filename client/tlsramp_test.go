@@ -25,9 +25,9 @@ func TestTLSRampBoundsHandshakes(t *testing.T) {
 	const c = 48
 	for _, proto := range []string{"http1", "h2"} {
 		t.Run(proto, func(t *testing.T) {
-			paths := tlsPaths
+			paths := h1Paths
 			if proto == "h2" {
-				paths = h2TLSPaths
+				paths = h2Paths
 			}
 			paths(t, func(t *testing.T) {
 				var now, most, total atomic.Int64
