@@ -83,20 +83,27 @@ func TestH1EndlessBodyEndsAtTimeLimit(t *testing.T) {
 	h1Paths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
-		cfg := h1Config(srv.port(), 100, 2, false)
-		cfg.TimeLimit = 500 * time.Millisecond
-		cfg.Timeout = 1 * time.Second
-		res, took := runFlood(t, cfg)
-		if res.Ending != EndTimeLimit {
-			t.Errorf("ending %v, want the time limit", res.Ending)
-		}
-		if took > 1500*time.Millisecond {
-			t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
-		}
-		if res.TotalRead < 1<<20 {
-			t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
-		}
+		wantEndlessBodyEndsAtTimeLimit(t, h1Config(srv.port(), 100, 2, false))
 	})
+}
+
+// wantEndlessBodyEndsAtTimeLimit runs cfg, against a server whose body never
+// ends, with -t 500 ms and -s 1 s: the run ends at -t, within -t + -s, the
+// flood having reached gab.
+func wantEndlessBodyEndsAtTimeLimit(t *testing.T, cfg Config) {
+	t.Helper()
+	cfg.TimeLimit = 500 * time.Millisecond
+	cfg.Timeout = 1 * time.Second
+	res, took := runFlood(t, cfg)
+	if res.Ending != EndTimeLimit {
+		t.Errorf("ending %v, want the time limit", res.Ending)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
+	}
+	if res.TotalRead < 1<<20 {
+		t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
+	}
 }
 
 // The same flood, ended by an interrupt (the context, as SIGINT): the run
@@ -130,16 +137,28 @@ func TestH1EndlessBodyInterrupted(t *testing.T) {
 func TestH1StrayBytesInsteadOfClose(t *testing.T) {
 	h1Paths(t, func(t *testing.T) {
 		checkGoroutines(t)
-		srv := newFaultServer(t, floodAfterRequest("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", "junk"))
-		cfg := h1Config(srv.port(), 4, 2, false)
-		cfg.Timeout = 2 * time.Second
-		res, took := runFlood(t, cfg)
-		wantCounts(t, res, 4, Failures{})
-		if res.BodyRead != 8 || res.TotalRead > 4*(maxDrain+bigReadBufSize+100) {
-			t.Errorf("body %d, read %d: want 4 × 2 body bytes and at most maxDrain stray bytes per response", res.BodyRead, res.TotalRead)
-		}
-		if took > 1500*time.Millisecond {
-			t.Errorf("run took %v, want well under -s", took)
-		}
+		srv := newFaultServer(t, floodAfterRequest(strayAfterClose, "junk"))
+		wantStrayBytesCut(t, h1Config(srv.port(), 4, 2, false))
 	})
+}
+
+// strayAfterClose is a complete response that announces the close, for
+// floodAfterRequest to follow with stray bytes.
+const strayAfterClose = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+
+// wantStrayBytesCut runs cfg (-n 4), against a server that sends stray bytes
+// instead of the close it announced, with -s 2 s: every request completes,
+// at most maxDrain stray bytes are read per response, and the run ends well
+// under -s.
+func wantStrayBytesCut(t *testing.T, cfg Config) {
+	t.Helper()
+	cfg.Timeout = 2 * time.Second
+	res, took := runFlood(t, cfg)
+	wantCounts(t, res, 4, Failures{})
+	if res.BodyRead != 8 || res.TotalRead > 4*(maxDrain+bigReadBufSize+100) {
+		t.Errorf("body %d, read %d: want 4 × 2 body bytes and at most maxDrain stray bytes per response", res.BodyRead, res.TotalRead)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("run took %v, want well under -s", took)
+	}
 }

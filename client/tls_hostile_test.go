@@ -259,20 +259,7 @@ func TestTLSHostileFloods(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
 			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
-			cfg := tlsConfigFor(srv.port(), 100, false, TLSOptions{})
-			cfg.Concurrency = 2
-			cfg.TimeLimit = 500 * time.Millisecond
-			cfg.Timeout = time.Second
-			res, took := runFlood(t, cfg)
-			if res.Ending != EndTimeLimit {
-				t.Errorf("ending %v, want the time limit", res.Ending)
-			}
-			if took > 1500*time.Millisecond {
-				t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
-			}
-			if res.TotalRead < 1<<20 {
-				t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
-			}
+			wantEndlessBodyEndsAtTimeLimit(t, hostileConfig(t, srv.port(), 100, 2, false))
 		})
 	})
 	// The same body one byte per record: the most records, and decryptions,
@@ -312,18 +299,8 @@ func TestTLSHostileFloods(t *testing.T) {
 		h1Paths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			checkEngineLeaks(t)
-			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", "junk"))
-			cfg := tlsConfigFor(srv.port(), 4, false, TLSOptions{})
-			cfg.Concurrency = 2
-			cfg.Timeout = 2 * time.Second
-			res, took := runFlood(t, cfg)
-			wantCounts(t, res, 4, Failures{})
-			if res.BodyRead != 8 || res.TotalRead > 4*(maxDrain+bigReadBufSize+100) {
-				t.Errorf("body %d, read %d: want 4 × 2 body bytes and at most maxDrain stray bytes per response", res.BodyRead, res.TotalRead)
-			}
-			if took > 1500*time.Millisecond {
-				t.Errorf("run took %v, want well under -s", took)
-			}
+			srv := newTLSFaultServer(t, nil, floodAfterRequest(strayAfterClose, "junk"))
+			wantStrayBytesCut(t, hostileConfig(t, srv.port(), 4, 2, false))
 		})
 	})
 }
