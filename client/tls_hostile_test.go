@@ -18,21 +18,27 @@ import (
 // "Reading from a peer").
 
 // onBothProtocols runs fn as the subtests name and "name (--http2)", each on
-// both paths (h1Paths, h2Paths), checking for leaked goroutines.
+// both paths (hostileSubtest).
 func onBothProtocols(t *testing.T, name string, fn func(t *testing.T, h2 bool)) {
 	for _, h2 := range []bool{false, true} {
 		sub, paths := name, h1Paths
 		if h2 {
 			sub, paths = name+" (--http2)", h2Paths
 		}
-		t.Run(sub, func(t *testing.T) {
-			paths(t, func(t *testing.T) {
-				checkGoroutines(t)
-				checkEngineLeaks(t)
-				fn(t, h2)
-			})
-		})
+		hostileSubtest(t, sub, paths, func(t *testing.T) { fn(t, h2) })
 	}
+}
+
+// hostileSubtest runs fn as the subtest name on both paths (h1Paths or
+// h2Paths), checking for leaked goroutines and engine resources.
+func hostileSubtest(t *testing.T, name string, paths func(*testing.T, func(*testing.T)), fn func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		paths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			checkEngineLeaks(t)
+			fn(t)
+		})
+	})
 }
 
 // hostileConfig is a run of n requests at concurrency c against
@@ -198,37 +204,28 @@ func TestTLSHostileHandshakeFailures(t *testing.T) {
 func TestTLSHostileTrickledHandshake(t *testing.T) {
 	r := respond100(false)
 	backend := newTLSFaultServer(t, nil, answerOnce(r))
-	t.Run("byte by byte", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(0)))
-			res, err := runTimed(t, tlsConfigFor(srv.port(), 3, false, TLSOptions{}), 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantCounts(t, res, 3, Failures{})
-			if res.DocLength != 100 || res.TotalRead != int64(3*len(r)) || res.TLS == nil {
-				t.Errorf("doclen %d read %d TLS %+v", res.DocLength, res.TotalRead, res.TLS)
-			}
-		})
+	hostileSubtest(t, "byte by byte", h1Paths, func(t *testing.T) {
+		srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(0)))
+		res, err := runTimed(t, tlsConfigFor(srv.port(), 3, false, TLSOptions{}), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, 3, Failures{})
+		if res.DocLength != 100 || res.TotalRead != int64(3*len(r)) || res.TLS == nil {
+			t.Errorf("doclen %d read %d TLS %+v", res.DocLength, res.TotalRead, res.TLS)
+		}
 	})
-	t.Run("5 ms a byte", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(5*time.Millisecond)))
-			cfg := tlsConfigFor(srv.port(), 50000, false, TLSOptions{})
-			cfg.Concurrency = 2
-			cfg.TimeLimit = 400 * time.Millisecond
-			res, err := runTimed(t, cfg, 1200*time.Millisecond)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Ending != EndTimeLimit || res.Complete != 0 || res.Failed.Total != 0 {
-				t.Errorf("ending %v complete %d failed %+v", res.Ending, res.Complete, res.Failed)
-			}
-		})
+	hostileSubtest(t, "5 ms a byte", h1Paths, func(t *testing.T) {
+		srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(5*time.Millisecond)))
+		cfg := hostileConfig(t, srv.port(), 50000, 2, false)
+		cfg.TimeLimit = 400 * time.Millisecond
+		res, err := runTimed(t, cfg, 1200*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ending != EndTimeLimit || res.Complete != 0 || res.Failed.Total != 0 {
+			t.Errorf("ending %v complete %d failed %+v", res.Ending, res.Complete, res.Failed)
+		}
 	})
 }
 
@@ -237,70 +234,53 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 // stream of stray bytes instead of the close is cut at maxDrain. The heap
 // stays bounded.
 func TestTLSHostileFloods(t *testing.T) {
-	t.Run("endless head", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n", "X-Filler: "+strings.Repeat("f", 1000)+"\r\n"))
-			var res *Result
-			var err error
-			alloc := allocatedDuring(func() { res, err = runTimed(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{}), 5*time.Second) })
-			wantFatal(t, err, 1, "\nTest aborted after 10 failures\n\n\n")
-			if res.Complete != 0 || res.Non2xx != 11 || srv.accepted.Load() != 12 {
-				t.Errorf("complete %d non2xx %d conns %d; want 0 11 12", res.Complete, res.Non2xx, srv.accepted.Load())
-			}
-			if alloc > 16<<20 {
-				t.Errorf("the run allocated %d bytes", alloc)
-			}
-		})
+	hostileSubtest(t, "endless head", h1Paths, func(t *testing.T) {
+		srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n", "X-Filler: "+strings.Repeat("f", 1000)+"\r\n"))
+		var res *Result
+		var err error
+		alloc := allocatedDuring(func() { res, err = runTimed(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{}), 5*time.Second) })
+		wantFatal(t, err, 1, "\nTest aborted after 10 failures\n\n\n")
+		if res.Complete != 0 || res.Non2xx != 11 || srv.accepted.Load() != 12 {
+			t.Errorf("complete %d non2xx %d conns %d; want 0 11 12", res.Complete, res.Non2xx, srv.accepted.Load())
+		}
+		if alloc > 16<<20 {
+			t.Errorf("the run allocated %d bytes", alloc)
+		}
 	})
-	t.Run("endless body", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
-			wantEndlessBodyEndsAtTimeLimit(t, hostileConfig(t, srv.port(), 100, 2, false))
-		})
+	hostileSubtest(t, "endless body", h1Paths, func(t *testing.T) {
+		srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
+		wantEndlessBodyEndsAtTimeLimit(t, hostileConfig(t, srv.port(), 100, 2, false))
 	})
 	// The same body one byte per record: the most records, and decryptions,
 	// per byte a server can send.
-	t.Run("endless body in 1-byte records", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newTLSFaultServer(t, nil, func(fc *faultConn) {
-				if _, ok := fc.readRequest(); !ok {
+	hostileSubtest(t, "endless body in 1-byte records", h1Paths, func(t *testing.T) {
+		srv := newTLSFaultServer(t, nil, func(fc *faultConn) {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			fc.write("HTTP/1.1 200 OK\r\n\r\n")
+			for {
+				if _, err := fc.Write([]byte("x")); err != nil {
 					return
 				}
-				fc.write("HTTP/1.1 200 OK\r\n\r\n")
-				for {
-					if _, err := fc.Write([]byte("x")); err != nil {
-						return
-					}
-				}
-			})
-			cfg := tlsConfigFor(srv.port(), 100, false, TLSOptions{})
-			cfg.Concurrency = 2
-			cfg.TimeLimit = 500 * time.Millisecond
-			cfg.Timeout = time.Second
-			res, took := runFlood(t, cfg)
-			if res.Ending != EndTimeLimit || res.Complete != 0 {
-				t.Errorf("ending %v complete %d, want the time limit and none complete", res.Ending, res.Complete)
-			}
-			if took > 1500*time.Millisecond {
-				t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
-			}
-			if res.TotalRead < 1000 {
-				t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
 			}
 		})
+		cfg := hostileConfig(t, srv.port(), 100, 2, false)
+		cfg.TimeLimit = 500 * time.Millisecond
+		cfg.Timeout = time.Second
+		res, took := runFlood(t, cfg)
+		if res.Ending != EndTimeLimit || res.Complete != 0 {
+			t.Errorf("ending %v complete %d, want the time limit and none complete", res.Ending, res.Complete)
+		}
+		if took > 1500*time.Millisecond {
+			t.Errorf("run took %v, want -t (500 ms) and no more than -t + -s", took)
+		}
+		if res.TotalRead < 1000 {
+			t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
+		}
 	})
-	t.Run("stray bytes instead of the close", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
-			checkGoroutines(t)
-			checkEngineLeaks(t)
-			srv := newTLSFaultServer(t, nil, floodAfterRequest(strayAfterClose, "junk"))
-			wantStrayBytesCut(t, hostileConfig(t, srv.port(), 4, 2, false))
-		})
+	hostileSubtest(t, "stray bytes instead of the close", h1Paths, func(t *testing.T) {
+		srv := newTLSFaultServer(t, nil, floodAfterRequest(strayAfterClose, "junk"))
+		wantStrayBytesCut(t, hostileConfig(t, srv.port(), 4, 2, false))
 	})
 }
