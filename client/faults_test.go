@@ -446,16 +446,7 @@ func fuzzHTTP1Exchange(t *testing.T, answer []byte, keepAlive bool) {
 	cfg := h1Config(srv.port(), 3, 1, keepAlive)
 	cfg.KeepGoing = true
 	cfg.Timeout = 300 * time.Millisecond // a keep-alive answer without a length waits for a close that never comes
-	rn, err := newRunner(t, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := rn.Run(ctx)
-	if ctx.Err() != nil {
-		t.Fatalf("%q: the run did not end by itself", answer)
-	}
+	res, err := h1Run(t, cfg)
 	if err != nil {
 		var fe *FatalError
 		if !errors.As(err, &fe) {
