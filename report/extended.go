@@ -218,8 +218,6 @@ type RateFigures struct {
 	// CorrectedServed is the corrected percentile table: ab's rows plus the
 	// --percentiles entries (CorrectedRows), the 100 % row the exact max.
 	CorrectedServed []Served
-	// CorrectedHist is the corrected latencies' HDR histogram.
-	CorrectedHist *hdrhistogram.Histogram
 }
 
 // Served is one row of a "Percentage of the requests served" table.
@@ -238,7 +236,6 @@ func summarizeRate(s *Summary, rr *client.RateResult, percents []float64) *RateF
 		OnScheduleToleranceUs: client.ScheduleTolerance.Microseconds(),
 		Lag:                   distFigures(&rr.Lag),
 		Corrected:             distFigures(&rr.Corrected),
-		CorrectedHist:         rr.Corrected.Hist,
 	}
 	if s.Seconds > 0 {
 		r.AchievedPerS = float64(s.Complete) / s.Seconds

@@ -533,17 +533,17 @@ func jsonExtended(s *Summary) *JSONExtended {
 
 func jsonRate(rr *RateFigures) *JSONRate {
 	r := &JSONRate{
-		TargetPerS:         rr.TargetPerS,
-		AchievedPerS:       rr.AchievedPerS,
-		Sent:               rr.Sent,
-		OnSchedule:         rr.OnSchedule,
-		OnScheduleTolUs:    rr.OnScheduleToleranceUs,
-		BelowTarget:        rr.BelowTarget,
-		DueButNotSent:      rr.DueButNotSent,
-		Lag:                jsonDist(&rr.Lag),
-		Corrected:          jsonDist(&rr.Corrected),
-		CorrectedHistogram: jsonHistogram(rr.CorrectedHist),
+		TargetPerS:      rr.TargetPerS,
+		AchievedPerS:    rr.AchievedPerS,
+		Sent:            rr.Sent,
+		OnSchedule:      rr.OnSchedule,
+		OnScheduleTolUs: rr.OnScheduleToleranceUs,
+		BelowTarget:     rr.BelowTarget,
+		DueButNotSent:   rr.DueButNotSent,
+		Lag:             jsonDist(&rr.Lag),
+		Corrected:       jsonDist(&rr.Corrected),
 	}
+	r.CorrectedHistogram = *r.Corrected.Histogram // a live distribution always has one
 	for _, row := range rr.CorrectedServed {
 		r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: row.Percent, TotalMs: row.Ms, TotalUs: row.Us})
 	}
