@@ -241,16 +241,25 @@ func summarizeRate(s *Summary, rr *client.RateResult, percents []float64) *RateF
 		r.AchievedPerS = float64(s.Complete) / s.Seconds
 		r.BelowTarget = r.AchievedPerS < client.AchievedShortfall*r.TargetPerS
 	}
-	if rr.Corrected.Count > 0 {
-		for _, p := range CorrectedRows(percents) {
-			us := rr.Corrected.Percentile(p)
-			if p >= 100 {
-				us = rr.Corrected.Max
-			}
-			r.CorrectedServed = append(r.CorrectedServed, Served{Percent: p, Us: us, Ms: roundMs(us)})
-		}
-	}
+	r.CorrectedServed = correctedServed(&rr.Corrected, percents)
 	return r
+}
+
+// correctedServed is d's corrected percentile table: the rows of
+// CorrectedRows(percents), the 100 % row the exact max (none if d is empty).
+func correctedServed(d *samples.Dist, percents []float64) []Served {
+	if d.Count == 0 {
+		return nil
+	}
+	var rows []Served
+	for _, p := range CorrectedRows(percents) {
+		us := d.Max
+		if p < 100 {
+			us = d.Percentile(p)
+		}
+		rows = append(rows, Served{Percent: p, Us: us, Ms: roundMs(us)})
+	}
+	return rows
 }
 
 // ms3 prints µs as ms with 3 decimals (µs resolution).

@@ -544,8 +544,14 @@ func jsonRate(rr *RateFigures) *JSONRate {
 		Corrected:       jsonDist(&rr.Corrected),
 	}
 	r.CorrectedHistogram = *r.Corrected.Histogram // a live distribution always has one
-	for _, row := range rr.CorrectedServed {
-		r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: row.Percent, TotalMs: row.Ms, TotalUs: row.Us})
-	}
+	r.CorrectedServed = jsonServed(rr.CorrectedServed)
 	return r
+}
+
+func jsonServed(rows []Served) []JSONServed {
+	var out []JSONServed
+	for _, row := range rows {
+		out = append(out, JSONServed{Percent: row.Percent, TotalMs: row.Ms, TotalUs: row.Us})
+	}
+	return out
 }

@@ -564,8 +564,9 @@ func (mg *mergeState) document(s *Summary, percents []float64, forced bool) *Doc
 // mergeDists combines distributions with samples.Dist's Merge: count, min,
 // max and sum exact, the sd by Chan's formula from each part's mean and sd,
 // percentiles from the merged histograms (0, and no histogram, where a part
-// has none).
-func mergeDists(ds []*JSONDist) JSONDist {
+// has none). The merged distribution is returned too where its percentiles
+// are known (nil where a part has no histogram or nothing was counted).
+func mergeDists(ds []*JSONDist) (JSONDist, *samples.Dist) {
 	acc := samples.NewDist()
 	hists := true
 	for _, d := range ds {
@@ -586,13 +587,14 @@ func mergeDists(ds []*JSONDist) JSONDist {
 		acc.Merge(&part)
 	}
 	f := distFigures(&acc)
+	if f.Count == 0 {
+		return JSONDist{}, nil
+	}
 	if !hists {
 		f.MedianUs, f.P90Us, f.P99Us, f.P999Us, f.Hist = 0, 0, 0, 0, nil
+		return jsonDist(&f), nil
 	}
-	if f.Count == 0 {
-		return JSONDist{}
-	}
-	return jsonDist(&f)
+	return jsonDist(&f), &acc
 }
 
 func (mg *mergeState) extended(s *Summary) *JSONExtended {
@@ -613,7 +615,8 @@ func (mg *mergeState) extended(s *Summary) *JSONExtended {
 		for i, x := range xs {
 			ds[i] = f(&x.Phases)
 		}
-		return mergeDists(ds)
+		j, _ := mergeDists(ds)
+		return j
 	}
 	e.Phases = JSONPhases{
 		TCPConnect:   phase(func(p *JSONPhases) *JSONDist { return &p.TCPConnect }),
@@ -697,22 +700,15 @@ func (mg *mergeState) rate(s *Summary, percents []float64) *JSONRate {
 		r.DueButNotSent += x.DueButNotSent
 		lags[i], cors[i] = &x.Lag, &x.Corrected
 	}
-	r.Lag, r.Corrected = mergeDists(lags), mergeDists(cors)
+	var cor *samples.Dist
+	r.Lag, _ = mergeDists(lags)
+	r.Corrected, cor = mergeDists(cors)
 	if s.Seconds > 0 {
 		r.AchievedPerS = float64(s.Complete) / s.Seconds
 	}
-	if h := r.Corrected.Histogram; h != nil {
-		r.CorrectedHistogram = *h
-		if dh, err := decodeHistogram(h); err == nil && r.Corrected.Count > 0 {
-			for _, p := range CorrectedRows(percents) {
-				us := r.Corrected.MaxUs
-				if p < 100 {
-					idx := min(int64(math.Floor(float64(r.Corrected.Count)*p/100+1e-9)), r.Corrected.Count-1)
-					us = min(max(samples.HistAtIndex(dh, idx), r.Corrected.MinUs), r.Corrected.MaxUs)
-				}
-				r.CorrectedServed = append(r.CorrectedServed, JSONServed{Percent: p, TotalMs: roundMs(us), TotalUs: us})
-			}
-		}
+	if cor != nil {
+		r.CorrectedHistogram = *r.Corrected.Histogram
+		r.CorrectedServed = jsonServed(correctedServed(cor, percents))
 	}
 	return r
 }
