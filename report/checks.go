@@ -20,7 +20,8 @@ func (s *Summary) checkThresholds(ts []threshold.Threshold) {
 
 // thresholdFigures are the figures a threshold tests, as the report states
 // them: ab's counts and requests per second, the Total column's exact mean,
-// min and max, and its percentiles by ab's index rule (TotalPercentile).
+// min and max, and its percentiles as the --percentiles table states them
+// (FinePercentile).
 func (s *Summary) thresholdFigures() threshold.Figures {
 	f := threshold.Figures{
 		Complete: int64(s.Complete),
@@ -30,14 +31,10 @@ func (s *Summary) thresholdFigures() threshold.Figures {
 	}
 	if s.Count > 0 {
 		f.MeanUS, f.MinUS, f.MaxUS = float64(s.Total.MeanUs), float64(s.Total.MinUs), float64(s.Total.MaxUs)
-		f.Percentile = func(p float64) float64 { return float64(s.TotalPercentile(p)) }
+		f.Percentile = func(p float64) float64 { return float64(s.FinePercentile(TotalColumn, p)) }
 	}
 	return f
 }
-
-// TotalPercentile is the Total column's value in µs at percent p, as the
-// --percentiles table states it.
-func (s *Summary) TotalPercentile(p float64) int64 { return s.FinePercentile(TotalColumn, p) }
 
 // WriteWarmup says how many warm-up requests were sent and left out (nothing
 // without --warmup).
