@@ -208,28 +208,25 @@ func slowBodyServer(t *testing.T, resp string) *faultServer {
 
 // A request larger than the socket buffers is written in several goes.
 func TestEpollLargeRequestBody(t *testing.T) {
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			usePath(t, path)
-			checkGoroutines(t)
-			srv := slowBodyServer(t, "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok")
-			body := bytes.Repeat([]byte("p"), 4<<20)
-			head := "POST /x HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: 127.0.0.1\r\nContent-length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
-			cfg := h1Config(srv.port(), 4, 2, true)
-			cfg.Request = append([]byte(head), body...)
-			cfg.HeadLen = len(head)
-			cfg.Spec.Method = "POST"
-			res, err := h1Run(t, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Complete != 4 || res.Failed.Total != 0 || res.TotalSent != int64(4*len(cfg.Request)) ||
-				res.BodyRead != 8 || srv.requests.Load() != 4 {
-				t.Errorf("complete %d failed %+v sent %d (want %d) body %d server saw %d",
-					res.Complete, res.Failed, res.TotalSent, 4*len(cfg.Request), res.BodyRead, srv.requests.Load())
-			}
-		})
-	}
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := slowBodyServer(t, "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok")
+		body := bytes.Repeat([]byte("p"), 4<<20)
+		head := "POST /x HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: 127.0.0.1\r\nContent-length: " + strconv.Itoa(len(body)) + "\r\n\r\n"
+		cfg := h1Config(srv.port(), 4, 2, true)
+		cfg.Request = append([]byte(head), body...)
+		cfg.HeadLen = len(head)
+		cfg.Spec.Method = "POST"
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete != 4 || res.Failed.Total != 0 || res.TotalSent != int64(4*len(cfg.Request)) ||
+			res.BodyRead != 8 || srv.requests.Load() != 4 {
+			t.Errorf("complete %d failed %+v sent %d (want %d) body %d server saw %d",
+				res.Complete, res.Failed, res.TotalSent, 4*len(cfg.Request), res.BodyRead, srv.requests.Load())
+		}
+	})
 }
 
 // addrResolver answers every name with fixed addresses.
@@ -240,43 +237,37 @@ func (a addrResolver) LookupIPAddr(context.Context, string) ([]net.IPAddr, error
 // As ab for localhost: while no connection has worked, a refused (or
 // impossible) first address moves the run on to the next one.
 func TestEpollAddressFallback(t *testing.T) {
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			usePath(t, path)
-			checkGoroutines(t)
-			srv := newBenchServer(t, true)
-			cfg := h1Config(srv.port(), 50, 3, true)
-			cfg.Target.Host = "gab.invalid"
-			cfg.Resolver = addrResolver{{IP: net.IPv6loopback}, {IP: net.IPv4(127, 0, 0, 1)}}
-			res, err := h1Run(t, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Complete != 50 || res.Failed.Total != 0 || res.KeepAlive != 50 {
-				t.Errorf("complete %d failed %+v keep-alive %d", res.Complete, res.Failed, res.KeepAlive)
-			}
-		})
-	}
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv := newBenchServer(t, true)
+		cfg := h1Config(srv.port(), 50, 3, true)
+		cfg.Target.Host = "gab.invalid"
+		cfg.Resolver = addrResolver{{IP: net.IPv6loopback}, {IP: net.IPv4(127, 0, 0, 1)}}
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete != 50 || res.Failed.Total != 0 || res.KeepAlive != 50 {
+			t.Errorf("complete %d failed %+v keep-alive %d", res.Complete, res.Failed, res.KeepAlive)
+		}
+	})
 }
 
 // A refused connection with -r is a recorded Connect failure on both paths,
 // and the error text names the system call.
 func TestEpollRefusedKeepGoing(t *testing.T) {
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			usePath(t, path)
-			cfg := h1Config(closedPort(t), 5, 2, false)
-			cfg.KeepGoing = true
-			res, err := h1Run(t, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Complete != 5 || res.Failed.Connect != 5 || res.Failed.Total != 5 {
-				t.Errorf("complete %d failed %+v", res.Complete, res.Failed)
-			}
-			if msg := res.FirstError["connect"]; !strings.Contains(msg, "connect: connection refused") {
-				t.Errorf("first connect error %q", msg)
-			}
-		})
-	}
+	h1Paths(t, func(t *testing.T) {
+		cfg := h1Config(closedPort(t), 5, 2, false)
+		cfg.KeepGoing = true
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete != 5 || res.Failed.Connect != 5 || res.Failed.Total != 5 {
+			t.Errorf("complete %d failed %+v", res.Complete, res.Failed)
+		}
+		if msg := res.FirstError["connect"]; !strings.Contains(msg, "connect: connection refused") {
+			t.Errorf("first connect error %q", msg)
+		}
+	})
 }

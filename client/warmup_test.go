@@ -29,34 +29,31 @@ func warmupServer(t *testing.T, first int64) (*faultServer, *atomic.Int64) {
 }
 
 func TestWarmupRequestsLeftOut(t *testing.T) {
-	for _, path := range []string{"epoll", "go"} {
-		t.Run(path, func(t *testing.T) {
-			usePath(t, path)
-			checkGoroutines(t)
-			srv, seen := warmupServer(t, 30)
-			cfg := h1Config(srv.port(), 50, 4, false)
-			cfg.WarmupRequests = 30
-			cfg.Extended = true
-			res, err := h1Run(t, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantCounts(t, res, 50, Failures{})
-			if got := seen.Load(); got != 80 {
-				t.Errorf("server saw %d requests, want 30 warm-up + 50", got)
-			}
-			if w := res.Warmup; w == nil || w.Complete != 30 || w.Failed != 0 {
-				t.Errorf("warm-up %+v, want 30 complete", w)
-			}
-			if res.Non2xx != 0 || res.StatusCounts[503] != 0 || res.StatusCounts[200] != 50 || res.DocLength != 100 || res.BodyRead != 5000 {
-				t.Errorf("warm-up responses leaked into the figures: non-2xx %d, statuses %v, doc length %d, body bytes %d",
-					res.Non2xx, res.StatusCounts, res.DocLength, res.BodyRead)
-			}
-			if res.Samples.Len() != 50 || res.Extra.Phases[PhaseTotal].Count != 50 {
-				t.Errorf("%d samples, %d in the phase table; want 50", res.Samples.Len(), res.Extra.Phases[PhaseTotal].Count)
-			}
-		})
-	}
+	h1Paths(t, func(t *testing.T) {
+		checkGoroutines(t)
+		srv, seen := warmupServer(t, 30)
+		cfg := h1Config(srv.port(), 50, 4, false)
+		cfg.WarmupRequests = 30
+		cfg.Extended = true
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, 50, Failures{})
+		if got := seen.Load(); got != 80 {
+			t.Errorf("server saw %d requests, want 30 warm-up + 50", got)
+		}
+		if w := res.Warmup; w == nil || w.Complete != 30 || w.Failed != 0 {
+			t.Errorf("warm-up %+v, want 30 complete", w)
+		}
+		if res.Non2xx != 0 || res.StatusCounts[503] != 0 || res.StatusCounts[200] != 50 || res.DocLength != 100 || res.BodyRead != 5000 {
+			t.Errorf("warm-up responses leaked into the figures: non-2xx %d, statuses %v, doc length %d, body bytes %d",
+				res.Non2xx, res.StatusCounts, res.DocLength, res.BodyRead)
+		}
+		if res.Samples.Len() != 50 || res.Extra.Phases[PhaseTotal].Count != 50 {
+			t.Errorf("%d samples, %d in the phase table; want 50", res.Samples.Len(), res.Extra.Phases[PhaseTotal].Count)
+		}
+	})
 }
 
 func TestWarmupTime(t *testing.T) {
