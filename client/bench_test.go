@@ -26,20 +26,13 @@ func newBenchServer(tb testing.TB, keepAlive bool) *benchServer {
 
 // newBenchServerTLS serves over TLS when conf is not nil.
 func newBenchServerTLS(tb testing.TB, keepAlive bool, conf *tls.Config) *benchServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if conf != nil {
-		ln = tls.NewListener(ln, conf)
-	}
 	conn := "Connection: close"
 	if keepAlive {
 		conn = "Connection: keep-alive"
 	}
 	s := &benchServer{ka: keepAlive,
 		resp: []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Length: 100\r\n" + conn + "\r\n\r\n" + strings.Repeat("b", 100))}
-	s.fs = newFaultServerOn(tb, ln, func(fc *faultConn) {
+	s.fs = newFaultServerTLS(tb, conf, func(fc *faultConn) {
 		if tc, ok := fc.Conn.(*tls.Conn); ok {
 			s.serveTLS(tc)
 			return

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"os"
@@ -45,15 +46,20 @@ type faultConn struct {
 
 func newFaultServer(tb testing.TB, script func(fc *faultConn)) *faultServer {
 	tb.Helper()
+	return newFaultServerTLS(tb, nil, script)
+}
+
+// newFaultServerTLS is newFaultServer behind crypto/tls with conf, or plain
+// when conf is nil.
+func newFaultServerTLS(tb testing.TB, conf *tls.Config, script func(fc *faultConn)) *faultServer {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return newFaultServerOn(tb, ln, script)
-}
-
-// newFaultServerOn is newFaultServer on a listener of the caller's (e.g. TLS).
-func newFaultServerOn(tb testing.TB, ln net.Listener, script func(fc *faultConn)) *faultServer {
+	if conf != nil {
+		ln = tls.NewListener(ln, conf)
+	}
 	s := &faultServer{ln: ln, script: script, conns: map[net.Conn]struct{}{}, closed: make(chan struct{})}
 	s.wg.Add(1)
 	go s.serve()

@@ -372,11 +372,7 @@ func newTLSFaultServer(tb testing.TB, tweak func(*tls.Config), script func(fc *f
 	if tweak != nil {
 		tweak(conf)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return newFaultServerOn(tb, tls.NewListener(ln, conf), script)
+	return newFaultServerTLS(tb, conf, script)
 }
 
 // tlsMaxVersion is a newTLSFaultServer tweak capping the protocol at v.
