@@ -4,6 +4,7 @@ package client
 
 import (
 	"errors"
+	"io"
 	"net"
 	"os"
 	"runtime"
@@ -67,6 +68,7 @@ type epPoller struct {
 	spinNs       int64 // poll without sleeping this long after the last events (0: never)
 	lastEvents   int64 // clock of the last wait that returned events
 	more         bool  // the loop has input left from its last turn: the next wait must not sleep
+	opening      int   // TLS connections whose connect or handshake is under way
 	// nodelay sets TCP_NODELAY on new sockets (TLS: crypto/tls writes a
 	// message of several records as several writes, which Nagle would
 	// hold back for the server's delayed ACK).
@@ -188,6 +190,45 @@ type epSock struct {
 	addrIdx  int32 // dialer address index this socket connects to
 	readable bool  // the socket may hold unread bytes
 	hup      bool  // the peer closed or the socket erred: read until EOF or error
+	budget   int   // bytes this turn may still read (the loop sets it per turn)
+
+	// TLS (tlsloop_linux.go): the connection's session, nil on plain
+	// connections and between connections; opening while its connect or
+	// handshake is under way (counted in epPoller.opening); obuf keeps the
+	// link's output buffer from one connection to the next.
+	tls     *tlsLink
+	opening bool
+	obuf    []byte
+}
+
+// canRead reports whether s may read now: bytes may be waiting and the
+// turn's budget is not spent, or crypto/tls may hold some.
+func (s *epSock) canRead() bool { return s.readable && s.budget > 0 || s.tls != nil && s.tls.more }
+
+// recv reads what s holds into p, the raw bytes counted against the turn's
+// budget; (0, nil) means nothing more for now. Over TLS it reads plaintext
+// through the link.
+func (s *epSock) recv(p []byte) (int, error) {
+	if s.tls != nil {
+		return s.tls.read(p)
+	}
+	n, errno := rawRead(s.fd, p)
+	switch {
+	case errno == 0 && n > 0:
+		if n < len(p) && !s.hup {
+			s.readable = false // a short read drained the socket
+		}
+		s.budget -= n
+		return n, nil
+	case errno == 0:
+		return 0, io.EOF
+	case errno == unix.EAGAIN:
+		s.readable = false
+		return 0, nil
+	case errno == unix.EINTR:
+		return 0, nil
+	}
+	return 0, os.NewSyscallError("read", errno)
 }
 
 // take notes what ev says of s's socket; false for a stale event (the
@@ -231,6 +272,11 @@ func (p *epPoller) fallback(idx int32) bool { return p.d.fallback(idx, p.r.isSto
 
 // closeSock closes s's socket (which also leaves the epoll set).
 func (p *epPoller) closeSock(s *epSock) {
+	p.opened(s)
+	if s.tls != nil {
+		s.obuf = s.tls.close()
+		s.tls = nil
+	}
 	if s.fd >= 0 {
 		_ = unix.Close(s.fd)
 		s.fd = -1

@@ -3,7 +3,6 @@
 package client
 
 import (
-	"io"
 	"net"
 	"os"
 	"runtime"
@@ -86,7 +85,6 @@ type epConn struct {
 	pos, have int
 	wrote     int   // request bytes written
 	drained   int   // stray bytes read while waiting for the server's close
-	budget    int   // bytes this wake-up may still read (readBudget per pump)
 	wantOut   bool  // the socket is registered for EPOLLOUT too
 	queued    bool  // in the loop's again list
 	got       bool  // a byte of the current response has arrived
@@ -97,14 +95,6 @@ type epConn struct {
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
 	out       Outcome
-	// TLS: the connection's session (nil on plain connections and between
-	// connections); tlsMore says crypto/tls may hold input already read
-	// (a Read returned data, or the handshake ended); obuf keeps the
-	// output buffer's memory from one connection to the next.
-	tls     *tlsLink
-	tlsMore bool
-	opening bool // counted in the loop's opening
-	obuf    []byte
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -120,7 +110,6 @@ type epLoop struct {
 	h       *http1
 	conns   []epConn
 	active  int  // connections not idle
-	opening int  // TLS connections whose connect or handshake is under way
 	stopped bool // finish said the run ended
 	// again lists the connections that spent their read budget with bytes
 	// still to read: edge-triggered epoll will not report them again, so the
@@ -298,10 +287,6 @@ func (lp *epLoop) requeue(c *epConn) {
 	}
 }
 
-// canRead reports whether c may read now: bytes may be waiting and the
-// wake-up's budget is not spent, or crypto/tls may hold some.
-func (c *epConn) canRead() bool { return c.readable && c.budget > 0 || c.tlsMore }
-
 // attempt sends the request on the kept connection, or opens a new one.
 func (lp *epLoop) attempt(c *epConn) {
 	o := &c.out
@@ -330,10 +315,8 @@ func (lp *epLoop) open(c *epConn) {
 	c.wantOut, c.pos, c.have = false, 0, 0
 	c.state = epConnecting
 	if conf := lp.h.tlsConf; conf != nil {
-		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
+		lp.openTLS(&c.epSock, conf)
 		c.state = epHandshake
-		c.opening = true
-		lp.opening++
 	}
 }
 
@@ -450,28 +433,12 @@ func (lp *epLoop) connected(c *epConn, at int64) {
 // read reads into p; (0, nil) means nothing more for now. A read shorter than
 // p drains the socket, unless the peer has closed (then EOF is still to read).
 func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
-	if c.tls != nil {
-		return lp.readTLS(c, p)
-	}
-	n, errno := rawRead(c.fd, p)
-	switch {
-	case errno == 0 && n > 0:
-		if n < len(p) && !c.hup {
-			c.readable = false
-		}
+	n, err := c.recv(p)
+	if n > 0 {
 		c.lastRead = lp.now
-		c.budget -= n
 		lp.t.TotalRead += int64(n)
-		return n, nil
-	case errno == 0:
-		return 0, io.EOF
-	case errno == unix.EAGAIN:
-		c.readable = false
-		return 0, nil
-	case errno == unix.EINTR:
-		return 0, nil
 	}
-	return 0, os.NewSyscallError("read", errno)
+	return n, err
 }
 
 // readResp feeds the response's bytes to c.rd as they arrive (see
@@ -614,12 +581,6 @@ func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
 
 // closeConn closes c's socket and drops what its buffer held.
 func (lp *epLoop) closeConn(c *epConn) {
-	lp.opened(c)
-	if c.tls != nil {
-		c.tls.close()
-		c.obuf = c.tls.out[:0]
-		c.tls, c.tlsMore = nil, false
-	}
 	lp.closeSock(&c.epSock)
 	c.pos, c.have = 0, 0
 }
@@ -631,18 +592,12 @@ func (lp *epLoop) handshake(c *epConn) bool {
 	l := c.tls
 	for {
 		if !l.started {
-			// A zero-length write tells whether the connect is done
-			// (0), still under way (EAGAIN) or failed, before the
-			// handshake's first message costs any CPU.
 			before := lp.tick()
-			_, errno := rawWrite(c.fd, nil)
-			switch errno {
+			switch errno := connectOutcome(c.fd); errno {
 			case 0:
 				c.out.TCPDone = before
 				lp.d.markWorked()
 				l.start()
-			case unix.EINTR:
-				continue
 			case unix.EAGAIN:
 				return lp.waitOutput(c)
 			default:
@@ -668,9 +623,8 @@ func (lp *epLoop) handshake(c *epConn) bool {
 			now := lp.tick()
 			touchAt(lp.t, now)
 			lp.r.tlsDone(l.tc)
-			lp.opened(c)
+			lp.opened(&c.epSock)
 			c.out.Connect = now
-			c.tlsMore = true // records past the handshake may be buffered
 			c.state = epWriting
 			return true
 		}
@@ -725,33 +679,4 @@ func (lp *epLoop) sendTLS(c *epConn) bool {
 	}
 	lp.sent(c)
 	return true
-}
-
-// readTLS reads the response's plaintext; (0, nil) means nothing more for now.
-func (lp *epLoop) readTLS(c *epConn, p []byte) (int, error) {
-	l := c.tls
-	n, err := l.tc.Read(p)
-	if n > 0 {
-		// A Read that returns data has decoded at least one record;
-		// crypto/tls keeps the rest of a record larger than p.
-		l.consumed++
-		c.tlsMore = n == len(p) || l.mayHoldRecord()
-		c.lastRead = lp.now
-		lp.t.TotalRead += int64(n)
-		return n, nil // an error with the data (close_notify) comes again on the next Read
-	}
-	c.tlsMore = false
-	if err == errWouldBlock {
-		l.consumed = l.handed // it decoded every complete record before asking for more
-		return 0, nil
-	}
-	return 0, err
-}
-
-// opened notes that c's connect and handshake are over.
-func (lp *epLoop) opened(c *epConn) {
-	if c.opening {
-		c.opening = false
-		lp.opening--
-	}
 }

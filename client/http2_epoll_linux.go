@@ -5,7 +5,6 @@ package client
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -93,14 +92,6 @@ type h2eConn struct {
 	cur         *h2eSlot // slot whose header block is being decoded (nil: none)
 	connUnacked uint32
 	pending     bool // listed in lp.pending: the socket may hold more than the last turn read
-
-	// h2 over TLS (nil for h2c): as epConn's tls, tlsMore and obuf; budget
-	// is what the connection may still read this turn.
-	tls     *tlsLink
-	tlsMore bool
-	opening bool // counted in the loop's opening
-	budget  int
-	obuf    []byte
 }
 
 // h2eSource feeds the Framer one complete frame from the read buffer.
@@ -137,10 +128,8 @@ type h2Loop struct {
 	busy    int        // slots not idle
 	stopped bool       // finish said the run ended
 	ramped  bool       // every slot has been started
-	// rampNext is the next connection the ramp-up starts; opening counts
-	// the TLS connections whose connect or handshake is under way.
+	// rampNext is the next connection the ramp-up starts.
 	rampNext int
-	opening  int
 }
 
 // h2ReadBuf holds a full frame of the largest size we accept and more.
@@ -334,9 +323,7 @@ func (lp *h2Loop) open(c *h2eConn, opener *h2eSlot) bool {
 	c.newFramer()                           // nor may the old one's unfinished header block carry over
 	if conf := lp.h.tlsConfig; conf != nil {
 		// The preface and requests below wait in c.out for the handshake.
-		c.tls = newTLSLink(&c.epSock, &c.budget, lp.raddrs[int(c.addrIdx)%len(lp.raddrs)], conf, c.obuf)
-		c.opening = true
-		lp.opening++
+		lp.openTLS(&c.epSock, conf)
 	}
 	_, _ = h2eSink{c}.Write([]byte(http2.ClientPreface))
 	_ = c.fr.WriteSettings(
@@ -402,7 +389,7 @@ func (lp *h2Loop) write(c *h2eConn) {
 		default:
 			err := os.NewSyscallError("write", errno)
 			if c.connecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
-				lp.connectFailed(c, os.NewSyscallError("connect", errno))
+				lp.connectFailed(c, os.NewSyscallError("connect", errno), true)
 				return
 			}
 			lp.lost(c, err)
@@ -435,10 +422,10 @@ func (lp *h2Loop) written(c *h2eConn) {
 	}
 }
 
-// connectFailed handles a connection that could not be established: its
-// opener's request fails (after trying the next address), the others wait
-// for the next connection.
-func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
+// connectFailed handles a connection that could not be established (its
+// connect, or its TLS handshake): its opener's request fails (after trying
+// the next address if next), the others wait for the next connection.
+func (lp *h2Loop) connectFailed(c *h2eConn, err error, next bool) {
 	opener, idx := c.opener, c.addrIdx
 	for i := range c.slots {
 		if st := &c.slots[i]; st.state == h2eOpen {
@@ -447,7 +434,7 @@ func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
 	}
 	lp.closeConn(c)
 	if opener != nil && opener.state == h2eWaiting {
-		if lp.fallback(idx) {
+		if next && lp.fallback(idx) {
 			opener.opened = false
 		} else {
 			lp.openFailed(opener, err)
@@ -459,48 +446,41 @@ func (lp *h2Loop) connectFailed(c *h2eConn, err error) {
 // read reads and decodes what c's socket holds, up to h2ReadBudget bytes:
 // a connection with more waits on lp.pending for the next turn.
 func (lp *h2Loop) read(c *h2eConn) {
-	if c.tls != nil {
-		lp.readTLS(c)
+	c.budget = h2ReadBudget
+	if c.tls != nil && !c.tls.hsDone && !lp.handshake(c) {
 		return
 	}
-	for budget := h2ReadBudget; c.readable && c.fd >= 0; {
-		if budget <= 0 || lp.stopped {
-			if !c.pending && !lp.stopped {
-				c.pending = true
-				lp.pending = append(lp.pending, c)
-			}
-			break
-		}
+	for c.canRead() && c.fd >= 0 && !lp.stopped {
 		if c.pos > 0 && c.pos == c.have {
 			c.pos, c.have = 0, 0
 		} else if c.have == len(c.in) {
 			c.have = copy(c.in, c.in[c.pos:c.have])
 			c.pos = 0
 		}
-		n, errno := rawRead(c.fd, c.in[c.have:])
-		switch {
-		case errno == 0 && n > 0:
-			if n < len(c.in)-c.have && !c.hup {
-				c.readable = false
-			}
+		n, err := c.recv(c.in[c.have:])
+		if n > 0 {
 			c.have += n
-			budget -= n
 			if err := lp.decode(c); err != nil {
 				lp.lost(c, err)
 				return
 			}
-		case errno == 0:
-			lp.lost(c, io.EOF)
-			return
-		case errno == unix.EAGAIN:
-			c.readable = false
-		case errno == unix.EINTR:
-		default:
-			lp.lost(c, os.NewSyscallError("read", errno))
+			continue
+		}
+		if err != nil {
+			lp.lost(c, err)
 			return
 		}
 	}
+	lp.queue(c)
 	lp.issue(c)
+}
+
+// queue lists c in lp.pending when its budget ran out with input left.
+func (lp *h2Loop) queue(c *h2eConn) {
+	if c.fd >= 0 && c.readable && c.budget <= 0 && !c.pending && !lp.stopped {
+		c.pending = true
+		lp.pending = append(lp.pending, c)
+	}
 }
 
 // decode handles every complete frame in the read buffer, checking for stop
@@ -705,12 +685,6 @@ func (lp *h2Loop) lost(c *h2eConn, err error) {
 
 // closeConn closes c's socket (which also leaves the epoll set).
 func (lp *h2Loop) closeConn(c *h2eConn) {
-	lp.opened(c)
-	if c.tls != nil {
-		c.tls.close()
-		c.obuf = c.tls.out[:0]
-		c.tls, c.tlsMore = nil, false
-	}
 	lp.closeSock(&c.epSock)
 	c.connecting, c.opener = false, nil
 	clear(c.streams)
@@ -735,15 +709,13 @@ func (lp *h2Loop) shutdown() {
 func (lp *h2Loop) writeTLS(c *h2eConn) {
 	l := c.tls
 	if c.connecting {
-		// A zero-length write tells whether the connect is done.
 		before := lp.tick()
-		_, errno := rawWrite(c.fd, nil)
-		switch errno {
+		switch errno := connectOutcome(c.fd); errno {
 		case 0:
-		case unix.EAGAIN, unix.EINTR:
+		case unix.EAGAIN:
 			return // EPOLLOUT (always registered) says when
 		default:
-			lp.connectFailed(c, os.NewSyscallError("connect", errno))
+			lp.connectFailed(c, os.NewSyscallError("connect", errno), true)
 			return
 		}
 		c.connecting = false
@@ -805,67 +777,26 @@ func (lp *h2Loop) flushTLS(c *h2eConn) bool {
 	return false
 }
 
-// readTLS is read for h2 over TLS: it moves the handshake on, then reads
-// plaintext into c.in through crypto/tls (see epLoop.readTLS for tlsMore).
-func (lp *h2Loop) readTLS(c *h2eConn) {
+// handshake moves c's TLS handshake on with what its socket holds; true
+// once it has ended well and the preface and requests have gone out.
+func (lp *h2Loop) handshake(c *h2eConn) bool {
 	l := c.tls
-	c.budget = h2ReadBudget
+	if !l.started {
+		return false // the connect's outcome comes first (write)
+	}
+	for !l.hsDone && c.readable && c.budget > 0 {
+		l.step()
+	}
 	if !l.hsDone {
-		if !l.started {
-			return // the connect's outcome comes first (write)
-		}
-		for !l.hsDone && c.readable && c.budget > 0 {
-			l.step()
-		}
-		if !l.hsDone {
-			lp.flushTLS(c)
-			lp.queueTLS(c)
-			return
-		}
-		if !lp.handshaken(c) {
-			return
-		}
-		lp.write(c) // the handshake's last flight, the preface and the requests
-		if c.fd < 0 {
-			return
-		}
+		lp.flushTLS(c)
+		lp.queue(c)
+		return false
 	}
-	for (c.readable && c.budget > 0 || c.tlsMore) && c.fd >= 0 && !lp.stopped {
-		if c.pos > 0 && c.pos == c.have {
-			c.pos, c.have = 0, 0
-		} else if c.have == len(c.in) {
-			c.have = copy(c.in, c.in[c.pos:c.have])
-			c.pos = 0
-		}
-		p := c.in[c.have:]
-		n, err := l.tc.Read(p)
-		if n > 0 {
-			l.consumed++
-			c.tlsMore = n == len(p) || l.mayHoldRecord()
-			c.have += n
-			if err := lp.decode(c); err != nil {
-				lp.lost(c, err)
-				return
-			}
-			continue
-		}
-		c.tlsMore = false
-		if err != errWouldBlock {
-			lp.lost(c, err)
-			return
-		}
-		l.consumed = l.handed
+	if !lp.handshaken(c) {
+		return false
 	}
-	lp.queueTLS(c)
-	lp.issue(c)
-}
-
-// queueTLS lists c in lp.pending when its budget ran out with input left.
-func (lp *h2Loop) queueTLS(c *h2eConn) {
-	if c.fd >= 0 && c.readable && c.budget <= 0 && !c.pending && !lp.stopped {
-		c.pending = true
-		lp.pending = append(lp.pending, c)
-	}
+	lp.write(c) // the handshake's last flight, the preface and the requests
+	return c.fd >= 0
 }
 
 // handshaken finishes c's handshake: ALPN must have chosen h2 (otherwise
@@ -882,18 +813,17 @@ func (lp *h2Loop) handshaken(c *h2eConn) bool {
 			p = "none"
 		}
 		lp.r.stop(EndFatal, errNotH2("ALPN offered h2, the server chose "+p))
-		lp.connectFailed(c, errors.New("server does not speak HTTP/2"))
+		lp.connectFailed(c, errors.New("server does not speak HTTP/2"), false)
 		return false
 	}
 	now := lp.tick()
 	touchAt(lp.t, now)
 	lp.r.tlsDone(l.tc)
-	lp.opened(c)
+	lp.opened(&c.epSock)
 	if st := c.opener; st != nil && st.opened {
 		st.o.Connect = now
 	}
 	c.opener = nil
-	c.tlsMore = true // records past the handshake may be buffered
 	return true
 }
 
@@ -905,25 +835,5 @@ func (lp *h2Loop) tlsFailed(c *h2eConn, err error) {
 	if strings.Contains(err.Error(), "no application protocol") {
 		lp.r.stop(EndFatal, errNotH2("ALPN: "+err.Error()))
 	}
-	opener := c.opener
-	for i := range c.slots {
-		if st := &c.slots[i]; st.state == h2eOpen {
-			st.state = h2eWaiting // never sent
-		}
-	}
-	lp.closeConn(c)
-	if opener != nil && opener.state == h2eWaiting {
-		lp.openFailed(opener, err)
-	}
-	if !lp.stopped {
-		lp.issue(c)
-	}
-}
-
-// opened notes that c's connect and handshake are over.
-func (lp *h2Loop) opened(c *h2eConn) {
-	if c.opening {
-		c.opening = false
-		lp.opening--
-	}
+	lp.connectFailed(c, err, false)
 }

@@ -62,8 +62,7 @@ var errLinkStopped = errors.New("gab: connection closed during the TLS handshake
 
 // tlsLink is the net.Conn under a loop connection's tls.Conn.
 type tlsLink struct {
-	s      *epSock // the socket, and whether it may hold unread bytes
-	budget *int    // raw bytes the connection may still read this wake-up
+	s      *epSock // the socket, whether it may hold unread bytes, the turn's read budget
 	tc     *tls.Conn
 	remote net.Addr
 
@@ -86,18 +85,50 @@ type tlsLink struct {
 	hdr              int
 	recHi            byte
 
+	// more: crypto/tls may hold input already read (a Read returned data,
+	// or the handshake just ended), so read may return data though the
+	// socket has nothing.
+	more bool
+
 	started bool // start has run
 	hsDone  bool
 	hsErr   error
 	fresh   bool // the handshake has just ended: its last flight may still be in out
 }
 
-// newTLSLink prepares a client handshake on s's socket; start begins it
-// once the connect has succeeded.
-func newTLSLink(s *epSock, budget *int, remote net.Addr, conf *tls.Config, buf []byte) *tlsLink {
-	l := &tlsLink{s: s, budget: budget, remote: remote, out: buf[:0]}
+// openTLS gives s (just dialed) a TLS link: start begins its handshake once
+// the connect has succeeded. It counts as opening until opened.
+func (p *epPoller) openTLS(s *epSock, conf *tls.Config) {
+	l := &tlsLink{s: s, remote: p.raddrs[int(s.addrIdx)%len(p.raddrs)], out: s.obuf[:0]}
 	l.tc = tls.Client(l, conf)
-	return l
+	s.tls, s.opening = l, true
+	p.opening++
+}
+
+// opened notes that s's connect and handshake are over.
+func (p *epPoller) opened(s *epSock) {
+	if s.opening {
+		s.opening = false
+		p.opening--
+	}
+}
+
+// read reads plaintext into p; (0, nil) means nothing more for now.
+func (l *tlsLink) read(p []byte) (int, error) {
+	n, err := l.tc.Read(p)
+	if n > 0 {
+		// A Read that returns data has decoded at least one record;
+		// crypto/tls keeps the rest of a record larger than p.
+		l.consumed++
+		l.more = n == len(p) || l.consumed < l.handed
+		return n, nil // an error with the data (close_notify) comes again on the next Read
+	}
+	l.more = false
+	if err == errWouldBlock {
+		l.consumed = l.handed // it decoded every complete record before asking for more
+		return 0, nil
+	}
+	return 0, err
 }
 
 // start runs the handshake until it needs the server's answer, its
@@ -117,6 +148,7 @@ func (l *tlsLink) step() {
 	if _, more := l.next(); !more {
 		l.hsDone, l.next, l.stop = true, nil, nil
 		l.fresh = l.hsErr == nil
+		l.more = l.fresh // records past the handshake may be buffered
 	}
 }
 
@@ -141,18 +173,27 @@ func (l *tlsLink) flush() syscall.Errno {
 
 // close ends the connection's TLS session: a handshake in progress is
 // stopped; after one, close_notify is sent as ab's SSL_shutdown does (one
-// try: the socket is closed next).
-func (l *tlsLink) close() {
-	if !l.started {
-		return
-	}
-	if l.stop != nil {
+// try: the socket is closed next). It returns the output buffer for the
+// next connection.
+func (l *tlsLink) close() []byte {
+	switch {
+	case l.stop != nil:
 		l.stop()
 		l.hsDone, l.next, l.stop = true, nil, nil
-		return
-	}
-	if l.hsErr == nil {
+	case l.started && l.hsErr == nil:
 		_ = l.tc.Close()
+	}
+	return l.out[:0]
+}
+
+// connectOutcome tells, with a zero-length write, whether fd's connect is
+// done (0), still under way (EAGAIN) or failed, before a handshake costs
+// any CPU.
+func connectOutcome(fd int) syscall.Errno {
+	for {
+		if _, errno := rawWrite(fd, nil); errno != unix.EINTR {
+			return errno
+		}
 	}
 }
 
@@ -161,14 +202,14 @@ func (l *tlsLink) close() {
 // handshake and returns errWouldBlock after it.
 func (l *tlsLink) Read(p []byte) (int, error) {
 	for {
-		if l.s.readable && *l.budget > 0 {
+		if l.s.readable && l.s.budget > 0 {
 			n, errno := rawRead(l.s.fd, p)
 			switch {
 			case errno == 0 && n > 0:
 				if n < len(p) && !l.s.hup {
 					l.s.readable = false
 				}
-				*l.budget -= n
+				l.s.budget -= n
 				l.frame(p[:n])
 				return n, nil
 			case errno == 0:
@@ -255,7 +296,3 @@ func (l *tlsLink) frame(b []byte) {
 		b = b[1:]
 	}
 }
-
-// mayHoldRecord reports whether crypto/tls may hold a complete record it
-// has not decoded.
-func (l *tlsLink) mayHoldRecord() bool { return l.consumed < l.handed }

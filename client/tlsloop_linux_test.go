@@ -64,9 +64,10 @@ func TestTLSLinkPartialRecords(t *testing.T) {
 		served <- err
 	}()
 
-	s := &epSock{fd: fds[0]}
-	budget := 1 << 20
-	l := newTLSLink(s, &budget, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, &tls.Config{InsecureSkipVerify: true}, nil)
+	s := &epSock{fd: fds[0], budget: 1 << 20}
+	p := &epPoller{raddrs: []net.Addr{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}}}
+	p.openTLS(s, &tls.Config{InsecureSkipVerify: true})
+	l := s.tls
 	waitReadable := func() {
 		t.Helper()
 		pfd := []unix.PollFd{{Fd: int32(fds[0]), Events: unix.POLLIN}}
