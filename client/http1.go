@@ -37,9 +37,7 @@ type http1 struct {
 	askKeepAlive bool // -k: ab's keep-alive rules
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
-	// rampTokens holds a token per TLS handshake of the ramp-up under way
-	// on the goroutine path (tlsRampHandshakes).
-	rampTokens chan struct{}
+	ramp         tlsRamp // nil for http://
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
@@ -70,7 +68,7 @@ func newHTTP1(cfg *Config) (transport, error) {
 		}
 		if cfg.Target.TLS {
 			h.tlsConf = conf
-			h.rampTokens = make(chan struct{}, tlsRampHandshakes)
+			h.ramp = newTLSRamp()
 		}
 	}
 	return h, nil
@@ -170,15 +168,18 @@ func (c *h1conn) roundTrip() {
 			start = s
 			o.Start, o.TCPDone, o.Connect = s, s, s
 		} else {
-			rampToken := false
+			entered := false
 			if start < 0 {
-				rampToken = c.waitRamp()
+				if !c.ramped { // the slot's first connection: the request starts after the wait
+					c.ramped = true
+					entered = c.h.ramp.enter(c.h.ctx.Done()) // if the run stopped, open fails at once
+				}
 				start = c.r.clock()
 			}
 			o.Start = start
 			opened := c.open(o)
-			if rampToken {
-				<-c.h.rampTokens
+			if entered {
+				c.h.ramp.leave()
 			}
 			if !opened {
 				return
@@ -197,21 +198,6 @@ func (c *h1conn) roundTrip() {
 		}
 		o.Class, o.Err = FailReceiveCounted, errNoAnswer
 		return
-	}
-}
-
-// waitRamp waits, before the slot's first TLS connection, until fewer than
-// tlsRampHandshakes are under way; true if it took a token to give back.
-func (c *h1conn) waitRamp() bool {
-	if c.ramped || c.h.rampTokens == nil {
-		return false
-	}
-	c.ramped = true
-	select {
-	case c.h.rampTokens <- struct{}{}:
-		return true
-	case <-c.h.ctx.Done():
-		return false // the run stopped: open fails at once
 	}
 }
 

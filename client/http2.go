@@ -66,14 +66,12 @@ const (
 type h2Transport struct {
 	cfg       *Config
 	tlsConfig *tls.Config // nil for h2c
-	// rampTokens holds a token per TLS handshake of the ramp-up under way
-	// on the goroutine path (tlsRampHandshakes); nil for h2c.
-	rampTokens chan struct{}
-	block      []byte // the pre-encoded request header block, the same for every request
-	body       []byte
-	hasBody    bool
-	headReq    bool   // the method is HEAD: a content-length comes without a body
-	protocol   string // "h2" or "h2c"
+	ramp      tlsRamp     // nil for h2c
+	block     []byte      // the pre-encoded request header block, the same for every request
+	body      []byte
+	hasBody   bool
+	headReq   bool   // the method is HEAD: a content-length comes without a body
+	protocol  string // "h2" or "h2c"
 
 	d       *dialer
 	holders []h2Holder // one per -c
@@ -115,7 +113,7 @@ func newHTTP2(cfg *Config) (transport, error) {
 		// handshake rather than failing it with an alert.
 		h.tlsConfig = withALPN(base, "h2", "http/1.1")
 		h.protocol = "h2"
-		h.rampTokens = make(chan struct{}, tlsRampHandshakes)
+		h.ramp = newTLSRamp()
 	}
 	block, err := h2HeaderBlock(cfg)
 	if err != nil {
@@ -373,18 +371,15 @@ func (h *h2Transport) connection(r *run, hd *h2Holder, t *Tally, o *Outcome) (c 
 	if c := hd.c; c != nil && c.usable() {
 		return c, false, nil
 	}
-	if h.rampTokens != nil && !hd.ramped {
-		// The holder's first connection: wait until fewer than
-		// tlsRampHandshakes are under way; the request starts then.
+	if h.ramp != nil && !hd.ramped {
+		// The holder's first connection: the request starts after the wait.
 		hd.ramped = true
-		select {
-		case h.rampTokens <- struct{}{}:
-			defer func() { <-h.rampTokens }()
-			now := r.clock()
-			o.Start, o.TCPDone, o.Connect = now, now, now
-		case <-r.stopCh:
+		if !h.ramp.enter(r.stopCh) {
 			return nil, false, context.Canceled
 		}
+		defer h.ramp.leave()
+		now := r.clock()
+		o.Start, o.TCPDone, o.Connect = now, now, now
 	}
 	c, err = h.open(r, t, o)
 	if err != nil {

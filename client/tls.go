@@ -346,6 +346,31 @@ func withALPN(conf *tls.Config, protos ...string) *tls.Config {
 // (A variable only so that a test can make it small.)
 var tlsRampHandshakes = 256
 
+// tlsRamp holds a token per TLS handshake of the ramp-up under way on the
+// goroutine paths (the event loops count theirs, epPoller.opening); nil
+// for plain connections.
+type tlsRamp chan struct{}
+
+func newTLSRamp() tlsRamp { return make(tlsRamp, tlsRampHandshakes) }
+
+// enter waits, before a first connection, until fewer than
+// tlsRampHandshakes handshakes are under way; false if done closed first,
+// or for a nil ramp (nothing to leave).
+func (g tlsRamp) enter(done <-chan struct{}) bool {
+	if g == nil {
+		return false
+	}
+	select {
+	case g <- struct{}{}:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// leave gives back the token enter took.
+func (g tlsRamp) leave() { <-g }
+
 // handshakeTLS runs the client handshake on raw (which the caller registered
 // with Tally.SetConn, so a stopping run interrupts it): the goroutine paths'
 // handshake. The event loops run the same crypto/tls handshake over a
