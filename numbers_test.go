@@ -90,7 +90,7 @@ func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
 	url, seen := startDocServer(t)
 	status, stdout, stderr := runGab(t, "ab", "--json", "/nonexistent/dir/r.json", "-n", "50", url+"/")
 	if status != 1 || seen.Load() != 0 || stdout != "" ||
-		stderr != "gab: --json open /nonexistent/dir/r.json: no such file or directory\n" {
+		stderr != "gab: --json /nonexistent/dir/r.json: cannot write there: no such file or directory\n" {
 		t.Errorf("status %d, %d requests sent, stdout %q, stderr %q", status, seen.Load(), stdout, stderr)
 	}
 	status, stdout, _ = runGab(t, "ab", "--format", "json", "--json", "/nonexistent/dir/r.json", "-n", "50", url+"/")
@@ -100,7 +100,7 @@ func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
 	}
 	// A writable path is left as it was: the check creates nothing.
 	dir := t.TempDir()
-	if err := checkWritable(dir + "/r.json"); err != nil {
+	if err := checkJSONFile(dir + "/r.json"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir + "/r.json"); !os.IsNotExist(err) {

@@ -88,7 +88,7 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	// gab's own output files are checked before the first request, so that a
 	// long run does not end in an unwritable path (ab's -e and -g keep ab's
 	// behaviour: opened after the run).
-	if err := checkWritable(out.o.JSONFile); err != nil {
+	if err := checkJSONFile(out.o.JSONFile); err != nil {
 		msg := "gab: --json " + err.Error() + "\n"
 		io.WriteString(stderr, msg)
 		if out.jsonStdout {
@@ -129,24 +129,6 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	// percentiles from the client's HDR histograms (3 significant digits).
 	cfg.Extended = cfg.Extended || (len(out.o.Percentiles) > 0 || len(out.o.FailIf) > 0) && mayOutgrowStore(cfg)
 	return 0, false
-}
-
-// checkWritable checks that name ("" for none) can be written: it opens it
-// for writing without truncating it, and removes it again if it did not exist.
-func checkWritable(name string) error {
-	if name == "" {
-		return nil
-	}
-	_, statErr := os.Stat(name)
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	if os.IsNotExist(statErr) {
-		os.Remove(name)
-	}
-	return nil
 }
 
 // begin marks the start of the run, for the client and server CPU figures.
@@ -357,6 +339,15 @@ func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
 		return writeJSONFile(out.o.JSONFile, doc)
 	}
 	return nil
+}
+
+// checkJSONFile checks --json's path as the file is written: through a
+// temporary file renamed into its directory (writeJSONFile).
+func checkJSONFile(name string) error {
+	if name == "" {
+		return nil
+	}
+	return outfile.CheckWritable(name)
 }
 
 func writeJSONFile(name string, doc *report.Document) error {
