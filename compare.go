@@ -10,9 +10,6 @@ import (
 	"os"
 	"strings"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/report"
 )
@@ -90,10 +87,8 @@ func meanMs(d *report.Document) (float64, bool) {
 func percentileMs(p float64) func(d *report.Document) (float64, bool) {
 	return func(d *report.Document) (float64, bool) {
 		if s := d.Sums; s != nil && s.Total.Count > 0 {
-			if h, err := hdrhistogram.Decode([]byte(s.Total.Histogram.Data)); err == nil {
-				idx := min(int64(math.Floor(float64(s.Total.Count)*p/100+1e-9)), s.Total.Count-1)
-				v := min(max(samples.HistAtIndex(h, idx), s.Total.MinUs), s.Total.MaxUs)
-				return float64(v) / 1000, true
+			if dist, err := s.Total.Dist(); err == nil {
+				return float64(dist.Percentile(p)) / 1000, true
 			}
 		}
 		if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"gab/internal/sweep"
 	"gab/report"
 )
@@ -134,6 +136,27 @@ func TestCompareBadInput(t *testing.T) {
 		status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "compare"}, c.args...)...)
 		if status != c.status || stdout != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: %d %q %q; want %d and %q", c.args, status, stdout, stderr, c.status, c.want)
+		}
+	}
+}
+
+// TestComparePercentileFromSums: a document's total-time percentiles come
+// from its sums' histogram with ab's rank rule (the floor(n·p/100)-th value,
+// 0-based), clamped to the exact min and max.
+func TestComparePercentileFromSums(t *testing.T) {
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for v := int64(1); v <= 1000; v++ {
+		_ = h.RecordValue(v)
+	}
+	data, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &report.Document{Sums: &report.JSONSums{Total: report.JSONColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
+		Histogram: report.JSONHistogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
+	for p, want := range map[float64]float64{50: 0.501, 99: 0.991, 99.9: 1.000, 100: 1.000} {
+		if got, ok := percentileMs(p)(d); !ok || got != want {
+			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
 		}
 	}
 }

@@ -243,3 +243,13 @@ func jsonSums(cs *ColumnSums) *JSONSums {
 	}
 	return s
 }
+
+// Dist is the distribution the column's sums describe: its histogram with
+// the exact count, min and max (percentiles as samples.Dist reads them).
+func (s *JSONColumnSums) Dist() (samples.Dist, error) {
+	h, err := decodeHistogram(&s.Histogram)
+	if err != nil {
+		return samples.Dist{}, err
+	}
+	return samples.DistOf(s.Count, s.MinUs, s.MaxUs, int64(s.SumUs), 0, h), nil
+}
