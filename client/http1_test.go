@@ -258,9 +258,7 @@ func TestHTTP1ChunkedByteByByte(t *testing.T) {
 		if _, ok := fc.readRequest(); !ok {
 			return
 		}
-		for i := 0; i < len(chunkedResponse); i++ {
-			fc.write(chunkedResponse[i : i+1])
-		}
+		fc.inChunks(chunkedResponse, 1)
 	})
 	res, err := h1Run(t, h1Config(srv.port(), 2, 1, false))
 	if err != nil {

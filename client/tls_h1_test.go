@@ -254,9 +254,7 @@ func TestTLSOneByteRecords(t *testing.T) {
 				if _, ok := fc.readRequest(); !ok {
 					return
 				}
-				for i := 0; i < len(r); i++ {
-					fc.write(r[i : i+1])
-				}
+				fc.inChunks(r, 1)
 				if !ka {
 					return
 				}
