@@ -210,7 +210,7 @@ func h1Run(tb testing.TB, cfg Config) (*Result, error) {
 func stallForever(fc *faultConn) { fc.waitClosed() }
 
 // answerThenStall answers every request until `answered` connections have been
-// served, then writes part on later connections and stalls.
+// served, then writes part (if any) on later connections and stalls.
 func answerThenStall(answered int64, part string) func(fc *faultConn) {
 	return func(fc *faultConn) {
 		if _, ok := fc.readRequest(); !ok {

@@ -611,23 +611,9 @@ func TestHTTP1RampUp(t *testing.T) {
 	}
 }
 
-// hangAfterRequests answers the first k requests (one per connection) and then never answers.
-func hangAfterRequests(k int64) func(fc *faultConn) {
-	return func(fc *faultConn) {
-		if _, ok := fc.readRequest(); !ok {
-			return
-		}
-		if fc.index < k {
-			fc.write(respond100(false))
-			return
-		}
-		fc.waitClosed()
-	}
-}
-
 func TestHTTP1IdleTimeoutIsFatal(t *testing.T) {
 	checkGoroutines(t)
-	srv := newFaultServer(t, hangAfterRequests(2))
+	srv := newFaultServer(t, answerThenStall(2, ""))
 	cfg := h1Config(srv.port(), 5, 1, false)
 	cfg.Timeout = 300 * time.Millisecond
 	began := time.Now()
@@ -663,7 +649,7 @@ func TestHTTP1TimeLimitEnds(t *testing.T) {
 
 func TestHTTP1CancelGivesPartialResult(t *testing.T) {
 	checkGoroutines(t)
-	srv := newFaultServer(t, hangAfterRequests(5))
+	srv := newFaultServer(t, answerThenStall(5, ""))
 	cfg := h1Config(srv.port(), 20, 1, false)
 	rn, err := newRunner(t, cfg)
 	if err != nil {
@@ -688,7 +674,7 @@ func TestHTTP1CancelGivesPartialResult(t *testing.T) {
 
 func TestHTTP1RequestTimeout(t *testing.T) {
 	checkGoroutines(t)
-	srv := newFaultServer(t, hangAfterRequests(1))
+	srv := newFaultServer(t, answerThenStall(1, ""))
 	cfg := h1Config(srv.port(), 3, 1, false)
 	cfg.RequestTimeout = 150 * time.Millisecond
 	began := time.Now()
