@@ -333,13 +333,7 @@ func TestHTTP2RefusesServerWithoutH2(t *testing.T) {
 }
 
 func TestHTTP2RefusedConnectionIsFatalWithoutR(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, err = runH2(t, h2TestConfig(t, "http://"+addr+"/", 5, 1, 1))
+	_, err := runH2(t, h2TestConfig(t, "http://127.0.0.1:"+strconv.Itoa(closedPort(t))+"/", 5, 1, 1))
 	var fe *FatalError
 	if !errors.As(err, &fe) || fe.Message != "apr_socket_recv: Connection refused (111)\n" || fe.Exit != 111 {
 		t.Fatalf("err %#v, want ab's connection-refused error", err)
