@@ -16,6 +16,7 @@ func ClosedPort(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	syscall.CloseOnExec(fd) // a program the test starts must not hold the port
 	t.Cleanup(func() { _ = syscall.Close(fd) })
 	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)
