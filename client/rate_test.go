@@ -75,14 +75,24 @@ func TestRateCoordinatedOmission(t *testing.T) {
 	res := runScript(t, Config{Requests: 120, Concurrency: 2, Rate: 200}, script)
 	rr := res.Extra.Rate
 	corrected99 := rr.Corrected.Percentile(99)
-	uncorrected99 := res.Extra.Phases[PhaseTotal].Percentile(99)
+	corrected90 := rr.Corrected.Percentile(90)
+	uncorrected90 := res.Extra.Phases[PhaseTotal].Percentile(90)
 	corrected50 := rr.Corrected.Percentile(50)
-	t.Logf("p50 corrected %d µs; p99 corrected %d µs, uncorrected %d µs; lag max %d µs", corrected50, corrected99, uncorrected99, rr.Lag.Max)
+	t.Logf("p50 corrected %d µs; p90 corrected %d µs, uncorrected %d µs; p99 corrected %d µs; lag max %d µs",
+		corrected50, corrected90, uncorrected90, corrected99, rr.Lag.Max)
 	if corrected99 < 100_000 {
 		t.Errorf("corrected p99 %d µs, want ≥ 100 ms", corrected99)
 	}
-	if uncorrected99 >= corrected99 {
-		t.Errorf("uncorrected p99 %d µs not below corrected %d µs", uncorrected99, corrected99)
+	// The p99 of both can be the same held request (only two are in flight
+	// during the hold, and 2 of 120 is above 1 %), so the gap shows at p90:
+	// a third of the schedule fell due during the hold and the corrected
+	// p90 is one of those (about 145 ms), while the closed loop saw only two
+	// slow requests and its p90 is an instant one.
+	if corrected90 < 50_000 {
+		t.Errorf("corrected p90 %d µs, want ≥ 50 ms: 40 of 120 requests fell due during the hold", corrected90)
+	}
+	if uncorrected90 >= 50_000 {
+		t.Errorf("uncorrected p90 %d µs, want an instant request's", uncorrected90)
 	}
 	if corrected50 > 50_000 {
 		t.Errorf("corrected p50 %d µs, want low", corrected50)
