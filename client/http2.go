@@ -12,9 +12,9 @@ import (
 )
 
 // The --http2 transport: c connections, each carrying up to --streams
-// concurrent streams, driven directly with x/net/http2's Framer and hpack
-// (http2.Transport allocates a request, a response and header maps per
-// request and pools connections its own way).
+// concurrent streams, driven directly with x/net/http2's Framer, x/net's
+// hpack encoder and internal/hpackdec (http2.Transport allocates a request, a
+// response and header maps per request and pools connections its own way).
 //
 // Slot i runs its requests on connection i % c, so each connection has exactly
 // --streams slots and never more streams in flight than that (nor more than the
