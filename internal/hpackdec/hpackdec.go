@@ -16,7 +16,7 @@
 // leniencies (a table size update is accepted anywhere in a block while the
 // table is empty; string and Huffman errors are found only in strings that
 // are decoded). FuzzDecoderAsXNet holds the two decoders to the same fields,
-// the same table and the same errors on arbitrary input.
+// the same table and failure on the same blocks, on arbitrary input.
 package hpackdec
 
 import (
