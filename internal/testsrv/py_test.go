@@ -2,6 +2,7 @@ package testsrv
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -42,6 +43,91 @@ func readAll(t *testing.T, addr, request string, wait time.Duration) []byte {
 	}
 }
 
+// answerDeadline bounds readAnswer; it is only reached when a server is
+// broken (or the machine is stalled far beyond anything a test run sees).
+const answerDeadline = 10 * time.Second
+
+// readAnswer sends request and reads until the server closes or, when complete
+// is not nil, until complete reports the expected answer in; it then reads for
+// another 100 ms, so that bytes or a close that should not come are caught.
+// Completion is decided by the data itself, never by a wall-clock window, so a
+// slow server yields the same bytes as a fast one. closed is whether the
+// server closed the connection.
+func readAnswer(t *testing.T, addr, request string, complete func([]byte) bool) (answer []byte, closed bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(request))
+	c.SetReadDeadline(time.Now().Add(answerDeadline))
+	var out bytes.Buffer
+	buf := make([]byte, 65536)
+	for settled := false; ; {
+		n, err := c.Read(buf)
+		out.Write(buf[:n])
+		if err != nil {
+			timeout := errors.Is(err, os.ErrDeadlineExceeded)
+			if timeout && !settled {
+				t.Errorf("%q: no complete answer within %v", request, answerDeadline)
+			}
+			return out.Bytes(), !timeout
+		}
+		if !settled && complete != nil && complete(out.Bytes()) {
+			settled = true
+			c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		}
+	}
+}
+
+// responses returns a completion test for readAnswer: b holds n complete
+// responses, each framed by Content-Length or chunked encoding, or, when it
+// has neither, by unframed bytes of body (the /kanolen answer).
+func responses(n, unframed int) func([]byte) bool {
+	return func(b []byte) bool {
+		for range n {
+			i := bytes.Index(b, []byte("\r\n\r\n"))
+			if i < 0 {
+				return false
+			}
+			head := strings.ToLower(string(b[:i]))
+			b = b[i+4:]
+			switch {
+			case strings.Contains(head, "\r\ncontent-length:"):
+				_, v, _ := strings.Cut(head, "\r\ncontent-length:")
+				v, _, _ = strings.Cut(v, "\r\n")
+				length, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || len(b) < length {
+					return false
+				}
+				b = b[length:]
+			case strings.Contains(head, "\r\ntransfer-encoding: chunked"):
+				for {
+					line, rest, ok := bytes.Cut(b, []byte("\r\n"))
+					if !ok {
+						return false
+					}
+					size, err := strconv.ParseInt(string(line), 16, 64)
+					if err != nil || int64(len(rest)) < size+2 {
+						return false
+					}
+					b = rest[size+2:]
+					if size == 0 {
+						break
+					}
+				}
+			default:
+				if len(b) < unframed {
+					return false
+				}
+				b = b[unframed:]
+			}
+		}
+		return true
+	}
+}
+
 func get(path string, keepAlive bool) string {
 	ka := ""
 	if keepAlive {
@@ -58,10 +144,10 @@ func TestPyPlainAndKeepAlive(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 	// Two pipelined keep-alive requests are both answered on one connection.
-	got = readAll(t, p.Addr(), get("/a", true)+get("/b", true), 300*time.Millisecond)
+	got, closed := readAnswer(t, p.Addr(), get("/a", true)+get("/b", true), responses(2, 0))
 	one := "HTTP/1.1 200 OK\r\nServer: pysrv/1.0 (test)\r\nContent-Length: 100\r\nConnection: keep-alive\r\n\r\n" + strings.Repeat("z", 100)
-	if string(got) != one+one {
-		t.Fatalf("keep-alive: got %q", got)
+	if string(got) != one+one || closed {
+		t.Fatalf("keep-alive: got %q, closed %v", got, closed)
 	}
 	if p.Requests() != 3 {
 		t.Fatalf("counter %d, want 3", p.Requests())
@@ -167,32 +253,58 @@ func TestPyMatchesPythonOriginal(t *testing.T) {
 	goPy := newPy(t)
 	// The Python server's counter is global, so the sequence starts with it
 	// at 0 on both sides and every request below is counted on both.
+	// Every exchange but the last is read until its answer is complete
+	// (a close, or the responses a keep-alive connection must carry), so
+	// how fast either server is scheduled does not change the bytes.
 	requests := []struct {
-		req  string
-		wait time.Duration
+		req      string
+		complete func([]byte) bool
 	}{
-		{get("/var", false), time.Second},
-		{get("/var", true) + get("/var", true), 200 * time.Millisecond},
-		{get("/status500", false), time.Second},
-		{get("/kaclose", true), time.Second},
-		{get("/kanolen", true), 200 * time.Millisecond},
-		{get("/chunked", false), time.Second},
-		{get("/chunked", true), 200 * time.Millisecond},
-		{get("/noserver", false), time.Second},
-		{get("/oddserver", false), time.Second},
-		{get("/us/0/1000/2", false), time.Second},
-		{get("/slow", false), time.Second},
-		{get("/bigheader", false), 2 * time.Second},
-		{"PUT /put HTTP/1.0\r\nContent-length: 7\r\nHost: h\r\n\r\na=1&b=2", time.Second},
-		{get("/sometimes", false), time.Second},
-		{get("/sometimes", false), time.Second},
-		{get("/sometimes", false), 300 * time.Millisecond}, // the 18th request: n%3 == 0 hangs
+		{get("/var", false), nil},
+		{get("/var", true) + get("/var", true), responses(2, 0)},
+		{get("/status500", false), nil},
+		{get("/kaclose", true), nil},
+		{get("/kanolen", true), responses(1, 100)},
+		{get("/chunked", false), nil},
+		{get("/chunked", true), responses(1, 0)},
+		{get("/noserver", false), nil},
+		{get("/oddserver", false), nil},
+		{get("/us/0/1000/2", false), nil},
+		{get("/slow", false), nil},
+		{get("/bigheader", false), nil},
+		{get("/sometimes", false), nil}, // the 14th request: answered
+		{"PUT /put HTTP/1.0\r\nContent-length: 7\r\nHost: h\r\n\r\na=1&b=2", nil},
+		{get("/sometimes", false), nil},
+		{get("/sometimes", false), nil},
 	}
 	for _, r := range requests {
-		want := readAll(t, pyAddr, r.req, r.wait)
-		got := readAll(t, goPy.Addr(), r.req, r.wait)
-		if !bytes.Equal(got, want) {
-			t.Errorf("%q:\n got %q\nwant %q", r.req, trim(got), trim(want))
+		want, wantClosed := readAnswer(t, pyAddr, r.req, r.complete)
+		got, closed := readAnswer(t, goPy.Addr(), r.req, r.complete)
+		if !bytes.Equal(got, want) || closed != wantClosed {
+			t.Errorf("%q:\n got %q (closed %v)\nwant %q (closed %v)", r.req, trim(got), closed, trim(want), wantClosed)
 		}
+	}
+	// The 18th request (n%3 == 0) hangs: neither server may send anything.
+	// It comes last, so no later request can be counted before it. The Go
+	// side is read only once it has counted the request, so its silence is
+	// that of the hanging handler, not of a request not yet read.
+	hang := get("/sometimes", false)
+	if want := readAll(t, pyAddr, hang, 300*time.Millisecond); len(want) != 0 {
+		t.Errorf("pysrv.py answered the 18th request: %q", trim(want))
+	}
+	c, err := net.Dial("tcp", goPy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte(hang))
+	for deadline := time.Now().Add(answerDeadline); goPy.Requests() < 18; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Py counted %d requests, want 18", goPy.Requests())
+		}
+	}
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if n, err := c.Read(make([]byte, 100)); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Py answered the 18th request: %d bytes, %v", n, err)
 	}
 }
