@@ -193,7 +193,16 @@ func TestSbatchArrayThenMerge(t *testing.T) {
 	// that depends on it.
 	const n, c = 400, 8
 	results := filepath.Join(dir, "results")
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	// Every shard must still find GAB_START_AT ahead when Slurm launches it,
+	// or gab refuses it as a start in the past, the array fails and the
+	// merge job never runs (sbatch --wait then waits for ctx). Slurm
+	// allocates the tasks about 2 s after sbatch here (its scheduler's first
+	// pass), more on a loaded machine, so the start is 10 s ahead, given
+	// with milliseconds (the recipe takes fractional Unix seconds) rather
+	// than truncated to a whole second, which took up to 1 s of the margin.
+	startAt := time.Now().Add(10 * time.Second)
+	startArg := fmt.Sprintf("%d.%03d", startAt.Unix(), startAt.Nanosecond()/1e6)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	submit := func(args ...string) string {
 		t.Helper()
@@ -201,7 +210,7 @@ func TestSbatchArrayThenMerge(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(env, "GAB="+gab, "GAB_URL="+srv.URL+"/", "GAB_OUT="+results,
 			fmt.Sprintf("GAB_ARGS=-k -n %d -c %d", n, c),
-			"GAB_START_AT="+strconv.FormatInt(time.Now().Add(4*time.Second).Unix(), 10))
+			"GAB_START_AT="+startArg)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("sbatch %q: %v\n%s\n%s", args, err, out, tail(filepath.Join(dir, "slurmctld.log")))
