@@ -91,19 +91,39 @@ func TestWarmupFatal(t *testing.T) {
 }
 
 // An interrupted warm-up ends the run, interrupted, with nothing measured.
+// The server interrupts it on its second request: at -c 1 without
+// keep-alive that request is sent only once the first is complete, so the
+// warm-up has exactly one complete request then, whatever the scheduling;
+// the second is held until the run ends.
 func TestWarmupInterrupted(t *testing.T) {
 	checkGoroutines(t)
-	srv := newFaultServer(t, answerOnce(respond100(false)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); !ok {
+			return
+		}
+		if fc.srv.requests.Load() == 1 {
+			fc.write(respond100(false))
+			return
+		}
+		cancel()
+		fc.readRequest() // held until the client (or the test's end) closes
+	})
 	cfg := h1Config(srv.port(), 5, 1, false)
 	cfg.WarmupTime = time.Minute
 	rn, err := newRunner(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
 	res, err := rn.Run(ctx)
-	if err != nil || res.Ending != EndInterrupted || res.Complete != 0 || res.Warmup == nil || res.Warmup.Complete == 0 {
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatal("the warm-up's second request never came")
+	}
+	if err != nil || res.Ending != EndInterrupted || res.Complete != 0 || res.Warmup == nil || res.Warmup.Complete != 1 {
 		t.Fatalf("interrupted warm-up: err %v, result %+v warm-up %+v", err, res, res.Warmup)
+	}
+	if got := srv.accepted.Load(); got != 2 {
+		t.Errorf("the server accepted %d connections, want the warm-up's 2 and no measured one", got)
 	}
 }
