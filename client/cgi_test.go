@@ -582,10 +582,22 @@ func TestCGIRunsLeaveNoZombie(t *testing.T) {
 	}
 }
 
+// TestCGIPhasesAddUpToTotal holds for any scheduling: the program exits at
+// its output's end and the wait for that exit (cgiLinger) is a minute here,
+// so Reap is always part of Total; and the program sleeps 50 ms only after
+// gab has read its first byte, so Output (first byte to EOF) is at least
+// 50 ms however late gab's reads run. For that the header is followed by
+// 300000 bytes, more than the pipe (64 KiB) and gab's read buffer (64 KiB)
+// hold together: head's last write returns only once gab has read the
+// rest, in two reads at least, so the first read (whose clock reading is
+// FirstByte) came before the sleep began. An Output measured from any later
+// read would be about 0.
 func TestCGIPhasesAddUpToTotal(t *testing.T) {
+	defer func(d time.Duration) { cgiLinger = d }(cgiLinger)
+	cgiLinger = time.Minute
 	dir := t.TempDir()
 	prog := writeScript(t, dir, "busy", `i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done
-printf 'Content-Type: text/plain\n\n'; sleep 0.05; echo done
+printf 'Content-Type: text/plain\n\n'; head -c 300000 /dev/zero; sleep 0.05; echo done
 `)
 	res, err := runCGI(t, context.Background(), cgiConfig(t, prog, "http://localhost/busy", 6, 3))
 	if err != nil {
@@ -604,8 +616,8 @@ printf 'Content-Type: text/plain\n\n'; sleep 0.05; echo done
 		if c.Spawn[i] != s.Connect {
 			t.Errorf("request %d: Spawn %d µs, Connect %d µs; want equal", i, c.Spawn[i], s.Connect)
 		}
-		if c.Output[i] < 40_000 {
-			t.Errorf("request %d: Output %d µs, want ≥ the 50 ms sleep between header and body", i, c.Output[i])
+		if c.Output[i] < 50_000 {
+			t.Errorf("request %d: Output %d µs, want ≥ the 50 ms sleep after the first byte was read", i, c.Output[i])
 		}
 		if c.ChildCPU[i] == 0 {
 			t.Errorf("request %d: no child CPU time for a busy loop", i)
