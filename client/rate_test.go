@@ -350,14 +350,18 @@ func sum(a []int64) (s int64) {
 func TestRateKeepAliveWithRequestTimeout(t *testing.T) {
 	checkGoroutines(t)
 	srv := newFaultServer(t, answerEach(respond100(true)))
-	cfg := h1Config(srv.port(), 5, 1, true)
-	cfg.Rate = 20 // 50 ms between slots
-	cfg.RequestTimeout = 30 * time.Millisecond
+	cfg := h1Config(srv.port(), 4, 1, true)
+	// 250 ms between slots, a 200 ms timeout: a request counted from the end
+	// of the previous response would be past its deadline before it is even
+	// written (every request sent on the kept-alive connection fails), while a loopback request
+	// counted from its slot has 200 ms to take under a millisecond.
+	cfg.Rate = 4
+	cfg.RequestTimeout = 200 * time.Millisecond
 	res, err := h1Run(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Complete != 5 || res.Failed.Total != 0 || res.KeepAlive != 5 {
+	if res.Complete != 4 || res.Failed.Total != 0 || res.KeepAlive != 4 {
 		t.Fatalf("complete %d, failed %+v, keep-alive %d (first errors %v)", res.Complete, res.Failed, res.KeepAlive, res.FirstError)
 	}
 }
