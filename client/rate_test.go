@@ -105,21 +105,35 @@ func TestRateCoordinatedOmission(t *testing.T) {
 // On a kept-alive connection the transport starts a request when the previous
 // response ended; in rate mode the wait for the slot must not count.
 func TestRateStartIsSendTime(t *testing.T) {
+	const n, gap = 6, int64(100 * time.Millisecond) // Rate 10: slot k is due at k × 100 ms
 	var mu sync.Mutex
 	prevEnd := map[*run]int64{}
+	ends := make([]int64, n)
 	script := func(r *run, k int64, sent int64) Outcome {
 		mu.Lock()
 		start := prevEnd[r]
-		prevEnd[r] = sent + int64(time.Millisecond)
+		end := sent + int64(time.Millisecond)
+		prevEnd[r], ends[k] = end, end
 		mu.Unlock()
-		return Outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: sent, FirstByte: sent + int64(time.Millisecond), End: sent + int64(time.Millisecond), Status: 200, KeptAlive: true}
+		return Outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: sent, FirstByte: end, End: end, Status: 200, KeptAlive: true}
 	}
-	res := runScript(t, Config{Requests: 6, Concurrency: 1, Rate: 10}, script)
-	for i, s := range res.Samples.Exact() {
-		// 100 ms between slots; the request itself takes 1 ms (+ timer
-		// lateness, tens of ms on a loaded machine).
-		if s.Total > 60_000 {
-			t.Errorf("request %d: total %d µs includes the wait for its slot", i, s.Total)
+	res := runScript(t, Config{Requests: n, Concurrency: 1, Rate: 10}, script)
+	smp := res.Samples.Exact()
+	if len(smp) != n {
+		t.Fatalf("%d samples, want %d", len(smp), n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for k, s := range smp {
+		// The request starts at its slot, not at the previous response's end:
+		// Total is exactly end − k × 100 ms (the 1 ms the script takes plus
+		// the timer's lateness). Counting the wait for the slot would add the
+		// ≈ 99 ms from the previous end to the slot.
+		if want := (ends[k] - int64(k)*gap) / 1000; int64(s.Total) != want {
+			t.Errorf("request %d: total %d µs, want %d µs (end − its slot)", k, s.Total, want)
+		}
+		if s.Connect != 0 {
+			t.Errorf("request %d: connect %d µs on a kept-alive connection", k, s.Connect)
 		}
 	}
 }
