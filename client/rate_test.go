@@ -269,7 +269,7 @@ func TestPercentilesAroundInjectedDelay(t *testing.T) {
 
 // The classic coordinated-omission demonstration against a real socket
 // server: from 2 s to 3 s into the run the server holds every response until
-// 3 s. At 500 requests/s over 10 connections for 6 s, about 500 requests were
+// 3 s. At 200 requests/s over 10 connections for 6 s, about 200 requests were
 // due during the stall: the corrected p99 shows it, the uncorrected one hardly.
 func TestRateCoordinatedOmissionOverHTTP(t *testing.T) {
 	if testing.Short() {
@@ -294,8 +294,9 @@ func TestRateCoordinatedOmissionOverHTTP(t *testing.T) {
 			fc.write(respond100(true))
 		}
 	})
+	const rate = 200
 	cfg := h1Config(srv.port(), 50000, 10, true)
-	cfg.Rate = 500
+	cfg.Rate = rate
 	cfg.TimeLimit = 6 * time.Second
 	res, err := h1Run(t, cfg)
 	if err != nil {
@@ -307,22 +308,38 @@ func TestRateCoordinatedOmissionOverHTTP(t *testing.T) {
 	}
 	sorted := totalsSorted(res)
 	uncorrected99 := abPercentile(sorted, 99)
+	uncorrected90 := res.Extra.Phases[PhaseTotal].Percentile(90)
 	corrected99, corrected50 := rr.Corrected.Percentile(99), rr.Corrected.Percentile(50)
 	achieved := float64(res.Complete) / res.Elapsed.Seconds()
-	t.Logf("%d requests in %v (%.1f/s achieved, %d sent, %d due but unsent); p50 corrected %d µs; p99 corrected %d µs, uncorrected %d µs; lag max %d µs",
-		res.Complete, res.Elapsed, achieved, rr.Sent, rr.BehindAtEnd, corrected50, corrected99, uncorrected99, rr.Lag.Max)
+	t.Logf("%d requests in %v (%.1f/s achieved, %d sent, %d due but unsent); p50 corrected %d µs; p90 uncorrected %d µs; p99 corrected %d µs, uncorrected %d µs; lag max %d µs",
+		res.Complete, res.Elapsed, achieved, rr.Sent, rr.BehindAtEnd, corrected50, uncorrected90, corrected99, uncorrected99, rr.Lag.Max)
+	// The requests due in the stall's first half (about 100, over 8 % of the
+	// run) were answered at 3 s at the earliest.
 	if corrected99 < 500_000 {
 		t.Errorf("corrected p99 %d µs, want ≥ 500 ms", corrected99)
 	}
-	if corrected50 > 100_000 {
-		t.Errorf("corrected p50 %d µs, want low", corrected50)
+	// Each request's corrected latency is at least its uncorrected one, and
+	// equal to it when a connection was free at its slot (a kept-alive
+	// request then starts at its slot). So unless over 40 % of the requests
+	// waited for a connection, the corrected p50 (rank N/2) is at most the
+	// uncorrected p90 (rank 0.9·N). Only the stall and the catch-up after it
+	// make requests wait, about a fifth of the run; a schedule that never
+	// caught up, or corrected latencies counted from the wrong origin, put
+	// the corrected p50 near a second.
+	if corrected50 > uncorrected90 {
+		t.Errorf("corrected p50 %d µs above the uncorrected p90 %d µs", corrected50, uncorrected90)
 	}
+	// The 10 responses held in the stall are under 1 % of the run; the
+	// requests that waited for a connection are not slow from their send.
 	if uncorrected99 >= corrected99 {
 		t.Errorf("uncorrected p99 %d µs not below corrected p99 %d µs", uncorrected99, corrected99)
 	}
-	if rr.Target != 500 || achieved < 250 || achieved > 550 {
+	// The schedule caps what is sent at 6 s × 200/s + 1; falling 300
+	// requests (1.5 s) behind by the end would take a stuck client.
+	if rr.Target != rate || achieved < 0.75*rate || achieved > 1.05*rate {
 		t.Errorf("target %v, achieved %.1f/s", rr.Target, achieved)
 	}
+	// Requests due at 2 s waited for a connection until the stall ended.
 	if rr.Lag.Max < 500_000 {
 		t.Errorf("max lag %d µs: the schedule fell about a second behind", rr.Lag.Max)
 	}
