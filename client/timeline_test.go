@@ -274,9 +274,10 @@ func TestTimelineStallLoopback(t *testing.T) {
 
 // TestTimelineRateCorrected: in rate mode each interval also has the
 // corrected latencies (from the intended send time). One connection, 200
-// requests/s, and one response held 150 ms: the requests due meanwhile wait,
-// so an interval after the hold has corrected latencies far above the
-// measured ones.
+// requests/s (request k due at k × 5 ms), and the 20th response (k = 19, due
+// at 95 ms) held 150 ms: it ends at 245 ms at the earliest, and the 20
+// requests due from 100 to 195 ms, sent after it, have corrected latencies of
+// at least 50 ms although each takes well under a millisecond from its send.
 func TestTimelineRateCorrected(t *testing.T) {
 	resp := respond100(true)
 	n := 0
@@ -304,21 +305,59 @@ func TestTimelineRateCorrected(t *testing.T) {
 	}
 	var sum int64
 	seen := false
+	measured, corrected := samples.NewDist(), samples.NewDist()
+	merge := func(into *samples.Dist, l IntervalLatency, i int) {
+		h, err := hdrhistogram.Decode([]byte(l.Histogram))
+		if err != nil || h.TotalCount() != l.Count {
+			t.Fatalf("interval %d: histogram decodes to %v (%v), want %d values", i, h, err, l.Count)
+		}
+		into.Hist.Merge(h)
+		if l.Count > 0 {
+			if into.Count == 0 || l.MinUs < into.Min {
+				into.Min = l.MinUs
+			}
+			into.Max = max(into.Max, l.MaxUs)
+		}
+		into.Count += l.Count
+	}
 	for i, iv := range tl.Intervals {
 		sum += iv.Requests
-		if iv.Corrected.Count != iv.Requests || iv.Corrected.MaxUs < iv.Latency.MaxUs {
-			t.Errorf("interval %d: %d corrected values for %d requests, corrected max %d below measured %d",
-				i, iv.Corrected.Count, iv.Requests, iv.Corrected.MaxUs, iv.Latency.MaxUs)
+		// A request's corrected latency is never below its measured one, and
+		// both count in the interval of its end: every figure of an
+		// interval's corrected distribution is at least the measured one.
+		c, m := iv.Corrected, iv.Latency
+		if c.Count != iv.Requests || c.MinUs < m.MinUs || c.P50Us < m.P50Us || c.P90Us < m.P90Us ||
+			c.P99Us < m.P99Us || c.P999Us < m.P999Us || c.MaxUs < m.MaxUs {
+			t.Errorf("interval %d of %d requests: corrected %+v below measured %+v", i, iv.Requests, c, m)
 		}
-		if iv.Corrected.P90Us >= 50_000 && iv.Latency.P90Us < 50_000 {
+		// The interval of the held response's end starts with it and the
+		// requests due during the hold, in order: at least 21 of its at most
+		// 101 values, or all of them, are ≥ 50 ms, so its corrected p90 is.
+		if c.P90Us >= 50_000 {
 			seen = true
 		}
+		merge(&measured, m, i)
+		merge(&corrected, c, i)
 	}
 	if sum != int64(res.Complete) {
 		t.Errorf("intervals sum to %d, Complete is %d", sum, res.Complete)
 	}
 	if !seen {
 		t.Errorf("no interval shows the hold in its corrected p90: %+v", tl.Intervals)
+	}
+	// Over the whole run the intervals hold exactly the run's distributions.
+	if !corrected.Hist.Equals(res.Extra.Rate.Corrected.Hist) || !measured.Hist.Equals(res.Extra.Phases[PhaseTotal].Hist) {
+		t.Errorf("the intervals' histograms do not add up to the run's corrected and measured ones")
+	}
+	// The run's p90 (rank 108 of 120, the 12th slowest) is ≥ 50 ms corrected
+	// by construction (21 values are); measured, only the held request is
+	// that slow, and 11 of the other 119 taking 50 ms would take a machine
+	// that stalls one request in ten. A timeline recording the measured
+	// latency as the corrected one would show both under 50 ms.
+	c90, m90 := corrected.Percentile(90), measured.Percentile(90)
+	t.Logf("run p90: corrected %d µs, measured %d µs", c90, m90)
+	if c90 < 50_000 || m90 >= 50_000 {
+		t.Errorf("run p90: corrected %d µs (want ≥ 50 ms), measured %d µs (want < 50 ms)", c90, m90)
 	}
 }
 
