@@ -81,8 +81,11 @@ type Tally struct {
 	lastDone int64 // clock of this worker's latest recording (Elapsed is the max)
 
 	// Intended is the scheduled send time (ns since start) of the current
-	// request in rate mode; 0 otherwise.
+	// request in rate mode; 0 otherwise. Sent is when its wait for that
+	// time ended (at or after Intended, by the timer's lateness): the
+	// actual send time, from which ab's uncorrected tables count.
 	Intended int64
+	Sent     int64
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
@@ -222,7 +225,7 @@ func (r *run) clock() int64 {
 
 // claim hands out the next request; false when n requests are out or the run
 // stopped. In rate mode (--rate) it also waits for the request's intended send
-// time, which it stores in t.Intended.
+// time, which it stores in t.Intended (and when the wait ended, in t.Sent).
 func (r *run) claim(t *Tally) bool {
 	if r.stopped.Load() {
 		return false
@@ -435,7 +438,7 @@ func (r *run) record(t *Tally, o *Outcome) bool {
 		return !r.isStopped()
 	}
 	if r.sched != nil {
-		r.sched.stamp(t, o) // intended time; start = actual send time
+		r.sched.stamp(t, o) // intended time; start no earlier than the actual send time
 	}
 	if r.extra != nil {
 		r.extra.observe(t, o)

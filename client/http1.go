@@ -162,9 +162,9 @@ func (c *h1conn) roundTrip() {
 		reused := c.conn != nil
 		if reused {
 			// In rate mode the request waited for its slot after the previous
-			// response: it starts at its intended send time (0 otherwise), so
-			// that --request-timeout's deadline counts from there.
-			s := max(c.lastEnd, c.t.Intended)
+			// response: it starts when that wait ended (0 otherwise), so that
+			// --request-timeout's deadline counts from there.
+			s := max(c.lastEnd, c.t.Sent)
 			start = s
 			o.Start, o.TCPDone, o.Connect = s, s, s
 		} else {

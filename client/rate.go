@@ -94,8 +94,9 @@ func (s *schedule) wait(r *run, t *Tally) bool {
 		return false
 	}
 	s.sent.Add(1)
-	t.Intended = due
-	late := r.clock() - due
+	now := r.clock()
+	t.Intended, t.Sent = due, max(now, due)
+	late := now - due
 	if late <= int64(ScheduleTolerance) {
 		s.onTime.Add(1)
 	}
@@ -106,11 +107,12 @@ func (s *schedule) wait(r *run, t *Tally) bool {
 // stamp gives a recorded outcome its intended time and makes its start the
 // actual send time: on a kept-alive connection a transport starts the next
 // request when the previous response ended, but in rate mode it then waited
-// for its slot, and ab's (uncorrected) tables must not count that wait.
+// for its slot (and for the timer's lateness past it), and ab's
+// (uncorrected) tables must not count that wait.
 func (s *schedule) stamp(t *Tally, o *Outcome) {
 	o.Intended = t.Intended
-	if o.Start < o.Intended {
-		o.Start = o.Intended
+	if o.Start < t.Sent {
+		o.Start = t.Sent
 		if o.TCPDone < o.Start {
 			o.TCPDone = o.Start
 		}
