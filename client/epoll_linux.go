@@ -201,9 +201,18 @@ type epSock struct {
 	obuf    []byte
 }
 
-// canRead reports whether s may read now: bytes may be waiting and the
-// turn's budget is not spent, or crypto/tls may hold some.
-func (s *epSock) canRead() bool { return s.readable && s.budget > 0 || s.tls != nil && s.tls.more }
+// canRead reports whether s may read now: the turn's budget is not spent,
+// and bytes may be waiting in the socket or in crypto/tls.
+func (s *epSock) canRead() bool { return s.budget > 0 && s.waiting() }
+
+// waiting reports bytes that may be waiting: in the socket, or decoded
+// records kept by crypto/tls.
+func (s *epSock) waiting() bool { return s.readable || s.tls != nil && s.tls.more }
+
+// spent reports that s stopped reading for its budget with bytes that may
+// be waiting: edge-triggered epoll will not report them again, so the loop
+// must come back to s by itself.
+func (s *epSock) spent() bool { return s.budget <= 0 && s.waiting() }
 
 // recv reads what s holds into p, the raw bytes counted against the turn's
 // budget; (0, nil) means nothing more for now. Over TLS it reads plaintext

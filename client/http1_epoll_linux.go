@@ -281,7 +281,7 @@ func (lp *epLoop) pump(c *epConn) {
 // requeue puts c in the again list if it stopped reading for its budget
 // rather than for want of bytes.
 func (lp *epLoop) requeue(c *epConn) {
-	if c.readable && c.budget <= 0 && !c.queued {
+	if c.spent() && !c.queued {
 		c.queued = true
 		lp.again = append(lp.again, c.idx)
 	}

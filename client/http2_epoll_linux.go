@@ -477,7 +477,7 @@ func (lp *h2Loop) read(c *h2eConn) {
 
 // queue lists c in lp.pending when its budget ran out with input left.
 func (lp *h2Loop) queue(c *h2eConn) {
-	if c.fd >= 0 && c.readable && c.budget <= 0 && !c.pending && !lp.stopped {
+	if c.fd >= 0 && c.spent() && !c.pending && !lp.stopped {
 		c.pending = true
 		lp.pending = append(lp.pending, c)
 	}

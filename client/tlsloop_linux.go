@@ -40,9 +40,17 @@ import (
 //     stays on the loop's core.
 //
 // The read budget of the rule for loops that read from a peer (docs/DESIGN.md,
-// "Reading from a peer") counts the raw bytes the link reads; crypto/tls
-// bounds a record to 16 KiB plus its overhead and a handshake message to its
-// own limits.
+// "Reading from a peer") counts the raw bytes the link reads and, for each
+// plaintext Read, tlsReadCharge more: decrypting a record has a cost of its
+// own, and a server sending 1-byte records would otherwise have the loop
+// decrypt some 11,000 records per connection before it looks at its stop
+// flag again. crypto/tls bounds a record to 16 KiB plus its overhead and a
+// handshake message to its own limits.
+
+// tlsReadCharge is what one plaintext Read costs against the read budget on
+// top of the raw bytes: 256 Reads at most per 256 KiB turn, where full-size
+// records (16 KiB) reach 16 either way.
+const tlsReadCharge = 1 << 10
 
 // tlsRampShare is one event loop's share of tlsRampHandshakes.
 func tlsRampShare(loops int) int { return max(tlsRampHandshakes/max(loops, 1), 8) }
@@ -121,6 +129,7 @@ func (l *tlsLink) read(p []byte) (int, error) {
 		// crypto/tls keeps the rest of a record larger than p.
 		l.consumed++
 		l.more = n == len(p) || l.consumed < l.handed
+		l.s.budget -= tlsReadCharge
 		return n, nil // an error with the data (close_notify) comes again on the next Read
 	}
 	l.more = false
