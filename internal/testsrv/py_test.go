@@ -25,22 +25,8 @@ func newPy(t *testing.T) *Py {
 // readAll sends request and reads until the server closes or wait passes.
 func readAll(t *testing.T, addr, request string, wait time.Duration) []byte {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.Write([]byte(request))
-	c.SetReadDeadline(time.Now().Add(wait))
-	var out bytes.Buffer
-	buf := make([]byte, 65536)
-	for {
-		n, err := c.Read(buf)
-		out.Write(buf[:n])
-		if err != nil {
-			return out.Bytes()
-		}
-	}
+	out, _, _ := converse(t, addr, request, wait, nil)
+	return out
 }
 
 // answerDeadline bounds readAnswer; it is only reached when a server is
@@ -55,26 +41,35 @@ const answerDeadline = 10 * time.Second
 // server closed the connection.
 func readAnswer(t *testing.T, addr, request string, complete func([]byte) bool) (answer []byte, closed bool) {
 	t.Helper()
+	answer, closed, settled := converse(t, addr, request, answerDeadline, complete)
+	if !closed && !settled {
+		t.Errorf("%q: no complete answer within %v", request, answerDeadline)
+	}
+	return answer, closed
+}
+
+// converse sends request and reads until the server closes or wait passes;
+// once complete (if not nil) reports the answer in, it reads 100 ms more.
+// closed is whether the server closed the connection, settled whether
+// complete reported the answer in.
+func converse(t *testing.T, addr, request string, wait time.Duration, complete func([]byte) bool) (out []byte, closed, settled bool) {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	c.Write([]byte(request))
-	c.SetReadDeadline(time.Now().Add(answerDeadline))
-	var out bytes.Buffer
+	c.SetReadDeadline(time.Now().Add(wait))
+	var b bytes.Buffer
 	buf := make([]byte, 65536)
-	for settled := false; ; {
+	for {
 		n, err := c.Read(buf)
-		out.Write(buf[:n])
+		b.Write(buf[:n])
 		if err != nil {
-			timeout := errors.Is(err, os.ErrDeadlineExceeded)
-			if timeout && !settled {
-				t.Errorf("%q: no complete answer within %v", request, answerDeadline)
-			}
-			return out.Bytes(), !timeout
+			return b.Bytes(), !errors.Is(err, os.ErrDeadlineExceeded), settled
 		}
-		if !settled && complete != nil && complete(out.Bytes()) {
+		if !settled && complete != nil && complete(b.Bytes()) {
 			settled = true
 			c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 		}
