@@ -258,7 +258,11 @@ func (d *h2HeadDecoder) fragment(frameLen uint32, frag []byte, endHeaders bool) 
 	}
 	// Without a stream to note the fields for, the decoder skips the
 	// strings of literals that are not indexed instead of decoding them.
-	err = d.dec.Decode(frag, d.resp != nil, d.emit)
+	emit := d.emit
+	if d.resp == nil {
+		emit = nil
+	}
+	err = d.dec.Decode(frag, emit)
 	if cap(d.pending) > h2KeepPending {
 		d.pending = nil
 	}

@@ -27,12 +27,11 @@ import (
 
 // Errors: any of them is a COMPRESSION_ERROR of the connection.
 var (
-	ErrTruncated       = errors.New("hpack: truncated header block")
-	ErrInvalidIndex    = errors.New("hpack: invalid table index")
-	ErrVarintOverflow  = errors.New("hpack: integer overflow")
-	ErrSizeUpdate      = errors.New("hpack: dynamic table size update not at the beginning of a header block")
-	ErrSizeTooLarge    = errors.New("hpack: dynamic table size update above the advertised maximum")
-	ErrInvalidEncoding = errors.New("hpack: invalid representation")
+	ErrTruncated      = errors.New("hpack: truncated header block")
+	ErrInvalidIndex   = errors.New("hpack: invalid table index")
+	ErrVarintOverflow = errors.New("hpack: integer overflow")
+	ErrSizeUpdate     = errors.New("hpack: dynamic table size update not at the beginning of a header block")
+	ErrSizeTooLarge   = errors.New("hpack: dynamic table size update above the advertised maximum")
 )
 
 // Interning bounds: a connection remembers at most internMax decoded
@@ -77,16 +76,16 @@ func New(maxTableSize uint32) *Decoder {
 }
 
 // Decode decodes one complete header block, calling emit for each field in
-// order when emitOn is set. With emitOn unset the block still updates the
+// order when emit is not nil. With a nil emit the block still updates the
 // table, but the strings of literals that are not indexed are skipped, not
 // decoded (as x/net does with emitting disabled). After an error the
 // decoder's table is undefined: the connection must end.
-func (d *Decoder) Decode(block []byte, emitOn bool, emit func(hpack.HeaderField)) error {
+func (d *Decoder) Decode(block []byte, emit func(hpack.HeaderField)) error {
 	d.first = true
 	p := block
 	for len(p) > 0 {
 		var err error
-		if p, err = d.field(p, emitOn, emit); err != nil {
+		if p, err = d.field(p, emit); err != nil {
 			return err
 		}
 		d.first = false
@@ -96,7 +95,7 @@ func (d *Decoder) Decode(block []byte, emitOn bool, emit func(hpack.HeaderField)
 }
 
 // field decodes the representation at the start of p and returns the rest.
-func (d *Decoder) field(p []byte, emitOn bool, emit func(hpack.HeaderField)) ([]byte, error) {
+func (d *Decoder) field(p []byte, emit func(hpack.HeaderField)) ([]byte, error) {
 	b := p[0]
 	switch {
 	case b&0x80 != 0: // indexed field (§6.1)
@@ -108,17 +107,15 @@ func (d *Decoder) field(p []byte, emitOn bool, emit func(hpack.HeaderField)) ([]
 		if !ok {
 			return nil, ErrInvalidIndex
 		}
-		if emitOn {
+		if emit != nil {
 			emit(hpack.HeaderField{Name: e.name, Value: e.value})
 		}
 		return rest, nil
 	case b&0xc0 == 0x40: // literal with incremental indexing (§6.2.1)
-		return d.literal(p, 6, true, emitOn, emit)
-	case b&0xf0 == 0x00: // literal without indexing (§6.2.2)
-		return d.literal(p, 4, false, emitOn, emit)
-	case b&0xf0 == 0x10: // literal never indexed (§6.2.3)
-		return d.literal(p, 4, false, emitOn, emit)
-	case b&0xe0 == 0x20: // dynamic table size update (§6.3)
+		return d.literal(p, 6, true, emit)
+	case b&0xe0 == 0x00: // literal without indexing, or never indexed (§6.2.2, §6.2.3)
+		return d.literal(p, 4, false, emit)
+	default: // 001xxxxx: dynamic table size update (§6.3)
 		if !d.first && d.size > 0 {
 			return nil, ErrSizeUpdate
 		}
@@ -133,10 +130,9 @@ func (d *Decoder) field(p []byte, emitOn bool, emit func(hpack.HeaderField)) ([]
 		d.evictTo(d.maxSize)
 		return rest, nil
 	}
-	return nil, ErrInvalidEncoding // unreachable: the cases cover every first byte
 }
 
-func (d *Decoder) literal(p []byte, prefix uint8, indexed, emitOn bool, emit func(hpack.HeaderField)) ([]byte, error) {
+func (d *Decoder) literal(p []byte, prefix uint8, indexed bool, emit func(hpack.HeaderField)) ([]byte, error) {
 	nameIdx, p, err := varint(prefix, p)
 	if err != nil {
 		return nil, err
@@ -156,7 +152,7 @@ func (d *Decoder) literal(p []byte, prefix uint8, indexed, emitOn bool, emit fun
 	if rawValue, huffValue, p, err = str(p); err != nil {
 		return nil, err
 	}
-	if emitOn || indexed {
+	if emit != nil || indexed {
 		if nameIdx == 0 {
 			if e.name, err = d.decode(rawName, huffName); err != nil {
 				return nil, err
@@ -169,7 +165,7 @@ func (d *Decoder) literal(p []byte, prefix uint8, indexed, emitOn bool, emit fun
 	if indexed {
 		d.add(e)
 	}
-	if emitOn {
+	if emit != nil {
 		emit(hpack.HeaderField{Name: e.name, Value: e.value})
 	}
 	return p, nil

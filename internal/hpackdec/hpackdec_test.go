@@ -70,7 +70,11 @@ func (p *pair) block(frags [][]byte, emit bool) (failed bool, diff string) {
 	} else {
 		p.xnet.Close() // ends the block: a failed probe of the table must not leave x/net mid-block
 	}
-	oerr := p.ours.Decode(bytes.Join(frags, nil), emit, p.oEmit)
+	oEmit := p.oEmit
+	if !emit {
+		oEmit = nil
+	}
+	oerr := p.ours.Decode(bytes.Join(frags, nil), oEmit)
 	switch {
 	case (xerr == nil) != (oerr == nil):
 		return true, fmt.Sprintf("x/net error %v, ours %v", xerr, oerr)
@@ -122,7 +126,7 @@ func TestNginxHeadsAsXNet(t *testing.T) {
 	}
 	want := `[{:status 200} {server nginx/1.22.1} {date Tue, 01 Dec 2026 05:51:24 GMT} {content-type text/plain} {content-length 100} {last-modified Tue, 01 Dec 2026 03:31:53 GMT} {etag "6b0e3fa9-64"} {accept-ranges bytes}]`
 	var got []string
-	if err := p.ours.Decode(nginxBlock, true, func(f hpack.HeaderField) { got = append(got, "{"+f.Name+" "+f.Value+"}") }); err != nil {
+	if err := p.ours.Decode(nginxBlock, func(f hpack.HeaderField) { got = append(got, "{"+f.Name+" "+f.Value+"}") }); err != nil {
 		t.Fatal(err)
 	}
 	if s := "[" + strings.Join(got, " ") + "]"; s != want {
@@ -202,11 +206,11 @@ func TestErrorsAsXNet(t *testing.T) {
 func TestDecodeDoesNotAllocate(t *testing.T) {
 	d := New(4096)
 	emit := func(hpack.HeaderField) {}
-	if err := d.Decode(nginxBlock, true, emit); err != nil {
+	if err := d.Decode(nginxBlock, emit); err != nil {
 		t.Fatal(err)
 	}
 	if n := testing.AllocsPerRun(1000, func() {
-		if err := d.Decode(nginxBlock, true, emit); err != nil {
+		if err := d.Decode(nginxBlock, emit); err != nil {
 			t.Fatal(err)
 		}
 	}); n != 0 {
@@ -224,7 +228,7 @@ func TestInternedStringsBounded(t *testing.T) {
 		buf.Reset()
 		enc.WriteField(hpack.HeaderField{Name: "x-unique", Value: fmt.Sprint("value-", i)})
 		enc.WriteField(hpack.HeaderField{Name: "x-long", Value: strings.Repeat("z", internLen*2) + fmt.Sprint(i)})
-		if err := d.Decode(buf.Bytes(), true, func(hpack.HeaderField) {}); err != nil {
+		if err := d.Decode(buf.Bytes(), func(hpack.HeaderField) {}); err != nil {
 			t.Fatal(err)
 		}
 		if len(d.huff) > internMax || len(d.plain) > internMax {
@@ -280,7 +284,7 @@ func BenchmarkNginxHead(b *testing.B) {
 		d := New(4096)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := d.Decode(nginxBlock, true, emit); err != nil {
+			if err := d.Decode(nginxBlock, emit); err != nil {
 				b.Fatal(err)
 			}
 		}
