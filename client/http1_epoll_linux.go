@@ -638,7 +638,7 @@ func (lp *epLoop) handshake(c *epConn) bool {
 				return true
 			}
 		}
-		if !(c.readable && c.budget > 0) {
+		if !c.canRead() {
 			return false
 		}
 		l.step()

@@ -784,7 +784,7 @@ func (lp *h2Loop) handshake(c *h2eConn) bool {
 	if !l.started {
 		return false // the connect's outcome comes first (write)
 	}
-	for !l.hsDone && c.readable && c.budget > 0 {
+	for !l.hsDone && c.canRead() {
 		l.step()
 	}
 	if !l.hsDone {
