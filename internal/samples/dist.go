@@ -126,18 +126,19 @@ func (d *Dist) SD() float64 {
 	return math.Sqrt(d.m2 / float64(d.Count-1))
 }
 
-// Percentile is the value at percentile p (0..100) in µs by ab's index rule,
-// the value of rank floor(count·p/100) (0-based) clamped to the last, read
-// from the histogram: the highest value of the 3-significant-digit bucket that
-// holds that rank (HDR's convention), never above the exact maximum.
+// Percentile is the value at percentile p (0..100) in µs by the nearest-rank
+// rule of HdrHistogram's ValueAtQuantile (NearestRank), read from the
+// histogram: the highest value of the 3-significant-digit bucket that holds
+// that rank (HDR's convention), never above the exact maximum. p = 0 is the
+// exact minimum.
 func (d *Dist) Percentile(p float64) int64 {
 	if d.Count == 0 {
 		return 0
 	}
-	// The tolerance keeps p such as 99.9, which has no exact binary form, from
-	// landing one below the rank it stands for (as report's percentile rule).
-	idx := int64(math.Floor(float64(d.Count)*p/100 + 1e-9))
-	return d.AtIndex(idx)
+	if p <= 0 {
+		return d.Min
+	}
+	return d.AtIndex(NearestRank(d.Count, p) - 1)
 }
 
 // AtIndex is the value of the idx-th smallest recorded value (0-based, clamped

@@ -2,7 +2,10 @@ package samples
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestDistStatistics(t *testing.T) {
@@ -22,12 +25,13 @@ func TestDistStatistics(t *testing.T) {
 	if want := math.Sqrt(ss / 9); math.Abs(d.SD()-want) > 1e-9 {
 		t.Errorf("sd %v, want %v", d.SD(), want)
 	}
-	// ab's index rule on the sorted values 1..9, 1000: p50 → index 5 (6),
-	// p90 → 9 (1000), p89.9 → 8 (9), p100 → clamped to the last.
+	// The nearest rank, 10·p/100 rounded half up (1-based), of the sorted
+	// values 1..9, 1000: p50 → 5, p89.9 → 9, p90 → 9, p94 → 9, p95 → 10
+	// (1000); p0 is the min, p100 the max.
 	for _, c := range []struct {
 		p    float64
 		want int64
-	}{{0, 1}, {50, 6}, {89.9, 9}, {90, 1000}, {99.99, 1000}, {100, 1000}} {
+	}{{0, 1}, {50, 5}, {89.9, 9}, {90, 9}, {94, 9}, {95, 1000}, {99.99, 1000}, {100, 1000}} {
 		if got := d.Percentile(c.p); got != c.want {
 			t.Errorf("p%v = %d, want %d", c.p, got, c.want)
 		}
@@ -52,6 +56,46 @@ func TestDistStatistics(t *testing.T) {
 	}
 	if empty := NewDist(); empty.Percentile(50) != 0 || empty.SD() != 0 || empty.Mean() != 0 {
 		t.Error("empty distribution gives nonzero figures")
+	}
+}
+
+// An independent reader of the histogram (the Go library's ValueAtQuantile
+// on the decoded encoding) finds Percentile's values, capped by the exact max,
+// at every p tried, in sparse tails too; and the test would catch ab's index
+// rule, which differs at many of them.
+func TestPercentileIsValueAtQuantile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := []float64{0.1, 1, 10, 25, 33.3, 50, 66.6, 75, 90, 95, 97.5, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100}
+	abDiffers := 0
+	for _, n := range []int{2, 3, 7, 10, 99, 101, 999, 1000, 1234, 4321, 10_007} {
+		d := NewDist()
+		for range n {
+			v := int64(300 + rng.ExpFloat64()*2000)
+			if rng.IntN(200) == 0 {
+				v += 1_000_000 + rng.Int64N(5_000_000) // a sparse tail
+			}
+			d.Add(v)
+		}
+		enc, err := d.Hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hdrhistogram.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			want := min(h.ValueAtQuantile(p), d.Max)
+			if got := d.Percentile(p); got != want {
+				t.Errorf("n %d p%v: %d µs, the reader finds %d", n, p, got, want)
+			}
+			if d.AtIndex(int64(math.Floor(float64(n)*p/100+1e-9))) != want {
+				abDiffers++
+			}
+		}
+	}
+	if abDiffers < 20 {
+		t.Errorf("ab's index rule differs at only %d of the points: the test does not tell the rules apart", abDiffers)
 	}
 }
 

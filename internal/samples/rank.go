@@ -58,6 +58,26 @@ func (s *Store) Ranks() *Ranks {
 	return &Ranks{byTotal: exact, counts: new(rankCounts), n: len(exact)}
 }
 
+// NearestRank is the 1-based rank of percentile p (0…100) among n values by
+// the rule of HdrHistogram's ValueAtQuantile in its Go, C and Python
+// libraries: p/100·n rounded half up, within 1…n (0 when n is 0). The
+// figures beyond ab's use it, so that those libraries, reading gab's
+// histograms, find the same values; ab's own tables keep ab's index rule.
+// The arithmetic is the Go library's, to the last bit.
+func NearestRank(n int64, p float64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	r := (min(p, 100)/100)*float64(n) + 0.5
+	switch {
+	case !(r >= 1): // NaN and p near 0
+		return 1
+	case r >= float64(n):
+		return n
+	}
+	return int64(r)
+}
+
 // Len is the number of ranks (recorded requests).
 func (r *Ranks) Len() int { return r.n }
 

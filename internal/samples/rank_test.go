@@ -1,10 +1,44 @@
 package samples
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
+
+// NearestRank is the rank HdrHistogram's Go library reads: over the values
+// 1…n (each its own bucket, so the value is the rank) ValueAtQuantile(p)
+// equals NearestRank(n, p) for every n up to 400 and p in 0.01 steps plus the
+// usual tails; and a few worked cases.
+func TestNearestRankIsValueAtQuantiles(t *testing.T) {
+	ps := []float64{99.9, 99.99, 99.999, 12.5, 33.333}
+	for k := 0; k <= 10_000; k++ {
+		ps = append(ps, float64(k)/100)
+	}
+	h := NewHist()
+	for n := int64(1); n <= 400; n++ {
+		_ = h.RecordValue(n)
+		for _, p := range ps {
+			if got, want := NearestRank(n, p), h.ValueAtQuantile(p); got != want {
+				t.Fatalf("NearestRank(%d, %v) = %d, ValueAtQuantile %d", n, p, got, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		n    int64
+		p    float64
+		want int64
+	}{
+		{1000, 99.9, 999}, {1000, 50, 500}, {1000, 99.95, 1000}, {1000, 99.94, 999},
+		{7, 12.5, 1}, {10, 94, 9}, {10, 95, 10}, {3, 50, 2}, {2, 50, 1},
+		{10, 0, 1}, {10, -1, 1}, {10, 150, 10}, {10, math.NaN(), 1}, {0, 50, 0},
+	} {
+		if got := NearestRank(c.n, c.p); got != c.want {
+			t.Errorf("NearestRank(%d, %v) = %d, want %d", c.n, c.p, got, c.want)
+		}
+	}
+}
 
 func TestSelectRankMatchesSortedColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
