@@ -70,7 +70,7 @@ func TestTextExtensionsAfterABReport(t *testing.T) {
 		t.Fatalf("status %d, stderr %q", status, stderr)
 	}
 	abEnd := strings.Index(stdout, " (longest request)\n")
-	pct := strings.Index(stdout, "\nPercentage of the requests served within a certain time (µs, exact)\n")
+	pct := strings.Index(stdout, "\nPercentage of the requests served within a certain time (µs, nearest rank, exact)\n")
 	ext := strings.Index(stdout, "\nExtended report (gab)\n")
 	if abEnd < 0 || pct < abEnd || ext < pct {
 		t.Fatalf("want ab's report, then the µs table, then the extended report:\n%s", stdout)
@@ -96,7 +96,7 @@ func TestRateModePrintsCorrectedTables(t *testing.T) {
 		t.Fatalf("no corrected section after ab's report:\n%s", stdout)
 	}
 	for _, want := range []string{"Target rate:            200.00 [#/sec]\n", "Achieved rate:          ", "Requests sent:          40, ",
-		"\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n"} {
+		"\nPercentage of the requests served within a certain time (ms, corrected; nearest rank, bucket tops of an HDR histogram, 3 significant digits)\n"} {
 		if !strings.Contains(stdout[i:], want) {
 			t.Errorf("corrected section lacks %q:\n%s", want, stdout[i:])
 		}

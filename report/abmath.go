@@ -86,24 +86,6 @@ func percentileIndex(done, p int) int {
 	return clampIndex(int(int64(done)*int64(p)/100), done)
 }
 
-// fractionalPercentileIndex extends ab's rule floor(done·p/100) to fractional
-// p (for --percentiles), clamped to the last sample. Integral p gives exactly
-// percentileIndex's integer result; the tiny tolerance keeps p such as 99.9,
-// which has no exact binary form, from landing one below the integer it
-// stands for.
-func fractionalPercentileIndex(done int, p float64) int {
-	if p == math.Trunc(p) && p >= 0 && p < 100 {
-		return percentileIndex(done, int(p))
-	}
-	if p >= 100 {
-		return done - 1
-	}
-	if p <= 0 {
-		return 0
-	}
-	return clampIndex(int(math.Floor(float64(done)*p/100+1e-9)), done)
-}
-
 // csvIndex is the -e file's index for row i (0…100): v[0] for row 0,
 // v[done−1] for row 100, else v[floor(0.5 + done·i/100)].
 //

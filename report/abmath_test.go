@@ -109,22 +109,6 @@ func TestPercentileIndex(t *testing.T) {
 	}
 }
 
-func TestFractionalPercentileIndex(t *testing.T) {
-	for _, tc := range []struct {
-		done int
-		p    float64
-		want int
-	}{
-		{1000, 50, 500}, {1000, 99.9, 999}, {1000, 99.99, 999}, {10000, 99.99, 9999},
-		{100000, 99.99, 99990}, {100000, 99.999, 99999}, {7, 12.5, 0}, {8, 12.5, 1},
-		{10, 100, 9}, {10, 0, 0}, {10, 150, 9}, {10, -1, 0},
-	} {
-		if got := fractionalPercentileIndex(tc.done, tc.p); got != tc.want {
-			t.Errorf("fractionalPercentileIndex(%d, %v) = %d, want %d", tc.done, tc.p, got, tc.want)
-		}
-	}
-}
-
 func TestCSVIndex(t *testing.T) {
 	for _, tc := range []struct{ done, i, want int }{
 		{10, 0, 0}, {10, 4, 0}, {10, 5, 1}, {10, 14, 1}, {10, 15, 2}, {10, 94, 9},

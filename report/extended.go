@@ -110,7 +110,7 @@ func statusCounts(counts map[int]int) []StatusCount {
 }
 
 // DistFigures describe a distribution in µs: count, min, mean, sd (n−1) and
-// max exact; median (rank floor(n/2)) and percentiles (rank floor(n·p/100))
+// max exact; median and percentiles by the nearest rank (samples.NearestRank)
 // from an HDR histogram with 3 significant digits (the bucket's highest value).
 type DistFigures struct {
 	Count                          int64
@@ -293,7 +293,7 @@ func WriteExtended(w io.Writer, s *Summary) error {
 		p.printf("DNS resolution:         %.3f [ms] (%d names, once before the run)\n", dnsMs, x.DNSLookups)
 	}
 
-	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9: bucket tops of HDR histograms, 3 significant digits)\n")
+	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9: nearest rank, bucket tops of HDR histograms, 3 significant digits)\n")
 	p.printf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", "", "min", "mean", "sd", "median", "p90", "p99", "p99.9", "max")
 	for ph := client.Phase(0); ph < client.PhaseCount; ph++ {
 		d := &x.Phases[ph]
@@ -401,18 +401,18 @@ func WriteCorrected(w io.Writer, s *Summary) error {
 	}
 	p.printf("Requests sent:          %d, %d on schedule (within %s [ms] of the intended time), %d due but never sent\n",
 		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleToleranceUs)), rr.DueButNotSent)
-	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99 from an HDR histogram, 3 significant digits)\n",
+	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99: nearest rank, from an HDR histogram, 3 significant digits)\n",
 		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
 	d := &rr.Corrected
 	if d.Count == 0 {
 		return p.flush()
 	}
-	p.printf("\nConnection Times (ms), corrected (min, mean, sd, max exact; median: rank n/2, bucket top of an HDR histogram, 3 significant digits)\n")
+	p.printf("\nConnection Times (ms), corrected (min, mean, sd, max exact; median: nearest rank, bucket top of an HDR histogram, 3 significant digits)\n")
 	p.printf("              min  mean[+/-sd] median   max\n")
 	p.printf("Total:      %5d %4d %5.1f %6d %7d\n", roundMs(d.MinUs), roundMs(int64(d.MeanUs)), d.SDUs/1000,
 		roundMs(d.MedianUs), roundMs(d.MaxUs))
 	if d.Count > 1 {
-		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; bucket tops of an HDR histogram, 3 significant digits)\n")
+		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; nearest rank, bucket tops of an HDR histogram, 3 significant digits)\n")
 		for _, r := range rr.CorrectedServed {
 			if r.Percent >= 100 {
 				p.printf(" 100%%  %5d (longest request)\n", r.Ms)

@@ -134,8 +134,9 @@ func TestWriteExtendedGolden(t *testing.T) {
 		// 2 s of CPU over 2.5 s.
 		"Client CPU:             1.500 [s] user, 0.500 [s] sys, 80.0% of one core, 0.80 cores busy\n",
 		"Sample store:           exact (all 10 requests stored to the µs)\n",
-		// TCP connect 0, 100, … 900 µs: mean 450, sd 302.765, median rank 5, p90 rank 9.
-		"TCP connect:         0.000     0.450     0.303     0.500     0.900     0.900     0.900     0.900\n",
+		// TCP connect 0, 100, … 900 µs: mean 450, sd 302.765; nearest ranks
+		// (1-based) 5 for the median, 9 for p90, 10 for p99.
+		"TCP connect:         0.000     0.450     0.303     0.400     0.800     0.900     0.900     0.900\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("extended report lacks %q", want)
@@ -191,9 +192,10 @@ func TestWriteCorrectedGolden(t *testing.T) {
 		"Target rate:            4.00 [#/sec]\n",
 		"Achieved rate:          4.00 [#/sec] (mean)\n", // 10 requests in 2.5 s
 		"Requests sent:          10, 9 on schedule (within 1.000 [ms] of the intended time), 0 due but never sent\n",
-		// Corrected totals: 1000 … 8007, then 259008 and 260009 µs.
-		"  50%      6\n",
-		"  90%    260\n",
+		// Corrected totals: 1000 … 8007, then 259008 and 260009 µs; nearest
+		// ranks 5 (5004), 9 (259008's bucket top) and 10.
+		"  50%      5\n",
+		"  90%    259\n",
 		"99.9%    260\n",
 		" 100%    260 (longest request)\n",
 	} {

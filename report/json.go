@@ -185,8 +185,8 @@ type JSONReport struct {
 	ExactSamples            int                  `json:"exact_samples"`
 }
 
-// JSONPercentileRow is one row of the --percentiles table, exact µs (1 ms
-// buckets when statistics_from_histograms).
+// JSONPercentileRow is one row of the --percentiles table: the nearest rank's
+// value (samples.NearestRank) in µs, from percentiles_source.
 type JSONPercentileRow struct {
 	Percent   float64 `json:"percent"`
 	ConnectUs int64   `json:"connect_us"`
@@ -195,7 +195,7 @@ type JSONPercentileRow struct {
 }
 
 // JSONDist describes a distribution in µs: count, min, mean, sd (n−1) and max
-// exact; median (rank floor(n/2)) and percentiles (rank floor(n·p/100)) from
+// exact; median and percentiles by the nearest rank (samples.NearestRank) from
 // an HDR histogram with 3 significant digits (the bucket's highest value).
 type JSONDist struct {
 	Count    int64   `json:"count"`

@@ -51,10 +51,10 @@ type PercentileRow struct {
 	ConnectUs, WaitingUs, TotalUs int64
 }
 
-// percentileRows computes the --percentiles values: for each p the sample at
-// ab's index floor(done·p/100), clamped to the last, in each column sorted on
-// its own (exact µs; past the exact store from the HDR histograms, 3
-// significant digits, or 1 ms buckets when the client kept none).
+// percentileRows computes the --percentiles values: for each p the value of
+// the nearest rank (samples.NearestRank, HdrHistogram's rule) in each column
+// sorted on its own (exact µs; past the exact store from the HDR histograms,
+// 3 significant digits, or 1 ms buckets when the client kept none).
 func percentileRows(s *Summary, ps []float64) []PercentileRow {
 	rows := make([]PercentileRow, len(ps))
 	for i, p := range ps {
@@ -89,9 +89,10 @@ func (s *Summary) useHDRPast(res *client.Result) {
 }
 
 // FinePercentile is the column's value in µs at percent p for the tables
-// beyond ab's (--percentiles, --fail-if): ab's index rule on the exact
-// samples, or past the exact store the highest value of the HDR bucket
-// (3 significant digits) holding that rank, within the exact min and max.
+// beyond ab's (--percentiles, --fail-if): the nearest rank's value
+// (samples.NearestRank) among the exact samples, or past the exact store the
+// highest value of the HDR bucket (3 significant digits) holding that rank,
+// within the exact min and max, as HdrHistogram's ValueAtQuantile reads it.
 func (s *Summary) FinePercentile(c Column, p float64) int64 {
 	if s.hdr == nil || s.Count == 0 {
 		return s.Percentile(c, p)
@@ -103,21 +104,22 @@ func (s *Summary) FinePercentile(c Column, p float64) int64 {
 	case WaitingColumn:
 		d = s.hdr.waiting
 	}
-	return d.AtIndex(int64(fractionalPercentileIndex(s.Count, p)))
+	return d.Percentile(p)
 }
 
-// percentileTitle says the unit and where the values come from.
+// percentileTitle says the unit, the rank rule and where the values come
+// from.
 func percentileTitle(s *Summary) string {
 	if s.Precision != "" {
-		return "Percentage of the requests served within a certain time (µs; from merged histograms)"
+		return "Percentage of the requests served within a certain time (µs, nearest rank; from merged histograms)"
 	}
 	if s.PercentilesFromHDR {
-		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; past the first %d requests, from HDR histograms of all %d: 3 significant digits, bucket tops)", s.ExactSamples, s.Count)
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; past the first %d requests, from HDR histograms of all %d: 3 significant digits, bucket tops)", s.ExactSamples, s.Count)
 	}
 	if s.FromHistograms {
-		return fmt.Sprintf("Percentage of the requests served within a certain time (µs; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)
 	}
-	return "Percentage of the requests served within a certain time (µs, exact)"
+	return "Percentage of the requests served within a certain time (µs, nearest rank, exact)"
 }
 
 // WritePercentiles writes the --percentiles table after ab's report, in ab's

@@ -46,21 +46,25 @@ func TestParsePercentiles(t *testing.T) {
 	}
 }
 
-func TestPercentileRowsUseABIndexRule(t *testing.T) {
-	// done = 10: p50 → index 5, p90 → 9, p95 → floor(9.5) = 9, p99.9 → 9,
-	// p10 → 1, p19.99 → floor(1.999) = 1, p20 → 2.
+func TestPercentileRowsUseNearestRank(t *testing.T) {
+	// done = 10, rank 10·p/100 rounded half up (1-based): p50 → 5, p90 → 9,
+	// p94.9 → 9, p95 → 10, p99.9 → 10, p10 → 1, p14.99 → 1, p15 → 2, p20 → 2;
+	// p0 is the min.
 	cases := []struct {
 		p                    float64
 		connect, wait, total int64
 	}{
-		{50, 500, 550, 6005},
-		{90, 900, 590, 10009},
+		{50, 400, 540, 5004},
+		{90, 800, 580, 9008},
+		{94.9, 800, 580, 9008},
 		{95, 900, 590, 10009},
 		{99.9, 900, 590, 10009},
-		{10, 100, 510, 2001},
-		{19.99, 100, 510, 2001},
-		{20, 200, 520, 3002},
+		{10, 0, 500, 1000},
+		{14.99, 0, 500, 1000},
+		{15, 100, 510, 2001},
+		{20, 100, 510, 2001},
 		{100, 900, 590, 10009},
+		{0, 0, 500, 1000},
 	}
 	ps := make([]float64, len(cases))
 	for i, c := range cases {
@@ -81,10 +85,10 @@ func TestWritePercentilesLayout(t *testing.T) {
 	if err := WritePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
+	want := "\nPercentage of the requests served within a certain time (µs, nearest rank, exact)\n" +
 		"         Connect  Waiting (TTFB)     Total\n" +
-		"   50%       500             550      6005\n" +
-		"   90%       900             590     10009\n" +
+		"   50%       400             540      5004\n" +
+		"   90%       800             580      9008\n" +
 		" 99.9%       900             590     10009\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
@@ -92,9 +96,9 @@ func TestWritePercentilesLayout(t *testing.T) {
 	// ab's own widths when every label is short.
 	b.Reset()
 	_ = WritePercentiles(&b, Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 100}}))
-	if want := "\nPercentage of the requests served within a certain time (µs, exact)\n" +
+	if want := "\nPercentage of the requests served within a certain time (µs, nearest rank, exact)\n" +
 		"        Connect  Waiting (TTFB)     Total\n" +
-		"  50%       500             550      6005\n" +
+		"  50%       400             540      5004\n" +
 		" 100%       900             590     10009\n"; b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -122,9 +126,9 @@ func TestWritePercentilesFromHistograms(t *testing.T) {
 	if err := WritePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	want := "\nPercentage of the requests served within a certain time (µs; exact for the first 4 requests, then 1 ms buckets)\n" +
+	want := "\nPercentage of the requests served within a certain time (µs, nearest rank; exact for the first 4 requests, then 1 ms buckets)\n" +
 		"        Connect  Waiting (TTFB)     Total\n" +
-		"  50%         0            5000      5000\n"
+		"  50%         0            4000      4000\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -253,15 +253,17 @@ type ranker interface {
 }
 
 // Percentile returns the column's value in µs at percent p (fractional p
-// allowed) by ab's index rule floor(Count·p/100), clamped to the last value.
-// In histogram mode the value is its 1 ms bucket's (clamped to the exact min
-// and max). In exact mode a column other than Total costs two passes over the
-// samples; a Summary is not safe for concurrent Percentile calls.
+// allowed) for the figures beyond ab's: the value of rank
+// samples.NearestRank(Count, p), HdrHistogram's rule (ab's own table keeps
+// ab's index rule, percentileIndex). In histogram mode the value is its 1 ms
+// bucket's (clamped to the exact min and max). In exact mode a column other
+// than Total costs two passes over the samples; a Summary is not safe for
+// concurrent Percentile calls.
 func (s *Summary) Percentile(c Column, p float64) int64 {
 	if s.Count == 0 {
 		return 0
 	}
-	return s.valueAt(c, fractionalPercentileIndex(s.Count, p))
+	return s.valueAt(c, int(samples.NearestRank(int64(s.Count), p))-1)
 }
 
 // valueAt is the value of rank i (0-based) in the column's ascending order.

@@ -64,12 +64,15 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 			t.Errorf("%d%%: %d ms from histograms, %d exact; want %d", p.Percent, p.Ms, exact.Percentiles[i].Ms, wantMs[i])
 		}
 	}
-	// Rank 0 and the last rank are the exact min and max; others bucket values.
+	// The first and last ranks are the exact min and max; others bucket values.
 	if got := hist.Percentile(TotalColumn, 0); got != 1200 {
 		t.Errorf("0th percentile = %d, want the exact min 1200", got)
 	}
-	if got := hist.Percentile(TotalColumn, 12); got != 2000 {
-		t.Errorf("12th percentile (rank 1) = %d, want its bucket 2000", got)
+	if got := hist.Percentile(TotalColumn, 12); got != 1200 {
+		t.Errorf("12th percentile (rank 1 of 9) = %d, want the exact min 1200", got)
+	}
+	if got := hist.Percentile(TotalColumn, 20); got != 2000 {
+		t.Errorf("20th percentile (rank 2 of 9) = %d, want its bucket 2000", got)
 	}
 	if got := hist.Percentile(TotalColumn, 100); got != 50000 {
 		t.Errorf("100th percentile = %d, want the exact max 50000", got)
@@ -125,13 +128,18 @@ func TestPercentileFractional(t *testing.T) {
 		p    float64
 		want int64
 	}{
-		{TotalColumn, 50, 5010},    // v[500] of 10, 20, …, 10000
-		{TotalColumn, 99.9, 10000}, // v[999]
+		// The nearest rank, 1000·p/100 rounded half up, of 10, 20, …, 10000.
+		{TotalColumn, 50, 5000},     // rank 500
+		{TotalColumn, 99.9, 9990},   // rank 999
+		{TotalColumn, 99.95, 10000}, // 999.5: rank 1000
 		{TotalColumn, 99.99, 10000},
-		{TotalColumn, 12.25, 1230}, // v[122]
-		{ConnectColumn, 90, 901},
-		{WaitingColumn, 90, 1802},
-		{ProcessingColumn, 50, 4509}, // 9·(1000−i): v[500] = 9·501
+		{TotalColumn, 12.25, 1230}, // 122.5: rank 123
+		{TotalColumn, 12.24, 1220}, // 122.4: rank 122 (ab's rule would take 123)
+		{TotalColumn, 0, 10},
+		{TotalColumn, 100, 10000},
+		{ConnectColumn, 90, 900},
+		{WaitingColumn, 90, 1800},
+		{ProcessingColumn, 50, 4500}, // 9·(1000−i): rank 500 is 9·500
 	} {
 		if got := s.Percentile(tc.c, tc.p); got != tc.want {
 			t.Errorf("Percentile(%d, %v) = %d, want %d", tc.c, tc.p, got, tc.want)

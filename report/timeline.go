@@ -47,8 +47,9 @@ type JSONTimeline struct {
 }
 
 // JSONIntervalLatency is one interval's latency distribution in µs: min and
-// max exact, percentiles by ab's index rule from the histogram (bucket tops,
-// 3 significant digits), and the histogram in the run histogram's encoding.
+// max exact, percentiles by the nearest rank (samples.NearestRank) from the
+// histogram (bucket tops, 3 significant digits), and the histogram in the run
+// histogram's encoding.
 // The figures are 0 in an empty interval.
 type JSONIntervalLatency struct {
 	MinUs     int64         `json:"min_us"`
@@ -277,7 +278,7 @@ func writeTimelineTable(p *errWriter, tl *Timeline) {
 		return
 	}
 	p.printf("\nLatency over time (%v intervals from the start; requests, failures and KB received by end time;\n", tl.Interval)
-	p.printf("  latency in ms: min and max exact, percentiles: bucket tops of HDR histograms, 3 significant digits)\n")
+	p.printf("  latency in ms: min and max exact, percentiles: nearest rank, bucket tops of HDR histograms, 3 significant digits)\n")
 	if len(tl.Intervals) < 2 {
 		p.printf("  (the run was shorter than two intervals: see the tables above)\n")
 		return

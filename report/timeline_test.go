@@ -62,9 +62,10 @@ func latencyOfValues(values []int64) client.IntervalLatency {
 
 // TestHlogReadByHdrHistogramJS: the --hlog file read by an independent
 // implementation (hdr-histogram-js's HistogramLogReader under node) gives
-// every interval's start, length, count and p99 as gab has them.
+// every interval's start, length, count and p50, p90, p99 and p99.9 as gab
+// has them.
 func TestHlogReadByHdrHistogramJS(t *testing.T) {
-	tl, _ := randomTimeline(6, 250*time.Millisecond, 1)
+	tl, _ := randomTimeline(12, 250*time.Millisecond, 1)
 	path := filepath.Join(t.TempDir(), "run.hlog")
 	var b bytes.Buffer
 	if err := WriteHlog(&b, tl); err != nil {
@@ -76,7 +77,14 @@ func TestHlogReadByHdrHistogramJS(t *testing.T) {
 	checkHlogWithJS(t, path, tl)
 }
 
-// checkHlogWithJS compares what hdr-histogram-js reads from path with tl.
+// rankFractions are hdrjs.Percents as fractions num/den, so that the
+// fraction of count·p/100 is computed exactly.
+var rankFractions = [len(hdrjs.Percents)][2]int64{{1, 2}, {9, 10}, {99, 100}, {999, 1000}}
+
+// checkHlogWithJS compares what hdr-histogram-js reads from path with tl:
+// the value at gab's rank (NearestRank) at every percentile, and its own
+// getValueAtPercentile wherever its rank rule (count·p/100 rounded up) and
+// gab's (rounded half up) name the same rank.
 func checkHlogWithJS(t *testing.T, path string, tl *Timeline) {
 	t.Helper()
 	got := hdrjs.ReadLog(t, path)
@@ -88,6 +96,7 @@ func checkHlogWithJS(t *testing.T, path string, tl *Timeline) {
 		t.Fatalf("hdr-histogram-js read %d histograms, want %d", len(got), per*len(tl.Intervals))
 	}
 	startMs := float64(tl.Start.UnixMilli())
+	own := 0
 	for i, iv := range tl.Intervals {
 		for j, want := range []client.IntervalLatency{iv.Latency, iv.Corrected}[:per] {
 			g := got[per*i+j]
@@ -97,21 +106,36 @@ func checkHlogWithJS(t *testing.T, path string, tl *Timeline) {
 			}
 			wantStart := startMs + float64(iv.Start.Milliseconds())
 			wantEnd := wantStart + float64(iv.Length.Milliseconds())
-			if g.Tag != tag || g.Count != iv.Requests || g.P99 != want.P99Us ||
+			gab := [...]int64{want.P50Us, want.P90Us, want.P99Us, want.P999Us}
+			if g.Tag != tag || g.Count != iv.Requests || [4]int64(g.AtRank) != gab ||
 				abs(g.StartMs-wantStart) > 1 || abs(g.EndMs-wantEnd) > 1 {
-				t.Errorf("interval %d (%s): hdr-histogram-js read %+v; gab has %d requests, p99 %d µs, %.0f–%.0f ms",
-					i, tag, g, iv.Requests, want.P99Us, wantStart, wantEnd)
+				t.Errorf("interval %d (%s): hdr-histogram-js read %+v; gab has %d requests, p50/p90/p99/p99.9 %v µs, %.0f–%.0f ms",
+					i, tag, g, iv.Requests, gab, wantStart, wantEnd)
+			}
+			for k, f := range rankFractions {
+				if rest := iv.Requests * f[0] % f[1]; rest == 0 || 2*rest >= f[1] {
+					own++
+					if g.Own[k] != gab[k] {
+						t.Errorf("interval %d (%s) p%v: hdr-histogram-js's getValueAtPercentile %d, gab %d",
+							i, tag, hdrjs.Percents[k], g.Own[k], gab[k])
+					}
+				}
 			}
 		}
+	}
+	if own == 0 {
+		t.Error("no percentile where hdr-histogram-js's rank rule and gab's agree")
 	}
 }
 
 func abs(f float64) float64 { return max(f, -f) }
 
-// The Go library's log reader reads the file too, and its histograms are
-// gab's (the same encoding).
+// The Go library's log reader reads the file too, its histograms are gab's
+// (the same encoding), and its ValueAtQuantile, capped by the exact max, is
+// every interval's p50, p90, p99 and p99.9 as gab states them; the intervals
+// hold sparse tails where ab's index rule would take the next rank.
 func TestHlogReadByGoLibrary(t *testing.T) {
-	tl, _ := randomTimeline(4, time.Second, 2)
+	tl, _ := randomTimeline(40, time.Second, 2)
 	var b bytes.Buffer
 	if err := WriteHlog(&b, tl); err != nil {
 		t.Fatal(err)
@@ -125,6 +149,7 @@ func TestHlogReadByGoLibrary(t *testing.T) {
 		}
 	}
 	r := hdrhistogram.NewHistogramLogReader(&b)
+	abDiffers := 0
 	for i := 0; ; i++ {
 		h, err := r.NextIntervalHistogram()
 		if err != nil {
@@ -137,9 +162,28 @@ func TestHlogReadByGoLibrary(t *testing.T) {
 			break
 		}
 		iv := tl.Intervals[i/2]
+		l := []client.IntervalLatency{iv.Latency, iv.Corrected}[i%2]
 		if h.TotalCount() != iv.Requests {
 			t.Errorf("histogram %d: %d values, want %d", i, h.TotalCount(), iv.Requests)
 		}
+		if iv.Requests == 0 {
+			continue
+		}
+		d := samples.Dist{Hist: h, Count: iv.Requests, Min: l.MinUs, Max: l.MaxUs}
+		for _, c := range []struct {
+			p   float64
+			gab int64
+		}{{50, l.P50Us}, {90, l.P90Us}, {99, l.P99Us}, {99.9, l.P999Us}} {
+			if want := min(h.ValueAtQuantile(c.p), l.MaxUs); c.gab != want {
+				t.Errorf("histogram %d (%d values) p%v: gab %d µs, ValueAtQuantile %d", i, iv.Requests, c.p, c.gab, want)
+			}
+			if d.AtIndex(int64(float64(iv.Requests)*c.p/100+1e-9)) != c.gab {
+				abDiffers++
+			}
+		}
+	}
+	if abDiffers < 10 {
+		t.Errorf("ab's index rule differs from the nearest rank at only %d of the figures: too few sparse tails", abDiffers)
 	}
 }
 

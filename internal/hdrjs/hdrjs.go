@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,10 +39,22 @@ type Interval struct {
 	EndMs   float64 `json:"end_ms"`
 	Count   int64   `json:"count"`
 	Max     int64   `json:"max"`
-	// P99 is the value at gab's p99 rank (floor(count·99/100), 0-based),
-	// capped by the line's Interval_Max.
-	P99 int64 `json:"p99"`
+	// AtRank are the values at Percents by the nearest-rank rule of
+	// HdrHistogram's Go, C and Python libraries (gab's rule,
+	// samples.NearestRank), each capped by the line's exact Interval_Max.
+	AtRank []int64 `json:"at_rank"`
+	// Own are hdr-histogram-js's getValueAtPercentile(p) at Percents as it
+	// computes them, capped by Interval_Max. Like HdrHistogram's Java
+	// library it rounds p/100·count up, so it takes one rank more than
+	// AtRank wherever the fraction of p/100·count lies in (0, 0.5).
+	Own []int64 `json:"own"`
+	// P99 is AtRank's p99.
+	P99 int64 `json:"-"`
 }
+
+// Percents are the percentiles ReadLog reads for each interval (a gab
+// timeline's p50, p90, p99 and p99.9).
+var Percents = [...]float64{50, 90, 99, 99.9}
 
 // ReadLog returns every interval histogram of the log at path, in order.
 func ReadLog(t testing.TB, path string) []Interval {
@@ -48,7 +62,11 @@ func ReadLog(t testing.TB, path string) []Interval {
 	node := testtool.Need(t, "node", "nodejs")
 	dir := install(t)
 	script := filepath.Join(dir, "read.js")
-	cmd := exec.Command(node, script, path)
+	ps := make([]string, len(Percents))
+	for i, p := range Percents {
+		ps[i] = strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	cmd := exec.Command(node, script, path, strings.Join(ps, ","))
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
@@ -61,6 +79,12 @@ func ReadLog(t testing.TB, path string) []Interval {
 	var ivs []Interval
 	if err := json.Unmarshal(out, &ivs); err != nil {
 		t.Fatalf("node read.js printed %q: %v", out, err)
+	}
+	for i, iv := range ivs {
+		if len(iv.AtRank) != len(Percents) || len(iv.Own) != len(Percents) {
+			t.Fatalf("node read.js printed %d and %d values for %d percentiles", len(iv.AtRank), len(iv.Own), len(Percents))
+		}
+		ivs[i].P99 = iv.AtRank[2]
 	}
 	return ivs
 }

@@ -1,10 +1,17 @@
 // Reads an HdrHistogram interval log with hdr-histogram-js's
 // HistogramLogReader and prints one JSON line per interval histogram: its tag,
 // start and end (ms since the epoch, as the reader computes them), total
-// count, max, and the value at gab's p99 rank (rank floor(count*99/100)+1,
-// 1-based, capped by the line's exact Interval_Max, which is in ms).
+// count, max, and for each percentile of the comma-separated list in the
+// second argument two values, each capped by
+// the line's exact Interval_Max (in ms):
+//   at_rank: the value at the nearest rank of HdrHistogram's Go, C and Python
+//            libraries, p/100*count rounded half up, within 1..count;
+//   own:     getValueAtPercentile(p) as hdr-histogram-js computes it (it
+//            rounds p/100*count up, as HdrHistogram's Java library does).
 const fs = require("fs");
 const hdr = require("hdr-histogram-js");
+
+const PERCENTS = process.argv[3].split(",").map(Number);
 
 const content = fs.readFileSync(process.argv[2], "utf8");
 const maxes = content
@@ -18,10 +25,19 @@ const reader = new hdr.HistogramLogReader(content);
 const out = [];
 for (let h, i = 0; (h = reader.nextIntervalHistogram()) !== null; i++) {
   const total = h.totalCount;
-  let p99 = 0;
-  if (total > 0) {
-    const rank = Math.min(Math.floor((total * 99) / 100 + 1e-9) + 1, total);
-    p99 = Math.min(h.getValueAtPercentile((100 * rank) / total), Math.round(maxes[i] * 1000));
+  const cap = Math.round(maxes[i] * 1000);
+  const atRank = [];
+  const own = [];
+  for (const p of PERCENTS) {
+    if (total === 0) {
+      atRank.push(0);
+      own.push(0);
+      continue;
+    }
+    const rank = Math.min(Math.max(Math.floor((p / 100) * total + 0.5), 1), total);
+    // 100*rank/total names that rank under hdr-histogram-js's own rounding.
+    atRank.push(Math.min(h.getValueAtPercentile((100 * rank) / total), cap));
+    own.push(Math.min(h.getValueAtPercentile(p), cap));
   }
   out.push({
     tag: h.tag,
@@ -29,7 +45,8 @@ for (let h, i = 0; (h = reader.nextIntervalHistogram()) !== null; i++) {
     end_ms: h.endTimeStampMsec,
     count: total,
     max: total > 0 ? h.maxValue : 0,
-    p99: p99,
+    at_rank: atRank,
+    own: own,
   });
 }
 process.stdout.write(JSON.stringify(out) + "\n");
