@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -253,4 +254,41 @@ func TestRegularFileReplaced(t *testing.T) {
 	}
 	wantContent(t, name, doc) // the file as it was
 	wantNames(t, dir, "r.json")
+}
+
+// /dev/fd/N (as /dev/stdout) is written through descriptor N itself: what the
+// process writes on N before and after comes before and after the document,
+// in one file that stays where it was.
+func TestOwnDescriptorWrittenThrough(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "stdout.txt")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fdName := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	if _, err := os.Stat(fdName); err != nil {
+		t.Skipf("no %s: %v", fdName, err)
+	}
+	io.WriteString(f, "report\n")
+	if err := CheckWritable(fdName); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(fdName, writeDoc); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "after\n")
+	wantContent(t, name, "report\n"+doc+"after\n")
+	wantNames(t, dir, "stdout.txt")
+
+	ro, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	roName := "/dev/fd/" + strconv.Itoa(int(ro.Fd()))
+	if err := CheckWritable(roName); err == nil || !strings.HasPrefix(err.Error(), roName+": cannot write there: ") {
+		t.Errorf("a descriptor open for reading: %v, want it cannot be written", err)
+	}
 }
