@@ -1,12 +1,17 @@
 package report
 
 import (
-	"gab/internal/samples"
-
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strconv"
 	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"gab/client"
+	"gab/internal/samples"
 )
 
 // tenSamples is a run of ten requests with known columns (µs): Connect 0, 100,
@@ -131,5 +136,130 @@ func TestWritePercentilesFromHistograms(t *testing.T) {
 		"  50%         0            4000      4000\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// sparseRun is a run of n requests past an exact store of limit with skewed
+// totals and a sparse tail (one in 150 about 1 to 3 s slower), the client's
+// HDR histograms of its columns and phases, rate mode's corrected times and
+// a timeline of 1-second intervals.
+func sparseRun(n, limit int, seed uint64) *client.Result {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	st := samples.New(n, limit)
+	x := &client.ExtraResult{Connect: samples.NewDist()}
+	for p := range x.Phases {
+		x.Phases[p] = samples.NewDist()
+	}
+	rr := &client.RateResult{Target: 100, Sent: int64(n), Corrected: samples.NewDist(), Lag: samples.NewDist()}
+	tl := &client.Timeline{Interval: time.Second, Corrected: true}
+	var lat, cor []int64
+	for i := range n {
+		tot := uint32(300 + rng.ExpFloat64()*3000)
+		if rng.IntN(150) == 0 {
+			tot += 1_000_000 + rng.Uint32N(2_000_000)
+		}
+		smp := samples.Sample{Start: uint32(i), Connect: 10 + uint32(rng.IntN(90)), Total: tot}
+		smp.Wait = tot - smp.Connect - 5
+		st.Put(i, smp, nil)
+		x.Connect.Add(int64(smp.Connect))
+		x.Phases[client.PhaseWait].Add(int64(smp.Wait))
+		x.Phases[client.PhaseTotal].Add(int64(smp.Total))
+		lag := int64(rng.ExpFloat64() * 500)
+		rr.Lag.Add(lag)
+		rr.Corrected.Add(int64(tot) + lag)
+		lat, cor = append(lat, int64(tot)), append(cor, int64(tot)+lag)
+		if len(lat) == 97+int(seed%50) || i == n-1 {
+			k := len(tl.Intervals)
+			tl.Intervals = append(tl.Intervals, client.Interval{Start: time.Duration(k) * time.Second, Length: time.Second,
+				Requests: int64(len(lat)), Latency: latencyOfValues(lat), Corrected: latencyOfValues(cor)})
+			lat, cor = nil, nil
+		}
+	}
+	x.Rate = rr
+	return &client.Result{Complete: n, Elapsed: time.Duration(len(tl.Intervals)) * time.Second, Samples: st, Extra: x,
+		Timeline: tl, StatusCounts: map[int]int{}, FirstError: map[string]string{}}
+}
+
+// Every percentile of the JSON document (--percentiles past the exact store,
+// the phases, rate mode's lag and corrected times, the timeline's intervals)
+// is what an independent reader finds: HdrHistogram's Go library decoding
+// the document's own histogram, ValueAtQuantile capped by the exact max. The
+// document is read as plain JSON, not with gab's types. The runs' sparse
+// tails make ab's index rule differ at many of these figures.
+func TestJSONPercentilesAreValueAtQuantile(t *testing.T) {
+	ps := []float64{1, 10, 25, 33.3, 50, 66.6, 75, 90, 95, 97.5, 99, 99.5, 99.7, 99.9, 99.95, 99.97, 99.99, 100}
+	checked, abDiffers := 0, 0
+	for seed, n := range []int{1000, 1234, 3007, 999} {
+		s := Summarize(sparseRun(n, 100, uint64(seed)), Options{Concurrency: 1, Percentiles: ps})
+		if !s.PercentilesFromHDR {
+			t.Fatal("the --percentiles table does not come from the HDR histograms")
+		}
+		var b bytes.Buffer
+		if err := WriteDocument(&b, NewDocument(s)); err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		// at is the reader's value at p of the distribution object o.
+		at := func(o map[string]any, p float64) (int64, *hdrhistogram.Histogram) {
+			hist, _ := o["histogram"].(map[string]any)
+			data, _ := hist["data"].(string)
+			h, err := hdrhistogram.Decode([]byte(data))
+			if err != nil {
+				t.Fatalf("histogram of %v: %v", o, err)
+			}
+			return min(h.ValueAtQuantile(p), int64(o["max_us"].(float64))), h
+		}
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				if _, ok := v["histogram"]; ok && v["max_us"] != nil && v["p99_us"] != nil {
+					for _, f := range []struct {
+						key string
+						p   float64
+					}{{"median_us", 50}, {"p50_us", 50}, {"p90_us", 90}, {"p99_us", 99}, {"p99_9_us", 99.9}} {
+						got, ok := v[f.key].(float64)
+						if !ok {
+							continue
+						}
+						want, h := at(v, f.p)
+						checked++
+						if int64(got) != want {
+							t.Errorf("n %d %s.%s = %v, the reader finds %d", n, path, f.key, got, want)
+						}
+						d := samples.Dist{Hist: h, Count: h.TotalCount(), Max: int64(v["max_us"].(float64))}
+						if d.AtIndex(int64(float64(d.Count)*f.p/100+1e-9)) != want {
+							abDiffers++
+						}
+					}
+				}
+				for k, e := range v {
+					walk(path+"."+k, e)
+				}
+			case []any:
+				for i, e := range v {
+					walk(path+"["+strconv.Itoa(i)+"]", e)
+				}
+			}
+		}
+		walk("", doc)
+		phases := doc["extended"].(map[string]any)["phases"].(map[string]any)
+		for _, row := range doc["percentiles"].([]any) {
+			r := row.(map[string]any)
+			p := r["percent"].(float64)
+			for _, c := range [...]struct{ phase, key string }{{"total", "total_us"}, {"waiting", "waiting_us"}} {
+				want, _ := at(phases[c.phase].(map[string]any), p)
+				checked++
+				if int64(r[c.key].(float64)) != want {
+					t.Errorf("n %d --percentiles p%v %s = %v, the reader finds %d", n, p, c.key, r[c.key], want)
+				}
+			}
+		}
+	}
+	if checked < 300 || abDiffers < 20 {
+		t.Errorf("checked %d figures, ab's rule differs at %d: the runs do not tell the rules apart", checked, abDiffers)
 	}
 }
