@@ -49,7 +49,7 @@ func timelineGrace(d int64) int64 {
 }
 
 // IntervalLatency is one interval's latency distribution in µs: count, min and
-// max exact, percentiles by ab's index rule (rank floor(count·p/100)) read from
+// max exact, percentiles by the nearest rank (samples.NearestRank) read from
 // the histogram (the bucket's highest value, within 0.1 %, capped by the exact
 // max), and the histogram itself in HdrHistogram's V2 compressed base64
 // encoding (gab's geometry: 1 µs to 24 h, 3 significant digits).

@@ -8,7 +8,9 @@
 // median rule and its floor(done·p/100) percentile index), in the named
 // functions of abmath.go, so that ab's report comes out byte for byte. The
 // figures beyond ab's (the phases, rate mode's corrected latencies) come from
-// HDR histograms (samples.Dist) and say so in their titles.
+// HDR histograms (samples.Dist) and say so in their titles; their
+// percentiles, like --percentiles' and --fail-if's, take the nearest rank
+// (samples.NearestRank), as HdrHistogram's ValueAtQuantile does.
 //
 // Writers: WriteText (ab's report), WriteHTML (-w), WriteCSV (-e),
 // WritePercentiles (--percentiles), WriteCGI (--cgi), WriteCorrected (--rate),
