@@ -117,6 +117,8 @@ type longOptions struct {
 	rate                                                           float64
 	warmup                                                         warmupValue
 	shard                                                          shardFlags
+
+	http3 bool // --http3
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -124,8 +126,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	fs.BoolVar(&lo.http2, "http2", false, "speak HTTP/2 (h2 over TLS with ALPN, h2c with prior knowledge)")
+	fs.BoolVar(&lo.http3, "http3", false, "speak HTTP/3 over QUIC (https:// URLs; -k implied)")
 	fs.BoolVar(&lo.http11, "http1.1", false, "send HTTP/1.1 request lines (keep-alive implied by -k, else Connection: close)")
-	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 streams per connection")
+	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 or HTTP/3 streams per connection")
 	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
 	fs.StringArrayVar(&lo.cgiEnv, "cgi-env", nil, "extra `NAME=VALUE` for the CGI environment (repeatable)")
 	fs.Var(&lo.requestTimeout, "request-timeout", "fail a single request after `DURATION` (Go duration or seconds)")
@@ -656,6 +659,8 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 		return fail("--verify-tls needs an https:// URL (and no --cgi)")
 	case cfg.TLS.Resume && noTLS:
 		return fail("--tls-resume needs an https:// URL (and no --cgi)")
+	case cfg.Protocol == client.HTTP3 && http3Conflict(o, target) != "":
+		return fail(http3Conflict(o, target))
 	case o.Proxy && cfg.Protocol == client.HTTP2:
 		return fail("-X cannot be used with --http2")
 	case o.Proxy && cfg.Protocol == client.CGI:
@@ -670,6 +675,25 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 	return exitOK, false
 }
 
+// http3Conflict is why --http3 cannot go with the rest of the command line,
+// "" if it can.
+func http3Conflict(o *cliOptions, target client.Target) string {
+	cfg := &o.Config
+	switch {
+	case !target.TLS:
+		return "--http3 needs an https:// URL (QUIC is always encrypted)"
+	case o.Proxy:
+		return "-X cannot be used with --http3"
+	case cfg.SocketBuffer != 0:
+		return "-b cannot be used with --http3 (quic-go sizes its UDP socket buffers itself)"
+	case cfg.TLS.Ciphers != "":
+		return "-Z cannot be used with --http3 (QUIC uses TLS 1.3, whose cipher suites Go does not let a client choose)"
+	case cfg.TLS.Protocol != "" && cfg.TLS.Protocol != "ALL" && cfg.TLS.Protocol != "TLS1.3":
+		return "--http3 needs TLS 1.3 (-f " + cfg.TLS.Protocol + " asks for another version)"
+	}
+	return ""
+}
+
 // applyLong moves the long options' values into o; a contradiction is an error.
 // One rule for numbers: a numeric option that is given must be positive (its
 // absence is the default).
@@ -678,6 +702,9 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	fail := func(format string, args ...any) (int, bool) {
 		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
 		return exitUsage, true
+	}
+	if lo.http3 && (lo.http2 || lo.http11 || lo.cgi != "") {
+		return fail("--http3 excludes --http2, --http1.1 and --cgi")
 	}
 	exclusive := 0
 	for _, on := range []bool{lo.http2, lo.http11, lo.cgi != ""} {
@@ -691,6 +718,8 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	switch {
 	case lo.http2:
 		cfg.Protocol = client.HTTP2
+	case lo.http3:
+		cfg.Protocol = client.HTTP3
 	case lo.http11:
 		cfg.Protocol = client.HTTP11
 	case lo.cgi != "":
@@ -700,8 +729,8 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	if lo.streams < 1 {
 		return fail("--streams must be at least 1, not %d", lo.streams)
 	}
-	if fs.Changed("streams") && !lo.http2 {
-		return fail("--streams needs --http2 (HTTP/1 sends one request at a time per connection)")
+	if fs.Changed("streams") && !lo.http2 && !lo.http3 {
+		return fail("--streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)")
 	}
 	cfg.Streams = lo.streams
 	if len(lo.cgiEnv) > 0 && lo.cgi == "" {

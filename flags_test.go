@@ -255,7 +255,7 @@ func TestParseErrors(t *testing.T) {
 		{"-w with --format json", []string{"ab", "-w", "--format", "json", testURL}, 22, "", "gab: -w (and -x, -y, -z) cannot be used with --format json\n"},
 		{"-w with --extended", []string{"ab", "-w", "--extended", testURL}, 22, "", "gab: --extended prints text tables and cannot be used with -w (or -x, -y, -z)\n"},
 		{"-x with --percentiles", []string{"ab", "-x", "border=1", "--percentiles", "50,99", testURL}, 22, "", "gab: --percentiles prints a text table and cannot be used with -w (or -x, -y, -z)\n"},
-		{"--streams without --http2", []string{"ab", "--streams", "10", testURL}, 22, "", "gab: --streams needs --http2 (HTTP/1 sends one request at a time per connection)\n"},
+		{"--streams without --http2", []string{"ab", "--streams", "10", testURL}, 22, "", "gab: --streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)\n"},
 		{"--cgi-env without --cgi", []string{"ab", "--cgi-env", "A=b", testURL}, 22, "", "gab: --cgi-env needs --cgi\n"},
 		{"--rate 0", []string{"ab", "--rate", "0", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
 		{"--cpus 0", []string{"ab", "--cpus", "0", testURL}, 22, "", "gab: --cpus must be at least 1, not 0\n"},
@@ -313,7 +313,7 @@ func TestHelpIsABUsagePlusLongOptions(t *testing.T) {
 	if !strings.HasPrefix(stderr, usage+"\n") {
 		t.Fatalf("-h output does not start with ab's usage and a blank line:\n%s", stderr)
 	}
-	for _, name := range []string{"--http2", "--http1.1", "--streams", "--cgi", "--cgi-env", "--request-timeout", "--cpus",
+	for _, name := range []string{"--http2", "--http3", "--http1.1", "--streams", "--cgi", "--cgi-env", "--request-timeout", "--cpus",
 		"--no-cap", "--sample-limit", "--demo", "--version", "--verify-tls", "--tls-resume", "--format", "--json", "--percentiles", "--extended", "--rate",
 		"--warmup", "--fail-if", "--help"} {
 		if !strings.Contains(stderr[len(usage):], name+" ") {

@@ -174,7 +174,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 	return report.Options{
 		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
 		Concurrency: inFlight(cfg), Connections: h2Only(cfg, cfg.Concurrency), Streams: h2Only(cfg, cfg.Streams),
-		KeepAlive: cfg.KeepAlive, BodySent: cfg.Spec.HasBody,
+		KeepAlive: cfg.KeepAlive || cfg.Protocol == client.HTTP3, BodySent: cfg.Spec.HasBody,
 		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
 		TLS:         cfg.Target.TLS,
 		HTML:        report.HTMLAttrs{Table: o.TableAttrs, Row: o.RowAttrs, Cell: o.CellAttrs},
@@ -203,7 +203,7 @@ func mayOutgrowStore(cfg *client.Config) bool {
 // and first Time per request stand for: -c, or -c connections × --streams
 // with HTTP/2.
 func inFlight(cfg *client.Config) int {
-	if cfg.Protocol == client.HTTP2 && cfg.Streams > 1 {
+	if (cfg.Protocol == client.HTTP2 || cfg.Protocol == client.HTTP3) && cfg.Streams > 1 {
 		return cfg.Concurrency * cfg.Streams
 	}
 	return cfg.Concurrency
@@ -211,7 +211,7 @@ func inFlight(cfg *client.Config) int {
 
 // h2Only is v with HTTP/2, else 0.
 func h2Only(cfg *client.Config, v int) int {
-	if cfg.Protocol != client.HTTP2 {
+	if cfg.Protocol != client.HTTP2 && cfg.Protocol != client.HTTP3 {
 		return 0
 	}
 	return v

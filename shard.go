@@ -281,6 +281,8 @@ func protocolName(p client.Protocol) string {
 		return "http1.1"
 	case client.HTTP2:
 		return "http2"
+	case client.HTTP3:
+		return "http3"
 	case client.CGI:
 		return "cgi"
 	}

@@ -21,6 +21,8 @@ const (
 	HTTP2
 	// CGI executes a CGI program per request instead of connecting (--cgi).
 	CGI
+	// HTTP3 speaks HTTP/3 over QUIC (--http3; https:// URLs only).
+	HTTP3
 )
 
 // Target is the parsed URL argument, with ab's rules (see ParseURL).
@@ -97,7 +99,7 @@ type Config struct {
 	TLS            TLSOptions
 
 	Protocol Protocol
-	Streams  int // --streams: concurrent HTTP/2 streams per connection (default 1)
+	Streams  int // --streams: concurrent HTTP/2 or HTTP/3 streams per connection (default 1)
 	// Portable takes the portable goroutine-per-connection path even where the
 	// Linux event loops would serve the run (the command line sets it when the
 	// environment has GAB_NETPOLL=go).

@@ -523,6 +523,8 @@ func newTransport(cfg *Config) (transport, error) {
 		return newHTTP1(cfg)
 	case HTTP2:
 		return newHTTP2(cfg)
+	case HTTP3:
+		return newHTTP3(cfg)
 	case CGI:
 		return newCGI(cfg)
 	}

@@ -92,10 +92,10 @@ func h2Fields(cfg *Config) []hpack.HeaderField {
 }
 
 // RequestHead is the request head that -v 2 shows: ab's request bytes, or
-// for --http2 the header fields sent (pseudo-headers first), one
+// for --http2 and --http3 the header fields sent (pseudo-headers first), one
 // "name: value" line each.
 func (cfg *Config) RequestHead() []byte {
-	if cfg.Protocol != HTTP2 {
+	if cfg.Protocol != HTTP2 && cfg.Protocol != HTTP3 {
 		return cfg.Request[:cfg.HeadLen]
 	}
 	var b []byte

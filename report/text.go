@@ -40,7 +40,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	e.printf("Server Software:        %s\n", s.ServerSoftware)
 	e.printf("Server Hostname:        %s\n", s.Host)
 	e.printf("Server Port:            %d\n", port16(s.Port))
-	if s.Protocol != "" {
+	if s.Protocol == "h3" {
+		e.printf("Protocol:               HTTP/3 (QUIC)%s\n", h2Layout(s))
+	} else if s.Protocol != "" {
 		e.printf("Protocol:               HTTP/2 (%s)%s\n", s.Protocol, h2Layout(s))
 	}
 	if t := s.TLS; t != nil {

@@ -1,0 +1,816 @@
+package client
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/quic-go/quicvarint"
+)
+
+// The --http3 transport: HTTP/3 (RFC 9114) over QUIC (RFC 9000), with
+// quic-go carrying the QUIC connections and gab the HTTP/3 frames on them
+// (http3rules.go). -c QUIC connections are opened and kept explicitly, each
+// on its own UDP socket (the server sees -c client addresses, as it sees -c
+// TCP connections for HTTP/1 and HTTP/2, and each socket has its own reader
+// goroutine in quic-go instead of one demultiplexing every connection's
+// packets); each carries --streams request streams at once.
+//
+// Slot i runs its requests on connection i % c. A slot opens a stream,
+// writes the pre-encoded request (one HEADERS frame, and one DATA frame with
+// -p/-u) with FIN, and reads the response into its own fixed buffer until
+// the server's FIN: no goroutine, timer or allocation of gab's per request
+// (quic-go allocates its stream state). The server's unidirectional streams
+// (control, QPACK encoder and decoder) are read by a goroutine each; GOAWAY
+// on the control stream stops new streams on the connection, which is
+// replaced once its requests are done.
+//
+// A request is sent again only when the server provably did not process it
+// (the stream reset with H3_REQUEST_REJECTED before any response, or a
+// stream ID at or above a GOAWAY's), at most h2MaxRetries times. A
+// connection that ends (CONNECTION_CLOSE, stateless reset, idle timeout) is
+// replaced; its unanswered requests are Receive failures, counted whatever
+// -r says, or Exceptions when gab closed it because the server broke the
+// protocol. A handshake that fails (timeout, version negotiation, TLS) is a
+// Connect failure, issued again, as a TCP connect failure is; a server whose
+// TLS does not offer h3 in ALPN ends the run before any request.
+//
+// Byte counts: "Total transferred" (TotalRead) is every byte received on the
+// request's stream (the HTTP/3 frames: HEADERS with its QPACK section, DATA
+// with the body, frame headers included), i.e. the QUIC stream payload;
+// "HTML transferred" (BodyRead) the DATA payload; TotalSent the request's
+// frames.
+
+// h3ReadBuffer is each slot's read buffer.
+const h3ReadBuffer = 16 << 10
+
+// h3Transport carries requests over HTTP/3.
+type h3Transport struct {
+	cfg      *Config
+	tlsConf  *tls.Config
+	quicConf *quic.Config
+	request  []byte // the request's frames, the same for every request
+	headReq  bool   // the method is HEAD: a content-length comes without a body
+	hasBody  bool
+	ramp     tlsRamp
+
+	d       *dialer
+	holders []h3Holder // one per -c
+
+	connsMu sync.Mutex
+	conns   map[*h3Conn]struct{} // open connections, for the final close
+	connWG  sync.WaitGroup       // each connection's stream reader
+	working atomic.Int32         // slots inside work()
+
+	// opened counts the QUIC connections the run set up (tests read it).
+	opened atomic.Int64
+}
+
+// h3Holder is the connection that slots i with i % c == k share.
+type h3Holder struct {
+	mu     sync.Mutex
+	c      *h3Conn
+	ramped bool // its first connection has been opened (or failed)
+}
+
+func newHTTP3(cfg *Config) (transport, error) {
+	if cfg.ProxyHost != "" || cfg.Proxy {
+		return nil, errors.New("gab: -X (proxy) cannot be used with --http3")
+	}
+	if !cfg.Target.TLS {
+		return nil, errors.New("gab: --http3 needs an https:// URL")
+	}
+	base, err := buildTLSConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tc := withALPN(base, "h3")
+	tc.MinVersion, tc.MaxVersion = tls.VersionTLS13, tls.VersionTLS13 // QUIC is TLS 1.3 only
+	request, err := h3Request(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// gab says itself when the UDP buffers are too small (prepare).
+	_ = os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
+	return &h3Transport{
+		cfg:     cfg,
+		tlsConf: tc,
+		quicConf: &quic.Config{
+			MaxIncomingStreams:    -1, // the server may open no request streams
+			MaxIncomingUniStreams: h3MaxUniStreams,
+			KeepAlivePeriod:       10 * time.Second, // an idle connection (a slow --rate) stays open
+		},
+		request: request,
+		headReq: cfg.Spec.Method == "HEAD",
+		hasBody: cfg.Spec.HasBody && len(cfg.Spec.Body) > 0,
+		ramp:    newTLSRamp(),
+		conns:   map[*h3Conn]struct{}{},
+	}, nil
+}
+
+func (h *h3Transport) prepare(ctx context.Context, r *run) error {
+	d, err := resolve(ctx, h.cfg)
+	if err != nil {
+		return err
+	}
+	h.d = d
+	h.holders = make([]h3Holder, h.cfg.Concurrency)
+	r.protocol = "h3"
+	if !h.cfg.KeepAlive {
+		r.events.Notice("--http3 keeps its QUIC connections open for the whole run (-k implied)")
+	}
+	if note := udpBufferNote(); note != "" {
+		r.events.Notice(note)
+	}
+	return nil
+}
+
+func (h *h3Transport) slots() int { return h.cfg.Concurrency * h.cfg.Streams }
+
+// h3Slot is one slot's state, reused for each of its requests.
+type h3Slot struct {
+	buf        []byte
+	resp       h3Resp
+	fields     *h3Fields
+	o          Outcome
+	registered *h3Conn
+}
+
+func (h *h3Transport) work(r *run, slot int, t *Tally) {
+	h.working.Add(1)
+	defer func() {
+		if h.working.Add(-1) == 0 {
+			h.closeAll()
+			h.connWG.Wait()
+		}
+	}()
+	s := &h3Slot{buf: make([]byte, h3ReadBuffer), fields: newH3Fields(r)}
+	hd := &h.holders[slot%len(h.holders)]
+	for r.claim(t) {
+		if !h.issue(r, hd, s, t) {
+			return
+		}
+	}
+}
+
+// h3Result is how one attempt on a stream ended.
+type h3Result uint8
+
+const (
+	h3Done  h3Result = iota // s.o is settled: report it
+	h3Retry                 // not processed by the server: send it again
+)
+
+// issue runs one request to its end and reports it; false when the slot
+// should stop.
+func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *Tally) bool {
+	now := r.clock()
+	o := &s.o
+	*o = Outcome{Start: now, TCPDone: now, Connect: now}
+	retries := 0
+	for {
+		c, opened, err := h.connection(r, hd, t, o)
+		if err != nil {
+			o.End, o.Err, o.Class = r.clock(), err, r.openFailClass(err)
+			o.FirstByte, o.WriteEnd = o.End, o.End
+			return r.finish(t, o)
+		}
+		if c != s.registered {
+			if !t.SetConn(r, c) {
+				o.Class = FailAbandoned
+				return r.finish(t, o)
+			}
+			s.registered = c
+		}
+		t.Touch(r)
+		if h.roundTrip(r, c, s, t) == h3Retry {
+			if !h2Resend(r, o, &retries, r.clock()) {
+				return r.finish(t, o)
+			}
+			t.Retries++
+			continue
+		}
+		o.KeptAlive = !opened
+		return r.finish(t, o)
+	}
+}
+
+// roundTrip sends the request on a new stream of c and reads its response,
+// settling s.o unless it returns h3Retry.
+func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result {
+	c.active.Add(1)
+	defer c.release()
+	s.resp.reset()
+	str, err := c.qc.OpenStreamSync(stopContext{r})
+	if err != nil {
+		// Nothing was sent: the connection ended (or the run stopped) while
+		// the stream waited for the server's stream credit.
+		return h.lost(r, t, c, s, -1, err)
+	}
+	id := int64(str.StreamID())
+	if g := c.goaway.Load(); g >= 0 && id >= g {
+		h3Cancel(str, http3.ErrCodeRequestCanceled)
+		return h.lost(r, t, c, s, -1, errGoAwayRefused)
+	}
+	if h.cfg.RequestTimeout > 0 {
+		_ = str.SetDeadline(time.Now().Add(h.cfg.RequestTimeout)) // an error means the stream is gone; Read reports it
+	}
+	_, err = str.Write(h.request)
+	if err == nil {
+		err = str.Close()
+	}
+	var se *quic.StreamError
+	if err != nil && !(errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)) {
+		// (A server that stops reading with H3_NO_ERROR has answered
+		// already: its response is read below.)
+		h3Cancel(str, http3.ErrCodeRequestCanceled)
+		if h.lost(r, t, c, s, id, err) == h3Retry {
+			return h3Retry
+		}
+		if s.o.Class != FailAbandoned {
+			s.o.Class = FailWrite
+		}
+		return h3Done
+	}
+	t.TotalSent += int64(len(h.request))
+	s.o.WriteEnd = r.clock()
+	for {
+		n, err := str.Read(s.buf)
+		if n > 0 {
+			now := r.clock()
+			t.Touch(r)
+			if perr := s.resp.take(r, s.fields, now, s.buf[:n]); perr != nil {
+				c.fault(str, perr)
+				h.settle(r, t, s, FailException, perr)
+				return h3Done
+			}
+		}
+		switch {
+		case err == io.EOF:
+			class, cerr := s.resp.ended(h.headReq)
+			if cerr == errH3Truncated {
+				c.fault(str, errH3Truncated)
+			}
+			h.settle(r, t, s, class, cerr)
+			return h3Done
+		case err != nil:
+			h3Cancel(str, http3.ErrCodeRequestCanceled)
+			return h.lost(r, t, c, s, id, err)
+		case r.isStopped():
+			h3Cancel(str, http3.ErrCodeRequestCanceled)
+			h.settle(r, t, s, FailAbandoned, errRunStopped)
+			return h3Done
+		}
+	}
+}
+
+// h3Cancel abandons both directions of a request stream with code.
+func h3Cancel(str *quic.Stream, code http3.ErrCode) {
+	str.CancelWrite(quic.StreamErrorCode(code))
+	str.CancelRead(quic.StreamErrorCode(code))
+}
+
+// settle fills in the outcome of a request whose stream ended.
+func (h *h3Transport) settle(r *run, t *Tally, s *h3Slot, class FailClass, err error) {
+	o, resp := &s.o, &s.resp
+	t.TotalRead += resp.read
+	t.BodyRead += resp.body
+	o.End = r.clock()
+	o.Status, o.Body, o.Class, o.Err = resp.status, resp.body, class, err
+	o.FirstByte = resp.firstByte
+	if o.FirstByte == 0 {
+		o.FirstByte = o.End
+	}
+}
+
+// lost settles a request whose stream failed with err (id is the stream's,
+// -1 if the request was never sent): h3Retry if the server provably did
+// not process it, else its failure class in s.o.
+func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err error) h3Result {
+	var se *quic.StreamError
+	g := c.goaway.Load()
+	switch {
+	case r.isStopped():
+		h.settle(r, t, s, FailAbandoned, err)
+	case errors.As(err, &se) && se.Remote:
+		if se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeRequestRejected) && !s.resp.final {
+			t.TotalRead += s.resp.read
+			return h3Retry
+		}
+		h.settle(r, t, s, FailException, errors.New(h3StreamErrorText(se.ErrorCode)))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		h.settle(r, t, s, FailException, fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout))
+	case id < 0 || g >= 0 && id >= g:
+		t.TotalRead += s.resp.read
+		return h3Retry // never sent, or at or above the server's GOAWAY
+	default:
+		class, lerr := h3LostClass(err)
+		h.settle(r, t, s, class, lerr)
+	}
+	return h3Done
+}
+
+// connection returns the holder's live connection, opening a new one if there
+// is none; opened reports that this call opened it (o.Connect is then set).
+func (h *h3Transport) connection(r *run, hd *h3Holder, t *Tally, o *Outcome) (*h3Conn, bool, error) {
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	if c := hd.c; c != nil && c.usable() {
+		return c, false, nil
+	}
+	if !hd.ramped {
+		// The holder's first connection: the request starts after the wait.
+		hd.ramped = true
+		if !h.ramp.enter(r.stopCh) {
+			return nil, false, context.Canceled
+		}
+		defer h.ramp.leave()
+		now := r.clock()
+		o.Start, o.TCPDone, o.Connect = now, now, now
+	}
+	c, err := h.open(r, t)
+	if err != nil {
+		return nil, false, err
+	}
+	o.Connect = r.clock()
+	hd.c = c
+	return c, true, nil
+}
+
+// h3Conn is one QUIC connection and the HTTP/3 state gab keeps for it.
+type h3Conn struct {
+	h      *h3Transport
+	r      *run
+	qc     *quic.Conn
+	tr     *quic.Transport
+	udp    *net.UDPConn
+	owner  *Tally       // touched on connection-level activity (-s)
+	goaway atomic.Int64 // the stream ID of the server's GOAWAY, -1 before one
+	active atomic.Int32 // requests on the connection
+	closed atomic.Bool  // gab closed it
+	unis   sync.WaitGroup
+	kinds  [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)
+}
+
+// open sets up a QUIC connection (its own UDP socket, the handshake), opens
+// gab's control stream and starts the reader of the server's streams.
+func (h *h3Transport) open(r *run, t *Tally) (*h3Conn, error) {
+	ctx := stopContext{r}
+	for {
+		idx := h.d.current.Load()
+		c, err := h.dial(ctx, r, t)
+		if err == nil {
+			return c, nil
+		}
+		if h.d.fallback(idx, ctx.Err() != nil) {
+			continue
+		}
+		return nil, err
+	}
+}
+
+func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, error) {
+	ip := h.d.addrs[int(h.d.current.Load())%len(h.d.addrs)]
+	raddr := &net.UDPAddr{IP: ip.IP, Zone: ip.Zone, Port: h.d.port}
+	network := "udp6"
+	if ip.IP.To4() != nil {
+		network = "udp4"
+	}
+	var laddr *net.UDPAddr
+	if l := h.d.local; l != nil {
+		laddr = &net.UDPAddr{IP: l.IP, Zone: l.Zone}
+	}
+	udp, err := net.ListenUDP(network, laddr)
+	if err != nil {
+		return nil, err
+	}
+	tr := &quic.Transport{Conn: udp}
+	qc, err := tr.Dial(ctx, raddr, h.tlsConf, h.quicConf)
+	if err != nil {
+		_ = tr.Close() // the handshake failed; nothing to keep
+		_ = udp.Close()
+		if fe := h3NotH3(err); fe != nil {
+			r.stop(EndFatal, fe)
+		} else if !r.isStopped() && h3IsTLSError(err) {
+			r.events.TLSHandshakeFailed(err)
+		}
+		return nil, h3ConnLost(err)
+	}
+	h.d.markWorked()
+	h.opened.Add(1)
+	cs := qc.ConnectionState().TLS
+	r.quicTLSDone(&cs)
+	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t}
+	c.goaway.Store(-1)
+	ctrl, err := qc.OpenUniStream()
+	if err == nil {
+		_, err = ctrl.Write(h3ControlPreface)
+	}
+	if err != nil {
+		c.shut(quic.ApplicationErrorCode(http3.ErrCodeInternalError))
+		c.cleanup()
+		return nil, h3ConnLost(err)
+	}
+	h.connsMu.Lock()
+	h.conns[c] = struct{}{}
+	h.connsMu.Unlock()
+	h.connWG.Add(1)
+	go c.acceptUni()
+	return c, nil
+}
+
+// quicTLSDone notes a QUIC connection's handshake as tlsDone notes a TLS
+// connection's: the first fills Result.TLS; -v ≥ 2 reports each.
+func (r *run) quicTLSDone(cs *tls.ConnectionState) {
+	if r.tlsInfo.Load() == nil {
+		r.setTLS(tlsInfoOf(cs))
+	}
+	if r.cfg.Verbosity >= 2 {
+		r.events.TLSHandshake(cs)
+	}
+}
+
+// Close ends the connection: the run is stopping (Tally.SetConn).
+func (c *h3Conn) Close() error {
+	c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
+	return nil
+}
+
+// shut closes the QUIC connection with code (once).
+func (c *h3Conn) shut(code quic.ApplicationErrorCode) {
+	if c.closed.CompareAndSwap(false, true) {
+		_ = c.qc.CloseWithError(code, "") // an error means it is closed already
+	}
+}
+
+// fault ends what a protocol error spoiled: the stream (cancelled with the
+// error's code) or the whole connection.
+func (c *h3Conn) fault(str *quic.Stream, e *h3Error) {
+	code := quic.StreamErrorCode(e.code)
+	str.CancelWrite(code)
+	str.CancelRead(code)
+	if e.conn {
+		c.shut(quic.ApplicationErrorCode(e.code))
+	}
+}
+
+// usable reports whether new requests may go on c.
+func (c *h3Conn) usable() bool {
+	return c.qc.Context().Err() == nil && c.goaway.Load() < 0 && !c.closed.Load()
+}
+
+// release ends a request on c; a connection the server is shutting down
+// (GOAWAY) is closed when its last request is done.
+func (c *h3Conn) release() {
+	if c.active.Add(-1) == 0 && c.goaway.Load() >= 0 {
+		c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
+	}
+}
+
+// closeAll closes every connection still open: the run is over.
+func (h *h3Transport) closeAll() {
+	h.connsMu.Lock()
+	conns := make([]*h3Conn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.connsMu.Unlock()
+	for _, c := range conns {
+		c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
+	}
+}
+
+// cleanup releases the connection's sockets once it has ended.
+func (c *h3Conn) cleanup() {
+	_ = c.tr.Close() // errors: already closed
+	_ = c.udp.Close()
+	c.h.connsMu.Lock()
+	delete(c.h.conns, c)
+	c.h.connsMu.Unlock()
+}
+
+// acceptUni reads the server's unidirectional streams until the
+// connection ends, then releases the connection's sockets.
+func (c *h3Conn) acceptUni() {
+	defer c.h.connWG.Done()
+	for {
+		str, err := c.qc.AcceptUniStream(context.Background())
+		if err != nil {
+			break // the connection has ended
+		}
+		c.unis.Add(1)
+		go c.uni(str)
+	}
+	c.unis.Wait()
+	c.cleanup()
+}
+
+// uni reads one of the server's unidirectional streams by its type (RFC
+// 9114 §6.2): the control stream, QPACK's encoder and decoder streams; a
+// push stream is an error (gab allows no push); others are refused.
+func (c *h3Conn) uni(str *quic.ReceiveStream) {
+	defer c.unis.Done()
+	kind, err := quicvarint.Read(quicvarint.NewReader(str))
+	if err != nil {
+		str.CancelRead(quic.StreamErrorCode(http3.ErrCodeRequestIncomplete))
+		return
+	}
+	switch kind {
+	case h3StreamControl, h3StreamQPACKEncoder, h3StreamQPACKDecoder:
+		if c.kinds[kind].Swap(true) {
+			c.fail(errH3DuplicateStream)
+			return
+		}
+	case h3StreamPush:
+		c.fail(errH3PushStream)
+		return
+	default:
+		str.CancelRead(quic.StreamErrorCode(http3.ErrCodeStreamCreationError))
+		return
+	}
+	var e *h3Error
+	switch kind {
+	case h3StreamControl:
+		e = c.control(str)
+	case h3StreamQPACKEncoder:
+		e = c.qpackEncoder(str)
+	default:
+		e = c.discard(str)
+	}
+	if e != nil {
+		c.fail(e)
+	}
+}
+
+// fail closes the connection for a protocol error on the server's streams.
+func (c *h3Conn) fail(e *h3Error) {
+	if c.qc.Context().Err() == nil {
+		c.shut(quic.ApplicationErrorCode(e.code))
+	}
+}
+
+// control reads the server's control stream (RFC 9114 §6.2.1, §7.2): a
+// SETTINGS frame first, then GOAWAY frames; frames of unknown types are
+// skipped, every frame is activity for -s, and the stream may not end
+// while the connection lives.
+func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
+	br := &h3ByteReader{r: str}
+	var buf []byte
+	first := true
+	for {
+		if c.r.isStopped() {
+			return nil
+		}
+		typ, err := quicvarint.Read(br)
+		var n uint64
+		if err == nil {
+			n, err = quicvarint.Read(br)
+		}
+		if err != nil {
+			if c.qc.Context().Err() != nil || c.r.isStopped() {
+				return nil
+			}
+			return errH3ControlClosed
+		}
+		c.owner.Touch(c.r)
+		if first != (typ == h3FrameSettings) {
+			if first {
+				return errH3NoSettings
+			}
+			return errH3SecondSettings
+		}
+		first = false
+		switch typ {
+		case h3FrameSettings, h3FrameGoAway:
+			if n > h3MaxControlFrame {
+				return errH3ControlTooLarge
+			}
+			buf = buf[:0]
+			buf = append(buf, make([]byte, n)...)
+			if _, err := io.ReadFull(br, buf); err != nil {
+				if c.qc.Context().Err() != nil || c.r.isStopped() {
+					return nil
+				}
+				return errH3ControlClosed
+			}
+			if typ == h3FrameSettings {
+				if e := h3Settings(buf); e != nil {
+					return e
+				}
+				continue
+			}
+			id, e := h3GoAway(buf, c.goaway.Load())
+			if e != nil {
+				return e
+			}
+			c.goaway.Store(id)
+			if c.active.Load() == 0 {
+				c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
+			}
+		case h3FrameData, h3FrameHeaders, h3FramePushPromise, h3FrameMaxPushID, 0x2, 0x6, 0x8, 0x9:
+			return errH3ControlFrame
+		case h3FrameCancelPush:
+			return h3ConnError(http3.ErrCodeIDError, "CANCEL_PUSH although gab allows no push")
+		default:
+			if err := br.skip(n); err != nil {
+				if c.qc.Context().Err() != nil || c.r.isStopped() {
+					return nil
+				}
+				return errH3ControlClosed
+			}
+		}
+	}
+}
+
+// qpackEncoder reads the server's QPACK encoder stream: gab allows no
+// dynamic table, so the only instruction it may carry is Set Dynamic Table
+// Capacity 0 (RFC 9204 §4.3.1), one byte, any number of times.
+func (c *h3Conn) qpackEncoder(str *quic.ReceiveStream) *h3Error {
+	var buf [512]byte
+	for {
+		n, err := str.Read(buf[:])
+		for _, b := range buf[:n] {
+			if b != 0x20 {
+				return errH3QPACKInstruction
+			}
+		}
+		if err != nil {
+			if c.qc.Context().Err() != nil || c.r.isStopped() {
+				return nil
+			}
+			return errH3ControlClosed // a critical stream ended
+		}
+	}
+}
+
+// discard reads the server's QPACK decoder stream, which tells about gab's
+// encoder's dynamic table (it uses none): its instructions are read and
+// dropped, and the stream may not end while the connection lives.
+func (c *h3Conn) discard(str *quic.ReceiveStream) *h3Error {
+	var buf [512]byte
+	for {
+		if _, err := str.Read(buf[:]); err != nil {
+			if c.qc.Context().Err() != nil || c.r.isStopped() {
+				return nil
+			}
+			return errH3ControlClosed
+		}
+	}
+}
+
+// h3ByteReader reads a stream byte by byte through a small buffer (the
+// control stream's varints and payloads).
+type h3ByteReader struct {
+	r    io.Reader
+	buf  [256]byte
+	i, n int
+}
+
+func (b *h3ByteReader) fill() error {
+	n, err := b.r.Read(b.buf[:])
+	b.i, b.n = 0, n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+func (b *h3ByteReader) ReadByte() (byte, error) {
+	if b.i == b.n {
+		if err := b.fill(); err != nil {
+			return 0, err
+		}
+	}
+	c := b.buf[b.i]
+	b.i++
+	return c, nil
+}
+
+func (b *h3ByteReader) Read(p []byte) (int, error) {
+	if b.i == b.n {
+		if err := b.fill(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, b.buf[b.i:b.n])
+	b.i += n
+	return n, nil
+}
+
+// skip drops n bytes.
+func (b *h3ByteReader) skip(n uint64) error {
+	for n > 0 {
+		if b.i == b.n {
+			if err := b.fill(); err != nil {
+				return err
+			}
+		}
+		k := min(uint64(b.n-b.i), n)
+		b.i += int(k)
+		n -= k
+	}
+	return nil
+}
+
+// h3LostError is a QUIC connection's end, in gab's words: the server's
+// reason phrase, which reaches the reports, is quoted in ASCII.
+type h3LostError struct {
+	text string
+	err  error
+}
+
+func (e *h3LostError) Error() string { return e.text }
+func (e *h3LostError) Unwrap() error { return e.err }
+
+// h3ConnLost describes err, an error quic-go returned for a connection.
+func h3ConnLost(err error) error {
+	var (
+		ae *quic.ApplicationError
+		te *quic.TransportError
+		it *quic.IdleTimeoutError
+		ht *quic.HandshakeTimeoutError
+		sr *quic.StatelessResetError
+		vn *quic.VersionNegotiationError
+	)
+	by := func(remote bool) string {
+		if remote {
+			return "the server"
+		}
+		return "gab"
+	}
+	reason := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		if len(s) > 64 {
+			s = s[:64]
+		}
+		return " (reason " + strconv.QuoteToASCII(s) + ")"
+	}
+	var text string
+	switch {
+	case errors.As(err, &ae):
+		text = fmt.Sprintf("QUIC connection closed by %s: %s%s", by(ae.Remote), h3CodeName(uint64(ae.ErrorCode)), reason(ae.ErrorMessage))
+	case errors.As(err, &te):
+		text = fmt.Sprintf("QUIC connection closed by %s: %s%s", by(te.Remote), te.ErrorCode.String(), reason(te.ErrorMessage))
+	case errors.As(err, &it):
+		text = "QUIC idle timeout: nothing received from the server"
+	case errors.As(err, &ht):
+		text = "QUIC handshake timeout: the server did not answer"
+	case errors.As(err, &sr):
+		text = "QUIC stateless reset from the server"
+	case errors.As(err, &vn):
+		text = "QUIC version negotiation failed: " + vn.Error()
+	default:
+		return err
+	}
+	return &h3LostError{text: text, err: err}
+}
+
+// h3LostClass is the class of a request whose connection ended with err
+// before its response did. Such a request is never sent again: the server
+// may have processed it. When gab ended the connection because the server
+// broke the protocol (or quic-go found a QUIC protocol violation), it is an
+// Exception; otherwise a Receive failure counted whatever -r says.
+func h3LostClass(err error) (FailClass, error) {
+	var (
+		ae *quic.ApplicationError
+		te *quic.TransportError
+	)
+	switch {
+	case errors.As(err, &ae) && !ae.Remote && ae.ErrorCode != quic.ApplicationErrorCode(http3.ErrCodeNoError),
+		errors.As(err, &te) && !te.Remote:
+		return FailException, h3ConnLost(err)
+	}
+	return FailReceiveCounted, h3ConnLost(err)
+}
+
+// h3NotH3 is the fatal error for a server whose TLS does not offer h3 in
+// ALPN (the TLS alert no_application_protocol), nil for other errors.
+func h3NotH3(err error) *FatalError {
+	var te *quic.TransportError
+	if errors.As(err, &te) && te.ErrorCode == quic.TransportErrorCode(0x100+120) {
+		return &FatalError{Message: "gab: server does not speak HTTP/3 (ALPN: no h3)\n", Exit: 1, Err: err}
+	}
+	return nil
+}
+
+// h3IsTLSError reports a handshake that failed in TLS (a CRYPTO_ERROR: an
+// alert sent or received).
+func h3IsTLSError(err error) bool {
+	var te *quic.TransportError
+	return errors.As(err, &te) && te.ErrorCode.IsCryptoError()
+}
