@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // Interrupts and write errors of a real gab process.
@@ -161,19 +163,17 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 // A -g or -e file on a full file system, or a full stdout, is reported on
 // stderr with the system's text, and gab exits non-zero.
 func TestWriteErrorsReported(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
+	full := testtool.FullDevice(t) // a write there fails with ENOSPC
 	ab := buildGab(t)
 	url, _ := startSlowServer(t, 0, 0)
 	for _, tc := range []struct {
 		name     string
 		args     []string
-		toFull   bool // stdout to /dev/full
+		toFull   bool // stdout to the full device
 		wantHead string
 	}{
-		{"gnuplot", []string{"-g", "/dev/full"}, false, "gab: /dev/full: "},
-		{"csv", []string{"-e", "/dev/full"}, false, "gab: /dev/full: "},
+		{"gnuplot", []string{"-g", full}, false, "gab: " + full + ": "},
+		{"csv", []string{"-e", full}, false, "gab: " + full + ": "},
 		{"stdout", nil, true, "gab: stdout: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,12 +182,12 @@ func TestWriteErrorsReported(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if tc.toFull {
-				full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+				f, err := os.OpenFile(full, os.O_WRONLY, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer full.Close()
-				cmd.Stdout = full
+				defer f.Close()
+				cmd.Stdout = f
 			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

@@ -336,6 +336,10 @@ func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
 		}
 	}
 	if out.o.JSONFile != "" {
+		// stdout's text goes out first: --json /dev/stdout writes after it.
+		if f, ok := stdout.(interface{ Flush() error }); ok {
+			_ = f.Flush() // an error stays in the writer and is reported at the end
+		}
 		return writeJSONFile(out.o.JSONFile, doc)
 	}
 	return nil

@@ -10,13 +10,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // decodeOne checks that s is exactly one JSON document and decodes it.
@@ -281,5 +285,177 @@ func TestJSONCommandLineHidesCredentials(t *testing.T) {
 	}
 	if argv[2] != "user:pass" {
 		t.Error("redactCredentials changed its argument")
+	}
+}
+
+// --json's path is written as what it is: a symbolic link is followed to its
+// file (the link stays), a FIFO is written through to its reader, a device
+// is written through and its write error reported; nothing is left beside
+// any of them.
+func TestJSONFileNotReplaced(t *testing.T) {
+	url := extServer(t)
+	gab := func(t *testing.T, path string) (int, string) {
+		t.Helper()
+		status, _, stderr := runGab(t, "ab", "--json", path, "-n", "5", "-c", "1", url+"/")
+		return status, stderr
+	}
+	complete := func(t *testing.T, s string) {
+		t.Helper()
+		if n := fmt.Sprint(field(decodeOne(t, s), "report.complete_requests")); n != "5" {
+			t.Errorf("complete_requests %s, want 5", n)
+		}
+	}
+	t.Run("symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		link := filepath.Join(dir, "latest.json")
+		if err := os.WriteFile(filepath.Join(dir, "run-42.json"), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("run-42.json", link); err != nil {
+			t.Fatal(err)
+		}
+		if status, stderr := gab(t, link); status != 0 {
+			t.Fatalf("status %d, stderr %q", status, stderr)
+		}
+		if got, err := os.Readlink(link); got != "run-42.json" {
+			t.Errorf("latest.json: link to %q (%v), want the link to run-42.json", got, err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "run-42.json"))
+		complete(t, string(b))
+		wantEntries(t, dir, "latest.json", "run-42.json")
+	})
+	t.Run("fifo", func(t *testing.T) {
+		dir := t.TempDir()
+		fifo := filepath.Join(dir, "out.json")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A second name, outside dir, through which the test can wake the
+		// reader whatever happened to dir/out.json.
+		keep := filepath.Join(t.TempDir(), "keep")
+		if err := os.Link(fifo, keep); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 1)
+		go func() {
+			b, _ := os.ReadFile(keep) // from the first writer's open to the last close
+			got <- string(b)
+		}()
+		status, stderr := gab(t, fifo)
+		if f, err := os.OpenFile(keep, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close() // gab never opened it: the reader sees an empty document
+		}
+		if status != 0 {
+			t.Errorf("status %d, stderr %q", status, stderr)
+		}
+		complete(t, <-got)
+		if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
+			t.Errorf("out.json is no longer a FIFO (%v)", err)
+		}
+		wantEntries(t, dir, "out.json")
+	})
+	t.Run("full", func(t *testing.T) {
+		full := testtool.FullDevice(t)
+		dir := filepath.Dir(full)
+		before, _ := os.ReadDir(dir)
+		status, stderr := gab(t, full)
+		if status != 1 || !strings.HasPrefix(stderr, "gab: "+full+": ") || !strings.HasSuffix(stderr, ": no space left on device\n") {
+			t.Errorf("status %d, stderr %q; want 1 and ENOSPC's message naming %s", status, stderr, full)
+		}
+		if fi, err := os.Lstat(full); err != nil || fi.Mode().Type() != os.ModeDevice|os.ModeCharDevice {
+			t.Errorf("%s is no longer a character device (%v)", full, err)
+		}
+		if after, _ := os.ReadDir(dir); len(after) != len(before) {
+			t.Errorf("%s held %d entries, now %d", dir, len(before), len(after))
+		}
+	})
+}
+
+// wantEntries checks that dir holds exactly the names given (no temporary
+// file, nothing replaced by another kind of file).
+func wantEntries(t *testing.T, dir string, want ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%s holds %q, want %q", dir, got, want)
+	}
+}
+
+// --json /dev/stdout adds the document after the report, on stdout whatever
+// it is (a pipe, a regular file), and what gab prints after it (the
+// histogram) follows it; /dev/stdout stays what it was.
+func TestJSONToDevStdout(t *testing.T) {
+	before, lerr := os.Readlink("/dev/stdout")
+	if _, err := os.Stat("/dev/stdout"); err != nil {
+		t.Skipf("no /dev/stdout: %v", err)
+	}
+	t.Cleanup(func() {
+		if lerr != nil {
+			return
+		}
+		if now, err := os.Readlink("/dev/stdout"); err != nil || now != before {
+			t.Errorf("/dev/stdout was a link to %s, now %q (%v)", before, now, err)
+			if os.Getuid() == 0 { // put the machine's link back
+				os.Remove("/dev/stdout")
+				os.Symlink(before, "/dev/stdout")
+			}
+		}
+	})
+	ab := buildGab(t)
+	url := extServer(t)
+	for _, kind := range []string{"pipe", "file"} {
+		t.Run(kind, func(t *testing.T) {
+			cmd := exec.Command(ab, "--json", "/dev/stdout", "--histogram", "-n", "5", "-c", "1", url+"/")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			var f *os.File
+			if kind == "file" {
+				var err error
+				if f, err = os.Create(filepath.Join(t.TempDir(), "stdout")); err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				cmd.Stdout = f
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if err := waitExit(t, cmd, done, time.Minute); err != nil {
+				t.Fatalf("%v, stderr %q", err, stderr.String())
+			}
+			out := stdout.String()
+			if f != nil {
+				b, err := os.ReadFile(f.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = string(b)
+			}
+			i := strings.Index(out, "\n{\n")
+			if i < 0 || !strings.Contains(out[:i], "\nComplete requests:      5\n") {
+				t.Fatalf("stdout does not start with the report and then the document:\n%s", out)
+			}
+			dec := json.NewDecoder(strings.NewReader(out[i:]))
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatalf("the document: %v\n%s", err, out[i:])
+			}
+			if n := fmt.Sprint(field(doc, "report.complete_requests")); n != "5" {
+				t.Errorf("complete_requests %s, want 5", n)
+			}
+			rest := out[i+int(dec.InputOffset()):]
+			if !strings.HasPrefix(strings.TrimLeft(rest, "\n"), "Latency histogram") {
+				t.Errorf("after the document, %q, want the histogram", rest)
+			}
+		})
 	}
 }
