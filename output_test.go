@@ -375,15 +375,7 @@ func TestJSONFileNotReplaced(t *testing.T) {
 // file, nothing replaced by another kind of file).
 func wantEntries(t *testing.T, dir string, want ...string) {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := listDir(t, dir); got != strings.Join(want, " ") {
 		t.Errorf("%s holds %q, want %q", dir, got, want)
 	}
 }
