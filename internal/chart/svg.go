@@ -252,4 +252,6 @@ func formatTick(v float64) string {
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc is s as SVG text: controls and bytes that are not UTF-8 written as
+// \xNN (Printable), then HTML-escaped.
+func esc(s string) string { return html.EscapeString(Printable(s)) }
