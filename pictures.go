@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,15 +28,21 @@ const plotPointLimit = 50_000
 func checkPictures(o *cliOptions) error {
 	if o.PlotFile != "" {
 		if err := gnuplot.CheckImagePath(o.PlotFile); err != nil {
-			return fmt.Errorf("--plot %w", err)
+			return pictureError("--plot ", err)
 		}
 	}
 	if o.HTMLFile != "" {
 		if err := outfile.CheckWritable(o.HTMLFile); err != nil {
-			return fmt.Errorf("--html %w", err)
+			return pictureError("--html ", err)
 		}
 	}
 	return nil
+}
+
+// pictureError is err's message after what, on one line of printable text:
+// a file name may hold any byte.
+func pictureError(what string, err error) error {
+	return errors.New(what + chart.Printable(err.Error()))
 }
 
 // wantsPerSecond reports whether the pictures need the engine's per-second
@@ -53,13 +60,13 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 	}
 	if o.PlotFile != "" {
 		if err := plotRun(ctx, o.PlotFile, argv, res, sum); err != nil {
-			fmt.Fprintf(errw, "gab: --plot: %v\n", err)
+			fmt.Fprintf(errw, "gab: %v\n", pictureError("--plot: ", err))
 			status = exitError
 		}
 	}
 	if o.HTMLFile != "" {
 		if err := htmlRun(o, argv, res, sum); err != nil {
-			fmt.Fprintf(errw, "gab: --html: %v\n", err)
+			fmt.Fprintf(errw, "gab: %v\n", pictureError("--html: ", err))
 			status = exitError
 		}
 	}

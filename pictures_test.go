@@ -45,14 +45,14 @@ func TestPlotRun(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	if l := listDir(t, dir); l != "run.dat run.gp run.png" {
+	if l := listDir(t, dir); l != "run.png run.png.dat run.png.gp" {
 		t.Fatalf("directory holds %q", l)
 	}
 	b, _ := os.ReadFile(img)
 	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 		t.Fatalf("run.png: %v", err)
 	}
-	dat, _ := os.ReadFile(filepath.Join(dir, "run.dat"))
+	dat, _ := os.ReadFile(filepath.Join(dir, "run.png.dat"))
 	// Block 0 is every request: 200 rows of start_s and latency_ms in µs.
 	block := strings.SplitN(string(dat), "\n\n\n", 2)[0]
 	rows := 0
@@ -72,7 +72,7 @@ func TestPlotRun(t *testing.T) {
 	if rows != 200 {
 		t.Errorf("latency block has %d rows, want 200", rows)
 	}
-	gp, _ := os.ReadFile(filepath.Join(dir, "run.gp"))
+	gp, _ := os.ReadFile(filepath.Join(dir, "run.png.gp"))
 	if !strings.Contains(string(gp), "all 200 requests, µs precision") || !strings.Contains(string(gp), "set output 'run.png'") ||
 		!strings.Contains(string(gp), "Requests and failures per second, per interval of the timeline") {
 		t.Errorf("script:\n%s", gp)
@@ -129,15 +129,15 @@ func TestPlotWithoutGnuplot(t *testing.T) {
 	dir := t.TempDir()
 	img := filepath.Join(dir, "run.svg")
 	got := runInProcess([]string{"ab", "-n", "20", "--plot", img, srv.URL() + "/"}, runHooks{})
-	want := "gab: --plot: gnuplot is not on PATH: wrote " + dir + "/run.gp and " + dir + "/run.dat; draw " + img +
-		" with: cd " + dir + " && gnuplot run.gp\n"
+	want := "gab: --plot: gnuplot is not on PATH: wrote " + dir + "/run.svg.gp and " + dir + "/run.svg.dat; draw " + img +
+		" with: cd " + dir + " && gnuplot run.svg.gp\n"
 	if got.Exit != exitError || got.Stderr != want {
 		t.Errorf("exit %d, stderr %q; want 1, %q", got.Exit, got.Stderr, want)
 	}
 	if !strings.Contains(got.Stdout, "Percentage of the requests served") {
 		t.Errorf("no report:\n%s", got.Stdout)
 	}
-	if l := listDir(t, dir); l != "run.dat run.gp" {
+	if l := listDir(t, dir); l != "run.svg.dat run.svg.gp" {
 		t.Errorf("directory holds %q", l)
 	}
 	// With -w the charts are files of their own: stdout is ab's HTML.
@@ -146,7 +146,7 @@ func TestPlotWithoutGnuplot(t *testing.T) {
 	if got.Exit != exitError || !strings.HasPrefix(got.Stdout, "<p>\n This is ApacheBench") || !strings.Contains(got.Stdout, "</table>") {
 		t.Errorf("-w --plot: exit %d, stdout:\n%s", got.Exit, got.Stdout)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "w.gp")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "w.png.gp")); err != nil {
 		t.Errorf("-w --plot: %v", err)
 	}
 }

@@ -29,7 +29,8 @@ import (
 const plotUsage = `Usage: gab plot [-o FILE.png|FILE.svg|FILE.pdf|FILE.html] [LABEL=]RUN.json...
 Draws the charts of saved gab JSON documents (gab --json FILE, gab --format json,
 gab sweep --json FILE). Several runs are overlaid, labelled by file name or LABEL.
-The default output is the first document's name with .png.
+The default output is the first document's name with .png added (run.json.png);
+its gnuplot script and data are kept beside it (run.json.png.gp, run.json.png.dat).
 `
 
 // plotInput is one document named on the command line.
@@ -46,7 +47,8 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	output := fs.StringP("output", "o", "", "")
 	help := fs.BoolP("help", "h", false, "")
 	fail := func(status int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "gab plot: "+format+"\n", a...)
+		// Names and messages on one line of printable text.
+		fmt.Fprintf(stderr, "gab plot: %s\n", chart.Printable(fmt.Sprintf(format, a...)))
 		return status
 	}
 	if err := fs.Parse(argv[2:]); err != nil {
@@ -76,7 +78,9 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	}
 	out := *output
 	if out == "" {
-		out = strings.TrimSuffix(inputs[0].path, filepath.Ext(inputs[0].path)) + ".png"
+		// run.json.png: never run.png, which gab --plot run.png may have
+		// drawn from the run itself, with more in it.
+		out = inputs[0].path + ".png"
 	}
 	isHTML := strings.EqualFold(filepath.Ext(out), ".html") || strings.EqualFold(filepath.Ext(out), ".htm")
 	if isHTML {
@@ -176,16 +180,17 @@ func plotRuns(ctx context.Context, out, title string, inputs []plotInput, isHTML
 }
 
 // drawPlot draws fig into image with gnuplot, saying how to draw it by hand
-// when gnuplot is missing.
+// when gnuplot is missing (a shell command line, its names quoted).
 func drawPlot(ctx context.Context, image string, fig *chart.Figure) error {
 	err := gnuplot.Draw(ctx, image, fig)
 	if errors.Is(err, gnuplot.ErrNoGnuplot) {
 		data, script := gnuplot.Companions(image)
-		how := "gnuplot " + filepath.Base(script)
+		how := "gnuplot " + gnuplot.ShellWord(filepath.Base(script))
 		if dir := filepath.Dir(script); dir != "." {
-			how = "cd " + dir + " && " + how
+			how = "cd " + gnuplot.ShellWord(dir) + " && " + how
 		}
-		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s", script, data, image, how)
+		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s",
+			chart.Printable(script), chart.Printable(data), chart.Printable(image), how)
 	}
 	return err
 }
@@ -398,12 +403,12 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 func checkSweepPictures(plot, html string) error {
 	if plot != "" {
 		if err := gnuplot.CheckImagePath(plot); err != nil {
-			return fmt.Errorf("--plot %w", err)
+			return pictureError("--plot ", err)
 		}
 	}
 	if html != "" {
 		if err := outfile.CheckWritable(html); err != nil {
-			return fmt.Errorf("--html %w", err)
+			return pictureError("--html ", err)
 		}
 	}
 	return nil
@@ -413,12 +418,12 @@ func checkSweepPictures(plot, html string) error {
 func sweepPictures(ctx context.Context, plot, html string, d *sweep.Document) error {
 	if plot != "" {
 		if err := drawPlot(context.WithoutCancel(ctx), plot, sweepFigure(d)); err != nil {
-			return fmt.Errorf("--plot: %w", err)
+			return pictureError("--plot: ", err)
 		}
 	}
 	if html != "" {
 		if err := writeSweepHTML(html, d); err != nil {
-			return fmt.Errorf("--html: %w", err)
+			return pictureError("--html: ", err)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestPlotSavedRuns(t *testing.T) {
 	if pic.Bounds().Dy() < 300 {
 		t.Errorf("image %v: too small for a panel", pic.Bounds())
 	}
-	gp, _ := os.ReadFile(filepath.Join(dir, "cmp.gp"))
+	gp, _ := os.ReadFile(filepath.Join(dir, "cmp.png.gp"))
 	// The documents' timelines give the rates and latency per interval.
 	for _, want := range []string{"title 'c1'", "title 'four'", "Latency percentile distribution",
 		"Requests and failures per second, per interval of the timeline", "title 'c1 failures'", "title 'four p99'"} {
@@ -136,7 +137,7 @@ func TestPlotSweep(t *testing.T) {
 		t.Fatalf("sweep: status %d: %s", status, stderr)
 	}
 	// gab sweep --plot and --html draw what gab plot draws from its document.
-	if l := listDir(t, dir); l != "direct.dat direct.gp direct.html direct.png s.json" {
+	if l := listDir(t, dir); l != "direct.html direct.png direct.png.dat direct.png.gp s.json" {
 		t.Errorf("the sweep wrote %q", l)
 	}
 	status, _, stderr = runArgs(t, t.Context(), "ab", "sweep", "--demo", "-n", "30", "-c", "1,2", "--plot", filepath.Join(dir, "x.gif"))
@@ -148,7 +149,7 @@ func TestPlotSweep(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	gp, _ := os.ReadFile(filepath.Join(dir, "s.gp"))
+	gp, _ := os.ReadFile(filepath.Join(dir, "s.svg.gp"))
 	for _, want := range []string{
 		"Requests per second against concurrency (mean of 2 runs; bars: 95 % confidence interval)",
 		"yerrorlines", "title 'demo 10 p99'", "Received bandwidth against size", "Latency against size",
@@ -170,5 +171,117 @@ func TestPlotSweep(t *testing.T) {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+// TestPlotHostileNames: a --plot image and a document named to run a command
+// (gab plot writes names into its script), and a LABEL= that would end a
+// string: every image lands at exactly its name, nothing runs, and without
+// gnuplot the line that says how to draw by hand is one line with the names
+// quoted for a shell.
+func TestPlotHostileNames(t *testing.T) {
+	testtool.Need(t, "gnuplot", "gnuplot-nox")
+	dir := t.TempDir()
+	pwned := func() {
+		t.Helper()
+		if _, err := os.Lstat(filepath.Join(dir, "PWNED")); err == nil {
+			t.Fatal("a command in a name ran: PWNED exists")
+		}
+	}
+	isPNG := func(name string) {
+		t.Helper()
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	img := filepath.Join(dir, "img\nsystem(\"touch PWNED\")\n#'`touch PWNED`\xff.png")
+	doc := filepath.Join(dir, "x\nsystem(\"touch PWNED\")\n#.json")
+	got := runInProcess([]string{"ab", "--demo", "-n", "20", "--json", doc, "--plot", img}, runHooks{})
+	pwned()
+	if got.Exit != 0 || got.Stderr != "" {
+		t.Fatalf("--plot: exit %d: %q", got.Exit, got.Stderr)
+	}
+	isPNG(img)
+
+	got = runInProcess([]string{"gab", "plot", doc}, runHooks{})
+	pwned()
+	if got.Exit != 0 || got.Stderr != "" {
+		t.Fatalf("gab plot: exit %d: %q", got.Exit, got.Stderr)
+	}
+	isPNG(doc + ".png")
+
+	label := "it's\nsystem(\"touch PWNED\")\n#\\"
+	out := filepath.Join(dir, "labelled.png")
+	got = runInProcess([]string{"gab", "plot", "-o", out, label + "=" + doc, doc}, runHooks{})
+	pwned()
+	if got.Exit != 0 || got.Stderr != "" {
+		t.Fatalf("gab plot LABEL=: exit %d: %q", got.Exit, got.Stderr)
+	}
+	isPNG(out)
+	gp, _ := os.ReadFile(out + ".gp")
+	// The label as chart.Printable shows it (it's\x0asystem(...)...), each
+	// " and \ of that written as gnuplot's octal escape.
+	if !strings.Contains(string(gp), `title "it's\0134x0asystem(\0042touch PWNED\0042)\0134x0a#\0134"`) {
+		t.Errorf("the label is not in the script as one string:\n%s", gp)
+	}
+	if l := listDir(t, dir); l != listNames(doc, doc+".png", doc+".png.dat", doc+".png.gp", img, img+".dat", img+".gp",
+		out, out+".dat", out+".gp") {
+		t.Errorf("directory holds %q", l)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	got = runInProcess([]string{"gab", "plot", doc}, runHooks{})
+	want := `gab plot: gnuplot is not on PATH: wrote ` + dir + `/x\x0asystem("touch PWNED")\x0a#.json.png.gp and ` + dir +
+		`/x\x0asystem("touch PWNED")\x0a#.json.png.dat; draw ` + dir + `/x\x0asystem("touch PWNED")\x0a#.json.png with: cd ` + dir +
+		` && gnuplot $'x\x0asystem("touch PWNED")\x0a#.json.png.gp'`
+	checkOneLineFailure(t, []string{doc}, got, exitError, want)
+}
+
+// listNames is the base names of paths as listDir shows them.
+func listNames(paths ...string) string {
+	var names []string
+	for _, p := range paths {
+		names = append(names, filepath.Base(p))
+	}
+	sort.Strings(names)
+	return strings.Join(names, " ")
+}
+
+// TestPlotNamesDoNotCollide: --plot a.png and --plot a.svg keep their own
+// script and data, and gab plot run.json draws run.json.png beside the
+// run.png that --plot drew (every request's latency, which a document does
+// not hold), leaving run.png as it was.
+func TestPlotNamesDoNotCollide(t *testing.T) {
+	testtool.Need(t, "gnuplot", "gnuplot-nox")
+	dir := t.TempDir()
+	img, svg, doc := filepath.Join(dir, "run.png"), filepath.Join(dir, "run.svg"), filepath.Join(dir, "run.json")
+	for _, argv := range [][]string{
+		{"ab", "--demo", "-n", "20", "--json", doc, "--plot", img},
+		{"ab", "--demo", "-n", "20", "--plot", svg},
+		{"gab", "plot", doc},
+	} {
+		before, _ := os.ReadFile(img)
+		if got := runInProcess(argv, runHooks{}); got.Exit != 0 || got.Stderr != "" {
+			t.Fatalf("%q: exit %d: %q", argv, got.Exit, got.Stderr)
+		}
+		if after, _ := os.ReadFile(img); before != nil && !bytes.Equal(before, after) {
+			t.Errorf("%q rewrote run.png", argv)
+		}
+	}
+	if l := listDir(t, dir); l != "run.json run.json.png run.json.png.dat run.json.png.gp run.png run.png.dat run.png.gp run.svg run.svg.dat run.svg.gp" {
+		t.Errorf("directory holds %q", l)
+	}
+	for name, want := range map[string]string{"run.png.gp": "set output 'run.png'", "run.svg.gp": "set output 'run.svg'",
+		"run.json.png.gp": "set output 'run.json.png'"} {
+		if gp, _ := os.ReadFile(filepath.Join(dir, name)); !strings.Contains(string(gp), want) {
+			t.Errorf("%s lacks %q", name, want)
+		}
+	}
+	if gp, _ := os.ReadFile(filepath.Join(dir, "run.png.gp")); !strings.Contains(string(gp), "Latency of each request over time") {
+		t.Error("run.png.gp is not the run's own script")
 	}
 }

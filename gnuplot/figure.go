@@ -2,6 +2,7 @@ package gnuplot
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,12 +10,12 @@ import (
 	"gab/internal/outfile"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // This file writes gab's charts (--plot, gab plot) as gnuplot input: a data
@@ -51,17 +52,18 @@ func TerminalFor(name string) (Terminal, error) {
 }
 
 // Companions returns the names of the data file and script written beside
-// image: the image's name with .dat and .gp in place of its extension.
+// image: the image's whole name with .dat and .gp added (run.png.dat,
+// run.png.gp), so that images of other types drawn beside it (run.svg) keep
+// their own.
 func Companions(image string) (data, script string) {
-	base := strings.TrimSuffix(image, filepath.Ext(image))
-	return base + ".dat", base + ".gp"
+	return image + ".dat", image + ".gp"
 }
 
 // WriteData writes the figure's data file: every Line of every Panel as one
 // block, in order, blocks separated by two blank lines (gnuplot's index).
 func WriteData(w io.Writer, f *chart.Figure) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# gab chart data: %s\n", oneLine(f.Title))
+	fmt.Fprintf(bw, "# gab chart data: %s\n", comment(f.Title))
 	fmt.Fprintf(bw, "# Blocks are separated by two blank lines; gnuplot selects one with \"index N\".\n")
 	block := 0
 	var num []byte
@@ -70,15 +72,19 @@ func WriteData(w io.Writer, f *chart.Figure) error {
 			if block > 0 {
 				bw.WriteString("\n\n")
 			}
-			fmt.Fprintf(bw, "# index %d: %s", block, oneLine(p.Title))
+			head := p.Title
 			if l.Title != "" {
-				fmt.Fprintf(bw, " — %s", oneLine(l.Title))
+				head += " — " + l.Title
 			}
-			bw.WriteString("\n")
+			fmt.Fprintf(bw, "# index %d: %s\n", block, comment(head))
 			if l.Note != "" {
-				fmt.Fprintf(bw, "# %s\n", oneLine(l.Note))
+				fmt.Fprintf(bw, "# %s\n", comment(l.Note))
 			}
-			fmt.Fprintf(bw, "# %s\n", strings.Join(l.Columns, "\t"))
+			cols := make([]string, len(l.Columns))
+			for i, c := range l.Columns {
+				cols[i] = chart.Printable(c)
+			}
+			fmt.Fprintf(bw, "# %s\n", strings.Join(cols, "\t"))
 			if len(l.Rows) == 0 {
 				// An empty block would make gnuplot stop with an error; a
 				// row of missing values draws nothing.
@@ -111,23 +117,36 @@ func appendNumber(b []byte, v float64) []byte {
 }
 
 // WriteScript writes the gnuplot script that draws the figure from dataName
-// into imageName with terminal t. Names are written as given (relative names
-// are relative to the directory gnuplot runs in).
+// into imageName with terminal t (the script Draw keeps beside the image).
+// Relative names are relative to the directory gnuplot runs in. Every name,
+// title and label is written so that gnuplot reads it as one string and
+// nothing else: names exactly (see quoteName), text as chart.Printable text
+// in single quotes (see quote).
 func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName string) error {
+	return writeScript(w, f, t, dataName, imageName, false)
+}
+
+// writeScript is WriteScript; toStdout writes the image to gnuplot's standard
+// output instead of imageName (Draw's own run).
+func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName string, toStdout bool) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
-	p("# gab charts: %s\n", oneLine(f.Title))
-	p("#\n# Written by gab with its data in %s (one block per data set, described\n", dataName)
-	p("# there). Edit freely and draw again with:  gnuplot %s\n\n", filepath.Base(imageName[:len(imageName)-len(filepath.Ext(imageName))])+".gp")
+	p("# gab charts: %s\n", comment(f.Title))
+	p("#\n# Written by gab with its data in %s (one block per data set,\n", chart.Printable(dataName))
+	p("# described there). Edit freely and draw again with:  gnuplot %s\n\n", comment(ShellWord(filepath.Base(imageName)+".gp")))
 	n := len(f.Panels)
 	p("set terminal %s size %s,%s\n", t.Line, fmtSize(t.Width, t.Unit), fmtSize(t.PanelHeight*float64(n)+headingHeight(t), t.Unit))
-	p("set output %s\n", quote(imageName))
+	if toStdout {
+		p("set output\n")
+	} else {
+		p("set output %s\n", quoteName(imageName))
+	}
 	p("set datafile missing '?'\n")
 	p("set grid\nset key top left\nset boxwidth 1 absolute\n")
 	p("set multiplot layout %d,1 title %s\n", n, quote(f.Title))
 	block := 0
 	for i, pn := range f.Panels {
-		p("\n# %d. %s\n", i+1, oneLine(pn.Title))
+		p("\n# %d. %s\n", i+1, comment(pn.Title))
 		p("set title %s\n", quote(pn.Title))
 		p("set xlabel %s\nset ylabel %s\n", quote(pn.XLabel), quote(pn.YLabel))
 		if pn.LogX {
@@ -155,7 +174,7 @@ func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		for j, l := range pn.Lines {
 			src := "''"
 			if j == 0 {
-				src = quote(dataName)
+				src = quoteName(dataName)
 			}
 			using, with := "1:2", ""
 			switch l.Style {
@@ -212,11 +231,99 @@ func fmtSize(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + unit
 }
 
-// quote is a gnuplot single-quoted string (” stands for a quote).
-func quote(s string) string { return "'" + strings.ReplaceAll(oneLine(s), "'", "''") + "'" }
+// quote is text as a gnuplot string: chart.Printable, so that no newline
+// ends the command, written by gpString.
+func quote(s string) string { return gpString(chart.Printable(s)) }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// comment is text for the end of a # line: Printable, and a backslash at its
+// end written \x5c, since gnuplot joins a line that ends in one with the next
+// (a comment would swallow the command after it).
+func comment(s string) string {
+	s = chart.Printable(s)
+	if strings.HasSuffix(s, `\`) {
+		s = s[:len(s)-1] + `\x5c`
+	}
+	return s
+}
+
+// quoteName is a file name as a gnuplot string that names exactly that file.
+// A name gnuplot would read as something else (<cmd and |cmd run a command,
+// - is inline data, + and ++ pseudo-files, $name a datablock, ~ the home
+// directory) is made ./name, which is the same file; here any name that does
+// not start with a letter, digit or _ is.
+func quoteName(name string) string {
+	if name == "" || !isNameStart(name[0]) {
+		name = "./" + name
+	}
+	return gpString(name)
+}
+
+func isNameStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// gpString is s as a gnuplot string that gnuplot reads back as exactly s,
+// byte for byte. Printable text without a quote (most text) is single-quoted
+// as it is: gnuplot takes every byte in single quotes as text. Any other s is
+// double-quoted, with a four-digit octal escape (\0ooo, which gnuplot reads
+// as one byte whatever follows) for every byte of a control, of a C1 control
+// and that is not UTF-8, and for " \ and ` (which runs a command in double
+// quotes). Single quotes are not used for a quote: gnuplot reads ” as one
+// only after another character of the string.
+func gpString(s string) string {
+	if !strings.Contains(s, "'") && chart.Printable(s) == s {
+		return "'" + s + "'"
+	}
+	b := make([]byte, 0, len(s)+16)
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '"' || r == '\\' || r == '`' || chart.Printable(s[i:i+size]) != s[i:i+size] {
+			for _, c := range []byte(s[i : i+size]) {
+				b = append(b, '\\', '0', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
+			}
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(append(b, '"'))
+}
+
+// ShellWord is a file name as one word of a POSIX shell command line (for
+// the lines gab prints that say how to draw an image by hand): as it is when
+// it needs no quoting, else in single quotes; a name with bytes that are not
+// printable text is written $'...' with \xNN escapes (bash, zsh, ksh and
+// POSIX.1-2024 shells), so the line stays one line of printable text. A name
+// that starts with - is made ./name, which no command takes for an option.
+func ShellWord(name string) string {
+	if strings.HasPrefix(name, "-") {
+		name = "./" + name
+	}
+	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return name
+	}
+	if chart.Printable(name) == name {
+		return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c >= 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // ErrNoGnuplot is returned by Draw when gnuplot is not on PATH; the script and
@@ -240,17 +347,18 @@ func CheckImagePath(image string) error {
 }
 
 // Draw writes the figure's data and script beside image (see Companions),
-// each atomically (a temporary file renamed into place), and runs gnuplot to
-// draw image. Without gnuplot on PATH it returns ErrNoGnuplot, with the data
-// and script written. If gnuplot fails, no image is left behind and the error
-// carries gnuplot's message.
+// each with outfile.WriteAtomic, and runs gnuplot to draw image. Without
+// gnuplot on PATH it returns ErrNoGnuplot, with the data and script written.
+// gnuplot reads the same script from its standard input with the image sent
+// to its standard output, which Draw writes to image with
+// outfile.WriteAtomic: gnuplot opens no output file itself, and if it fails,
+// image is left as it was (the error carries gnuplot's message).
 func Draw(ctx context.Context, image string, f *chart.Figure) error {
 	t, err := TerminalFor(image)
 	if err != nil {
 		return err
 	}
 	dataPath, scriptPath := Companions(image)
-	dir := filepath.Dir(image)
 	// The script names its files relative to its own directory, so that it
 	// can be run again from there.
 	dataName, imageName := filepath.Base(dataPath), filepath.Base(image)
@@ -264,42 +372,74 @@ func Draw(ctx context.Context, image string, f *chart.Figure) error {
 	if err != nil {
 		return ErrNoGnuplot
 	}
-	return render(ctx, bin, dir, filepath.Base(scriptPath), image)
+	var script bytes.Buffer
+	if err := writeScript(&script, f, t, dataName, imageName, true); err != nil {
+		return err
+	}
+	return outfile.WriteAtomic(image, func(w io.Writer) error {
+		return render(ctx, bin, filepath.Dir(image), script.Bytes(), w)
+	})
 }
 
-// render runs gnuplot on script in dir; if gnuplot fails, whatever it wrote
-// of the image is removed.
-func render(ctx context.Context, bin, dir, script, image string) error {
+// render runs gnuplot in dir on script (its standard input) and copies the
+// image it writes to its standard output into out. A failure of gnuplot, or
+// an empty image, is an error with gnuplot's message.
+func render(ctx context.Context, bin, dir string, script []byte, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, script)
+	cmd := exec.CommandContext(ctx, bin)
 	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Stdin = bytes.NewReader(script)
+	img := &countingWriter{w: out}
+	cmd.Stdout = img
+	stderr := &cappedBuffer{max: 64 << 10}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 5 * time.Second // a child of gnuplot holding its pipes
 	err := cmd.Run()
+	if err == nil && img.n == 0 {
+		err = errors.New("empty image")
+	}
 	if err == nil {
-		var fi os.FileInfo
-		if fi, err = os.Stat(image); err == nil && fi.Size() == 0 {
-			err = errors.New("empty image")
+		return nil
+	}
+	// gnuplot's messages on one line, at most 300 bytes of them.
+	var lines []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" && !strings.HasPrefix(l, "^") {
+			lines = append(lines, l)
 		}
 	}
-	if err != nil {
-		os.Remove(image)
-		// gnuplot's messages on one line, at most 300 bytes of them.
-		var lines []string
-		for _, l := range strings.Split(stderr.String(), "\n") {
-			if l = oneLine(l); l != "" && !strings.HasPrefix(l, "^") {
-				lines = append(lines, l)
-			}
-		}
-		msg := strings.Join(lines, "; ")
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		if msg != "" {
-			return fmt.Errorf("gnuplot %s: %v: %s", script, err, msg)
-		}
-		return fmt.Errorf("gnuplot %s: %v", script, err)
+	msg := strings.Join(lines, "; ")
+	if len(msg) > 300 {
+		msg = strings.ToValidUTF8(msg[:300], "") + "..."
 	}
-	return nil
+	if msg != "" {
+		return fmt.Errorf("gnuplot: %v: %s", err, chart.Printable(msg))
+	}
+	return fmt.Errorf("gnuplot: %v", err)
+}
+
+// countingWriter counts what it passes on.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// cappedBuffer keeps the first max bytes written to it and drops the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		c.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }

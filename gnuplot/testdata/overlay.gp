@@ -1,7 +1,7 @@
 # gab charts: gab plot a.json b.json
 #
-# Written by gab with its data in cmp.dat (one block per data set, described
-# there). Edit freely and draw again with:  gnuplot cmp.gp
+# Written by gab with its data in cmp.png.dat (one block per data set,
+# described there). Edit freely and draw again with:  gnuplot cmp.png.gp
 
 set terminal pngcairo noenhanced font "sans,9" size 900,630
 set output 'cmp.png'
@@ -19,7 +19,7 @@ set logscale x
 set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'cmp.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor 1 title 'before', \
+plot 'cmp.png.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor 1 title 'before', \
      '' index 1 using 1:2 with lines linewidth 1.5 linecolor 2 title 'after'
 
 # 2. Requests per second
@@ -30,7 +30,7 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'cmp.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'before requests', \
+plot 'cmp.png.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'before requests', \
      '' index 3 using 1:2 with boxes linecolor 2 fill transparent solid 0.35 border title 'after requests'
 
 unset multiplot

@@ -1,7 +1,7 @@
 # gab charts: gab -n 12 http://127.0.0.1/
 #
-# Written by gab with its data in run.dat (one block per data set, described
-# there). Edit freely and draw again with:  gnuplot run.gp
+# Written by gab with its data in run.pdf.dat (one block per data set,
+# described there). Edit freely and draw again with:  gnuplot run.pdf.gp
 
 set terminal pdfcairo noenhanced font "sans,8" size 7in,8.100000000000001in
 set output 'run.pdf'
@@ -19,7 +19,7 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'run.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
+plot 'run.pdf.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
 
 # 2. Latency percentile distribution (right end: maximum), exact (µs)
 set title 'Latency percentile distribution (right end: maximum), exact (µs)'
@@ -29,7 +29,7 @@ set logscale x
 set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'run.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
+plot 'run.pdf.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
 
 # 3. Requests per second
 set title 'Requests per second'
@@ -39,6 +39,6 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'run.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests'
+plot 'run.pdf.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests'
 
 unset multiplot

@@ -1,7 +1,7 @@
 # gab charts: gab -t 3 --json x.json
 #
-# Written by gab with its data in tl.dat (one block per data set, described
-# there). Edit freely and draw again with:  gnuplot tl.gp
+# Written by gab with its data in tl.png.dat (one block per data set,
+# described there). Edit freely and draw again with:  gnuplot tl.png.gp
 
 set terminal pngcairo noenhanced font "sans,9" size 900,1230
 set output 'tl.png'
@@ -19,7 +19,7 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'tl.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
+plot 'tl.png.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
 
 # 2. Latency percentile distribution (right end: maximum), exact (µs)
 set title 'Latency percentile distribution (right end: maximum), exact (µs)'
@@ -29,7 +29,7 @@ set logscale x
 set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'tl.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
+plot 'tl.png.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
 
 # 3. Latency per interval of the timeline: p50 (solid), p99 (dashed), maximum (dots)
 set title 'Latency per interval of the timeline: p50 (solid), p99 (dashed), maximum (dots)'
@@ -39,7 +39,7 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'tl.dat' index 2 using 1:2 with lines linewidth 1.5 linecolor 1 title 'p50', \
+plot 'tl.png.dat' index 2 using 1:2 with lines linewidth 1.5 linecolor 1 title 'p50', \
      '' index 3 using 1:2 with lines linewidth 1.5 linecolor 1 dashtype 2 title 'p99', \
      '' index 4 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 title 'max'
 
@@ -51,7 +51,7 @@ unset logscale x
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'tl.dat' index 5 using 1:2:3 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests', \
+plot 'tl.png.dat' index 5 using 1:2:3 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests', \
      '' index 6 using 1:2:3 with boxes linecolor 2 fill transparent solid 0.35 border title 'failures'
 
 unset multiplot
