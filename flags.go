@@ -147,7 +147,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Var(&lo.interval, "interval", "latency timeline interval `DURATION` for --hlog, --extended and JSON (default 1s)")
 	fs.StringVar(&lo.hlogFile, "hlog", "", "write the latency timeline as an HdrHistogram interval log to `FILE`")
 	fs.StringVar(&lo.serverPID, "server-pid", "", "report the CPU of processes `PID[,PID...]` (threads, children) per request (Linux)")
-	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.gp and FILE.dat beside it)")
+	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.png.gp and FILE.png.dat beside it)")
 	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")

@@ -52,7 +52,7 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation)")
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
 	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
-	fs.StringVar(&so.plotFile, "plot", "", "draw the sweep's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.gp and FILE.dat beside it)")
+	fs.StringVar(&so.plotFile, "plot", "", "draw the sweep's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.png.gp and FILE.png.dat beside it)")
 	fs.StringVar(&so.htmlFile, "html", "", "write a self-contained HTML report of the sweep (charts, points, rankings) to `FILE`")
 	fs.BoolVar(&so.demo, "demo", false, "sweep the built-in server (serves /bytes/N for any size N, accepts POST bodies)")
 	fs.StringArrayVar(&so.serverPIDs, "server-pid", nil, "measure the CPU of processes `[LABEL=]PID[,PID...]`, their threads and children, per run (Linux); repeatable, once per label")
