@@ -733,17 +733,32 @@ func TestHTTP1SampleTimes(t *testing.T) {
 			fc.write(respond100(true))
 		}
 	})
+	began := time.Now()
 	res, err := h1Run(t, h1Config(srv.port(), 5, 1, true))
+	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, s := range res.Samples.Exact() {
-		if s.Wait < 9000 || s.Total < s.Wait || s.Total > 2_000_000 {
+	exact := res.Samples.Exact()
+	if len(exact) != 5 {
+		t.Fatalf("%d samples, want 5", len(exact))
+	}
+	// The server answers 10 ms after it has read the request: Wait spans
+	// that. One connection, one request at a time: the requests' spans do
+	// not overlap and all lie within the run, so their Totals add up to no
+	// more than the run took, however slowly the machine ran it.
+	var sum time.Duration
+	for i, s := range exact {
+		if s.Wait < 9000 || s.Total < s.Wait {
 			t.Errorf("sample %d: %+v", i, s)
 		}
 		if i > 0 && s.Connect != 0 {
 			t.Errorf("sample %d on a reused connection has connect %d", i, s.Connect)
 		}
+		sum += time.Duration(s.Total) * time.Microsecond
+	}
+	if sum > took {
+		t.Errorf("the Totals add up to %v, more than the run took (%v): %+v", sum, took, exact)
 	}
 }
 
