@@ -444,7 +444,7 @@ func wantFiles(t *testing.T, dir string, paths ...string) {
 // fails.
 func fakeGnuplot(t *testing.T) {
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "gnuplot"), []byte("#!/bin/sh\ncat >/dev/null\necho oops >&2\nexit 1\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, "gnuplot"), []byte("#!/bin/sh\nwhile read -r _; do :; done\necho oops >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
