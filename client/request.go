@@ -72,6 +72,31 @@ func hasPrefixFold(s, prefix string) bool {
 // With HTTP11 the request line says HTTP/1.1, keep-alive is implicit and a
 // non-keep-alive run sends "Connection: close".
 func BuildRequest(spec RequestSpec) (req []byte, headLen int) {
+	head := requestHead(spec, len(spec.Body))
+	if !spec.HasBody {
+		return []byte(head), len(head)
+	}
+	req = make([]byte, len(head)+len(spec.Body))
+	copy(req, head)
+	copy(req[len(head):], spec.Body)
+	return req, len(head)
+}
+
+// BuildRequestWithBody is BuildRequest for a body of n bytes that fill writes
+// in place, so that the body is held once, inside the request; spec.HasBody
+// is implied and spec.Body is not read. A transport that reads Spec.Body
+// (HTTP/2, CGI) is given req[headLen:].
+func BuildRequestWithBody(spec RequestSpec, n int, fill func(body []byte)) (req []byte, headLen int) {
+	spec.HasBody = true
+	head := requestHead(spec, n)
+	req = make([]byte, len(head)+n)
+	copy(req, head)
+	fill(req[len(head):])
+	return req, len(head)
+}
+
+// requestHead is the request's head for a body of bodyLen bytes.
+func requestHead(spec RequestSpec, bodyLen int) string {
 	var b strings.Builder
 	size := 128 + len(spec.Method) + len(spec.Target) + len(spec.Cookie) + len(spec.Host) + len(spec.ContentType)
 	for _, l := range spec.Auth {
@@ -107,7 +132,7 @@ func BuildRequest(spec RequestSpec) (req []byte, headLen int) {
 	}
 	if spec.HasBody {
 		b.WriteString("Content-length: ")
-		b.WriteString(strconv.Itoa(len(spec.Body)))
+		b.WriteString(strconv.Itoa(bodyLen))
 		b.WriteString("\r\nContent-type: ")
 		b.WriteString(spec.ContentType) // the CLI fills in DefaultContentType; ab sends even an empty -T
 		b.WriteString("\r\n")
@@ -129,12 +154,5 @@ func BuildRequest(spec RequestSpec) (req []byte, headLen int) {
 		b.WriteString("Accept: */*\r\n")
 	}
 	b.WriteString("\r\n")
-	headLen = b.Len()
-	if !spec.HasBody {
-		return []byte(b.String()), headLen
-	}
-	req = make([]byte, headLen+len(spec.Body))
-	copy(req, b.String())
-	copy(req[headLen:], spec.Body)
-	return req, headLen
+	return b.String()
 }

@@ -232,3 +232,16 @@ func FuzzBuildRequest(f *testing.F) {
 		}
 	})
 }
+
+// BuildRequestWithBody sends exactly BuildRequest's bytes, the body written in
+// place (held once: no copy of it outside the request).
+func TestBuildRequestWithBody(t *testing.T) {
+	body := []byte("0123456789abcdef")
+	spec := RequestSpec{Method: "POST", Target: "/x", Host: "h", ContentType: "a/b", Body: body, HasBody: true}
+	want, wantHead := BuildRequest(spec)
+	spec.Body, spec.HasBody = nil, false // implied, not read
+	got, head := BuildRequestWithBody(spec, len(body), func(b []byte) { copy(b, body) })
+	if string(got) != string(want) || head != wantHead {
+		t.Errorf("got %q (head %d), want %q (head %d)", got, head, want, wantHead)
+	}
+}
