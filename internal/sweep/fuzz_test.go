@@ -13,8 +13,8 @@ func FuzzParseLists(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if cs, err := ParseConcurrency(s); err == nil {
-			if len(cs) == 0 {
-				t.Fatalf("%q: an empty list accepted", s)
+			if len(cs) == 0 || len(cs) > MaxListLength {
+				t.Fatalf("%q: a list of %d accepted", s, len(cs))
 			}
 			for _, c := range cs {
 				if c < 1 || c > MaxConcurrency {
@@ -24,8 +24,15 @@ func FuzzParseLists(f *testing.F) {
 		}
 		if sizes, err := ParseSizes("--sizes", s); err == nil {
 			for _, z := range sizes {
-				if z.Bytes < 0 || z.Text == "" || strings.Contains(z.Text, ",") {
+				if z.Bytes < 0 || z.Bytes > MaxSize || z.Text == "" || strings.Contains(z.Text, ",") {
 					t.Fatalf("%q: size %+v accepted", s, z)
+				}
+			}
+		}
+		if sizes, err := ParseSizes("--post-sizes", s); err == nil {
+			for _, z := range sizes {
+				if z.Bytes > MaxPostSize {
+					t.Fatalf("%q: POST size %+v accepted", s, z)
 				}
 			}
 		}

@@ -8,17 +8,53 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// MaxConcurrency is ab's limit on -c.
-const MaxConcurrency = 200000
+// The sweep's limits, stated in gab sweep --help: what a command line may ask
+// for is bounded before anything is allocated for it.
+const (
+	// MaxConcurrency is ab's limit on -c.
+	MaxConcurrency = 200000
+	// MaxListLength is the most values a list holds (-c, --sizes,
+	// --post-sizes), and the most targets.
+	MaxListLength = 100
+	// MaxSize is the largest --sizes value (1024g): a size only replaces
+	// {size} in the URLs, and the responses are read as they come.
+	MaxSize = 1 << 40
+	// MaxPostSize is the largest --post-sizes value (64m): each run's
+	// request, body included, is built in memory before the run (one at a
+	// time, shared by all its connections).
+	MaxPostSize = 64 << 20
+	// MaxRepeat is the largest --repeat.
+	MaxRepeat = 1000
+	// MaxRuns is the most runs of one sweep (targets × sizes × concurrencies ×
+	// --repeat): every run's JSON document is kept until the sweep's outputs
+	// are written.
+	MaxRuns = 10000
+	// MaxPause is the longest --pause.
+	MaxPause = time.Hour
+)
+
+// splitList splits a comma-separated list of at most MaxListLength values;
+// option names the list in the error.
+func splitList(option, s string) ([]string, error) {
+	if n := strings.Count(s, ",") + 1; n > MaxListLength {
+		return nil, fmt.Errorf("%s: %d values, at most %d", option, n, MaxListLength)
+	}
+	return strings.Split(s, ","), nil
+}
 
 // ParseConcurrency reads -c's list ("1,10,100"): positive integers up to
-// MaxConcurrency, no duplicates.
+// MaxConcurrency, no duplicates, at most MaxListLength of them.
 func ParseConcurrency(s string) ([]int, error) {
+	fields, err := splitList("-c", s)
+	if err != nil {
+		return nil, err
+	}
 	var out []int
 	seen := map[int]bool{}
-	for _, f := range strings.Split(s, ",") {
+	for _, f := range fields {
 		f = strings.TrimSpace(f)
 		v, err := strconv.Atoi(f)
 		if err != nil {
@@ -78,15 +114,27 @@ func ParseSize(s string) (int64, error) {
 }
 
 // ParseSizes reads --sizes or --post-sizes (option names the option in
-// errors): a comma-separated list of sizes, no duplicates.
+// errors): a comma-separated list of sizes, no duplicates, at most
+// MaxListLength of them, each at most MaxSize (MaxPostSize for --post-sizes).
 func ParseSizes(option, s string) ([]Size, error) {
+	limit, limitText := int64(MaxSize), "1024g (1 TiB)"
+	if option == "--post-sizes" {
+		limit, limitText = MaxPostSize, "64m (64 MiB: each body is built in memory)"
+	}
+	fields, err := splitList(option, s)
+	if err != nil {
+		return nil, err
+	}
 	var out []Size
 	seen := map[string]bool{}
-	for _, f := range strings.Split(s, ",") {
+	for _, f := range fields {
 		f = strings.TrimSpace(f)
 		n, err := ParseSize(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v (in %q)", option, err, s)
+		}
+		if n > limit {
+			return nil, fmt.Errorf("%s: %s is above the limit of %s (in %q)", option, f, limitText, s)
 		}
 		if seen[f] {
 			return nil, fmt.Errorf("%s: %q appears twice (in %q)", option, f, s)
@@ -125,11 +173,14 @@ func ParseTargets(args []string, sizeOption string) ([]Target, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("no TARGET (a URL or LABEL=URL; or --demo)")
 	}
+	if len(args) > MaxListLength {
+		return nil, fmt.Errorf("%d targets, at most %d", len(args), MaxListLength)
+	}
 	out := make([]Target, len(args))
 	labelled := make([]bool, len(args))
 	for i, a := range args {
 		t := Target{URL: a}
-		if k := strings.IndexByte(a, '='); k > 0 && isLabel(a[:k]) {
+		if k := strings.IndexByte(a, '='); k > 0 && IsLabel(a[:k]) {
 			t.Label, t.URL = a[:k], a[k+1:]
 			labelled[i] = true
 		}
@@ -167,7 +218,9 @@ func ParseTargets(args []string, sizeOption string) ([]Target, error) {
 	return out, nil
 }
 
-func isLabel(s string) bool {
+// IsLabel reports whether s is a label: a non-empty word of letters, digits,
+// '.', '_' and '-'.
+func IsLabel(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {

@@ -1,5 +1,7 @@
 package sweep
 
+import "fmt"
+
 // Point is one cell of the experiment: a target at one size and concurrency.
 // Size is -1 when there is no size list.
 type Point struct {
@@ -16,11 +18,9 @@ type Run struct {
 // the order given); within one size and concurrency the repetitions are
 // interleaved across the targets, A B C A B C ..., so that drift on a noisy
 // machine falls on every target alike. nSizes 0 means no size list.
+// The caller checks the plan's size with CheckRuns first.
 func Plan(nTargets, nSizes, nConcurrency, repeat int) []Run {
-	sizes := nSizes
-	if sizes == 0 {
-		sizes = 1
-	}
+	sizes := max(nSizes, 1)
 	out := make([]Run, 0, nTargets*sizes*nConcurrency*repeat)
 	for s := 0; s < sizes; s++ {
 		size := s
@@ -36,4 +36,22 @@ func Plan(nTargets, nSizes, nConcurrency, repeat int) []Run {
 		}
 	}
 	return out
+}
+
+// CheckRuns refuses a sweep of more than MaxRuns runs (nSizes 0 means no size
+// list). The counts are the parsed lists' lengths and --repeat, each
+// positive.
+func CheckRuns(nTargets, nSizes, nConcurrency, repeat int) error {
+	runs := 1
+	for _, n := range []int{nTargets, max(nSizes, 1), nConcurrency, repeat} {
+		if n < 1 {
+			return fmt.Errorf("a sweep of no runs (%d targets, %d concurrencies, --repeat %d)", nTargets, nConcurrency, repeat)
+		}
+		if n > MaxRuns || runs*n > MaxRuns {
+			return fmt.Errorf("%d targets × %d sizes × %d concurrencies × --repeat %d is more than %d runs",
+				nTargets, max(nSizes, 1), nConcurrency, repeat, MaxRuns)
+		}
+		runs *= n
+	}
+	return nil
 }
