@@ -11,6 +11,9 @@ import (
 // ServerCPU is the CPU time of the --server-pid processes (their threads and
 // children) over a run, beside gab's own.
 type ServerCPU struct {
+	// Label names the server (--server-pid LABEL=PID; "" without a label).
+	// The command line allows letters, digits, '.', '_' and '-' only.
+	Label      string
 	PIDs       []int
 	CPU        time.Duration // user + system over the run
 	Resolution time.Duration // of CPU (10 ms: /proc's clock ticks)
@@ -57,11 +60,15 @@ func WriteServerCPU(w io.Writer, s *Summary) error {
 		return nil
 	}
 	c := &f.ServerCPU
-	_, err := fmt.Fprintf(w, "\nServer CPU (PID %s, with threads and children; %d ms resolution):\n"+
+	of := ""
+	if c.Label != "" {
+		of = " of " + c.Label
+	}
+	_, err := fmt.Fprintf(w, "\nServer CPU%s (PID %s, with threads and children; %d ms resolution):\n"+
 		"  CPU time:             %.0f [ms]\n"+
 		"  Per request:          %.1f [us] (mean, per complete request)\n"+
 		"  Server CPU:           %.1f [%% of one core]\n",
-		pidList(c.PIDs), c.Resolution.Milliseconds(), float64(c.CPU.Microseconds())/1000, f.UsPerRequest, f.PercentOfOneCore)
+		of, pidList(c.PIDs), c.Resolution.Milliseconds(), float64(c.CPU.Microseconds())/1000, f.UsPerRequest, f.PercentOfOneCore)
 	if err == nil && c.Client.Known {
 		_, err = fmt.Fprintf(w, "  Client CPU (gab):     %.1f [%% of one core]\n", f.ClientPercent)
 	}
@@ -70,6 +77,7 @@ func WriteServerCPU(w io.Writer, s *Summary) error {
 
 // JSONServerCPU is the --server-pid section of the JSON document.
 type JSONServerCPU struct {
+	Label            string   `json:"label,omitempty"`
 	PIDs             []int    `json:"pids"`
 	CPUMs            float64  `json:"cpu_ms"`
 	ResolutionMs     float64  `json:"resolution_ms"`
@@ -80,7 +88,7 @@ type JSONServerCPU struct {
 
 func jsonServerCPU(f *ServerCPUFigures) *JSONServerCPU {
 	c := &f.ServerCPU
-	j := &JSONServerCPU{PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
+	j := &JSONServerCPU{Label: c.Label, PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
 		ResolutionMs: float64(c.Resolution.Microseconds()) / 1000,
 		UsPerRequest: f.UsPerRequest, PercentOfOneCore: f.PercentOfOneCore}
 	if c.Client.Known {
