@@ -17,6 +17,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/servercpu"
+	"gab/internal/sweep"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -30,7 +31,11 @@ const (
 )
 
 // maxConcurrency is this ab build's limit ("Invalid Concurrency [Range 0..200000]").
+// It also bounds -c × --streams, the requests in flight with --http2 or --http3.
 const maxConcurrency = 200000
+
+// maxCPUs is the largest --cpus (Go's scheduler needs a thread per CPU).
+const maxCPUs = 1024
 
 // timeLimitRequests is the n that -t implies in ab; --no-cap lifts it.
 const timeLimitRequests = 50000
@@ -69,6 +74,7 @@ type cliOptions struct {
 	Percentiles []float64 // --percentiles
 	Extended    bool      // --extended
 	ServerPIDs  []int     // --server-pid
+	ServerLabel string    // --server-pid LABEL=...: the server's name ("" without)
 	PlotFile    string    // --plot: the charts' image (its .gp and .dat go beside it)
 	HTMLFile    string    // --html: the self-contained HTML report
 	Histogram   bool      // --histogram: a latency histogram after the report
@@ -109,9 +115,9 @@ type longOptions struct {
 	http2, http11, demo, version, verifyTLS, extended, noCap, help bool
 	histogram, tlsResume                                           bool
 	streams, cpus, sampleLimit                                     int
-	cgi, format, jsonFile, serverPID, plot, html, progress         string
+	cgi, format, jsonFile, plot, html, progress                    string
 	hlogFile                                                       string
-	cgiEnv, failIf                                                 []string
+	cgiEnv, failIf, serverPID                                      []string
 	requestTimeout, interval                                       durationValue
 	percentiles                                                    percentilesValue
 	rate                                                           float64
@@ -146,7 +152,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
 	fs.Var(&lo.interval, "interval", "latency timeline interval `DURATION` for --hlog, --extended and JSON (default 1s)")
 	fs.StringVar(&lo.hlogFile, "hlog", "", "write the latency timeline as an HdrHistogram interval log to `FILE`")
-	fs.StringVar(&lo.serverPID, "server-pid", "", "report the CPU of processes `PID[,PID...]` (threads, children) per request (Linux)")
+	fs.StringArrayVar(&lo.serverPID, "server-pid", nil, "report the CPU of processes `[LABEL=]PID[,PID...]` (threads, children) per request (Linux); LABEL names the server")
 	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.png.gp and FILE.png.dat beside it)")
 	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
@@ -172,13 +178,16 @@ func (d *durationValue) Set(s string) error {
 	v, err := time.ParseDuration(s)
 	if err != nil {
 		secs, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) || secs > math.MaxInt64/float64(time.Second) {
-			return fmt.Errorf("not a duration or a number of seconds: %q", s)
+		switch {
+		case ferr != nil && !errors.Is(ferr, strconv.ErrRange), math.IsNaN(secs):
+			return errors.New("not a duration (1.5s, 200ms) or a number of seconds")
+		case math.Abs(secs) > math.MaxInt64/float64(time.Second):
+			return errors.New("too long (at most 2540400h)")
 		}
 		v = time.Duration(secs * float64(time.Second))
 	}
 	if v < 0 {
-		return fmt.Errorf("negative duration %q", s)
+		return errors.New("a negative duration")
 	}
 	*d = durationValue(v)
 	return nil
@@ -205,14 +214,14 @@ func (w *warmupValue) Set(s string) error {
 	*w = warmupValue{}
 	if n, err := strconv.Atoi(s); err == nil {
 		if n <= 0 || n > math.MaxInt32 {
-			return fmt.Errorf("--warmup %s: a number of requests from 1 to %d", s, math.MaxInt32)
+			return fmt.Errorf("a number of requests from 1 to %d", math.MaxInt32)
 		}
 		w.requests = n
 		return nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return fmt.Errorf("--warmup %q: a number of requests or a positive duration with its unit (10s, 500ms)", s)
+		return errors.New("a number of requests or a positive duration with its unit (10s, 500ms)")
 	}
 	w.time = d
 	return nil
@@ -236,6 +245,54 @@ func (p *percentilesValue) Set(s string) error {
 	}
 	*p = out
 	return nil
+}
+
+// parseServerPID reads a --server-pid value, [LABEL=]PID[,PID...], for a run
+// and for gab sweep alike. A label is a word of letters, digits, '.', '_'
+// and '-' (a sweep target's label).
+func parseServerPID(spec string) (label string, pids []int, err error) {
+	label, list, labelled := strings.Cut(spec, "=")
+	if !labelled {
+		label, list = "", spec
+	} else if !sweep.IsLabel(label) {
+		return "", nil, fmt.Errorf("--server-pid: %q is not a label (letters, digits, '.', '_', '-') in %q", label, spec)
+	}
+	pids, err = servercpu.ParsePIDs(list)
+	return label, pids, err
+}
+
+// emptyValue is the name of a string option given as "" (--json "", a
+// program, a path or a list that would otherwise be silently absent), or "".
+func emptyValue(fs *pflag.FlagSet) string {
+	name := ""
+	fs.Visit(func(f *pflag.Flag) {
+		if name == "" && f.Value.Type() == "string" && f.Value.String() == "" {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+// longOptionError is a long option's parse error (pflag's) as one line that
+// names the option and the value given, whatever the option's type.
+func longOptionError(err error) error {
+	var (
+		invalid  *pflag.InvalidValueError
+		required *pflag.ValueRequiredError
+		unknown  *pflag.NotExistError
+		syntax   *pflag.InvalidSyntaxError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		return fmt.Errorf("--%s %q: %v", invalid.GetFlag().Name, invalid.GetValue(), invalid.Unwrap())
+	case errors.As(err, &required):
+		return fmt.Errorf("--%s needs a value", required.GetSpecifiedName())
+	case errors.As(err, &unknown):
+		return fmt.Errorf("unknown option --%s", unknown.GetSpecifiedName())
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%q is not an option", syntax.GetSpecifiedFlag())
+	}
+	return err
 }
 
 // takesArgument reports whether ab's short option c needs an argument.
@@ -406,9 +463,10 @@ const (
 
 // shortState is what ab's option loop tracks besides the options themselves.
 type shortState struct {
-	method methodKind
-	quiet  bool // -q
-	fs     *pflag.FlagSet
+	method    methodKind
+	quiet     bool // -q
+	timeLimit bool // -t given
+	fs        *pflag.FlagSet
 }
 
 // parseArgs reads argv (argv[0] included) as ab 2.3 does, plus gab's long
@@ -427,8 +485,7 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 	words := splitArgs(argv, fs)
 	shortArgs := words.short
 	if err := fs.Parse(words.long); err != nil {
-		fmt.Fprintf(stderr, "gab: %v\n", err)
-		writeUsage(stderr, argv0)
+		fmt.Fprintf(stderr, "gab: %v\n", longOptionError(err))
 		return o, exitUsage, true
 	}
 	if lo.version {
@@ -517,6 +574,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		// No mixing check: -m only renames the method (ab: -p f -m PUT sends PUT with the body).
 		st.method, cfg.Spec.Method = methodCustom, arg
 	case 't':
+		st.timeLimit = true
 		cfg.TimeLimit = timeLimit(client.Atoi(arg))
 		cfg.Requests = timeLimitRequests
 		if o.NoCap {
@@ -635,6 +693,10 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0
+	if o.NoCap && !st.timeLimit {
+		io.WriteString(stderr, "gab: --no-cap needs -t (it lifts the 50000 requests that -t implies)\n")
+		return exitUsage, true
+	}
 	if status, done := o.conflicts(target, stderr); done {
 		return status, done
 	}
@@ -661,6 +723,8 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 		return fail("--tls-resume needs an https:// URL (and no --cgi)")
 	case cfg.Protocol == client.HTTP3 && http3Conflict(o, target) != "":
 		return fail(http3Conflict(o, target))
+	case cfg.Streams > maxConcurrency/max(cfg.Concurrency, 1):
+		return fail(fmt.Sprintf("--streams %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Streams, cfg.Concurrency, maxConcurrency))
 	case o.Proxy && cfg.Protocol == client.HTTP2:
 		return fail("-X cannot be used with --http2")
 	case o.Proxy && cfg.Protocol == client.CGI:
@@ -706,6 +770,9 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	if lo.http3 && (lo.http2 || lo.http11 || lo.cgi != "") {
 		return fail("--http3 excludes --http2, --http1.1 and --cgi")
 	}
+	if name := emptyValue(fs); name != "" {
+		return fail("--%s needs a value (an empty one would leave it without effect)", name)
+	}
 	exclusive := 0
 	for _, on := range []bool{lo.http2, lo.http11, lo.cgi != ""} {
 		if on {
@@ -746,8 +813,8 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		return fail("--request-timeout must be positive (leave it out for no per-request timeout)")
 	}
 	cfg.RequestTimeout = time.Duration(lo.requestTimeout)
-	if fs.Changed("cpus") && lo.cpus < 1 {
-		return fail("--cpus must be at least 1, not %d", lo.cpus)
+	if fs.Changed("cpus") && (lo.cpus < 1 || lo.cpus > maxCPUs) {
+		return fail("--cpus must be from 1 to %d, not %d", maxCPUs, lo.cpus)
 	}
 	o.CPUs = lo.cpus
 	o.NoCap = lo.noCap
@@ -783,12 +850,16 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		return fail("--rate must be a positive number of requests per second")
 	}
 	cfg.Rate = lo.rate
-	if lo.serverPID != "" {
-		pids, err := servercpu.ParsePIDs(lo.serverPID)
+	switch len(lo.serverPID) {
+	case 0:
+	case 1:
+		label, pids, err := parseServerPID(lo.serverPID[0])
 		if err != nil {
 			return fail("%v", err)
 		}
-		o.ServerPIDs = pids
+		o.ServerLabel, o.ServerPIDs = label, pids
+	default:
+		return fail("--server-pid is given %d times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)", len(lo.serverPID))
 	}
 	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
 	for _, e := range lo.failIf {

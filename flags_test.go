@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"gab/client"
 )
 
@@ -258,13 +260,23 @@ func TestParseErrors(t *testing.T) {
 		{"--streams without --http2", []string{"ab", "--streams", "10", testURL}, 22, "", "gab: --streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)\n"},
 		{"--cgi-env without --cgi", []string{"ab", "--cgi-env", "A=b", testURL}, 22, "", "gab: --cgi-env needs --cgi\n"},
 		{"--rate 0", []string{"ab", "--rate", "0", testURL}, 22, "", "gab: --rate must be a positive number of requests per second\n"},
-		{"--cpus 0", []string{"ab", "--cpus", "0", testURL}, 22, "", "gab: --cpus must be at least 1, not 0\n"},
+		{"--cpus 0", []string{"ab", "--cpus", "0", testURL}, 22, "", "gab: --cpus must be from 1 to 1024, not 0\n"},
 		{"--sample-limit 0", []string{"ab", "--sample-limit", "0", testURL}, 22, "", "gab: --sample-limit must be at least 1, not 0\n"},
 		{"--request-timeout 0", []string{"ab", "--request-timeout", "0", testURL}, 22, "", "gab: --request-timeout must be positive (leave it out for no per-request timeout)\n"},
 		{"bad --fail-if", []string{"ab", "--fail-if", "p99<50", testURL}, 22, "", "gab: --fail-if \"p99<50\": p99 needs a unit: us, ms or s (e.g. p99<50ms)\n"},
-		{"bad --warmup", []string{"ab", "--warmup", "0", testURL}, 22, "", "gab: invalid argument \"0\" for \"--warmup\" flag: --warmup 0: a number of requests from 1 to 2147483647\n" + usage},
-		{"unknown long option", []string{"ab", "--bogus", testURL}, 22, "", "gab: unknown flag: --bogus\n" + usage},
-		{"long option without its value", []string{"ab", testURL, "--streams"}, 22, "", "gab: flag needs an argument: --streams\n" + usage},
+		{"bad --warmup", []string{"ab", "--warmup", "0", testURL}, 22, "", "gab: --warmup \"0\": a number of requests from 1 to 2147483647\n"},
+		{"bad --percentiles", []string{"ab", "--percentiles", "50,101", testURL}, 22, "", "gab: --percentiles \"50,101\": percentile \"101\" is not a number from 0 to 100\n"},
+		{"unknown long option", []string{"ab", "--bogus", testURL}, 22, "", "gab: unknown option --bogus\n"},
+		{"long option without its value", []string{"ab", testURL, "--streams"}, 22, "", "gab: --streams needs a value\n"},
+		{"--cpus above the limit", []string{"ab", "--cpus", "100000", testURL}, 22, "", "gab: --cpus must be from 1 to 1024, not 100000\n"},
+		{"--streams above ab's concurrency", []string{"ab", "--http2", "--streams", "2000000000", testURL}, 22, "",
+			"gab: --streams 2000000000 with -c 1 is more than 200000 requests in flight (ab's -c limit)\n"},
+		{"--no-cap without -t", []string{"ab", "--no-cap", "-n", "5", testURL}, 22, "", "gab: --no-cap needs -t (it lifts the 50000 requests that -t implies)\n"},
+		{"an empty path", []string{"ab", "--json", "", testURL}, 22, "", "gab: --json needs a value (an empty one would leave it without effect)\n"},
+		{"--server-pid twice", []string{"ab", "--server-pid", "1", "--server-pid", "web=2", testURL}, 22, "",
+			"gab: --server-pid is given 2 times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)\n"},
+		{"--server-pid with a bad label", []string{"ab", "--server-pid", "a b=1", testURL}, 22, "",
+			"gab: --server-pid: \"a b\" is not a label (letters, digits, '.', '_', '-') in \"a b=1\"\n"},
 		{"bad --streams", []string{"ab", "--streams", "0", testURL}, 22, "", "gab: --streams must be at least 1, not 0\n"},
 		{"bad --format", []string{"ab", "--format", "xml", testURL}, 22, "", "gab: --format must be text or json, not \"xml\"\n"},
 		{"bad --cgi-env", []string{"ab", "--cgi", "x", "--cgi-env", "NOVALUE", testURL}, 22, "", "gab: --cgi-env wants NAME=VALUE, not \"NOVALUE\"\n"},
@@ -554,5 +566,81 @@ func TestNetpollEnvironmentSetsPortable(t *testing.T) {
 		if done || o.Config.Portable != want {
 			t.Errorf("GAB_NETPOLL=%q: Portable %v (done %v, stderr %q), want %v", env, o.Config.Portable, done, stderr, want)
 		}
+	}
+}
+
+// badLongValues gives each of gab's long options a value it refuses, or the
+// combination in which it would have no effect.
+var badLongValues = map[string][]string{
+	"http2":           {"--http2=maybe"},
+	"http1.1":         {"--http1.1=maybe"},
+	"http3":           {"--http3=maybe"},
+	"streams":         {"--streams", "0"},
+	"cgi":             {"--cgi", ""},
+	"cgi-env":         {"--cgi-env", "NOVALUE"},
+	"request-timeout": {"--request-timeout", "soon"},
+	"cpus":            {"--cpus", "0"},
+	"no-cap":          {"--no-cap"},
+	"sample-limit":    {"--sample-limit", "0"},
+	"demo":            {"--demo=maybe"},
+	"version":         {"--version=maybe"},
+	"verify-tls":      {"--verify-tls"},
+	"tls-resume":      {"--tls-resume"},
+	"format":          {"--format", "xml"},
+	"json":            {"--json", ""},
+	"percentiles":     {"--percentiles", "50,101"},
+	"extended":        {"--extended=maybe"},
+	"rate":            {"--rate", "0"},
+	"interval":        {"--interval", "1ms"},
+	"hlog":            {"--hlog", ""},
+	"server-pid":      {"--server-pid", "x"},
+	"plot":            {"--plot", "x.txt"},
+	"html":            {"--html", ""},
+	"histogram":       {"--histogram=maybe"},
+	"progress":        {"--progress", "sometimes"},
+	"shard":           {"--shard", "x"},
+	"shards":          {"--shards", "3"},
+	"run-id":          {"--run-id", ""},
+	"start-at":        {"--start-at", "soon"},
+	"start-at-force":  {"--start-at-force"},
+	"warmup":          {"--warmup", "0"},
+	"fail-if":         {"--fail-if", "p99<50"},
+	"help":            {"--help=maybe"},
+}
+
+// oneLineNaming reports whether a usage error is one line (prefix: gab: or
+// gab sweep:) that names the option.
+func oneLineNaming(stderr, prefix, option string) bool {
+	return strings.HasPrefix(stderr, prefix) && strings.HasSuffix(stderr, "\n") &&
+		strings.Count(stderr, "\n") == 1 && strings.Contains(stderr, option)
+}
+
+// Every long option given a bad value is one line that names it, exit 22 (no
+// usage text after it): the table must cover every option there is.
+func TestEveryLongOptionErrorIsOneLine(t *testing.T) {
+	newLongFlagSet(new(longOptions)).VisitAll(func(f *pflag.Flag) {
+		bad, ok := badLongValues[f.Name]
+		if !ok {
+			t.Errorf("--%s has no bad value in badLongValues", f.Name)
+			return
+		}
+		argv := append(append([]string{"ab"}, bad...), testURL)
+		_, status, done, stdout, stderr := parse(t, argv...)
+		if !done || status != exitUsage || stdout != "" || !oneLineNaming(stderr, "gab: ", "--"+f.Name) {
+			t.Errorf("%q: status %d (done %v), stdout %q, stderr %q; want one line naming --%s, status 22",
+				argv, status, done, stdout, stderr, f.Name)
+		}
+	})
+}
+
+// --server-pid LABEL=PID on a single run: the label names the server.
+func TestServerPIDLabel(t *testing.T) {
+	o, status, done, _, stderr := parse(t, "ab", "--server-pid", "nginx-1.27=12,34", testURL)
+	if done || status != exitOK || o.ServerLabel != "nginx-1.27" || len(o.ServerPIDs) != 2 || o.ServerPIDs[1] != 34 {
+		t.Fatalf("labelled: status %d done %v label %q pids %v, stderr %q", status, done, o.ServerLabel, o.ServerPIDs, stderr)
+	}
+	o, _, done, _, _ = parse(t, "ab", "--server-pid", "56", testURL)
+	if done || o.ServerLabel != "" || len(o.ServerPIDs) != 1 || o.ServerPIDs[0] != 56 {
+		t.Fatalf("unlabelled: label %q pids %v", o.ServerLabel, o.ServerPIDs)
 	}
 }

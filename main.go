@@ -137,6 +137,9 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		return fatal(out, errw, err, 0)
 	}
 
+	// On a terminal, --start-at's wait is announced before ab's first line
+	// (which "Benchmarking ... (be patient)..." would leave unfinished).
+	noteStartAt(errw, o.StartAt, time.Now())
 	writeBanner(textw, o.HTML)
 	if !o.HTML {
 		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)

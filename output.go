@@ -152,7 +152,7 @@ func (out *output) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &report.ServerCPU{PIDs: out.server.PIDs(), CPU: after - out.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
+	return &report.ServerCPU{Label: out.o.ServerLabel, PIDs: out.server.PIDs(), CPU: after - out.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
 }
 
 // commandLine is argv as the JSON document shows it.

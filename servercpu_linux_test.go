@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gab/internal/sweep"
+	"gab/report"
 )
 
 // burnPerRequest is the CPU the burn server spends on each request.
@@ -95,17 +96,25 @@ func wantBurn(t *testing.T, what string, us float64, requests int) {
 func TestServerCPU(t *testing.T) {
 	url, pid := startBurnServer(t)
 	const n = 8
-	status, stdout, stderr := runArgs(t, t.Context(), "ab", "--server-pid", strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "2", url)
+	runJSON := filepath.Join(t.TempDir(), "run.json")
+	status, stdout, stderr := runArgs(t, t.Context(), "ab", "--server-pid", "burn="+strconv.Itoa(pid), "--json", runJSON,
+		"-n", strconv.Itoa(n), "-c", "2", url)
 	if status != 0 {
 		t.Fatalf("status %d, stderr %q", status, stderr)
 	}
 	_, rest, ok := strings.Cut(stdout, "  Per request:          ")
 	us, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-	if !ok || err != nil || !strings.Contains(stdout, "Server CPU (PID "+strconv.Itoa(pid)+", with threads and children; 10 ms resolution):") ||
+	if !ok || err != nil || !strings.Contains(stdout, "Server CPU of burn (PID "+strconv.Itoa(pid)+", with threads and children; 10 ms resolution):") ||
 		!strings.Contains(stdout, "  Client CPU (gab): ") {
 		t.Fatalf("no server CPU lines in:\n%s", stdout)
 	}
 	wantBurn(t, "single run", us, n)
+	// The label names the server in the JSON document too.
+	var runDoc report.Document
+	if raw, err := os.ReadFile(runJSON); err != nil || json.Unmarshal(raw, &runDoc) != nil ||
+		runDoc.ServerCPU == nil || runDoc.ServerCPU.Label != "burn" || len(runDoc.ServerCPU.PIDs) != 1 {
+		t.Fatalf("run document server_cpu %+v (%v)", runDoc.ServerCPU, err)
+	}
 
 	csvFile, jsonFile := filepath.Join(t.TempDir(), "s.csv"), filepath.Join(t.TempDir(), "s.json")
 	status, _, stderr = runArgs(t, t.Context(), "ab", "sweep", "--server-pid", "burn="+strconv.Itoa(pid), "-n", strconv.Itoa(n), "-c", "1,3",
@@ -138,7 +147,7 @@ func TestServerCPU(t *testing.T) {
 	}
 	for _, p := range doc.Points {
 		sc := p.Runs[0].Document.ServerCPU
-		if sc == nil || len(sc.PIDs) != 1 || sc.PIDs[0] != pid || sc.ClientPercent == nil {
+		if sc == nil || sc.Label != "burn" || len(sc.PIDs) != 1 || sc.PIDs[0] != pid || sc.ClientPercent == nil {
 			t.Fatalf("run document server_cpu %+v", sc)
 		}
 		wantBurn(t, "run document", sc.UsPerRequest, n)

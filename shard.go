@@ -29,13 +29,20 @@ import (
 type shardFlags struct {
 	shard, runID, startAt string
 	shards                int
+	startAtForce          bool
 }
+
+// maxStartAhead is how far ahead --start-at may be without --start-at-force:
+// a time further ahead is more likely a typo (a year, a time zone, an epoch in
+// milliseconds) than a wait anyone means.
+const maxStartAhead = 24 * time.Hour
 
 func addShardFlags(fs *pflag.FlagSet, f *shardFlags) {
 	fs.StringVar(&f.shard, "shard", "", "run shard `i/N` of a sharded run (0 ≤ i < N), or auto (Slurm job array, or Kubernetes Indexed Job with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards `N` (its completions)")
 	fs.StringVar(&f.runID, "run-id", "", "the `ID` every shard of one run shares (default: the Slurm array job id, or derived from --start-at)")
-	fs.StringVar(&f.startAt, "start-at", "", "wait until `TIME` (RFC 3339 or Unix seconds) before starting, so that shards overlap")
+	fs.StringVar(&f.startAt, "start-at", "", "wait until `TIME` (RFC 3339 or Unix seconds, at most 24h ahead) before starting, so that shards overlap")
+	fs.BoolVar(&f.startAtForce, "start-at-force", false, "accept a --start-at more than 24h ahead")
 }
 
 // shardSpec is a shard's place in its run and the whole run's figures.
@@ -178,7 +185,13 @@ func (o *cliOptions) applyShard(f *shardFlags, now time.Time, stderr io.Writer) 
 			return fail("--start-at %s is in the past (it is now %s): every shard must be able to wait for it",
 				t.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339))
 		}
+		if ahead := t.Sub(now); ahead > maxStartAhead && !f.startAtForce {
+			return fail("--start-at %s is %s ahead, more than %v: add --start-at-force to wait that long",
+				t.UTC().Format(time.RFC3339Nano), aheadText(ahead), maxStartAhead)
+		}
 		o.StartAt = t
+	} else if f.startAtForce {
+		return fail("--start-at-force only goes with --start-at")
 	}
 	if f.shard == "" {
 		switch {
@@ -235,6 +248,27 @@ func (o *cliOptions) applyShard(f *shardFlags, now time.Time, stderr io.Writer) 
 		cfg.Quiet = o.Progress == 0
 	}
 	return exitOK, false
+}
+
+// aheadText is how long a wait is, in whole seconds (in days past two days).
+func aheadText(d time.Duration) string {
+	if d > 48*time.Hour {
+		return fmt.Sprintf("%.1f days", d.Hours()/24)
+	}
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// noteStartAt tells a user at a terminal that gab waits for --start-at, and
+// how long. ab has no such wait; when stderr is not a terminal nothing is
+// written (scripts see ab's output).
+func noteStartAt(stderr io.Writer, at, now time.Time) {
+	if at.IsZero() || !isTerminal(stderr) {
+		return
+	}
+	fmt.Fprintf(stderr, "gab: waiting until %s (in %s) for --start-at\n", at.UTC().Format(time.RFC3339Nano), aheadText(at.Sub(now)))
 }
 
 // waitForStart sleeps until --start-at. It reports false when ctx ended first

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"gab/report"
 )
@@ -164,5 +168,73 @@ func TestShardRunsItsShare(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(js), ".*tmp*")); len(m) != 0 {
 		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+// --start-at more than 24 h ahead is refused (a typo, most likely) unless
+// --start-at-force says it is meant; --start-at-force alone is refused.
+func TestStartAtBound(t *testing.T) {
+	clearSchedulerEnv(t)
+	far := time.Now().Add(74 * 365 * 24 * time.Hour).Unix()
+	farText := strconv.FormatInt(far, 10)
+	_, status, done, stdout, stderr := parse(t, "ab", "--start-at", farText, testURL)
+	if !done || status != exitUsage || stdout != "" || !oneLineNaming(stderr, "gab: --start-at ", "add --start-at-force to wait that long") ||
+		!strings.Contains(stderr, " days ahead, more than 24h0m0s") {
+		t.Errorf("74 years ahead: status %d done %v stderr %q", status, done, stderr)
+	}
+	o, status, done, _, stderr := parse(t, "ab", "--start-at", farText, "--start-at-force", testURL)
+	if done || status != exitOK || o.StartAt.Unix() != far {
+		t.Errorf("with --start-at-force: status %d done %v start %v stderr %q", status, done, o.StartAt, stderr)
+	}
+	soon := strconv.FormatInt(time.Now().Add(23*time.Hour).Unix(), 10)
+	if o, _, done, _, stderr := parse(t, "ab", "--start-at", soon, testURL); done || o.StartAt.IsZero() {
+		t.Errorf("23 h ahead refused: %q", stderr)
+	}
+	_, status, done, _, stderr = parse(t, "ab", "--start-at-force", testURL)
+	if !done || status != exitUsage || stderr != "gab: --start-at-force only goes with --start-at\n" {
+		t.Errorf("--start-at-force alone: status %d stderr %q", status, stderr)
+	}
+}
+
+// On a terminal, gab says on stderr when --start-at's wait begins and how
+// long it is, before ab's first line; elsewhere it says nothing.
+func TestStartAtNoteOnATerminal(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	var b bytes.Buffer
+	noteStartAt(&syncWriter{w: &b}, at, at.Add(-192*time.Second))
+	if b.Len() != 0 {
+		t.Errorf("note without a terminal: %q", b.String())
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no pseudo-terminal: %v", err)
+		}
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	read := make(chan string, 1)
+	go func() {
+		got, _ := io.ReadAll(ptmx) // ends with EIO once the terminal side is closed
+		read <- string(got)
+	}()
+	noteStartAt(&syncWriter{w: tty}, at, at.Add(-192*time.Second))
+	// A whole run: the note comes before the run, which waits for --start-at.
+	url, hits := startDocServer(t)
+	start := time.Now().Add(300 * time.Millisecond)
+	var out bytes.Buffer
+	status := run(t.Context(), []string{"gab", "-n", "1", "--start-at", start.UTC().Format(time.RFC3339Nano), url + "/"}, &out, tty)
+	tty.Close()
+	got := <-read
+	if status != 0 || hits.Load() != 1 {
+		t.Fatalf("run: status %d, %d requests, stderr %q", status, hits.Load(), got)
+	}
+	want := "gab: waiting until 2030-01-02T03:04:05Z (in 3m12s) for --start-at\r\n"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("terminal got %q, want it to start with %q", got, want)
+	}
+	if n := strings.Count(got, "gab: waiting until "+start.UTC().Format(time.RFC3339Nano)+" (in "); n != 1 {
+		t.Errorf("the run's note is there %d times in %q", n, got)
 	}
 }

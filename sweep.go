@@ -45,11 +45,11 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("gab sweep", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	fs.StringVar(&so.sizes, "sizes", "", "`LIST` of sizes (4,100b,10k,1m; 1k = 1024 bytes), each replacing {size} in the targets")
-	fs.StringVar(&so.postSizes, "post-sizes", "", "POST a generated body of each size in `LIST` (content type -T); {size} in a target takes the size too")
-	fs.IntVar(&so.repeat, "repeat", 1, "measure each point `R` times, interleaved across the targets")
-	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds)")
-	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation)")
+	fs.StringVar(&so.sizes, "sizes", "", "`LIST` of sizes (4,100b,10k,1m; 1k = 1024 bytes; each up to 1024g), each replacing {size} in the targets")
+	fs.StringVar(&so.postSizes, "post-sizes", "", "POST a generated body of each size in `LIST` (each up to 64m, built in memory for its run; content type -T); {size} in a target takes the size too")
+	fs.IntVar(&so.repeat, "repeat", 1, "measure each point `R` times (1 to 1000), interleaved across the targets")
+	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds; at most 1h)")
+	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation; 0 to 1000)")
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
 	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
 	fs.StringVar(&so.plotFile, "plot", "", "draw the sweep's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.png.gp and FILE.png.dat beside it)")
@@ -60,10 +60,15 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	return fs
 }
 
+// maxCVPercent is the largest --max-cv.
+const maxCVPercent = 1000
+
 const sweepUsage = `Usage: %s sweep [ab options] [sweep options] TARGET...
 TARGET is URL or LABEL=URL. ab's options apply to every run (-n or -t per run, -k, -H, ...), except:
     -c LIST         concurrency values, e.g. -c 1,10,100 (default 1)
     -v N            also print ab's report of each run (stdout); N >= 2 as ab's -v
+Limits: at most 100 targets and 100 values per list; at most 10000 runs
+(targets x sizes x concurrencies x --repeat).
 Sweep options:
 `
 
@@ -101,6 +106,10 @@ func splitSweepArgs(args []string) (*sweepArgs, error) {
 				switch name {
 				case "format", "extended":
 					return nil, fmt.Errorf("--%s does not apply to gab sweep (see --csv and --json)", name)
+				case "version", "histogram", "hlog", "progress", "fail-if",
+					"start-at", "start-at-force", "shard", "shards", "run-id":
+					// Single runs' outputs and scheduling: no sweep run would use them.
+					return nil, fmt.Errorf("--%s does not apply to gab sweep", name)
 				}
 				if f = abfs.Lookup(name); f == nil {
 					return nil, fmt.Errorf("unknown option --%s", name)
@@ -159,7 +168,10 @@ func splitSweepArgs(args []string) (*sweepArgs, error) {
 		}
 	}
 	if err := sfs.Parse(sweepLong); err != nil {
-		return nil, err
+		return nil, longOptionError(err)
+	}
+	if name := emptyValue(sfs); name != "" {
+		return nil, fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
 	}
 	return sa, nil
 }
@@ -185,9 +197,8 @@ func runSweep(ctx context.Context, argv []string, stdout, stderr io.Writer) int 
 
 func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
 	argv0 := argv[0]
-	usageError := func(err error) int {
+	usageError := func(err error) int { // one line, as every extension's usage error
 		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
-		fmt.Fprintf(stderr, "Try '%s sweep --help'.\n", argv0)
 		return exitUsage
 	}
 	sa, err := splitSweepArgs(argv[2:])
@@ -202,11 +213,14 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		return exitOK
 	}
 	s := &sweep.Settings{Repeat: so.repeat, Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
-	if so.repeat < 1 {
-		return usageError(fmt.Errorf("--repeat must be at least 1, not %d", so.repeat))
+	if so.repeat < 1 || so.repeat > sweep.MaxRepeat {
+		return usageError(fmt.Errorf("--repeat must be from 1 to %d, not %d", sweep.MaxRepeat, so.repeat))
 	}
-	if so.maxCVPercent < 0 || so.maxCVPercent != so.maxCVPercent {
-		return usageError(fmt.Errorf("--max-cv must be a percentage >= 0"))
+	if s.Pause > sweep.MaxPause {
+		return usageError(fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause))
+	}
+	if !(so.maxCVPercent >= 0 && so.maxCVPercent <= maxCVPercent) { // NaN too
+		return usageError(fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent))
 	}
 	s.Concurrency = []int{1}
 	if sa.concurrency != "" {
@@ -250,6 +264,9 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		targetArgs = []string{"demo=" + base + path}
 	}
 	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
+		return usageError(err)
+	}
+	if err := sweep.CheckRuns(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat); err != nil {
 		return usageError(err)
 	}
 	meters, err := serverMeters(so.serverPIDs, s)
@@ -312,7 +329,14 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 			}
 		}
 		p := points[r.Point]
+		post := s.SizeOption == "--post-sizes"
+		if post {
+			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
+		}
 		rr := measure(ctx, s, r, i, p, meters[r.Target], sa.verbose, out, stderr)
+		if post {
+			dropPostBody(&p.o.Config)
+		}
 		foldHistogram(histOwner, rr)
 		runs = append(runs, rr)
 		if rr.Ending == "fatal" || rr.Ending == "not_started" {
@@ -389,7 +413,12 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 		if size != nil {
 			fmt.Fprintf(stderr, ", size %s", size.Text)
 		}
-		fmt.Fprintf(stderr, ":\n%s", msgs.String())
+		// gab's own one-line errors stay one line; ab's keep ab's text.
+		if msg, ok := strings.CutPrefix(msgs.String(), "gab: "); ok && strings.Count(msg, "\n") == 1 {
+			fmt.Fprintf(stderr, ": %s", msg)
+		} else {
+			fmt.Fprintf(stderr, ":\n%s", msgs.String())
+		}
 		return nil, status
 	}
 	if t.Label == "demo" && strings.HasPrefix(url, "http://127.0.0.1:") {
@@ -401,35 +430,54 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 			fmt.Fprintf(stderr, "%s sweep: --post-sizes cannot be used with -p, -u, -i or -m (it POSTs a generated body)\n", argv0)
 			return nil, exitUsage
 		}
-		spec.Method, spec.Body, spec.HasBody = "POST", generatedBody(size.Bytes), true
-		o.setTarget(o.Config.Target) // rebuild the request with its body
+		// The request and its body are built just before each run
+		// (setPostBody), so that only one run's body is in memory.
+		spec.Method, spec.Body, spec.HasBody = "POST", nil, true
+		o.Config.Request, o.Config.HeadLen = nil, 0
 	}
 	return &sweepPoint{o: o, argv: argv}, exitOK
 }
 
-// generatedBody is --post-sizes' request body: n bytes of printable text.
-func generatedBody(n int64) []byte {
+// setPostBody builds a --post-sizes run's request with its generated body of
+// n bytes (at most sweep.MaxPostSize). The body is held once: Spec.Body (what
+// HTTP/2 and CGI send) is the request's tail, and every connection sends the
+// same bytes. dropPostBody releases it after the run.
+func setPostBody(cfg *client.Config, n int64) {
+	cfg.Request, cfg.HeadLen = client.BuildRequestWithBody(cfg.Spec, int(n), fillBody)
+	cfg.Spec.Body = cfg.Request[cfg.HeadLen:]
+}
+
+// dropPostBody lets the garbage collector have a run's generated body.
+func dropPostBody(cfg *client.Config) {
+	cfg.Request, cfg.HeadLen, cfg.Spec.Body = nil, 0, nil
+}
+
+// fillBody writes --post-sizes' body: printable text, a 37-byte pattern
+// repeated.
+func fillBody(b []byte) {
 	const pattern = "abcdefghijklmnopqrstuvwxyz0123456789\n"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = pattern[i%len(pattern)]
+	n := copy(b, pattern)
+	for n < len(b) {
+		n += copy(b[n:], b[:n])
 	}
-	return b
+}
+
+// serverMeter measures a target's server; label is the --server-pid label
+// that chose it ("" for PIDS given for every target).
+type serverMeter struct {
+	*servercpu.Meter
+	label string
 }
 
 // serverMeters reads --server-pid: PIDS for every target, or LABEL=PIDS for
 // one (repeatable). Every process must exist now.
-func serverMeters(specs []string, s *sweep.Settings) (map[int]*servercpu.Meter, error) {
+func serverMeters(specs []string, s *sweep.Settings) (map[int]*serverMeter, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
 	byLabel := map[string][]int{}
 	for _, spec := range specs {
-		label, list, labelled := strings.Cut(spec, "=")
-		if !labelled {
-			list, label = spec, ""
-		}
-		pids, err := servercpu.ParsePIDs(list)
+		label, pids, err := parseServerPID(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -438,22 +486,24 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]*servercpu.Meter, 
 		}
 		byLabel[label] = pids
 	}
-	meters := map[int]*servercpu.Meter{}
+	meters := map[int]*serverMeter{}
 	s.ServerPIDs = map[string][]int{}
 	known := map[string]bool{"": true}
 	for i, t := range s.Targets {
 		known[t.Label] = true
-		pids, ok := byLabel[t.Label]
+		label := t.Label
+		pids, ok := byLabel[label]
 		if !ok {
 			if pids, ok = byLabel[""]; !ok {
 				continue
 			}
+			label = ""
 		}
 		m, err := servercpu.New(pids)
 		if err != nil {
 			return nil, err
 		}
-		meters[i] = m
+		meters[i] = &serverMeter{m, label}
 		s.ServerPIDs[t.Label] = pids
 	}
 	for label := range byLabel {
@@ -466,7 +516,7 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]*servercpu.Meter, 
 
 // measure runs one repetition of a point, as a single gab run would, and
 // returns what it measured.
-func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter *servercpu.Meter,
+func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter *serverMeter,
 	verbose bool, out, stderr io.Writer) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
@@ -507,7 +557,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if res != nil {
 		var server *report.ServerCPU
 		if rr.ServerCPUKnown {
-			server = &report.ServerCPU{PIDs: meter.PIDs(), CPU: rr.ServerCPU, Resolution: servercpu.Resolution, Client: cpu}
+			server = &report.ServerCPU{Label: meter.label, PIDs: meter.PIDs(), CPU: rr.ServerCPU, Resolution: servercpu.Resolution, Client: cpu}
 		}
 		sum = report.Summarize(res, reportOptions(o, p.argv, cpu, server))
 		rr.RPS = sum.Rates.RequestsPerSecond

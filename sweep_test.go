@@ -13,12 +13,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"gab/internal/samples"
 	"gab/internal/sweep"
@@ -74,7 +77,19 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-e", "x.csv", u}, exitUsage, "-e does not apply to gab sweep"},
 		{[]string{"--demo", u}, exitUsage, "--demo sweeps the built-in server: no TARGET"},
 		{nil, exitUsage, "no TARGET"},
-		{[]string{"--repeat", "0", u}, exitUsage, "--repeat must be at least 1"},
+		{[]string{"--repeat", "0", u}, exitUsage, "--repeat must be from 1 to 1000, not 0"},
+		{[]string{"--repeat", "99999999999", u}, exitUsage, "--repeat must be from 1 to 1000, not 99999999999"},
+		{[]string{"--post-sizes", "100g", u}, exitUsage, `--post-sizes: 100g is above the limit of 64m (64 MiB: each body is built in memory) (in "100g")`},
+		{[]string{"--post-sizes", "4,65m", u}, exitUsage, "--post-sizes: 65m is above the limit of 64m"},
+		{[]string{"--sizes", "1025g", "http://127.0.0.1:9/{size}"}, exitUsage, "--sizes: 1025g is above the limit of 1024g (1 TiB)"},
+		{[]string{"-c", strings.Repeat("1,", 100) + "1", u}, exitUsage, "-c: 101 values, at most 100"},
+		{[]string{"-c", "1,2,3,4,5,6,7,8,9,10", "--sizes", "1,2,3,4,5,6,7,8,9,10", "--repeat", "101", "http://127.0.0.1:9/{size}"}, exitUsage,
+			"1 targets × 10 sizes × 10 concurrencies × --repeat 101 is more than 10000 runs"},
+		{[]string{"--pause", "61m", u}, exitUsage, "--pause must be at most 1h0m0s, not 1h1m0s"},
+		{[]string{"--max-cv", "inf", u}, exitUsage, "--max-cv must be a percentage from 0 to 1000, not +Inf"},
+		{[]string{"--start-at", "2000000000", u}, exitUsage, "--start-at does not apply to gab sweep"},
+		{[]string{"--hlog", "x.hlog", u}, exitUsage, "--hlog does not apply to gab sweep"},
+		{[]string{"--version", u}, exitUsage, "--version does not apply to gab sweep"},
 		{[]string{"a=" + u, "a=" + u}, exitUsage, `two targets are named "a"`},
 		{[]string{u, "-n", "3"}, exitUsage, "ab's options go before the targets"},
 		{[]string{"--csv", filepath.Join(dir, "no", "such", "dir"), u}, exitError, "no such file or directory"},
@@ -84,6 +99,114 @@ func TestSweepBadInput(t *testing.T) {
 		if status != c.status || !strings.Contains(stderr, c.want) || stdout != "" {
 			t.Errorf("sweep %q: status %d, stderr %q, stdout %q; want status %d and %q", c.args, status, stderr, stdout, c.status, c.want)
 		}
+	}
+}
+
+// badSweepValues gives each of gab sweep's own options a value it refuses.
+var badSweepValues = map[string][]string{
+	"sizes":      {"--sizes", "zz"},
+	"post-sizes": {"--post-sizes", "100g"},
+	"repeat":     {"--repeat", "x"},
+	"pause":      {"--pause", "2h"},
+	"max-cv":     {"--max-cv", "-1"},
+	"csv":        {"--csv", ""},
+	"json":       {"--json", ""},
+	"plot":       {"--plot", "x.txt"},
+	"html":       {"--html", ""},
+	"demo":       {"--demo=maybe"},
+	"server-pid": {"--server-pid", "x"},
+	"help":       {"--help=maybe"},
+}
+
+// Every sweep option given a bad value, and every run option that a sweep
+// passes on to its runs, is one line that names it, exit 22.
+func TestEverySweepOptionErrorIsOneLine(t *testing.T) {
+	u := "http://127.0.0.1:9/{size}"
+	check := func(name string, bad []string) {
+		t.Helper()
+		argv := append(append([]string{"ab", "sweep"}, bad...), u)
+		if name != "sizes" && name != "post-sizes" { // {size} needs a size list
+			argv[len(argv)-1] = "http://127.0.0.1:9/x"
+		}
+		status, stdout, stderr := runArgs(t, t.Context(), argv...)
+		if status != exitUsage || stdout != "" || !oneLineNaming(stderr, "ab sweep: ", "--"+name) {
+			t.Errorf("%q: status %d, stdout %q, stderr %q; want one line naming --%s, status 22", argv[1:], status, stdout, stderr, name)
+		}
+	}
+	newSweepFlagSet(new(sweepOptions)).VisitAll(func(f *pflag.Flag) {
+		bad, ok := badSweepValues[f.Name]
+		if !ok {
+			t.Errorf("--%s has no bad value in badSweepValues", f.Name)
+			return
+		}
+		check(f.Name, bad)
+	})
+	newLongFlagSet(new(longOptions)).VisitAll(func(f *pflag.Flag) {
+		if badSweepValues[f.Name] == nil && badLongValues[f.Name] != nil {
+			check(f.Name, badLongValues[f.Name])
+		}
+	})
+}
+
+// TestSweepPostBodyHeldOnce: --post-sizes builds each run's body just before
+// the run, inside its request, so that one body is alive at a time: the
+// server, with the third size in hand, finds less than two bodies' worth of
+// live heap in the process (all three held at once would be over 90 MiB), and
+// every byte sent is the generated pattern.
+func TestSweepPostBodyHeldOnce(t *testing.T) {
+	const pattern = "abcdefghijklmnopqrstuvwxyz0123456789\n"
+	var maxLive atomic.Uint64
+	var badBody atomic.Bool
+	bodies := new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies.Add(int64(len(b)))
+		for i := 0; i < len(b); i += 4093 { // a sample of the bytes
+			if b[i] != pattern[i%len(pattern)] {
+				badBody.Store(true)
+			}
+		}
+		b = nil
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapAlloc > maxLive.Load() {
+			maxLive.Store(ms.HeapAlloc)
+		}
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	status, _, stderr := runArgs(t, t.Context(), "ab", "sweep", "-n", "1", "--post-sizes", "32m,31m,30m", srv.URL+"/")
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, stderr)
+	}
+	if want := int64(93 << 20); bodies.Load() != want || badBody.Load() {
+		t.Errorf("server received %d body bytes (want %d), pattern broken: %v", bodies.Load(), want, badBody.Load())
+	}
+	if live := maxLive.Load(); live >= 64<<20 {
+		t.Errorf("%d MiB live while a 30-32 MiB body was sent: more than one body held", live>>20)
+	}
+}
+
+// setPostBody holds the body once: Spec.Body is the request's tail.
+func TestSetPostBody(t *testing.T) {
+	o, _, done, _, stderr := parse(t, "ab", "-T", "x/y", testURL)
+	if done {
+		t.Fatal(stderr)
+	}
+	cfg := &o.Config
+	cfg.Spec.Method, cfg.Spec.HasBody = "POST", true
+	setPostBody(cfg, 100)
+	head := string(cfg.Request[:cfg.HeadLen])
+	if !strings.HasPrefix(head, "POST /f100.txt HTTP/1.0\r\nContent-length: 100\r\nContent-type: x/y\r\n") ||
+		len(cfg.Spec.Body) != 100 || &cfg.Spec.Body[0] != &cfg.Request[cfg.HeadLen] ||
+		string(cfg.Spec.Body[36:40]) != "\nabc" {
+		t.Errorf("request %q, body %q", cfg.Request, cfg.Spec.Body)
+	}
+	dropPostBody(cfg)
+	if cfg.Request != nil || cfg.Spec.Body != nil {
+		t.Error("the body outlived its run")
 	}
 }
 
