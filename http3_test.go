@@ -1,65 +1,28 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/quic-go/quic-go/http3"
+	"gab/internal/h3test"
 )
 
 // startH3Server serves 100-byte documents over HTTP/3 on 127.0.0.1 until
 // the test ends; it returns the https:// URL and the count of requests.
 func startH3Server(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	hits := new(atomic.Int64)
-	srv := &http3.Server{
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, NextProtos: []string{"h3"}},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			w.Header().Set("Server", "h3test/1.0")
-			w.Header().Set("Content-Length", "100")
-			io.WriteString(w, strings.Repeat("q", 100))
-		}),
-	}
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(udp) // returns when closed
-	}()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		_ = udp.Close()
-		<-done
-	})
-	return fmt.Sprintf("https://127.0.0.1:%d/doc", udp.LocalAddr().(*net.UDPAddr).Port), hits
+	port := h3test.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Server", "h3test/1.0")
+		w.Header().Set("Content-Length", "100")
+		io.WriteString(w, strings.Repeat("q", 100))
+	}), nil)
+	return fmt.Sprintf("https://127.0.0.1:%d/doc", port), hits
 }
 
 // --http3 with what cannot work is a usage error: one line, exit 22.

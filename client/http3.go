@@ -144,6 +144,7 @@ type h3Slot struct {
 	fields     *h3Fields
 	o          Outcome
 	registered *h3Conn
+	pos        int // the slot's place among its connection's streams (h3Conn.inflight)
 }
 
 func (h *h3Transport) work(r *run, slot int, t *Tally) {
@@ -154,7 +155,7 @@ func (h *h3Transport) work(r *run, slot int, t *Tally) {
 			h.connWG.Wait()
 		}
 	}()
-	s := &h3Slot{buf: make([]byte, h3ReadBuffer), fields: newH3Fields(r)}
+	s := &h3Slot{buf: make([]byte, h3ReadBuffer), fields: newH3Fields(r), pos: slot / len(h.holders)}
 	hd := &h.holders[slot%len(h.holders)]
 	for r.claim(t) {
 		if !h.issue(r, hd, s, t) {
@@ -211,12 +212,14 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 	c.active.Add(1)
 	defer c.release()
 	s.resp.reset()
-	str, err := c.qc.OpenStreamSync(stopContext{r})
+	str, err := c.qc.OpenStreamSync(c)
 	if err != nil {
-		// Nothing was sent: the connection ended (or the run stopped) while
-		// the stream waited for the server's stream credit.
+		// Nothing was sent: the connection ended, the server sent GOAWAY
+		// or the run stopped while the stream waited for stream credit.
 		return h.lost(r, t, c, s, -1, err)
 	}
+	c.inflight[s.pos].Store(str)
+	defer c.inflight[s.pos].Store(nil)
 	id := int64(str.StreamID())
 	if g := c.goaway.Load(); g >= 0 && id >= g {
 		h3Cancel(str, http3.ErrCodeRequestCanceled)
@@ -354,12 +357,16 @@ type h3Conn struct {
 	qc     *quic.Conn
 	tr     *quic.Transport
 	udp    *net.UDPConn
-	owner  *Tally       // touched on connection-level activity (-s)
-	goaway atomic.Int64 // the stream ID of the server's GOAWAY, -1 before one
-	active atomic.Int32 // requests on the connection
-	closed atomic.Bool  // gab closed it
-	unis   sync.WaitGroup
-	kinds  [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)
+	owner  *Tally        // touched on connection-level activity (-s)
+	goaway atomic.Int64  // the stream ID of the server's GOAWAY, -1 before one
+	away   chan struct{} // closed on the server's first GOAWAY
+	// inflight holds each of the connection's slots' stream in flight (nil
+	// between requests), so that a GOAWAY can end those it did not process.
+	inflight []atomic.Pointer[quic.Stream]
+	active   atomic.Int32 // requests on the connection
+	closed   atomic.Bool  // gab closed it
+	unis     sync.WaitGroup
+	kinds    [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)
 }
 
 // open sets up a QUIC connection (its own UDP socket, the handshake), opens
@@ -410,7 +417,8 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, erro
 	h.opened.Add(1)
 	cs := qc.ConnectionState().TLS
 	r.quicTLSDone(&cs)
-	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t}
+	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t, away: make(chan struct{}),
+		inflight: make([]atomic.Pointer[quic.Stream], h.cfg.Streams)}
 	c.goaway.Store(-1)
 	ctrl, err := qc.OpenUniStream()
 	if err == nil {
@@ -437,6 +445,38 @@ func (r *run) quicTLSDone(cs *tls.ConnectionState) {
 	}
 	if r.cfg.Verbosity >= 2 {
 		r.events.TLSHandshake(cs)
+	}
+}
+
+// goAway takes the server's GOAWAY (RFC 9114 §5.2): no new streams, and
+// the requests in flight at or above id, which the server will not process,
+// end now (their slots send them again on a new connection); the
+// connection closes when its last request is done.
+func (c *h3Conn) goAway(id int64) {
+	if c.goaway.Swap(id) < 0 {
+		close(c.away)
+	}
+	for i := range c.inflight {
+		if str := c.inflight[i].Load(); str != nil && int64(str.StreamID()) >= id {
+			str.CancelRead(quic.StreamErrorCode(http3.ErrCodeRequestCanceled))
+		}
+	}
+	if c.active.Load() == 0 {
+		c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
+	}
+}
+
+// c is the context of the streams gab opens on the connection: done when
+// the server has sent GOAWAY or the run stops (the connection then closes).
+func (c *h3Conn) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *h3Conn) Value(any) any               { return nil }
+func (c *h3Conn) Done() <-chan struct{}       { return c.away }
+func (c *h3Conn) Err() error {
+	select {
+	case <-c.away:
+		return errGoAwayRefused
+	default:
+		return nil
 	}
 }
 
@@ -613,10 +653,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 			if e != nil {
 				return e
 			}
-			c.goaway.Store(id)
-			if c.active.Load() == 0 {
-				c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
-			}
+			c.goAway(id)
 		case h3FrameData, h3FrameHeaders, h3FramePushPromise, h3FrameMaxPushID, 0x2, 0x6, 0x8, 0x9:
 			return errH3ControlFrame
 		case h3FrameCancelPush:

@@ -2,70 +2,22 @@ package client
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"gab/internal/h3test"
 	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/http3"
 )
 
-// h3ServerTLS is a TLS configuration for an HTTP/3 test server on
-// loopback: a fresh self-signed certificate for localhost and 127.0.0.1,
-// ALPN h3.
-func h3ServerTLS(tb testing.TB) *tls.Config {
-	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
-		NextProtos:   []string{"h3"},
-	}
-}
-
-// startH3 serves handler (an h2Counter counts QUIC connections by client
-// address, since gab opens each on its own UDP socket) over HTTP/3 on 127.0.0.1 (UDP) until the test ends;
-// it returns the URL to use.
+// startH3 serves handler over HTTP/3 until the test ends and returns the
+// URL to use (an h2Counter counts QUIC connections by client address, since
+// gab opens each on its own UDP socket).
 func startH3(t testing.TB, handler http.Handler) string {
 	t.Helper()
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http3.Server{Handler: handler, TLSConfig: h3ServerTLS(t), QUICConfig: &quic.Config{MaxIncomingStreams: 1000}}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(udp) // returns when closed
-	}()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		_ = udp.Close()
-		<-done
-	})
-	return fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port)
+	return fmt.Sprintf("https://127.0.0.1:%d/", h3test.Serve(t, handler, &quic.Config{MaxIncomingStreams: 1000}))
 }
 
 // h3TestConfig is a hand-built --http3 configuration for rawURL.

@@ -1,0 +1,66 @@
+// Package h3test serves HTTP/3 on loopback for gab's tests: quic-go's
+// server with a fresh self-signed certificate, stopped when the test ends.
+package h3test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// TLSConfig is a server configuration with a fresh self-signed certificate
+// for localhost, 127.0.0.1 and ::1, offering h3 in ALPN.
+func TLSConfig(tb testing.TB) *tls.Config {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		NextProtos:   []string{"h3"},
+	}
+}
+
+// Serve serves handler over HTTP/3 on 127.0.0.1 (UDP) until the test ends
+// and returns the port. conf may be nil (quic-go's defaults).
+func Serve(tb testing.TB, handler http.Handler, conf *quic.Config) int {
+	tb.Helper()
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http3.Server{Handler: handler, TLSConfig: TLSConfig(tb), QUICConfig: conf}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(udp) // returns when closed
+	}()
+	tb.Cleanup(func() {
+		_ = srv.Close()
+		_ = udp.Close()
+		<-done
+	})
+	return udp.LocalAddr().(*net.UDPAddr).Port
+}
