@@ -336,6 +336,9 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		rr := measure(ctx, s, r, i, p, meters[r.Target], sa.verbose, out, stderr)
 		if post {
 			dropPostBody(&p.o.Config)
+			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
+				runtime.GC() // the next body is not allocated beside this one
+			}
 		}
 		foldHistogram(histOwner, rr)
 		runs = append(runs, rr)
@@ -437,6 +440,10 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 	}
 	return &sweepPoint{o: o, argv: argv}, exitOK
 }
+
+// bigPostBody is the --post-sizes body past which the sweep collects it as
+// soon as its run ends.
+const bigPostBody = 1 << 20
 
 // setPostBody builds a --post-sizes run's request with its generated body of
 // n bytes (at most sweep.MaxPostSize). The body is held once: Spec.Body (what
