@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -41,8 +42,14 @@ type h2HostileConn struct {
 // server's SETTINGS. With read, a goroutine reads gab's frames and lists its
 // requests on reqs; without, nothing past the preface is ever read.
 func startH2Hostile(tb testing.TB, read bool, script func(hc *h2HostileConn)) *h2Hostile {
+	return startH2HostileTLS(tb, nil, read, script)
+}
+
+// startH2HostileTLS is startH2Hostile behind crypto/tls with conf (which
+// must offer h2 by ALPN), or plain when conf is nil.
+func startH2HostileTLS(tb testing.TB, conf *tls.Config, read bool, script func(hc *h2HostileConn)) *h2Hostile {
 	s := &h2Hostile{}
-	s.fs = newFaultServer(tb, func(fc *faultConn) {
+	s.fs = newFaultServerTLS(tb, conf, func(fc *faultConn) {
 		preface := make([]byte, len(http2.ClientPreface))
 		if _, err := io.ReadFull(fc.br, preface); err != nil {
 			return

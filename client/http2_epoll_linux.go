@@ -444,13 +444,16 @@ func (lp *h2Loop) connectFailed(c *h2eConn, err error, next bool) {
 }
 
 // read reads and decodes what c's socket holds, up to h2ReadBudget bytes:
-// a connection with more waits on lp.pending for the next turn.
+// a connection with more waits on lp.pending for the next turn. It stops
+// with the run, as decode does: a stopped decode leaves its frames in the
+// buffer, which would fill up, and over TLS a read into no room is
+// crypto/tls's Read of an empty slice, (0, nil), which spends no budget.
 func (lp *h2Loop) read(c *h2eConn) {
 	c.budget = h2ReadBudget
 	if c.tls != nil && !c.tls.hsDone && !lp.handshake(c) {
 		return
 	}
-	for c.canRead() && c.fd >= 0 && !lp.stopped {
+	for c.canRead() && c.fd >= 0 && !lp.stopped && !lp.r.isStopped() {
 		if c.pos > 0 && c.pos == c.have {
 			c.pos, c.have = 0, 0
 		} else if c.have == len(c.in) {
