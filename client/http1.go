@@ -487,6 +487,8 @@ func readFailure(err error, got, reused, stopped, timedOut bool) (class FailClas
 		return OK, err, true
 	case isEOF(err):
 		return FailReceiveCounted, errTruncated, false
+	case tlsGaveUp(err):
+		return FailReceiveCounted, err, false
 	}
 	return FailReceive, err, false
 }

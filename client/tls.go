@@ -385,6 +385,17 @@ func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 	return tc, nil
 }
 
+// tlsGaveUp reports a read error of crypto/tls's own making: the session
+// is unusable (an alert sent or received, a record it refused, or a limit of
+// its own, such as at most 16 post-handshake messages in a row, which a TLS
+// 1.3 server sending 17 session tickets before its answer exceeds), as
+// opposed to an error of the socket under it. ab's SSL_read failures close
+// the connection and the run goes on (the next request opens a new one);
+// gab counts them as receive failures whatever -r says.
+func tlsGaveUp(err error) bool {
+	return errnoOf(err) == 0 && !isEOF(err) && strings.Contains(err.Error(), "tls: ")
+}
+
 // tlsFailed reports a failed handshake to Events unless the run is stopping.
 func (r *run) tlsFailed(err error) {
 	if !r.isStopped() {
