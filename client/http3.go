@@ -96,6 +96,9 @@ func newHTTP3(cfg *Config) (transport, error) {
 	}
 	tc := withALPN(base, "h3")
 	tc.MinVersion, tc.MaxVersion = tls.VersionTLS13, tls.VersionTLS13 // QUIC is TLS 1.3 only
+	if tc.ClientSessionCache != nil {
+		tc.ClientSessionCache = h3SessionCache{tc.ClientSessionCache}
+	}
 	request, err := h3Request(cfg)
 	if err != nil {
 		return nil, err
@@ -109,6 +112,8 @@ func newHTTP3(cfg *Config) (transport, error) {
 			MaxIncomingStreams:    -1, // the server may open no request streams
 			MaxIncomingUniStreams: h3MaxUniStreams,
 			KeepAlivePeriod:       10 * time.Second, // an idle connection (a slow --rate) stays open
+			// ab's -s bounds each connect too; 0 is quic-go's default (5 s).
+			HandshakeIdleTimeout: max(cfg.Timeout, 0),
 		},
 		request: request,
 		headReq: cfg.Spec.Method == "HEAD",
@@ -314,9 +319,15 @@ func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		h.settle(r, t, s, FailException, fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout))
 	case id < 0 || g >= 0 && id >= g:
+		if id < 0 && !errors.Is(err, errGoAwayRefused) {
+			c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError)) // no stream opens on it: it has ended
+		}
 		t.TotalRead += s.resp.read
 		return h3Retry // never sent, or at or above the server's GOAWAY
 	default:
+		if cause := context.Cause(c.qc.Context()); cause != nil {
+			err = cause // the connection's end, not what it did to this stream
+		}
 		class, lerr := h3LostClass(err)
 		h.settle(r, t, s, class, lerr)
 	}
@@ -435,6 +446,34 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, erro
 	h.connWG.Add(1)
 	go c.acceptUni()
 	return c, nil
+}
+
+// h3SessionCache is --tls-resume's session cache for QUIC: each connection
+// that resumes a session gets its own copy of it, since quic-go writes to
+// the session state it resumes with (connections that resume the same
+// session at once must not share one).
+type h3SessionCache struct{ tls.ClientSessionCache }
+
+func (c h3SessionCache) Get(key string) (*tls.ClientSessionState, bool) {
+	cs, ok := c.ClientSessionCache.Get(key)
+	if !ok || cs == nil {
+		return cs, ok
+	}
+	ticket, state, err := cs.ResumptionState()
+	if err != nil || state == nil {
+		return nil, false
+	}
+	b, err := state.Bytes()
+	if err != nil {
+		return nil, false
+	}
+	if state, err = tls.ParseSessionState(b); err != nil {
+		return nil, false
+	}
+	if cs, err = tls.NewResumptionState(ticket, state); err != nil {
+		return nil, false
+	}
+	return cs, true
 }
 
 // quicTLSDone notes a QUIC connection's handshake as tlsDone notes a TLS

@@ -47,20 +47,41 @@ func TLSConfig(tb testing.TB) *tls.Config {
 // and returns the port. conf may be nil (quic-go's defaults).
 func Serve(tb testing.TB, handler http.Handler, conf *quic.Config) int {
 	tb.Helper()
+	return ServeTLS(tb, handler, TLSConfig(tb), conf)
+}
+
+// ServeTLS is Serve with the server's TLS configuration.
+func ServeTLS(tb testing.TB, handler http.Handler, tlsConf *tls.Config, conf *quic.Config) int {
+	tb.Helper()
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := &http3.Server{Handler: handler, TLSConfig: TLSConfig(tb), QUICConfig: conf}
+	tr := &quic.Transport{Conn: udp}
+	tb.Cleanup(func() {
+		_ = tr.Close()
+		_ = udp.Close()
+	})
+	ServeOn(tb, tr, handler, tlsConf, conf)
+	return udp.LocalAddr().(*net.UDPAddr).Port
+}
+
+// ServeOn serves handler over HTTP/3 on tr until the test ends.
+func ServeOn(tb testing.TB, tr *quic.Transport, handler http.Handler, tlsConf *tls.Config, conf *quic.Config) {
+	tb.Helper()
+	ln, err := tr.ListenEarly(http3.ConfigureTLSConfig(tlsConf), conf)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &http3.Server{Handler: handler}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Serve(udp) // returns when closed
+		_ = srv.ServeListener(ln) // returns when closed
 	}()
 	tb.Cleanup(func() {
 		_ = srv.Close()
-		_ = udp.Close()
+		_ = ln.Close()
 		<-done
 	})
-	return udp.LocalAddr().(*net.UDPAddr).Port
 }

@@ -1,0 +1,282 @@
+package client
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"gab/internal/h3test"
+)
+
+// QUIC connections that end or never start: a stateless reset, an idle
+// timeout, a server that never answers, a failed version negotiation. A
+// UDP proxy on 127.0.0.1 between gab and quic-go's server forwards, drops or
+// redirects the packets.
+
+// udpProxy forwards datagrams between gab and a server, through one
+// upstream socket per client address.
+type udpProxy struct {
+	ln     *net.UDPConn
+	target atomic.Pointer[net.UDPAddr]
+	drop   atomic.Bool
+	mu     sync.Mutex
+	ups    map[string]*net.UDPConn
+	wg     sync.WaitGroup
+}
+
+func startUDPProxy(tb testing.TB, target *net.UDPAddr) *udpProxy {
+	tb.Helper()
+	ln, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &udpProxy{ln: ln, ups: map[string]*net.UDPConn{}}
+	p.target.Store(target)
+	p.wg.Add(1)
+	go p.run()
+	tb.Cleanup(func() {
+		_ = ln.Close()
+		p.mu.Lock()
+		for _, up := range p.ups {
+			_ = up.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *udpProxy) url() string {
+	return fmt.Sprintf("https://127.0.0.1:%d/", p.ln.LocalAddr().(*net.UDPAddr).Port)
+}
+
+func (p *udpProxy) run() {
+	defer p.wg.Done()
+	buf := make([]byte, 2048)
+	for {
+		n, from, err := p.ln.ReadFromUDP(buf)
+		if err != nil {
+			return
+		}
+		if p.drop.Load() {
+			continue
+		}
+		up := p.upstream(from)
+		if up == nil {
+			return
+		}
+		_, _ = up.WriteToUDP(buf[:n], p.target.Load())
+	}
+}
+
+// upstream is the socket that carries from's datagrams to the server (and
+// the server's back), nil once the proxy is closed.
+func (p *udpProxy) upstream(from *net.UDPAddr) *net.UDPConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if up, ok := p.ups[from.String()]; ok {
+		return up
+	}
+	up, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil
+	}
+	p.ups[from.String()] = up
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		buf := make([]byte, 2048)
+		for {
+			n, err := up.Read(buf)
+			if err != nil {
+				return
+			}
+			if !p.drop.Load() {
+				_, _ = p.ln.WriteToUDP(buf[:n], from)
+			}
+		}
+	}()
+	return up
+}
+
+// serveH3On serves handler over HTTP/3 on tr until the test ends.
+func serveH3On(tb testing.TB, tr *quic.Transport, handler http.Handler, conf *quic.Config) {
+	h3test.ServeOn(tb, tr, handler, h3test.TLSConfig(tb), conf)
+}
+
+// resetTransport is a QUIC transport on 127.0.0.1 with the given
+// stateless reset key (nil: none).
+func resetTransport(tb testing.TB, key *quic.StatelessResetKey) *quic.Transport {
+	tb.Helper()
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr := &quic.Transport{Conn: udp, StatelessResetKey: key}
+	tb.Cleanup(func() {
+		_ = tr.Close()
+		_ = udp.Close()
+	})
+	return tr
+}
+
+// A server that loses its connections' state (it restarted: another
+// server with the same stateless reset key now gets the packets) answers
+// with a stateless reset: the requests in flight are Receive failures,
+// counted whatever -r says, and a new connection carries the rest.
+func TestHTTP3StatelessReset(t *testing.T) {
+	checkEngineLeaks(t)
+	var key quic.StatelessResetKey
+	copy(key[:], "a stateless reset key for tests")
+	first, second := resetTransport(t, &key), resetTransport(t, &key)
+	var proxy *udpProxy
+	var served atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if served.Add(1) == 10 {
+			proxy.target.Store(second.Conn.LocalAddr().(*net.UDPAddr)) // the "restart"
+		}
+		_, _ = w.Write([]byte("hello"))
+	})
+	serveH3On(t, first, handler, nil)
+	serveH3On(t, second, handler, nil)
+	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr))
+	const n = 40
+	res, err, _ := runH2Within(t, h3TestConfig(t, proxy.url(), n, 1, 2), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != n || res.Failed.Receive == 0 || res.Failed.Total != res.Failed.Receive {
+		t.Errorf("Complete %d Failed %+v, want %d with Receive failures only", res.Complete, res.Failed, n)
+	}
+	if e := res.FirstError["receive"]; e != "QUIC stateless reset from the server" {
+		t.Errorf("first receive error %q", e)
+	}
+}
+
+// A path that goes silent: past the idle timeout (the server's, 400 ms,
+// is the connection's) the requests in flight are Receive failures; the
+// new connection's handshake waits for the path to come back, and the run
+// goes on.
+func TestHTTP3IdleTimeout(t *testing.T) {
+	tr := resetTransport(t, nil)
+	var proxy *udpProxy
+	var served atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if served.Add(1) == 10 {
+			proxy.drop.Store(true)
+			time.AfterFunc(1500*time.Millisecond, func() { proxy.drop.Store(false) })
+		}
+		_, _ = w.Write([]byte("hello"))
+	})
+	serveH3On(t, tr, handler, &quic.Config{MaxIdleTimeout: 400 * time.Millisecond})
+	proxy = startUDPProxy(t, tr.Conn.LocalAddr().(*net.UDPAddr))
+	const n = 30
+	res, err, _ := runH2Within(t, h3TestConfig(t, proxy.url(), n, 1, 1), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v %v retries %d elapsed %v", res.Failed, res.FirstError, res.Retries, res.Elapsed)
+	if res.Complete != n || res.Failed.Receive != 1 || res.Failed.Total != 1 {
+		t.Errorf("Complete %d Failed %+v (%v), want %d with the one request in flight a Receive failure", res.Complete, res.Failed, res.FirstError, n)
+	}
+	if e := res.FirstError["receive"]; e != "QUIC idle timeout: nothing received from the server" {
+		t.Errorf("first receive error %q", e)
+	}
+}
+
+// A server that never answers (every datagram dropped): the handshake
+// cannot complete and nothing arrives, so -s ends the run as ab's does for
+// a host that never answers (exit 119), on time.
+func TestHTTP3SilentServer(t *testing.T) {
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = udp.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFromUDP(buf); err != nil {
+				return
+			}
+		}
+	}()
+	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 2, 2)
+	cfg.Timeout = 700 * time.Millisecond
+	res, err, took := runH2Within(t, cfg, 20*time.Second)
+	if err == nil || res.Ending != EndFatal || res.Fatal.Exit != 119 || res.Complete != 0 {
+		t.Fatalf("ending %v (%v), %d complete; want -s's timeout", res.Ending, err, res.Complete)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the run took %v", took)
+	}
+}
+
+// A server that speaks no QUIC version gab offers answers each Initial
+// with a Version Negotiation packet: every connect fails (Connect, issued
+// again) and the 12th ends the run, as ab's connect failures do.
+func TestHTTP3VersionNegotiationFails(t *testing.T) {
+	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done sync.WaitGroup
+	done.Add(1)
+	t.Cleanup(func() {
+		_ = udp.Close()
+		done.Wait()
+	})
+	go func() {
+		defer done.Done()
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := udp.ReadFromUDP(buf)
+			if err != nil {
+				return
+			}
+			if vn := versionNegotiation(buf[:n]); vn != nil {
+				_, _ = udp.WriteToUDP(vn, from)
+			}
+		}
+	}()
+	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 1, 1)
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err == nil || res.Ending != EndFatal || !strings.Contains(res.Fatal.Message, "Test aborted after 10 failures") {
+		t.Fatalf("ending %v (%v), want the abort after 10 failed connects", res.Ending, err)
+	}
+	if e := res.FirstError["connect"]; !strings.HasPrefix(e, "QUIC version negotiation failed") {
+		t.Errorf("first connect error %q", e)
+	}
+}
+
+// versionNegotiation is the Version Negotiation packet (RFC 9000 §17.2.1)
+// that answers a client's long-header packet p, offering only a version
+// nobody speaks; nil if p is not a long-header packet.
+func versionNegotiation(p []byte) []byte {
+	if len(p) < 7 || p[0]&0x80 == 0 {
+		return nil
+	}
+	dlen := int(p[5])
+	if len(p) < 6+dlen+1 {
+		return nil
+	}
+	dcid := p[6 : 6+dlen]
+	slen := int(p[6+dlen])
+	if len(p) < 7+dlen+slen {
+		return nil
+	}
+	scid := p[7+dlen : 7+dlen+slen]
+	b := []byte{0xc0, 0, 0, 0, 0, byte(len(scid))}
+	b = append(b, scid...)
+	b = append(b, byte(len(dcid)))
+	b = append(b, dcid...)
+	return binary.BigEndian.AppendUint32(b, 0x5a6a7a8a)
+}
