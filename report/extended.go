@@ -45,11 +45,13 @@ type Throughput struct {
 	SD        float64 // sample standard deviation over the intervals (0 for fewer than two)
 }
 
-// ThroughputOf computes Throughput from Result.Extra.PerSecond and the time taken.
+// ThroughputOf computes Throughput from Result.Extra.PerSecond and the time
+// taken, in time and memory of perSecond's length, whatever the time taken
+// (a document read back may claim any).
 func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
 	n := int(elapsed / time.Second)
-	counts := make([]int64, n) // seconds without a completion are missing from the series' end
-	copy(counts, perSecond)
+	// Seconds without a completion are missing from the series' end: zeros.
+	counts := perSecond[:min(n, len(perSecond))]
 	t := Throughput{Intervals: n}
 	if n == 0 {
 		return t
@@ -65,6 +67,7 @@ func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
 			d := float64(c) - t.Mean
 			ss += d * d
 		}
+		ss += float64(n-len(counts)) * t.Mean * t.Mean
 		t.SD = math.Sqrt(ss / float64(n-1))
 	}
 	return t

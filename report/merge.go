@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,17 +48,22 @@ type MergeError struct {
 }
 
 func (e *MergeError) Error() string {
-	msg := "cannot merge:\n  " + strings.Join(e.Reasons, "\n  ")
+	msg := "cannot merge: " + e.Reasons[0]
+	if len(e.Reasons) > 1 {
+		msg = "cannot merge:\n  " + strings.Join(e.Reasons, "\n  ")
+	}
 	if e.Forceable {
 		msg += "\n(--force merges them anyway and says so in the report)"
 	}
 	return msg
 }
 
-// Merge combines documents. It refuses, with every reason, documents of a
-// newer schema or without a report or sums; and, unless force, documents of
-// different runs, URLs or options, missing or duplicated shards, and runs
-// that ended in an error or were interrupted.
+// Merge combines documents (read with DecodeDocument, which checks each). It
+// refuses, with every reason, documents of a newer schema or without a
+// report or sums, documents that started more than maxStartSpread apart, and
+// documents whose figures add up past what the arithmetic holds; and, unless
+// force, documents of different runs, URLs or options, missing or duplicated
+// shards, and runs that ended in an error or were interrupted.
 func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 	if len(in) == 0 {
 		return nil, &MergeError{Reasons: []string{"no documents"}}
@@ -89,6 +95,9 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 			hard = append(hard, fmt.Sprintf("%s: start_time %q: %v", m.Name, d.StartTime, err))
 		}
 		starts[i] = t
+	}
+	if len(hard) == 0 {
+		hard = append(checkSpread(in, starts), checkTotals(in)...)
 	}
 	if len(hard) > 0 {
 		return nil, &MergeError{Reasons: hard}
@@ -122,6 +131,53 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 		out.Notes = append(out.Notes, "--force: merged although "+r)
 	}
 	return out, nil
+}
+
+// maxStartSpread is the longest time between the documents' starts that a
+// merge takes: a run's shards start together (--start-at) or nearly, and the
+// merged figures per second and per interval span the whole time.
+const maxStartSpread = 24 * time.Hour
+
+func checkSpread(in []MergeInput, starts []time.Time) []string {
+	first, last := 0, 0
+	for i, t := range starts {
+		if t.Before(starts[first]) {
+			first = i
+		}
+		if t.After(starts[last]) {
+			last = i
+		}
+	}
+	if spread := starts[last].Sub(starts[first]); spread > maxStartSpread || spread < 0 {
+		return []string{fmt.Sprintf("start_time: %s starts at %s, %s at %s: more than %v apart, not shards of one run",
+			in[first].Name, in[first].Doc.StartTime, in[last].Name, in[last].Doc.StartTime, maxStartSpread)}
+	}
+	return nil
+}
+
+// checkTotals refuses documents whose figures of one kind (each below 2^53
+// once validated) add up past 2^62, so that no sum of the merge overflows
+// however many documents there are.
+func checkTotals(in []MergeInput) []string {
+	totals := map[string]float64{}
+	for _, m := range in {
+		walkDocument(reflect.ValueOf(m.Doc), &docPath{}, func(p *docPath, x reflect.Value) {
+			switch x.Kind() {
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				totals[p.Key()] += math.Abs(float64(x.Int()))
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+				totals[p.Key()] += float64(x.Uint())
+			}
+		})
+	}
+	var out []string
+	for k, t := range totals {
+		if t > 1<<62 {
+			out = append(out, fmt.Sprintf("%s: the documents' values add up to %.4g, past what gab merge adds up (2^62)", k, t))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func checkEndings(in []MergeInput) []string {
@@ -189,14 +245,31 @@ func checkShards(in []MergeInput) []string {
 		}
 		seen[sh.Index] = append(seen[sh.Index], m.Name)
 	}
-	var missing []string
-	for i := 0; i < first.Count; i++ {
-		switch names := seen[i]; {
-		case len(names) == 0:
-			missing = append(missing, strconv.Itoa(i))
-		case len(names) > 1:
+	indexes := make([]int, 0, len(seen))
+	present := 0
+	for i := range seen {
+		indexes = append(indexes, i)
+		if i < first.Count {
+			present++
+		}
+	}
+	sort.Ints(indexes)
+	for _, i := range indexes {
+		if names := seen[i]; len(names) > 1 {
 			out = append(out, fmt.Sprintf("shard %d/%d appears %d times: %s", i, first.Count, len(names), strings.Join(names, ", ")))
 		}
+	}
+	// The missing ones: the first few by number (a count of shards is up to
+	// MaxShards), and how many in all.
+	const listed = 10
+	var missing []string
+	for i := 0; i < first.Count && len(missing) < listed; i++ {
+		if len(seen[i]) == 0 {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if n := first.Count - present; n > len(missing) {
+		missing = append(missing, fmt.Sprintf("… (%d in all)", n))
 	}
 	if len(missing) > 0 {
 		out = append(out, fmt.Sprintf("shard(s) %s of %d missing (run id %q): a shard that failed or never ran, or a file not given",
@@ -297,17 +370,6 @@ func (c *mergedColumn) add(s *JSONColumnSums) error {
 	c.sq.Add(c.sq, sq)
 	c.hist.Merge(h)
 	return nil
-}
-
-func decodeHistogram(j *JSONHistogram) (*hdrhistogram.Histogram, error) {
-	if j.Encoding != "hdrhistogram-v2-compressed-base64" {
-		return nil, fmt.Errorf("histogram encoding %q unknown", j.Encoding)
-	}
-	h, err := hdrhistogram.Decode([]byte(j.Data))
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %v", err)
-	}
-	return h, nil
 }
 
 // mergedRanks answers the Summary's rank queries from the merged histograms.
@@ -525,12 +587,37 @@ func mergeTimelines(d *Document, in []MergeInput) string {
 	if len(docs) < len(in) {
 		return fmt.Sprintf("no timeline: only %d of the %d documents have one", len(docs), len(in))
 	}
+	if n, most := mergedIntervals(docs); n > most {
+		return fmt.Sprintf("no timeline: the documents' timelines span %d intervals, more than %d (they are far apart)", n, most)
+	}
 	tl, _, err := MergeTimelines(docs)
 	if err != nil {
 		return "no timeline: " + err.Error()
 	}
 	d.Timeline = tl
 	return ""
+}
+
+// mergedIntervals is how many intervals the merged timeline of docs spans,
+// and the most a merge makes: twice the documents' intervals and an hour of
+// 1-second ones (the gaps between documents become empty intervals).
+func mergedIntervals(docs []*Document) (n, most int64) {
+	var starts []time.Time
+	base := time.Time{}
+	for i, d := range docs {
+		t, _ := time.Parse(time.RFC3339Nano, d.StartTime) // parsed by Merge already
+		starts = append(starts, t)
+		if i == 0 || t.Before(base) {
+			base = t
+		}
+		most += 2 * int64(len(d.Timeline.Intervals))
+	}
+	for i, d := range docs {
+		if iv := d.Timeline.IntervalUs; iv > 0 {
+			n = max(n, starts[i].Sub(base).Microseconds()/iv+int64(len(d.Timeline.Intervals)))
+		}
+	}
+	return n, most + 3600
 }
 
 // document is the merged run as a JSON document of the same schema: the

@@ -1,0 +1,736 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+	"gab/internal/chart"
+	"gab/internal/samples"
+)
+
+// This file checks the documents gab reads back (gab merge, gab compare, gab
+// plot, and through internal/sweep the runs of a sweep document) before any
+// figure of them is used: every number is non-negative (but the few that may
+// not be) and below 2^53, every count is one a gab document can hold, and
+// the figures agree with each other (counts with the sums and histograms,
+// min ≤ mean ≤ max, the failure classes with the failures). Every string is
+// made safe to print first (chart.Printable). A refusal names the field:
+// "report.failed_requests: -50 is negative".
+
+// MaxShards is the most shards a run can have: each shard needs a connection
+// of its own, and -c is at most 200000.
+const MaxShards = 200000
+
+// maxNumber bounds every number of a document: 2^53, beyond which JSON
+// readers that hold numbers as doubles lose digits (what gab writes stays far
+// below), so that no sum of a few hundred documents' figures overflows.
+const maxNumber = 1 << 53
+
+// maxRunRequests is the most requests one gab process records (-n is an int
+// of ab's, and -t alone stops at math.MaxInt32).
+const maxRunRequests = math.MaxInt32
+
+// DecodeDocument decodes a gab run document (of a run, a shard or gab merge)
+// read from the file name: its strings made safe to print, then checked by
+// ValidateDocument. Errors start with name.
+func DecodeDocument(name string, raw []byte) (*Document, error) {
+	name = chart.Printable(name)
+	var head struct {
+		Schema        string `json:"schema"`
+		SchemaVersion int    `json:"schema_version"`
+		Tool          string `json:"tool"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
+			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
+		}
+		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, chart.Printable(err.Error()))
+	}
+	if head.Tool != "gab" {
+		return nil, fmt.Errorf("%s: not a gab JSON document (no \"tool\": \"gab\")", name)
+	}
+	if head.Schema != "" {
+		return nil, fmt.Errorf("%s: a %s document, not a run's", name, chart.Printable(head.Schema))
+	}
+	if head.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this gab's %d: use the gab that wrote it", name, head.SchemaVersion, SchemaVersion)
+	}
+	var d Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, chart.Printable(err.Error()))
+	}
+	EscapeStrings(&d)
+	if err := ValidateDocument(&d); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &d, nil
+}
+
+// EscapeStrings replaces every string reachable from v (a pointer to a
+// decoded document), map keys included, by chart.Printable's form; error
+// messages become one line first.
+func EscapeStrings(v any) {
+	walkDocument(reflect.ValueOf(v), &docPath{}, func(p *docPath, x reflect.Value) {
+		if x.Kind() != reflect.String || x.Len() == 0 {
+			return
+		}
+		s := x.String()
+		if n := p.last(); n == "message" || n == "first_error" || n == "error" {
+			s = strings.Join(strings.Fields(s), " ")
+		}
+		if t := chart.Printable(s); t != x.String() {
+			x.SetString(t)
+		}
+	})
+}
+
+// ValidateDocument checks a decoded run document; the error names the first
+// field found wrong.
+func ValidateDocument(d *Document) error {
+	c := &checker{}
+	c.document(d)
+	return c.err
+}
+
+// FieldError is a document's field and what is wrong with it.
+type FieldError struct {
+	Field, Problem string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+
+// checker keeps the first problem found.
+type checker struct{ err error }
+
+func (c *checker) fail(field, format string, args ...any) {
+	if c.err == nil {
+		c.err = &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
+	}
+}
+
+// CheckNumbers checks every number reachable from v (a pointer to a decoded
+// document): finite, non-negative (but start delays and --fail-if bounds),
+// at most 2^53 in size. internal/sweep checks its documents with it too.
+func CheckNumbers(v any) error {
+	c := &checker{}
+	c.numbers(v)
+	return c.err
+}
+
+func (c *checker) numbers(v any) {
+	walkDocument(reflect.ValueOf(v), &docPath{}, func(p *docPath, x reflect.Value) {
+		if c.err != nil {
+			return
+		}
+		var f float64
+		switch x.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f = float64(x.Int())
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			f = float64(x.Uint())
+		case reflect.Float32, reflect.Float64:
+			f = x.Float()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				c.fail(p.String(), "%v is not a number", f)
+				return
+			}
+		default:
+			return
+		}
+		switch {
+		case f < 0 && !p.mayBeNegative():
+			c.fail(p.String(), "%s is negative", number(x))
+		case math.Abs(f) > maxNumber:
+			c.fail(p.String(), "%s is beyond what a gab document holds (2^53)", number(x))
+		}
+	})
+}
+
+func number(x reflect.Value) string {
+	switch x.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(x.Float(), 'g', -1, 64)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(x.Uint(), 10)
+	}
+	return strconv.FormatInt(x.Int(), 10)
+}
+
+func (c *checker) document(d *Document) {
+	if d.Tool != "gab" {
+		c.fail("tool", "%q is not gab", d.Tool)
+	}
+	if d.SchemaVersion < 1 || d.SchemaVersion > SchemaVersion {
+		c.fail("schema_version", "%d is not one of this gab's (1 to %d)", d.SchemaVersion, SchemaVersion)
+	}
+	switch d.Ending {
+	case "completed", "time_limit", "interrupted", "fatal", "not_started":
+	default:
+		c.fail("ending", "%q is not one of gab's endings", d.Ending)
+	}
+	if d.Report != nil {
+		if _, err := time.Parse(time.RFC3339Nano, d.StartTime); err != nil {
+			c.fail("start_time", "%q is not an RFC 3339 time", d.StartTime)
+		}
+	}
+	c.numbers(d)
+	if c.err != nil {
+		return
+	}
+	// A merged document holds its shards' requests; one run at most
+	// maxRunRequests.
+	limit := int64(maxRunRequests)
+	if sh := d.Shard; sh != nil && len(sh.Merged) > 1 {
+		limit *= int64(len(sh.Merged))
+	}
+	if d.Shard != nil {
+		c.shard(d.Shard)
+	}
+	if d.Report != nil && d.Sums != nil && d.Sums.Total.Count != int64(d.Report.CompleteRequests) {
+		c.fail("report.complete_requests", "%d, but the sums count %d requests", d.Report.CompleteRequests, d.Sums.Total.Count)
+	}
+	if d.Report != nil {
+		c.report(d.Report, limit)
+	}
+	if d.Sums != nil {
+		c.sums(d.Sums, d.Report, limit)
+	}
+	for i, r := range d.Percentiles {
+		if r.Percent > 100 {
+			c.fail(fmt.Sprintf("percentiles[%d].percent", i), "%g is above 100", r.Percent)
+		}
+	}
+	if d.Extended != nil {
+		c.extended(d.Extended, d.Report, limit)
+	}
+	if d.Rate != nil {
+		c.rate(d.Rate, limit)
+	}
+	if d.Timeline != nil {
+		c.timeline(d.Timeline, d.Report, limit)
+	}
+	if g := d.CGI; g != nil {
+		c.count("cgi.count", int64(g.Count), limit)
+		for _, col := range []namedColumn{{"spawn", &g.Spawn}, {"first_byte", &g.FirstByte}, {"output", &g.Output},
+			{"reap", &g.Reap}, {"child_cpu", &g.ChildCPU}} {
+			c.column("cgi."+col.name, col.col)
+		}
+	}
+}
+
+// count checks a count against what the document can hold.
+func (c *checker) count(field string, n, limit int64) {
+	if n > limit {
+		c.fail(field, "%d is more than a gab document can count (%d)", n, limit)
+	}
+}
+
+func (c *checker) shard(sh *JSONShard) {
+	switch {
+	case sh.Count < 1 || sh.Count > MaxShards:
+		c.fail("shard.count", "%d is not a number of shards (1 to %d)", sh.Count, MaxShards)
+	case sh.Index >= sh.Count:
+		c.fail("shard.index", "%d is not below shard.count %d", sh.Index, sh.Count)
+	case len(sh.Merged) > 0 && len(sh.Merged) != sh.Count:
+		c.fail("shard.merged", "%d shards, but shard.count is %d", len(sh.Merged), sh.Count)
+	}
+}
+
+func (c *checker) report(r *JSONReport, limit int64) {
+	for _, f := range []struct {
+		name string
+		n    int
+	}{
+		{"complete_requests", r.CompleteRequests}, {"failed_requests", r.FailedRequests},
+		{"write_errors", r.WriteErrors}, {"non_2xx_responses", r.Non2xxResponses},
+		{"keep_alive_requests", r.KeepAliveReqs}, {"exact_samples", r.ExactSamples},
+		{"concurrency_level", r.ConcurrencyLevel},
+	} {
+		c.count("report."+f.name, int64(f.n), limit)
+	}
+	f := r.Failures
+	if classes := int64(f.Connect) + int64(f.Receive) + int64(f.Length) + int64(f.Exceptions); int64(r.FailedRequests) < classes {
+		c.fail("report.failed_requests", "%d, but its classes (connect, receive, length, exceptions) add up to %d", r.FailedRequests, classes)
+	}
+	if r.ExactSamples > r.CompleteRequests {
+		c.fail("report.exact_samples", "%d, more than the %d complete requests", r.ExactSamples, r.CompleteRequests)
+	}
+	if r.ServerPort > math.MaxUint16 {
+		c.fail("report.server_port", "%d is not a port", r.ServerPort)
+	}
+	if s := float64(r.TimeTakenUs) / 1e6; !near(r.TimeTakenS, s) {
+		c.fail("report.time_taken_s", "%g, but time_taken_us is %d", r.TimeTakenS, r.TimeTakenUs)
+	}
+	rps := 0.0
+	if r.TimeTakenS > 0 {
+		rps = float64(r.CompleteRequests) / r.TimeTakenS
+	}
+	if !near(r.RequestsPerSecond, rps) {
+		c.fail("report.requests_per_second", "%g, but %d requests in %g s are %g", r.RequestsPerSecond, r.CompleteRequests, r.TimeTakenS, rps)
+	}
+	if r.HTMLTransferredBytes > r.TotalTransferredBytes {
+		c.fail("report.html_transferred_bytes", "%d, more than total_transferred_bytes %d", r.HTMLTransferredBytes, r.TotalTransferredBytes)
+	}
+	ct := r.ConnectionTimes
+	switch {
+	case ct == nil && r.CompleteRequests > 0:
+		c.fail("report.connection_times", "absent, with %d complete requests", r.CompleteRequests)
+	case ct != nil && r.CompleteRequests == 0:
+		c.fail("report.connection_times", "present, with no complete request")
+	case ct != nil:
+		for _, col := range []namedColumn{{"connect", &ct.Connect}, {"processing", &ct.Processing}, {"waiting", &ct.Waiting}, {"total", &ct.Total}} {
+			c.column("report.connection_times."+col.name, col.col)
+		}
+	}
+	c.served("report.percentage_served", r.PercentageServed, ct)
+}
+
+type namedColumn struct {
+	name string
+	col  *JSONColumn
+}
+
+// near reports whether a figure equals what it is computed from, but for the
+// float rounding of its computation.
+func near(got, want float64) bool {
+	return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))
+}
+
+// column checks one row of ab's timing table: min ≤ mean, median ≤ max, in
+// µs and in ms.
+func (c *checker) column(field string, col *JSONColumn) {
+	switch {
+	case col.MinUs > col.MaxUs:
+		c.fail(field+".min_us", "%d is above max_us %d", col.MinUs, col.MaxUs)
+	case col.MeanUs < col.MinUs || col.MeanUs > col.MaxUs:
+		c.fail(field+".mean_us", "%d is outside min_us..max_us (%d..%d)", col.MeanUs, col.MinUs, col.MaxUs)
+	case col.MedianUs < col.MinUs || col.MedianUs > col.MaxUs:
+		c.fail(field+".median_us", "%d is outside min_us..max_us (%d..%d)", col.MedianUs, col.MinUs, col.MaxUs)
+	case col.MinMs > col.MaxMs || col.MeanMs < col.MinMs || col.MeanMs > col.MaxMs || col.MedianMs < col.MinMs || col.MedianMs > col.MaxMs:
+		c.fail(field, "min_ms, mean_ms, median_ms and max_ms (%d, %d, %d, %d) are out of order", col.MinMs, col.MeanMs, col.MedianMs, col.MaxMs)
+	case col.SDUs > float64(col.MaxUs-col.MinUs)+1:
+		c.fail(field+".sd_us", "%g is more than max_us − min_us (%d) allows", col.SDUs, col.MaxUs-col.MinUs)
+	}
+	switch col.Confidence {
+	case "reliable", "warning", "error":
+	default:
+		c.fail(field+".confidence", "%q is not reliable, warning or error", col.Confidence)
+	}
+}
+
+// served checks ab's percentile table: percents up to 100, times ascending
+// within the total column's min and max.
+func (c *checker) served(field string, rows []JSONServed, ct *JSONConnectionTimes) {
+	var prev int64
+	for i, r := range rows {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		switch {
+		case r.Percent > 100:
+			c.fail(f+".percent", "%g is above 100", r.Percent)
+		case r.TotalUs < prev:
+			c.fail(f+".total_us", "%d is below the row before (%d)", r.TotalUs, prev)
+		case ct != nil && (r.TotalUs < ct.Total.MinUs || r.TotalUs > ct.Total.MaxUs):
+			c.fail(f+".total_us", "%d is outside the total column's min_us..max_us (%d..%d)", r.TotalUs, ct.Total.MinUs, ct.Total.MaxUs)
+		}
+		prev = r.TotalUs
+	}
+}
+
+func (c *checker) sums(s *JSONSums, r *JSONReport, limit int64) {
+	if s.HistogramPrecision != PrecisionHDR && s.HistogramPrecision != PrecisionMs {
+		c.fail("sums.histogram_precision", "%q is not %q or %q", s.HistogramPrecision, PrecisionHDR, PrecisionMs)
+	}
+	cols := [4]*JSONColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
+	for i, cs := range cols {
+		field := "sums." + columnName(Column(i))
+		c.columnSums(field, cs, limit)
+		if cs.Count != s.Total.Count {
+			c.fail(field+".count", "%d, but sums.total.count is %d", cs.Count, s.Total.Count)
+		}
+		if r == nil {
+			continue
+		}
+		if ct := r.ConnectionTimes; ct != nil && cs.Count > 0 {
+			col := [4]*JSONColumn{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
+			name := "report.connection_times." + columnName(Column(i))
+			mean := truncatedMean(cs.SumUs, int(cs.Count))
+			switch {
+			case col.MinUs != cs.MinUs:
+				c.fail(name+".min_us", "%d, but %s.min_us is %d", col.MinUs, field, cs.MinUs)
+			case col.MaxUs != cs.MaxUs:
+				c.fail(name+".max_us", "%d, but %s.max_us is %d", col.MaxUs, field, cs.MaxUs)
+			case col.MeanUs != mean:
+				c.fail(name+".mean_us", "%d, but %s gives %d", col.MeanUs, field, mean)
+			}
+		}
+	}
+}
+
+// columnSums checks one column's sums: min ≤ max within a sample's 32 bits,
+// the sum within count × [min, max], the sum of squares possible for that
+// count and sum (n·Σx² ≥ (Σx)², Σx² ≤ max·Σx), and a histogram of count
+// values.
+func (c *checker) columnSums(field string, s *JSONColumnSums, limit int64) {
+	c.count(field+".count", s.Count, limit)
+	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
+	if !ok || sq.Sign() < 0 || len(s.SumSquaresUs2) > 40 {
+		c.fail(field+".sum_squares_us2", "%q is not a non-negative integer of up to 40 digits", s.SumSquaresUs2)
+		return
+	}
+	n := uint64(s.Count)
+	if n == 0 {
+		if s.MinUs != 0 || s.MaxUs != 0 || s.SumUs != 0 || sq.Sign() != 0 {
+			c.fail(field, "min_us, max_us, sum_us or sum_squares_us2 set with count 0")
+		}
+		c.histogram(field+".histogram", &s.Histogram, 0)
+		return
+	}
+	lo, hi, ok := countRange(n, s.MinUs, s.MaxUs)
+	switch {
+	case s.MinUs > s.MaxUs:
+		c.fail(field+".min_us", "%d is above max_us %d", s.MinUs, s.MaxUs)
+		return
+	case s.MaxUs > math.MaxUint32:
+		c.fail(field+".max_us", "%d is beyond a sample's 32 bits", s.MaxUs)
+		return
+	case !ok || s.SumUs < lo || s.SumUs > hi:
+		c.fail(field+".sum_us", "%d is not within count × [min_us, max_us] (%d × [%d, %d])", s.SumUs, n, s.MinUs, s.MaxUs)
+		return
+	}
+	sum := new(big.Int).SetUint64(s.SumUs)
+	nsq := new(big.Int).Mul(new(big.Int).SetUint64(n), sq)
+	top := new(big.Int).Mul(big.NewInt(s.MaxUs), sum)
+	if nsq.Cmp(new(big.Int).Mul(sum, sum)) < 0 || sq.Cmp(top) > 0 {
+		c.fail(field+".sum_squares_us2", "%s is impossible for %d values summing to %d, none above %d", s.SumSquaresUs2, n, s.SumUs, s.MaxUs)
+		return
+	}
+	c.histogram(field+".histogram", &s.Histogram, s.Count)
+}
+
+// countRange is count × min and count × max, ok false if they pass 2^64.
+func countRange(n uint64, minV, maxV int64) (lo, hi uint64, ok bool) {
+	h1, lo := bits.Mul64(n, uint64(minV))
+	h2, hi := bits.Mul64(n, uint64(maxV))
+	return lo, hi, h1 == 0 && h2 == 0
+}
+
+// histogram checks an HDR histogram's encoding, that its header claims no
+// more than gab's histograms hold, and that it holds count values.
+func (c *checker) histogram(field string, j *JSONHistogram, count int64) {
+	if j.Unit != "us" {
+		c.fail(field+".unit", "%q is not us", j.Unit)
+		return
+	}
+	if count == 0 { // an empty part is never read: its header is enough
+		if err := samples.CheckHist(j.Data); err != nil && j.Data != "" {
+			c.fail(field, "%v", err)
+		}
+		return
+	}
+	h, err := decodeHistogram(j)
+	if err != nil {
+		c.fail(field, "%v", err)
+		return
+	}
+	if h.TotalCount() != count {
+		c.fail(field, "holds %d values for a count of %d", h.TotalCount(), count)
+	}
+}
+
+// decodeHistogram decodes a document's histogram (samples.DecodeHist).
+func decodeHistogram(j *JSONHistogram) (*hdrhistogram.Histogram, error) {
+	if j.Encoding != "hdrhistogram-v2-compressed-base64" {
+		return nil, fmt.Errorf("histogram encoding %q unknown", j.Encoding)
+	}
+	h, err := samples.DecodeHist(j.Data)
+	if err != nil {
+		return nil, fmt.Errorf("histogram: %v", err)
+	}
+	return h, nil
+}
+
+// dist checks a distribution: min ≤ percentiles ≤ max in order, the sum
+// within count × [min, max], the mean its quotient, the sd within what max − min allows,
+// and its histogram (if any) of count values. An empty one is all zeros.
+func (c *checker) dist(field string, d *JSONDist, limit int64) {
+	c.count(field+".count", d.Count, limit)
+	if d.Count == 0 {
+		if d.MinUs != 0 || d.MaxUs != 0 || d.SumUs != 0 || d.MeanUs != 0 || d.SDUs != 0 ||
+			d.MedianUs != 0 || d.P90Us != 0 || d.P99Us != 0 || d.P999Us != 0 {
+			c.fail(field, "figures set with count 0")
+		}
+		if d.Histogram != nil {
+			c.histogram(field+".histogram", d.Histogram, 0)
+		}
+		return
+	}
+	lo, hi, ok := countRange(uint64(d.Count), d.MinUs, d.MaxUs)
+	switch {
+	case d.MinUs > d.MaxUs:
+		c.fail(field+".min_us", "%d is above max_us %d", d.MinUs, d.MaxUs)
+	case d.MedianUs < d.MinUs || d.P90Us < d.MedianUs || d.P99Us < d.P90Us || d.P999Us < d.P99Us || d.MaxUs < d.P999Us:
+		c.fail(field, "min_us, median_us, p90_us, p99_us, p99_9_us and max_us (%d, %d, %d, %d, %d, %d) are out of order",
+			d.MinUs, d.MedianUs, d.P90Us, d.P99Us, d.P999Us, d.MaxUs)
+	case !ok || uint64(d.SumUs) < lo || uint64(d.SumUs) > hi:
+		c.fail(field+".sum_us", "%d is not within count × [min_us, max_us] (%d × [%d, %d])", d.SumUs, d.Count, d.MinUs, d.MaxUs)
+	case !near(d.MeanUs, float64(d.SumUs)/float64(d.Count)):
+		c.fail(field+".mean_us", "%g, but sum_us / count is %g", d.MeanUs, float64(d.SumUs)/float64(d.Count))
+	case d.SDUs > float64(d.MaxUs-d.MinUs)+1:
+		c.fail(field+".sd_us", "%g is more than max_us − min_us (%d) allows", d.SDUs, d.MaxUs-d.MinUs)
+	case d.Histogram != nil:
+		c.histogram(field+".histogram", d.Histogram, d.Count)
+	}
+}
+
+var failureClassNames = map[string]bool{"connect": true, "receive": true, "length": true, "exceptions": true, "write": true}
+
+func (c *checker) extended(x *JSONExtended, r *JSONReport, limit int64) {
+	p := &x.Phases
+	if r != nil && p.Total.Count != int64(r.CompleteRequests) {
+		c.fail("extended.phases.total.count", "%d, but report.complete_requests is %d", p.Total.Count, r.CompleteRequests)
+	}
+	for _, ph := range []struct {
+		name string
+		d    *JSONDist
+	}{{"tcp_connect", &p.TCPConnect}, {"tls_handshake", &p.TLSHandshake}, {"request_write", &p.RequestWrite},
+		{"waiting", &p.Waiting}, {"body_transfer", &p.BodyTransfer}, {"total", &p.Total}} {
+		c.dist("extended.phases."+ph.name, ph.d, limit)
+	}
+	if x.LatencyHistogram.Data != "" {
+		c.histogram("extended.latency_histogram", &x.LatencyHistogram, p.Total.Count)
+	}
+	for code, n := range x.StatusCounts {
+		if k, err := strconv.Atoi(code); err != nil || k < 0 || k > 999 || strconv.Itoa(k) != code {
+			c.fail("extended.status_counts", "%q is not a status code", code)
+		}
+		c.count("extended.status_counts."+code, int64(n), limit)
+	}
+	for name, f := range x.FailuresByClass {
+		if !failureClassNames[name] {
+			c.fail("extended.failures_by_class", "%q is not a failure class", name)
+			continue
+		}
+		if r == nil {
+			continue
+		}
+		want := map[string]int{"connect": r.Failures.Connect, "receive": r.Failures.Receive, "length": r.Failures.Length,
+			"exceptions": r.Failures.Exceptions, "write": r.WriteErrors}[name]
+		if f.Count != want {
+			c.fail("extended.failures_by_class."+name+".count", "%d, but the report counts %d", f.Count, want)
+		}
+	}
+	var perSecond int64
+	for _, n := range x.Throughput.PerSecond {
+		perSecond += n // each below 2^53: no overflow within a document's length
+	}
+	if r != nil && perSecond > int64(r.CompleteRequests) {
+		c.fail("extended.throughput.per_second", "adds up to %d, more than the %d complete requests", perSecond, r.CompleteRequests)
+	}
+	if r != nil && int64(x.Throughput.Intervals) != r.TimeTakenUs/1e6 {
+		c.fail("extended.throughput.intervals", "%d, but the run took %d whole seconds", x.Throughput.Intervals, r.TimeTakenUs/1e6)
+	}
+}
+
+func (c *checker) rate(r *JSONRate, limit int64) {
+	c.count("rate.sent", r.Sent, limit)
+	c.count("rate.due_but_not_sent", r.DueButNotSent, limit)
+	if r.OnSchedule > r.Sent {
+		c.fail("rate.on_schedule", "%d, more than the %d sent", r.OnSchedule, r.Sent)
+	}
+	c.dist("rate.lag", &r.Lag, limit)
+	c.dist("rate.corrected", &r.Corrected, limit)
+	if r.CorrectedHistogram.Data != "" {
+		c.histogram("rate.corrected_histogram", &r.CorrectedHistogram, r.Corrected.Count)
+	}
+	var prev int64
+	for i, row := range r.CorrectedServed {
+		f := fmt.Sprintf("rate.corrected_percentage_served[%d]", i)
+		switch {
+		case row.Percent > 100:
+			c.fail(f+".percent", "%g is above 100", row.Percent)
+		case row.TotalUs < prev:
+			c.fail(f+".total_us", "%d is below the row before (%d)", row.TotalUs, prev)
+		}
+		prev = row.TotalUs
+	}
+}
+
+// timeline checks the intervals: consecutive from the start, of gab's
+// --interval at least, their requests adding up to the complete requests,
+// each interval's latency in order with a histogram of its requests.
+func (c *checker) timeline(tl *JSONTimeline, r *JSONReport, limit int64) {
+	if min := client.MinInterval.Microseconds(); tl.IntervalUs < min {
+		c.fail("timeline.interval_us", "%d is below gab's shortest --interval (%d µs)", tl.IntervalUs, min)
+		return
+	}
+	var requests int64
+	for j := range tl.Intervals {
+		iv := &tl.Intervals[j]
+		f := fmt.Sprintf("timeline.intervals[%d]", j)
+		switch {
+		case iv.StartUs != int64(j)*tl.IntervalUs:
+			c.fail(f+".start_us", "%d, but interval %d starts at %d", iv.StartUs, j, int64(j)*tl.IntervalUs)
+		case iv.LengthUs > tl.IntervalUs:
+			c.fail(f+".length_us", "%d is longer than interval_us %d", iv.LengthUs, tl.IntervalUs)
+		case tl.Corrected && iv.Corrected == nil:
+			c.fail(f+".corrected", "absent in a corrected timeline")
+		}
+		c.count(f+".requests", iv.Requests, limit)
+		c.count(f+".failures", iv.Failures, limit)
+		if c.err != nil {
+			return
+		}
+		requests += iv.Requests
+		c.intervalLatency(f, &iv.JSONIntervalLatency, iv.Requests)
+		if iv.Corrected != nil {
+			c.intervalLatency(f+".corrected", iv.Corrected, iv.Requests)
+		}
+	}
+	if r != nil && requests != int64(r.CompleteRequests) {
+		c.fail("timeline.intervals", "their requests add up to %d, but report.complete_requests is %d", requests, r.CompleteRequests)
+	}
+}
+
+func (c *checker) intervalLatency(field string, l *JSONIntervalLatency, requests int64) {
+	if requests == 0 {
+		c.histogram(field+".histogram", &l.Histogram, 0)
+		return
+	}
+	if l.MinUs > l.P50Us || l.P50Us > l.P90Us || l.P90Us > l.P99Us || l.P99Us > l.P999Us || l.P999Us > l.MaxUs {
+		c.fail(field, "min_us, p50_us, p90_us, p99_us, p99_9_us and max_us (%d, %d, %d, %d, %d, %d) are out of order",
+			l.MinUs, l.P50Us, l.P90Us, l.P99Us, l.P999Us, l.MaxUs)
+		return
+	}
+	c.histogram(field+".histogram", &l.Histogram, requests)
+}
+
+// docPath is the path of a field while a document is walked.
+type docPath struct {
+	seg []pathSeg
+}
+
+type pathSeg struct {
+	name  string // a field's JSON name or a map key; "" for a slice index
+	index int
+}
+
+func (p *docPath) push(s pathSeg) { p.seg = append(p.seg, s) }
+func (p *docPath) pop()           { p.seg = p.seg[:len(p.seg)-1] }
+
+// last is the innermost field's name.
+func (p *docPath) last() string {
+	for i := len(p.seg) - 1; i >= 0; i-- {
+		if p.seg[i].name != "" {
+			return p.seg[i].name
+		}
+	}
+	return ""
+}
+
+// String is the path as a refusal names it: report.failed_requests,
+// timeline.intervals[3].requests.
+func (p *docPath) String() string { return p.format(true) }
+
+// Key is the path without slice indexes: every interval's requests share
+// timeline.intervals.requests.
+func (p *docPath) Key() string { return p.format(false) }
+
+func (p *docPath) format(indexes bool) string {
+	var b strings.Builder
+	for _, s := range p.seg {
+		switch {
+		case s.name == "" && indexes:
+			fmt.Fprintf(&b, "[%d]", s.index)
+		case s.name != "":
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.name)
+		}
+	}
+	return b.String()
+}
+
+// mayBeNegative: a shard's start delay (a clock ahead of --start-at's) and
+// --fail-if's bounds and values.
+func (p *docPath) mayBeNegative() bool {
+	return p.last() == "start_delay_us" || len(p.seg) > 0 && p.seg[0].name == "thresholds"
+}
+
+// walkDocument calls leaf for every string and number reachable from v, a
+// pointer to a decoded document (structs by their JSON names, slices, maps,
+// pointers), with the leaf's path; strings and map values can be set.
+func walkDocument(v reflect.Value, p *docPath, leaf func(*docPath, reflect.Value)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			walkDocument(v.Elem(), p, leaf)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" { // embedded: its fields are the struct's
+				walkDocument(v.Field(i), p, leaf)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			p.push(pathSeg{name: name})
+			walkDocument(v.Field(i), p, leaf)
+			p.pop()
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			p.push(pathSeg{index: i})
+			walkDocument(v.Index(i), p, leaf)
+			p.pop()
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return
+		}
+		iter := v.MapRange()
+		type entry struct{ key, val reflect.Value }
+		var entries []entry
+		for iter.Next() {
+			entries = append(entries, entry{iter.Key(), iter.Value()})
+		}
+		for _, e := range entries {
+			key := reflect.New(e.key.Type()).Elem()
+			key.Set(e.key)
+			leaf(p, key) // a key is a string of its map's field
+			val := reflect.New(e.val.Type()).Elem()
+			val.Set(e.val)
+			p.push(pathSeg{name: key.String()})
+			walkDocument(val, p, leaf)
+			p.pop()
+			if key.String() != e.key.String() {
+				v.SetMapIndex(e.key, reflect.Value{})
+			}
+			v.SetMapIndex(key, val)
+		}
+	default:
+		leaf(p, v)
+	}
+}
