@@ -171,8 +171,8 @@ func (p *PointResult) compute(maxCV float64) {
 		p.LatencyMeanMs, p.LatencySDMs = lat.Mean/1000, lat.SD/1000
 	}
 	if merged != nil && merged.TotalCount() > 0 {
-		p.LatencyP50Ms = float64(merged.ValueAtQuantile(50)) / 1000
-		p.LatencyP99Ms = float64(merged.ValueAtQuantile(99)) / 1000
+		p.LatencyP50Ms = LatencyPercentileMs(merged, 50)
+		p.LatencyP99Ms = LatencyPercentileMs(merged, 99)
 	}
 	if seconds > 0 && p.Complete > 0 {
 		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
@@ -186,6 +186,13 @@ func (p *PointResult) compute(maxCV float64) {
 	} else {
 		p.ServerCPUKnown = false
 	}
+}
+
+// LatencyPercentileMs is a point's latency percentile p (0..100) in ms,
+// from the merged histogram of its runs' total times: the figure gab sweep's
+// table prints, and gab compare of sweeps.
+func LatencyPercentileMs(merged *hdrhistogram.Histogram, p float64) float64 {
+	return float64(merged.ValueAtQuantile(p)) / 1000
 }
 
 // Ranking orders the targets of one size and concurrency: by mean req/s

@@ -1,0 +1,103 @@
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"gab/internal/chart"
+	"gab/report"
+)
+
+// DecodeDocument decodes a sweep document (gab sweep --json) read from the
+// file name, as report.DecodeDocument decodes a run's: its strings made safe
+// to print, every number checked (report.CheckNumbers), each run's document
+// checked (report.ValidateDocument), and each point's figures against its
+// runs'. Errors start with name and name the field.
+func DecodeDocument(name string, raw []byte) (*Document, error) {
+	name = chart.Printable(name)
+	var d Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
+			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
+		}
+		return nil, fmt.Errorf("%s: not a gab sweep document: %s", name, chart.Printable(err.Error()))
+	}
+	switch {
+	case d.Tool != "gab" || d.Schema != "gab-sweep":
+		return nil, fmt.Errorf("%s: not a gab sweep document (no \"schema\": \"gab-sweep\")", name)
+	case d.SchemaVersion > SchemaVersion:
+		return nil, fmt.Errorf("%s: sweep schema_version %d is newer than this gab's %d: use the gab that wrote it", name, d.SchemaVersion, SchemaVersion)
+	}
+	report.EscapeStrings(&d)
+	if err := Validate(&d); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &d, nil
+}
+
+// Validate checks a decoded sweep document; the error names the
+// first field found wrong.
+func Validate(d *Document) error {
+	if err := report.CheckNumbers(d); err != nil {
+		return err
+	}
+	for i := range d.Points {
+		if err := validatePoint(fmt.Sprintf("points[%d]", i), &d.Points[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validatePoint(field string, p *DocPoint) error {
+	bad := func(f, format string, args ...any) error {
+		return &report.FieldError{Field: field + f, Problem: fmt.Sprintf(format, args...)}
+	}
+	r := &p.RPS
+	switch {
+	case p.Concurrency < 1 || p.Concurrency > MaxConcurrency:
+		return bad(".concurrency", "%d is not a concurrency (1 to %d)", p.Concurrency, MaxConcurrency)
+	case p.Repeats != len(p.Runs):
+		return bad(".repeats", "%d, but the point has %d runs", p.Repeats, len(p.Runs))
+	case p.RunsWithError > len(p.Runs):
+		return bad(".runs_with_error", "%d, more than the %d runs", p.RunsWithError, len(p.Runs))
+	case r.MinPerS > r.MaxPerS || r.MeanPerS < r.MinPerS || r.MeanPerS > r.MaxPerS:
+		return bad(".requests_per_second", "min_per_s, mean_per_s and max_per_s (%g, %g, %g) are out of order", r.MinPerS, r.MeanPerS, r.MaxPerS)
+	case p.Latency.P50Ms > p.Latency.P99Ms:
+		return bad(".latency.p50_ms", "%g is above p99_ms %g", p.Latency.P50Ms, p.Latency.P99Ms)
+	}
+	var complete, failed, counted int64
+	for j := range p.Runs {
+		run := &p.Runs[j]
+		f := fmt.Sprintf("%s.runs[%d]", field, j)
+		if run.RequestsPerSecond < r.MinPerS || run.RequestsPerSecond > r.MaxPerS {
+			return &report.FieldError{Field: f + ".requests_per_second",
+				Problem: fmt.Sprintf("%g is outside the point's min_per_s..max_per_s (%g..%g)", run.RequestsPerSecond, r.MinPerS, r.MaxPerS)}
+		}
+		doc := run.Document
+		if doc == nil {
+			continue
+		}
+		if err := report.ValidateDocument(doc); err != nil {
+			return fmt.Errorf("%s.document.%w", f, err)
+		}
+		if rep := doc.Report; rep != nil {
+			complete += int64(rep.CompleteRequests)
+			failed += int64(rep.FailedRequests)
+		}
+		if x := doc.Extended; x != nil {
+			counted += x.Phases.Total.Count
+		}
+	}
+	switch {
+	case int64(p.RequestsComplete) != complete:
+		return bad(".requests_complete", "%d, but its runs' documents count %d", p.RequestsComplete, complete)
+	case int64(p.RequestsFailed) != failed:
+		return bad(".requests_failed", "%d, but its runs' documents count %d", p.RequestsFailed, failed)
+	case p.Latency.Count != counted:
+		return bad(".latency.count", "%d, but its runs' documents count %d", p.Latency.Count, counted)
+	}
+	return nil
+}
