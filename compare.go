@@ -8,8 +8,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 
+	"gab/internal/chart"
+	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/report"
 )
@@ -34,52 +38,97 @@ type figure struct {
 	name, unit string
 	// of returns the figure of one run document (ok false where absent).
 	of func(d *report.Document) (float64, bool)
+	// pooled returns the figure of a sweep point's runs together, as gab
+	// sweep's table computes it (nil: the mean of the runs' figures).
+	pooled func(runs []*report.Document) (float64, bool)
 }
 
 var compareFigures = []figure{
-	{"Requests per second", "#/s", func(d *report.Document) (float64, bool) { return d.Report.RequestsPerSecond, true }},
-	{"Mean", "ms", meanMs},
-	{"p50", "ms", percentileMs(50)},
-	{"p90", "ms", percentileMs(90)},
-	{"p99", "ms", percentileMs(99)},
-	{"p99.9", "ms", percentileMs(99.9)},
-	{"Failed requests", "", func(d *report.Document) (float64, bool) { return float64(d.Report.FailedRequests), true }},
+	{"Requests per second", "#/s", func(d *report.Document) (float64, bool) { return d.Report.RequestsPerSecond, true }, nil},
+	{"Mean", "ms", meanMs, pooledMeanMs},
+	{"p50", "ms", percentileMs(50), pooledPercentileMs(50)},
+	{"p90", "ms", percentileMs(90), pooledPercentileMs(90)},
+	{"p99", "ms", percentileMs(99), pooledPercentileMs(99)},
+	{"p99.9", "ms", percentileMs(99.9), pooledPercentileMs(99.9)},
+	{"Failed requests", "", func(d *report.Document) (float64, bool) { return float64(d.Report.FailedRequests), true }, nil},
 	{"Received", "Mbit/s", func(d *report.Document) (float64, bool) {
 		if d.Report.TimeTakenS <= 0 {
 			return 0, false
 		}
 		return float64(d.Report.TotalTransferredBytes) * 8 / 1e6 / d.Report.TimeTakenS, true
-	}},
+	}, nil},
 	{"Client CPU", "% of a core", func(d *report.Document) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
 			return 0, false // not measured, or a run too short for a share of a core
 		}
 		return *d.Extended.ClientCPU.PercentOfOneCore, true
-	}},
+	}, nil},
 	{"Server CPU", "% of a core", func(d *report.Document) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.PercentOfOneCore, true
-	}},
+	}, nil},
 	{"Server CPU per request", "µs", func(d *report.Document) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.UsPerRequest, true
-	}},
+	}, nil},
 }
 
-// meanMs is the exact mean total time: from the sums where the document has
-// them, else ab's truncated µs mean.
+// meanMs is the exact mean total time: from the sums or the extended total
+// phase where the document has them, else (a document of neither) ab's
+// truncated µs mean.
 func meanMs(d *report.Document) (float64, bool) {
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		return float64(s.Total.SumUs) / float64(s.Total.Count) / 1000, true
+	}
+	if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
+		return x.Phases.Total.MeanUs / 1000, true
 	}
 	if ct := d.Report.ConnectionTimes; ct != nil {
 		return float64(ct.Total.MeanUs) / 1000, true
 	}
 	return 0, false
+}
+
+// pooledMeanMs is the exact mean total time of the runs' requests together
+// (gab sweep's table: the runs' extended total phases pooled).
+func pooledMeanMs(runs []*report.Document) (float64, bool) {
+	moments := make([]sweep.Moments, 0, len(runs))
+	for _, d := range runs {
+		if x := d.Extended; x != nil {
+			t := &x.Phases.Total
+			moments = append(moments, sweep.Moments{Count: t.Count, Mean: t.MeanUs, SD: t.SDUs})
+		}
+	}
+	m := sweep.Pool(moments)
+	return m.Mean / 1000, m.Count > 0
+}
+
+// pooledPercentileMs reads a total-time percentile of the runs' requests
+// together from their merged histograms, as gab sweep's table does
+// (sweep.LatencyPercentileMs).
+func pooledPercentileMs(p float64) func(runs []*report.Document) (float64, bool) {
+	return func(runs []*report.Document) (float64, bool) {
+		merged := samples.NewHist()
+		for _, d := range runs {
+			x := d.Extended
+			if x == nil || x.Phases.Total.Histogram == nil || x.Phases.Total.Count == 0 {
+				continue
+			}
+			h, err := samples.DecodeHist(x.Phases.Total.Histogram.Data)
+			if err != nil {
+				return 0, false // never: the documents were validated
+			}
+			merged.Merge(h)
+		}
+		if merged.TotalCount() == 0 {
+			return 0, false
+		}
+		return sweep.LatencyPercentileMs(merged, p), true
+	}
 }
 
 // percentileMs reads a total-time percentile: from the sums' histogram, else
@@ -113,13 +162,15 @@ func percentileMs(p float64) func(d *report.Document) (float64, bool) {
 type compareGroup struct {
 	key  string // "" for a single run
 	runs []*report.Document
+	// sweep: a sweep's point, whose latency figures are its table's.
+	sweep bool
 }
 
 // readCompareSide reads a run document or a sweep.
 func readCompareSide(name string) ([]compareGroup, error) {
 	raw, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file", name)
+		return nil, fmt.Errorf("%s: no such file", chart.Printable(name))
 	}
 	if err != nil {
 		return nil, err
@@ -128,16 +179,16 @@ func readCompareSide(name string) ([]compareGroup, error) {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("%s: not a complete JSON document: %v", name, err)
+		return nil, fmt.Errorf("%s: not a complete JSON document: %s", chart.Printable(name), chart.Printable(err.Error()))
 	}
 	if head.Schema == "gab-sweep" {
-		var sw sweep.Document
-		if err := json.Unmarshal(raw, &sw); err != nil {
-			return nil, fmt.Errorf("%s: not a gab sweep document: %v", name, err)
+		sw, err := sweep.DecodeDocument(name, raw)
+		if err != nil {
+			return nil, err
 		}
 		var groups []compareGroup
 		for _, p := range sw.Points {
-			g := compareGroup{key: fmt.Sprintf("%s -c %d", p.Label, p.Concurrency)}
+			g := compareGroup{key: fmt.Sprintf("%s -c %d", p.Label, p.Concurrency), sweep: true}
 			if p.Size != nil {
 				g.key = fmt.Sprintf("%s size %s -c %d", p.Label, p.Size.Text, p.Concurrency)
 			}
@@ -151,16 +202,16 @@ func readCompareSide(name string) ([]compareGroup, error) {
 			}
 		}
 		if len(groups) == 0 {
-			return nil, fmt.Errorf("%s: a sweep without a finished run", name)
+			return nil, fmt.Errorf("%s: a sweep without a finished run", chart.Printable(name))
 		}
 		return groups, nil
 	}
-	d, err := decodeDocument(name, raw)
+	d, err := report.DecodeDocument(name, raw)
 	if err != nil {
 		return nil, err
 	}
 	if d.Report == nil {
-		return nil, fmt.Errorf("%s: has no report (ending %s)", name, d.Ending)
+		return nil, fmt.Errorf("%s: has no report (ending %s)", chart.Printable(name), d.Ending)
 	}
 	return []compareGroup{{runs: []*report.Document{d}}}, nil
 }
@@ -177,6 +228,11 @@ type compareRow struct {
 	ASD           *float64 `json:"a_sd,omitempty"`
 	BSD           *float64 `json:"b_sd,omitempty"`
 	OutsideSpread *bool    `json:"outside_spread,omitempty"`
+	// APooled and BPooled: the side's value is of its runs' requests
+	// together (a sweep point's mean and percentiles, as its table prints
+	// them), not the mean of the runs' own; its sd is still the runs'.
+	APooled bool `json:"a_pooled,omitempty"`
+	BPooled bool `json:"b_pooled,omitempty"`
 }
 
 // compareGroupResult is the comparison of one group.
@@ -185,6 +241,9 @@ type compareGroupResult struct {
 	ARuns int          `json:"a_runs"`
 	BRuns int          `json:"b_runs"`
 	Rows  []compareRow `json:"rows"`
+	// SettingsDiffer names each setting in which A's runs differ from B's
+	// (such as "-n: 1000 (A), 500 (B)").
+	SettingsDiffer []string `json:"settings_differ,omitempty"`
 }
 
 // compareDocument is gab compare --format json.
@@ -196,19 +255,10 @@ type compareDocument struct {
 }
 
 func compareGroups(a, b compareGroup) compareGroupResult {
-	out := compareGroupResult{Key: a.key, ARuns: len(a.runs), BRuns: len(b.runs)}
+	out := compareGroupResult{Key: a.key, ARuns: len(a.runs), BRuns: len(b.runs),
+		SettingsDiffer: settingsDiffer(a.runs[0], b.runs[0])}
 	for _, f := range compareFigures {
-		var xa, xb []float64
-		for _, d := range a.runs {
-			if v, ok := f.of(d); ok {
-				xa = append(xa, v)
-			}
-		}
-		for _, d := range b.runs {
-			if v, ok := f.of(d); ok {
-				xb = append(xb, v)
-			}
-		}
+		xa, xb := figureOf(f, a.runs), figureOf(f, b.runs)
 		if len(xa) == 0 || len(xb) == 0 {
 			continue // absent on a side: not comparable
 		}
@@ -217,6 +267,13 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 		sa, sb := sweep.SummarizeRPS(xa, math.Inf(1)), sweep.SummarizeRPS(xb, math.Inf(1))
 		ma, mb := sa.Mean, sb.Mean
 		r := compareRow{Figure: f.name, Unit: f.unit, A: ma, B: mb}
+		if v, ok := pooledFigure(f, a); ok {
+			r.A, r.APooled = v, true
+		}
+		if v, ok := pooledFigure(f, b); ok {
+			r.B, r.BPooled = v, true
+		}
+		ma, mb = r.A, r.B
 		if ma != 0 {
 			c := (mb - ma) / math.Abs(ma) * 100
 			r.ChangePercent = &c
@@ -234,6 +291,25 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 		out.Rows = append(out.Rows, r)
 	}
 	return out
+}
+
+// figureOf is f of each run that has it.
+func figureOf(f figure, runs []*report.Document) []float64 {
+	var out []float64
+	for _, d := range runs {
+		if v, ok := f.of(d); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// pooledFigure is f of a sweep point's runs together, where f has one.
+func pooledFigure(f figure, g compareGroup) (float64, bool) {
+	if !g.sweep || f.pooled == nil {
+		return 0, false
+	}
+	return f.pooled(g.runs)
 }
 
 // runCompare is gab compare; argv[1] is "compare".
@@ -316,7 +392,7 @@ func compareSides(nameA, nameB string, ga, gb []compareGroup) (*compareDocument,
 func writeCompareText(w io.Writer, doc *compareDocument) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "A: %s\nB: %s\n", doc.A, doc.B)
-	spreadNote := false
+	spreadNote, pooledNote := false, false
 	for _, g := range doc.Groups {
 		b.WriteString("\n")
 		if g.Key != "" {
@@ -340,7 +416,15 @@ func writeCompareText(w io.Writer, doc *compareDocument) error {
 			} else if r.B == r.A {
 				change = "0"
 			}
-			fmt.Fprintf(&b, "%-36s %14s %14s %9s", name, compareValue(r.A, r.ASD), compareValue(r.B, r.BSD), change)
+			va, vb := compareValue(r.A, r.ASD), compareValue(r.B, r.BSD)
+			if r.APooled {
+				va += "*"
+			}
+			if r.BPooled {
+				vb += "*"
+			}
+			pooledNote = pooledNote || r.APooled || r.BPooled
+			fmt.Fprintf(&b, "%-36s %14s %14s %9s", name, va, vb, change)
 			if r.OutsideSpread != nil {
 				if *r.OutsideSpread {
 					b.WriteString("  yes")
@@ -350,10 +434,16 @@ func writeCompareText(w io.Writer, doc *compareDocument) error {
 			}
 			b.WriteString("\n")
 		}
+		if len(g.SettingsDiffer) > 0 {
+			fmt.Fprintf(&b, "Note: the settings differ: %s\n", strings.Join(g.SettingsDiffer, "; "))
+		}
 	}
 	b.WriteString("\nMean and percentiles are of the total time; percentiles from HDR histograms (3 significant digits).\n")
+	if pooledNote {
+		b.WriteString("Sweeps (*): mean and percentiles of all a point's runs together (exact mean, merged histograms), as gab sweep's table prints them.\n")
+	}
 	if spreadNote {
-		b.WriteString("With repetitions: the mean ± sd of the runs; outside spread means every run of one side is beyond every run of the other.\n")
+		b.WriteString("With repetitions: the mean ± sd of the runs (*: ± the sd of the runs' own figures); outside spread means every run of one side is beyond every run of the other.\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -382,4 +472,143 @@ func compareValue(v float64, sd *float64) string {
 		return f(v)
 	}
 	return f(v) + "±" + f(*sd)
+}
+
+// settingsDiffer names each setting in which run a differs from run b, as
+// "-n: 1000 (A), 500 (B)": the run sections' settings where both documents
+// have one, else the options of their command lines that change what is
+// measured (a sweep's runs have no run section), and only the settings both
+// name when one document has a run section and the other not.
+func settingsDiffer(a, b *report.Document) []string {
+	sa, runA := runSettings(a)
+	sb, runB := runSettings(b)
+	keys := map[string]bool{}
+	for k := range sa {
+		if _, ok := sb[k]; ok || runA == runB {
+			keys[k] = true
+		}
+	}
+	for k := range sb {
+		if _, ok := sa[k]; ok || runA == runB {
+			keys[k] = true
+		}
+	}
+	var out []string
+	for k := range keys {
+		va, oka := sa[k]
+		vb, okb := sb[k]
+		if oka && okb && va == vb {
+			continue
+		}
+		if !oka {
+			va = "not given"
+		}
+		if !okb {
+			vb = "not given"
+		}
+		out = append(out, fmt.Sprintf("%s: %s (A), %s (B)", k, va, vb))
+	}
+	sort.Slice(out, func(i, j int) bool { // the URL first, then by name
+		ui, uj := strings.HasPrefix(out[i], "URL:"), strings.HasPrefix(out[j], "URL:")
+		if ui != uj {
+			return ui
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// runSettings are the settings a run document says it measured with: its
+// run section's (fromRun), or the options of its command line that change
+// what is measured, with the URL.
+func runSettings(d *report.Document) (settings map[string]string, fromRun bool) {
+	r := d.Run
+	if r == nil {
+		return commandSettings(d.CommandLine), false
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	request := r.RequestSHA256
+	if len(request) > 12 {
+		request = "SHA-256 " + request[:12] + "…"
+	}
+	return map[string]string{
+		"URL": r.URL, "method": r.Method, "request (head and body)": request, "protocol": r.Protocol,
+		"-n": strconv.Itoa(r.Requests), "-c": strconv.Itoa(r.Concurrency),
+		"--rate": strconv.FormatFloat(r.RatePerS, 'g', -1, 64), "-t": strconv.FormatFloat(r.TimeLimitS, 'g', -1, 64),
+		"-k": yes(r.KeepAlive), "body sent": yes(r.BodySent), "-l": yes(r.VariableLength), "TLS": yes(r.TLS),
+	}, true
+}
+
+// reportOnly are the options that change what gab prints or writes, not
+// what it measures: ab's -v, -w, -x, -y, -z, -g, -e, -q, -d, -S, -V, -h and
+// gab's output options.
+var reportOnly = map[string]bool{
+	"-v": true, "-w": true, "-x": true, "-y": true, "-z": true, "-g": true, "-e": true, "-q": true,
+	"-d": true, "-S": true, "-V": true, "-h": true,
+	"--format": true, "--json": true, "--percentiles": true, "--extended": true, "--interval": true,
+	"--hlog": true, "--plot": true, "--html": true, "--histogram": true, "--progress": true,
+	"--fail-if": true, "--help": true, "--version": true, "--shard": true, "--shards": true,
+	"--run-id": true, "--start-at": true, "--server-pid": true, "--sample-limit": true,
+}
+
+// commandSettings reads a gab command line's options, by ab's grammar for
+// the short ones (clusters, attached or separate values) and pflag's for the
+// long ones, and its URL (the first operand). Repeated options (-H) keep
+// every value.
+func commandSettings(argv []string) map[string]string {
+	out := map[string]string{}
+	add := func(k, v string) {
+		if reportOnly[k] {
+			return
+		}
+		if old, ok := out[k]; ok {
+			v = old + " " + v
+		}
+		out[k] = v
+	}
+	w := classifyArgv(argv)
+	for i := 0; i < len(w.short); i++ {
+		a := w.short[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			if a == "--" && i+1 < len(w.short) {
+				a = w.short[i+1]
+			}
+			if a != "--" {
+				out["URL"] = a
+			}
+			break
+		}
+		for j := 1; j < len(a); j++ {
+			opt := "-" + a[j:j+1]
+			if !takesArgument(a[j]) {
+				add(opt, "yes")
+				continue
+			}
+			v := a[j+1:]
+			if v == "" && i+1 < len(w.short) {
+				i++
+				v = w.short[i]
+			}
+			add(opt, v)
+			break
+		}
+	}
+	fs := newLongFlagSet(new(longOptions))
+	for i := 0; i < len(w.long); i++ {
+		name, v, hasValue := strings.Cut(strings.TrimPrefix(w.long[i], "--"), "=")
+		if !hasValue {
+			v = "yes"
+			if f := fs.Lookup(name); f != nil && f.NoOptDefVal == "" && i+1 < len(w.long) {
+				i++
+				v = w.long[i]
+			}
+		}
+		add("--"+name, v)
+	}
+	return out
 }

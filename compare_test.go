@@ -7,17 +7,49 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"gab/client"
+	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/report"
 )
 
+// syntheticDoc is the document of a 2-second run at rps requests per
+// second, each taking meanUs, with failed exceptions, made by gab's own
+// pipeline (report.Summarize, report.NewDocument).
 func syntheticDoc(rps float64, meanUs int64, failed int) *report.Document {
-	return &report.Document{SchemaVersion: report.SchemaVersion, Tool: "gab", Ending: "completed",
-		Report: &report.JSONReport{RequestsPerSecond: rps, TimeTakenS: 2, TotalTransferredBytes: int64(rps) * 1000,
-			FailedRequests: failed, ConnectionTimes: &report.JSONConnectionTimes{Total: report.JSONColumn{MeanUs: meanUs}}}}
+	return syntheticRun(rps, failed, func(int) uint32 { return uint32(meanUs) }, false, nil)
+}
+
+// syntheticRun is syntheticDoc with request i taking total(i) µs, with the
+// extended figures (the total phase) if extended, and opt changing the
+// report options.
+func syntheticRun(rps float64, failed int, total func(i int) uint32, extended bool, opt func(*report.Options)) *report.Document {
+	n := int(rps * 2)
+	res := &client.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Ending: client.EndCompleted,
+		Complete: n, Elapsed: 2 * time.Second, Samples: samples.New(n, 0), TotalRead: int64(rps) * 1000,
+		StatusCounts: map[int]int{}, FirstError: map[string]string{}}
+	res.Failed.Total, res.Failed.Exceptions = failed, failed
+	if extended {
+		res.Extra = &client.ExtraResult{}
+		for p := range res.Extra.Phases {
+			res.Extra.Phases[p] = samples.NewDist()
+		}
+	}
+	for i := 0; i < n; i++ {
+		res.Samples.Put(i, samples.Sample{Total: total(i)}, nil)
+		if extended {
+			res.Extra.Phases[client.PhaseTotal].Add(int64(total(i)))
+		}
+	}
+	o := report.Options{Host: "127.0.0.1", Port: 80, Path: "/", Concurrency: 1}
+	if opt != nil {
+		opt(&o)
+	}
+	return report.NewDocument(report.Summarize(res, o))
 }
 
 func writeJSONTo(t *testing.T, dir, name string, v any) string {
@@ -41,6 +73,22 @@ func compareJSON(t *testing.T, a, b string) compareDocument {
 		t.Fatalf("compare: %d %s\n%s", status, stderr, stdout)
 	}
 	return doc
+}
+
+// compareText is gab compare's text report of a and b; it fails the test
+// unless the exit status is 0 and the text holds every want.
+func compareText(t *testing.T, a, b string, want ...string) string {
+	t.Helper()
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "compare", a, b)
+	if status != 0 {
+		t.Errorf("compare: %d %s", status, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("compare's text lacks %q:\n%s", w, stdout)
+		}
+	}
+	return stdout
 }
 
 func rowNamed(t *testing.T, g compareGroupResult, name string) compareRow {
@@ -77,18 +125,42 @@ func TestCompareRuns(t *testing.T) {
 			t.Errorf("a figure absent from both documents is listed: %+v", r)
 		}
 	}
-	status, stdout, _ := runArgs(t, t.Context(), "gab", "compare", a, b)
-	if status != 0 || !strings.Contains(stdout, "Requests per second [#/s]") || !strings.Contains(stdout, "+25.0 %") || strings.Contains(stdout, "outside spread") {
+	if stdout := compareText(t, a, b, "Requests per second [#/s]", "+25.0 %"); strings.Contains(stdout, "outside spread") {
 		t.Errorf("text:\n%s", stdout)
 	}
 }
 
 func sweepWith(label string, rps ...float64) *sweep.Document {
-	p := sweep.DocPoint{Label: label, Concurrency: 8, Repeats: len(rps)}
+	docs := make([]*report.Document, len(rps))
 	for i, r := range rps {
-		p.Runs = append(p.Runs, sweep.DocRun{Repetition: i + 1, Document: syntheticDoc(r, 1000, 0)})
+		docs[i] = syntheticDoc(r, 1000, 0)
 	}
-	return &sweep.Document{Schema: "gab-sweep", SchemaVersion: 1, Tool: "gab", Points: []sweep.DocPoint{p}}
+	return sweepOf(label, docs...)
+}
+
+// sweepOf is the document of a sweep of one point (label at -c 8) whose
+// repetitions' documents are docs, made by gab sweep's own pipeline
+// (sweep.Aggregate, sweep.NewDocument).
+func sweepOf(label string, docs ...*report.Document) *sweep.Document {
+	s := &sweep.Settings{Targets: []sweep.Target{{Label: label, URL: "http://127.0.0.1/"}}, Concurrency: []int{8},
+		Repeat: len(docs), MaxCV: 0.1}
+	var runs []*sweep.RunResult
+	for i, d := range docs {
+		r := &sweep.RunResult{Run: sweep.Run{Point: sweep.Point{Size: -1}, Rep: i}, Order: i, URL: "http://127.0.0.1/",
+			Ending: d.Ending, Document: d}
+		if rep := d.Report; rep != nil {
+			r.RPS, r.Complete, r.Failed, r.Seconds = rep.RequestsPerSecond, rep.CompleteRequests, rep.FailedRequests, rep.TimeTakenS
+		}
+		if x := d.Extended; x != nil {
+			t := &x.Phases.Total
+			r.Latency = sweep.Moments{Count: t.Count, Mean: t.MeanUs, SD: t.SDUs}
+			if t.Count > 0 {
+				r.Hist, _ = samples.DecodeHist(t.Histogram.Data)
+			}
+		}
+		runs = append(runs, r)
+	}
+	return sweep.NewDocument(s, sweep.Aggregate(s, runs), sweep.Meta{CommandLine: []string{"gab", "sweep"}, Complete: true})
 }
 
 func TestCompareSweepsSpread(t *testing.T) {
@@ -104,10 +176,7 @@ func TestCompareSweepsSpread(t *testing.T) {
 	if r.OutsideSpread == nil || *r.OutsideSpread {
 		t.Errorf("overlapping: %+v", r)
 	}
-	status, stdout, _ := runArgs(t, t.Context(), "gab", "compare", a, apart)
-	if status != 0 || !strings.Contains(stdout, "outside spread") || !strings.Contains(stdout, "101±1") {
-		t.Errorf("text:\n%s", stdout)
-	}
+	compareText(t, a, apart, "outside spread", "101±1")
 }
 
 func TestCompareBadInput(t *testing.T) {
@@ -158,5 +227,108 @@ func TestComparePercentileFromSums(t *testing.T) {
 		if got, ok := percentileMs(p)(d); !ok || got != want {
 			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
 		}
+	}
+}
+
+// spreadRun is a run at rps whose requests take base + (i mod 100)·step µs.
+func spreadRun(rps float64, base, step uint32) *report.Document {
+	return syntheticRun(rps, 0, func(i int) uint32 { return base + uint32(i%100)*step }, true, nil)
+}
+
+// TestCompareSweepPercentilesAreTheTables: a sweep point's mean and
+// percentiles in gab compare are its table's (all repetitions' requests
+// together), marked so; their sd is the runs' own.
+func TestCompareSweepPercentilesAreTheTables(t *testing.T) {
+	dir := t.TempDir()
+	swA := sweepOf("x", spreadRun(100, 1000, 10), spreadRun(101, 1000, 50), spreadRun(102, 3000, 7))
+	swB := sweepOf("x", spreadRun(110, 900, 10), spreadRun(111, 900, 90), spreadRun(112, 2000, 3))
+	a, b := writeJSONTo(t, dir, "a.json", swA), writeJSONTo(t, dir, "b.json", swB)
+	g := compareJSON(t, a, b).Groups[0]
+	for _, c := range []struct {
+		figure string
+		a, b   float64
+	}{
+		{"Mean", swA.Points[0].Latency.MeanMs, swB.Points[0].Latency.MeanMs},
+		{"p50", swA.Points[0].Latency.P50Ms, swB.Points[0].Latency.P50Ms},
+		{"p99", swA.Points[0].Latency.P99Ms, swB.Points[0].Latency.P99Ms},
+	} {
+		r := rowNamed(t, g, c.figure)
+		if r.A != c.a || r.B != c.b || !r.APooled || !r.BPooled || r.ASD == nil || *r.ASD == 0 {
+			t.Errorf("%s: %+v, want the tables' %v and %v, pooled, with the runs' sd", c.figure, r, c.a, c.b)
+		}
+	}
+	if r := rowNamed(t, g, "Requests per second"); r.A != 101 || r.APooled {
+		t.Errorf("req/s: %+v", r)
+	}
+	compareText(t, a, b, "*  ", "Sweeps (*): mean and percentiles of all a point's runs together")
+}
+
+// TestCompareMeanIsExact: the Mean row is the exact mean, not ab's mean
+// truncated to the µs: 10.5 µs against 86.5 µs is +723.8 %, not +760 %.
+func TestCompareMeanIsExact(t *testing.T) {
+	dir := t.TempDir()
+	alternate := func(lo uint32) func(int) uint32 { return func(i int) uint32 { return lo + uint32(i%2) } }
+	runA := syntheticRun(100, 0, alternate(10), true, nil)
+	runB := syntheticRun(100, 0, alternate(86), true, nil)
+	want := (86.5/10.5 - 1) * 100
+	for name, pair := range map[string][2]any{
+		"runs":   {runA, runB},
+		"sweeps": {sweepOf("x", runA, runA), sweepOf("x", runB, runB)},
+	} {
+		r := rowNamed(t, compareJSON(t, writeJSONTo(t, dir, name+"-a.json", pair[0]), writeJSONTo(t, dir, name+"-b.json", pair[1])).Groups[0], "Mean")
+		if r.ChangePercent == nil || math.Abs(*r.ChangePercent-want) > 1e-9 || r.A != 0.0105 {
+			t.Errorf("%s: %+v, want %.4f %%", name, r, want)
+		}
+	}
+}
+
+// TestCompareNotesDifferingSettings: documents measured with other settings
+// are compared with a note naming each: from the run sections, or from the
+// command lines of a sweep's runs.
+func TestCompareNotesDifferingSettings(t *testing.T) {
+	dir := t.TempDir()
+	run := func(n int, keepAlive bool) *report.Document {
+		return syntheticRun(100, 0, func(int) uint32 { return 100 }, false, func(o *report.Options) {
+			o.KeepAlive = keepAlive
+			o.Run = &report.RunInfo{URL: "http://127.0.0.1/", Method: "GET", Protocol: "http1.0", Requests: n, Concurrency: 1}
+		})
+	}
+	a, b := writeJSONTo(t, dir, "a.json", run(200, true)), writeJSONTo(t, dir, "b.json", run(500, false))
+	compareText(t, a, b, "Note: the settings differ: -k: yes (A), no (B); -n: 200 (A), 500 (B)\n")
+	if g := compareJSON(t, a, a).Groups[0]; g.SettingsDiffer != nil {
+		t.Errorf("a run against itself: %q", g.SettingsDiffer)
+	}
+
+	point := func(argv ...string) *report.Document {
+		return syntheticRun(100, 0, func(int) uint32 { return 100 }, true, func(o *report.Options) { o.CommandLine = argv })
+	}
+	swA := sweepOf("x", point("gab", "-n", "200", "-c", "8", "-v", "2", "http://127.0.0.1/"))
+	swB := sweepOf("x", point("gab", "-kn300", "--http1.1", "--json", "b.json", "-c", "8", "http://127.0.0.1:8080/"))
+	compareText(t, writeJSONTo(t, dir, "sa.json", swA), writeJSONTo(t, dir, "sb.json", swB),
+		"Note: the settings differ: URL: http://127.0.0.1/ (A), http://127.0.0.1:8080/ (B); --http1.1: not given (A), yes (B); -k: not given (A), yes (B); -n: 200 (A), 300 (B)\n")
+}
+
+// TestCompareHostileDocuments: compare reads documents through the same
+// checks as merge: a sweep whose figures do not add up is refused, the
+// field named; a label's control bytes reach the terminal escaped.
+func TestCompareHostileDocuments(t *testing.T) {
+	dir := t.TempDir()
+	good := sweepOf("x", spreadRun(100, 1000, 10))
+	bad := sweepOf("x", spreadRun(100, 1000, 10))
+	bad.Points[0].Runs[0].Document.Report.FailedRequests = -50
+	a, b := writeJSONTo(t, dir, "a.json", good), writeJSONTo(t, dir, "b.json", bad)
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "compare", a, b)
+	if want := "b.json: points[0].runs[0].document.report.failed_requests: -50 is negative\n"; status != exitError || stdout != "" || !strings.HasSuffix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("%d %q %q; want %q", status, stdout, stderr, want)
+	}
+	bad = sweepOf("x", spreadRun(100, 1000, 10))
+	bad.Points[0].RequestsComplete = 1e9
+	status, _, stderr = runArgs(t, t.Context(), "gab", "compare", a, writeJSONTo(t, dir, "c.json", bad))
+	if want := "c.json: points[0].requests_complete: 1000000000, but its runs' documents count 200\n"; status != exitError || !strings.HasSuffix(stderr, want) {
+		t.Errorf("%d %q; want %q", status, stderr, want)
+	}
+	evilA, evilB := sweepOf("x\x1b]52;c;eA==\x07", spreadRun(100, 1000, 10)), sweepOf("x\x1b]52;c;eA==\x07", spreadRun(100, 1000, 10))
+	if stdout := compareText(t, writeJSONTo(t, dir, "ea.json", evilA), writeJSONTo(t, dir, "eb.json", evilB), `x\x1b]52;c;eA==\x07 -c 8`); strings.ContainsAny(stdout, "\x1b\x07") {
+		t.Errorf("a label's control bytes reach the terminal:\n%q", stdout)
 	}
 }

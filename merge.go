@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"gab/internal/chart"
 	"gab/report"
 )
 
@@ -93,11 +94,10 @@ func runMerge(argv []string, stdout, stderr io.Writer) int {
 			bad = true
 			continue
 		}
-		in = append(in, report.MergeInput{Name: name, Doc: d})
+		in = append(in, report.MergeInput{Name: chart.Printable(name), Doc: d})
 	}
 	if bad {
-		fmt.Fprintf(stderr, "gab merge: nothing merged\n")
-		return exitError
+		return exitError // each unreadable document said why, on its line
 	}
 	m, err := report.Merge(in, *force, redactCredentials(argv))
 	if err != nil {
@@ -120,8 +120,16 @@ func runMerge(argv []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// writeMergedText writes ab's report of the merged run, then gab merge's
+// notes. ab's report starts with two blank lines that part it from ab's
+// banner and "Benchmarking" line; a merge has neither, so it starts with the
+// report's first line.
 func writeMergedText(w io.Writer, m *report.Merged) error {
-	if err := report.WriteText(w, m.Summary); err != nil {
+	var b bytes.Buffer
+	if err := report.WriteText(&b, m.Summary); err != nil {
+		return err
+	}
+	if _, err := w.Write(bytes.TrimPrefix(b.Bytes(), []byte("\n\n"))); err != nil {
 		return err
 	}
 	if err := report.WritePercentiles(w, m.Summary); err != nil { // nothing without --percentiles
@@ -143,38 +151,12 @@ func writeMergedText(w io.Writer, m *report.Merged) error {
 func readDocument(name string) (*report.Document, error) {
 	raw, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", name)
+		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", chart.Printable(name))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decodeDocument(name, raw)
-}
-
-// decodeDocument decodes the contents of name, read already, as readDocument.
-func decodeDocument(name string, raw []byte) (*report.Document, error) {
-	var head struct {
-		SchemaVersion int    `json:"schema_version"`
-		Tool          string `json:"tool"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
-			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %v", name, err)
-		}
-		return nil, fmt.Errorf("%s: not a gab JSON document: %v", name, err)
-	}
-	if head.Tool != "gab" {
-		return nil, fmt.Errorf("%s: not a gab JSON document (no \"tool\": \"gab\")", name)
-	}
-	if head.SchemaVersion > report.SchemaVersion {
-		return nil, fmt.Errorf("%s: schema_version %d is newer than this gab's %d: use the gab that wrote it", name, head.SchemaVersion, report.SchemaVersion)
-	}
-	var d report.Document
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a gab JSON document: %v", name, err)
-	}
-	return &d, nil
+	return report.DecodeDocument(name, raw)
 }
 
 // mergeFiles expands each directory argument into the *.json files in it

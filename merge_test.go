@@ -3,11 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/internal/samples"
 	"gab/report"
 )
 
@@ -102,5 +107,130 @@ func TestMergeBadInput(t *testing.T) {
 	if status != 0 || !strings.Contains(stdout, "--force: merged although documents from different runs") ||
 		!strings.Contains(stdout, "Complete requests:      6\n") {
 		t.Errorf("--force: %d %s %s", status, stdout, stderr)
+	}
+}
+
+// hostileHistogram is a 52-byte HDR histogram whose header claims 1..2^62 at
+// 5 significant digits (a 49 MB counts array, decoded unchecked).
+const hostileHistogram = "HISTFAAAAB14nJJpmSzMgACsUJrRAcqw/wChAQEAAP//PksCvA=="
+
+// mutateDocuments rewrites the documents files through mutate (i counts
+// the files).
+func mutateDocuments(t *testing.T, files []string, mutate func(i int, d *report.Document)) {
+	t.Helper()
+	for i, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d report.Document
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		mutate(i, &d)
+		writeJSONTo(t, filepath.Dir(f), filepath.Base(f), &d)
+	}
+}
+
+// mergeAllocated runs gab merge on files and says what it allocated.
+func mergeAllocated(t *testing.T, files []string) (status int, stdout, stderr string, bytes uint64) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	status, stdout, stderr = runArgs(t, t.Context(), append([]string{"gab", "merge"}, files...)...)
+	runtime.ReadMemStats(&after)
+	return status, stdout, stderr, after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMergeHostileDocuments: small documents that claim what no gab run
+// writes are refused in one line naming the field, exit 1, in about the
+// memory a valid merge takes.
+func TestMergeHostileDocuments(t *testing.T) {
+	url, _ := startDocServer(t)
+	dir := t.TempDir()
+	valid := runShards(t, dir, url, "v", 6, 2, 2)
+	_, _, _, validCost := mergeAllocated(t, valid)
+	for _, c := range []struct {
+		name   string
+		mutate func(i int, d *report.Document)
+		want   string
+	}{
+		{"2^31 shards", func(i int, d *report.Document) { d.Shard.Count = 1 << 31 }, "shard.count: 2147483648 is not a number of shards (1 to 200000)"},
+		{"years 1 and 9999", func(i int, d *report.Document) {
+			d.StartTime = []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}[i]
+		}, "cannot merge: start_time: "},
+		{"a histogram header of 1..2^62 at 5 digits", func(i int, d *report.Document) { d.Sums.Total.Histogram.Data = hostileHistogram },
+			"sums.total.histogram: histogram: histogram of 1..4611686018427387904 at 5 significant digits: beyond gab's 1..86400000000 at 3"},
+		{"failed -50", func(i int, d *report.Document) { d.Report.FailedRequests = -50 }, "report.failed_requests: -50 is negative"},
+		{"complete 10^9", func(i int, d *report.Document) { d.Report.CompleteRequests = 1e9 }, "report.complete_requests: 1000000000, but the sums count 3 requests"},
+		{"complete -2^63", func(i int, d *report.Document) { d.Report.CompleteRequests = math.MinInt64 }, "report.complete_requests: -9223372036854775808 is negative"},
+		{"min above max", func(i int, d *report.Document) { d.Sums.Waiting.MinUs = d.Sums.Waiting.MaxUs + 1 }, "sums.waiting.min_us: "},
+		{"2^60 values", func(i int, d *report.Document) {
+			h := samples.NewHist()
+			_ = h.RecordValues(5, 1<<60)
+			b, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+			d.Sums.Connect.Histogram.Data = string(b)
+		}, "sums.connect.histogram: holds 1152921504606846976 values for a count of 3"},
+		{"time taken past a Duration", func(i int, d *report.Document) { d.Report.TimeTakenUs = math.MaxInt64 / 100 },
+			"report.time_taken_us: 92233720368547758 is beyond what a gab document holds (2^53)"},
+		{"a mean of 6e13 µs", func(i int, d *report.Document) { d.Sums.Total.SumUs = 18e13 }, "sums.total.sum_us: 180000000000000 is not within count × [min_us, max_us]"},
+	} {
+		sub := t.TempDir()
+		var files []string
+		for _, f := range valid {
+			raw, _ := os.ReadFile(f)
+			files = append(files, filepath.Join(sub, filepath.Base(f)))
+			os.WriteFile(files[len(files)-1], raw, 0o644)
+		}
+		mutateDocuments(t, files, c.mutate)
+		status, stdout, stderr, cost := mergeAllocated(t, files)
+		if status != exitError || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != strings.Count(stderr, "gab merge: ") {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want one line per refusal with %q", c.name, status, stdout, stderr, c.want)
+		}
+		if cost > validCost {
+			t.Errorf("%s: refusing allocated %d bytes, merging the valid documents %d", c.name, cost, validCost)
+		}
+	}
+}
+
+// TestMergeEscapesDocumentStrings: a document's server_software and run_id
+// reach the report with ESC, OSC 52 and newlines written as \xNN.
+func TestMergeEscapesDocumentStrings(t *testing.T) {
+	url, _ := startDocServer(t)
+	dir := t.TempDir()
+	files := runShards(t, dir, url, "e", 6, 2, 2)
+	mutateDocuments(t, files, func(i int, d *report.Document) {
+		d.Report.ServerSoftware = "evil\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\nComplete requests:      999"
+		d.Shard.RunID = "r\x1b]0;pwned\x07\n"
+	})
+	status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "merge"}, files...)...)
+	if status != 0 {
+		t.Fatalf("merge: %d %s", status, stderr)
+	}
+	for _, want := range []string{
+		`Server Software:        evil\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\x0aComplete requests:      999` + "\n",
+		`Merged:                 2 shards of run r\x1b]0;pwned\x07\x0a` + "\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07") || strings.Contains(stdout, "\nComplete requests:      999") {
+		t.Errorf("a document's bytes reach the terminal raw:\n%q", stdout)
+	}
+	status, _, stderr = runArgs(t, t.Context(), "gab", "merge", files[0])
+	if status == 0 || strings.ContainsAny(stderr, "\x1b\x07") || !strings.Contains(stderr, `(run id "r\\x1b]0;pwned\\x07\\x0a")`) {
+		t.Errorf("refusal: %d %q", status, stderr)
+	}
+}
+
+// TestMergeTextStartsWithTheReport: ab's report follows ab's banner after two
+// blank lines; a merge has no banner, so its text starts with the report.
+func TestMergeTextStartsWithTheReport(t *testing.T) {
+	url, _ := startDocServer(t)
+	files := runShards(t, t.TempDir(), url, "s", 4, 2, 2)
+	status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "merge"}, files...)...)
+	if status != 0 || !strings.HasPrefix(stdout, "Server Software:        test/1.0\n") {
+		t.Errorf("merge: %d %s\n%q", status, stderr, stdout)
 	}
 }
