@@ -72,8 +72,10 @@ type h3Transport struct {
 	connWG  sync.WaitGroup       // each connection's stream reader
 	working atomic.Int32         // slots inside work()
 
-	// opened counts the QUIC connections the run set up (tests read it).
-	opened atomic.Int64
+	// opened counts the QUIC connections the run set up, mostStreams the
+	// most request streams open at once on one of them (tests read both).
+	opened      atomic.Int64
+	mostStreams atomic.Int32
 }
 
 // h3Holder is the connection that slots i with i % c == k share.
@@ -225,6 +227,10 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 	}
 	c.inflight[s.pos].Store(str)
 	defer c.inflight[s.pos].Store(nil)
+	if open := c.streams.Add(1); open > h.mostStreams.Load() {
+		h.noteStreams(open)
+	}
+	defer c.streams.Add(-1)
 	id := int64(str.StreamID())
 	if g := c.goaway.Load(); g >= 0 && id >= g {
 		h3Cancel(str, http3.ErrCodeRequestCanceled)
@@ -236,6 +242,9 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 	_, err = str.Write(h.request)
 	if err == nil {
 		err = str.Close()
+	}
+	if cause := context.Cause(str.Context()); err != nil && cause != nil {
+		err = cause // Close says only that the stream was cancelled
 	}
 	var se *quic.StreamError
 	if err != nil && !(errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)) {
@@ -278,6 +287,16 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 			h3Cancel(str, http3.ErrCodeRequestCanceled)
 			h.settle(r, t, s, FailAbandoned, errRunStopped)
 			return h3Done
+		}
+	}
+}
+
+// noteStreams raises mostStreams to open.
+func (h *h3Transport) noteStreams(open int32) {
+	for {
+		most := h.mostStreams.Load()
+		if open <= most || h.mostStreams.CompareAndSwap(most, open) {
+			return
 		}
 	}
 }
@@ -375,6 +394,7 @@ type h3Conn struct {
 	// between requests), so that a GOAWAY can end those it did not process.
 	inflight []atomic.Pointer[quic.Stream]
 	active   atomic.Int32 // requests on the connection
+	streams  atomic.Int32 // request streams open on it
 	closed   atomic.Bool  // gab closed it
 	unis     sync.WaitGroup
 	kinds    [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)

@@ -56,6 +56,8 @@ type h3Script struct {
 	stream func(hc *h3HostileConn, str *quic.Stream, n int64)
 	// noControl leaves out the control stream (and SETTINGS).
 	noControl bool
+	// early hands each request stream to stream as it opens, unread.
+	early bool
 }
 
 func startH3Hostile(tb testing.TB, sc h3Script) *h3Hostile {
@@ -138,8 +140,10 @@ func (s *h3Hostile) serve(c *quic.Conn, sc h3Script) {
 		streams.Add(1)
 		go func() {
 			defer streams.Done()
-			if _, err := io.Copy(io.Discard, str); err != nil {
-				return
+			if !sc.early {
+				if _, err := io.Copy(io.Discard, str); err != nil {
+					return
+				}
 			}
 			n := s.requests.Add(1)
 			if sc.stream != nil {
@@ -556,4 +560,32 @@ func (f writerFunc) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// A server may answer before the request's body has all arrived and then
+// stop reading it with H3_NO_ERROR (RFC 9114 §4.1): the response counts,
+// with no write error.
+func TestHTTP3AnswerBeforeBody(t *testing.T) {
+	s := startH3Hostile(t, h3Script{early: true, stream: func(hc *h3HostileConn, str *quic.Stream, _ int64) {
+		var head [3]byte // the HEADERS frame's type and length (a 2-byte varint)
+		if _, err := io.ReadFull(str, head[:]); err != nil {
+			return
+		}
+		l, _, _ := quicvarint.Parse(head[1:])
+		if _, err := io.CopyN(io.Discard, str, int64(l)); err != nil {
+			return
+		}
+		hc.respond(str, h3OK("early"))
+		str.CancelRead(quic.StreamErrorCode(http3.ErrCodeNoError))
+	}})
+	cfg := h3Cfg(t, s, 6, 1, 2)
+	cfg.Spec.Method = "POST"
+	cfg.Spec.Body, cfg.Spec.HasBody = bytes.Repeat([]byte("p"), 4<<20), true
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 6 || res.Failed.Total != 0 || res.WriteErrors != 0 || res.BodyRead != 6*5 {
+		t.Errorf("complete %d failed %+v write errors %d body %d (%v), want 6 good responses", res.Complete, res.Failed, res.WriteErrors, res.BodyRead, res.FirstError)
+	}
 }
