@@ -160,7 +160,7 @@ func TestMergeHostileDocuments(t *testing.T) {
 			d.StartTime = []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}[i]
 		}, "cannot merge: start_time: "},
 		{"a histogram header of 1..2^62 at 5 digits", func(i int, d *report.Document) { d.Sums.Total.Histogram.Data = hostileHistogram },
-			"sums.total.histogram: histogram: histogram of 1..4611686018427387904 at 5 significant digits: beyond gab's 1..86400000000 at 3"},
+			"sums.total.histogram: claims 1..4611686018427387904 at 5 significant digits, beyond gab's 1..86400000000 at 3"},
 		{"failed -50", func(i int, d *report.Document) { d.Report.FailedRequests = -50 }, "report.failed_requests: -50 is negative"},
 		{"complete 10^9", func(i int, d *report.Document) { d.Report.CompleteRequests = 1e9 }, "report.complete_requests: 1000000000, but the sums count 3 requests"},
 		{"complete -2^63", func(i int, d *report.Document) { d.Report.CompleteRequests = math.MinInt64 }, "report.complete_requests: -9223372036854775808 is negative"},

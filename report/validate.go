@@ -439,7 +439,11 @@ func (c *checker) histogram(field string, j *JSONHistogram, count int64) {
 		}
 		return
 	}
-	h, err := decodeHistogram(j)
+	if j.Encoding != "hdrhistogram-v2-compressed-base64" {
+		c.fail(field+".encoding", "%q unknown", j.Encoding)
+		return
+	}
+	h, err := samples.DecodeHist(j.Data)
 	if err != nil {
 		c.fail(field, "%v", err)
 		return

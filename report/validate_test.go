@@ -82,7 +82,7 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 		{"sums.total.histogram: holds 1152921504606846976 values for a count of", func(d *Document) {
 			d.Sums.Total.Histogram.Data = string(huge)
 		}},
-		{"sums.connect.histogram: histogram: histogram of 1..4611686018427387904 at 5 significant digits: beyond gab's", func(d *Document) {
+		{"sums.connect.histogram: claims 1..4611686018427387904 at 5 significant digits, beyond gab's", func(d *Document) {
 			d.Sums.Connect.Histogram.Data = hostileHistogram
 		}},
 		{"report.connection_times.total.min_us:", func(d *Document) { d.Report.ConnectionTimes.Total.MinUs = d.Report.ConnectionTimes.Total.MaxUs + 1 }},
@@ -162,7 +162,7 @@ func TestValidateHostileHistogramIsCheap(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostileCost, err := measure(hostile)
-	if err == nil || !strings.Contains(err.Error(), "d.json: sums.connect.histogram: histogram: histogram of 1..4611686018427387904 at 5") {
+	if err == nil || !strings.Contains(err.Error(), "d.json: sums.connect.histogram: claims 1..4611686018427387904 at 5") {
 		t.Fatalf("hostile histogram: %v", err)
 	}
 	if hostileCost > validCost {

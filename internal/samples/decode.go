@@ -64,7 +64,7 @@ func CheckHist(data string) error {
 	lowest := int64(binary.BigEndian.Uint64(h[16:]))
 	highest := int64(binary.BigEndian.Uint64(h[24:]))
 	if digits < 1 || digits > HistDigits || lowest < HistLowestUS || highest > HistHighestUS || highest < 2*lowest {
-		return fmt.Errorf("histogram of %d..%d at %d significant digits: beyond gab's %d..%d at %d",
+		return fmt.Errorf("claims %d..%d at %d significant digits, beyond gab's %d..%d at %d",
 			lowest, highest, digits, HistLowestUS, int64(HistHighestUS), HistDigits)
 	}
 	return nil
