@@ -1,14 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"gab/internal/h3test"
+	"gab/internal/sweep"
+	"gab/internal/sweep/sweeptest"
+	"gab/report"
 )
 
 // startH3Server serves 100-byte documents over HTTP/3 on 127.0.0.1 until
@@ -91,5 +97,108 @@ func TestHTTP3Report(t *testing.T) {
 	}
 	if _, _, stderr := runGab(t, "ab", "--http3", "-k", "-n", "4", url); strings.Contains(stderr, "-k implied") {
 		t.Errorf("with -k given, stderr still says it is implied:\n%s", stderr)
+	}
+}
+
+// gab's outputs over HTTP/3: the JSON document (valid, with the protocol
+// and the layout), --extended's phases (the QUIC handshake, no TCP connect)
+// and quic-go's counters, --percentiles, --fail-if, --hlog and --html.
+func TestHTTP3Outputs(t *testing.T) {
+	url, _ := startH3Server(t)
+	dir := t.TempDir()
+	jsonFile, hlog, html := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog"), filepath.Join(dir, "run.html")
+	status, stdout, stderr := runGab(t, "ab", "--http3", "-k", "-n", "60", "-c", "3", "--streams", "2", "--extended",
+		"--percentiles", "50,99.9", "--fail-if", "failed=0", "--fail-if", "rps>1000000000", "--json", jsonFile, "--hlog", hlog, "--html", html, url)
+	if status != 3 {
+		t.Fatalf("status %d, want 3 (the second --fail-if fails)\n%s\n%s", status, stdout, stderr)
+	}
+	for _, want := range []string{"Protocol:               HTTP/3 (QUIC), 3 connections × 2 streams\n", "Concurrency Level:      6\n",
+		"Phase breakdown", "QUIC handshake:", "99.9%", "--fail-if failed=0: passed", "--fail-if rps>1000000000: FAILED",
+		"Responses by status code", "  200: 60\n", "QUIC (quic-go):         3 connections: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "TCP connect:") || strings.Contains(stdout, "TLS handshake:") {
+		t.Errorf("the phase table has TCP's and TLS's rows for QUIC:\n%s", stdout)
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := report.DecodeDocument(jsonFile, raw)
+	if err != nil {
+		t.Fatalf("the JSON document does not read back: %v", err)
+	}
+	r := doc.Report
+	if r.Protocol != "h3" || r.Connections != 3 || r.StreamsPerConnection != 2 || r.ConcurrencyLevel != 6 || r.CompleteRequests != 60 ||
+		doc.Run == nil || doc.Run.Protocol != "http3" || r.TLS == nil || r.TLS.Protocol != "TLSv1.3" {
+		t.Errorf("document report %+v run %+v", r, doc.Run)
+	}
+	for _, f := range []string{hlog, html} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// gab sweep of an HTTP/3 target: each point's run goes over QUIC, and the
+// sweep document (with each run's) matches the schemas.
+func TestHTTP3Sweep(t *testing.T) {
+	url, hits := startH3Server(t)
+	jsonFile := filepath.Join(t.TempDir(), "sweep.json")
+	status, stdout, stderr := runGab(t, "ab", "sweep", "--http3", "--streams", "3", "-n", "30", "-c", "1,2", "--repeat", "2", "--json", jsonFile, "h3="+url)
+	if status != 0 {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	if hits.Load() != 4*30 {
+		t.Errorf("server saw %d requests, want 2 concurrencies × 2 runs × 30", hits.Load())
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "docs"); err != nil {
+		t.Errorf("the sweep document does not match the schemas: %v", err)
+	}
+	var doc sweep.Document
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Points {
+		for _, run := range p.Runs {
+			if r := run.Document.Report; r == nil || r.Protocol != "h3" || r.StreamsPerConnection != 3 || r.ConcurrencyLevel != 3*p.Concurrency {
+				t.Errorf("point c=%d: run report %+v", p.Concurrency, r)
+			}
+		}
+	}
+}
+
+// Shards of an HTTP/3 run merge into one report over the whole run.
+func TestHTTP3MergeShards(t *testing.T) {
+	url, hits := startH3Server(t)
+	dir := t.TempDir()
+	var files []string
+	for i := range 3 {
+		f := filepath.Join(dir, fmt.Sprintf("s-%d.json", i))
+		status, _, stderr := runGab(t, "gab", "--http3", "-n", "31", "-c", "3", "--streams", "2",
+			"--shard", fmt.Sprintf("%d/3", i), "--run-id", "h3run", "--json", f, url)
+		if status != 0 {
+			t.Fatalf("shard %d: status %d: %s", i, status, stderr)
+		}
+		files = append(files, f)
+	}
+	if hits.Load() != 31 {
+		t.Fatalf("the shards sent %d requests, want 31", hits.Load())
+	}
+	status, stdout, stderr := runGab(t, append([]string{"gab", "merge"}, files...)...)
+	if status != 0 {
+		t.Fatalf("merge: %d %s", status, stderr)
+	}
+	for _, want := range []string{"Protocol:               HTTP/3 (QUIC)", "Complete requests:      31\n", "Failed requests:        0\n",
+		"HTML transferred:       3100 bytes\n", "Merged:                 3 shards of run h3run\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("merged report lacks %q:\n%s", want, stdout)
+		}
 	}
 }

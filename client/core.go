@@ -808,6 +808,9 @@ func (rn *Runner) result() *Result {
 	if r.tl != nil {
 		res.Timeline = r.tl.result(res.Elapsed)
 	}
+	if q, ok := rn.tr.(interface{ quicStats() *QUICStats }); ok {
+		res.QUIC = q.quicStats()
+	}
 	return res
 }
 

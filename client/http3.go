@@ -76,6 +76,45 @@ type h3Transport struct {
 	// most request streams open at once on one of them (tests read both).
 	opened      atomic.Int64
 	mostStreams atomic.Int32
+
+	statsMu sync.Mutex
+	stats   QUICStats // the ended connections' counters
+}
+
+// QUICStats are quic-go's counters (quic.ConnectionStats) summed over a
+// run's QUIC connections as each ends. quic-go sends a lost packet's frames
+// again in new packets, so PacketsLost is also what was retransmitted.
+type QUICStats struct {
+	Connections                  int
+	PacketsSent, PacketsReceived uint64
+	PacketsLost                  uint64
+	BytesSent, BytesReceived     uint64
+	BytesLost                    uint64
+	MinRTT                       time.Duration // the least of the connections'
+}
+
+// add sums one ended connection's counters into s.
+func (s *QUICStats) add(c quic.ConnectionStats) {
+	if s.Connections == 0 || c.MinRTT > 0 && c.MinRTT < s.MinRTT {
+		s.MinRTT = c.MinRTT
+	}
+	s.Connections++
+	s.PacketsSent += c.PacketsSent
+	s.PacketsReceived += c.PacketsReceived
+	s.PacketsLost += c.PacketsLost
+	s.BytesSent += c.BytesSent
+	s.BytesReceived += c.BytesReceived
+	s.BytesLost += c.BytesLost
+}
+
+// quicStats is the run's QUIC counters, once every connection has ended
+// (the run's result is gathered after its slots, the last of which waits for
+// the connections).
+func (h *h3Transport) quicStats() *QUICStats {
+	h.statsMu.Lock()
+	defer h.statsMu.Unlock()
+	st := h.stats
+	return &st
 }
 
 // h3Holder is the connection that slots i with i % c == k share.
@@ -611,6 +650,10 @@ func (c *h3Conn) acceptUni() {
 		go c.uni(str)
 	}
 	c.unis.Wait()
+	st := c.qc.ConnectionStats()
+	c.h.statsMu.Lock()
+	c.h.stats.add(st)
+	c.h.statsMu.Unlock()
 	c.cleanup()
 }
 

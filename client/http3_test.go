@@ -72,6 +72,9 @@ func TestHTTP3AgainstQuicGoServer(t *testing.T) {
 	if res.Protocol != "h3" || res.TLS == nil || res.TLS.Protocol != "TLSv1.3" || res.ServerSoftware != "GoTest/1.0" {
 		t.Errorf("protocol %q TLS %+v server %q", res.Protocol, res.TLS, res.ServerSoftware)
 	}
+	if q := res.QUIC; q == nil || q.Connections != c || q.PacketsSent == 0 || q.PacketsReceived == 0 || q.BytesReceived < uint64(res.TotalRead) {
+		t.Errorf("QUIC counters %+v", q)
+	}
 	if res.KeepAlive != n-c {
 		t.Errorf("Keep-Alive requests %d, want %d (all but each connection's first)", res.KeepAlive, n-c)
 	}

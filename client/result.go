@@ -64,8 +64,11 @@ type Result struct {
 	DocLength      int64  // body length of the first successful response
 	ServerSoftware string // ab's cut of the first Server header
 	TLS            *TLSInfo
-	// Protocol is "h2" or "h2c" for --http2, "" otherwise.
+	// Protocol is "h2" or "h2c" for --http2, "h3" for --http3, "" otherwise.
 	Protocol string
+	// QUIC holds quic-go's counters over an --http3 run's connections (nil
+	// otherwise).
+	QUIC *QUICStats
 
 	// StatusCounts counts responses per status code (gab's extended report).
 	StatusCounts map[int]int

@@ -299,8 +299,13 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9: nearest rank, bucket tops of HDR histograms, 3 significant digits)\n")
 	p.printf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", "", "min", "mean", "sd", "median", "p90", "p99", "p99.9", "max")
 	for ph := client.Phase(0); ph < client.PhaseCount; ph++ {
-		d := &x.Phases[ph]
-		p.printf("%-16s%10s%10s%10s%10s", ph.String()+":", ms3(float64(d.MinUs)), ms3(d.MeanUs), ms3(d.SDUs), ms3(float64(d.MedianUs)))
+		d, name := &x.Phases[ph], ph.String()
+		if s.Protocol == "h3" && ph == client.PhaseTCP {
+			continue // QUIC has no TCP connect: its handshake is one phase
+		} else if s.Protocol == "h3" && ph == client.PhaseTLS {
+			name = "QUIC handshake"
+		}
+		p.printf("%-16s%10s%10s%10s%10s", name+":", ms3(float64(d.MinUs)), ms3(d.MeanUs), ms3(d.SDUs), ms3(float64(d.MedianUs)))
 		for _, us := range [...]int64{d.P90Us, d.P99Us, d.P999Us} {
 			p.printf("%10s", ms3(float64(us)))
 		}
@@ -345,6 +350,11 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	}
 	p.printf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent (10^6 bits)\n",
 		x.ReceivedMbitPerS, x.SentMbitPerS)
+	if q := s.QUIC; q != nil {
+		p.printf("QUIC (quic-go):         %d connections: %d packets sent, %d received, %d lost (%.2f%%, their frames sent again), min RTT %s [ms]\n",
+			q.Connections, q.PacketsSent, q.PacketsReceived, q.PacketsLost, 100*float64(q.PacketsLost)/float64(max(q.PacketsSent, 1)),
+			ms3(float64(q.MinRTT.Microseconds())))
+	}
 	if cpu := x.CPU; cpu.Known && x.CPUShare {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
 			cpu.User.Seconds(), cpu.Sys.Seconds(), x.CoresBusy*100, x.CoresBusy)

@@ -140,8 +140,11 @@ type Summary struct {
 	ServerSoftware string
 	Host           string
 	Port           int
-	// Protocol is "h2" or "h2c" for HTTP/2 runs, "" otherwise.
+	// Protocol is "h2" or "h2c" for HTTP/2 runs, "h3" for HTTP/3, "" otherwise.
 	Protocol string
+	// QUIC is quic-go's counters over an HTTP/3 run's connections (nil
+	// otherwise), for --extended.
+	QUIC *client.QUICStats
 	// TLS is the first handshake's description (nil for plain HTTP, or when
 	// no handshake succeeded).
 	TLS            *client.TLSInfo
@@ -282,6 +285,7 @@ func Summarize(res *client.Result, o Options) *Summary {
 		Host:              o.Host,
 		Port:              o.Port,
 		Protocol:          res.Protocol,
+		QUIC:              res.QUIC,
 		Path:              o.Path,
 		DocLength:         res.DocLength,
 		VariableLength:    o.VariableLength,
