@@ -234,3 +234,24 @@ func TestMergeTextStartsWithTheReport(t *testing.T) {
 		t.Errorf("merge: %d %s\n%q", status, stderr, stdout)
 	}
 }
+
+// TestEveryReaderValidates: gab plot and gab compare refuse an inconsistent
+// document with the same one line, naming the field, as gab merge.
+func TestEveryReaderValidates(t *testing.T) {
+	url, _ := startDocServer(t)
+	dir := t.TempDir()
+	files := runShards(t, dir, url, "v", 6, 2, 2)
+	good := files[1]
+	mutateDocuments(t, files[:1], func(i int, d *report.Document) { d.Report.FailedRequests = -50 })
+	want := files[0] + ": report.failed_requests: -50 is negative\n"
+	for _, args := range [][]string{
+		{"gab", "merge", files[0], good},
+		{"gab", "plot", "-o", filepath.Join(dir, "x.svg"), files[0]},
+		{"gab", "compare", files[0], good},
+	} {
+		status, stdout, stderr := runArgs(t, t.Context(), args...)
+		if status != exitError || stdout != "" || stderr != "gab "+args[1]+": "+want {
+			t.Errorf("%v: status %d, stdout %q, stderr %q; want exit 1 and %q", args[1:2], status, stdout, stderr, "gab "+args[1]+": "+want)
+		}
+	}
+}

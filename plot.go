@@ -95,7 +95,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	sweeps := 0
 	for i := range inputs {
 		if err := loadPlotInput(&inputs[i]); err != nil {
-			return fail(exitError, "%s: %v", inputs[i].path, err)
+			return fail(exitError, "%v", err)
 		}
 		if inputs[i].sweep != nil {
 			sweeps++
@@ -120,14 +120,17 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// loadPlotInput reads and checks one document.
+// loadPlotInput reads one document and checks it as gab merge and gab
+// compare do (report.DecodeDocument, sweep.DecodeDocument): its strings made
+// printable, every figure consistent. Errors start with the file's name.
 func loadPlotInput(in *plotInput) error {
+	name := chart.Printable(in.path)
 	raw, err := os.ReadFile(in.path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return errors.New("no such file")
+			return fmt.Errorf("%s: no such file", name)
 		}
-		return err
+		return fmt.Errorf("%s: %s", name, chart.Printable(err.Error()))
 	}
 	var head struct {
 		Tool          string `json:"tool"`
@@ -135,27 +138,14 @@ func loadPlotInput(in *plotInput) error {
 		SchemaVersion *int   `json:"schema_version"`
 	}
 	if json.Unmarshal(raw, &head) != nil || head.Tool != "gab" || head.SchemaVersion == nil {
-		return errors.New("not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)")
+		return fmt.Errorf("%s: not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)", name)
 	}
-	newest, kind := report.SchemaVersion, "run"
 	if head.Schema == "gab-sweep" {
-		newest, kind = sweep.SchemaVersion, "sweep"
+		in.sweep, err = sweep.DecodeDocument(in.path, raw)
+		return err
 	}
-	if *head.SchemaVersion > newest {
-		return fmt.Errorf("%s document of schema version %d, newer than this gab reads (%d): use a newer gab", kind, *head.SchemaVersion, newest)
-	}
-	if kind == "sweep" {
-		in.sweep = new(sweep.Document)
-		if err := json.Unmarshal(raw, in.sweep); err != nil {
-			return fmt.Errorf("not a valid gab sweep document: %v", err)
-		}
-		return nil
-	}
-	in.run = new(report.Document)
-	if err := json.Unmarshal(raw, in.run); err != nil {
-		return fmt.Errorf("not a valid gab JSON document: %v", err)
-	}
-	return nil
+	in.run, err = report.DecodeDocument(in.path, raw)
+	return err
 }
 
 // plotRuns draws saved runs, overlaid.

@@ -104,8 +104,8 @@ func TestPlotBadInput(t *testing.T) {
 	}{
 		{[]string{notJSON}, exitError, "gab plot: " + notJSON + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
 		{[]string{other}, exitError, "gab plot: " + other + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
-		{[]string{newer}, exitError, "gab plot: " + newer + ": run document of schema version 99, newer than this gab reads (" + strconv.Itoa(report.SchemaVersion) + "): use a newer gab"},
-		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep document of schema version 7, newer than this gab reads (" + strconv.Itoa(sweep.SchemaVersion) + "): use a newer gab"},
+		{[]string{newer}, exitError, "gab plot: " + newer + ": schema_version 99 is newer than this gab's " + strconv.Itoa(report.SchemaVersion) + ": use the gab that wrote it"},
+		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep schema_version 7 is newer than this gab's " + strconv.Itoa(sweep.SchemaVersion) + ": use the gab that wrote it"},
 		{[]string{never}, exitError, "gab plot: " + never + ": the run did not start: nothing to draw"},
 		{[]string{filepath.Join(in, "missing.json")}, exitError, "gab plot: " + filepath.Join(in, "missing.json") + ": no such file"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg"), never}, exitUsage, `gab plot: ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf) (or .html)`},

@@ -17,6 +17,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
@@ -625,7 +626,7 @@ func writeRunErrors(w io.Writer, points []*sweep.PointResult) {
 			if p.Size != nil {
 				size = " size=" + p.Size.Text
 			}
-			fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", p.Label, size, p.Concurrency, r.Rep+1, r.Error)
+			fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", chart.Printable(p.Label), size, p.Concurrency, r.Rep+1, chart.Printable(report.OneLine(r.Error)))
 		}
 	}
 }
