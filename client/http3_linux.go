@@ -20,11 +20,13 @@ const h3WantBuffer = 7 << 20
 // (CAP_NET_ADMIN). It returns a one-line note saying how to raise the
 // limits when they are too low, "" otherwise.
 func udpBufferNote() string {
-	rmax, wmax := sysctlInt("/proc/sys/net/core/rmem_max"), sysctlInt("/proc/sys/net/core/wmem_max")
-	if rmax < 0 || wmax < 0 || rmax >= h3WantBuffer && wmax >= h3WantBuffer {
-		return ""
-	}
-	if udpBuffersForced() {
+	return udpBufferNoteFor(sysctlInt("/proc/sys/net/core/rmem_max"), sysctlInt("/proc/sys/net/core/wmem_max"), udpBuffersForced)
+}
+
+// udpBufferNoteFor is udpBufferNote for the limits rmax and wmax (-1:
+// unknown); forced is asked only when a limit is too low.
+func udpBufferNoteFor(rmax, wmax int, forced func() bool) string {
+	if rmax < 0 || wmax < 0 || rmax >= h3WantBuffer && wmax >= h3WantBuffer || forced() {
 		return ""
 	}
 	return fmt.Sprintf("UDP socket buffers are capped below the %d bytes QUIC wants (net.core.rmem_max=%d, wmem_max=%d), which can drop packets at high rates; raise them with: sysctl -w net.core.rmem_max=7500000 net.core.wmem_max=7500000",
