@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -313,15 +314,15 @@ func pooledFigure(f figure, g compareGroup) (float64, bool) {
 }
 
 // runCompare is gab compare; argv[1] is "compare".
-func runCompare(argv []string, stdout, stderr io.Writer) int {
-	sc, status, done := parseSubcommand(argv, "compare", compareUsage, stderr, nil)
+func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int {
+	sc, status, done := parseSubcommand(argv, "compare", compareUsage, stdout, stderr, nil)
 	if done {
 		return status
 	}
 	fset, format, usage := sc.fset, sc.format, sc.usage
 	if fset.NArg() != 2 {
 		fmt.Fprintf(stderr, "gab compare: want two files, A and B, not %d\n", fset.NArg())
-		usage()
+		usage(stderr)
 		return exitUsage
 	}
 	nameA, nameB := fset.Arg(0), fset.Arg(1)

@@ -496,6 +496,7 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 		writeUsage(stdout, argv0)
 		io.WriteString(stdout, "\n")
 		writeLongUsage(stdout, fs)
+		writeCommands(stdout, argv0) // commands.go; -h stays ab's usage and the long options
 		return o, exitOK, true
 	}
 	if status, done := o.applyLong(&lo, fs, stderr); done {

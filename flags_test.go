@@ -334,15 +334,18 @@ func TestHelpIsABUsagePlusLongOptions(t *testing.T) {
 	}
 }
 
-// --help is the full help on stdout (ab's usage, then gab's options) and exit 0.
+// --help is the full help on stdout (ab's usage, then gab's options, then
+// the subcommands) and exit 0.
 func TestLongHelp(t *testing.T) {
 	_, status, done, stdout, stderr := parse(t, "ab", "--help")
 	if !done || status != exitOK || stderr != "" {
 		t.Fatalf("--help: status %d done %v stderr %q", status, done, stderr)
 	}
 	_, _, _, _, dashH := parse(t, "ab", "-h")
-	if stdout != dashH {
-		t.Errorf("--help on stdout differs from -h on stderr:\n%s\n---\n%s", stdout, dashH)
+	var list strings.Builder
+	writeCommands(&list, "ab")
+	if stdout != dashH+list.String() {
+		t.Errorf("--help on stdout is not -h's text on stderr and the subcommands:\n%s\n---\n%s", stdout, dashH)
 	}
 	if !strings.HasPrefix(stdout, usageOf("ab")) || !strings.Contains(stdout, "--fail-if EXPR") || !strings.Contains(stdout, "--warmup N|DURATION") {
 		t.Errorf("--help is not ab's usage plus gab's options:\n%s", stdout)

@@ -42,14 +42,6 @@ func main() {
 // run is gab with its command line and streams; argv[0] is the program name
 // as typed (ab prints it in its messages). It returns the exit status.
 func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	if len(argv) > 1 { // a URL is never one of these words
-		switch argv[1] {
-		case "merge":
-			return runMerge(argv, stdout, stderr)
-		case "compare":
-			return runCompare(argv, stdout, stderr)
-		}
-	}
 	return runWith(ctx, argv, stdout, stderr, runHooks{})
 }
 
@@ -60,15 +52,13 @@ type runHooks struct {
 	location *time.Location  // time zone of the -g file (nil: time.Local)
 }
 
-// runWith follows ab's sequence: parse, set up (TLS errors exit before the
-// banner), banner, "Benchmarking ...", the -v 2 request dump, the run, then
-// "Finished"/"..done", the report, and the -e and -g files.
+// runWith runs the subcommand argv names (commands.go), or else follows ab's
+// sequence: parse, set up (TLS errors exit before the banner), banner,
+// "Benchmarking ...", the -v 2 request dump, the run, then "Finished"/"..done",
+// the report, and the -e and -g files.
 func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h runHooks) int {
-	if len(argv) > 1 && argv[1] == "sweep" { // a URL is never the word sweep
-		return runSweep(ctx, argv, stdout, stderr)
-	}
-	if len(argv) > 1 && argv[1] == "plot" {
-		return runPlot(ctx, argv, stdout, stderr) // plot.go
+	if c := lookupCommand(argv); c != nil {
+		return c.run(ctx, argv, stdout, stderr)
 	}
 	out := newBufferedWriter(stdout)
 	errw := &syncWriter{w: stderr, flushFirst: out}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,48 +28,10 @@ of the same schema (for gab compare and gab plot). A DIR stands for the
 *.json files in it.
 `
 
-// subcommand parses a subcommand's options (argv[2:]): --format text|json,
-// -h, and what more adds. usage prints its help. done says the caller must
-// exit with status.
-type subcommand struct {
-	name   string // "merge"
-	fset   *pflag.FlagSet
-	format *string
-	usage  func()
-}
-
-func parseSubcommand(argv []string, name, help string, stderr io.Writer, more func(*pflag.FlagSet)) (sc *subcommand, status int, done bool) {
-	fset := pflag.NewFlagSet("gab "+name, pflag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	sc = &subcommand{name: name, fset: fset, format: fset.String("format", "text", "output `text|json`")}
-	if more != nil {
-		more(fset)
-	}
-	wantHelp := fset.BoolP("help", "h", false, "print this help")
-	sc.usage = func() {
-		fmt.Fprintf(stderr, help, argv[0])
-		writeLongUsage(stderr, fset)
-	}
-	if err := fset.Parse(argv[2:]); err != nil {
-		fmt.Fprintf(stderr, "gab %s: %v\n", name, err)
-		sc.usage()
-		return sc, exitUsage, true
-	}
-	if *wantHelp {
-		sc.usage()
-		return sc, exitUsage, true
-	}
-	if *sc.format != "text" && *sc.format != "json" {
-		fmt.Fprintf(stderr, "gab %s: --format must be text or json, not %q\n", name, *sc.format)
-		return sc, exitUsage, true
-	}
-	return sc, exitOK, false
-}
-
 // runMerge is gab merge; argv[1] is "merge".
-func runMerge(argv []string, stdout, stderr io.Writer) int {
+func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 	var force *bool
-	sc, status, done := parseSubcommand(argv, "merge", mergeUsage, stderr, func(fs *pflag.FlagSet) {
+	sc, status, done := parseSubcommand(argv, "merge", mergeUsage, stdout, stderr, func(fs *pflag.FlagSet) {
 		force = fs.Bool("force", false, "merge documents of different runs (or with missing shards) on purpose; the report says so")
 	})
 	if done {
@@ -82,7 +45,7 @@ func runMerge(argv []string, stdout, stderr io.Writer) int {
 	}
 	if len(files) == 0 {
 		fmt.Fprintf(stderr, "gab merge: no FILE given\n")
-		usage()
+		usage(stderr)
 		return exitUsage
 	}
 	var in []report.MergeInput

@@ -52,12 +52,15 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	if err := fs.Parse(argv[2:]); err != nil {
-		fmt.Fprintf(stderr, "gab plot: %v\n%s", err, plotUsage)
+		fmt.Fprintf(stderr, "gab plot: %v\n", subcommandOptionError(err)) // one line, as every option error
 		return exitUsage
 	}
 	if *help {
 		io.WriteString(stdout, plotUsage)
 		return exitOK
+	}
+	if fs.Changed("output") && *output == "" {
+		return fail(exitUsage, "-o needs a value (an empty one would leave it without effect)")
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "gab plot: no document given\n%s", plotUsage)

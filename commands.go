@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+// This file is gab's table of subcommands (gab WORD ...) and what they share:
+// the parsing of their options and their help. A subcommand's word is never
+// a URL, so ab's command lines keep their meaning.
+
+// command is one subcommand: argv[1] is its name; run gets the whole argv
+// and returns the exit status.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, argv []string, stdout, stderr io.Writer) int
+}
+
+// commands is the table of subcommands, in the order gab --help lists them.
+// (A function, not a variable: --help's list refers to it from parseArgs,
+// which the subcommands call.)
+func commands() []command {
+	return []command{
+		{"sweep", "many runs: targets x sizes x concurrencies, repeated; a table, CSV, JSON and charts", runSweep},
+		{"plot", "the charts of saved JSON documents (runs overlaid, or a sweep)", runPlot},
+		{"merge", "the report of a run measured as shards (--shard), from their JSON documents", runMerge},
+		{"compare", "two runs, merged runs or sweeps side by side, with the change in per cent", runCompare},
+	}
+}
+
+// lookupCommand returns the subcommand that argv names (nil: a run of ab's
+// command line).
+func lookupCommand(argv []string) *command {
+	if len(argv) < 2 {
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == argv[1] {
+			return &c
+		}
+	}
+	return nil
+}
+
+// writeCommands lists the subcommands, for gab --help (after ab's usage and
+// gab's long options; ab's -h text stays as it is).
+func writeCommands(w io.Writer, argv0 string) {
+	cmds := commands()
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name))
+	}
+	fmt.Fprintf(w, "\ngab's subcommands (%s COMMAND --help for each):\n", argv0)
+	for _, c := range cmds {
+		fmt.Fprintf(w, "    %-*s  %s\n", width, c.name, c.summary)
+	}
+}
+
+// subcommand is gab merge's or gab compare's command line: --format
+// text|json, -h/--help, and what more adds. usage prints its help.
+type subcommand struct {
+	name   string // "merge"
+	fset   *pflag.FlagSet
+	format *string
+	usage  func(io.Writer)
+}
+
+// parseSubcommand parses a subcommand's options (argv[2:]). help is its usage
+// text (%s: argv[0]); the options follow it. --help prints both on stdout
+// (exit 0); a bad option is one line that names it (exit 22). done says the
+// caller must exit with status.
+func parseSubcommand(argv []string, name, help string, stdout, stderr io.Writer, more func(*pflag.FlagSet)) (sc *subcommand, status int, done bool) {
+	fset := pflag.NewFlagSet("gab "+name, pflag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	sc = &subcommand{name: name, fset: fset, format: fset.String("format", "text", "output `text|json`")}
+	if more != nil {
+		more(fset)
+	}
+	wantHelp := fset.BoolP("help", "h", false, "print this help")
+	sc.usage = func(w io.Writer) {
+		fmt.Fprintf(w, help, argv[0])
+		writeLongUsage(w, fset)
+	}
+	if err := fset.Parse(argv[2:]); err != nil {
+		fmt.Fprintf(stderr, "gab %s: %v\n", name, subcommandOptionError(err))
+		return sc, exitUsage, true
+	}
+	if *wantHelp {
+		sc.usage(stdout)
+		return sc, exitOK, true
+	}
+	if *sc.format != "text" && *sc.format != "json" {
+		fmt.Fprintf(stderr, "gab %s: --format must be text or json, not %q\n", name, *sc.format)
+		return sc, exitUsage, true
+	}
+	return sc, exitOK, false
+}
+
+// subcommandOptionError is a subcommand's option error as one line that
+// names the option as it was given (-o, or --output).
+func subcommandOptionError(err error) error {
+	var (
+		unknown  *pflag.NotExistError
+		required *pflag.ValueRequiredError
+	)
+	switch {
+	case errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() != "":
+		return fmt.Errorf("unknown option -%s", unknown.GetSpecifiedName())
+	case errors.As(err, &required) && required.GetSpecifiedShortnames() != "":
+		return fmt.Errorf("-%s needs a value", required.GetSpecifiedName())
+	}
+	return longOptionError(err)
+}
