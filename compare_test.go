@@ -30,7 +30,7 @@ func syntheticDoc(rps float64, meanUs int64, failed int) *report.Document {
 func syntheticRun(rps float64, failed int, total func(i int) uint32, extended bool, opt func(*report.Options)) *report.Document {
 	n := int(rps * 2)
 	res := &client.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Ending: client.EndCompleted,
-		Complete: n, Elapsed: 2 * time.Second, Samples: samples.New(n, 0), TotalRead: int64(rps) * 1000,
+		Complete: n, Elapsed: 2 * time.Second, Samples: samples.New(n, 0), Counters: client.Counters{TotalRead: int64(rps) * 1000},
 		StatusCounts: map[int]int{}, FirstError: map[string]string{}}
 	res.Failed.Total, res.Failed.Exceptions = failed, failed
 	if extended {

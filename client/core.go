@@ -69,14 +69,12 @@ type Outcome struct {
 // Tally holds one worker's counters. Only its worker writes it, except
 // activity, which the watchdog reads; tallies are summed when the run ends.
 type Tally struct {
-	FailConnect, FailReceive, FailLength, FailExceptions int
-	WriteErrors, Non2xx, KeepAlive, Retries              int
-	TotalRead, BodyRead, TotalSent                       int64
+	Counters
 
 	statusCode  int // run-length cache in front of statuses, so a map is touched only on change
 	statusCount int
 	statuses    map[int]int
-	firstError  map[string]string
+	firstError  [failureKinds]string
 
 	lastDone int64 // clock of this worker's latest recording (Elapsed is the max)
 
@@ -135,15 +133,9 @@ func (t *Tally) flushStatus() {
 	t.statusCount = 0
 }
 
-func (t *Tally) noteError(class string, err error) {
-	if err == nil {
-		return
-	}
-	if t.firstError == nil {
-		t.firstError = make(map[string]string)
-	}
-	if _, ok := t.firstError[class]; !ok {
-		t.firstError[class] = err.Error()
+func (t *Tally) noteError(f Failure, err error) {
+	if err != nil && t.firstError[f] == "" {
+		t.firstError[f] = err.Error()
 	}
 }
 
@@ -322,9 +314,9 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			return false
 		}
 		if o.Class == FailConnect {
-			t.noteError("connect", o.Err)
+			t.noteError(FailureConnect, o.Err)
 		} else {
-			t.noteError("exceptions", o.Err)
+			t.noteError(FailureExceptions, o.Err)
 		}
 		r.unclaim()
 		// ab: if (bad++ > 10) abort, so the 12th such failure is fatal.
@@ -339,7 +331,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			return false
 		}
 		if o.Class == FailConnect {
-			t.FailConnect++
+			t.Failed.Connect++
 		} else {
 			t.Non2xx++
 		}
@@ -353,9 +345,9 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
 			return false
 		}
-		t.noteError("connect", o.Err)
+		t.noteError(FailureConnect, o.Err)
 		r.reportReceiveError(o.Err)
-		t.FailConnect++
+		t.Failed.Connect++
 		r.bad.Add(1)
 	case FailReceive, FailReceiveCounted:
 		if o.Class == FailReceive && !r.cfg.KeepGoing {
@@ -363,18 +355,18 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
 			return false
 		}
-		t.noteError("receive", o.Err)
+		t.noteError(FailureReceive, o.Err)
 		if r.cfg.KeepGoing {
 			r.reportReceiveError(o.Err)
 		}
-		t.FailReceive++
+		t.Failed.Receive++
 		r.bad.Add(1)
 	case FailException:
-		t.noteError("exceptions", o.Err)
-		t.FailExceptions++
+		t.noteError(FailureExceptions, o.Err)
+		t.Failed.Exceptions++
 		r.bad.Add(1)
 	case FailWrite:
-		t.noteError("write", o.Err)
+		t.noteError(FailureWrite, o.Err)
 		t.WriteErrors++
 		r.events.SendFailed()
 	case OK:
@@ -413,9 +405,9 @@ func (r *run) checkLength(t *Tally, body int64) {
 		time.Sleep(time.Microsecond)
 	}
 	if !r.cfg.VariableLength && body != r.docLen.Load() {
-		t.FailLength++
+		t.Failed.Length++
 		r.bad.Add(1)
-		t.noteError("length", errLengthDiffers)
+		t.noteError(FailureLength, errLengthDiffers)
 	}
 }
 
@@ -774,7 +766,6 @@ func (rn *Runner) result() *Result {
 		res.CGI = r.cgi.times(res.Complete)
 	}
 	res.Elapsed = time.Duration(r.stopAt)
-	res.Failed.Total = int(r.bad.Load())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
@@ -782,26 +773,17 @@ func (rn *Runner) result() *Result {
 		t.flushStatus()
 		r.samples.FlushBatch(&t.spill) // every worker has stopped
 		lastDone = max(lastDone, t.lastDone)
-		res.Failed.Connect += t.FailConnect
-		res.Failed.Receive += t.FailReceive
-		res.Failed.Length += t.FailLength
-		res.Failed.Exceptions += t.FailExceptions
-		res.WriteErrors += t.WriteErrors
-		res.Non2xx += t.Non2xx
-		res.KeepAlive += t.KeepAlive
-		res.Retries += t.Retries
-		res.TotalRead += t.TotalRead
-		res.BodyRead += t.BodyRead
-		res.TotalSent += t.TotalSent
+		res.Counters.add(&t.Counters)
 		for k, v := range t.statuses {
 			res.StatusCounts[k] += v
 		}
-		for k, v := range t.firstError {
-			if _, ok := res.FirstError[k]; !ok {
-				res.FirstError[k] = v
+		for f, msg := range t.firstError {
+			if k := Failure(f).String(); msg != "" && res.FirstError[k] == "" {
+				res.FirstError[k] = msg
 			}
 		}
 	}
+	res.Failed.Total = int(r.bad.Load())
 	if res.Ending == EndCompleted {
 		res.Elapsed = time.Duration(lastDone)
 	}

@@ -29,6 +29,68 @@ type Failures struct {
 	Exceptions int
 }
 
+// classified is the sum of the four classes.
+func (f *Failures) classified() int { return f.Connect + f.Receive + f.Length + f.Exceptions }
+
+// Counters are ab's counters of a run: failures, the responses counted apart,
+// and the bytes. Each worker keeps its own (in its tally); Result holds their
+// sum.
+type Counters struct {
+	// Failed.Total is the run's (the workers' tallies leave it 0).
+	Failed      Failures
+	WriteErrors int // ab's epipe
+	Non2xx      int
+	KeepAlive   int // ab's doneka: responses completed on a kept-alive connection
+	// Retries counts requests sent again: HTTP/1 requests re-sent once on a new
+	// connection because the server closed a reused keep-alive connection before
+	// answering; HTTP/2 and HTTP/3 requests the server did not process
+	// (REFUSED_STREAM, or above a GOAWAY's last stream ID), at most 3 times each.
+	Retries int
+
+	TotalRead int64 // every byte read, heads included ("Total transferred")
+	BodyRead  int64 // decoded body bytes ("HTML transferred")
+	TotalSent int64 // every request byte written ("Total body sent")
+}
+
+// add adds o's counts to c.
+func (c *Counters) add(o *Counters) {
+	c.Failed.Total += o.Failed.Total
+	c.Failed.Connect += o.Failed.Connect
+	c.Failed.Receive += o.Failed.Receive
+	c.Failed.Length += o.Failed.Length
+	c.Failed.Exceptions += o.Failed.Exceptions
+	c.WriteErrors += o.WriteErrors
+	c.Non2xx += o.Non2xx
+	c.KeepAlive += o.KeepAlive
+	c.Retries += o.Retries
+	c.TotalRead += o.TotalRead
+	c.BodyRead += o.BodyRead
+	c.TotalSent += o.TotalSent
+}
+
+// Failure names one of ab's four failure classes, or write errors: the keys of
+// Result.FirstError are their String()s.
+type Failure uint8
+
+const (
+	FailureConnect Failure = iota
+	FailureReceive
+	FailureLength
+	FailureExceptions
+	FailureWrite
+	failureKinds
+)
+
+var failureNames = [failureKinds]string{"connect", "receive", "length", "exceptions", "write"}
+
+// String is the class's name: "connect", "receive", "length", "exceptions" or "write".
+func (f Failure) String() string {
+	if f < failureKinds {
+		return failureNames[f]
+	}
+	return "unknown"
+}
+
 // TLSInfo describes the first TLS handshake, in ab's words.
 type TLSInfo struct {
 	Protocol    string // "TLSv1.3"
@@ -46,20 +108,8 @@ type Result struct {
 	Ending  Ending
 	Fatal   *FatalError // set when Ending == EndFatal
 
-	Complete    int // ab's done: recorded requests
-	Failed      Failures
-	WriteErrors int // ab's epipe
-	Non2xx      int
-	KeepAlive   int // ab's doneka: responses completed on a kept-alive connection
-	// Retries counts requests sent again: HTTP/1 requests re-sent once on a new
-	// connection because the server closed a reused keep-alive connection before
-	// answering; HTTP/2 requests the server did not process (REFUSED_STREAM, or
-	// above a GOAWAY's last stream ID), at most 3 times each.
-	Retries int
-
-	TotalRead int64 // every byte read, heads included ("Total transferred")
-	BodyRead  int64 // decoded body bytes ("HTML transferred")
-	TotalSent int64 // every request byte written ("Total body sent")
+	Complete int // ab's done: recorded requests
+	Counters
 
 	DocLength      int64  // body length of the first successful response
 	ServerSoftware string // ab's cut of the first Server header
@@ -72,8 +122,8 @@ type Result struct {
 
 	// StatusCounts counts responses per status code (gab's extended report).
 	StatusCounts map[int]int
-	// FirstError holds the first error message of each failure class, by name
-	// ("connect", "receive", "length", "exceptions", "write").
+	// FirstError holds the first error message of each failure class, by
+	// Failure.String() ("connect", "receive", "length", "exceptions", "write").
 	FirstError map[string]string
 
 	// Warmup describes the warm-up (--warmup) sent before the measured run;

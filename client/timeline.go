@@ -365,7 +365,7 @@ func (tl *timeline) observe(t *Tally, o *Outcome) {
 	sh := tl.shard(t)
 	bytes := t.TotalRead - t.tl.read
 	t.tl.read = t.TotalRead
-	f := t.FailConnect + t.FailReceive + t.FailLength + t.FailExceptions
+	f := t.Failed.classified()
 	failed := f != t.tl.fail
 	t.tl.fail = f
 	var cor int64
@@ -379,7 +379,7 @@ func (tl *timeline) observe(t *Tally, o *Outcome) {
 // failure or an oversized response head, issued again).
 func (tl *timeline) failure(t *Tally, end int64) {
 	sh := tl.shard(t)
-	t.tl.fail = t.FailConnect + t.FailReceive + t.FailLength + t.FailExceptions
+	t.tl.fail = t.Failed.classified()
 	tl.add(sh, end, 0, 0, 0, true, false)
 }
 

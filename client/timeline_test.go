@@ -370,7 +370,7 @@ func TestTimelineRecordingDoesNotAllocate(t *testing.T) {
 		tally.TotalRead += 150
 		tl.observe(tally, o)
 		o.End += 1000
-		tally.FailConnect++
+		tally.Failed.Connect++
 		tl.failure(tally, o.End)
 	})
 	if allocs != 0 {

@@ -28,7 +28,7 @@ func histogramResult(limit int) *client.Result {
 		s.Put(s.Len(), samples.Sample{Start: uint32(i * 100), Connect: 100 + uint32(i), Wait: tot / 2, Total: tot}, nil)
 	}
 	return &client.Result{Complete: len(histogramTotals), Elapsed: 60 * time.Millisecond, Samples: s,
-		TotalRead: 9 * 333, BodyRead: 900, DocLength: 100, ServerSoftware: "nginx/1.22.1"}
+		Counters: client.Counters{TotalRead: 9 * 333, BodyRead: 900}, DocLength: 100, ServerSoftware: "nginx/1.22.1"}
 }
 
 var histogramOptions = Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 1}
@@ -332,7 +332,7 @@ func ExampleWriteText() {
 	}
 	res := &client.Result{
 		Elapsed: 28192 * time.Microsecond, Complete: 3, Samples: store,
-		ServerSoftware: "pysrv/1.0", DocLength: 100, TotalRead: 555, BodyRead: 300,
+		ServerSoftware: "pysrv/1.0", DocLength: 100, Counters: client.Counters{TotalRead: 555, BodyRead: 300},
 	}
 	s := Summarize(res, Options{Host: "127.0.0.1", Port: 18081, Path: "/us/0/20000/3", Concurrency: 1})
 	_ = WriteText(os.Stdout, s)
