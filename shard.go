@@ -299,7 +299,7 @@ func runInfo(o *cliOptions) *report.RunInfo {
 	h.Write(cfg.Spec.Body)
 	r := &report.RunInfo{
 		URL: o.URL, Method: cfg.Spec.Method, RequestSHA256: hex.EncodeToString(h.Sum(nil)),
-		Protocol: protocolName(cfg.Protocol), Requests: cfg.Requests, Concurrency: cfg.Concurrency,
+		Protocol: cfg.Protocol.String(), Requests: cfg.Requests, Concurrency: cfg.Concurrency,
 		RatePerS: cfg.Rate, TimeLimit: cfg.TimeLimit, TLS: cfg.Target.TLS,
 	}
 	if sh := o.Shard; sh != nil {
@@ -307,18 +307,4 @@ func runInfo(o *cliOptions) *report.RunInfo {
 			Requests: sh.Requests, Concurrency: sh.Concurrency, RatePerS: sh.Rate}
 	}
 	return r
-}
-
-func protocolName(p client.Protocol) string {
-	switch p {
-	case client.HTTP11:
-		return "http1.1"
-	case client.HTTP2:
-		return "http2"
-	case client.HTTP3:
-		return "http3"
-	case client.CGI:
-		return "cgi"
-	}
-	return "http1.0"
 }

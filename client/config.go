@@ -25,6 +25,24 @@ const (
 	HTTP3
 )
 
+// String is the protocol's name in a shard's document: "http1.0", "http1.1",
+// "http2", "cgi" or "http3".
+func (p Protocol) String() string {
+	switch p {
+	case HTTP10:
+		return "http1.0"
+	case HTTP11:
+		return "http1.1"
+	case HTTP2:
+		return "http2"
+	case CGI:
+		return "cgi"
+	case HTTP3:
+		return "http3"
+	}
+	return "unknown"
+}
+
 // Target is the parsed URL argument, with ab's rules (see ParseURL).
 type Target struct {
 	Raw  string // the URL argument exactly as typed (sent as the request target with -X)

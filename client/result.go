@@ -20,6 +20,22 @@ const (
 	EndFatal
 )
 
+// String is the ending's name in a run's JSON document: "completed",
+// "time_limit", "interrupted" or "fatal".
+func (e Ending) String() string {
+	switch e {
+	case EndCompleted:
+		return "completed"
+	case EndTimeLimit:
+		return "time_limit"
+	case EndInterrupted:
+		return "interrupted"
+	case EndFatal:
+		return "fatal"
+	}
+	return "unknown"
+}
+
 // Failures are ab's failure classes ("Failed requests" and its breakdown).
 type Failures struct {
 	Total      int // ab's "bad": may exceed the sum of the classes (header overflow has none)
