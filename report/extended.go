@@ -366,6 +366,7 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	}
 	p.printf("Sample store:           %s\n", s.SampleStore)
 	writeTimelineTable(p, s.Timeline)
+	writeFigures(p, NewDocument(s))
 	return p.flush()
 }
 

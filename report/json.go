@@ -68,6 +68,9 @@ type Document struct {
 	// Timeline is the latency over time, one entry per interval (--interval,
 	// 1 s by default; absent if it was not gathered).
 	Timeline *JSONTimeline `json:"timeline,omitempty"`
+	// Figures are the catalog's figures of the run (catalog.go), key → value
+	// in the figure's unit; a figure the run lacks is absent.
+	Figures FigureValues `json:"figures,omitempty"`
 }
 
 // JSONEnvironment describes the client machine and gab itself.
@@ -363,6 +366,7 @@ func NewDocument(s *Summary) *Document {
 	if s.Timeline != nil {
 		d.Timeline = jsonTimeline(s.Timeline)
 	}
+	d.Figures = FiguresOf(d)
 	return d
 }
 

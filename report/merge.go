@@ -645,6 +645,7 @@ func (mg *mergeState) document(s *Summary, percents []float64, forced bool) *Doc
 	d.Extended = mg.extended(s)
 	d.Rate = mg.rate(s, percents)
 	mg.timelineNote = mergeTimelines(d, mg.in)
+	d.Figures = FiguresOf(d)
 	return d
 }
 

@@ -1,0 +1,356 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+)
+
+// This file is the catalog: the list of a run's headline figures, each with
+// its key, title, unit, CSV name, better direction, precision and how to read
+// it from a run. Every output that lists figures reads it: --extended's
+// figure block, the JSON document's "figures", the HTML report's figures and
+// comparison, gab merge's report, gab compare, gab sweep's CSV columns and
+// points' "figures", and --fail-if's metric names. A figure derived from what
+// a run already records is one entry here.
+
+// Better says which direction of a figure is the better one.
+type Better int
+
+const (
+	Neither Better = iota // neither: more is not better or worse in itself
+	Higher
+	Lower
+)
+
+// String is "higher", "lower" or "".
+func (b Better) String() string {
+	switch b {
+	case Higher:
+		return "higher"
+	case Lower:
+		return "lower"
+	}
+	return ""
+}
+
+// MarshalText is String (gab compare's JSON rows).
+func (b Better) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// Figure is one entry of the catalog.
+type Figure struct {
+	// Key names the figure in --fail-if, the JSON documents' "figures" and
+	// the --extended block: "rps", "p99", "server_cpu_us_per_request".
+	Key string
+	// Title and Unit are as gab compare and the HTML report print them
+	// ("Received", "Mbit/s"); Unit is "" for a count of requests.
+	Title, Unit string
+	// CSV is gab sweep's --csv column.
+	CSV    string
+	Better Better
+	// Decimals are the digits printed after the point (text and CSV).
+	Decimals int
+	// Of reads the figure from a run's document; ok is false where the run
+	// does not have it (not measured, or nothing recorded).
+	Of func(d *Document) (v float64, ok bool)
+}
+
+// Catalog is the list of figures, in the order the outputs show them. Tests
+// may replace it with a longer copy.
+var Catalog = []Figure{
+	{"rps", "Requests per second", "#/s", "rps_mean", Higher, 2, func(d *Document) (float64, bool) {
+		return d.Report.RequestsPerSecond, true
+	}},
+	{"mean", "Mean", "ms", "latency_mean_ms", Lower, 3, meanMs},
+	{"sd", "sd", "ms", "latency_sd_ms", Lower, 3, sdMs},
+	{"min", "min", "ms", "latency_min_ms", Lower, 3, func(d *Document) (float64, bool) { return extremeMs(d, false) }},
+	{"p50", "p50", "ms", "p50_ms", Lower, 3, percentileMs(50)},
+	{"p90", "p90", "ms", "p90_ms", Lower, 3, percentileMs(90)},
+	{"p99", "p99", "ms", "p99_ms", Lower, 3, percentileMs(99)},
+	{"p99.9", "p99.9", "ms", "p99_9_ms", Lower, 3, percentileMs(99.9)},
+	{"max", "max", "ms", "latency_max_ms", Lower, 3, func(d *Document) (float64, bool) { return extremeMs(d, true) }},
+	{"complete", "Complete requests", "", "complete", Neither, 0, func(d *Document) (float64, bool) {
+		return float64(d.Report.CompleteRequests), true
+	}},
+	{"failed", "Failed requests", "", "failed", Lower, 0, func(d *Document) (float64, bool) {
+		return float64(d.Report.FailedRequests), true
+	}},
+	{"non2xx", "Non-2xx responses", "", "non2xx", Lower, 0, func(d *Document) (float64, bool) {
+		return float64(d.Report.Non2xxResponses), true
+	}},
+	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", Neither, 3, func(d *Document) (float64, bool) {
+		return mbitOf(d, d.Report.TotalTransferredBytes)
+	}},
+	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", Neither, 3, func(d *Document) (float64, bool) {
+		return mbitOf(d, d.Report.TotalBodySentBytes)
+	}},
+	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", Neither, 1, func(d *Document) (float64, bool) {
+		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
+			return 0, false // not measured, or a run too short for a share of a core
+		}
+		return *d.Extended.ClientCPU.PercentOfOneCore, true
+	}},
+	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", Lower, 1, func(d *Document) (float64, bool) {
+		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Report.CompleteRequests == 0 {
+			return 0, false
+		}
+		c := d.Extended.ClientCPU
+		return (c.UserMs + c.SysMs) * 1000 / float64(d.Report.CompleteRequests), true
+	}},
+	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", Neither, 1, func(d *Document) (float64, bool) {
+		if d.ServerCPU == nil {
+			return 0, false
+		}
+		return d.ServerCPU.PercentOfOneCore, true
+	}},
+	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", Lower, 1, func(d *Document) (float64, bool) {
+		if d.ServerCPU == nil {
+			return 0, false
+		}
+		return d.ServerCPU.UsPerRequest, true
+	}},
+}
+
+// FigureByKey finds the catalog's figure of that key.
+func FigureByKey(key string) (Figure, bool) {
+	for _, f := range Catalog {
+		if f.Key == key {
+			return f, true
+		}
+	}
+	return Figure{}, false
+}
+
+// Value is the figure of a run: f.Of where the run has a report and the
+// value is a finite number.
+func (f *Figure) Value(d *Document) (float64, bool) {
+	if d == nil || d.Report == nil {
+		return 0, false
+	}
+	v, ok := f.Of(d)
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// Format prints a value with the figure's decimals.
+func (f *Figure) Format(v float64) string {
+	return strconv.FormatFloat(v, 'f', f.Decimals, 64)
+}
+
+// Label is the title with its unit: "Received [Mbit/s]".
+func (f *Figure) Label() string {
+	if f.Unit == "" {
+		return f.Title
+	}
+	return f.Title + " [" + f.Unit + "]"
+}
+
+// meanMs is the exact mean total time: from the sums or the extended total
+// phase where the document has them, else (a document of neither) ab's
+// truncated µs mean.
+func meanMs(d *Document) (float64, bool) {
+	if s := d.Sums; s != nil && s.Total.Count > 0 {
+		return float64(s.Total.SumUs) / float64(s.Total.Count) / 1000, true
+	}
+	if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
+		return x.Phases.Total.MeanUs / 1000, true
+	}
+	if ct := d.Report.ConnectionTimes; ct != nil {
+		return float64(ct.Total.MeanUs) / 1000, true
+	}
+	return 0, false
+}
+
+// sdMs is the total time's sample sd (n−1): exact from the sums, else the
+// extended total phase's, else ab's.
+func sdMs(d *Document) (float64, bool) {
+	if s := d.Sums; s != nil && s.Total.Count > 0 {
+		if sq, ok := new(big.Int).SetString(s.Total.SumSquaresUs2, 10); ok {
+			return sdOfSums(s.Total.Count, s.Total.SumUs, sq) / 1000, true
+		}
+	}
+	if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
+		return x.Phases.Total.SDUs / 1000, true
+	}
+	if ct := d.Report.ConnectionTimes; ct != nil {
+		return ct.Total.SDUs / 1000, true
+	}
+	return 0, false
+}
+
+// sdOfSums is the sample sd of n values of sum s and sum of squares sq:
+// √((n·sq − s²) / (n(n−1))), the numerator exact.
+func sdOfSums(n int64, s uint64, sq *big.Int) float64 {
+	if n < 2 {
+		return 0
+	}
+	bn := big.NewInt(n)
+	num := new(big.Int).Mul(bn, sq)
+	bs := new(big.Int).SetUint64(s)
+	num.Sub(num, bs.Mul(bs, bs))
+	if num.Sign() <= 0 {
+		return 0
+	}
+	v, _ := new(big.Float).Quo(new(big.Float).SetInt(num), new(big.Float).SetInt(new(big.Int).Mul(bn, big.NewInt(n-1)))).Float64()
+	return math.Sqrt(v)
+}
+
+// extremeMs is the total time's min (or max): exact from the sums, the
+// extended total phase or ab's table.
+func extremeMs(d *Document, max bool) (float64, bool) {
+	pick := func(lo, hi int64) (float64, bool) {
+		if max {
+			return float64(hi) / 1000, true
+		}
+		return float64(lo) / 1000, true
+	}
+	if s := d.Sums; s != nil && s.Total.Count > 0 {
+		return pick(s.Total.MinUs, s.Total.MaxUs)
+	}
+	if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
+		return pick(x.Phases.Total.MinUs, x.Phases.Total.MaxUs)
+	}
+	if ct := d.Report.ConnectionTimes; ct != nil {
+		return pick(ct.Total.MinUs, ct.Total.MaxUs)
+	}
+	return 0, false
+}
+
+// percentileMs reads a total-time percentile: from the sums' histogram, else
+// the extended report's total phase.
+func percentileMs(p float64) func(d *Document) (float64, bool) {
+	return func(d *Document) (float64, bool) {
+		if s := d.Sums; s != nil && s.Total.Count > 0 {
+			if dist, err := s.Total.Dist(); err == nil {
+				return float64(dist.Percentile(p)) / 1000, true
+			}
+		}
+		if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
+			t := &x.Phases.Total
+			switch p {
+			case 50:
+				return float64(t.MedianUs) / 1000, true
+			case 90:
+				return float64(t.P90Us) / 1000, true
+			case 99:
+				return float64(t.P99Us) / 1000, true
+			case 99.9:
+				return float64(t.P999Us) / 1000, true
+			}
+		}
+		return 0, false
+	}
+}
+
+// mbitOf is bytes over the time taken in 10^6 bits per second (absent when
+// the time taken is 0).
+func mbitOf(d *Document, bytes int64) (float64, bool) {
+	if d.Report.TimeTakenS <= 0 {
+		return 0, false
+	}
+	return MbitPerSecond(bytes, d.Report.TimeTakenS), true
+}
+
+// FigureValue is one figure of a run.
+type FigureValue struct {
+	Key   string
+	Value float64
+}
+
+// FigureValues are a run's figures in catalog order, those it has: the JSON
+// documents' "figures" object (key → value in the figure's unit).
+type FigureValues []FigureValue
+
+// FiguresOf reads every catalog figure the run has.
+func FiguresOf(d *Document) FigureValues {
+	var out FigureValues
+	for i := range Catalog {
+		if v, ok := Catalog[i].Value(d); ok {
+			out = append(out, FigureValue{Catalog[i].Key, v})
+		}
+	}
+	return out
+}
+
+// MarshalJSON writes the figures as one object, in their order.
+func (fv FigureValues) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range fv {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(v.Key)
+		if err != nil {
+			return nil, err
+		}
+		n, err := json.Marshal(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(n)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object back, in its order.
+func (fv *FigureValues) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("figures: not an object")
+	}
+	*fv = (*fv)[:0]
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v *float64
+		if err := dec.Decode(&v); err != nil || v == nil {
+			return fmt.Errorf("figures: %q is not a number", t)
+		}
+		*fv = append(*fv, FigureValue{t.(string), *v})
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// WriteFigures writes the figure block of a run's text report (gab merge's):
+// each catalog figure the run has, with its key and unit.
+func WriteFigures(w io.Writer, d *Document) error {
+	e := newErrWriter(w)
+	writeFigures(e, d)
+	return e.flush()
+}
+
+// writeFigures writes the figure block (--extended's last, gab merge's);
+// nothing when the run has no figure.
+func writeFigures(e *errWriter, d *Document) {
+	first := true
+	for i := range Catalog {
+		f := &Catalog[i]
+		v, ok := f.Value(d)
+		if !ok {
+			continue
+		}
+		if first {
+			e.printf("\nFigures (by key, as --fail-if, gab compare and gab sweep name them; latencies: the total time)\n")
+			first = false
+		}
+		unit := ""
+		if f.Unit != "" {
+			unit = "[" + f.Unit + "]"
+		}
+		e.printf("  %-28s%14s %-14s%s\n", f.Key+":", f.Format(v), unit, f.Title)
+	}
+}

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCatalogReadsTheDocument checks each figure of the fixture's document
+// against the section it comes from.
+func TestCatalogReadsTheDocument(t *testing.T) {
+	d, _ := fixtureDocument(t)
+	x := &d.Extended.Phases.Total
+	want := map[string]float64{
+		"rps": 4, "mean": 5.5045, "min": 1, "max": 10.009, "p50": 5.007, "p90": 9.015, "p99": 10.009, "p99.9": 10.009,
+		"complete": 10, "failed": 4, "non2xx": 3, "received_mbit_per_s": 0.4, "sent_mbit_per_s": 0.08,
+		"client_cpu_percent": 80, "client_cpu_us_per_request": 2e6 / 10,
+	}
+	got := map[string]float64{}
+	for _, v := range FiguresOf(d) {
+		got[v.Key] = v.Value
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9 {
+			t.Errorf("%s = %v (present %v), want %v", k, g, ok, w)
+		}
+	}
+	// The sd from the exact sums is the phase table's (Welford's) to 1e-9.
+	if g := got["sd"]; math.Abs(g-x.SDUs/1000) > 1e-9 {
+		t.Errorf("sd = %v, want the extended total's %v", g, x.SDUs/1000)
+	}
+	for _, k := range []string{"server_cpu_percent", "server_cpu_us_per_request"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("%s present without --server-pid", k)
+		}
+	}
+	// Without sums or extended figures, the latencies are ab's.
+	d.Sums, d.Extended = nil, nil
+	if v, ok := figureValue("mean", d); !ok || v != 5.504 {
+		t.Errorf("mean from ab's table = %v, %v; want 5.504", v, ok)
+	}
+	if v, ok := figureValue("sd", d); !ok || math.Abs(v-3.0306780502792514) > 1e-12 {
+		t.Errorf("sd from ab's table = %v, %v", v, ok)
+	}
+	if _, ok := figureValue("p99", d); ok {
+		t.Error("p99 without a histogram")
+	}
+	// A run that never started has no figure, and no block.
+	ns := NewDocument(NotStarted([]string{"gab"}, time.Unix(0, 0), "x\n", 22))
+	var b bytes.Buffer
+	if err := WriteFigures(&b, ns); err != nil || len(ns.Figures) != 0 || b.Len() != 0 {
+		t.Errorf("not started: %v %q %v", ns.Figures, b.String(), err)
+	}
+}
+
+// figureValue is the catalog's figure key of d.
+func figureValue(key string, d *Document) (float64, bool) {
+	f, ok := FigureByKey(key)
+	if !ok {
+		return 0, false
+	}
+	return f.Value(d)
+}
+
+func TestCatalogKeysAreUnique(t *testing.T) {
+	keys, csv := map[string]bool{}, map[string]bool{}
+	for _, f := range Catalog {
+		if f.Key == "" || f.Title == "" || f.CSV == "" || f.Of == nil || keys[f.Key] || csv[f.CSV] {
+			t.Errorf("%+v: empty or repeated key, title or CSV name", f)
+		}
+		if strings.ContainsAny(f.Key+f.CSV, " ,\"<>=!") {
+			t.Errorf("%s: key or CSV name %q with a character --fail-if or CSV would split on", f.Key, f.CSV)
+		}
+		keys[f.Key], csv[f.CSV] = true, true
+	}
+}
+
+func TestFigureValuesJSON(t *testing.T) {
+	in := FigureValues{{"z", 1.5}, {"a", 2}, {"p99.9", 0.001}}
+	b, err := json.Marshal(struct {
+		F FigureValues `json:"figures"`
+	}{in})
+	if err != nil || string(b) != `{"figures":{"z":1.5,"a":2,"p99.9":0.001}}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	var out struct {
+		F FigureValues `json:"figures"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || len(out.F) != 3 || out.F[0] != in[0] || out.F[2] != in[2] {
+		t.Fatalf("%v %v", out.F, err)
+	}
+	for _, bad := range []string{`{"figures":[1]}`, `{"figures":{"a":"1"}}`, `{"figures":{"a":null}}`, `{"figures":3}`} {
+		if err := json.Unmarshal([]byte(bad), &out); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestFigureValueIsFinite: a figure that reads NaN or ±Inf is absent (JSON
+// has no such numbers).
+func TestFigureValueIsFinite(t *testing.T) {
+	d, _ := fixtureDocument(t)
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		f := Figure{Key: "x", Of: func(*Document) (float64, bool) { return v, true }}
+		if _, ok := f.Value(d); ok {
+			t.Errorf("%v: present", v)
+		}
+	}
+}
+
+func TestSDOfSums(t *testing.T) {
+	// 1, 2, 3, 4: sd √(5/3); one value: 0; equal values: 0.
+	if got := sdOfSums(4, 10, big.NewInt(30)); math.Abs(got-math.Sqrt(5.0/3)) > 1e-12 {
+		t.Errorf("sd = %v", got)
+	}
+	if got := sdOfSums(1, 7, big.NewInt(49)); got != 0 {
+		t.Errorf("one value: %v", got)
+	}
+	// 10^6 values of 2^40 µs: Σx² passes 2^64 and the variance is 0 exactly.
+	v := uint64(1) << 40
+	sq := new(big.Int).Mul(new(big.Int).SetUint64(v), new(big.Int).SetUint64(v))
+	sq.Mul(sq, big.NewInt(1e6))
+	if got := sdOfSums(1e6, v*1e6, sq); got != 0 {
+		t.Errorf("equal values: %v", got)
+	}
+}
