@@ -71,19 +71,11 @@ func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h run
 	return status
 }
 
+// runFlushed is a run of ab's command line, phase by phase: the command line,
+// the setup, ab's first lines, the measurement and the outputs.
 func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h runHooks) int {
-	// With --format json even a command-line error ends in a JSON document.
-	jsonMode := jsonRequested(argv)
-	var parseErrs strings.Builder
-	perrw := io.Writer(errw)
-	if jsonMode {
-		perrw = io.MultiWriter(errw, &parseErrs)
-	}
-	o, status, done := parseArgs(argv, out, perrw)
+	o, status, done := parseCommandLine(argv, out, errw)
 	if done {
-		if jsonMode && status != exitOK {
-			notStarted(out, argv, parseErrs.String(), status)
-		}
 		return status
 	}
 	if o.CPUs > 0 {
@@ -97,39 +89,91 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		}
 		defer stop()
 	}
-	cfg := o.Config
+	r := &plainRun{argv: argv, o: o, out: out, errw: errw}
+	if status, done := r.setup(h); done {
+		return status
+	}
+	if status, done := r.announce(ctx); done {
+		return status
+	}
+	ms, status, done := r.measure(ctx)
+	if done {
+		return status
+	}
+	return r.report(ctx, ms, h.location)
+}
+
+// parseCommandLine parses argv; with --format json even a command-line
+// error ends in a JSON document.
+func parseCommandLine(argv []string, out, errw *syncWriter) (o *cliOptions, status int, done bool) {
+	jsonMode := jsonRequested(argv)
+	var parseErrs strings.Builder
+	perrw := io.Writer(errw)
+	if jsonMode {
+		perrw = io.MultiWriter(errw, &parseErrs)
+	}
+	o, status, done = parseArgs(argv, out, perrw)
+	if done && jsonMode && status != exitOK {
+		notStarted(out, argv, parseErrs.String(), status)
+	}
+	return o, status, done
+}
+
+// plainRun is a run of ab's command line between its phases.
+type plainRun struct {
+	argv      []string
+	o         *cliOptions
+	out, errw *syncWriter
+	cfg       client.Config
+	textw     io.Writer   // the run's text: stdout, or stderr with --format json
+	live      *statusLine // --progress's status line (nil without it)
+	output    *output
+	runner    *client.Runner
+}
+
+// setup builds the engine and chooses the outputs. done says gab must exit
+// with status.
+func (r *plainRun) setup(h runHooks) (status int, done bool) {
+	o, out, errw := r.o, r.out, r.errw
+	r.cfg = o.Config
+	cfg := &r.cfg
 	cfg.Resolver, cfg.Dial = h.resolver, h.dial
-	textOut := o.Format != "json" // with --format json, stdout carries only the JSON document
 	// The run's text (banner, "Benchmarking", -v output, "..done") goes to
-	// stderr with --format json.
-	var textw io.Writer = out
-	if !textOut {
-		textw = errw
+	// stderr with --format json, whose stdout carries only the JSON document.
+	r.textw = out
+	if o.Format == "json" {
+		r.textw = errw
 	}
 	// The live status line (progress.go) erases itself before each of the
 	// sink's stderr lines.
-	var live *statusLine
 	sinkErr := io.Writer(errw)
 	if on, width := statusMode(o, errw.w); on {
-		live = newStatusLine(errw, width)
-		sinkErr, cfg.Live = live, true
+		r.live = newStatusLine(errw, width)
+		sinkErr, cfg.Live = r.live, true
 	}
-	cfg.Events = newSink(textw, sinkErr, o.Config.Verbosity, o.Progress)
-	output := newOutput(o, argv)
-	if status, done := output.prepare(out, errw, &cfg); done {
-		return status
+	cfg.Events = newSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
+	r.output = newOutput(o, r.argv)
+	if status, done := r.output.prepare(out, errw, cfg); done {
+		return status, true
 	}
-	runner, err := client.New(cfg)
+	runner, err := client.New(*cfg)
 	if err != nil {
-		if status, done := output.fatal(out, errw, nil, err); done {
-			return status
+		if status, done := r.output.fatal(out, errw, nil, err); done {
+			return status, true
 		}
-		return fatal(out, errw, err, 0)
+		return fatal(out, errw, err, 0), true
 	}
+	r.runner = runner
+	return exitOK, false
+}
 
+// announce prints ab's first lines (banner, "Benchmarking ...", -v 2's
+// request) and waits for --start-at. done says gab must exit with status.
+func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
+	o, cfg, textw := r.o, &r.cfg, r.textw
 	// On a terminal, --start-at's wait is announced before ab's first line
 	// (which "Benchmarking ... (be patient)..." would leave unfinished).
-	noteStartAt(errw, o.StartAt, time.Now())
+	noteStartAt(r.errw, o.StartAt, time.Now())
 	writeBanner(textw, o.HTML)
 	if !o.HTML {
 		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)
@@ -145,54 +189,64 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if cfg.Verbosity >= 2 {
 		fmt.Fprintf(textw, "INFO: %s header == \n---\n%s\n---\n", cfg.Spec.Method, cfg.RequestHead())
 	}
-	if out.reportWriteError(errw, out.Flush()) {
-		return exitError
+	if r.out.reportWriteError(r.errw, r.out.Flush()) {
+		return exitError, true
 	}
-
 	if !waitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
-		io.WriteString(errw, "gab: interrupted while waiting for --start-at\n")
-		return exitError
+		io.WriteString(r.errw, "gab: interrupted while waiting for --start-at\n")
+		return exitError, true
 	}
-	output.begin()
-	if live != nil {
-		live.start(runner, cfg.Requests, cfg.TimeLimit)
+	return exitOK, false
+}
+
+// measure runs the engine (measure.go) with the status line, then prints
+// "..done" or "Finished". done says gab must exit with status (the run ended
+// with an error).
+func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done bool) {
+	if r.live != nil {
+		r.live.start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
-	res, err := runner.Run(ctx)
-	if live != nil {
-		live.stop()
+	ms = measureRun(ctx, r.runner, &r.output.meter)
+	if r.live != nil {
+		r.live.stop()
 	}
-	if err != nil {
-		if status, done := output.fatal(out, errw, res, err); done {
-			return status
+	if ms.err != nil {
+		if status, done := r.output.fatal(r.out, r.errw, ms, ms.err); done {
+			return ms, status, true
 		}
 		completed := 0
-		if res != nil {
-			completed = res.Complete
+		if ms.res != nil {
+			completed = ms.res.Complete
 		}
-		return fatal(out, errw, err, completed)
+		return ms, fatal(r.out, r.errw, ms.err, completed), true
 	}
-	interrupted := res.Ending == client.EndInterrupted
-	if !interrupted {
-		if o.Progress > 0 {
-			fmt.Fprintf(errw, "Finished %d requests\n", res.Complete)
+	if ms.res.Ending != client.EndInterrupted {
+		if r.o.Progress > 0 {
+			fmt.Fprintf(r.errw, "Finished %d requests\n", ms.res.Complete)
 		} else {
-			io.WriteString(textw, "..done\n")
+			io.WriteString(r.textw, "..done\n")
 		}
 	}
+	return ms, exitOK, false
+}
 
-	sum, serverErr := output.summarize(res)
-	if status := output.write(out, errw, sum, serverErr, res, h.location); status != exitOK {
+// report writes every output of the finished run and returns gab's exit
+// status.
+func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location) int {
+	o, res := r.o, ms.res
+	sum := ms.summarize(o, r.argv)
+	if status := r.output.write(r.out, r.errw, sum, ms.serverErr, res, loc); status != exitOK {
 		return status
 	}
 	// The pictures (--histogram, --plot, --html) come last; an interrupted
 	// run is drawn as far as it went.
-	if status := writePictures(context.WithoutCancel(ctx), o, argv, res, sum, out, errw); status != exitOK {
+	if status := writePictures(context.WithoutCancel(ctx), o, r.argv, res, sum, r.out, r.errw); status != exitOK {
 		return status
 	}
-	if interrupted {
+	if res.Ending == client.EndInterrupted {
 		return exitError
 	}
-	capHint(errw, o, res)
+	capHint(r.errw, o, res)
 	if sum.ThresholdsFailed {
 		return threshold.ExitStatus
 	}

@@ -43,20 +43,16 @@ type output struct {
 	// --format json).
 	tables []summaryWriter
 
-	cpuBefore report.CPUUsage
-	started   time.Time
-	// server measures --server-pid (nil without it); serverBefore is its
-	// reading at the start, serverErr a failed reading.
-	server       *servercpu.Meter
-	serverBefore time.Duration
-	serverErr    error
+	// meter reads the client's CPU and --server-pid's over the run
+	// (measure.go); its start is the run's, or newOutput's until the run.
+	meter runMeter
 	// hlog is the --hlog file, created before the run.
 	hlog *os.File
 }
 
 // newOutput chooses the outputs once the command line is parsed.
 func newOutput(o *cliOptions, argv []string) *output {
-	out := &output{o: o, argv: argv, jsonStdout: o.Format == "json"}
+	out := &output{o: o, argv: argv, jsonStdout: o.Format == "json", meter: runMeter{label: o.ServerLabel, started: time.Now()}}
 	if !out.jsonStdout && !o.HTML {
 		out.tables = append(out.tables, report.WriteCGI) // prints nothing outside --cgi
 		if len(o.Percentiles) > 0 {
@@ -73,7 +69,6 @@ func newOutput(o *cliOptions, argv []string) *output {
 		// and how the run is judged.
 		out.tables = append(out.tables, report.WriteWarmup, report.WriteThresholds)
 	}
-	out.begin()
 	return out
 }
 
@@ -120,10 +115,10 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 			msg := "gab: " + err.Error() + "\n"
 			io.WriteString(stderr, msg)
 			// A stdout error is reported by runWith.
-			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.started, msg, exitError))
+			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.meter.started, msg, exitError))
 			return exitError, true
 		}
-		out.server = m
+		out.meter.server = m
 	}
 	// Past the exact sample store, --percentiles and --fail-if read their
 	// percentiles from the client's HDR histograms (3 significant digits).
@@ -131,41 +126,8 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	return 0, false
 }
 
-// begin marks the start of the run, for the client and server CPU figures.
-func (out *output) begin() {
-	if out.server != nil {
-		out.serverBefore, out.serverErr = out.server.Read()
-	}
-	out.cpuBefore = report.ProcessCPU()
-	out.started = time.Now()
-}
-
-// serverCPU is --server-pid's measurement over the run (nil without it).
-func (out *output) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) {
-	if out.server == nil {
-		return nil, nil
-	}
-	if out.serverErr != nil {
-		return nil, out.serverErr
-	}
-	after, err := out.server.Read()
-	if err != nil {
-		return nil, err
-	}
-	return &report.ServerCPU{Label: out.o.ServerLabel, PIDs: out.server.PIDs(), CPU: after - out.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
-}
-
 // commandLine is argv as the JSON document shows it.
 func (out *output) commandLine() []string { return redactCredentials(out.argv) }
-
-// summarize computes every figure of every output from the run's result. A
-// failed --server-pid reading is returned too: it ends gab with an error once
-// everything else is written.
-func (out *output) summarize(res *client.Result) (*report.Summary, error) {
-	cpu := report.ProcessCPU().Sub(out.cpuBefore)
-	server, serverErr := out.serverCPU(cpu)
-	return report.Summarize(res, reportOptions(out.o, out.argv, cpu, server)), serverErr
-}
 
 // reportOptions are the report options of a command line, with the client's
 // CPU over the run and --server-pid's measurement (nil without it).
@@ -274,17 +236,17 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 }
 
 // fatal handles an error that ends gab after the command line was accepted
-// (res is nil when the run never started). With --format json it prints ab's
+// (ms is nil when the run never started). With --format json it prints ab's
 // message on stderr and, on stdout, the document with the error and whatever
 // was measured, in place of ab's "Total of N requests completed" line; it
 // returns done with the exit status. In text mode it only writes the --json
 // file and leaves the rest to the caller.
-func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error) (status int, done bool) {
+func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (status int, done bool) {
 	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
 	errors.As(err, &fe)
 	var sum *report.Summary
-	if res != nil && (out.hlog != nil || out.wantsJSON()) {
-		sum = report.Summarize(res, reportOptions(out.o, out.argv, report.ProcessCPU().Sub(out.cpuBefore), nil))
+	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON()) {
+		sum = ms.summarize(out.o, out.argv)
 		sum.SetError(fe.Message, fe.Exit)
 	}
 	if werr := out.writeHlog(sum); werr != nil {
@@ -294,7 +256,7 @@ func (out *output) fatal(stdout, stderr io.Writer, res *client.Result, err error
 		return 0, false
 	}
 	if sum == nil {
-		sum = report.NotStarted(out.commandLine(), out.started, fe.Message, fe.Exit)
+		sum = report.NotStarted(out.commandLine(), out.meter.started, fe.Message, fe.Exit)
 	}
 	if !out.jsonStdout {
 		if werr := out.writeJSON(stdout, sum); werr != nil {
@@ -317,7 +279,7 @@ func (out *output) writeHlog(sum *report.Summary) error {
 	}
 	f := out.hlog
 	out.hlog = nil
-	tl := &report.Timeline{Start: out.started, Interval: cmp.Or(out.o.Interval, client.DefaultInterval)}
+	tl := &report.Timeline{Start: out.meter.started, Interval: cmp.Or(out.o.Interval, client.DefaultInterval)}
 	if sum != nil && sum.Timeline != nil {
 		tl = sum.Timeline
 	}

@@ -26,9 +26,9 @@ import (
 
 // gab sweep [ab options] [sweep options] TARGET...: an experiment made of
 // many ab runs. Each point (target × size × concurrency) is measured --repeat
-// times, the repetitions interleaved across the targets; each run goes
-// through the single run's pipeline in process (client.Runner.Run, then
-// report.Summarize and the run's JSON document), and internal/sweep turns
+// times, the repetitions interleaved across the targets; each run is measured
+// as a single run is (measureRun: client.Runner.Run between the CPU readings,
+// then report.Summarize and the run's JSON document), and internal/sweep turns
 // the runs into statistics, a table, a CSV file and a JSON document.
 
 // sweepOptions are the sweep's own options.
@@ -470,16 +470,11 @@ func fillBody(b []byte) {
 	}
 }
 
-// serverMeter measures a target's server; label is the --server-pid label
-// that chose it ("" for PIDS given for every target).
-type serverMeter struct {
-	*servercpu.Meter
-	label string
-}
-
 // serverMeters reads --server-pid: PIDS for every target, or LABEL=PIDS for
-// one (repeatable). Every process must exist now.
-func serverMeters(specs []string, s *sweep.Settings) (map[int]*serverMeter, error) {
+// one (repeatable), as each target's meter (measure.go; its label is the
+// --server-pid label that chose it, "" for PIDS given for every target).
+// Every process must exist now.
+func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -494,7 +489,7 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]*serverMeter, erro
 		}
 		byLabel[label] = pids
 	}
-	meters := map[int]*serverMeter{}
+	meters := map[int]runMeter{}
 	s.ServerPIDs = map[string][]int{}
 	known := map[string]bool{"": true}
 	for i, t := range s.Targets {
@@ -511,7 +506,7 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]*serverMeter, erro
 		if err != nil {
 			return nil, err
 		}
-		meters[i] = &serverMeter{m, label}
+		meters[i] = runMeter{server: m, label: label}
 		s.ServerPIDs[t.Label] = pids
 	}
 	for label := range byLabel {
@@ -522,9 +517,10 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]*serverMeter, erro
 	return meters, nil
 }
 
-// measure runs one repetition of a point, as a single gab run would, and
-// returns what it measured.
-func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter *serverMeter,
+// measure runs one repetition of a point through the single run's
+// measurement (measure.go; meter is its target's, the zero runMeter without
+// --server-pid) and returns what it measured.
+func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
 	verbose bool, out, stderr io.Writer) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
@@ -535,23 +531,15 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	}
 	rr := &sweep.RunResult{Run: r, Order: order, URL: o.URL, Start: time.Now()}
 	runner, err := client.New(cfg)
-	var res *client.Result
-	var cpu report.CPUUsage
-	var srvBefore time.Duration
-	var srvErr error
+	ms := &measured{}
 	if err == nil {
-		if meter != nil {
-			srvBefore, srvErr = meter.Read()
-		}
-		cpuBefore := report.ProcessCPU()
-		res, err = runner.Run(ctx)
-		cpu = report.ProcessCPU().Sub(cpuBefore)
-		if meter != nil && srvErr == nil {
-			var after time.Duration
-			after, srvErr = meter.Read()
-			rr.ServerCPU, rr.ServerCPUKnown = after-srvBefore, srvErr == nil
+		ms = measureRun(ctx, runner, &meter)
+		err = ms.err
+		if ms.server != nil {
+			rr.ServerCPU, rr.ServerCPUKnown = ms.server.CPU, true
 		}
 	}
+	res, cpu, srvErr := ms.res, ms.cpu, ms.serverErr
 	var runErr *client.FatalError
 	if err != nil {
 		runErr = &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
@@ -563,11 +551,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	}
 	sum := report.NotStarted(redactCredentials(p.argv), rr.Start, "", 0)
 	if res != nil {
-		var server *report.ServerCPU
-		if rr.ServerCPUKnown {
-			server = &report.ServerCPU{Label: meter.label, PIDs: meter.PIDs(), CPU: rr.ServerCPU, Resolution: servercpu.Resolution, Client: cpu}
-		}
-		sum = report.Summarize(res, reportOptions(o, p.argv, cpu, server))
+		sum = ms.summarize(o, p.argv)
 		rr.RPS = sum.Rates.RequestsPerSecond
 		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
 		rr.Seconds, rr.ReadBytes, rr.SentBytes = sum.Seconds, sum.TotalRead, sum.TotalSent

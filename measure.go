@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"gab/client"
+	"gab/internal/servercpu"
+	"gab/report"
+)
+
+// This file measures one run, for the plain run (main.go's runFlushed) and
+// for each of gab sweep's runs (sweep.go's measure) alike: the engine's run
+// between two readings of the client's CPU and of --server-pid's processes,
+// then the summary of every figure (report.Summarize).
+
+// runMeter reads the client's CPU and, with --server-pid, the server's at the
+// start and at the end of a run.
+type runMeter struct {
+	server *servercpu.Meter // nil without --server-pid
+	label  string           // --server-pid's LABEL ("" without one)
+
+	started      time.Time
+	cpuBefore    report.CPUUsage
+	serverBefore time.Duration
+	serverErr    error // a failed reading at the start
+}
+
+// begin takes the readings at the start of the run.
+func (m *runMeter) begin() {
+	if m.server != nil {
+		m.serverBefore, m.serverErr = m.server.Read()
+	}
+	m.cpuBefore = report.ProcessCPU()
+	m.started = time.Now()
+}
+
+// clientCPU is the client's CPU since begin.
+func (m *runMeter) clientCPU() report.CPUUsage { return report.ProcessCPU().Sub(m.cpuBefore) }
+
+// serverCPU is --server-pid's measurement since begin (nil without it, or
+// with the error of a failed reading); client is the client's CPU, for the
+// ratio of the two.
+func (m *runMeter) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) {
+	if m.server == nil {
+		return nil, nil
+	}
+	if m.serverErr != nil {
+		return nil, m.serverErr
+	}
+	after, err := m.server.Read()
+	if err != nil {
+		return nil, err
+	}
+	return &report.ServerCPU{Label: m.label, PIDs: m.server.PIDs(), CPU: after - m.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
+}
+
+// measured is what one run measured.
+type measured struct {
+	res       *client.Result // nil: the run never started
+	err       error          // what ended the run with an error (res may hold what was measured before)
+	cpu       report.CPUUsage
+	server    *report.ServerCPU // nil without --server-pid or after a failed reading
+	serverErr error             // a failed --server-pid reading
+}
+
+// measureRun runs the engine between the meters' readings.
+func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measured {
+	m.begin()
+	res, err := runner.Run(ctx)
+	ms := &measured{res: res, err: err, cpu: m.clientCPU()}
+	ms.server, ms.serverErr = m.serverCPU(ms.cpu)
+	return ms
+}
+
+// summarize computes every figure of the run from what it measured (res must
+// not be nil), with the command line's report options.
+func (ms *measured) summarize(o *cliOptions, argv []string) *report.Summary {
+	return report.Summarize(ms.res, reportOptions(o, argv, ms.cpu, ms.server))
+}
