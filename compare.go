@@ -27,71 +27,19 @@ import (
 
 const compareUsage = `Usage: %s compare [--format text|json] A.json B.json
 Compares two gab JSON documents (runs, merged runs from gab merge, or sweeps
-from gab sweep --json): req/s, mean, p50, p90, p99, p99.9, failures, Mbit/s,
-and the client's and server's CPU where present, with the change from A to B
-in per cent. Where both sides have repetitions it says whether the
+from gab sweep --json): the figures gab --extended lists (req/s, latency,
+failures, bandwidth, the client's and server's CPU where present), with the
+change from A to B in per cent. Where both sides have repetitions it says whether the
 difference is outside the spread (the repetitions' ranges do not overlap).
 Sweeps are compared point by point (same target label, size and concurrency).
 `
 
-// figure is one row of the comparison.
-type figure struct {
-	name, unit string
-	// of returns the figure of one run document (ok false where absent).
-	of func(d *report.Document) (float64, bool)
-	// pooled returns the figure of a sweep point's runs together, as gab
-	// sweep's table computes it (nil: the mean of the runs' figures).
-	pooled func(runs []*report.Document) (float64, bool)
-}
-
-var compareFigures = []figure{
-	{"Requests per second", "#/s", func(d *report.Document) (float64, bool) { return d.Report.RequestsPerSecond, true }, nil},
-	{"Mean", "ms", meanMs, pooledMeanMs},
-	{"p50", "ms", percentileMs(50), pooledPercentileMs(50)},
-	{"p90", "ms", percentileMs(90), pooledPercentileMs(90)},
-	{"p99", "ms", percentileMs(99), pooledPercentileMs(99)},
-	{"p99.9", "ms", percentileMs(99.9), pooledPercentileMs(99.9)},
-	{"Failed requests", "", func(d *report.Document) (float64, bool) { return float64(d.Report.FailedRequests), true }, nil},
-	{"Received", "Mbit/s", func(d *report.Document) (float64, bool) {
-		if d.Report.TimeTakenS <= 0 {
-			return 0, false
-		}
-		return float64(d.Report.TotalTransferredBytes) * 8 / 1e6 / d.Report.TimeTakenS, true
-	}, nil},
-	{"Client CPU", "% of a core", func(d *report.Document) (float64, bool) {
-		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
-			return 0, false // not measured, or a run too short for a share of a core
-		}
-		return *d.Extended.ClientCPU.PercentOfOneCore, true
-	}, nil},
-	{"Server CPU", "% of a core", func(d *report.Document) (float64, bool) {
-		if d.ServerCPU == nil {
-			return 0, false
-		}
-		return d.ServerCPU.PercentOfOneCore, true
-	}, nil},
-	{"Server CPU per request", "µs", func(d *report.Document) (float64, bool) {
-		if d.ServerCPU == nil {
-			return 0, false
-		}
-		return d.ServerCPU.UsPerRequest, true
-	}, nil},
-}
-
-// meanMs is the exact mean total time: from the sums or the extended total
-// phase where the document has them, else (a document of neither) ab's
-// truncated µs mean.
-func meanMs(d *report.Document) (float64, bool) {
-	if s := d.Sums; s != nil && s.Total.Count > 0 {
-		return float64(s.Total.SumUs) / float64(s.Total.Count) / 1000, true
-	}
-	if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
-		return x.Phases.Total.MeanUs / 1000, true
-	}
-	if ct := d.Report.ConnectionTimes; ct != nil {
-		return float64(ct.Total.MeanUs) / 1000, true
-	}
-	return 0, false
+// pooledFigures are the figures whose value for a sweep's point is of its
+// runs' requests together, as gab sweep's table prints them; every other
+// figure of a point is the mean of its runs' own.
+var pooledFigures = map[string]func(runs []*report.Document) (float64, bool){
+	"mean": pooledMeanMs, "p50": pooledPercentileMs(50), "p90": pooledPercentileMs(90),
+	"p99": pooledPercentileMs(99), "p99.9": pooledPercentileMs(99.9),
 }
 
 // pooledMeanMs is the exact mean total time of the runs' requests together
@@ -129,32 +77,6 @@ func pooledPercentileMs(p float64) func(runs []*report.Document) (float64, bool)
 			return 0, false
 		}
 		return sweep.LatencyPercentileMs(merged, p), true
-	}
-}
-
-// percentileMs reads a total-time percentile: from the sums' histogram, else
-// the extended report's total phase.
-func percentileMs(p float64) func(d *report.Document) (float64, bool) {
-	return func(d *report.Document) (float64, bool) {
-		if s := d.Sums; s != nil && s.Total.Count > 0 {
-			if dist, err := s.Total.Dist(); err == nil {
-				return float64(dist.Percentile(p)) / 1000, true
-			}
-		}
-		if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
-			t := &x.Phases.Total
-			switch p {
-			case 50:
-				return float64(t.MedianUs) / 1000, true
-			case 90:
-				return float64(t.P90Us) / 1000, true
-			case 99:
-				return float64(t.P99Us) / 1000, true
-			case 99.9:
-				return float64(t.P999Us) / 1000, true
-			}
-		}
-		return 0, false
 	}
 }
 
@@ -219,11 +141,14 @@ func readCompareSide(name string) ([]compareGroup, error) {
 
 // compareRow is one figure of one group, A against B.
 type compareRow struct {
-	Figure        string   `json:"figure"`
-	Unit          string   `json:"unit"`
-	A             float64  `json:"a"`
-	B             float64  `json:"b"`
-	ChangePercent *float64 `json:"change_percent"` // null when A is 0
+	Figure string `json:"figure"`
+	Unit   string `json:"unit"`
+	// Better says which way the figure is better: "higher", "lower", or
+	// absent for neither.
+	Better        report.Better `json:"better,omitempty"`
+	A             float64       `json:"a"`
+	B             float64       `json:"b"`
+	ChangePercent *float64      `json:"change_percent"` // null when A is 0
 	// ASD and BSD are the sds across repetitions (absent for a single run);
 	// OutsideSpread is set where both sides have repetitions.
 	ASD           *float64 `json:"a_sd,omitempty"`
@@ -258,8 +183,8 @@ type compareDocument struct {
 func compareGroups(a, b compareGroup) compareGroupResult {
 	out := compareGroupResult{Key: a.key, ARuns: len(a.runs), BRuns: len(b.runs),
 		SettingsDiffer: settingsDiffer(a.runs[0], b.runs[0])}
-	for _, f := range compareFigures {
-		xa, xb := figureOf(f, a.runs), figureOf(f, b.runs)
+	for _, f := range report.Catalog {
+		xa, xb := figureOf(&f, a.runs), figureOf(&f, b.runs)
 		if len(xa) == 0 || len(xb) == 0 {
 			continue // absent on a side: not comparable
 		}
@@ -267,11 +192,11 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 		// not only req/s; the CV warning is not used here).
 		sa, sb := sweep.SummarizeRPS(xa, math.Inf(1)), sweep.SummarizeRPS(xb, math.Inf(1))
 		ma, mb := sa.Mean, sb.Mean
-		r := compareRow{Figure: f.name, Unit: f.unit, A: ma, B: mb}
-		if v, ok := pooledFigure(f, a); ok {
+		r := compareRow{Figure: f.Title, Unit: f.Unit, Better: f.Better, A: ma, B: mb}
+		if v, ok := pooledFigure(&f, a); ok {
 			r.A, r.APooled = v, true
 		}
-		if v, ok := pooledFigure(f, b); ok {
+		if v, ok := pooledFigure(&f, b); ok {
 			r.B, r.BPooled = v, true
 		}
 		ma, mb = r.A, r.B
@@ -295,10 +220,10 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 }
 
 // figureOf is f of each run that has it.
-func figureOf(f figure, runs []*report.Document) []float64 {
+func figureOf(f *report.Figure, runs []*report.Document) []float64 {
 	var out []float64
 	for _, d := range runs {
-		if v, ok := f.of(d); ok {
+		if v, ok := f.Value(d); ok {
 			out = append(out, v)
 		}
 	}
@@ -306,11 +231,12 @@ func figureOf(f figure, runs []*report.Document) []float64 {
 }
 
 // pooledFigure is f of a sweep point's runs together, where f has one.
-func pooledFigure(f figure, g compareGroup) (float64, bool) {
-	if !g.sweep || f.pooled == nil {
+func pooledFigure(f *report.Figure, g compareGroup) (float64, bool) {
+	pooled := pooledFigures[f.Key]
+	if !g.sweep || pooled == nil {
 		return 0, false
 	}
-	return f.pooled(g.runs)
+	return pooled(g.runs)
 }
 
 // runCompare is gab compare; argv[1] is "compare".
@@ -439,7 +365,7 @@ func writeCompareText(w io.Writer, doc *compareDocument) error {
 			fmt.Fprintf(&b, "Note: the settings differ: %s\n", strings.Join(g.SettingsDiffer, "; "))
 		}
 	}
-	b.WriteString("\nMean and percentiles are of the total time; percentiles from HDR histograms (3 significant digits).\n")
+	b.WriteString("\nLatencies (mean, sd, min, max, percentiles) are of the total time; percentiles from HDR histograms (3 significant digits).\n")
 	if pooledNote {
 		b.WriteString("Sweeps (*): mean and percentiles of all a point's runs together (exact mean, merged histograms), as gab sweep's table prints them.\n")
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"gab/client"
 	"gab/internal/samples"
 	"gab/internal/sweep"
@@ -205,27 +203,6 @@ func TestCompareBadInput(t *testing.T) {
 		status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "compare"}, c.args...)...)
 		if status != c.status || stdout != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: %d %q %q; want %d and %q", c.args, status, stdout, stderr, c.status, c.want)
-		}
-	}
-}
-
-// TestComparePercentileFromSums: a document's total-time percentiles come
-// from its sums' histogram by the nearest rank (n·p/100 rounded half up,
-// 1-based: HdrHistogram's ValueAtQuantile), clamped to the exact min and max.
-func TestComparePercentileFromSums(t *testing.T) {
-	h := hdrhistogram.New(1, 60_000_000, 3)
-	for v := int64(1); v <= 1000; v++ {
-		_ = h.RecordValue(v)
-	}
-	data, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &report.Document{Sums: &report.JSONSums{Total: report.JSONColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
-		Histogram: report.JSONHistogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
-	for p, want := range map[float64]float64{50: 0.500, 99: 0.990, 99.9: 0.999, 99.95: 1.000, 100: 1.000} {
-		if got, ok := percentileMs(p)(d); !ok || got != want {
-			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
 		}
 	}
 }

@@ -42,6 +42,17 @@ func (b Better) String() string {
 // MarshalText is String (gab compare's JSON rows).
 func (b Better) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
+// UnmarshalText reads String's names back.
+func (b *Better) UnmarshalText(text []byte) error {
+	for _, v := range []Better{Neither, Higher, Lower} {
+		if v.String() == string(text) {
+			*b = v
+			return nil
+		}
+	}
+	return fmt.Errorf("better: %q is not higher, lower or empty", text)
+}
+
 // Figure is one entry of the catalog.
 type Figure struct {
 	// Key names the figure in --fail-if, the JSON documents' "figures" and

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestCatalogReadsTheDocument checks each figure of the fixture's document
@@ -126,5 +128,26 @@ func TestSDOfSums(t *testing.T) {
 	sq.Mul(sq, big.NewInt(1e6))
 	if got := sdOfSums(1e6, v*1e6, sq); got != 0 {
 		t.Errorf("equal values: %v", got)
+	}
+}
+
+// TestCatalogPercentileFromSums: a document's total-time percentiles come
+// from its sums' histogram by the nearest rank (n·p/100 rounded half up,
+// 1-based: HdrHistogram's ValueAtQuantile), clamped to the exact min and max.
+func TestCatalogPercentileFromSums(t *testing.T) {
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for v := int64(1); v <= 1000; v++ {
+		_ = h.RecordValue(v)
+	}
+	data, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Document{Sums: &JSONSums{Total: JSONColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
+		Histogram: JSONHistogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
+	for p, want := range map[float64]float64{50: 0.500, 99: 0.990, 99.9: 0.999, 99.95: 1.000, 100: 1.000} {
+		if got, ok := percentileMs(p)(d); !ok || got != want {
+			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
+		}
 	}
 }
