@@ -196,42 +196,75 @@ func runSweep(ctx context.Context, argv []string, stdout, stderr io.Writer) int 
 	return status
 }
 
+// sweepMain is gab sweep, phase by phase: the command line (settings), what
+// must hold before the first request (prepare), the runs (measureAll) and the
+// outputs (finish).
 func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
-	argv0 := argv[0]
-	usageError := func(err error) int { // one line, as every extension's usage error
-		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
-		return exitUsage
-	}
+	sw := &sweepRun{argv: argv, argv0: argv[0], out: out, stderr: stderr}
 	sa, err := splitSweepArgs(argv[2:])
 	if err != nil {
-		return usageError(err)
+		return sw.usageError(err)
 	}
-	so := &sa.opts
-	if so.help {
-		fmt.Fprintf(out, sweepUsage, argv0)
-		fs := newSweepFlagSet(&sweepOptions{})
-		fmt.Fprint(out, fs.FlagUsages())
+	if sa.opts.help {
+		fmt.Fprintf(out, sweepUsage, sw.argv0)
+		fmt.Fprint(out, newSweepFlagSet(&sweepOptions{}).FlagUsages())
 		return exitOK
 	}
+	sw.sa = sa
+	if err := sw.settings(); err != nil {
+		return sw.usageError(err)
+	}
+	defer sw.close()
+	if status, done := sw.prepare(); done {
+		return status
+	}
+	return sw.finish(ctx, sw.measureAll(ctx))
+}
+
+// sweepRun is gab sweep between its phases.
+type sweepRun struct {
+	argv     []string
+	argv0    string
+	out      *bufio.Writer
+	stderr   io.Writer
+	sa       *sweepArgs
+	s        *sweep.Settings
+	meters   map[int]runMeter // by target (none without --server-pid)
+	points   map[sweep.Point]*sweepPoint
+	files    *sweepFiles
+	stopDemo func()
+}
+
+// usageError prints a usage error: one line, as every extension's.
+func (sw *sweepRun) usageError(err error) int {
+	fmt.Fprintf(sw.stderr, "%s sweep: %v\n", sw.argv0, err)
+	return exitUsage
+}
+
+// settings checks the sweep's options and reads its lists.
+func (sw *sweepRun) settings() error {
+	so := &sw.sa.opts
 	s := &sweep.Settings{Repeat: so.repeat, Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
+	sw.s = s
 	if so.repeat < 1 || so.repeat > sweep.MaxRepeat {
-		return usageError(fmt.Errorf("--repeat must be from 1 to %d, not %d", sweep.MaxRepeat, so.repeat))
+		return fmt.Errorf("--repeat must be from 1 to %d, not %d", sweep.MaxRepeat, so.repeat)
 	}
 	if s.Pause > sweep.MaxPause {
-		return usageError(fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause))
+		return fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause)
 	}
 	if !(so.maxCVPercent >= 0 && so.maxCVPercent <= maxCVPercent) { // NaN too
-		return usageError(fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent))
+		return fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent)
 	}
 	s.Concurrency = []int{1}
-	if sa.concurrency != "" {
-		if s.Concurrency, err = sweep.ParseConcurrency(sa.concurrency); err != nil {
-			return usageError(err)
+	var err error
+	if sw.sa.concurrency != "" {
+		if s.Concurrency, err = sweep.ParseConcurrency(sw.sa.concurrency); err != nil {
+			return err
 		}
 	}
 	switch {
 	case so.sizes != "" && so.postSizes != "":
-		return usageError(errors.New("--sizes and --post-sizes exclude each other (with --post-sizes, {size} in a target takes the body's size)"))
+		return errors.New("--sizes and --post-sizes exclude each other (with --post-sizes, {size} in a target takes the body's size)")
 	case so.sizes != "":
 		s.SizeOption = "--sizes"
 		s.Sizes, err = sweep.ParseSizes("--sizes", so.sizes)
@@ -240,83 +273,111 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 		s.Sizes, err = sweep.ParseSizes("--post-sizes", so.postSizes)
 	}
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	targetArgs := sa.targets
-	var stopDemo func()
 	if so.demo {
-		if len(targetArgs) > 0 {
-			return usageError(errors.New("--demo sweeps the built-in server: no TARGET"))
+		if len(sw.sa.targets) > 0 {
+			return errors.New("--demo sweeps the built-in server: no TARGET")
 		}
 		if len(so.serverPIDs) > 0 {
-			return usageError(errors.New("--server-pid cannot be used with --demo (the built-in server is gab itself; see cli cpu%)"))
+			return errors.New("--server-pid cannot be used with --demo (the built-in server is gab itself; see cli cpu%)")
 		}
+	}
+	return nil
+}
+
+// prepare does what must hold before the first request: the targets (the
+// --demo server started), --server-pid's processes, every point's command
+// line parsed (so a bad option or URL, or -c above -n, stops the sweep as it
+// stops ab), the pictures' paths checked and the files created. done says
+// the sweep must exit with status.
+func (sw *sweepRun) prepare() (status int, done bool) {
+	s, so, stderr := sw.s, &sw.sa.opts, sw.stderr
+	targetArgs := sw.sa.targets
+	if so.demo {
 		base, stop, err := startDemoServer()
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: --demo: %v\n", err)
-			return exitError
+			return exitError, true
 		}
-		stopDemo = stop
-		defer stopDemo()
+		sw.stopDemo = stop
 		path := "/"
 		if s.SizeOption != "" {
 			path = "/bytes/" + sweep.Placeholder
 		}
 		targetArgs = []string{"demo=" + base + path}
 	}
+	var err error
 	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
-		return usageError(err)
+		return sw.usageError(err), true
 	}
 	if err := sweep.CheckRuns(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat); err != nil {
-		return usageError(err)
+		return sw.usageError(err), true
 	}
-	meters, err := serverMeters(so.serverPIDs, s)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+	if sw.meters, err = serverMeters(so.serverPIDs, s); err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		if errors.Is(err, servercpu.ErrUnsupported) {
-			return exitError
+			return exitError, true
 		}
-		return exitUsage
+		return exitUsage, true
 	}
-
-	// Every point's command line is parsed before the first request, so a
-	// bad option or URL (or -c above -n) stops the sweep as it stops ab.
-	points := map[sweep.Point]*sweepPoint{}
+	sw.points = map[sweep.Point]*sweepPoint{}
 	nSizes := len(s.Sizes)
 	for _, r := range sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), 1) {
-		p, status := parsePoint(s, r.Point, argv0, sa.ab, stderr)
+		p, status := parsePoint(s, r.Point, sw.argv0, sw.sa.ab, stderr)
 		if p == nil {
-			return status
+			return status, true
 		}
-		points[r.Point] = p
+		sw.points[r.Point] = p
 	}
-	if cpus := points[sweep.Point{Size: sizeIndex(nSizes)}].o.CPUs; cpus > 0 {
+	if cpus := sw.points[sweep.Point{Size: sizeIndex(nSizes)}].o.CPUs; cpus > 0 {
 		runtime.GOMAXPROCS(cpus)
 	}
 	if err := checkSweepPictures(so.plotFile, so.htmlFile); err != nil {
-		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		if _, terr := gnuplot.TerminalFor(so.plotFile); so.plotFile != "" && terr != nil {
-			return exitUsage
+			return exitUsage, true
 		}
-		return exitError
+		return exitError, true
 	}
-	files, err := createSweepFiles(so.csvFile, so.jsonFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
-		return exitError
+	if sw.files, err = createSweepFiles(so.csvFile, so.jsonFile); err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
+		return exitError, true
 	}
-	defer files.close()
+	return exitOK, false
+}
 
-	start := time.Now()
-	loadStart := loadAverage()
-	plan := sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), s.Repeat)
-	var runs []*sweep.RunResult
+// close stops the --demo server and closes the files left open.
+func (sw *sweepRun) close() {
+	if sw.files != nil {
+		sw.files.close()
+	}
+	if sw.stopDemo != nil {
+		sw.stopDemo()
+	}
+}
+
+// sweepRuns is what the sweep's runs measured.
+type sweepRuns struct {
+	runs        []*sweep.RunResult
+	planned     int
+	start       time.Time
+	loadStart   []float64
+	interrupted bool
+	fatal       int // runs that ended with an error before or while measuring
+}
+
+// measureAll runs the plan, each point's line on stderr after its last
+// repetition, until its end or an interruption.
+func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
+	s := sw.s
+	m := &sweepRuns{start: time.Now(), loadStart: loadAverage()}
+	plan := sweep.Plan(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat)
+	m.planned = len(plan)
 	histOwner := map[sweep.Point]*sweep.RunResult{}
-	interrupted := false
-	fatalRuns := 0
 	for i, r := range plan {
 		if ctx.Err() != nil {
-			interrupted = true
+			m.interrupted = true
 			break
 		}
 		if i > 0 && s.Pause > 0 {
@@ -325,16 +386,16 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 			case <-time.After(s.Pause):
 			}
 			if ctx.Err() != nil {
-				interrupted = true
+				m.interrupted = true
 				break
 			}
 		}
-		p := points[r.Point]
+		p := sw.points[r.Point]
 		post := s.SizeOption == "--post-sizes"
 		if post {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
-		rr := measure(ctx, s, r, i, p, meters[r.Target], sa.verbose, out, stderr)
+		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr)
 		if post {
 			dropPostBody(&p.o.Config)
 			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
@@ -342,50 +403,57 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 			}
 		}
 		foldHistogram(histOwner, rr)
-		runs = append(runs, rr)
+		m.runs = append(m.runs, rr)
 		if rr.Ending == "fatal" || rr.Ending == "not_started" {
-			fatalRuns++
+			m.fatal++
 		}
 		if rr.Ending == "interrupted" {
-			interrupted = true
+			m.interrupted = true
 			break
 		}
 		// A point is finished after its last repetition.
 		if r.Rep == s.Repeat-1 {
 			var mine []*sweep.RunResult // only this point's runs: the sweep stays linear in its runs
-			for _, pr := range runs {
+			for _, pr := range m.runs {
 				if pr.Point == r.Point {
 					mine = append(mine, pr)
 				}
 			}
-			fmt.Fprintf(stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(sweep.Aggregate(s, mine)[0]))
+			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(sweep.Aggregate(s, mine)[0]))
 		}
 	}
-	results := sweep.Aggregate(s, runs)
-	if sa.verbose {
+	return m
+}
+
+// finish writes the outputs (the table, the runs' errors, --csv, --json,
+// --plot, --html) and returns the sweep's exit status.
+func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
+	s, so, out, stderr := sw.s, &sw.sa.opts, sw.out, sw.stderr
+	results := sweep.Aggregate(s, m.runs)
+	if sw.sa.verbose {
 		fmt.Fprintln(out)
 	}
-	if err := sweep.WriteTable(out, s, results, !interrupted); err != nil {
+	if err := sweep.WriteTable(out, s, results, !m.interrupted); err != nil {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
 	writeRunErrors(out, results)
-	meta := sweep.Meta{CommandLine: redactSweepArgs(argv), Start: start, End: time.Now(), Complete: !interrupted,
-		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: loadStart, LoadEnd: loadAverage()}}
-	if err := files.write(s, results, meta); err != nil {
+	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: !m.interrupted,
+		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: loadAverage()}}
+	if err := sw.files.write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
 	}
 	if err := sweepPictures(ctx, so.plotFile, so.htmlFile, sweep.NewDocument(s, results, meta)); err != nil {
-		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		return exitError
 	}
 	switch {
-	case interrupted:
-		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", argv0, len(runs), len(plan))
+	case m.interrupted:
+		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.runs), m.planned)
 		return exitError
-	case fatalRuns > 0:
-		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", argv0, fatalRuns, len(plan))
+	case m.fatal > 0:
+		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.fatal, m.planned)
 		return exitError
 	}
 	return exitOK
