@@ -1,6 +1,8 @@
 package client
 
 import (
+	"gab/internal/samples"
+
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -21,12 +23,12 @@ import (
 // timed with no web server in between. The URL only supplies the request's
 // meta-variables. The process handling is platform specific (cgi_linux.go).
 
-// CGISample is one CGI request's phases in µs. Spawn + FirstByte + Output +
+// cgiSample is one CGI request's phases in µs. Spawn + FirstByte + Output +
 // Reap is the request's Total, unless the program was still running
 // cgiLinger after its stdout's EOF: then the response ended at the EOF (Total
 // is Spawn + FirstByte + Output) and Reap and ChildCPU are filled in when the
 // program exits or is killed at the end of the run.
-type CGISample struct {
+type cgiSample struct {
 	Spawn     uint32 // request start → the program is executing (fork + exec)
 	FirstByte uint32 // executing → first byte on its stdout
 	Output    uint32 // first byte → stdout EOF
@@ -71,7 +73,7 @@ type cgiStore struct{ t CGITimes }
 
 func newCGIStore(n, limit int) *cgiStore {
 	if limit <= 0 {
-		limit = DefaultSampleLimit
+		limit = samples.DefaultLimit
 	}
 	size := max(min(n, limit), 0)
 	return &cgiStore{t: CGITimes{
@@ -84,7 +86,7 @@ func newCGIStore(n, limit int) *cgiStore {
 }
 
 // put stores request i's phases; safe for concurrent use with distinct i.
-func (s *cgiStore) put(i int, c *CGISample) {
+func (s *cgiStore) put(i int, c *cgiSample) {
 	if c == nil || i >= len(s.t.Spawn) {
 		return
 	}
@@ -159,8 +161,8 @@ func (tr *cgiTransport) stopLingerers() {
 	}
 }
 
-// ErrCGIProgram reports a --cgi program that cannot be used.
-var ErrCGIProgram = errors.New("not an executable file")
+// errCGIProgram reports a --cgi program that cannot be used.
+var errCGIProgram = errors.New("not an executable file")
 
 func newCGI(cfg *Config) (transport, error) {
 	if err := cgiSupported(); err != nil {
@@ -178,7 +180,7 @@ func newCGI(cfg *Config) (transport, error) {
 		return nil, fmt.Errorf("--cgi: %w", err)
 	}
 	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return nil, fmt.Errorf("--cgi %s: %w", cfg.CGIProgram, ErrCGIProgram)
+		return nil, fmt.Errorf("--cgi %s: %w", cfg.CGIProgram, errCGIProgram)
 	}
 	base := filepath.Base(path)
 	return &cgiTransport{
@@ -230,7 +232,7 @@ type cgiWorker struct {
 	tr     *cgiTransport
 	buf    []byte
 	parser cgiParser
-	phases CGISample
+	phases cgiSample
 	out    Outcome
 	// lingering counts this worker's programs being reaped in the background.
 	lingering sync.WaitGroup

@@ -217,7 +217,7 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	tr := w.tr
 	o := &w.out
 	*o = Outcome{CGI: &w.phases}
-	w.phases = CGISample{}
+	w.phases = cgiSample{}
 	o.Start = r.clock()
 	p, err := tr.spawn()
 	if err != nil {
@@ -321,7 +321,7 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	o.Status = w.parser.status
 	o.Body = w.parser.body
 	t.BodyRead += w.parser.body
-	w.phases = CGISample{
+	w.phases = cgiSample{
 		Spawn:     usec(o.Connect - o.Start),
 		FirstByte: usec(o.FirstByte - o.Connect),
 		Output:    usec(eof - o.FirstByte),

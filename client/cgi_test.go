@@ -701,7 +701,7 @@ func FuzzCGIParser(f *testing.F) {
 
 // noticeRecorder counts Notice events.
 type noticeRecorder struct {
-	NopEvents
+	nopEvents
 	mu      sync.Mutex
 	notices []string
 }

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"gab/internal/samples"
-
 	"context"
 	"net"
 	"strconv"
@@ -50,8 +48,6 @@ type Target struct {
 	Host string // host name or address, without IPv6 brackets
 	Port int    // explicit port, or 80/443
 	Path string // everything from the first '/' on, query and fragment included
-	// PortGiven reports an explicit ":port" in the URL.
-	PortGiven bool
 }
 
 // withPort appends ":port" to host when the port is not the scheme's default.
@@ -151,7 +147,7 @@ type Config struct {
 	Interval time.Duration
 
 	// SampleLimit caps the exact per-request store; past it the statistics come
-	// from histograms. 0 means DefaultSampleLimit.
+	// from histograms. 0 means samples.DefaultLimit.
 	SampleLimit int
 	// KeepAllRows keeps every sample past SampleLimit in a temporary file as
 	// well, so that the -g file has every request's row (set with -g).
@@ -165,8 +161,6 @@ type Config struct {
 	// NoSpin: the server shares this process's cores (--demo), so event
 	// loops never poll without sleeping (see epoll_linux.go).
 	NoSpin bool
-	// Now is the monotonic clock; nil means time.Now. Tests never need to set it.
-	Now func() time.Time
 }
 
 // RequestSpec holds the request as the user described it, before ab's bytes are built.
@@ -185,10 +179,6 @@ type RequestSpec struct {
 	Host        string   // Host header value unless an -H Host: overrides it
 	HTTP11      bool     // --http1.1 request line
 }
-
-// DefaultSampleLimit is the number of requests whose timings are stored exactly
-// (16 bytes each). Past it, statistics come from 1 ms histograms with exact sums.
-const DefaultSampleLimit = samples.DefaultLimit
 
 func isIPv6Literal(h string) bool {
 	for i := 0; i < len(h); i++ {

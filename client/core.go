@@ -63,7 +63,7 @@ type Outcome struct {
 	Intended  int64
 	KeptAlive bool       // completed on a connection kept alive for the next request (ab doneka)
 	Err       error      // the cause, for failures
-	CGI       *CGISample // per-request CGI phases (CGI transport only; copied when recorded)
+	CGI       *cgiSample // per-request CGI phases (CGI transport only; copied when recorded)
 }
 
 // Tally holds one worker's counters. Only its worker writes it, except
@@ -161,14 +161,12 @@ type transport interface {
 
 // run is the state of one benchmark run, shared by its workers.
 type run struct {
-	cfg       *Config
-	events    Events
-	now       func() time.Time
-	realClock bool // now is time.Now
-	start     time.Time
-	startUs   int64 // start.UnixMicro(), for Sample.Start
-	samples   *samples.Store
-	n         int64
+	cfg     *Config
+	events  Events
+	start   time.Time
+	startUs int64 // start.UnixMicro(), for Sample.Start
+	samples *samples.Store
+	n       int64
 
 	tickets atomic.Int64 // requests handed out (claim) and not given back
 	done    atomic.Int64 // recorded requests
@@ -206,14 +204,9 @@ type run struct {
 }
 
 // clock is the time since the run's start in ns, from the monotonic clock.
-// With the real clock, time.Since reads only the monotonic clock (time.Now
-// reads the wall clock too): one vDSO call per reading on the hot path.
-func (r *run) clock() int64 {
-	if r.realClock {
-		return int64(time.Since(r.start))
-	}
-	return int64(r.now().Sub(r.start))
-}
+// time.Since reads only the monotonic clock (time.Now reads the wall clock
+// too): one vDSO call per reading on the hot path.
+func (r *run) clock() int64 { return int64(time.Since(r.start)) }
 
 // claim hands out the next request; false when n requests are out or the run
 // stopped. In rate mode (--rate) it also waits for the request's intended send
@@ -478,20 +471,14 @@ type Runner struct {
 	r       *run
 	cur     atomic.Pointer[run] // r, for Completed from other goroutines
 	lookups *lookupTimer        // times name resolution for the extended report; nil otherwise
-	// realClock: Config.Now was not set, so the run may read the monotonic clock directly.
-	realClock bool
-	warmup    bool // this runner is a warm-up's (see warmUp)
+	warmup  bool                // this runner is a warm-up's (see warmUp)
 }
 
 // New checks the configuration and prepares what must fail before ab's banner
 // (TLS ciphers, client certificates). Name resolution happens in Run, after it.
 func New(cfg Config) (*Runner, error) {
 	if cfg.Events == nil {
-		cfg.Events = NopEvents{}
-	}
-	realClock := cfg.Now == nil
-	if realClock {
-		cfg.Now = time.Now
+		cfg.Events = nopEvents{}
 	}
 	if cfg.Streams <= 0 {
 		cfg.Streams = 1
@@ -501,7 +488,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{cfg: cfg, tr: tr, lookups: lookups, realClock: realClock}, nil
+	return &Runner{cfg: cfg, tr: tr, lookups: lookups}, nil
 }
 
 // newTransport returns the transport of cfg.Protocol (or the one a test
@@ -523,8 +510,8 @@ func newTransport(cfg *Config) (transport, error) {
 	return nil, errors.New("gab: protocol not supported in this build")
 }
 
-// Completed is the number of requests recorded so far (safe to call during Run).
-func (rn *Runner) Completed() int {
+// completed is the number of requests recorded so far (safe to call during Run).
+func (rn *Runner) completed() int {
 	r := rn.cur.Load()
 	if r == nil {
 		return 0
@@ -569,13 +556,10 @@ func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
 	if rn.cfg.WarmupTime > 0 {
 		wc.Requests, wc.TimeLimit = math.MaxInt32, rn.cfg.WarmupTime
 	}
-	wc.Events, wc.Quiet, wc.Verbosity = NopEvents{}, true, 0
+	wc.Events, wc.Quiet, wc.Verbosity = nopEvents{}, true, 0
 	wc.Extended, wc.KeepAllRows, wc.SampleLimit = false, false, 1
 	if rn.lookups != nil {
 		wc.Resolver = rn.lookups.inner // the measured run's DNS figure is its own
-	}
-	if rn.realClock {
-		wc.Now = nil
 	}
 	w, err := New(wc)
 	if err != nil {
@@ -603,14 +587,12 @@ func (rn *Runner) emptyResult(w *Result) *Result {
 func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	cfg := &rn.cfg
 	r := &run{
-		cfg:       cfg,
-		events:    cfg.Events,
-		now:       cfg.Now,
-		realClock: rn.realClock,
-		n:         int64(cfg.Requests),
-		rampUp:    make(chan struct{}),
-		stopCh:    make(chan struct{}),
-		warmup:    rn.warmup,
+		cfg:    cfg,
+		events: cfg.Events,
+		n:      int64(cfg.Requests),
+		rampUp: make(chan struct{}),
+		stopCh: make(chan struct{}),
+		warmup: rn.warmup,
 	}
 	rn.r = r
 	if !rn.warmup {
@@ -622,7 +604,7 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
 	}
-	r.start = r.now()
+	r.start = time.Now()
 	r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
 	if cfg.KeepAllRows {
 		r.samples.SpillPastLimit("")
@@ -640,7 +622,7 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 		r.stop(EndFatal, fe)
 		return rn.result(), fe
 	}
-	r.start = r.now() // ab takes the start time just before the first connect
+	r.start = time.Now() // ab takes the start time just before the first connect
 	r.startUs = r.start.UnixMicro()
 	r.progressEvery = int64(ProgressInterval(cfg.Requests, cfg.Quiet))
 

@@ -23,7 +23,7 @@ func TestEpollSpinsOnlyWithACoreToSpare(t *testing.T) {
 	} {
 		prev := runtime.GOMAXPROCS(tc.procs)
 		cfg := Config{NoSpin: tc.noSpin}
-		r := &run{cfg: &cfg, realClock: true, start: time.Now()}
+		r := &run{cfg: &cfg, start: time.Now()}
 		var p epPoller
 		err := p.init(r, &Tally{}, d, 4, tc.loops)
 		runtime.GOMAXPROCS(prev)

@@ -27,11 +27,11 @@ func aprError(op string, code int, text string, cause error) *FatalError {
 	return &FatalError{Message: fmt.Sprintf("%s: %s (%d)\n", op, text, code), Exit: code & 255, Err: cause}
 }
 
-// AprTimeout is APR's status for an expired poll (ab's -s).
-const AprTimeout = 70007
+// aprTimeout is APR's status for an expired poll (ab's -s).
+const aprTimeout = 70007
 
 func timeoutError() *FatalError {
-	return aprError("apr_pollset_poll", AprTimeout, "The timeout specified has expired", nil)
+	return aprError("apr_pollset_poll", aprTimeout, "The timeout specified has expired", nil)
 }
 
 // errnoOf digs the errno out of a network error; 0 if there is none.

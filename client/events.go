@@ -29,15 +29,15 @@ type Events interface {
 	Notice(msg string)
 }
 
-// NopEvents discards every event.
-type NopEvents struct{}
+// nopEvents discards every event.
+type nopEvents struct{}
 
-func (NopEvents) Completed(int)                     {}
-func (NopEvents) HeaderReceived([]byte)             {}
-func (NopEvents) Status(int)                        {}
-func (NopEvents) SendFailed()                       {}
-func (NopEvents) SendTimedOut()                     {}
-func (NopEvents) ReceiveError(*FatalError)          {}
-func (NopEvents) TLSHandshake(*tls.ConnectionState) {}
-func (NopEvents) TLSHandshakeFailed(error)          {}
-func (NopEvents) Notice(string)                     {}
+func (nopEvents) Completed(int)                     {}
+func (nopEvents) HeaderReceived([]byte)             {}
+func (nopEvents) Status(int)                        {}
+func (nopEvents) SendFailed()                       {}
+func (nopEvents) SendTimedOut()                     {}
+func (nopEvents) ReceiveError(*FatalError)          {}
+func (nopEvents) TLSHandshake(*tls.ConnectionState) {}
+func (nopEvents) TLSHandshakeFailed(error)          {}
+func (nopEvents) Notice(string)                     {}

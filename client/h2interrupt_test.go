@@ -30,7 +30,7 @@ func interruptH2(t *testing.T, cfg Config, ready func(rn *Runner) bool) *Result 
 			case <-watchDone:
 				return
 			case <-limit:
-				t.Errorf("the run never got to the point of interruption (%d complete)", rn.Completed())
+				t.Errorf("the run never got to the point of interruption (%d complete)", rn.completed())
 				cancelled <- time.Now()
 				cancel()
 				return
@@ -100,7 +100,7 @@ func TestHTTP2EpollInterruptSlowServer(t *testing.T) {
 	ts := startGoH2(t, h, false)
 	const n = 10_000
 	cfg := h2TestConfig(t, ts.URL+"/", n, 3, 4)
-	res := interruptH2(t, cfg, func(rn *Runner) bool { return rn.Completed() >= 30 })
+	res := interruptH2(t, cfg, func(rn *Runner) bool { return rn.completed() >= 30 })
 	if res.Complete < 30 || res.Complete >= n || res.Failed.Total != 0 {
 		t.Errorf("complete %d failed %+v, want 30 to %d and none failed", res.Complete, res.Failed, n-1)
 	}

@@ -179,7 +179,7 @@ func h1Request(method, path string, port int, ka bool) []byte {
 func h1Config(port, n, c int, ka bool) Config {
 	req := h1Request("GET", "/x", port, ka)
 	return Config{
-		Target:      Target{Host: "127.0.0.1", Port: port, Path: "/x", PortGiven: true},
+		Target:      Target{Host: "127.0.0.1", Port: port, Path: "/x"},
 		Request:     req,
 		HeadLen:     len(req),
 		Spec:        RequestSpec{Method: "GET", Target: "/x", KeepAlive: ka},

@@ -39,7 +39,7 @@ func checkGoroutines(t *testing.T) {
 
 // h1Events records what the engine reports.
 type h1Events struct {
-	NopEvents
+	nopEvents
 	mu        sync.Mutex
 	heads     []string
 	statuses  []int

@@ -773,7 +773,7 @@ func TestAbServerCut(t *testing.T) {
 
 // headEvents records the -v 2 events.
 type headEvents struct {
-	NopEvents
+	nopEvents
 	mu       sync.Mutex
 	heads    []string
 	statuses []int

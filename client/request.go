@@ -16,12 +16,12 @@ const DefaultContentType = "text/plain"
 // NUL must fit in 1024 bytes.
 const maxCredentials = 765
 
-// CredentialsError is ab's complaint about an over-long -A or -P value. Its
+// credentialsError is ab's complaint about an over-long -A or -P value. Its
 // text is what ab's err() prints (message and an empty line); the exit is 1.
-type CredentialsError struct{ Proxy bool }
+type credentialsError struct{ proxy bool }
 
-func (e *CredentialsError) Error() string {
-	if e.Proxy {
+func (e *credentialsError) Error() string {
+	if e.proxy {
 		return "Proxy credentials too long\n"
 	}
 	return "Authentication credentials too long\n"
@@ -33,7 +33,7 @@ func (e *CredentialsError) Error() string {
 func AuthLine(credentials string, proxy bool) (string, error) {
 	credentials = strings.TrimLeft(credentials, " \t\n\v\f\r")
 	if len(credentials) > maxCredentials {
-		return "", &CredentialsError{Proxy: proxy}
+		return "", &credentialsError{proxy: proxy}
 	}
 	name := "Authorization: Basic "
 	if proxy {

@@ -179,7 +179,7 @@ func TestAuthLine(t *testing.T) {
 		t.Errorf("765 bytes: %v, want accepted (base64 + NUL = 1021 bytes)", err)
 	}
 	_, err := AuthLine("  "+strings.Repeat("a", 766), false)
-	var ce *CredentialsError
+	var ce *credentialsError
 	if !errors.As(err, &ce) || ce.Error() != "Authentication credentials too long\n" {
 		t.Errorf("766 bytes: %v, want ab's Authentication credentials too long", err)
 	}

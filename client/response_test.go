@@ -175,9 +175,9 @@ func (c *scriptedConn) Close() error                { return nil }
 // testRun is a run that nothing drives, for exercising a connection directly.
 func testRun(cfg *Config) *run {
 	if cfg.Events == nil {
-		cfg.Events = NopEvents{}
+		cfg.Events = nopEvents{}
 	}
-	return &run{cfg: cfg, events: cfg.Events, now: time.Now, start: time.Now(),
+	return &run{cfg: cfg, events: cfg.Events, start: time.Now(),
 		rampUp: make(chan struct{}), stopCh: make(chan struct{}), n: 1 << 30}
 }
 

@@ -73,7 +73,7 @@ loop:
 			break loop
 		case <-tick.C:
 			runtime.GC()
-			p := point{time.Since(began), rn.Completed(), rssBytes(t)}
+			p := point{time.Since(began), rn.completed(), rssBytes(t)}
 			points = append(points, p)
 			t.Logf("%6.0fs %10d requests  RSS %6.1f MiB", p.at.Seconds(), p.completed, float64(p.rss)/(1<<20))
 		}
@@ -119,7 +119,7 @@ func rssBytes(t *testing.T) int64 {
 
 // soakProgress hands each progress event (every n/10 requests) to the test.
 type soakProgress struct {
-	NopEvents
+	nopEvents
 	at chan int
 }
 

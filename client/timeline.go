@@ -48,16 +48,17 @@ func timelineGrace(d int64) int64 {
 	return min(d/4, int64(100*time.Millisecond))
 }
 
-// IntervalLatency is one interval's latency distribution in µs: count, min and
-// max exact, percentiles by the nearest rank (samples.NearestRank) read from
+// IntervalLatency is one interval's latency distribution in µs (of the
+// interval's Requests): min and max exact, percentiles by the nearest rank (samples.NearestRank) read from
 // the histogram (the bucket's highest value, within 0.1 %, capped by the exact
 // max), and the histogram itself in HdrHistogram's V2 compressed base64
 // encoding (gab's geometry: 1 µs to 24 h, 3 significant digits).
 type IntervalLatency struct {
-	Count                       int64
 	MinUs, MaxUs                int64
 	P50Us, P90Us, P99Us, P999Us int64
 	Histogram                   string
+
+	count int64 // the values in the histogram
 }
 
 // Interval is one interval of the timeline.
@@ -201,7 +202,7 @@ func (d *tlDist) latency(count int64, scratch *hdrhistogram.Histogram) IntervalL
 // LatencyOf describes the count values of h whose exact min and max are lo
 // and hi as an IntervalLatency (percentiles by Dist.Percentile's rule).
 func LatencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
-	l := IntervalLatency{Count: count}
+	l := IntervalLatency{count: count}
 	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		l.Histogram = string(b)
 	}
@@ -590,8 +591,8 @@ func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
 }
 
 func (tl *timeline) mergeLatency(l IntervalLatency, d *tlDist, count int64) IntervalLatency {
-	more := d.latency(count-l.Count, tl.scratch)
-	if more.Count == 0 {
+	more := d.latency(count-l.count, tl.scratch)
+	if more.count == 0 {
 		return l
 	}
 	h, err := hdrhistogram.Decode([]byte(l.Histogram))
@@ -603,7 +604,7 @@ func (tl *timeline) mergeLatency(l IntervalLatency, d *tlDist, count int64) Inte
 		h.Merge(add)
 	}
 	lo, hi := more.MinUs, more.MaxUs
-	if l.Count > 0 {
+	if l.count > 0 {
 		lo, hi = min(lo, l.MinUs), max(hi, l.MaxUs)
 	}
 	return LatencyOf(h, count, lo, hi)

@@ -117,8 +117,8 @@ func TestTimelineExactIntervals(t *testing.T) {
 		if iv.Start != time.Duration(i)*d {
 			t.Errorf("interval %d starts at %v", i, iv.Start)
 		}
-		if iv.Requests != want || iv.Failures != wantFail || iv.Latency.Count != want {
-			t.Errorf("interval %d: %d requests, %d failures, histogram of %d; want %d, %d", i, iv.Requests, iv.Failures, iv.Latency.Count, want, wantFail)
+		if iv.Requests != want || iv.Failures != wantFail || iv.Latency.count != want {
+			t.Errorf("interval %d: %d requests, %d failures, histogram of %d; want %d, %d", i, iv.Requests, iv.Failures, iv.Latency.count, want, wantFail)
 		}
 		stalled := i >= 4 && i < 12
 		if stalled != (want == 0) {
@@ -165,7 +165,7 @@ func TestTimelineLateRecording(t *testing.T) {
 	}
 	res := runScript(t, Config{Requests: 5, Concurrency: 1, Interval: d}, script)
 	iv := res.Timeline.Intervals
-	if len(iv) != 1 || iv[0].Requests != 5 || iv[0].Latency.Count != 5 || iv[0].Latency.MaxUs != 1000 {
+	if len(iv) != 1 || iv[0].Requests != 5 || iv[0].Latency.count != 5 || iv[0].Latency.MaxUs != 1000 {
 		t.Fatalf("intervals %+v, want one of 5 requests of 1 ms", iv)
 	}
 }
@@ -308,17 +308,17 @@ func TestTimelineRateCorrected(t *testing.T) {
 	measured, corrected := samples.NewDist(), samples.NewDist()
 	merge := func(into *samples.Dist, l IntervalLatency, i int) {
 		h, err := hdrhistogram.Decode([]byte(l.Histogram))
-		if err != nil || h.TotalCount() != l.Count {
-			t.Fatalf("interval %d: histogram decodes to %v (%v), want %d values", i, h, err, l.Count)
+		if err != nil || h.TotalCount() != l.count {
+			t.Fatalf("interval %d: histogram decodes to %v (%v), want %d values", i, h, err, l.count)
 		}
 		into.Hist.Merge(h)
-		if l.Count > 0 {
+		if l.count > 0 {
 			if into.Count == 0 || l.MinUs < into.Min {
 				into.Min = l.MinUs
 			}
 			into.Max = max(into.Max, l.MaxUs)
 		}
-		into.Count += l.Count
+		into.Count += l.count
 	}
 	for i, iv := range tl.Intervals {
 		sum += iv.Requests
@@ -326,7 +326,7 @@ func TestTimelineRateCorrected(t *testing.T) {
 		// both count in the interval of its end: every figure of an
 		// interval's corrected distribution is at least the measured one.
 		c, m := iv.Corrected, iv.Latency
-		if c.Count != iv.Requests || c.MinUs < m.MinUs || c.P50Us < m.P50Us || c.P90Us < m.P90Us ||
+		if c.count != iv.Requests || c.MinUs < m.MinUs || c.P50Us < m.P50Us || c.P90Us < m.P90Us ||
 			c.P99Us < m.P99Us || c.P999Us < m.P999Us || c.MaxUs < m.MaxUs {
 			t.Errorf("interval %d of %d requests: corrected %+v below measured %+v", i, iv.Requests, c, m)
 		}

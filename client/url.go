@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// ErrInvalidURL is ParseURL's only error: ab prints "<argv0>: invalid URL" and its usage.
-var ErrInvalidURL = errors.New("invalid URL")
+// errInvalidURL is ParseURL's only error: ab prints "<argv0>: invalid URL" and its usage.
+var errInvalidURL = errors.New("invalid URL")
 
 // ParseURL reads the URL argument with ab's rules: an optional, case-sensitive
 // "http://" or "https://" prefix (stripped only when something follows it), a
@@ -20,14 +20,14 @@ func ParseURL(arg string) (Target, error) {
 	rest := stripScheme(arg, &t.TLS)
 	slash := strings.IndexByte(rest, '/')
 	if slash < 0 {
-		return Target{}, ErrInvalidURL
+		return Target{}, errInvalidURL
 	}
 	host, port, ok := splitHostPort(rest[:slash])
 	if !ok {
-		return Target{}, ErrInvalidURL
+		return Target{}, errInvalidURL
 	}
 	t.Host, t.Path = host, rest[slash:]
-	t.Port, t.PortGiven = port, port != 0
+	t.Port = port
 	if port == 0 {
 		t.Port = 80
 		if t.TLS {

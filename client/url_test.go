@@ -15,36 +15,36 @@ func TestParseURL(t *testing.T) {
 		want      Target // Raw is filled in from arg
 		hostField string
 	}{
-		{"plain", "http://127.0.0.1:18080/f100.txt", Target{Host: "127.0.0.1", Port: 18080, PortGiven: true, Path: "/f100.txt"}, "127.0.0.1:18080"},
+		{"plain", "http://127.0.0.1:18080/f100.txt", Target{Host: "127.0.0.1", Port: 18080, Path: "/f100.txt"}, "127.0.0.1:18080"},
 		{"default port", "http://example.com/", Target{Host: "example.com", Port: 80, Path: "/"}, "example.com"},
-		{"explicit default port is not shown in Host", "http://example.com:80/", Target{Host: "example.com", Port: 80, PortGiven: true, Path: "/"}, "example.com"},
+		{"explicit default port is not shown in Host", "http://example.com:80/", Target{Host: "example.com", Port: 80, Path: "/"}, "example.com"},
 		{"https default port", "https://localhost/x", Target{TLS: true, Host: "localhost", Port: 443, Path: "/x"}, "localhost"},
-		{"https port 80 is shown", "https://localhost:80/x", Target{TLS: true, Host: "localhost", Port: 80, PortGiven: true, Path: "/x"}, "localhost:80"},
-		{"no scheme", "127.0.0.1:18081/capture10", Target{Host: "127.0.0.1", Port: 18081, PortGiven: true, Path: "/capture10"}, "127.0.0.1:18081"},
+		{"https port 80 is shown", "https://localhost:80/x", Target{TLS: true, Host: "localhost", Port: 80, Path: "/x"}, "localhost:80"},
+		{"no scheme", "127.0.0.1:18081/capture10", Target{Host: "127.0.0.1", Port: 18081, Path: "/capture10"}, "127.0.0.1:18081"},
 		{"query and fragment kept verbatim", "http://h/a%20b?q=1&r=%zz#frag", Target{Host: "h", Port: 80, Path: "/a%20b?q=1&r=%zz#frag"}, "h"},
 		{"path from the first slash", "http://h//x/../y", Target{Host: "h", Port: 80, Path: "//x/../y"}, "h"},
 		{"upper-case scheme is a host", "HTTP://127.0.0.1:18080/f100.txt", Target{Host: "HTTP:", Port: 80, Path: "//127.0.0.1:18080/f100.txt"}, "HTTP:"},
 		{"scheme only stripped when followed by text", "http:///", Target{}, ""},
-		{"ipv6", "http://[::1]:8080/capture11", Target{Host: "::1", Port: 8080, PortGiven: true, Path: "/capture11"}, "[::1]:8080"},
+		{"ipv6", "http://[::1]:8080/capture11", Target{Host: "::1", Port: 8080, Path: "/capture11"}, "[::1]:8080"},
 		{"ipv6 default port", "http://[::1]/", Target{Host: "::1", Port: 80, Path: "/"}, "[::1]"},
-		{"ipv6 https 443", "https://[::1]:443/", Target{TLS: true, Host: "::1", Port: 443, PortGiven: true, Path: "/"}, "[::1]"},
+		{"ipv6 https 443", "https://[::1]:443/", Target{TLS: true, Host: "::1", Port: 443, Path: "/"}, "[::1]"},
 		{"v4-mapped ipv6", "http://[::ffff:127.0.0.1]/", Target{Host: "::ffff:127.0.0.1", Port: 80, Path: "/"}, "[::ffff:127.0.0.1]"},
 		{"host colon without digits is a host", "http://h:/x", Target{Host: "h:", Port: 80, Path: "/x"}, "h:"},
 		{"host colon letters is a host", "http://host:abc/", Target{Host: "host:abc", Port: 80, Path: "/"}, "host:abc"},
-		{"bare ipv6 takes its last group as port", "http://::1/", Target{Host: ":", Port: 1, PortGiven: true, Path: "/"}, "::1"},
+		{"bare ipv6 takes its last group as port", "http://::1/", Target{Host: ":", Port: 1, Path: "/"}, "::1"},
 		{"bare ipv6 ending in colon is a host", "http://fe80::/", Target{Host: "fe80::", Port: 80, Path: "/"}, "fe80::"},
 		{"lone colon is a host", "http://:/", Target{Host: ":", Port: 80, Path: "/"}, ":"},
-		{"leading zeros in port", "http://a:00080/", Target{Host: "a", Port: 80, PortGiven: true, Path: "/"}, "a"},
-		{"max port", "http://a:65535/", Target{Host: "a", Port: 65535, PortGiven: true, Path: "/"}, "a:65535"},
+		{"leading zeros in port", "http://a:00080/", Target{Host: "a", Port: 80, Path: "/"}, "a"},
+		{"max port", "http://a:65535/", Target{Host: "a", Port: 65535, Path: "/"}, "a:65535"},
 		{"sign is not a digit", "http://a:+5/", Target{Host: "a:+5", Port: 80, Path: "/"}, "a:+5"},
 		{"bare scheme is a host", "http://", Target{Host: "http:", Port: 80, Path: "//"}, "http:"},
-		{"two colons", "a:1:2/", Target{Host: "a:1", Port: 2, PortGiven: true, Path: "/"}, "a:1:2"},
+		{"two colons", "a:1:2/", Target{Host: "a:1", Port: 2, Path: "/"}, "a:1:2"},
 	}
 	for _, tc := range tests {
 		got, err := ParseURL(tc.arg)
 		if tc.want.Host == "" {
-			if !errors.Is(err, ErrInvalidURL) {
-				t.Errorf("%s: ParseURL(%q) = %+v, %v; want ErrInvalidURL", tc.name, tc.arg, got, err)
+			if !errors.Is(err, errInvalidURL) {
+				t.Errorf("%s: ParseURL(%q) = %+v, %v; want errInvalidURL", tc.name, tc.arg, got, err)
 			}
 			continue
 		}
@@ -81,8 +81,8 @@ func TestParseURLInvalid(t *testing.T) {
 		"",
 		"noslash",
 	} {
-		if got, err := ParseURL(arg); !errors.Is(err, ErrInvalidURL) {
-			t.Errorf("ParseURL(%q) = %+v, %v; want ErrInvalidURL", arg, got, err)
+		if got, err := ParseURL(arg); !errors.Is(err, errInvalidURL) {
+			t.Errorf("ParseURL(%q) = %+v, %v; want errInvalidURL", arg, got, err)
 		}
 	}
 }
