@@ -70,7 +70,8 @@ type Resolver interface {
 // DialFunc opens a connection; tests inject one to simulate unreachable hosts.
 type DialFunc func(ctx context.Context, network, address string) (net.Conn, error)
 
-// TLSOptions are ab's -Z -f -E -I plus gab's --verify-tls and --tls-resume.
+// TLSOptions are ab's -Z -f -E -I plus gab's --verify-tls and --tls-resume:
+// Config.TLS, which the command line fills.
 type TLSOptions struct {
 	Ciphers    string // -Z, OpenSSL cipher names
 	Protocol   string // -f: "", ALL, TLS1, TLS1.1, TLS1.2, TLS1.3 (already normalised)

@@ -16,7 +16,7 @@ import (
 type FatalError struct {
 	Message string // complete stderr text, trailing newline included
 	Exit    int
-	Err     error // the underlying cause, if any
+	Err     error // the underlying cause, if any: what Unwrap gives errors.Is and errors.As
 }
 
 func (e *FatalError) Error() string { return strings.TrimSpace(e.Message) }

@@ -445,7 +445,8 @@ func TLSVersionName(v uint16) string {
 	return "unknown"
 }
 
-// CipherSuiteInfo is what OpenSSL tells of a cipher suite.
+// CipherSuiteInfo is what OpenSSL tells of a cipher suite: CipherSuite's
+// answer, from which -v 2's handshake dump prints the suite's name and bits.
 type CipherSuiteInfo struct {
 	Name    string // OpenSSL's name: "TLS_AES_128_GCM_SHA256", "ECDHE-RSA-AES256-GCM-SHA384"
 	Bits    int    // secret bits
