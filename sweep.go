@@ -17,7 +17,6 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
-	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
@@ -433,11 +432,14 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 	if sw.sa.verbose {
 		fmt.Fprintln(out)
 	}
-	if err := sweep.WriteTable(out, s, results, !m.interrupted); err != nil {
+	err := sweep.WriteTable(out, s, results, !m.interrupted)
+	if err == nil {
+		err = sweep.WriteRunErrors(out, results)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
-	writeRunErrors(out, results)
 	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: !m.interrupted,
 		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: loadAverage()}}
 	if err := sw.files.write(s, results, meta); err != nil {
@@ -660,27 +662,6 @@ func foldHistogram(owner map[sweep.Point]*sweep.RunResult, rr *sweep.RunResult) 
 	}
 	first.Hist.Merge(rr.Hist)
 	rr.Hist = nil
-}
-
-// writeRunErrors lists the runs that ended with an error, after the table.
-func writeRunErrors(w io.Writer, points []*sweep.PointResult) {
-	first := true
-	for _, p := range points {
-		for _, r := range p.Runs {
-			if r.Error == "" {
-				continue
-			}
-			if first {
-				fmt.Fprintln(w, "\nRuns that ended with an error:")
-				first = false
-			}
-			size := ""
-			if p.Size != nil {
-				size = " size=" + p.Size.Text
-			}
-			fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", chart.Printable(p.Label), size, p.Concurrency, r.Rep+1, chart.Printable(report.OneLine(r.Error)))
-		}
-	}
 }
 
 // redactSweepArgs hides -A and -P values in the sweep's command line.
