@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"gab/internal/threshold"
 )
 
 // This file is the catalog: the list of a run's headline figures, each with
@@ -125,6 +127,30 @@ var Catalog = []Figure{
 		}
 		return d.ServerCPU.UsPerRequest, true
 	}},
+}
+
+// --fail-if knows every figure of the catalog by its key.
+func init() {
+	threshold.Catalog = func(key string) (threshold.Named, bool) {
+		f, ok := FigureByKey(key)
+		return threshold.Named{Unit: f.Unit, Decimals: f.Decimals}, ok
+	}
+}
+
+// catalogFigure reads the summary's catalog figures by key, for --fail-if
+// (its document built at the first call).
+func (s *Summary) catalogFigure() func(key string) (float64, bool) {
+	var d *Document
+	return func(key string) (float64, bool) {
+		f, ok := FigureByKey(key)
+		if !ok {
+			return 0, false
+		}
+		if d == nil {
+			d = NewDocument(s)
+		}
+		return f.Value(d)
+	}
 }
 
 // FigureByKey finds the catalog's figure of that key.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/internal/threshold"
 )
 
 // TestCatalogReadsTheDocument checks each figure of the fixture's document
@@ -149,5 +151,33 @@ func TestCatalogPercentileFromSums(t *testing.T) {
 		if got, ok := percentileMs(p)(d); !ok || got != want {
 			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
 		}
+	}
+}
+
+// TestFailIfCatalogFigure: --fail-if tests any catalog figure by its key, in
+// the figure's unit; a figure the run lacks fails the check.
+func TestFailIfCatalogFigure(t *testing.T) {
+	var ts []threshold.Threshold
+	for _, e := range []string{"sd<3ms", "received_mbit_per_s>=0.4", "server_cpu_percent<50"} {
+		th, err := threshold.Parse(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, th)
+	}
+	res, _ := extFixture()
+	s := Summarize(res, Options{Concurrency: 2, FailIf: ts})
+	var b bytes.Buffer
+	if err := WriteThresholds(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "\n--fail-if sd<3ms: FAILED (sd = 3.031 ms)\n--fail-if received_mbit_per_s>=0.4: passed (received_mbit_per_s = 0.400 Mbit/s)\n" +
+		"--fail-if server_cpu_percent<50: FAILED (server_cpu_percent: not measured in this run)\n"
+	if b.String() != want || !s.ThresholdsFailed {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	d := NewDocument(s)
+	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "ms" || c[0].Bound != 3 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
+		t.Errorf("JSON checks: %+v", c)
 	}
 }

@@ -33,6 +33,7 @@ func (s *Summary) thresholdFigures() threshold.Figures {
 		f.MeanUS, f.MinUS, f.MaxUS = float64(s.Total.MeanUs), float64(s.Total.MinUs), float64(s.Total.MaxUs)
 		f.Percentile = func(p float64) float64 { return float64(s.FinePercentile(TotalColumn, p)) }
 	}
+	f.Named = s.catalogFigure()
 	return f
 }
 

@@ -10,6 +10,11 @@
 // duration with its unit (us, µs, ms, s); failed and non2xx take a count or a
 // percentage of the completed requests; rps takes requests per second. OP is
 // one of <, <=, >, >=, = (or ==), !=.
+//
+// Every other figure of report's catalog is a metric too, by its key
+// (sd<5ms, received_mbit_per_s>100, server_cpu_us_per_request<=50): its
+// value is a number in the figure's unit (a duration with its unit when that
+// is ms or µs).
 package threshold
 
 import (
@@ -27,7 +32,19 @@ const (
 	Latency Kind = iota // µs
 	Count               // requests, or a percentage of the completed ones
 	Rate                // requests per second
+	Figure              // a figure of the catalog, in its unit (Threshold.FigureUnit)
 )
+
+// Named is a figure of the catalog as --fail-if needs it: its unit and the
+// decimals it is printed with.
+type Named struct {
+	Unit     string
+	Decimals int
+}
+
+// Catalog finds the figures --fail-if knows beyond its own metrics, by key.
+// Package report sets it to read its catalog; nil: none.
+var Catalog func(key string) (Named, bool)
 
 // Threshold is one parsed expression.
 type Threshold struct {
@@ -40,6 +57,9 @@ type Threshold struct {
 	// percentage when Percent), requests per second for rps.
 	Value   float64
 	Percent bool
+	// FigureUnit and Decimals are a catalog figure's (Kind Figure).
+	FigureUnit string
+	Decimals   int
 }
 
 // Parse reads one expression. The error says what is wrong, for a usage message.
@@ -93,6 +113,7 @@ func (t *Threshold) setMetric(name string) error {
 	case "":
 		return errors.New("no metric before the comparison")
 	}
+	var percentileErr error
 	if name[0] == 'p' {
 		num := name[1:]
 		if strings.HasPrefix(num, "(") && strings.HasSuffix(num, ")") {
@@ -103,9 +124,18 @@ func (t *Threshold) setMetric(name string) error {
 			t.Metric, t.Kind, t.Percentile = "p"+strconv.FormatFloat(p, 'f', -1, 64), Latency, p
 			return nil
 		}
-		return fmt.Errorf("percentile %q is not a number from 0 to 100", num)
+		percentileErr = fmt.Errorf("percentile %q is not a number from 0 to 100", num)
 	}
-	return fmt.Errorf("unknown metric %q (pN, median, mean, min, max, failed, non2xx, rps)", name)
+	if Catalog != nil {
+		if n, ok := Catalog(name); ok {
+			t.Metric, t.Kind, t.FigureUnit, t.Decimals = name, Figure, n.Unit, n.Decimals
+			return nil
+		}
+	}
+	if percentileErr != nil {
+		return percentileErr
+	}
+	return fmt.Errorf("unknown metric %q (pN, median, mean, min, max, failed, non2xx, rps, or a figure's key: gab --extended lists them)", name)
 }
 
 // isPlainNumber accepts digits with at most one decimal point: what ParseFloat
@@ -144,8 +174,10 @@ func (t *Threshold) setValue(s string) error {
 		return fmt.Errorf("%q is not a number", num)
 	}
 	switch t.Kind {
+	case Figure:
+		return t.setFigureValue(v, num, unit)
 	case Latency:
-		scale, ok := map[string]float64{"us": 1, "µs": 1, "ms": 1e3, "s": 1e6}[strings.ToLower(unit)]
+		scale, ok := durationUnits[strings.ToLower(unit)]
 		if !ok {
 			if unit == "" {
 				return fmt.Errorf("%s needs a unit: us, ms or s (e.g. %s%s%sms)", t.Metric, t.Metric, t.Op, num)
@@ -177,6 +209,30 @@ func (t *Threshold) setValue(s string) error {
 	return nil
 }
 
+// durationUnits are the units of a duration, in µs.
+var durationUnits = map[string]float64{"us": 1, "µs": 1, "ms": 1e3, "s": 1e6}
+
+// setFigureValue sets a catalog figure's bound: a duration with its unit for
+// a figure in ms or µs, else a number with the figure's unit or none.
+func (t *Threshold) setFigureValue(v float64, num, unit string) error {
+	if us, ok := durationUnits[t.FigureUnit]; ok {
+		scale, ok := durationUnits[strings.ToLower(unit)]
+		if !ok {
+			return fmt.Errorf("%s takes a duration with its unit: us, ms or s (e.g. %s%s%s%s), not %q", t.Metric, t.Metric, t.Op, num, t.FigureUnit, unit)
+		}
+		t.Value = v * scale / us
+		return nil
+	}
+	if unit != "" && !strings.EqualFold(unit, t.FigureUnit) {
+		if t.FigureUnit == "" {
+			return fmt.Errorf("%s takes a number, not %q", t.Metric, unit)
+		}
+		return fmt.Errorf("%s takes a number in %s, not %q", t.Metric, t.FigureUnit, unit)
+	}
+	t.Value = v
+	return nil
+}
+
 // Figures are the run's figures a threshold can test.
 type Figures struct {
 	Complete int64   // requests recorded (the denominator of percentages)
@@ -189,6 +245,8 @@ type Figures struct {
 	// Percentile returns the total time at percentile p in µs, as the report
 	// states it (exact or from the histogram).
 	Percentile func(p float64) float64
+	// Named returns a catalog figure by key (ok false where the run lacks it).
+	Named func(key string) (float64, bool)
 }
 
 // Verdict is a threshold's outcome.
@@ -196,7 +254,8 @@ type Verdict struct {
 	Threshold
 	Pass   bool
 	Actual float64 // the figure tested, in Value's unit (µs, requests or %, req/s)
-	// NoData is set when no request completed, so a latency has no value (a fail).
+	// NoData is set when no request completed, so a latency has no value, or
+	// the run lacks a catalog figure (a fail).
 	NoData bool
 }
 
@@ -222,6 +281,15 @@ func (t Threshold) Check(f Figures) Verdict {
 	case "rps":
 		v.Actual = f.RPS
 	default:
+		if t.Kind == Figure {
+			ok := false
+			if f.Named != nil {
+				v.Actual, ok = f.Named(t.Metric)
+			}
+			v.NoData = !ok
+			v.Pass = ok && compare(v.Actual, t.Op, t.Value)
+			return v
+		}
 		if f.Complete > 0 && f.Percentile != nil {
 			v.Actual = f.Percentile(t.Percentile)
 		}
@@ -274,10 +342,19 @@ func (v Verdict) Line() string {
 
 // Figure states the tested figure with its unit.
 func (v Verdict) Figure() string {
+	if v.NoData && v.Kind == Figure {
+		return v.Metric + ": not measured in this run"
+	}
 	if v.NoData {
 		return v.Metric + ": no request completed"
 	}
 	switch v.Kind {
+	case Figure:
+		s := fmt.Sprintf("%s = %s", v.Metric, strconv.FormatFloat(v.Actual, 'f', v.Decimals, 64))
+		if v.FigureUnit != "" {
+			s += " " + v.FigureUnit
+		}
+		return s
 	case Latency:
 		return fmt.Sprintf("%s = %.3f ms", v.Metric, v.Actual/1e3)
 	case Count:
@@ -305,9 +382,12 @@ func CheckAll(ts []Threshold, f Figures) (vs []Verdict, ok bool) {
 // of network system calls, of which 3 (ESRCH) is none.
 const ExitStatus = 3
 
-// Unit names Value's and Actual's unit, as the JSON document states it.
+// Unit names Value's and Actual's unit, as the JSON document states it: a
+// catalog figure's own unit, "requests" for a count.
 func (t Threshold) Unit() string {
 	switch {
+	case t.Kind == Figure && t.FigureUnit != "":
+		return t.FigureUnit
 	case t.Kind == Latency:
 		return "us"
 	case t.Kind == Rate:

@@ -172,3 +172,80 @@ func FuzzParse(f *testing.F) {
 		_ = th.Check(figures()).Line()
 	})
 }
+
+// withCatalog makes --fail-if know two catalog figures for the test.
+func withCatalog(t *testing.T) {
+	old := Catalog
+	Catalog = func(key string) (Named, bool) {
+		n, ok := map[string]Named{"sd": {"ms", 3}, "received_mbit_per_s": {"Mbit/s", 3}, "complete": {"", 0}, "p99": {"ms", 3}}[key]
+		return n, ok
+	}
+	t.Cleanup(func() { Catalog = old })
+}
+
+// TestCatalogFigures: a catalog figure's key is a metric; its bound is in
+// the figure's unit (a duration for ms and µs); the built-in metrics keep
+// their meaning where a key is also one (p99).
+func TestCatalogFigures(t *testing.T) {
+	withCatalog(t)
+	for expr, want := range map[string]Threshold{
+		"sd<5ms":                           {Metric: "sd", Kind: Figure, Op: "<", Value: 5, FigureUnit: "ms", Decimals: 3},
+		"sd <= 1500us":                     {Metric: "sd", Kind: Figure, Op: "<=", Value: 1.5, FigureUnit: "ms", Decimals: 3},
+		"SD>1s":                            {Metric: "sd", Kind: Figure, Op: ">", Value: 1000, FigureUnit: "ms", Decimals: 3},
+		"received_mbit_per_s>100":          {Metric: "received_mbit_per_s", Kind: Figure, Op: ">", Value: 100, FigureUnit: "Mbit/s", Decimals: 3},
+		"received_mbit_per_s > 100 mbit/s": {Metric: "received_mbit_per_s", Kind: Figure, Op: ">", Value: 100, FigureUnit: "Mbit/s", Decimals: 3},
+		"complete>=1000":                   {Metric: "complete", Kind: Figure, Op: ">=", Value: 1000},
+	} {
+		th, err := Parse(expr)
+		want.Expr, want.Percentile = expr, -1
+		if err != nil || th != want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", expr, th, err, want)
+		}
+	}
+	if th, err := Parse("p99<5ms"); err != nil || th.Kind != Latency || th.Value != 5000 {
+		t.Errorf("p99 is the built-in metric: %+v %v", th, err)
+	}
+	for expr, want := range map[string]string{
+		"sd<5":                         "sd takes a duration with its unit: us, ms or s (e.g. sd<5ms)",
+		"sd<5min":                      `not "min"`,
+		"received_mbit_per_s>100KB/s":  `received_mbit_per_s takes a number in Mbit/s, not "KB/s"`,
+		"complete>=1000%":              `complete takes a number, not "%"`,
+		"sent_mbit_per_s>1":            "unknown metric",
+		"received_mbit_per_s>-1":       "not a non-negative number",
+		"received_mbit_per_s>1e3":      `takes a number in Mbit/s, not "e3"`,
+		"received_mbit_per_s>Infinity": "not a non-negative number",
+	} {
+		if _, err := Parse(expr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q): %v; want %q", expr, err, want)
+		}
+	}
+}
+
+func TestCheckCatalogFigure(t *testing.T) {
+	withCatalog(t)
+	figures := Figures{Complete: 10, Named: func(key string) (float64, bool) {
+		v, ok := map[string]float64{"sd": 1.25, "complete": 10}[key]
+		return v, ok
+	}}
+	for expr, want := range map[string]string{
+		"sd<2ms":                  "--fail-if sd<2ms: passed (sd = 1.250 ms)",
+		"sd<1ms":                  "--fail-if sd<1ms: FAILED (sd = 1.250 ms)",
+		"complete>=10":            "--fail-if complete>=10: passed (complete = 10)",
+		"received_mbit_per_s>100": "--fail-if received_mbit_per_s>100: FAILED (received_mbit_per_s: not measured in this run)",
+	} {
+		th, err := Parse(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := th.Check(figures)
+		if v.Line() != want {
+			t.Errorf("%s: %q, want %q", expr, v.Line(), want)
+		}
+	}
+	if th, _ := Parse("received_mbit_per_s>100"); th.Unit() != "Mbit/s" {
+		t.Errorf("unit %q", th.Unit())
+	}
+	if th, _ := Parse("complete>1"); th.Unit() != "requests" {
+		t.Errorf("unit %q", th.Unit())
+	}
+}
