@@ -212,7 +212,9 @@ func (p *cgiProc) reapGroup() {
 	}
 }
 
-// do runs one request and returns its outcome (owned by the worker).
+// do runs one request and returns its outcome (owned by the worker): it
+// spawns the program, writes its stdin, reads its output, ends the request
+// (reaping the program now or in the background) and classifies the outcome.
 func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	tr := w.tr
 	o := &w.out
@@ -233,41 +235,60 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	if d := tr.cfg.RequestTimeout; d > 0 {
 		timer = time.AfterFunc(d-time.Duration(o.Connect-o.Start), func() { p.kill(killTimeout) })
 	}
+	wrote := w.writeBody(r, t, p)
+	readErr := w.readOutput(r, t, p)
+	eof := r.clock()
+	p.stdout.Close()
+	if o.FirstByte == 0 {
+		o.FirstByte = eof
+	}
+	ws, why := w.end(r, t, p, eof, wrote, timer)
+	w.response(r, t)
+	w.classify(ws, why, readErr)
+	return o
+}
 
-	// stdin: the body, then EOF. A small body fits in the empty pipe at once;
-	// a large one is written concurrently, so that a program that writes
-	// before it reads cannot deadlock with gab.
-	var wrote chan int64
-	if p.stdin != nil {
-		if len(tr.body) <= 4096 {
-			n, _ := p.stdin.Write(tr.body) // EPIPE: the program did not read it
-			t.TotalSent += int64(n)
+// writeBody gives the program its stdin: the body, then EOF. A small body
+// fits in the empty pipe at once; a large one is written concurrently, so that
+// a program that writes before it reads cannot deadlock with gab: the bytes
+// it wrote then come on the channel returned (nil otherwise).
+func (w *cgiWorker) writeBody(r *run, t *Tally, p *cgiProc) (wrote chan int64) {
+	o, body := &w.out, w.tr.body
+	switch {
+	case p.stdin == nil:
+		o.WriteEnd = o.Connect
+	case len(body) <= 4096:
+		n, _ := p.stdin.Write(body) // EPIPE: the program did not read it
+		t.TotalSent += int64(n)
+		p.stdin.Close()
+		o.WriteEnd = r.clock()
+	default:
+		wrote = make(chan int64, 1)
+		go func() {
+			n, _ := p.stdin.Write(body)
 			p.stdin.Close()
 			o.WriteEnd = r.clock()
-		} else {
-			wrote = make(chan int64, 1)
-			go func() {
-				n, _ := p.stdin.Write(tr.body)
-				p.stdin.Close()
-				o.WriteEnd = r.clock()
-				wrote <- int64(n)
-			}()
-		}
-	} else {
-		o.WriteEnd = o.Connect
+			wrote <- int64(n)
+		}()
 	}
+	return wrote
+}
 
-	// Reading from a peer (docs/DESIGN.md): one read of at most len(w.buf)
-	// per turn, the stop flag checked and activity noted at each, and the
-	// header block capped by the parser. A head that cannot be a response
-	// (over cgiMaxHead, or malformed) ends the request at once: the group is
-	// killed rather than read for ever.
+// readOutput reads the program's stdout into the parser until EOF, an error
+// (returned, EOF aside), the run's stop or a malformed head.
+//
+// Reading from a peer (docs/DESIGN.md): one read of at most len(w.buf) per
+// turn, the stop flag checked and activity noted at each, and the header block
+// capped by the parser. A head that cannot be a response (over cgiMaxHead, or
+// malformed) ends the request at once: the group is killed rather than read
+// for ever.
+func (w *cgiWorker) readOutput(r *run, t *Tally, p *cgiProc) error {
+	o := &w.out
 	w.parser.reset()
-	var readErr error
 	for {
 		if r.isStopped() {
 			p.kill(killStop)
-			break
+			return nil
 		}
 		n, err := p.stdout.Read(w.buf)
 		if n > 0 {
@@ -280,25 +301,26 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 			w.parser.feed(w.buf[:n])
 			if w.parser.err != nil {
 				p.kill(killMalformed)
-				break
+				return nil
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
+			if errors.Is(err, io.EOF) {
+				return nil
 			}
-			break
+			return err
 		}
 	}
-	eof := r.clock()
-	p.stdout.Close()
-	if o.FirstByte == 0 {
-		o.FirstByte = eof
-	}
-	// The response ends at the output's end, as a web server ends it. A
-	// program that has exited by cgiLinger is reaped here (Reap is part of
-	// the request's Total); one that goes on running is reaped in the
-	// background, and the request ends at the EOF.
+}
+
+// end ends the request once its output has ended (at eof) and fills in its
+// phases. The response ends at the output's end, as a web server ends it. A
+// program that has exited by cgiLinger is reaped here (Reap is part of the
+// request's Total); one that goes on running is reaped in the background, and
+// the request ends at the EOF. It returns the program's exit status (zero if
+// it is reaped later) and why gab killed it, if it did.
+func (w *cgiWorker) end(r *run, t *Tally, p *cgiProc, eof int64, wrote chan int64, timer *time.Timer) (syscall.WaitStatus, int) {
+	o := &w.out
 	exited := p.exitedWithin(cgiLinger)
 	var ws syscall.WaitStatus
 	var ru syscall.Rusage
@@ -317,10 +339,6 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	}
 	t.SetConn(r, nil)
 
-	w.parser.finish()
-	o.Status = w.parser.status
-	o.Body = w.parser.body
-	t.BodyRead += w.parser.body
 	w.phases = cgiSample{
 		Spawn:     usec(o.Connect - o.Start),
 		FirstByte: usec(o.FirstByte - o.Connect),
@@ -338,18 +356,36 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 		why = p.why // killed while the output ended (stop, --request-timeout)
 		p.mu.Unlock()
 	}
+	return ws, why
+}
+
+// response reads the response out of the parser: status, body, the Server
+// header, and -v 2's events.
+func (w *cgiWorker) response(r *run, t *Tally) {
+	o := &w.out
+	w.parser.finish()
+	o.Status = w.parser.status
+	o.Body = w.parser.body
+	t.BodyRead += w.parser.body
 	if w.parser.hasServer && r.wantServer() {
 		r.setServer(w.parser.server)
 	}
-	if tr.cfg.Verbosity >= 2 && w.parser.headLen > 0 {
+	if w.tr.cfg.Verbosity >= 2 && w.parser.headLen > 0 {
 		r.events.HeaderReceived(w.parser.head[:w.parser.headLen])
 		r.events.Status(o.Status)
 	}
+}
+
+// classify sets the outcome's class: abandoned if the run stopped it, an
+// exception if gab killed the program, the program failed, or its output
+// could not be read or parsed.
+func (w *cgiWorker) classify(ws syscall.WaitStatus, why int, readErr error) {
+	o := &w.out
 	switch {
 	case why == killStop:
 		o.Class = FailAbandoned
 	case why == killTimeout:
-		o.Class, o.Err = FailException, fmt.Errorf("killed after --request-timeout %v", tr.cfg.RequestTimeout)
+		o.Class, o.Err = FailException, fmt.Errorf("killed after --request-timeout %v", w.tr.cfg.RequestTimeout)
 	case why == killMalformed:
 		o.Class, o.Err = FailException, w.parser.err
 	case ws.Signaled():
@@ -361,7 +397,6 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 	case w.parser.err != nil:
 		o.Class, o.Err = FailException, w.parser.err
 	}
-	return o
 }
 
 // cgiLinger is how long a request waits, after its program's output ended,
