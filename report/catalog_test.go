@@ -181,3 +181,24 @@ func TestFailIfCatalogFigure(t *testing.T) {
 		t.Errorf("JSON checks: %+v", c)
 	}
 }
+
+// TestHTMLPageReadsTheCatalog: each run's figures table and the comparison
+// of several runs list the catalog's figures; a figure no run has is left out.
+func TestHTMLPageReadsTheCatalog(t *testing.T) {
+	d, _ := fixtureDocument(t)
+	var b bytes.Buffer
+	page := &Page{Title: "t", Runs: []PageRun{{Label: "one", Doc: d}, {Label: "two", Doc: d}}}
+	if err := WriteHTMLPage(&b, page); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"<h3>Figures</h3>", "<th>Received [Mbit/s]</th>", "<td>Received [Mbit/s]</td><td>0.400</td><td>received_mbit_per_s</td>",
+		"<td>1</td><td>one</td><td>100.0%</td><td>4.00</td><td>5.505</td>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("no %s in\n%s", want, html)
+		}
+	}
+	if strings.Contains(html, "Server CPU") {
+		t.Error("a column for a figure no run has")
+	}
+}

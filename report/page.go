@@ -56,6 +56,7 @@ type pageRunView struct {
 	Env                           []PageRow
 	Figures                       []PageRow
 	Times                         [][]string // Connection Times rows
+	Catalog                       [][]string // the catalog's figures (catalog.go)
 	Percentiles                   [][]string
 	Precision                     string
 }
@@ -149,6 +150,7 @@ func runView(r PageRun) pageRunView {
 			}
 		}
 	}
+	v.Catalog = catalogRows(d)
 	if r.Chart != nil && len(r.Chart.Table) > 0 {
 		v.Precision = r.Chart.CurvePrecision
 		v.Percentiles = append(v.Percentiles, []string{"percentile", "total (ms)"})
@@ -163,45 +165,65 @@ func runView(r PageRun) pageRunView {
 	return v
 }
 
-// compareRows is the comparison table: runs ranked by requests per second.
+// catalogRows is a run's table of the catalog's figures (header first;
+// none without a figure).
+func catalogRows(d *Document) [][]string {
+	rows := [][]string{{"figure", "value", "key"}}
+	for i := range Catalog {
+		f := &Catalog[i]
+		if v, ok := f.Value(d); ok {
+			rows = append(rows, []string{f.Label(), f.Format(v), f.Key})
+		}
+	}
+	if len(rows) == 1 {
+		return nil
+	}
+	return rows
+}
+
+// compareRows is the comparison table: runs ranked by requests per second,
+// with requests per second against the best and each figure of the catalog
+// that a run has.
 func compareRows(runs []PageRun) [][]string {
 	type ranked struct {
-		label string
-		rps   float64
-		r     PageRun
+		label  string
+		rps    float64
+		values []string // the catalog's figures ("" where the run lacks one)
 	}
 	var rs []ranked
+	shown := make([]bool, len(Catalog))
 	for _, r := range runs {
-		rps := 0.0
+		rk := ranked{label: r.Label}
 		if r.Doc.Report != nil {
-			rps = r.Doc.Report.RequestsPerSecond
+			rk.rps = r.Doc.Report.RequestsPerSecond
 		}
-		rs = append(rs, ranked{r.Label, rps, r})
-	}
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].rps > rs[j].rps })
-	rows := [][]string{{"rank", "run", "requests/s", "vs best", "p50 (ms)", "p99 (ms)", "p99.9 (ms)", "max (ms)", "failed"}}
-	best := rs[0].rps
-	for i, r := range rs {
-		row := []string{strconv.Itoa(i + 1), r.label, fmt.Sprintf("%.2f", r.rps), "", "", "", "", "", ""}
-		if best > 0 {
-			row[3] = fmt.Sprintf("%.1f%%", 100*r.rps/best)
-		}
-		if c := r.r.Chart; c != nil {
-			for _, t := range c.Table {
-				switch t.Percent {
-				case 50:
-					row[4] = ms3(float64(t.Us))
-				case 99:
-					row[5] = ms3(float64(t.Us))
-				case 99.9:
-					row[6] = ms3(float64(t.Us))
-				case 100:
-					row[7] = ms3(float64(t.Us))
-				}
+		for i := range Catalog {
+			v, ok := Catalog[i].Value(r.Doc)
+			rk.values = append(rk.values, "")
+			if ok {
+				rk.values[i], shown[i] = Catalog[i].Format(v), true
 			}
 		}
-		if rp := r.r.Doc.Report; rp != nil {
-			row[8] = strconv.Itoa(rp.FailedRequests)
+		rs = append(rs, rk)
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].rps > rs[j].rps })
+	head := []string{"rank", "run", "vs best"}
+	for i := range Catalog {
+		if shown[i] {
+			head = append(head, Catalog[i].Label())
+		}
+	}
+	rows := [][]string{head}
+	best := rs[0].rps
+	for i, r := range rs {
+		row := []string{strconv.Itoa(i + 1), r.label, ""}
+		if best > 0 {
+			row[2] = fmt.Sprintf("%.1f%%", 100*r.rps/best)
+		}
+		for j, v := range r.values {
+			if shown[j] {
+				row = append(row, v)
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -253,6 +275,9 @@ svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 <tr><td>Ending</td><td>{{.Ending}}</td></tr></table>
 {{if .Figures}}<h3>ab's figures</h3>
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Catalog}}<h3>Figures</h3>
+<table>{{range $i, $row := .Catalog}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Times}}<h3>Connection Times (ms, from exact µs)</h3>
 <table>{{range $i, $row := .Times}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
