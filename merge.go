@@ -83,10 +83,10 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writeMergedText writes ab's report of the merged run, then gab merge's
-// notes. ab's report starts with two blank lines that part it from ab's
-// banner and "Benchmarking" line; a merge has neither, so it starts with the
-// report's first line.
+// writeMergedText writes ab's report of the merged run, its figures (the
+// catalog's), then gab merge's notes. ab's report starts with two blank lines
+// that part it from ab's banner and "Benchmarking" line; a merge has neither,
+// so it starts with the report's first line.
 func writeMergedText(w io.Writer, m *report.Merged) error {
 	var b bytes.Buffer
 	if err := report.WriteText(&b, m.Summary); err != nil {
@@ -96,6 +96,9 @@ func writeMergedText(w io.Writer, m *report.Merged) error {
 		return err
 	}
 	if err := report.WritePercentiles(w, m.Summary); err != nil { // nothing without --percentiles
+		return err
+	}
+	if err := report.WriteFigures(w, m.Document); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
