@@ -583,8 +583,26 @@ func (rn *Runner) emptyResult(w *Result) *Result {
 	}
 }
 
-// measure is one run: the measured one, or the warm-up (rn.warmup).
+// measure is one run: the measured one, or the warm-up (rn.warmup). It sets
+// the run up, prepares the transport, starts the workers, and watches them
+// until they are done or something ends the run.
 func (rn *Runner) measure(ctx context.Context) (*Result, error) {
+	r := rn.newRun()
+	if fe := rn.begin(ctx, r); fe != nil {
+		r.stop(EndFatal, fe)
+		return rn.result(), fe
+	}
+	rn.watch(ctx, r, rn.startWorkers(r))
+	res := rn.result()
+	if res.Fatal != nil {
+		return res, res.Fatal
+	}
+	return res, nil
+}
+
+// newRun sets up the state of a run: its schedule (--rate), extra statistics
+// and sample store.
+func (rn *Runner) newRun() *run {
 	cfg := &rn.cfg
 	r := &run{
 		cfg:    cfg,
@@ -609,27 +627,37 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	if cfg.KeepAllRows {
 		r.samples.SpillPastLimit("")
 	}
+	return r
+}
+
+// begin prepares the transport and starts the run's clock; a fatal error
+// ends the run before any request.
+func (rn *Runner) begin(ctx context.Context, r *run) *FatalError {
+	cfg := &rn.cfg
 	if cfg.Concurrency <= 0 {
 		// ab accepts -c 0 and then fails in apr_pollset_create/poll.
-		r.stop(EndFatal, aprError("apr_pollset_poll", 22, "Invalid argument", nil))
-		return rn.result(), r.fatal
+		return aprError("apr_pollset_poll", 22, "Invalid argument", nil)
 	}
 	if err := rn.tr.prepare(ctx, r); err != nil {
 		var fe *FatalError
 		if !errors.As(err, &fe) {
 			fe = &FatalError{Message: err.Error() + "\n", Exit: 1, Err: err}
 		}
-		r.stop(EndFatal, fe)
-		return rn.result(), fe
+		return fe
 	}
 	r.start = time.Now() // ab takes the start time just before the first connect
 	r.startUs = r.start.UnixMicro()
 	r.progressEvery = int64(ProgressInterval(cfg.Requests, cfg.Quiet))
+	return nil
+}
 
+// startWorkers starts one worker per slot of the transport (all but the first
+// wait for ab's ramp-up) and returns a channel closed when they all returned.
+func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
-	if cfg.Interval > 0 {
-		r.tl = newTimeline(cfg.Interval, r.sched != nil, slots, r.clock)
+	if rn.cfg.Interval > 0 {
+		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock)
 	}
 	for i := 0; i < slots; i++ {
 		t := r.newTally()
@@ -648,7 +676,14 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
+	return allDone
+}
 
+// watch waits until the workers are done (allDone), stopping the run on the
+// context's cancellation, at -t's limit, or when -s's watchdog finds no socket
+// activity in any worker for -s.
+func (rn *Runner) watch(ctx context.Context, r *run, allDone <-chan struct{}) {
+	cfg := &rn.cfg
 	var limit <-chan time.Time
 	if cfg.TimeLimit > 0 {
 		tm := time.NewTimer(cfg.TimeLimit)
@@ -658,26 +693,19 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	var tick <-chan time.Time
 	var every time.Duration
 	if cfg.Timeout >= 0 {
-		every = cfg.Timeout / 10
-		if every > 100*time.Millisecond {
-			every = 100 * time.Millisecond
-		}
-		if every < time.Millisecond {
-			every = time.Millisecond
-		}
+		every = min(max(cfg.Timeout/10, time.Millisecond), 100*time.Millisecond)
 		tk := time.NewTicker(every)
 		defer tk.Stop()
 		tick = tk.C
 	}
 	lastTick, lookedAgain := r.clock(), false
-loop:
 	for {
 		select {
 		case <-allDone:
-			break loop
+			return
 		case <-r.stopCh:
 			<-allDone
-			break loop
+			return
 		case <-ctx.Done():
 			r.stop(EndInterrupted, nil)
 		case <-limit:
@@ -700,11 +728,6 @@ loop:
 			lookedAgain = false
 		}
 	}
-	res := rn.result()
-	if res.Fatal != nil {
-		return res, res.Fatal
-	}
-	return res, nil
 }
 
 // idleFor is how long no worker has seen any socket event.
