@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -93,6 +95,9 @@ type DocPoint struct {
 	ClientCPUUsPerReq *float64 `json:"client_cpu_us_per_request,omitempty"`
 	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
 	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
+	// Figures are the point's catalog figures (PointResult.Figure), key →
+	// value in the figure's unit; a figure no run has is absent.
+	Figures report.FigureValues `json:"figures,omitempty"`
 
 	Runs []DocRun `json:"runs"`
 }
@@ -212,6 +217,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 			ClientCPUUsPerReq: optional(p.ClientCPUUsPerReq, p.ClientCPUKnown),
 			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
 			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
+			Figures:           pointFigures(p),
 			Runs:              []DocRun{},
 		}
 		for _, r := range p.Runs {
@@ -250,55 +256,185 @@ func WriteJSON(w io.Writer, d *Document) error {
 	return enc.Encode(d)
 }
 
-// CSVHeader are the --csv columns.
-var CSVHeader = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
+// csvLayout are the --csv columns of the first sweep versions, in their
+// order: a point's own (pointColumns) and the catalog's figures by their CSV
+// name. The catalog's other figures follow them (CSVHeader).
+var csvLayout = []string{"label", "url", "size", "size_bytes", "concurrency", "repeats", "complete_point",
 	"rps_mean", "rps_sd", "rps_min", "rps_max", "rps_ci95", "rps_cv", "cv_above_max",
 	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s", "sent_mbit_s",
 	"client_cpu_pct", "client_cpu_us_per_req", "server_cpu_us_per_req", "server_cpu_pct"}
 
+// pointColumns are the CSV columns that are not figures of a run: the
+// point's settings and the spread of requests per second across its runs
+// (empty for fewer than two runs, where it has none).
+var pointColumns = map[string]func(p *PointResult) string{
+	"label": func(p *PointResult) string { return p.Label },
+	"url":   func(p *PointResult) string { return p.URL },
+	"size": func(p *PointResult) string {
+		if p.Size == nil {
+			return ""
+		}
+		return p.Size.Text
+	},
+	"size_bytes": func(p *PointResult) string {
+		if p.Size == nil {
+			return ""
+		}
+		return strconv.FormatInt(p.Size.Bytes, 10)
+	},
+	"concurrency":    func(p *PointResult) string { return strconv.Itoa(p.Concurrency) },
+	"repeats":        func(p *PointResult) string { return strconv.Itoa(len(p.Runs)) },
+	"complete_point": func(p *PointResult) string { return strconv.FormatBool(p.Done()) },
+	"rps_sd":         func(p *PointResult) string { return multi(p, p.RPS.SD, 2) },
+	"rps_min":        func(p *PointResult) string { return f(p.RPS.Min, 2) },
+	"rps_max":        func(p *PointResult) string { return f(p.RPS.Max, 2) },
+	"rps_ci95":       func(p *PointResult) string { return multi(p, p.RPS.CI95, 2) },
+	"rps_cv":         func(p *PointResult) string { return multi(p, p.RPS.CV, 4) },
+	"cv_above_max":   func(p *PointResult) string { return strconv.FormatBool(p.RPS.Unstable) },
+	"error_runs":     func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) },
+}
+
+// multi is a spread statistic, empty for fewer than two runs.
+func multi(p *PointResult, v float64, prec int) string {
+	if len(p.Runs) < 2 {
+		return ""
+	}
+	return f(v, prec)
+}
+
+// CSVHeader are the --csv columns: csvLayout, then the catalog's other
+// figures by their CSV name.
+func CSVHeader() []string {
+	out := append([]string(nil), csvLayout...)
+	for _, fig := range report.Catalog {
+		if !slices.Contains(csvLayout, fig.CSV) {
+			out = append(out, fig.CSV)
+		}
+	}
+	return out
+}
+
+// csvFigure is the catalog's figure of that CSV name.
+func csvFigure(name string) *report.Figure {
+	for i := range report.Catalog {
+		if report.Catalog[i].CSV == name {
+			return &report.Catalog[i]
+		}
+	}
+	return nil
+}
+
 // WriteCSV writes one row per point; a figure that was not measured is empty.
 func WriteCSV(w io.Writer, points []*PointResult) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	header := CSVHeader()
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, p := range points {
-		size, sizeBytes := "", ""
-		if p.Size != nil {
-			size, sizeBytes = p.Size.Text, strconv.FormatInt(p.Size.Bytes, 10)
-		}
-		lat := func(v float64) string {
-			if p.LatencyCount == 0 {
-				return ""
+		row := make([]string, len(header))
+		for i, name := range header {
+			if col := pointColumns[name]; col != nil {
+				row[i] = col(p)
+			} else if fig := csvFigure(name); fig != nil {
+				if v, ok := p.Figure(fig); ok {
+					row[i] = fig.Format(v)
+				}
 			}
-			return f(v, 3)
 		}
-		multi := func(v float64, prec int) string {
-			if len(p.Runs) < 2 {
-				return ""
-			}
-			return f(v, prec)
-		}
-		known := func(v float64, ok bool, prec int) string {
-			if !ok {
-				return ""
-			}
-			return f(v, prec)
-		}
-		row := []string{p.Label, p.URL, size, sizeBytes, strconv.Itoa(p.Concurrency), strconv.Itoa(len(p.Runs)),
-			strconv.FormatBool(p.Done()),
-			f(p.RPS.Mean, 2), multi(p.RPS.SD, 2), f(p.RPS.Min, 2), f(p.RPS.Max, 2), multi(p.RPS.CI95, 2), multi(p.RPS.CV, 4),
-			strconv.FormatBool(p.RPS.Unstable),
-			lat(p.LatencyMeanMs), lat(p.LatencySDMs), lat(p.LatencyP50Ms), lat(p.LatencyP99Ms),
-			strconv.Itoa(p.Complete), strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 3), f(p.SentMbitPerS, 3),
-			known(p.ClientCPUPct, p.ClientCPUKnown, 1), known(p.ClientCPUUsPerReq, p.ClientCPUKnown, 1), known(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1),
-			known(p.ServerPct, p.ServerCPUKnown, 1)}
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// Figure is the point's value of a catalog figure: of its runs together
+// where the point has it (requests per second: the runs' mean; latencies of
+// every request of every run; counts summed; bandwidth the runs' mean; CPU
+// over the runs' time and requests), else for a count (unit "") the runs'
+// sum and for any other figure the mean of the runs' own. ok is false where
+// no run has it.
+func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
+	lat := p.LatencyCount > 0
+	switch fig.Key {
+	case "rps":
+		return p.RPS.Mean, true
+	case "mean":
+		return p.LatencyMeanMs, lat
+	case "sd":
+		return p.LatencySDMs, lat
+	case "complete":
+		return float64(p.Complete), true
+	case "failed":
+		return float64(p.Failed), true
+	case "received_mbit_per_s":
+		return p.MbitPerS, true
+	case "sent_mbit_per_s":
+		return p.SentMbitPerS, true
+	case "client_cpu_percent":
+		return p.ClientCPUPct, p.ClientCPUKnown
+	case "client_cpu_us_per_request":
+		return p.ClientCPUUsPerReq, p.ClientCPUKnown
+	case "server_cpu_percent":
+		return p.ServerPct, p.ServerCPUKnown
+	case "server_cpu_us_per_request":
+		return p.ServerCPUUsPerReq, p.ServerCPUKnown
+	}
+	if pct, ok := percentileKey(fig.Key); ok {
+		if p.latencyHist == nil {
+			return 0, false
+		}
+		return LatencyPercentileMs(p.latencyHist, pct), true
+	}
+	var sum, lo, hi float64
+	n := 0
+	for _, r := range p.Runs {
+		v, ok := fig.Value(r.Document)
+		if !ok {
+			continue
+		}
+		if n == 0 || v < lo {
+			lo = v
+		}
+		if n == 0 || v > hi {
+			hi = v
+		}
+		sum += v
+		n++
+	}
+	switch {
+	case n == 0:
+		return 0, false
+	case fig.Key == "min":
+		return lo, true
+	case fig.Key == "max":
+		return hi, true
+	case fig.Unit == "":
+		return sum, true
+	}
+	return sum / float64(n), true
+}
+
+// percentileKey reads a percentile figure's key: "p99.9" is 99.9.
+func percentileKey(key string) (float64, bool) {
+	if len(key) < 2 || key[0] != 'p' {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(key[1:], 64)
+	return v, err == nil && v >= 0 && v <= 100
+}
+
+// pointFigures are the point's catalog figures (DocPoint's "figures").
+func pointFigures(p *PointResult) report.FigureValues {
+	var out report.FigureValues
+	for i := range report.Catalog {
+		if v, ok := p.Figure(&report.Catalog[i]); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, report.FigureValue{Key: report.Catalog[i].Key, Value: v})
+		}
+	}
+	return out
 }
 
 func f(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }

@@ -87,6 +87,9 @@ type PointResult struct {
 	ClientCPUKnown               bool
 	ServerCPUUsPerReq, ServerPct float64 // server CPU per complete request (µs), % of one core
 	ServerCPUKnown               bool
+	// latencyHist is the merged histogram of the runs' total times (nil
+	// when none): the point's percentiles.
+	latencyHist *hdrhistogram.Histogram
 }
 
 // Done reports whether every planned repetition ran to its end.
@@ -171,6 +174,7 @@ func (p *PointResult) compute(maxCV float64) {
 		p.LatencyMeanMs, p.LatencySDMs = lat.Mean/1000, lat.SD/1000
 	}
 	if merged != nil && merged.TotalCount() > 0 {
+		p.latencyHist = merged
 		p.LatencyP50Ms = LatencyPercentileMs(merged, 50)
 		p.LatencyP99Ms = LatencyPercentileMs(merged, 99)
 	}

@@ -342,3 +342,25 @@ func ValidateDocument(t *testing.T, d *Document, dir string) {
 		t.Error("a string for complete passed the schema")
 	}
 }
+
+// TestCSVColumnsKeepTheirPlace: the --csv columns of the first versions keep
+// their names and order; the catalog's other figures follow, by CSV name,
+// the percentiles from the merged histograms as p50_ms and p99_ms are.
+func TestCSVColumnsKeepTheirPlace(t *testing.T) {
+	first := "label,url,size,size_bytes,concurrency,repeats,complete_point,rps_mean,rps_sd,rps_min,rps_max,rps_ci95,rps_cv,cv_above_max," +
+		"latency_mean_ms,latency_sd_ms,p50_ms,p99_ms,complete,failed,error_runs,mbit_s,sent_mbit_s," +
+		"client_cpu_pct,client_cpu_us_per_req,server_cpu_us_per_req,server_cpu_pct"
+	if got := strings.Join(CSVHeader(), ","); got != first+",latency_min_ms,p90_ms,p99_9_ms,latency_max_ms,non2xx" {
+		t.Errorf("header %s", got)
+	}
+	s, runs := testSweep()
+	points := Aggregate(s, runs)
+	p90, _ := report.FigureByKey("p90")
+	if v, ok := points[1].Figure(&p90); !ok || v != LatencyPercentileMs(points[1].latencyHist, 90) || v != 0.7 {
+		t.Errorf("p90 %v %v", v, ok)
+	}
+	d := NewDocument(s, points, Meta{})
+	if fv := d.Points[0].Figures; len(fv) == 0 || fv[0].Key != "rps" || fv[0].Value != 105 {
+		t.Errorf("point figures %v", fv)
+	}
+}
