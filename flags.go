@@ -526,6 +526,30 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 // applyShort applies one of ab's options at once, as ab does (so -t then -n
 // differs from -n then -t, and -V or a bad -n ends parsing).
 func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, stderr io.Writer) (status int, done bool) {
+	switch opt {
+	case 'V':
+		writeBanner(stdout, o.HTML)
+		return exitOK, true
+	case 'h':
+		writeUsage(stderr, o.Argv0)
+		io.WriteString(stderr, "\n")
+		writeLongUsage(stderr, st.fs)
+		return exitUsage, true
+	case 'n', 'k', 'r', 't', 's', 'c', 'b', 'l', 'v', 'B', 'X':
+		return o.applyRunShort(opt, arg, st, stderr)
+	case 'i', 'p', 'u', 'm', 'T', 'C', 'A', 'P', 'H':
+		return o.applyRequestShort(opt, arg, st, stderr)
+	case 'I', 'Z', 'f', 'E':
+		o.applyTLSShort(opt, arg)
+	case 'q', 'd', 'S', 'g', 'e', 'w', 'x', 'y', 'z':
+		o.applyOutputShort(opt, arg, st)
+	}
+	return exitOK, false
+}
+
+// applyRunShort applies ab's options of the run: how many requests, how many
+// at once, for how long, where from, through which proxy.
+func (o *cliOptions) applyRunShort(opt byte, arg string, st *shortState, stderr io.Writer) (status int, done bool) {
 	cfg := &o.Config
 	switch opt {
 	case 'n':
@@ -536,23 +560,48 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		}
 	case 'k':
 		cfg.KeepAlive = true
-	case 'q':
-		st.quiet = true
-	case 'd':
-		o.NoPercentiles = true
-	case 'S':
-		o.NoConfidence = true
+	case 'r':
+		cfg.KeepGoing = true
+	case 't':
+		st.timeLimit = true
+		cfg.TimeLimit = timeLimit(client.Atoi(arg))
+		cfg.Requests = timeLimitRequests
+		if o.NoCap {
+			cfg.Requests = uncappedRequests
+		}
+	case 's':
+		cfg.Timeout = time.Duration(client.Atoi(arg)) * time.Second
+	case 'c':
+		cfg.Concurrency = client.Atoi(arg)
+	case 'b':
+		cfg.SocketBuffer = client.Atoi(arg)
+	case 'l':
+		cfg.VariableLength = true
+	case 'v':
+		cfg.Verbosity = client.Atoi(arg)
+	case 'B':
+		cfg.LocalAddr = arg
+	case 'X':
+		host, port, hasPort := strings.Cut(arg, ":")
+		o.Proxy, cfg.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, true, host, 0
+		if hasPort {
+			cfg.ProxyPort = client.Atoi(port)
+		}
+	}
+	return exitOK, false
+}
+
+// applyRequestShort applies ab's options of the request: its method, body,
+// headers, cookie and credentials.
+func (o *cliOptions) applyRequestShort(opt byte, arg string, st *shortState, stderr io.Writer) (status int, done bool) {
+	spec := &o.Config.Spec
+	switch opt {
 	case 'i':
 		if st.method != methodNone {
 			io.WriteString(stderr, "Cannot mix HEAD with other methods\n\n")
 			return exitError, true
 		}
-		st.method, cfg.Spec.Method = methodHead, "HEAD"
-	case 'g':
-		o.GnuplotFile = arg
-		cfg.KeepAllRows = arg != "" // every row, also past --sample-limit
-	case 'e':
-		o.CSVFile = arg
+		st.method, spec.Method = methodHead, "HEAD"
 	case 'p', 'u':
 		verb, kind := "POST", methodPost
 		if opt == 'u' {
@@ -567,47 +616,59 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 			io.WriteString(stderr, err.Error())
 			return exitError, true
 		}
-		st.method, cfg.Spec.Method = kind, verb
-		cfg.Spec.Body, cfg.Spec.HasBody = body, true
-	case 'r':
-		cfg.KeepGoing = true
+		st.method, spec.Method = kind, verb
+		spec.Body, spec.HasBody = body, true
 	case 'm':
 		// No mixing check: -m only renames the method (ab: -p f -m PUT sends PUT with the body).
-		st.method, cfg.Spec.Method = methodCustom, arg
-	case 't':
-		st.timeLimit = true
-		cfg.TimeLimit = timeLimit(client.Atoi(arg))
-		cfg.Requests = timeLimitRequests
-		if o.NoCap {
-			cfg.Requests = uncappedRequests
-		}
-	case 's':
-		cfg.Timeout = time.Duration(client.Atoi(arg)) * time.Second
-	case 'c':
-		cfg.Concurrency = client.Atoi(arg)
-	case 'b':
-		cfg.SocketBuffer = client.Atoi(arg)
+		st.method, spec.Method = methodCustom, arg
 	case 'T':
-		cfg.Spec.ContentType = arg
+		spec.ContentType = arg
 	case 'C':
-		cfg.Spec.Cookie, cfg.Spec.HasCookie = arg, true // only the last -C counts
+		spec.Cookie, spec.HasCookie = arg, true // only the last -C counts
 	case 'A', 'P':
 		line, err := client.AuthLine(arg, opt == 'P')
 		if err != nil {
 			io.WriteString(stderr, err.Error()+"\n")
 			return exitError, true
 		}
-		cfg.Spec.Auth = append(cfg.Spec.Auth, line)
+		spec.Auth = append(spec.Auth, line)
 	case 'H':
-		cfg.Spec.Headers = append(cfg.Spec.Headers, arg)
-	case 'X':
-		host, port, hasPort := strings.Cut(arg, ":")
-		o.Proxy, cfg.Proxy, cfg.ProxyHost, cfg.ProxyPort = true, true, host, 0
-		if hasPort {
-			cfg.ProxyPort = client.Atoi(port)
+		spec.Headers = append(spec.Headers, arg)
+	}
+	return exitOK, false
+}
+
+// applyTLSShort applies ab's TLS options.
+func (o *cliOptions) applyTLSShort(opt byte, arg string) {
+	tls := &o.Config.TLS
+	switch opt {
+	case 'I':
+		tls.NoSNI = true
+	case 'Z':
+		tls.Ciphers = arg
+	case 'f':
+		if p := tlsProtocol(arg); p != "" {
+			tls.Protocol = p
 		}
-	case 'v':
-		cfg.Verbosity = client.Atoi(arg)
+	case 'E':
+		tls.CertFile = arg
+	}
+}
+
+// applyOutputShort applies ab's options of what it prints and writes.
+func (o *cliOptions) applyOutputShort(opt byte, arg string, st *shortState) {
+	switch opt {
+	case 'q':
+		st.quiet = true
+	case 'd':
+		o.NoPercentiles = true
+	case 'S':
+		o.NoConfidence = true
+	case 'g':
+		o.GnuplotFile = arg
+		o.Config.KeepAllRows = arg != "" // every row, also past --sample-limit
+	case 'e':
+		o.CSVFile = arg
 	case 'w':
 		o.HTML = true
 	case 'x':
@@ -616,30 +677,7 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		o.HTML, o.RowAttrs = true, arg
 	case 'z':
 		o.HTML, o.CellAttrs = true, arg
-	case 'l':
-		cfg.VariableLength = true
-	case 'V':
-		writeBanner(stdout, o.HTML)
-		return exitOK, true
-	case 'h':
-		writeUsage(stderr, o.Argv0)
-		io.WriteString(stderr, "\n")
-		writeLongUsage(stderr, st.fs)
-		return exitUsage, true
-	case 'I':
-		cfg.TLS.NoSNI = true
-	case 'B':
-		cfg.LocalAddr = arg
-	case 'Z':
-		cfg.TLS.Ciphers = arg
-	case 'f':
-		if p := tlsProtocol(arg); p != "" {
-			cfg.TLS.Protocol = p
-		}
-	case 'E':
-		cfg.TLS.CertFile = arg
 	}
-	return exitOK, false
 }
 
 // timeLimit converts -t's seconds. A negative value puts ab's stop time in
@@ -763,17 +801,33 @@ func http3Conflict(o *cliOptions, target client.Target) string {
 // One rule for numbers: a numeric option that is given must be positive (its
 // absence is the default).
 func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Writer) (status int, done bool) {
-	cfg := &o.Config
-	fail := func(format string, args ...any) (int, bool) {
-		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
+	err := func() error {
+		if lo.http3 && (lo.http2 || lo.http11 || lo.cgi != "") {
+			return errors.New("--http3 excludes --http2, --http1.1 and --cgi")
+		}
+		if name := emptyValue(fs); name != "" {
+			return fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
+		}
+		for _, apply := range [...]func(*longOptions, *pflag.FlagSet) error{
+			o.applyProtocolLong, o.applyRunLong, o.applyOutputLong, o.applyMeasureLong,
+		} {
+			if err := apply(lo, fs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitUsage, true
 	}
-	if lo.http3 && (lo.http2 || lo.http11 || lo.cgi != "") {
-		return fail("--http3 excludes --http2, --http1.1 and --cgi")
-	}
-	if name := emptyValue(fs); name != "" {
-		return fail("--%s needs a value (an empty one would leave it without effect)", name)
-	}
+	return exitOK, false
+}
+
+// applyProtocolLong applies the options of the protocol: --http2, --http3,
+// --http1.1, --cgi (one at most), --streams, --cgi-env.
+func (o *cliOptions) applyProtocolLong(lo *longOptions, fs *pflag.FlagSet) error {
+	cfg := &o.Config
 	exclusive := 0
 	for _, on := range []bool{lo.http2, lo.http11, lo.cgi != ""} {
 		if on {
@@ -781,7 +835,7 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		}
 	}
 	if exclusive > 1 {
-		return fail("--http2, --http1.1 and --cgi exclude each other")
+		return errors.New("--http2, --http1.1 and --cgi exclude each other")
 	}
 	switch {
 	case lo.http2:
@@ -795,49 +849,63 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		cfg.CGIProgram = lo.cgi
 	}
 	if lo.streams < 1 {
-		return fail("--streams must be at least 1, not %d", lo.streams)
+		return fmt.Errorf("--streams must be at least 1, not %d", lo.streams)
 	}
 	if fs.Changed("streams") && !lo.http2 && !lo.http3 {
-		return fail("--streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)")
+		return errors.New("--streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)")
 	}
 	cfg.Streams = lo.streams
 	if len(lo.cgiEnv) > 0 && lo.cgi == "" {
-		return fail("--cgi-env needs --cgi")
+		return errors.New("--cgi-env needs --cgi")
 	}
 	for _, kv := range lo.cgiEnv {
 		if name, _, ok := strings.Cut(kv, "="); !ok || name == "" {
-			return fail("--cgi-env wants NAME=VALUE, not %q", kv)
+			return fmt.Errorf("--cgi-env wants NAME=VALUE, not %q", kv)
 		}
 	}
 	cfg.CGIEnv = lo.cgiEnv
+	return nil
+}
+
+// applyRunLong applies the options of how gab runs: --request-timeout, --cpus,
+// --no-cap, --sample-limit, --demo, --verify-tls, --tls-resume.
+func (o *cliOptions) applyRunLong(lo *longOptions, fs *pflag.FlagSet) error {
+	cfg := &o.Config
 	if fs.Changed("request-timeout") && lo.requestTimeout == 0 {
-		return fail("--request-timeout must be positive (leave it out for no per-request timeout)")
+		return errors.New("--request-timeout must be positive (leave it out for no per-request timeout)")
 	}
 	cfg.RequestTimeout = time.Duration(lo.requestTimeout)
 	if fs.Changed("cpus") && (lo.cpus < 1 || lo.cpus > maxCPUs) {
-		return fail("--cpus must be from 1 to %d, not %d", maxCPUs, lo.cpus)
+		return fmt.Errorf("--cpus must be from 1 to %d, not %d", maxCPUs, lo.cpus)
 	}
 	o.CPUs = lo.cpus
 	o.NoCap = lo.noCap
 	if fs.Changed("sample-limit") && lo.sampleLimit < 1 {
-		return fail("--sample-limit must be at least 1, not %d", lo.sampleLimit)
+		return fmt.Errorf("--sample-limit must be at least 1, not %d", lo.sampleLimit)
 	}
 	cfg.SampleLimit = lo.sampleLimit
 	o.Demo = lo.demo
 	cfg.TLS.Verify = lo.verifyTLS
 	cfg.TLS.Resume = lo.tlsResume
+	return nil
+}
+
+// applyOutputLong applies the options of what gab prints and writes:
+// --format, --json, --percentiles, --extended, --plot, --html, --histogram,
+// --progress.
+func (o *cliOptions) applyOutputLong(lo *longOptions, _ *pflag.FlagSet) error {
 	switch lo.format {
 	case "text", "json":
 		o.Format = lo.format
 	default:
-		return fail("--format must be text or json, not %q", lo.format)
+		return fmt.Errorf("--format must be text or json, not %q", lo.format)
 	}
 	o.JSONFile = lo.jsonFile
 	o.Percentiles = lo.percentiles
 	o.Extended = lo.extended
 	if lo.plot != "" {
 		if _, err := gnuplot.TerminalFor(lo.plot); err != nil {
-			return fail("--plot %v", err)
+			return fmt.Errorf("--plot %v", err)
 		}
 	}
 	o.PlotFile, o.HTMLFile, o.Histogram = lo.plot, lo.html, lo.histogram
@@ -845,10 +913,18 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	case "auto", "always", "never":
 		o.ProgressBar = lo.progress
 	default:
-		return fail("--progress must be auto, always or never, not %q", lo.progress)
+		return fmt.Errorf("--progress must be auto, always or never, not %q", lo.progress)
 	}
+	return nil
+}
+
+// applyMeasureLong applies the options of what gab measures besides ab's
+// figures, and how: --rate, --server-pid, --warmup, --fail-if, --hlog,
+// --interval (after the output options, which --interval needs one of).
+func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error {
+	cfg := &o.Config
 	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 || fs.Changed("rate") && lo.rate == 0 {
-		return fail("--rate must be a positive number of requests per second")
+		return errors.New("--rate must be a positive number of requests per second")
 	}
 	cfg.Rate = lo.rate
 	switch len(lo.serverPID) {
@@ -856,17 +932,17 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	case 1:
 		label, pids, err := parseServerPID(lo.serverPID[0])
 		if err != nil {
-			return fail("%v", err)
+			return err
 		}
 		o.ServerLabel, o.ServerPIDs = label, pids
 	default:
-		return fail("--server-pid is given %d times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)", len(lo.serverPID))
+		return fmt.Errorf("--server-pid is given %d times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)", len(lo.serverPID))
 	}
 	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
 	for _, e := range lo.failIf {
 		t, err := threshold.Parse(e)
 		if err != nil {
-			return fail("%v", err)
+			return err
 		}
 		o.FailIf = append(o.FailIf, t)
 	}
@@ -874,13 +950,13 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 	o.Interval = time.Duration(lo.interval)
 	if o.Interval != 0 {
 		if o.Interval < client.MinInterval {
-			return fail("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
+			return fmt.Errorf("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
 		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" {
-			return fail("--interval needs --hlog, --extended, --json, --format json, --plot or --html to show the timeline")
+			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot or --html to show the timeline")
 		}
 	}
-	return exitOK, false
+	return nil
 }
 
 // setTarget fills in what depends on the URL: the request target and Host
