@@ -231,6 +231,24 @@ func sizeOf(p *sweep.DocPoint) float64 {
 func sweepFigure(d *sweep.Document) *chart.Figure {
 	f := &chart.Figure{Title: "gab " + strings.Join(d.CommandLine[min(1, len(d.CommandLine)):], " ")}
 	sizes := len(d.Settings.Sizes) > 1
+	if len(d.Settings.Concurrency) > 1 {
+		f.Panels = append(f.Panels, concurrencyPanels(d, sizes)...)
+	}
+	if sizes {
+		f.Panels = append(f.Panels, sizePanels(d)...)
+	}
+	if len(f.Panels) == 0 {
+		// One concurrency and one size: the points side by side.
+		f.Panels = append(f.Panels, targetPanel(d))
+	}
+	return f
+}
+
+// concurrencyPanels are the charts against concurrency, a line per target
+// (and size, with several): requests per second with its confidence
+// interval, p50 and p99 latency, and the server's CPU per request where
+// measured.
+func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 	byTarget := func(p *sweep.DocPoint) string {
 		if sizes && p.Size != nil {
 			return p.Label + " " + p.Size.Text
@@ -245,93 +263,95 @@ func sweepFigure(d *sweep.Document) *chart.Figure {
 		return t
 	}
 	logConc := len(d.Settings.Concurrency) > 2
-	if len(d.Settings.Concurrency) > 1 {
-		series := groupPoints(d.Points, byTarget, concurrencyOf)
-		rps := chart.Panel{Title: fmt.Sprintf("Requests per second against concurrency (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
-			XLabel: "concurrency (-c)", YLabel: "requests per second", LogX: logConc, XTics: concTics(), YFromZero: true}
-		lat := chart.Panel{Title: "Latency against concurrency (p50 and p99 of every request of every run)",
-			XLabel: "concurrency (-c)", YLabel: "latency (ms)", LogX: logConc, XTics: concTics(), YFromZero: true}
-		cpu := chart.Panel{Title: "Server CPU per request against concurrency (--server-pid, 10 ms ticks)",
-			XLabel: "concurrency (-c)", YLabel: "server CPU per request (µs)", LogX: logConc, XTics: concTics(), YFromZero: true}
-		for k, s := range series {
-			l := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"concurrency", "rps_mean", "ci95_low", "ci95_high"},
-				Note: "requests per second across the repetitions: mean and its 95 % confidence interval"}
-			p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"concurrency", "p50_ms"}, Color: k + 1}
-			p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"concurrency", "p99_ms"}, Color: k + 1, Dashed: true}
-			c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
-			for _, p := range s.points {
-				x := float64(p.Concurrency)
-				l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
-				if p.Latency.Count > 0 {
-					p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
-					p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
-				}
-				if p.ServerCPUUsPerReq != nil {
-					c.Rows = append(c.Rows, []float64{x, *p.ServerCPUUsPerReq})
-				}
+	series := groupPoints(d.Points, byTarget, concurrencyOf)
+	rps := chart.Panel{Title: fmt.Sprintf("Requests per second against concurrency (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
+		XLabel: "concurrency (-c)", YLabel: "requests per second", LogX: logConc, XTics: concTics(), YFromZero: true}
+	lat := chart.Panel{Title: "Latency against concurrency (p50 and p99 of every request of every run)",
+		XLabel: "concurrency (-c)", YLabel: "latency (ms)", LogX: logConc, XTics: concTics(), YFromZero: true}
+	cpu := chart.Panel{Title: "Server CPU per request against concurrency (--server-pid, 10 ms ticks)",
+		XLabel: "concurrency (-c)", YLabel: "server CPU per request (µs)", LogX: logConc, XTics: concTics(), YFromZero: true}
+	for k, s := range series {
+		l := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"concurrency", "rps_mean", "ci95_low", "ci95_high"},
+			Note: "requests per second across the repetitions: mean and its 95 % confidence interval"}
+		p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"concurrency", "p50_ms"}, Color: k + 1}
+		p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"concurrency", "p99_ms"}, Color: k + 1, Dashed: true}
+		c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
+		for _, p := range s.points {
+			x := float64(p.Concurrency)
+			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
+			if p.Latency.Count > 0 {
+				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
 			}
-			rps.Lines = append(rps.Lines, l)
-			lat.Lines = append(lat.Lines, p50, p99)
-			if len(c.Rows) > 0 {
-				cpu.Lines = append(cpu.Lines, c)
+			if p.ServerCPUUsPerReq != nil {
+				c.Rows = append(c.Rows, []float64{x, *p.ServerCPUUsPerReq})
 			}
-		}
-		rps.TicRange()
-		lat.TicRange()
-		cpu.TicRange()
-		f.Panels = append(f.Panels, rps, lat)
-		if len(cpu.Lines) > 0 {
-			f.Panels = append(f.Panels, cpu)
-		}
-	}
-	if sizes {
-		byConc := func(p *sweep.DocPoint) string {
-			if len(d.Settings.Concurrency) > 1 {
-				return p.Label + " c=" + strconv.Itoa(p.Concurrency)
-			}
-			return p.Label
-		}
-		var tics []chart.Tic
-		for _, s := range d.Settings.Sizes {
-			tics = append(tics, chart.Tic{Label: s.Text, At: float64(max(s.Bytes, 1))})
-		}
-		bw := chart.Panel{Title: "Received bandwidth against size (mean over the runs)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
-			YLabel: "received (Mbit/s)", LogX: true, XTics: tics, YFromZero: true}
-		lat := chart.Panel{Title: "Latency against size (mean and p99 of every request of every run)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
-			YLabel: "latency (ms)", LogX: true, XTics: tics, YFromZero: true}
-		for k, s := range groupPoints(d.Points, byConc, sizeOf) {
-			b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "received_mbit_per_s"}}
-			mean := chart.Line{Title: s.label + " mean", Style: chart.Lines, Columns: []string{"size_bytes", "mean_ms"}, Color: k + 1}
-			p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"size_bytes", "p99_ms"}, Color: k + 1, Dashed: true}
-			for _, p := range s.points {
-				x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
-				b.Rows = append(b.Rows, []float64{x, p.MbitPerS})
-				if p.Latency.Count > 0 {
-					mean.Rows = append(mean.Rows, []float64{x, p.Latency.MeanMs})
-					p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
-				}
-			}
-			bw.Lines = append(bw.Lines, b)
-			lat.Lines = append(lat.Lines, mean, p99)
-		}
-		bw.TicRange()
-		lat.TicRange()
-		f.Panels = append(f.Panels, bw, lat)
-	}
-	if len(f.Panels) == 0 {
-		// One concurrency and one size: the points side by side.
-		rps := chart.Panel{Title: fmt.Sprintf("Requests per second per target (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
-			XLabel: "target", YLabel: "requests per second", YFromZero: true}
-		l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
-		for i, p := range d.Points {
-			rps.XTics = append(rps.XTics, chart.Tic{Label: p.Label, At: float64(i + 1)})
-			l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
 		}
 		rps.Lines = append(rps.Lines, l)
-		rps.TicRange()
-		f.Panels = append(f.Panels, rps)
+		lat.Lines = append(lat.Lines, p50, p99)
+		if len(c.Rows) > 0 {
+			cpu.Lines = append(cpu.Lines, c)
+		}
 	}
-	return f
+	rps.TicRange()
+	lat.TicRange()
+	cpu.TicRange()
+	if len(cpu.Lines) > 0 {
+		return []chart.Panel{rps, lat, cpu}
+	}
+	return []chart.Panel{rps, lat}
+}
+
+// sizePanels are the charts against size, a line per target (and
+// concurrency, with several): received bandwidth, and mean and p99 latency.
+func sizePanels(d *sweep.Document) []chart.Panel {
+	byConc := func(p *sweep.DocPoint) string {
+		if len(d.Settings.Concurrency) > 1 {
+			return p.Label + " c=" + strconv.Itoa(p.Concurrency)
+		}
+		return p.Label
+	}
+	var tics []chart.Tic
+	for _, s := range d.Settings.Sizes {
+		tics = append(tics, chart.Tic{Label: s.Text, At: float64(max(s.Bytes, 1))})
+	}
+	bw := chart.Panel{Title: "Received bandwidth against size (mean over the runs)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
+		YLabel: "received (Mbit/s)", LogX: true, XTics: tics, YFromZero: true}
+	lat := chart.Panel{Title: "Latency against size (mean and p99 of every request of every run)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
+		YLabel: "latency (ms)", LogX: true, XTics: tics, YFromZero: true}
+	for k, s := range groupPoints(d.Points, byConc, sizeOf) {
+		b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "received_mbit_per_s"}}
+		mean := chart.Line{Title: s.label + " mean", Style: chart.Lines, Columns: []string{"size_bytes", "mean_ms"}, Color: k + 1}
+		p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"size_bytes", "p99_ms"}, Color: k + 1, Dashed: true}
+		for _, p := range s.points {
+			x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
+			b.Rows = append(b.Rows, []float64{x, p.MbitPerS})
+			if p.Latency.Count > 0 {
+				mean.Rows = append(mean.Rows, []float64{x, p.Latency.MeanMs})
+				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
+			}
+		}
+		bw.Lines = append(bw.Lines, b)
+		lat.Lines = append(lat.Lines, mean, p99)
+	}
+	bw.TicRange()
+	lat.TicRange()
+	return []chart.Panel{bw, lat}
+}
+
+// targetPanel is the chart of a sweep of one concurrency and one size:
+// requests per second per target, with its confidence interval.
+func targetPanel(d *sweep.Document) chart.Panel {
+	rps := chart.Panel{Title: fmt.Sprintf("Requests per second per target (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
+		XLabel: "target", YLabel: "requests per second", YFromZero: true}
+	l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
+	for i, p := range d.Points {
+		rps.XTics = append(rps.XTics, chart.Tic{Label: p.Label, At: float64(i + 1)})
+		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
+	}
+	rps.Lines = append(rps.Lines, l)
+	rps.TicRange()
+	return rps
 }
 
 // writeSweepHTML writes a sweep's HTML report: its charts, the points table
