@@ -36,14 +36,14 @@ func TestSpillThroughRunner(t *testing.T) {
 	t.Setenv("TMPDIR", dir)
 	const n = 400
 	us := int64(time.Microsecond)
-	outcome := func(k int64) Outcome {
+	outcomeOf := func(k int64) Outcome {
 		start := k * 37 * us
 		total := (k*7919%23 + 1) * 100 * us
 		return Outcome{Start: start, TCPDone: start, Connect: start + total/4, WriteEnd: start + total/4,
 			FirstByte: start + total/2, End: start + total, Status: 200}
 	}
 	res := runScript(t, Config{Requests: n, Concurrency: 4, SampleLimit: 50, KeepAllRows: true},
-		func(r *run, k int64, sent int64) Outcome { return outcome(k) })
+		func(r *run, k int64, sent int64) Outcome { return outcomeOf(k) })
 	defer res.Samples.Close()
 	if res.Complete != n || res.Samples.Rows() != n {
 		t.Fatalf("Complete %d, Rows %d, want %d", res.Complete, res.Samples.Rows(), n)
@@ -51,7 +51,7 @@ func TestSpillThroughRunner(t *testing.T) {
 	base := res.Start.UnixMicro()
 	all := make([]samples.Sample, n)
 	for k := range all {
-		o := outcome(int64(k))
+		o := outcomeOf(int64(k))
 		all[k] = samples.Sample{Start: samples.StartMs(base, o.Start), Connect: usec(o.Connect - o.Start),
 			Wait: usec(o.FirstByte - o.WriteEnd), Total: usec(o.End - o.Start)}
 	}
