@@ -85,7 +85,8 @@ func (c *Counters) add(o *Counters) {
 }
 
 // Failure names one of ab's four failure classes, or write errors: the keys of
-// Result.FirstError are their String()s.
+// Result.FirstError are their String()s, which the report's failure table and
+// the JSON document's failures_by_class use too.
 type Failure uint8
 
 const (
