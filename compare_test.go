@@ -17,7 +17,7 @@ import (
 
 // syntheticDoc is the document of a 2-second run at rps requests per
 // second, each taking meanUs, with failed exceptions, made by gab's own
-// pipeline (report.Summarize, report.NewDocument).
+// pipeline (report.Summarize).
 func syntheticDoc(rps float64, meanUs int64, failed int) *report.Document {
 	return syntheticRun(rps, failed, func(int) uint32 { return uint32(meanUs) }, false, nil)
 }
@@ -47,7 +47,7 @@ func syntheticRun(rps float64, failed int, total func(i int) uint32, extended bo
 	if opt != nil {
 		opt(&o)
 	}
-	return report.NewDocument(report.Summarize(res, o))
+	return report.Summarize(res, o)
 }
 
 func writeJSONTo(t *testing.T, dir, name string, v any) string {

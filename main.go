@@ -247,7 +247,7 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 		return exitError
 	}
 	capHint(r.errw, o, res)
-	if sum.ThresholdsFailed {
+	if sum.ThresholdsFailed() {
 		return threshold.ExitStatus
 	}
 	return exitOK

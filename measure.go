@@ -75,6 +75,6 @@ func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measur
 
 // summarize computes every figure of the run from what it measured (res must
 // not be nil), with the command line's report options.
-func (ms *measured) summarize(o *cliOptions, argv []string) *report.Summary {
+func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
 	return report.Summarize(ms.res, reportOptions(o, argv, ms.cpu, ms.server))
 }

@@ -69,7 +69,7 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 	}
 	out := newBufferedWriter(stdout)
 	if *format == "json" {
-		err = report.WriteDocument(out, m.Document)
+		err = report.WriteJSON(out, m.Run)
 	} else {
 		err = writeMergedText(out, m)
 	}
@@ -89,16 +89,16 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 // so it starts with the report's first line.
 func writeMergedText(w io.Writer, m *report.Merged) error {
 	var b bytes.Buffer
-	if err := report.WriteText(&b, m.Summary); err != nil {
+	if err := report.WriteText(&b, m.Run); err != nil {
 		return err
 	}
 	if _, err := w.Write(bytes.TrimPrefix(b.Bytes(), []byte("\n\n"))); err != nil {
 		return err
 	}
-	if err := report.WritePercentiles(w, m.Summary); err != nil { // nothing without --percentiles
+	if err := report.WritePercentiles(w, m.Run); err != nil { // nothing without --percentiles
 		return err
 	}
-	if err := report.WriteFigures(w, m.Document); err != nil {
+	if err := report.WriteFigures(w, m.Run); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {

@@ -18,20 +18,20 @@ import (
 )
 
 // This file is gab's output after a run, chosen once from the command line
-// (newOutput) and written from the run's report.Summary: ab's report on
+// (newOutput) and written from the run's record (report.Run): ab's report on
 // stdout (text, or HTML with -w), then the tables beyond ab's (in text mode
 // the CGI table, --percentiles, rate mode's corrected tables, --extended and
 // --server-pid's lines; the warm-up and --fail-if lines after the HTML report
 // too), ab's -e and -g files, and last the JSON document (stdout with
 // --format json, the --json file), which states the files' errors. Every
-// writer is a function of the Summary and an io.Writer; an output that needs
-// a new figure finds it in the Summary.
+// writer is a function of the record and an io.Writer; an output that needs
+// a new figure finds it in the record.
 //
 // With --format json stdout carries exactly one JSON document, whatever the
 // ending (notStarted covers command-line errors).
 
 // summaryWriter is one output: a writer of a run's summary.
-type summaryWriter func(io.Writer, *report.Summary) error
+type summaryWriter func(io.Writer, *report.Run) error
 
 // output is what gab writes after the run, chosen from the command line.
 type output struct {
@@ -146,6 +146,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		CommandLine: redactCredentials(argv),
 		Histogram:   o.Histogram,
 		Run:         runInfo(o),
+		Shard:       shardInfo(o),
 		FailIf:      o.FailIf,
 		Environment: report.Environment(version),
 	}
@@ -182,9 +183,9 @@ func h2Only(cfg *client.Config, v int) int {
 // write writes every output of a finished run and returns gab's exit status
 // so far (exitOK, or the status of a failed write or of a failed --server-pid
 // reading, serverErr).
-func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, serverErr error, res *client.Result, loc *time.Location) int {
+func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr error, res *client.Result, loc *time.Location) int {
 	// ab's SIGINT handler always prints the text report, never the HTML one.
-	html := out.o.HTML && sum.Ending != client.EndInterrupted
+	html := out.o.HTML && res.Ending != client.EndInterrupted
 	var err error
 	switch {
 	case out.jsonStdout:
@@ -210,7 +211,7 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 	// JSON document, so that the document states their errors (and the exit
 	// status they set).
 	status := exitOK
-	if !html && sum.Complete > 0 {
+	if !html && sum.Report.CompleteRequests > 0 {
 		var msg strings.Builder
 		status = writeFiles(out.o, res, sum, stdout, &syncWriter{w: io.MultiWriter(stderr, &msg), flushFirst: stdout}, loc)
 		if status != exitOK && sum.Error == nil {
@@ -244,7 +245,7 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Summary, server
 func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (status int, done bool) {
 	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
 	errors.As(err, &fe)
-	var sum *report.Summary
+	var sum *report.Run
 	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON()) {
 		sum = ms.summarize(out.o, out.argv)
 		sum.SetError(fe.Message, fe.Exit)
@@ -273,27 +274,24 @@ func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (sta
 
 // writeHlog writes and closes the --hlog file: the timeline of whatever was
 // measured (sum may be nil: the log's header alone when the run never started).
-func (out *output) writeHlog(sum *report.Summary) error {
+func (out *output) writeHlog(sum *report.Run) error {
 	if out.hlog == nil {
 		return nil
 	}
 	f := out.hlog
 	out.hlog = nil
-	tl := &report.Timeline{Start: out.meter.started, Interval: cmp.Or(out.o.Interval, client.DefaultInterval)}
-	if sum != nil && sum.Timeline != nil {
-		tl = sum.Timeline
-	}
-	return outfile.WriteClose(f, func(w io.Writer) error { return report.WriteHlog(w, tl) })
+	return outfile.WriteClose(f, func(w io.Writer) error {
+		return report.WriteHlog(w, sum, out.meter.started, cmp.Or(out.o.Interval, client.DefaultInterval))
+	})
 }
 
 // writeJSON writes the summary's JSON document where it is wanted.
-func (out *output) writeJSON(stdout io.Writer, sum *report.Summary) error {
+func (out *output) writeJSON(stdout io.Writer, doc *report.Run) error {
 	if !out.wantsJSON() {
 		return nil
 	}
-	doc := report.NewDocument(sum)
 	if out.jsonStdout {
-		if err := report.WriteDocument(stdout, doc); err != nil {
+		if err := report.WriteJSON(stdout, doc); err != nil {
 			return err
 		}
 	}
@@ -317,13 +315,13 @@ func checkJSONFile(name string) error {
 }
 
 func writeJSONFile(name string, doc *report.Document) error {
-	return outfile.WriteAtomic(name, func(w io.Writer) error { return report.WriteDocument(w, doc) })
+	return outfile.WriteAtomic(name, func(w io.Writer) error { return report.WriteJSON(w, doc) })
 }
 
 // writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after
 // its text report. A file that cannot be created ends gab with status 1 and
 // ab's perror-style message.
-func writeFiles(o *cliOptions, res *client.Result, sum *report.Summary, out, errw *syncWriter, loc *time.Location) int {
+func writeFiles(o *cliOptions, res *client.Result, sum *report.Run, out, errw *syncWriter, loc *time.Location) int {
 	if loc == nil {
 		loc = time.Local
 	}

@@ -51,7 +51,7 @@ func wantsPerSecond(o *cliOptions) bool { return o.PlotFile != "" || o.HTMLFile 
 
 // writePictures writes what the picture options ask for after the report; it
 // returns a non-zero exit status when one could not be made.
-func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Summary, out io.Writer, errw io.Writer) int {
+func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer) int {
 	status := exitOK
 	if o.Histogram && o.Format != "json" && !o.HTML {
 		if err := report.WriteHistogram(out, sum); err != nil {
@@ -78,20 +78,19 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 const htmlPointLimit = 20_000
 
 // htmlRun writes a finished run's HTML report.
-func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Summary) error {
-	doc := report.NewDocument(sum)
+func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run) error {
 	d := report.RunChartData(sum, res, htmlPointLimit)
 	page := &report.Page{
 		Title:  "gab: " + o.Config.Target.Host + o.Config.Target.Path,
-		Runs:   []report.PageRun{{Doc: doc, Chart: d}},
+		Runs:   []report.PageRun{{Doc: sum, Chart: d}},
 		Figure: chart.RunFigure(commandTitle(argv), []*chart.Data{d}),
 	}
 	return outfile.WriteAtomic(o.HTMLFile, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
 }
 
 // plotRun draws a finished run's charts into image.
-func plotRun(ctx context.Context, image string, argv []string, res *client.Result, sum *report.Summary) error {
-	if sum.Count == 0 {
+func plotRun(ctx context.Context, image string, argv []string, res *client.Result, sum *report.Run) error {
+	if sum.Report == nil || sum.Report.ConnectionTimes == nil {
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
 	d := report.RunChartData(sum, res, plotPointLimit)

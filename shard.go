@@ -300,11 +300,22 @@ func runInfo(o *cliOptions) *report.RunInfo {
 	r := &report.RunInfo{
 		URL: o.URL, Method: cfg.Spec.Method, RequestSHA256: hex.EncodeToString(h.Sum(nil)),
 		Protocol: cfg.Protocol.String(), Requests: cfg.Requests, Concurrency: cfg.Concurrency,
-		RatePerS: cfg.Rate, TimeLimit: cfg.TimeLimit, TLS: cfg.Target.TLS,
-	}
-	if sh := o.Shard; sh != nil {
-		r.Shard = &report.ShardInfo{Index: sh.Index, Count: sh.Count, RunID: sh.RunID, StartAt: o.StartAt,
-			Requests: sh.Requests, Concurrency: sh.Concurrency, RatePerS: sh.Rate}
+		RatePerS: cfg.Rate, TimeLimitS: cfg.TimeLimit.Seconds(), TLS: cfg.Target.TLS,
 	}
 	return r
+}
+
+// shardInfo is the JSON document's shard section of a --shard command line
+// (nil without --shard).
+func shardInfo(o *cliOptions) *report.Shard {
+	sh := o.Shard
+	if sh == nil {
+		return nil
+	}
+	out := &report.Shard{Index: sh.Index, Count: sh.Count, RunID: sh.RunID,
+		TotalRequests: sh.Requests, TotalConcurrency: sh.Concurrency, TotalRatePerS: sh.Rate}
+	if !o.StartAt.IsZero() {
+		out.StartAt = o.StartAt.UTC().Format(time.RFC3339Nano)
+	}
+	return out
 }

@@ -622,9 +622,10 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	sum := report.NotStarted(redactCredentials(p.argv), rr.Start, "", 0)
 	if res != nil {
 		sum = ms.summarize(o, p.argv)
-		rr.RPS = sum.Rates.RequestsPerSecond
-		rr.Complete, rr.Failed = sum.Complete, sum.Failed.Total
-		rr.Seconds, rr.ReadBytes, rr.SentBytes = sum.Seconds, sum.TotalRead, sum.TotalSent
+		rp := sum.Report
+		rr.RPS = rp.RequestsPerSecond
+		rr.Complete, rr.Failed = rp.CompleteRequests, rp.FailedRequests
+		rr.Seconds, rr.ReadBytes, rr.SentBytes = rp.TimeTakenS, rp.TotalTransferredBytes, rp.TotalBodySentBytes
 		if x := res.Extra; x != nil {
 			d := &x.Phases[client.PhaseTotal]
 			rr.Latency = sweep.Moments{Count: d.Count, Mean: d.Mean(), SD: d.SD()}
@@ -642,7 +643,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if runErr != nil {
 		sum.SetError(runErr.Message, runErr.Exit)
 	}
-	rr.Document = report.NewDocument(sum)
+	rr.Document = sum
 	rr.Ending = rr.Document.Ending
 	return rr
 }

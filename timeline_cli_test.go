@@ -47,7 +47,7 @@ func TestHlogReadBackByHdrHistogramJS(t *testing.T) {
 		t.Fatalf("hdr-histogram-js read %d histograms for %d intervals", len(got), len(tl.Intervals))
 	}
 	for i, iv := range tl.Intervals {
-		for j, want := range []report.JSONIntervalLatency{iv.JSONIntervalLatency, *iv.Corrected} {
+		for j, want := range []report.IntervalLatency{iv.IntervalLatency, *iv.Corrected} {
 			g := got[2*i+j]
 			if g.Count != iv.Requests || g.P99 != want.P99Us {
 				t.Errorf("interval %d, histogram %d (%s): hdr-histogram-js reads %d values, p99 %d µs; gab says %d, %d µs",

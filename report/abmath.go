@@ -114,16 +114,17 @@ func clampIndex(i, n int) int {
 }
 
 // Confidence is ab's verdict on a column's mean and median (the WARNING and
-// ERROR lines under its Connection Times table).
-type Confidence int
+// ERROR lines under its Connection Times table), named as the JSON document
+// names it.
+type Confidence string
 
 const (
 	// Reliable: the median and the mean are within one standard deviation.
-	Reliable Confidence = iota
+	Reliable Confidence = "reliable"
 	// NotWithinDeviation: ab's WARNING, |mean − median| > sd.
-	NotWithinDeviation
+	NotWithinDeviation Confidence = "warning"
 	// MoreThanTwiceApart: ab's ERROR, |mean − median| > 2·sd.
-	MoreThanTwiceApart
+	MoreThanTwiceApart Confidence = "error"
 )
 
 // confidenceOf is ab's SANE test on the printed (ms) mean and median and the

@@ -137,20 +137,13 @@ func init() {
 	}
 }
 
-// catalogFigure reads the summary's catalog figures by key, for --fail-if
-// (its document built at the first call).
-func (s *Summary) catalogFigure() func(key string) (float64, bool) {
-	var d *Document
-	return func(key string) (float64, bool) {
-		f, ok := FigureByKey(key)
-		if !ok {
-			return 0, false
-		}
-		if d == nil {
-			d = NewDocument(s)
-		}
-		return f.Value(d)
+// catalogFigure reads the run's catalog figure of that key, for --fail-if.
+func (r *Run) catalogFigure(key string) (float64, bool) {
+	f, ok := FigureByKey(key)
+	if !ok {
+		return 0, false
 	}
+	return f.Value(r)
 }
 
 // FigureByKey finds the catalog's figure of that key.
@@ -307,7 +300,7 @@ type FigureValues []FigureValue
 
 // FiguresOf reads every catalog figure the run has.
 func FiguresOf(d *Document) FigureValues {
-	var out FigureValues
+	out := make(FigureValues, 0, len(Catalog))
 	for i := range Catalog {
 		if v, ok := Catalog[i].Value(d); ok {
 			out = append(out, FigureValue{Catalog[i].Key, v})

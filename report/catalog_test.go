@@ -54,7 +54,7 @@ func TestCatalogReadsTheDocument(t *testing.T) {
 		t.Error("p99 without a histogram")
 	}
 	// A run that never started has no figure, and no block.
-	ns := NewDocument(NotStarted([]string{"gab"}, time.Unix(0, 0), "x\n", 22))
+	ns := NotStarted([]string{"gab"}, time.Unix(0, 0), "x\n", 22)
 	var b bytes.Buffer
 	if err := WriteFigures(&b, ns); err != nil || len(ns.Figures) != 0 || b.Len() != 0 {
 		t.Errorf("not started: %v %q %v", ns.Figures, b.String(), err)
@@ -145,8 +145,8 @@ func TestCatalogPercentileFromSums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Document{Sums: &JSONSums{Total: JSONColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
-		Histogram: JSONHistogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
+	d := &Document{Sums: &Sums{Total: ColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
+		Histogram: Histogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
 	for p, want := range map[float64]float64{50: 0.500, 99: 0.990, 99.9: 0.999, 99.95: 1.000, 100: 1.000} {
 		if got, ok := percentileMs(p)(d); !ok || got != want {
 			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)
@@ -173,10 +173,10 @@ func TestFailIfCatalogFigure(t *testing.T) {
 	}
 	want := "\n--fail-if sd<3ms: FAILED (sd = 3.031 ms)\n--fail-if received_mbit_per_s>=0.4: passed (received_mbit_per_s = 0.400 Mbit/s)\n" +
 		"--fail-if server_cpu_percent<50: FAILED (server_cpu_percent: not measured in this run)\n"
-	if b.String() != want || !s.ThresholdsFailed {
+	if b.String() != want || !s.ThresholdsFailed() {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
-	d := NewDocument(s)
+	d := s
 	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "ms" || c[0].Bound != 3 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
 		t.Errorf("JSON checks: %+v", c)
 	}

@@ -7,20 +7,25 @@ import (
 	"gab/client"
 )
 
-// CGIStats are the rows of the "CGI times (ms)" table that gab prints after
-// ab's report in CGI mode (--cgi), computed with ab's arithmetic.
-type CGIStats struct {
-	Count                                    int
-	Spawn, FirstByte, Output, Reap, ChildCPU ColumnStats
+// CGI is the "CGI times (ms)" table that gab prints after ab's report in CGI
+// mode (--cgi), computed with ab's arithmetic: each phase in ab's layout, ms
+// as printed and µs intermediates.
+type CGI struct {
+	Count     int         `json:"count"`
+	Spawn     ColumnStats `json:"spawn"`
+	FirstByte ColumnStats `json:"first_byte"`
+	Output    ColumnStats `json:"output"`
+	Reap      ColumnStats `json:"reap"`
+	ChildCPU  ColumnStats `json:"child_cpu"`
 }
 
-// SummarizeCGI computes the CGI table from the per-request phases; nil when
+// summarizeCGI computes the CGI table from the per-request phases; nil when
 // there are none.
-func SummarizeCGI(t *client.CGITimes) *CGIStats {
+func summarizeCGI(t *client.CGITimes) *CGI {
 	if t == nil || len(t.Spawn) == 0 {
 		return nil
 	}
-	return &CGIStats{
+	return &CGI{
 		Count:     len(t.Spawn),
 		Spawn:     phaseStats(t.Spawn),
 		FirstByte: phaseStats(t.FirstByte),
@@ -51,8 +56,8 @@ func phaseStats(values []uint32) ColumnStats {
 
 // WriteCGI prints the "CGI times (ms)" table in the layout of ab's
 // "Connection Times (ms)" table. It prints nothing outside CGI mode.
-func WriteCGI(w io.Writer, sum *Summary) error {
-	s := sum.CGI
+func WriteCGI(w io.Writer, r *Run) error {
+	s := r.CGI
 	if s == nil {
 		return nil
 	}
@@ -69,26 +74,7 @@ func WriteCGI(w io.Writer, sum *Summary) error {
 		{"Reap:       ", &s.Reap},
 		{"Child CPU:  ", &s.ChildCPU},
 	} {
-		e.printf("%s%5d %4d %5.1f %6d %7d\n", r.label, r.c.Min, r.c.Mean, r.c.SD, r.c.Median, r.c.Max)
+		e.printf("%s%5d %4d %5.1f %6d %7d\n", r.label, r.c.MinMs, r.c.MeanMs, r.c.SDMs, r.c.MedianMs, r.c.MaxMs)
 	}
 	return e.flush()
-}
-
-// JSONCGI is the CGI table (--cgi): each phase in ab's layout, ms as printed
-// and µs intermediates (confidence is always "reliable": no verdict is made).
-type JSONCGI struct {
-	Count     int        `json:"count"`
-	Spawn     JSONColumn `json:"spawn"`
-	FirstByte JSONColumn `json:"first_byte"`
-	Output    JSONColumn `json:"output"`
-	Reap      JSONColumn `json:"reap"`
-	ChildCPU  JSONColumn `json:"child_cpu"`
-}
-
-func jsonCGI(s *CGIStats) *JSONCGI {
-	if s == nil {
-		return nil
-	}
-	return &JSONCGI{Count: s.Count, Spawn: jsonColumn(&s.Spawn), FirstByte: jsonColumn(&s.FirstByte),
-		Output: jsonColumn(&s.Output), Reap: jsonColumn(&s.Reap), ChildCPU: jsonColumn(&s.ChildCPU)}
 }

@@ -17,37 +17,64 @@ import (
 // requests of each second (chart.Data).
 
 // Curve percentiles: 0 to 99.99, evenly spaced on the 1/(1−p) axis that HDR
-// histogram plots use (10 points a decade).
-func curvePercents(count int) []float64 {
-	var ps []float64
+// histogram plots use (10 points a decade), appended to dst.
+func appendCurvePercents(dst []float64, count int) []float64 {
 	for i := 0; i <= 40; i++ {
 		x := math.Pow(10, float64(i)/10) // 1/(1−p)
 		if i > 0 && x > float64(count) {
 			break // fewer requests than the percentile needs: the rest is the maximum
 		}
-		ps = append(ps, 100*(1-1/x))
+		dst = append(dst, 100*(1-1/x))
 	}
-	return ps
+	return dst
 }
 
-// RunChartData gathers a finished run's chart data from its summary (which
+// maxCurvePoints is the most points a run's percentile curve has.
+const maxCurvePoints = 42
+
+// chartCurve computes the run's percentile curve and table for its charts,
+// from every recorded request, into the record (no allocation).
+func (r *Run) chartCurve(t *tables) {
+	ct := r.Report.ConnectionTimes
+	if t.n == 0 || ct == nil {
+		return
+	}
+	var buf [maxCurvePoints]float64
+	c := &r.local.curve
+	for _, p := range appendCurvePercents(buf[:0], t.n) {
+		c.curve[c.n] = chart.CurvePoint{Percent: p, Us: t.percentile(TotalColumn, p)}
+		c.n++
+	}
+	c.curve[c.n] = chart.CurvePoint{Percent: 100, Us: ct.Total.MaxUs}
+	c.n++
+	for i, p := range chart.TablePercents[:min(len(chart.TablePercents), len(c.table))] {
+		us := ct.Total.MaxUs
+		if p < 100 {
+			us = t.percentile(TotalColumn, p)
+		}
+		c.table[i] = chart.CurvePoint{Percent: p, Us: us}
+		c.tableN = i + 1
+	}
+}
+
+// runCurve is a run's percentile curve and table (chartCurve).
+type runCurve struct {
+	curve     [maxCurvePoints]chart.CurvePoint
+	table     [8]chart.CurvePoint
+	n, tableN int
+}
+
+// RunChartData gathers a finished run's chart data from its record (which
 // must come from Summarize(res, ...)), with at most limit latency points.
-func RunChartData(s *Summary, res *client.Result, limit int) *chart.Data {
-	d := &chart.Data{Recorded: s.Count, ElapsedS: s.Seconds, Stride: 1}
-	if s.Count > 0 {
-		for _, p := range curvePercents(s.Count) {
-			d.Curve = append(d.Curve, chart.CurvePoint{Percent: p, Us: s.Percentile(TotalColumn, p)})
-		}
-		d.Curve = append(d.Curve, chart.CurvePoint{Percent: 100, Us: s.Total.MaxUs})
-		for _, p := range chart.TablePercents {
-			us := s.Total.MaxUs
-			if p < 100 {
-				us = s.Percentile(TotalColumn, p)
-			}
-			d.Table = append(d.Table, chart.CurvePoint{Percent: p, Us: us})
-		}
+func RunChartData(r *Run, res *client.Result, limit int) *chart.Data {
+	rp := r.Report
+	c := &r.local.curve
+	d := &chart.Data{Recorded: r.local.count, ElapsedS: rp.TimeTakenS, Stride: 1}
+	if c.n > 0 {
+		d.Curve = append([]chart.CurvePoint(nil), c.curve[:c.n]...)
+		d.Table = append([]chart.CurvePoint(nil), c.table[:c.tableN]...)
 		d.CurvePrecision = "exact (µs)"
-		if s.FromHistograms {
+		if rp.StatisticsFromHistogram {
 			d.CurvePrecision = "1 ms buckets past the exact store"
 		}
 	}
@@ -68,16 +95,26 @@ func RunChartData(s *Summary, res *client.Result, limit int) *chart.Data {
 	if d.Stride > 1 && (len(smp)-1)%d.Stride != 0 {
 		d.Latency = append(d.Latency, latencyPoint(smp[len(smp)-1]))
 	}
-	if s.Extended != nil {
-		d.PerSecond = wholeSeconds(s.Extended.PerSecond, s.Seconds)
+	if r.Extended != nil {
+		d.PerSecond = wholeSeconds(r.Extended.Throughput.PerSecond, rp.TimeTakenS)
 	}
-	if tl := s.Timeline; tl != nil {
-		for _, iv := range tl.Intervals {
-			d.Intervals = append(d.Intervals, chart.Interval{StartS: iv.Start.Seconds(), LengthS: iv.Length.Seconds(),
-				Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.Latency.P50Us, P99Us: iv.Latency.P99Us, MaxUs: iv.Latency.MaxUs})
-		}
-	}
+	d.Intervals = chartIntervals(r.Timeline)
 	return d
+}
+
+// chartIntervals are the timeline's intervals for the charts.
+func chartIntervals(tl *Timeline) []chart.Interval {
+	if tl == nil {
+		return nil
+	}
+	var out []chart.Interval
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		start, length := tl.span(i)
+		out = append(out, chart.Interval{StartS: start, LengthS: length,
+			Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.P50Us, P99Us: iv.P99Us, MaxUs: iv.MaxUs})
+	}
+	return out
 }
 
 func latencyPoint(s samples.Sample) chart.LatencyPoint {
@@ -98,7 +135,7 @@ func wholeSeconds(perSecond []int64, elapsedS float64) []int64 {
 // significant digits; the maximum exact), the requests of each whole second.
 // A document has no per-request times, so Latency is nil. Without the
 // extended figures the curve is ab's percentage table.
-func DocumentChartData(d *Document) (*chart.Data, error) {
+func DocumentChartData(d *Run) (*chart.Data, error) {
 	if d.Report == nil {
 		return nil, errors.New("the run did not start: nothing to draw")
 	}
@@ -125,7 +162,7 @@ func DocumentChartData(d *Document) (*chart.Data, error) {
 				}
 				return min(h.ValueAtQuantile(p), maxUs)
 			}
-			for _, p := range curvePercents(n) {
+			for _, p := range appendCurvePercents(nil, n) {
 				out.Curve = append(out.Curve, chart.CurvePoint{Percent: p, Us: at(p)})
 			}
 			out.Curve = append(out.Curve, chart.CurvePoint{Percent: 100, Us: maxUs})
@@ -143,11 +180,6 @@ func DocumentChartData(d *Document) (*chart.Data, error) {
 		}
 		out.CurvePrecision = "ab's percentile table only (no extended figures in the document)"
 	}
-	if tl := d.Timeline; tl != nil {
-		for _, iv := range tl.Intervals {
-			out.Intervals = append(out.Intervals, chart.Interval{StartS: float64(iv.StartUs) / 1e6, LengthS: float64(iv.LengthUs) / 1e6,
-				Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.P50Us, P99Us: iv.P99Us, MaxUs: iv.MaxUs})
-		}
-	}
+	out.Intervals = chartIntervals(d.Timeline)
 	return out, nil
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"gab/client"
 	"gab/internal/samples"
 )
@@ -29,24 +27,10 @@ func (c CPUUsage) Sub(before CPUUsage) CPUUsage {
 	return CPUUsage{User: c.User - before.User, Sys: c.Sys - before.Sys, Known: c.Known && before.Known}
 }
 
-// CoresBusy is the CPU time per second of elapsed time (1 = one core fully busy).
-func (c CPUUsage) CoresBusy(elapsed time.Duration) float64 {
-	if elapsed <= 0 {
-		return 0
-	}
-	return float64(c.User+c.Sys) / float64(elapsed)
-}
-
-// Throughput is the recorded-request rate measured over whole 1-second
-// intervals of the run (the last, partial second is left out).
-type Throughput struct {
-	Intervals int     // whole seconds measured
-	Mean      float64 // requests per second, mean over the intervals
-	SD        float64 // sample standard deviation over the intervals (0 for fewer than two)
-}
-
-// ThroughputOf computes Throughput from Result.Extra.PerSecond and the time
-// taken, in time and memory of perSecond's length, whatever the time taken
+// ThroughputOf is the recorded-request rate over the whole 1-second
+// intervals of a run that took elapsed (the last, partial second is left
+// out), from its requests of each second, perSecond (not kept in the
+// result); in time and memory of perSecond's length, whatever the time taken
 // (a document read back may claim any).
 func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
 	n := int(elapsed / time.Second)
@@ -60,15 +44,15 @@ func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
 	for _, c := range counts {
 		sum += float64(c)
 	}
-	t.Mean = sum / float64(n)
+	t.MeanPerS = sum / float64(n)
 	if n > 1 {
 		var ss float64
 		for _, c := range counts {
-			d := float64(c) - t.Mean
+			d := float64(c) - t.MeanPerS
 			ss += d * d
 		}
-		ss += float64(n-len(counts)) * t.Mean * t.Mean
-		t.SD = math.Sqrt(ss / float64(n-1))
+		ss += float64(n-len(counts)) * t.MeanPerS * t.MeanPerS
+		t.SDPerS = math.Sqrt(ss / float64(n-1))
 	}
 	return t
 }
@@ -81,171 +65,86 @@ func MbitPerSecond(bytes int64, seconds float64) float64 {
 	return float64(bytes) * 8 / 1e6 / seconds
 }
 
-// FailureClass is one row of the extended report's failure table.
-type FailureClass struct {
-	Name       string // connect, receive, length, exceptions, write
-	Count      int
-	FirstError string // the first error message of the class ("" if none was kept)
-}
-
-// failureClasses lists ab's failure classes plus write errors, in ab's order.
-func failureClasses(res *client.Result) []FailureClass {
-	return []FailureClass{
-		{"connect", res.Failed.Connect, res.FirstError["connect"]},
-		{"receive", res.Failed.Receive, res.FirstError["receive"]},
-		{"length", res.Failed.Length, res.FirstError["length"]},
-		{"exceptions", res.Failed.Exceptions, res.FirstError["exceptions"]},
-		{"write", res.WriteErrors, res.FirstError["write"]},
-	}
-}
-
-// StatusCount is the number of responses with one status code.
-type StatusCount struct{ Code, Count int }
-
-// statusCounts lists the codes seen, ascending.
-func statusCounts(counts map[int]int) []StatusCount {
-	out := make([]StatusCount, 0, len(counts))
-	for c, n := range counts {
-		out = append(out, StatusCount{c, n})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })
-	return out
-}
-
-// DistFigures describe a distribution in µs: count, min, mean, sd (n−1) and
-// max exact; median and percentiles by the nearest rank (samples.NearestRank)
-// from an HDR histogram with 3 significant digits (the bucket's highest value).
-type DistFigures struct {
-	Count                          int64
-	MinUs                          int64
-	MeanUs, SDUs                   float64
-	MedianUs, P90Us, P99Us, P999Us int64
-	MaxUs                          int64
-	// SumUs and Hist are what gab merge combines (Hist is nil only in a
-	// merged document whose parts had none).
-	SumUs int64
-	Hist  *hdrhistogram.Histogram
-}
-
-func distFigures(d *samples.Dist) DistFigures {
-	return DistFigures{
-		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
-		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
-		MaxUs: d.Max, SumUs: d.Sum, Hist: d.Hist,
-	}
-}
-
-// Extended are the figures beyond ab's (--extended, and the JSON document's
-// "extended" section).
-type Extended struct {
-	// DNS is the time spent resolving DNSLookups names before the run.
-	DNS        time.Duration
-	DNSLookups int
-	// Phases holds each phase's figures (client.Phase order).
-	Phases [client.PhaseCount]DistFigures
-	// Statuses counts responses per status code, ascending by code.
-	Statuses []StatusCount
-	// Failures are the failure classes with their first error; Unclassified
-	// counts failed requests in no class (response heads over 8191 bytes).
-	Failures     []FailureClass
-	Unclassified int
-	// PerSecond counts the requests recorded in each second of the run, from
-	// 0 (the last entry is usually a partial second); Throughput is over its
-	// whole seconds.
-	PerSecond  []int64
-	Throughput Throughput
-	// Bandwidth in 10^6 bits per second over the time taken.
-	ReceivedMbitPerS, SentMbitPerS float64
-	// CPU is the client's CPU time over the run; CoresBusy is CPU per second
-	// of elapsed time (1 = one core fully busy).
-	CPU       CPUUsage
-	CoresBusy float64
-	// CPUShare says the run lasted MinCPUShareRun or more, long enough for
-	// CoresBusy to mean something; shorter runs state only the CPU times.
-	CPUShare bool
-	// ResponseMeanUs and ResponseSDUs are the response time's mean and sd:
-	// the phase table's Total row, so that the two agree to the µs.
-	ResponseMeanUs, ResponseSDUs float64
-	// LatencyHist is the Total phase's HDR histogram (the JSON document
-	// carries it encoded, for merging).
-	LatencyHist *hdrhistogram.Histogram
-}
+// failureClassNames are ab's failure classes plus write errors, in ab's
+// order (the --extended table's).
+var failureClassNames = [...]string{"connect", "receive", "length", "exceptions", "write"}
 
 // MinCPUShareRun is the shortest run whose client CPU share is stated: below
 // it, start-up work and the CPU clock's granularity outweigh the run.
 const MinCPUShareRun = time.Second
 
-func summarizeExtended(s *Summary, res *client.Result, cpu CPUUsage) *Extended {
+// extendedOf gathers the extended figures of a run's result; derive adds
+// the rates, means and shares.
+func extendedOf(res *client.Result, cpu CPUUsage) *Extended {
 	x := res.Extra
 	e := &Extended{
-		DNS:              x.DNS,
-		DNSLookups:       x.DNSLookups,
-		Statuses:         statusCounts(res.StatusCounts),
-		Failures:         failureClasses(res),
-		PerSecond:        x.PerSecond,
-		Throughput:       ThroughputOf(x.PerSecond, res.Elapsed),
-		ReceivedMbitPerS: MbitPerSecond(s.TotalRead, s.Seconds),
-		SentMbitPerS:     MbitPerSecond(s.TotalSent, s.Seconds),
-		CPU:              cpu,
-		CoresBusy:        cpu.CoresBusy(res.Elapsed),
-		CPUShare:         res.Elapsed >= MinCPUShareRun,
-		LatencyHist:      x.Phases[client.PhaseTotal].Hist,
+		DNSUs:           x.DNS.Microseconds(),
+		DNSLookups:      x.DNSLookups,
+		StatusCounts:    map[string]int{},
+		FailuresByClass: map[string]FailureClass{},
+		Throughput:      Throughput{PerSecond: x.PerSecond},
 	}
-	if t := &x.Phases[client.PhaseTotal]; t.Count > 0 {
-		e.ResponseMeanUs, e.ResponseSDUs = t.Mean(), t.SD()
-	}
+	ph := e.Phases.list()
 	for p := range x.Phases {
-		e.Phases[p] = distFigures(&x.Phases[p])
+		*ph[p] = distOf(&x.Phases[p])
 	}
-	e.Unclassified = s.Failed.Total - (s.Failed.Connect + s.Failed.Receive + s.Failed.Length + s.Failed.Exceptions)
+	for code, n := range res.StatusCounts {
+		e.StatusCounts[strconv.Itoa(code)] = n
+	}
+	f := res.Failed
+	for i, n := range [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, res.WriteErrors} {
+		name := failureClassNames[i]
+		e.FailuresByClass[name] = FailureClass{Count: n, FirstError: res.FirstError[name]}
+	}
+	if cpu.Known {
+		e.ClientCPU = &ClientCPU{UserMs: float64(cpu.User) / 1e6, SysMs: float64(cpu.Sys) / 1e6}
+	}
 	return e
 }
 
-// RateFigures are rate mode's figures (--rate).
-type RateFigures struct {
-	TargetPerS float64
-	// AchievedPerS is Complete over the time taken (0 when that is 0).
-	AchievedPerS float64
-	// Sent were dispatched on the schedule; DueButNotSent were due by the end
-	// but never sent.
-	Sent, DueButNotSent int64
-	// OnSchedule of the Sent left within OnScheduleToleranceUs of their
-	// intended send time.
-	OnSchedule, OnScheduleToleranceUs int64
-	// BelowTarget: the achieved rate is under client.AchievedShortfall (95 %)
-	// of the target, so the report warns that the client did not keep up.
-	BelowTarget bool
-	// Lag is how late each request was sent after its intended time; Corrected
-	// the latency from each request's intended send time.
-	Lag, Corrected DistFigures
-	// CorrectedServed is the corrected percentile table: ab's rows plus the
-	// --percentiles entries (CorrectedRows), the 100 % row the exact max.
-	CorrectedServed []Served
+// derive computes the extended figures that follow from what the run
+// recorded: throughput, bandwidth, the response time's mean and sd (the
+// phase table's Total row, so that the two agree to the µs) and the share of
+// a core the client used (none for runs shorter than MinCPUShareRun).
+func (x *Extended) derive(rp *Report, elapsed time.Duration, sampleStore string) {
+	perSecond := x.Throughput.PerSecond
+	if perSecond == nil {
+		perSecond = []int64{}
+	}
+	x.Throughput = ThroughputOf(perSecond, elapsed)
+	x.Throughput.PerSecond = perSecond
+	x.ReceivedMbitPerS = MbitPerSecond(rp.TotalTransferredBytes, rp.TimeTakenS)
+	x.SentMbitPerS = MbitPerSecond(rp.TotalBodySentBytes, rp.TimeTakenS)
+	total := &x.Phases.Total
+	x.ResponseTimeMeanMs, x.ResponseTimeSDMs = total.MeanUs/1000, total.SDUs/1000
+	if total.Histogram != nil {
+		x.LatencyHistogram = *total.Histogram
+	}
+	x.SampleStore = sampleStore
+	if c := x.ClientCPU; c != nil {
+		c.PercentOfOneCore, c.CoresBusy = nil, nil
+		if elapsed >= MinCPUShareRun {
+			// The times in ns again (exact: the ms are ns/1e6 in a double).
+			ns := math.Round(c.UserMs*1e6) + math.Round(c.SysMs*1e6)
+			cores := ns / float64(elapsed)
+			pct := cores * 100
+			c.PercentOfOneCore, c.CoresBusy = &pct, &cores
+		}
+	}
 }
 
-// Served is one row of a "Percentage of the requests served" table.
-type Served struct {
-	Percent float64
-	Us, Ms  int64 // the value, and as printed (ab's rounding to ms)
-}
-
-func summarizeRate(s *Summary, rr *client.RateResult, percents []float64) *RateFigures {
-	r := &RateFigures{
-		TargetPerS:    rr.Target,
-		Sent:          rr.Sent,
-		DueButNotSent: rr.BehindAtEnd,
-		OnSchedule:    rr.OnSchedule,
-
-		OnScheduleToleranceUs: client.ScheduleTolerance.Microseconds(),
-		Lag:                   distFigures(&rr.Lag),
-		Corrected:             distFigures(&rr.Corrected),
+// rateOf gathers rate mode's figures; derive adds the achieved rate.
+func rateOf(rr *client.RateResult, percents []float64) *Rate {
+	return &Rate{
+		TargetPerS:      rr.Target,
+		Sent:            rr.Sent,
+		DueButNotSent:   rr.BehindAtEnd,
+		OnSchedule:      rr.OnSchedule,
+		OnScheduleTolUs: client.ScheduleTolerance.Microseconds(),
+		Lag:             distOf(&rr.Lag),
+		Corrected:       distOf(&rr.Corrected),
+		CorrectedServed: correctedServed(&rr.Corrected, percents),
 	}
-	if s.Seconds > 0 {
-		r.AchievedPerS = float64(s.Complete) / s.Seconds
-		r.BelowTarget = r.AchievedPerS < client.AchievedShortfall*r.TargetPerS
-	}
-	r.CorrectedServed = correctedServed(&rr.Corrected, percents)
-	return r
 }
 
 // correctedServed is d's corrected percentile table: the rows of
@@ -260,7 +159,7 @@ func correctedServed(d *samples.Dist, percents []float64) []Served {
 		if p < 100 {
 			us = d.Percentile(p)
 		}
-		rows = append(rows, Served{Percent: p, Us: us, Ms: roundMs(us)})
+		rows = append(rows, Served{Percent: p, TotalUs: us, TotalMs: roundMs(us)})
 	}
 	return rows
 }
@@ -269,24 +168,24 @@ func correctedServed(d *samples.Dist, percents []float64) []Served {
 func ms3(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
 // sampleStorePrecision says how ab's tables were computed.
-func sampleStorePrecision(s *Summary) string {
-	if s.FromHistograms {
-		return fmt.Sprintf("exact for the first %d requests, then 1 ms buckets (min, mean, sd, max exact; medians and percentiles to the nearest ms)", s.ExactSamples)
+func sampleStorePrecision(rp *Report) string {
+	if rp.StatisticsFromHistogram {
+		return fmt.Sprintf("exact for the first %d requests, then 1 ms buckets (min, mean, sd, max exact; medians and percentiles to the nearest ms)", rp.ExactSamples)
 	}
-	return fmt.Sprintf("exact (all %d requests stored to the µs)", s.Count)
+	return fmt.Sprintf("exact (all %d requests stored to the µs)", rp.ExactSamples)
 }
 
 // WriteExtended writes the --extended report, to follow ab's report (and the
 // --percentiles table).
-func WriteExtended(w io.Writer, s *Summary) error {
+func WriteExtended(w io.Writer, r *Run) error {
 	p := newErrWriter(w)
-	x := s.Extended
+	x, rp := r.Extended, r.Report
 	p.printf("\nExtended report (gab)\n")
-	if x == nil {
+	if x == nil || rp == nil {
 		p.printf("(no extended figures were gathered)\n")
 		return p.flush()
 	}
-	dnsMs := float64(x.DNS.Microseconds()) / 1000
+	dnsMs := float64(x.DNSUs) / 1000
 	switch {
 	case x.DNSLookups == 0:
 		p.printf("DNS resolution:         none (literal address)\n")
@@ -298,11 +197,11 @@ func WriteExtended(w io.Writer, s *Summary) error {
 
 	p.printf("\nPhase breakdown (ms, to the µs; min, mean, sd, max exact; median, p90, p99, p99.9: nearest rank, bucket tops of HDR histograms, 3 significant digits)\n")
 	p.printf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", "", "min", "mean", "sd", "median", "p90", "p99", "p99.9", "max")
-	for ph := client.Phase(0); ph < client.PhaseCount; ph++ {
-		d, name := &x.Phases[ph], ph.String()
-		if s.Protocol == "h3" && ph == client.PhaseTCP {
+	for ph, d := range x.Phases.list() {
+		name := client.Phase(ph).String()
+		if rp.Protocol == "h3" && client.Phase(ph) == client.PhaseTCP {
 			continue // QUIC has no TCP connect: its handshake is one phase
-		} else if s.Protocol == "h3" && ph == client.PhaseTLS {
+		} else if rp.Protocol == "h3" && client.Phase(ph) == client.PhaseTLS {
 			name = "QUIC handshake"
 		}
 		p.printf("%-16s%10s%10s%10s%10s", name+":", ms3(float64(d.MinUs)), ms3(d.MeanUs), ms3(d.SDUs), ms3(float64(d.MedianUs)))
@@ -313,61 +212,76 @@ func WriteExtended(w io.Writer, s *Summary) error {
 	}
 
 	p.printf("\nResponses by status code (count)\n")
-	if len(x.Statuses) == 0 {
+	if len(x.StatusCounts) == 0 {
 		p.printf("  none\n")
 	}
-	for _, c := range x.Statuses {
-		p.printf("  %03d: %d\n", c.Code, c.Count)
+	for _, c := range statusCodes(x.StatusCounts) {
+		p.printf("  %03d: %d\n", c, x.StatusCounts[strconv.Itoa(c)])
 	}
 
 	p.printf("\nFailures by class (count, first error)\n")
-	for _, f := range x.Failures {
+	for _, name := range failureClassNames {
+		f := x.FailuresByClass[name]
 		if f.FirstError != "" {
-			p.printf("  %-11s %d  %s\n", f.Name+":", f.Count, OneLine(f.FirstError))
+			p.printf("  %-11s %d  %s\n", name+":", f.Count, OneLine(f.FirstError))
 		} else {
-			p.printf("  %-11s %d\n", f.Name+":", f.Count)
+			p.printf("  %-11s %d\n", name+":", f.Count)
 		}
 	}
-	if x.Unclassified > 0 {
-		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", x.Unclassified)
+	fl := &rp.Failures
+	if n := rp.FailedRequests - (fl.Connect + fl.Receive + fl.Length + fl.Exceptions); n > 0 {
+		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", n)
 	}
-	if s.Retries > 0 {
-		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", s.Retries)
+	if r.local.retries > 0 {
+		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", r.local.retries)
 	}
 
 	p.printf("\n")
 	tp := x.Throughput
 	switch {
 	case tp.Intervals >= 2:
-		p.printf("Throughput:             %.2f [#/sec] mean, sd %.2f (over %d whole 1-second intervals)\n", tp.Mean, tp.SD, tp.Intervals)
+		p.printf("Throughput:             %.2f [#/sec] mean, sd %.2f (over %d whole 1-second intervals)\n", tp.MeanPerS, tp.SDPerS, tp.Intervals)
 	case tp.Intervals == 1:
-		p.printf("Throughput:             %.2f [#/sec] (one whole 1-second interval: no sd)\n", tp.Mean)
+		p.printf("Throughput:             %.2f [#/sec] (one whole 1-second interval: no sd)\n", tp.MeanPerS)
 	default:
-		p.printf("Throughput:             %.2f [#/sec] (run shorter than 1 s: no sd)\n", s.Rates.RequestsPerSecond)
+		p.printf("Throughput:             %.2f [#/sec] (run shorter than 1 s: no sd)\n", rp.RequestsPerSecond)
 	}
-	if x.Phases[client.PhaseTotal].Count > 0 {
-		p.printf("Response time:          %s [ms] mean, sd %s (the phase table's Total)\n", ms3(x.ResponseMeanUs), ms3(x.ResponseSDUs))
+	if x.Phases.Total.Count > 0 {
+		p.printf("Response time:          %s [ms] mean, sd %s (the phase table's Total)\n",
+			strconv.FormatFloat(x.ResponseTimeMeanMs, 'f', 3, 64), strconv.FormatFloat(x.ResponseTimeSDMs, 'f', 3, 64))
 	}
 	p.printf("Bandwidth:              %.3f [Mbit/s] received, %.3f [Mbit/s] sent (10^6 bits)\n",
 		x.ReceivedMbitPerS, x.SentMbitPerS)
-	if q := s.QUIC; q != nil {
+	if q := r.local.quic; q != nil {
 		p.printf("QUIC (quic-go):         %d connections: %d packets sent, %d received, %d lost (%.2f%%, their frames sent again), min RTT %s [ms]\n",
 			q.Connections, q.PacketsSent, q.PacketsReceived, q.PacketsLost, 100*float64(q.PacketsLost)/float64(max(q.PacketsSent, 1)),
 			ms3(float64(q.MinRTT.Microseconds())))
 	}
-	if cpu := x.CPU; cpu.Known && x.CPUShare {
+	if cpu := x.ClientCPU; cpu != nil && cpu.CoresBusy != nil {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
-			cpu.User.Seconds(), cpu.Sys.Seconds(), x.CoresBusy*100, x.CoresBusy)
-	} else if cpu.Known {
+			cpu.UserMs/1000, cpu.SysMs/1000, *cpu.PercentOfOneCore, *cpu.CoresBusy)
+	} else if cpu != nil {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys (no share of a core: the run took under %v)\n",
-			cpu.User.Seconds(), cpu.Sys.Seconds(), MinCPUShareRun)
+			cpu.UserMs/1000, cpu.SysMs/1000, MinCPUShareRun)
 	} else {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}
-	p.printf("Sample store:           %s\n", s.SampleStore)
-	writeTimelineTable(p, s.Timeline)
-	writeFigures(p, NewDocument(s))
+	p.printf("Sample store:           %s\n", x.SampleStore)
+	writeTimelineTable(p, r.Timeline)
+	writeFigures(p, r)
 	return p.flush()
+}
+
+// statusCodes are the status codes counted, ascending.
+func statusCodes(counts map[string]int) []int {
+	codes := make([]int, 0, len(counts))
+	for k := range counts {
+		if c, err := strconv.Atoi(k); err == nil {
+			codes = append(codes, c)
+		}
+	}
+	sort.Ints(codes)
+	return codes
 }
 
 // OneLine keeps a message (an error's text, which may hold line breaks) on
@@ -398,15 +312,15 @@ func CorrectedRows(extra []float64) []float64 {
 // achieved rates, how far the client fell behind its schedule, and ab's two
 // tables again with every time counted from the request's intended send time.
 // It writes nothing outside rate mode.
-func WriteCorrected(w io.Writer, s *Summary) error {
-	rr := s.Rate
-	if rr == nil {
+func WriteCorrected(w io.Writer, r *Run) error {
+	rr := r.Rate
+	if rr == nil || r.Report == nil {
 		return nil
 	}
 	p := newErrWriter(w)
 	p.printf("\nCorrected for coordinated omission (times from each request's intended send time)\n")
 	p.printf("Target rate:            %.2f [#/sec]\n", rr.TargetPerS)
-	if s.Seconds > 0 {
+	if r.Report.TimeTakenS > 0 {
 		p.printf("Achieved rate:          %.2f [#/sec] (mean)\n", rr.AchievedPerS)
 	}
 	if rr.BelowTarget {
@@ -414,7 +328,7 @@ func WriteCorrected(w io.Writer, s *Summary) error {
 			100*rr.AchievedPerS/rr.TargetPerS)
 	}
 	p.printf("Requests sent:          %d, %d on schedule (within %s [ms] of the intended time), %d due but never sent\n",
-		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleToleranceUs)), rr.DueButNotSent)
+		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleTolUs)), rr.DueButNotSent)
 	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99: nearest rank, from an HDR histogram, 3 significant digits)\n",
 		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
 	d := &rr.Corrected
@@ -427,12 +341,12 @@ func WriteCorrected(w io.Writer, s *Summary) error {
 		roundMs(d.MedianUs), roundMs(d.MaxUs))
 	if d.Count > 1 {
 		p.printf("\nPercentage of the requests served within a certain time (ms, corrected; nearest rank, bucket tops of an HDR histogram, 3 significant digits)\n")
-		for _, r := range rr.CorrectedServed {
-			if r.Percent >= 100 {
-				p.printf(" 100%%  %5d (longest request)\n", r.Ms)
+		for _, row := range rr.CorrectedServed {
+			if row.Percent >= 100 {
+				p.printf(" 100%%  %5d (longest request)\n", row.TotalMs)
 				continue
 			}
-			p.printf("%5s  %5d\n", percentLabel(r.Percent), r.Ms)
+			p.printf("%5s  %5d\n", percentLabel(row.Percent), row.TotalMs)
 		}
 	}
 	return p.flush()

@@ -21,7 +21,7 @@ var updateExtended = flag.Bool("update-extended", false, "rewrite report/testdat
 // extFixture is tenSamples with everything the extended report and rate mode
 // show: phases, statuses, failures with first errors, per-second counts, a
 // corrected distribution and a dispatch lag.
-func extFixture(percentiles ...float64) (*client.Result, *Summary) {
+func extFixture(percentiles ...float64) (*client.Result, *Run) {
 	res := tenSamples()
 	res.Start = time.Date(2026, 11, 30, 1, 2, 3, 456789000, time.UTC)
 	res.Elapsed = 2500 * time.Millisecond
@@ -174,7 +174,7 @@ func TestThroughputOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := ThroughputOf(c.per, c.elapsed)
-		if got.Intervals != c.n || math.Abs(got.Mean-c.mean) > 1e-9 || math.Abs(got.SD-c.sd) > 1e-9 {
+		if got.Intervals != c.n || math.Abs(got.MeanPerS-c.mean) > 1e-9 || math.Abs(got.SDPerS-c.sd) > 1e-9 {
 			t.Errorf("ThroughputOf(%v, %v) = %+v, want %d intervals, mean %v, sd %v", c.per, c.elapsed, got, c.n, c.mean, c.sd)
 		}
 	}
@@ -236,8 +236,5 @@ func TestCPUUsage(t *testing.T) {
 	d := after.Sub(before)
 	if d.User < 0 || d.Sys < 0 || !d.Known || x == 0 {
 		t.Fatalf("CPU used %+v", d)
-	}
-	if got := (CPUUsage{User: time.Second, Sys: time.Second}).CoresBusy(4 * time.Second); got != 0.5 {
-		t.Fatalf("2 s of CPU over 4 s = %v cores, want 0.5", got)
 	}
 }

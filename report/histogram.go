@@ -17,16 +17,16 @@ type HistogramBucket struct {
 // histogramRows is the number of buckets --histogram prints.
 const histogramRows = 10
 
-// LatencyHistogram splits [min, max] of the total times into n equal buckets
+// latencyHistogram splits [min, max] of the total times into n equal buckets
 // (fewer when the range has fewer µs than n) and counts the requests in each.
 // In histogram mode the counts come from the 1 ms buckets past the exact
 // store, so a request is counted in the bucket of its millisecond's highest
 // value.
-func (s *Summary) LatencyHistogram(n int) []HistogramBucket {
-	if s.Count == 0 || n <= 0 {
+func (t *tables) latencyHistogram(total *ColumnStats, n int) []HistogramBucket {
+	if t.n == 0 || n <= 0 {
 		return nil
 	}
-	lo, hi := s.Total.MinUs, s.Total.MaxUs
+	lo, hi := total.MinUs, total.MaxUs
 	span := hi - lo + 1
 	if int64(n) > span {
 		n = int(span)
@@ -35,13 +35,13 @@ func (s *Summary) LatencyHistogram(n int) []HistogramBucket {
 	// below(v) is the number of requests faster than v µs: the first rank
 	// whose value reaches v (ranks are in ascending order).
 	below := func(v int64) int {
-		return sort.Search(s.Count, func(i int) bool { return s.valueAt(TotalColumn, i) >= v })
+		return sort.Search(t.n, func(i int) bool { return t.valueAt(TotalColumn, i) >= v })
 	}
 	out := make([]HistogramBucket, 0, n)
 	prev := 0
 	for i := 0; i < n; i++ {
 		b := HistogramBucket{LowUs: lo + int64(i)*width, HighUs: lo + int64(i+1)*width}
-		upto := s.Count
+		upto := t.n
 		if i < n-1 {
 			upto = below(b.HighUs)
 		} else {
@@ -57,18 +57,18 @@ func (s *Summary) LatencyHistogram(n int) []HistogramBucket {
 	return out
 }
 
-// WriteHistogram prints --histogram's latency histogram (Summary.Histogram, computed
-// when Options.Histogram asks for it): about ten rows of
-// bars, each with its bucket's bounds in ms and its count, as hey prints.
-func WriteHistogram(w io.Writer, s *Summary) error {
-	rows := s.Histogram
+// WriteHistogram prints --histogram's latency histogram (computed when
+// Options.Histogram asks for it): about ten rows of bars, each with its
+// bucket's bounds in ms and its count, as hey prints.
+func WriteHistogram(w io.Writer, r *Run) error {
+	rows := r.local.histogram
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, "\nLatency histogram: no request was recorded.\n")
 		return err
 	}
 	var b strings.Builder
 	b.WriteString("\nLatency histogram (total time in ms, bucket [from, to); bar and count of requests):\n")
-	if s.FromHistograms {
+	if r.Report.StatisticsFromHistogram {
 		b.WriteString("  (past the exact store, requests are counted by their 1 ms bucket)\n")
 	}
 	most := 0

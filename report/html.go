@@ -6,9 +6,13 @@ import (
 )
 
 // WriteHTML writes ab's -w report with the -x/-y/-z attributes (Options.HTML).
-func WriteHTML(w io.Writer, s *Summary) error {
+func WriteHTML(w io.Writer, r *Run) error {
+	s := r.Report
+	if s == nil {
+		return nil
+	}
 	e := newErrWriter(w)
-	a := s.HTMLAttrs
+	a := r.local.htmlAttrs
 	tr, td := a.Row, a.Cell
 	row := func(label, format string, args ...any) {
 		e.printf("<tr %s><th colspan=2 %s>%s</th><td colspan=2 %s>", tr, td, label, td)
@@ -19,46 +23,46 @@ func WriteHTML(w io.Writer, s *Summary) error {
 	// The Server header is the peer's text: escaped, unlike ab, so that it
 	// cannot put markup or script into a page people open in a browser.
 	row("Server Software:", "%s", html.EscapeString(s.ServerSoftware))
-	row("Server Hostname:", "%s", s.Host)
-	row("Server Port:", "%d", port16(s.Port))
-	row("Document Path:", "%s", s.Path)
+	row("Server Hostname:", "%s", s.ServerHostname)
+	row("Server Port:", "%d", port16(s.ServerPort))
+	row("Document Path:", "%s", s.DocumentPath)
 	if s.VariableLength {
 		row("Document Length:", "Variable")
 	} else {
-		row("Document Length:", "%d bytes", s.DocLength)
+		row("Document Length:", "%d bytes", s.DocumentLengthBytes)
 	}
-	row("Concurrency Level:", "%d", s.Concurrency)
-	row("Time taken for tests:", "%.3f seconds", s.Seconds)
-	row("Complete requests:", "%d", s.Complete)
-	row("Failed requests:", "%d", s.Failed.Total)
-	if s.Failed.Total > 0 {
+	row("Concurrency Level:", "%d", s.ConcurrencyLevel)
+	row("Time taken for tests:", "%.3f seconds", s.TimeTakenS)
+	row("Complete requests:", "%d", s.CompleteRequests)
+	row("Failed requests:", "%d", s.FailedRequests)
+	if s.FailedRequests > 0 {
 		// ab's HTML breakdown has no Receive count and a space before '>'.
 		e.printf("<tr %s><td colspan=4 %s >   (Connect: %d, Length: %d, Exceptions: %d)</td></tr>\n",
-			tr, td, s.Failed.Connect, s.Failed.Length, s.Failed.Exceptions)
+			tr, td, s.Failures.Connect, s.Failures.Length, s.Failures.Exceptions)
 	}
-	if s.Non2xx > 0 {
-		row("Non-2xx responses:", "%d", s.Non2xx)
+	if s.Non2xxResponses > 0 {
+		row("Non-2xx responses:", "%d", s.Non2xxResponses)
 	}
-	if s.KeepAlive {
-		row("Keep-Alive requests:", "%d", s.KeepAliveRequests)
+	if r.local.keepAlive {
+		row("Keep-Alive requests:", "%d", s.KeepAliveReqs)
 	}
-	row("Total transferred:", "%d bytes", s.TotalRead)
-	if s.BodySent {
-		row("Total body sent:", "%d", s.TotalSent)
+	row("Total transferred:", "%d bytes", s.TotalTransferredBytes)
+	if r.local.bodySent {
+		row("Total body sent:", "%d", s.TotalBodySentBytes)
 	}
-	row("HTML transferred:", "%d bytes", s.BodyRead)
-	if s.Seconds > 0 {
-		row("Requests per second:", "%.2f", s.Rates.RequestsPerSecond)
-		row("Transfer rate:", "%.2f kb/s received", s.Rates.ReceivedKBps)
-		if s.BodySent {
+	row("HTML transferred:", "%d bytes", s.HTMLTransferredBytes)
+	if s.TimeTakenS > 0 {
+		row("Requests per second:", "%.2f", s.RequestsPerSecond)
+		row("Transfer rate:", "%.2f kb/s received", s.TransferReceivedKBPerS)
+		if r.local.bodySent {
 			e.printf("<tr %s><td colspan=2 %s>&nbsp;</td><td colspan=2 %s>%.2f kb/s sent</td></tr>\n",
-				tr, td, td, s.Rates.SentKBps)
+				tr, td, td, s.TransferSentKBPerS)
 			e.printf("<tr %s><td colspan=2 %s>&nbsp;</td><td colspan=2 %s>%.2f kb/s total</td></tr>\n",
-				tr, td, td, s.Rates.TotalKBps)
+				tr, td, td, s.TransferTotalKBPerS)
 		}
 	}
-	if s.Count > 0 {
-		h := s.HTML
+	if r.local.count > 0 {
+		h := r.local.html
 		e.printf("<tr %s><th %s colspan=4>Connection Times (ms)</th></tr>\n", tr, td)
 		e.printf("<tr %s><th %s>&nbsp;</th> <th %s>min</th>   <th %s>avg</th>   <th %s>max</th></tr>\n",
 			tr, td, td, td, td)

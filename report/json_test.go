@@ -23,12 +23,12 @@ import (
 
 var fixtureCommandLine = []string{"gab", "--format", "json", "--rate", "4", "--percentiles", "50,99.9", "-n", "10", "-c", "2", "http://127.0.0.1:8080/x"}
 
-func fixtureDocument(t *testing.T) (*Document, []byte) {
+func fixtureDocument(t *testing.T) (*Run, []byte) {
 	t.Helper()
 	_, s := extFixture(50, 99.9)
-	d := NewDocument(s)
+	d := s
 	var b bytes.Buffer
-	if err := WriteDocument(&b, d); err != nil {
+	if err := WriteJSON(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	return d, b.Bytes()
@@ -88,9 +88,9 @@ func TestJSONMatchesSchema(t *testing.T) {
 	docs["not_started"] = append([]byte(nil), b.Bytes()...)
 	// TLS and HTTP/2 lines.
 	_, s2 := extFixture()
-	s2.TLS = &client.TLSInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
-		TempKey: "X25519 253 bits", ServerName: "localhost"}
-	s2.Protocol = "h2"
+	s2.Report.TLS = &TLS{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
+		ServerTempKey: "X25519 253 bits", ServerName: "localhost"}
+	s2.Report.Protocol = "h2"
 	b.Reset()
 	_ = WriteJSON(&b, s2)
 	docs["tls_h2"] = append([]byte(nil), b.Bytes()...)
@@ -273,7 +273,7 @@ func TestJSONHistogramRoundTrip(t *testing.T) {
 	d, _ := fixtureDocument(t)
 	for _, c := range []struct {
 		name string
-		h    JSONHistogram
+		h    Histogram
 		orig *hdrhistogram.Histogram
 	}{
 		{"latency", d.Extended.LatencyHistogram, res.Extra.Phases[client.PhaseTotal].Hist},
@@ -340,15 +340,15 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	ct := r.ConnectionTimes
 	for _, row := range []struct {
 		label string
-		c     JSONColumn
+		c     ColumnStats
 	}{{"Connect:    ", ct.Connect}, {"Processing: ", ct.Processing}, {"Waiting:    ", ct.Waiting}, {"Total:      ", ct.Total}} {
 		want = append(want, fmt.Sprintf("%s%5d %4d %5.1f %6d %7d\n", row.label, row.c.MinMs, row.c.MeanMs, row.c.SDMs, row.c.MedianMs, row.c.MaxMs))
 	}
 	for _, row := range []struct {
 		what string
-		c    JSONColumn
+		c    ColumnStats
 	}{{"the initial connection time", ct.Connect}, {"the processing time", ct.Processing}, {"the waiting time", ct.Waiting}, {"the total time", ct.Total}} {
-		verdict := map[string]string{"error": "ERROR", "warning": "WARNING"}[row.c.Confidence]
+		verdict := map[Confidence]string{"error": "ERROR", "warning": "WARNING"}[row.c.Confidence]
 		if inText := strings.Contains(text, ": The median and mean for "+row.what+" are"); inText != (verdict != "") ||
 			verdict != "" && !strings.Contains(text, verdict+": The median and mean for "+row.what) {
 			t.Errorf("%s: JSON confidence %q, text disagrees", row.what, row.c.Confidence)
@@ -368,7 +368,7 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	want = append(want, fmt.Sprintf("DNS resolution:         %.3f [ms]", float64(x.DNSUs)/1000))
 	for _, ph := range []struct {
 		name string
-		d    JSONDist
+		d    Dist
 	}{{"TCP connect:", x.Phases.TCPConnect}, {"TLS handshake:", x.Phases.TLSHandshake}, {"Request write:", x.Phases.RequestWrite},
 		{"Waiting (TTFB):", x.Phases.Waiting}, {"Body transfer:", x.Phases.BodyTransfer}, {"Total:", x.Phases.Total}} {
 		want = append(want, fmt.Sprintf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", ph.name, ms3(float64(ph.d.MinUs)), ms3(ph.d.MeanUs),
@@ -429,7 +429,7 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	}
 }
 
-func mustJSON(t *testing.T, d *Document) []byte {
+func mustJSON(t *testing.T, d *Run) []byte {
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

@@ -3,38 +3,27 @@ package report
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"gab/client"
-	"gab/internal/samples"
 )
 
-// This file is gab merge's arithmetic: the report of a run measured as several
-// documents (the shards of --shard, or with force any documents). Counts,
-// failures, bytes, status codes, min, max, mean and sd are computed from the
-// documents' exact sums with a single run's arithmetic; ab's Time taken is the
-// last end minus the first start; medians and percentiles come from the
-// documents' HDR histograms, merged.
+// This file is gab merge: the report of a run measured as several documents
+// (the shards of --shard, or with force any documents), checked before
+// MergeRuns combines them (mergeruns.go), with a shard section that lists
+// them and notes that say what was merged.
 
 // MergeInput is one document and the file it was read from.
 type MergeInput struct {
 	Name string
-	Doc  *Document
+	Doc  *Run
 }
 
 // Merged is the combined run.
 type Merged struct {
-	Summary  *Summary
-	Document *Document
-	// Percentiles is the --percentiles list the documents were written with.
-	Percentiles []float64
+	Run *Run
 	// Notes are gab merge's lines after ab's report: what was merged, the
 	// shards' start delays, status codes, and anything --force overrode.
 	Notes []string
@@ -107,28 +96,25 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 	if len(soft) > 0 && !force {
 		return nil, &MergeError{Reasons: soft, Forceable: true}
 	}
-	order := make([]int, len(in))
-	for i := range order {
-		order[i] = i
+	docs, names := make([]*Run, len(in)), make([]string, len(in))
+	for i, m := range in {
+		docs[i], names[i] = m.Doc, m.Name
 	}
-	sort.SliceStable(order, func(a, b int) bool { return starts[order[a]].Before(starts[order[b]]) })
-	mg := &mergeState{in: in, starts: starts, order: order}
-	out := &Merged{}
-	for _, r := range in[order[0]].Doc.Percentiles {
-		out.Percentiles = append(out.Percentiles, r.Percent)
-	}
-	s, err := mg.summary(commandLine, out.Percentiles)
+	r, err := mergeRuns(docs, names)
 	if err != nil {
 		return nil, &MergeError{Reasons: []string{err.Error()}}
 	}
-	out.Summary = s
-	out.Document = mg.document(s, out.Percentiles, force && len(soft) > 0)
-	out.Notes = mg.notes(s)
-	if mg.timelineNote != "" {
-		out.Notes = append(out.Notes, mg.timelineNote)
+	if commandLine != nil {
+		r.CommandLine = commandLine
 	}
-	for _, r := range soft {
-		out.Notes = append(out.Notes, "--force: merged although "+r)
+	order := startOrder(starts)
+	r.Shard = mergedShard(in, order, r.Run, force && len(soft) > 0)
+	out := &Merged{Run: r, Notes: mergeNotes(in, starts, order)}
+	if r.local.timelineNote != "" {
+		out.Notes = append(out.Notes, r.local.timelineNote)
+	}
+	for _, reason := range soft {
+		out.Notes = append(out.Notes, "--force: merged although "+reason)
 	}
 	return out, nil
 }
@@ -227,7 +213,7 @@ func checkShards(in []MergeInput) []string {
 	if len(runs) == 0 {
 		return out
 	}
-	var first *JSONShard
+	var first *Shard
 	seen := map[int][]string{}
 	for _, m := range in {
 		sh := m.Doc.Shard
@@ -307,7 +293,7 @@ func checkRuns(in []MergeInput) []string {
 	return out
 }
 
-func runDifference(a, b *JSONRun) string {
+func runDifference(a, b *RunInfo) string {
 	var d []string
 	add := func(what string, x, y any) {
 		if x != y {
@@ -328,216 +314,39 @@ func runDifference(a, b *JSONRun) string {
 	return strings.Join(d, ", ")
 }
 
-type mergeState struct {
-	in     []MergeInput
-	starts []time.Time
-	order  []int // indexes of in by start time
-	start  time.Time
-	cols   [4]mergedColumn
-	prec   string
-	ending string
-	// timelineNote says why the merged document has no timeline (see
-	// mergeTimelines); "" when it has one or no document had one.
-	timelineNote string
-}
-
-// mergedColumn is one timing column over all documents.
-type mergedColumn struct {
-	count, sum uint64
-	min, max   int64
-	sq         *big.Int
-	hist       *hdrhistogram.Histogram
-}
-
-func (c *mergedColumn) add(s *JSONColumnSums) error {
-	if s.Count == 0 {
-		return nil
+// mergedShard is a merged document's shard section: the inputs, by start.
+func mergedShard(in []MergeInput, order []int, run *RunInfo, forced bool) *Shard {
+	sh := &Shard{Count: len(in), Forced: forced, TotalRequests: run.Requests,
+		TotalConcurrency: run.Concurrency, TotalRatePerS: run.RatePerS}
+	if s0 := in[order[0]].Doc.Shard; s0 != nil {
+		sh.RunID, sh.StartAt = s0.RunID, s0.StartAt
+		sh.TotalRequests, sh.TotalConcurrency, sh.TotalRatePerS = s0.TotalRequests, s0.TotalConcurrency, s0.TotalRatePerS
 	}
-	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
-	if !ok {
-		return fmt.Errorf("sum_squares_us2 %q is not an integer", s.SumSquaresUs2)
-	}
-	h, err := decodeHistogram(&s.Histogram)
-	if err != nil {
-		return err
-	}
-	if c.count == 0 || s.MinUs < c.min {
-		c.min = s.MinUs
-	}
-	c.max = max(c.max, s.MaxUs)
-	c.count += uint64(s.Count)
-	c.sum += s.SumUs
-	c.sq.Add(c.sq, sq)
-	c.hist.Merge(h)
-	return nil
-}
-
-// mergedRanks answers the Summary's rank queries from the merged histograms.
-type mergedRanks [4]*hdrRanks
-
-func (r *mergedRanks) ValueAt(c Column, i int) int64 { return r[c].valueAt(uint64(i)) }
-
-// hdrRanks answers rank queries from a merged histogram: the highest value of
-// the bucket holding the rank, clamped to the exact min and max (so the first
-// and the last rank are exact).
-type hdrRanks struct {
-	h        *hdrhistogram.Histogram
-	min, max int64
-	count    uint64
-}
-
-func (r *hdrRanks) valueAt(i uint64) int64 {
-	switch {
-	case i == 0:
-		return r.min
-	case i+1 >= r.count:
-		return r.max
-	}
-	return min(max(samples.HistAtIndex(r.h, int64(i)), r.min), r.max)
-}
-
-func (mg *mergeState) summary(commandLine []string, percents []float64) (*Summary, error) {
-	first := mg.in[mg.order[0]].Doc
-	for _, i := range mg.order { // the server's figures come from the first shard that got answers
-		if mg.in[i].Doc.Report.CompleteRequests > 0 {
-			first = mg.in[i].Doc
-			break
+	for _, i := range order {
+		m := in[i]
+		ms := MergedShard{Index: i, File: m.Name, StartTime: m.Doc.StartTime}
+		if x := m.Doc.Shard; x != nil {
+			ms.Index, ms.StartDelayUs = x.Index, x.StartDelayUs
 		}
+		sh.Merged = append(sh.Merged, ms)
 	}
-	r, run := first.Report, first.Run
-	s := &Summary{
-		CommandLine: commandLine, Started: true, Ending: client.EndCompleted,
-		Run: &RunInfo{URL: run.URL, Method: run.Method, RequestSHA256: run.RequestSHA256, Protocol: run.Protocol,
-			TimeLimit: time.Duration(run.TimeLimitS * float64(time.Second)), TLS: run.TLS},
-		ServerSoftware: r.ServerSoftware, Host: r.ServerHostname, Port: r.ServerPort, Protocol: r.Protocol,
-		Path: r.DocumentPath, DocLength: r.DocumentLengthBytes, VariableLength: r.VariableLength,
-		KeepAlive: run.KeepAlive, BodySent: run.BodySent, NoPercentiles: run.NoPercentiles, NoConfidence: run.NoConfidence,
-	}
-	if t := r.TLS; t != nil {
-		s.TLS = &client.TLSInfo{Protocol: t.Protocol, Cipher: t.Cipher, PeerKeyBits: t.PeerKeyBits,
-			CipherBits: t.CipherBits, TempKey: t.ServerTempKey, ServerName: t.ServerName}
-	}
-	mg.start = mg.starts[mg.order[0]]
-	s.Start = mg.start
-	rank := map[string]int{"completed": 0, "time_limit": 1, "interrupted": 2, "fatal": 3}
-	endings := [...]client.Ending{client.EndCompleted, client.EndTimeLimit, client.EndInterrupted, client.EndFatal}
-	mg.ending = "completed"
-	for _, m := range mg.in {
-		if rank[m.Doc.Ending] > rank[mg.ending] {
-			mg.ending = m.Doc.Ending
-		}
-		s.Run.Requests += m.Doc.Run.Requests
-		s.Run.Concurrency += m.Doc.Run.Concurrency
-		s.Run.RatePerS += m.Doc.Run.RatePerS
-	}
-	s.Ending = endings[rank[mg.ending]]
-	end := mg.start
-	mg.prec = PrecisionHDR
-	for c := range mg.cols {
-		mg.cols[c] = mergedColumn{sq: new(big.Int), hist: samples.NewHist()}
-	}
-	for i, m := range mg.in {
-		d := m.Doc.Report
-		end = maxTime(end, mg.starts[i].Add(time.Duration(d.TimeTakenUs)*time.Microsecond))
-		s.Concurrency += d.ConcurrencyLevel
-		s.Complete += d.CompleteRequests
-		s.Failed.Total += d.FailedRequests
-		s.Failed.Connect += d.Failures.Connect
-		s.Failed.Receive += d.Failures.Receive
-		s.Failed.Length += d.Failures.Length
-		s.Failed.Exceptions += d.Failures.Exceptions
-		s.WriteErrors += d.WriteErrors
-		s.Non2xx += d.Non2xxResponses
-		s.KeepAliveRequests += d.KeepAliveReqs
-		s.TotalRead += d.TotalTransferredBytes
-		s.TotalSent += d.TotalBodySentBytes
-		s.BodyRead += d.HTMLTransferredBytes
-		sums := m.Doc.Sums
-		if sums.HistogramPrecision == PrecisionMs {
-			mg.prec = PrecisionMs
-		}
-		for c, cs := range [4]*JSONColumnSums{&sums.Connect, &sums.Processing, &sums.Waiting, &sums.Total} {
-			if err := mg.cols[c].add(cs); err != nil {
-				return nil, fmt.Errorf("%s: %v", m.Name, err)
-			}
-		}
-	}
-	s.Elapsed = end.Sub(mg.start).Truncate(time.Microsecond)
-	s.Seconds = secondsTaken(s.Elapsed)
-	if s.Seconds > 0 {
-		s.Rates = computeRates(s)
-	}
-	n := int(mg.cols[TotalColumn].count)
-	s.Count = n
-	s.FromHistograms = true
-	s.Precision = mergePrecision(mg.prec)
-	s.SampleStore = s.Precision
-	s.Sums = &ColumnSums{Precision: mg.prec}
-	for c := range mg.cols {
-		col := &mg.cols[c]
-		s.Sums.Columns[c] = ColumnSum{Count: col.count, Sum: col.sum, Min: col.min, Max: col.max,
-			SumSquares: new(big.Int).Set(col.sq), Hist: col.hist}
-	}
-	if n == 0 {
-		return s, nil
-	}
-	ranks := &mergedRanks{}
-	s.ranks = ranks
-	for c := range mg.cols {
-		col := &mg.cols[c]
-		if int(col.count) != n {
-			return nil, fmt.Errorf("the documents' %s column counts %d requests, their total column %d", columnName(Column(c)), col.count, n)
-		}
-		mean := truncatedMean(col.sum, n)
-		sd := sampleSD(squaredDeviationsBig(col.sq, col.sum, uint64(n), mean), n)
-		ranks[c] = &hdrRanks{h: col.hist, min: col.min, max: col.max, count: col.count}
-		lo, hi := medianIndexes(n)
-		median := (ranks[c].valueAt(uint64(lo)) + ranks[c].valueAt(uint64(hi))) / 2
-		*s.stats(Column(c)) = newColumnStats(col.min, col.max, mean, median, sd)
-	}
-	con, tot := &mg.cols[ConnectColumn], &mg.cols[TotalColumn]
-	s.HTML = htmlTimes(con.min, con.max, con.sum, tot.min, tot.max, tot.sum, n)
-	s.Percentiles = s.percentileRows()
-	if len(percents) > 0 {
-		s.PercentileTable = percentileRows(s, percents)
-	}
-	return s, nil
+	return sh
 }
 
-// mergePrecision is the line that says how exact a merged report is.
-func mergePrecision(p string) string {
-	within := "3 significant digits, within 0.1%"
-	if p == PrecisionMs {
-		within = "1 ms buckets past --sample-limit, within 0.5 ms"
-	}
-	return "Merged: counts, bytes, min, mean, sd and max exact; medians and percentiles from the merged histograms (" + within + ")."
-}
-
-func columnName(c Column) string {
-	return [...]string{"connect", "processing", "waiting", "total"}[c]
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// notes are the lines after the merged report.
-func (mg *mergeState) notes(s *Summary) []string {
+// mergeNotes are the lines after the merged report.
+func mergeNotes(in []MergeInput, starts []time.Time, order []int) []string {
 	var out []string
-	d0 := mg.in[mg.order[0]].Doc
-	what := fmt.Sprintf("%d documents", len(mg.in))
+	d0 := in[order[0]].Doc
+	what := fmt.Sprintf("%d documents", len(in))
 	if sh := d0.Shard; sh != nil {
-		what = fmt.Sprintf("%d shards of run %s", len(mg.in), sh.RunID)
+		what = fmt.Sprintf("%d shards of run %s", len(in), sh.RunID)
 	}
 	out = append(out, "Merged:                 "+what)
-	last := mg.starts[mg.order[len(mg.order)-1]]
-	out = append(out, fmt.Sprintf("Start spread:           %.3f ms from the first shard's start to the last's", float64(last.Sub(mg.start).Microseconds())/1000))
+	first, last := starts[order[0]], starts[order[len(order)-1]]
+	out = append(out, fmt.Sprintf("Start spread:           %.3f ms from the first shard's start to the last's", float64(last.Sub(first).Microseconds())/1000))
 	var delays []string
-	for _, i := range mg.order {
-		if sh := mg.in[i].Doc.Shard; sh != nil && sh.StartDelayUs != nil {
+	for _, i := range order {
+		if sh := in[i].Doc.Shard; sh != nil && sh.StartDelayUs != nil {
 			delays = append(delays, fmt.Sprintf("%d: %.3f", sh.Index, float64(*sh.StartDelayUs)/1000))
 		}
 	}
@@ -545,7 +354,7 @@ func (mg *mergeState) notes(s *Summary) []string {
 		out = append(out, "Start delays [ms]:      "+strings.Join(delays, ", ")+" (after --start-at, by each host's clock)")
 	}
 	codes := map[string]int{}
-	for _, m := range mg.in {
+	for _, m := range in {
 		if x := m.Doc.Extended; x != nil {
 			for k, v := range x.StatusCounts {
 				codes[k] += v
@@ -565,238 +374,4 @@ func (mg *mergeState) notes(s *Summary) []string {
 		out = append(out, "Status codes:           "+strings.Join(parts, ", "))
 	}
 	return out
-}
-
-// mergeTimelines combines the documents' per-interval timelines by
-// wall-clock interval (MergeTimelines): the merged document has exact counts,
-// failures and bytes and HDR-precision percentiles per interval across all
-// shards. It returns a note when the documents have timelines that cannot be
-// merged (only some have one, or their intervals differ: shards of one run
-// never do, so only a --force merge gets there) and the merged document then
-// has none.
-func mergeTimelines(d *Document, in []MergeInput) string {
-	docs := make([]*Document, 0, len(in))
-	for _, m := range in {
-		if m.Doc.Timeline != nil {
-			docs = append(docs, m.Doc)
-		}
-	}
-	if len(docs) == 0 {
-		return ""
-	}
-	if len(docs) < len(in) {
-		return fmt.Sprintf("no timeline: only %d of the %d documents have one", len(docs), len(in))
-	}
-	if n, most := mergedIntervals(docs); n > most {
-		return fmt.Sprintf("no timeline: the documents' timelines span %d intervals, more than %d (they are far apart)", n, most)
-	}
-	tl, _, err := MergeTimelines(docs)
-	if err != nil {
-		return "no timeline: " + err.Error()
-	}
-	d.Timeline = tl
-	return ""
-}
-
-// mergedIntervals is how many intervals the merged timeline of docs spans,
-// and the most a merge makes: twice the documents' intervals and an hour of
-// 1-second ones (the gaps between documents become empty intervals).
-func mergedIntervals(docs []*Document) (n, most int64) {
-	var starts []time.Time
-	base := time.Time{}
-	for i, d := range docs {
-		t, _ := time.Parse(time.RFC3339Nano, d.StartTime) // parsed by Merge already
-		starts = append(starts, t)
-		if i == 0 || t.Before(base) {
-			base = t
-		}
-		most += 2 * int64(len(d.Timeline.Intervals))
-	}
-	for i, d := range docs {
-		if iv := d.Timeline.IntervalUs; iv > 0 {
-			n = max(n, starts[i].Sub(base).Microseconds()/iv+int64(len(d.Timeline.Intervals)))
-		}
-	}
-	return n, most + 3600
-}
-
-// document is the merged run as a JSON document of the same schema: the
-// summary's, with the shard section listing the inputs and the extended and
-// rate sections merged from the documents' own.
-func (mg *mergeState) document(s *Summary, percents []float64, forced bool) *Document {
-	d := NewDocument(s)
-	d.Ending = mg.ending
-	d0 := mg.in[mg.order[0]].Doc
-	sh := &JSONShard{Count: len(mg.in), Forced: forced, TotalRequests: s.Run.Requests,
-		TotalConcurrency: s.Run.Concurrency, TotalRatePerS: s.Run.RatePerS}
-	if s0 := d0.Shard; s0 != nil {
-		sh.RunID, sh.StartAt = s0.RunID, s0.StartAt
-		sh.TotalRequests, sh.TotalConcurrency, sh.TotalRatePerS = s0.TotalRequests, s0.TotalConcurrency, s0.TotalRatePerS
-	}
-	for _, i := range mg.order {
-		m := mg.in[i]
-		ms := JSONMergedShard{Index: i, File: m.Name, StartTime: m.Doc.StartTime}
-		if x := m.Doc.Shard; x != nil {
-			ms.Index, ms.StartDelayUs = x.Index, x.StartDelayUs
-		}
-		sh.Merged = append(sh.Merged, ms)
-	}
-	d.Shard = sh
-	d.Extended = mg.extended(s)
-	d.Rate = mg.rate(s, percents)
-	mg.timelineNote = mergeTimelines(d, mg.in)
-	d.Figures = FiguresOf(d)
-	return d
-}
-
-// mergeDists combines distributions with samples.Dist's Merge: count, min,
-// max and sum exact, the sd by Chan's formula from each part's mean and sd,
-// percentiles from the merged histograms (0, and no histogram, where a part
-// has none). The merged distribution is returned too where its percentiles
-// are known (nil where a part has no histogram or nothing was counted).
-func mergeDists(ds []*JSONDist) (JSONDist, *samples.Dist) {
-	acc := samples.NewDist()
-	hists := true
-	for _, d := range ds {
-		if d.Count == 0 {
-			continue
-		}
-		var h *hdrhistogram.Histogram
-		if d.Histogram != nil {
-			if dh, err := decodeHistogram(d.Histogram); err == nil {
-				h = dh
-			}
-		}
-		if h == nil {
-			hists = false
-			h = samples.NewHist()
-		}
-		part := samples.DistOf(d.Count, d.MinUs, d.MaxUs, d.SumUs, d.SDUs, h)
-		acc.Merge(&part)
-	}
-	f := distFigures(&acc)
-	if f.Count == 0 {
-		return JSONDist{}, nil
-	}
-	if !hists {
-		f.MedianUs, f.P90Us, f.P99Us, f.P999Us, f.Hist = 0, 0, 0, 0, nil
-		return jsonDist(&f), nil
-	}
-	return jsonDist(&f), &acc
-}
-
-func (mg *mergeState) extended(s *Summary) *JSONExtended {
-	var xs []*JSONExtended
-	for _, i := range mg.order {
-		if x := mg.in[i].Doc.Extended; x != nil {
-			xs = append(xs, x)
-		}
-	}
-	if len(xs) != len(mg.in) {
-		return nil
-	}
-	e := &JSONExtended{StatusCounts: map[string]int{}, FailuresByClass: map[string]JSONFailureClass{},
-		ReceivedMbitPerS: MbitPerSecond(s.TotalRead, s.Seconds), SentMbitPerS: MbitPerSecond(s.TotalSent, s.Seconds),
-		SampleStore: s.Precision}
-	phase := func(f func(*JSONPhases) *JSONDist) JSONDist {
-		ds := make([]*JSONDist, len(xs))
-		for i, x := range xs {
-			ds[i] = f(&x.Phases)
-		}
-		j, _ := mergeDists(ds)
-		return j
-	}
-	e.Phases = JSONPhases{
-		TCPConnect:   phase(func(p *JSONPhases) *JSONDist { return &p.TCPConnect }),
-		TLSHandshake: phase(func(p *JSONPhases) *JSONDist { return &p.TLSHandshake }),
-		RequestWrite: phase(func(p *JSONPhases) *JSONDist { return &p.RequestWrite }),
-		Waiting:      phase(func(p *JSONPhases) *JSONDist { return &p.Waiting }),
-		BodyTransfer: phase(func(p *JSONPhases) *JSONDist { return &p.BodyTransfer }),
-		Total:        phase(func(p *JSONPhases) *JSONDist { return &p.Total }),
-	}
-	if e.Phases.Total.Histogram != nil {
-		e.LatencyHistogram = *e.Phases.Total.Histogram
-	}
-	var perSecond []int64
-	cpuKnown := true
-	var cpu JSONCPU
-	for k, x := range xs {
-		e.DNSUs += x.DNSUs
-		e.DNSLookups += x.DNSLookups
-		for code, n := range x.StatusCounts {
-			e.StatusCounts[code] += n
-		}
-		for name, f := range x.FailuresByClass {
-			g := e.FailuresByClass[name]
-			g.Count += f.Count
-			if g.FirstError == "" {
-				g.FirstError = f.FirstError
-			}
-			e.FailuresByClass[name] = g
-		}
-		// Each document counts seconds from its own start: shift by whole
-		// seconds from the first start.
-		off := int(mg.starts[mg.order[k]].Sub(mg.start) / time.Second)
-		for j, n := range x.Throughput.PerSecond {
-			for len(perSecond) <= off+j {
-				perSecond = append(perSecond, 0)
-			}
-			perSecond[off+j] += n
-		}
-		if x.ClientCPU == nil {
-			cpuKnown = false
-		} else {
-			cpu.UserMs += x.ClientCPU.UserMs
-			cpu.SysMs += x.ClientCPU.SysMs
-		}
-	}
-	tp := ThroughputOf(perSecond, s.Elapsed)
-	if perSecond == nil {
-		perSecond = []int64{}
-	}
-	e.Throughput = JSONThroughput{Intervals: tp.Intervals, MeanPerS: tp.Mean, SDPerS: tp.SD, PerSecond: perSecond}
-	if s.Count > 0 {
-		e.ResponseTimeMeanMs = float64(s.Total.MeanUs) / 1000
-		e.ResponseTimeSDMs = s.Total.SDUs / 1000
-	}
-	if cpuKnown && s.Seconds > 0 {
-		if s.Elapsed >= MinCPUShareRun { // as a single run's: no share of a core for short runs
-			cores := (cpu.UserMs + cpu.SysMs) / 1000 / s.Seconds
-			pct := cores * 100
-			cpu.CoresBusy, cpu.PercentOfOneCore = &cores, &pct
-		}
-		e.ClientCPU = &cpu
-	}
-	return e
-}
-
-func (mg *mergeState) rate(s *Summary, percents []float64) *JSONRate {
-	var rs []*JSONRate
-	for _, m := range mg.in {
-		if r := m.Doc.Rate; r != nil {
-			rs = append(rs, r)
-		}
-	}
-	if len(rs) != len(mg.in) {
-		return nil
-	}
-	r := &JSONRate{}
-	lags, cors := make([]*JSONDist, len(rs)), make([]*JSONDist, len(rs))
-	for i, x := range rs {
-		r.TargetPerS += x.TargetPerS
-		r.Sent += x.Sent
-		r.DueButNotSent += x.DueButNotSent
-		lags[i], cors[i] = &x.Lag, &x.Corrected
-	}
-	var cor *samples.Dist
-	r.Lag, _ = mergeDists(lags)
-	r.Corrected, cor = mergeDists(cors)
-	if s.Seconds > 0 {
-		r.AchievedPerS = float64(s.Complete) / s.Seconds
-	}
-	if cor != nil {
-		r.CorrectedHistogram = *r.Corrected.Histogram
-		r.CorrectedServed = jsonServed(correctedServed(cor, percents))
-	}
-	return r
 }

@@ -106,21 +106,21 @@ func (r *shardedRun) shardDocuments(t *testing.T, runID string) []MergeInput {
 		o.Run = &RunInfo{
 			URL: "http://127.0.0.1:8080/x", Method: "GET", RequestSHA256: "ab12", Protocol: "http1.0",
 			Requests: res.Complete, Concurrency: r.conc[k],
-			Shard: &ShardInfo{Index: k, Count: len(r.shards), RunID: runID, Requests: r.whole.Complete, Concurrency: total},
 		}
-		d := NewDocument(Summarize(res, o))
+		o.Shard = &Shard{Index: k, Count: len(r.shards), RunID: runID, TotalRequests: r.whole.Complete, TotalConcurrency: total}
+		d := Summarize(res, o)
 		out = append(out, MergeInput{Name: "shard-" + string(rune('0'+k)) + ".json", Doc: roundTrip(t, d)})
 	}
 	return out
 }
 
-func roundTrip(t *testing.T, d *Document) *Document {
+func roundTrip(t *testing.T, d *Run) *Run {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteDocument(&b, d); err != nil {
+	if err := WriteJSON(&b, d); err != nil {
 		t.Fatal(err)
 	}
-	var back Document
+	var back Run
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -155,25 +155,20 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
-		got := m.Summary
+		got := m.Run
 		exact := func(what string, g, w any) {
 			if g != w {
 				t.Errorf("trial %d (n %d, %d shards, limit %d): %s = %v, single run %v", trial, n, shards, limit, what, g, w)
 			}
 		}
-		exact("complete", got.Complete, want.Complete)
-		exact("failed", got.Failed, want.Failed)
-		exact("write errors", got.WriteErrors, want.WriteErrors)
-		exact("non-2xx", got.Non2xx, want.Non2xx)
-		exact("keep-alive", got.KeepAliveRequests, want.KeepAliveRequests)
-		exact("total read", got.TotalRead, want.TotalRead)
-		exact("body read", got.BodyRead, want.BodyRead)
-		exact("total sent", got.TotalSent, want.TotalSent)
-		exact("concurrency", got.Concurrency, want.Concurrency)
-		exact("time taken", got.Elapsed, want.Elapsed)
-		exact("rates", got.Rates, want.Rates)
-		exact("count", got.Count, want.Count)
-		exact("html table", got.HTML, want.HTML)
+		gr, wr := got.Report, want.Report
+		exact("counters", gr.Counters, wr.Counters)
+		exact("concurrency", gr.ConcurrencyLevel, wr.ConcurrencyLevel)
+		exact("time taken", gr.TimeTakenUs, wr.TimeTakenUs)
+		exact("rates", [...]float64{gr.RequestsPerSecond, gr.TimePerRequestMs, gr.TimePerRequestAllMs, gr.TransferReceivedKBPerS, gr.TransferSentKBPerS, gr.TransferTotalKBPerS},
+			[...]float64{wr.RequestsPerSecond, wr.TimePerRequestMs, wr.TimePerRequestAllMs, wr.TransferReceivedKBPerS, wr.TransferSentKBPerS, wr.TransferTotalKBPerS})
+		exact("count", got.local.count, want.local.count)
+		exact("html table", got.local.html, want.local.html)
 		tol := func(v int64) int64 {
 			if limit > 0 {
 				return 500 + v/1000 + 1 // 1 ms buckets, then the histogram's 3 digits
@@ -181,7 +176,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			return v/1000 + 1 // 3 significant digits
 		}
 		for c := Column(0); c < 4; c++ {
-			g, w := got.stats(c), want.stats(c)
+			g, w := gr.ConnectionTimes.column(c), wr.ConnectionTimes.column(c)
 			exact(columnName(c)+" min", g.MinUs, w.MinUs)
 			exact(columnName(c)+" max", g.MaxUs, w.MaxUs)
 			exact(columnName(c)+" mean", g.MeanUs, w.MeanUs)
@@ -193,20 +188,20 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 				t.Errorf("trial %d: %s median %d µs, true %d", trial, columnName(c), g.MedianUs, truth)
 			}
 		}
-		for i, p := range got.Percentiles {
-			truth := r.values[TotalColumn][percentileIndex(n, p.Percent)]
-			if d := p.Us - truth; d < -tol(truth) || d > tol(truth) {
-				t.Errorf("trial %d: %d%% = %d µs, true %d", trial, p.Percent, p.Us, truth)
+		for i, p := range gr.PercentageServed {
+			truth := r.values[TotalColumn][percentileIndex(n, int(p.Percent))]
+			if d := p.TotalUs - truth; d < -tol(truth) || d > tol(truth) {
+				t.Errorf("trial %d: %v%% = %d µs, true %d", trial, p.Percent, p.TotalUs, truth)
 			}
-			exact("percent row", p.Percent, want.Percentiles[i].Percent)
+			exact("percent row", p.Percent, wr.PercentageServed[i].Percent)
 		}
-		if !strings.Contains(got.Precision, "within") {
-			t.Errorf("no precision line: %q", got.Precision)
+		if !strings.Contains(got.local.precision, "within") {
+			t.Errorf("no precision line: %q", got.local.precision)
 		}
 		// The merged document is a document of the same schema with the same figures.
-		d := roundTrip(t, m.Document)
-		exact("doc complete", d.Report.CompleteRequests, want.Complete)
-		exact("doc mean", d.Report.ConnectionTimes.Total.MeanUs, want.Total.MeanUs)
+		d := roundTrip(t, m.Run)
+		exact("doc complete", d.Report.CompleteRequests, wr.CompleteRequests)
+		exact("doc mean", d.Report.ConnectionTimes.Total.MeanUs, wr.ConnectionTimes.Total.MeanUs)
 		exact("doc total count", d.Sums.Total.Count, int64(n))
 		exact("doc shards", len(d.Shard.Merged), shards)
 	}
@@ -242,7 +237,7 @@ func TestMergeRefusals(t *testing.T) {
 			continue
 		}
 		m, err := Merge(c.in, true, nil)
-		if err != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "--force: merged although") || !m.Document.Shard.Forced {
+		if err != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "--force: merged although") || !m.Run.Shard.Forced {
 			t.Errorf("%s --force: %v", c.name, err)
 		}
 	}
@@ -281,12 +276,12 @@ func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Document.Extended == nil || m.Document.Extended.Phases.Total.Count != 3 || m.Document.Shard.Merged[0].File == "" {
-		t.Errorf("merged document: %+v", m.Document)
+	if m.Run.Extended == nil || m.Run.Extended.Phases.Total.Count != 3 || m.Run.Shard.Merged[0].File == "" {
+		t.Errorf("merged document: %+v", m.Run)
 	}
-	for name, d := range map[string]*Document{"shard": docs[0].Doc, "merged": m.Document} {
+	for name, d := range map[string]*Run{"shard": docs[0].Doc, "merged": m.Run} {
 		var b bytes.Buffer
-		if err := WriteDocument(&b, d); err != nil {
+		if err := WriteJSON(&b, d); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{`"run": {`, `"shard": {`, `"sums": {`, `"sum_squares_us2": "`} {
@@ -313,7 +308,7 @@ func TestMergeCarriesTimelines(t *testing.T) {
 	for k := range in {
 		tl, _ := randomTimeline(3+k, time.Second, uint64(40+k))
 		in[k].Doc.StartTime = tl.Start.Add(time.Duration(k) * 100 * time.Millisecond).Format(time.RFC3339Nano)
-		in[k].Doc.Timeline = jsonTimeline(tl)
+		in[k].Doc.Timeline = tl.record()
 		for _, iv := range in[k].Doc.Timeline.Intervals {
 			want += iv.Requests
 		}
@@ -322,7 +317,7 @@ func TestMergeCarriesTimelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := m.Document.Timeline
+	tl := m.Run.Timeline
 	if tl == nil {
 		t.Fatalf("merged document has no timeline; notes %q", m.Notes)
 	}
@@ -344,7 +339,7 @@ func TestMergeCarriesTimelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Document.Timeline != nil {
+	if m.Run.Timeline != nil {
 		t.Error("merged a timeline that one document lacks")
 	}
 	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "only 2 of the 3 documents") }) {

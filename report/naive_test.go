@@ -120,24 +120,25 @@ func TestSummarizeMatchesNaiveTranscription(t *testing.T) {
 		}
 		want := naiveAB(s.Exact())
 		got := Summarize(&client.Result{Complete: n, Elapsed: time.Second, Samples: s}, Options{Concurrency: 1})
-		for c, cs := range []ColumnStats{got.Connect, got.Processing, got.Waiting, got.Total} {
-			if cs.Min != want.min[c] || cs.Mean != want.mean[c] || cs.Median != want.median[c] || cs.Max != want.max[c] ||
-				cs.SD != want.sd[c] {
+		ct := got.Report.ConnectionTimes
+		for c, cs := range []ColumnStats{ct.Connect, ct.Processing, ct.Waiting, ct.Total} {
+			if cs.MinMs != want.min[c] || cs.MeanMs != want.mean[c] || cs.MedianMs != want.median[c] || cs.MaxMs != want.max[c] ||
+				cs.SDMs != want.sd[c] {
 				t.Fatalf("trial %d (n=%d) column %d: got %d %d %v %d %d, ab's arithmetic gives %d %d %v %d %d",
-					trial, n, c, cs.Min, cs.Mean, cs.SD, cs.Median, cs.Max,
+					trial, n, c, cs.MinMs, cs.MeanMs, cs.SDMs, cs.MedianMs, cs.MaxMs,
 					want.min[c], want.mean[c], want.sd[c], want.median[c], want.max[c])
 			}
 			if wantConf := confidenceOf(want.mean[c], want.median[c], want.sd[c]); cs.Confidence != wantConf {
 				t.Fatalf("trial %d column %d: confidence %v, want %v", trial, c, cs.Confidence, wantConf)
 			}
 		}
-		for i, p := range got.Percentiles {
-			if p.Ms != want.percentiles[i] {
-				t.Fatalf("trial %d (n=%d): %d%% = %d, want %d", trial, n, p.Percent, p.Ms, want.percentiles[i])
+		for i, p := range got.Report.PercentageServed {
+			if p.TotalMs != want.percentiles[i] {
+				t.Fatalf("trial %d (n=%d): %v%% = %d, want %d", trial, n, p.Percent, p.TotalMs, want.percentiles[i])
 			}
 		}
 		for i := range 101 {
-			if v := float64(got.CSV[i]) / 1000; v != want.csv[i] {
+			if v := float64(got.local.csv[i]) / 1000; v != want.csv[i] {
 				t.Fatalf("trial %d (n=%d): csv row %d = %v, want %v", trial, n, i, v, want.csv[i])
 			}
 		}

@@ -34,7 +34,7 @@ func TestHTTP2ConcurrencyFigures(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, b.String())
 		}
 	}
-	d := NewDocument(s)
+	d := s
 	if d.Report.ConcurrencyLevel != 20 || d.Report.Connections != 2 || d.Report.StreamsPerConnection != 10 {
 		t.Errorf("JSON: concurrency %d, connections %d, streams %d", d.Report.ConcurrencyLevel, d.Report.Connections, d.Report.StreamsPerConnection)
 	}
@@ -57,13 +57,13 @@ func TestRateModeTimePerRequestIsMeasuredMean(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "Time per request:       5.504 [ms] (mean)\n" // the Total column's mean, 5504 µs
-	if s.Total.MeanUs != 5504 || !strings.Contains(b.String(), want) {
-		t.Errorf("mean %d µs; want %q in\n%s", s.Total.MeanUs, want, b.String())
+	if s.Report.ConnectionTimes.Total.MeanUs != 5504 || !strings.Contains(b.String(), want) {
+		t.Errorf("mean %d µs; want %q in\n%s", s.Report.ConnectionTimes.Total.MeanUs, want, b.String())
 	}
 	res, _ := extFixture()
 	res.Extra.Rate = nil
-	if s := Summarize(res, Options{Concurrency: 2}); s.Rates.TimePerRequest != 500 { // 2 × 2500 ms / 10
-		t.Errorf("outside rate mode Time per request = %v, want ab's 500", s.Rates.TimePerRequest)
+	if s := Summarize(res, Options{Concurrency: 2}); s.Report.TimePerRequestMs != 500 { // 2 × 2500 ms / 10
+		t.Errorf("outside rate mode Time per request = %v, want ab's 500", s.Report.TimePerRequestMs)
 	}
 }
 
@@ -95,45 +95,45 @@ func TestPercentilesPastTheStore(t *testing.T) {
 	ps := []float64{10, 50, 90, 99}
 	exact := Summarize(pastStore(0), Options{Concurrency: 1, Percentiles: ps})
 	past := Summarize(pastStore(100), Options{Concurrency: 1, Percentiles: ps})
-	if exact.FromHistograms || !past.FromHistograms || !past.PercentilesFromHDR || exact.PercentilesFromHDR {
-		t.Fatalf("modes: exact %v/%v, past %v/%v", exact.FromHistograms, exact.PercentilesFromHDR, past.FromHistograms, past.PercentilesFromHDR)
+	if exact.Report.StatisticsFromHistogram || !past.Report.StatisticsFromHistogram || !past.local.hdrPercentiles || exact.local.hdrPercentiles {
+		t.Fatalf("modes: exact %v/%v, past %v/%v", exact.Report.StatisticsFromHistogram, exact.local.hdrPercentiles, past.Report.StatisticsFromHistogram, past.local.hdrPercentiles)
 	}
 	for i, p := range ps {
-		e, h := exact.PercentileTable[i], past.PercentileTable[i]
+		e, h := exact.Percentiles[i], past.Percentiles[i]
 		for _, c := range [][2]int64{{e.ConnectUs, h.ConnectUs}, {e.WaitingUs, h.WaitingUs}, {e.TotalUs, h.TotalUs}} {
 			// 3 significant digits: within 0.1 % (bucket tops, never below).
 			if c[1] < c[0] || float64(c[1]-c[0]) > 0.001*float64(c[0]) {
 				t.Errorf("p%v: HDR %d µs, exact %d µs", p, c[1], c[0])
 			}
 		}
-		if h.TotalUs == int64(past.Total.MinUs) {
+		if h.TotalUs == past.Report.ConnectionTimes.Total.MinUs {
 			t.Errorf("p%v is the minimum (%d µs)", p, h.TotalUs)
 		}
 	}
-	if got := past.PercentileTable[0].TotalUs; got != 162 { // nearest rank 100 (1-based) of 63…1062
+	if got := past.Percentiles[0].TotalUs; got != 162 { // nearest rank 100 (1-based) of 63…1062
 		t.Errorf("p10 = %d µs, want 162", got)
 	}
 	var b bytes.Buffer
 	if err := WritePercentiles(&b, past); err != nil || !strings.Contains(b.String(), "from HDR histograms of all 1000: 3 significant digits") {
 		t.Errorf("title does not state the precision:\n%s", b.String())
 	}
-	if d := NewDocument(past); d.PercentilesSource != "hdr_histogram" || d.Percentiles[0].TotalUs != 162 {
+	if d := past; d.PercentilesSource != "hdr_histogram" || d.Percentiles[0].TotalUs != 162 {
 		t.Errorf("JSON: source %q, p10 %d", d.PercentilesSource, d.Percentiles[0].TotalUs)
 	}
-	if d := NewDocument(exact); d.PercentilesSource != "exact" {
+	if d := exact; d.PercentilesSource != "exact" {
 		t.Errorf("JSON: source %q", d.PercentilesSource)
 	}
 	// Without the client's histograms: 1 ms buckets, and the title says so.
 	res := pastStore(100)
 	res.Extra = nil
 	old := Summarize(res, Options{Concurrency: 1, Percentiles: ps})
-	if old.PercentilesFromHDR || NewDocument(old).PercentilesSource != "1ms_buckets" {
-		t.Errorf("no HDR histograms: %v", old.PercentilesFromHDR)
+	if old.local.hdrPercentiles || old.PercentilesSource != "1ms_buckets" {
+		t.Errorf("no HDR histograms: %v", old.local.hdrPercentiles)
 	}
 	// --fail-if reads the same percentiles.
 	th, _ := threshold.Parse("p10<163us")
-	if s := Summarize(pastStore(100), Options{Concurrency: 1, FailIf: []threshold.Threshold{th}}); s.ThresholdsFailed || s.Thresholds[0].Actual != 162 {
-		t.Errorf("threshold on p10: %+v", s.Thresholds)
+	if s := Summarize(pastStore(100), Options{Concurrency: 1, FailIf: []threshold.Threshold{th}}); s.ThresholdsFailed() || s.local.verdicts[0].Actual != 162 {
+		t.Errorf("threshold on p10: %+v", s.local.verdicts)
 	}
 }
 
@@ -143,12 +143,12 @@ func TestCGIInJSON(t *testing.T) {
 		Spawn: []uint32{3000, 1000, 2000}, FirstByte: []uint32{400, 600, 1499}, Output: []uint32{10_000, 10_000, 10_000},
 		Reap: []uint32{0, 0, 1}, ChildCPU: []uint32{123_456, 0, 1_000_000},
 	}, Samples: samples.New(3, 0), StatusCounts: map[int]int{}, FirstError: map[string]string{}}
-	d := NewDocument(Summarize(res, Options{Concurrency: 1}))
+	d := Summarize(res, Options{Concurrency: 1})
 	if d.CGI == nil || d.CGI.Count != 3 || d.CGI.Spawn.MedianMs != 3 || d.CGI.ChildCPU.MeanUs != 374485 || d.CGI.ChildCPU.MaxMs != 1000 {
 		t.Fatalf("CGI in JSON: %+v", d.CGI)
 	}
 	var b bytes.Buffer
-	if err := WriteDocument(&b, d); err != nil {
+	if err := WriteJSON(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	schema := loadSchema(t)
@@ -157,7 +157,7 @@ func TestCGIInJSON(t *testing.T) {
 	for _, e := range errs {
 		t.Error(e)
 	}
-	if d := NewDocument(Summarize(histogramResult(0), histogramOptions)); d.CGI != nil {
+	if d := Summarize(histogramResult(0), histogramOptions); d.CGI != nil {
 		t.Errorf("a CGI section outside --cgi")
 	}
 }
@@ -176,7 +176,7 @@ func TestShortRunHasNoCPUShare(t *testing.T) {
 		strings.Contains(b.String(), "of one core,") {
 		t.Errorf("short run:\n%s", b.String())
 	}
-	d := NewDocument(s)
+	d := s
 	if c := d.Extended.ClientCPU; c == nil || c.PercentOfOneCore != nil || c.CoresBusy != nil || c.UserMs != 1500 {
 		t.Errorf("JSON client CPU %+v", c)
 	}

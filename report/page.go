@@ -21,7 +21,7 @@ import (
 // PageRun is one run on the page.
 type PageRun struct {
 	Label string
-	Doc   *Document   // its JSON document: ab's figures, environment, ending
+	Doc   *Run        // its record: ab's figures, environment, ending
 	Chart *chart.Data // its chart data (Table: the percentile table)
 }
 
@@ -143,7 +143,7 @@ func runView(r PageRun) pageRunView {
 			v.Times = append(v.Times, []string{"", "min", "mean", "[+/-sd]", "median", "max"})
 			for _, c := range []struct {
 				name string
-				col  JSONColumn
+				col  ColumnStats
 			}{{"Connect", ct.Connect}, {"Processing", ct.Processing}, {"Waiting", ct.Waiting}, {"Total", ct.Total}} {
 				v.Times = append(v.Times, []string{c.name, ms3(float64(c.col.MinUs)), ms3(float64(c.col.MeanUs)),
 					fmt.Sprintf("%.3f", c.col.SDUs/1000), ms3(float64(c.col.MedianUs)), ms3(float64(c.col.MaxUs))})

@@ -45,24 +45,18 @@ var percentileColumns = [...]struct {
 	{"Total", TotalColumn},
 }
 
-// PercentileRow is one row of the --percentiles table, in µs.
-type PercentileRow struct {
-	Percent                       float64
-	ConnectUs, WaitingUs, TotalUs int64
-}
-
 // percentileRows computes the --percentiles values: for each p the value of
 // the nearest rank (samples.NearestRank, HdrHistogram's rule) in each column
 // sorted on its own (exact µs; past the exact store from the HDR histograms,
 // 3 significant digits, or 1 ms buckets when the client kept none).
-func percentileRows(s *Summary, ps []float64) []PercentileRow {
+func (t *tables) percentileRows(ps []float64) []PercentileRow {
 	rows := make([]PercentileRow, len(ps))
 	for i, p := range ps {
 		rows[i] = PercentileRow{
 			Percent:   p,
-			ConnectUs: s.FinePercentile(ConnectColumn, p),
-			WaitingUs: s.FinePercentile(WaitingColumn, p),
-			TotalUs:   s.FinePercentile(TotalColumn, p),
+			ConnectUs: t.finePercentile(ConnectColumn, p),
+			WaitingUs: t.finePercentile(WaitingColumn, p),
+			TotalUs:   t.finePercentile(TotalColumn, p),
 		}
 	}
 	return rows
@@ -75,49 +69,50 @@ type hdrColumns struct{ connect, waiting, total *samples.Dist }
 // useHDRPast makes the finer percentiles come from the client's HDR
 // histograms once the exact store overflowed, if the client kept them for
 // exactly the requests the tables count.
-func (s *Summary) useHDRPast(res *client.Result) {
+func (t *tables) useHDRPast(r *Run, res *client.Result) {
 	x := res.Extra
-	if !s.FromHistograms || x == nil {
+	if !r.Report.StatisticsFromHistogram || x == nil {
 		return
 	}
 	h := &hdrColumns{connect: &x.Connect, waiting: &x.Phases[client.PhaseWait], total: &x.Phases[client.PhaseTotal]}
-	n := int64(s.Count)
+	n := int64(t.n)
 	if h.connect.Count != n || h.waiting.Count != n || h.total.Count != n {
 		return
 	}
-	s.hdr, s.PercentilesFromHDR = h, true
+	t.hdr, r.local.hdrPercentiles = h, true
 }
 
-// FinePercentile is the column's value in µs at percent p for the tables
+// finePercentile is the column's value in µs at percent p for the tables
 // beyond ab's (--percentiles, --fail-if): the nearest rank's value
 // (samples.NearestRank) among the exact samples, or past the exact store the
 // highest value of the HDR bucket (3 significant digits) holding that rank,
 // within the exact min and max, as HdrHistogram's ValueAtQuantile reads it.
-func (s *Summary) FinePercentile(c Column, p float64) int64 {
-	if s.hdr == nil || s.Count == 0 {
-		return s.Percentile(c, p)
+func (t *tables) finePercentile(c Column, p float64) int64 {
+	if t.hdr == nil || t.n == 0 {
+		return t.percentile(c, p)
 	}
-	d := s.hdr.total
+	d := t.hdr.total
 	switch c {
 	case ConnectColumn:
-		d = s.hdr.connect
+		d = t.hdr.connect
 	case WaitingColumn:
-		d = s.hdr.waiting
+		d = t.hdr.waiting
 	}
 	return d.Percentile(p)
 }
 
 // percentileTitle says the unit, the rank rule and where the values come
 // from.
-func percentileTitle(s *Summary) string {
-	if s.Precision != "" {
+func percentileTitle(r *Run) string {
+	rp := r.Report
+	if r.local.precision != "" {
 		return "Percentage of the requests served within a certain time (µs, nearest rank; from merged histograms)"
 	}
-	if s.PercentilesFromHDR {
-		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; past the first %d requests, from HDR histograms of all %d: 3 significant digits, bucket tops)", s.ExactSamples, s.Count)
+	if r.local.hdrPercentiles {
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; past the first %d requests, from HDR histograms of all %d: 3 significant digits, bucket tops)", rp.ExactSamples, r.local.count)
 	}
-	if s.FromHistograms {
-		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; exact for the first %d requests, then 1 ms buckets)", s.ExactSamples)
+	if rp.StatisticsFromHistogram {
+		return fmt.Sprintf("Percentage of the requests served within a certain time (µs, nearest rank; exact for the first %d requests, then 1 ms buckets)", rp.ExactSamples)
 	}
 	return "Percentage of the requests served within a certain time (µs, nearest rank, exact)"
 }
@@ -127,9 +122,9 @@ func percentileTitle(s *Summary) string {
 // Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written
 // without the option or when fewer than two requests were recorded (as ab's
 // own table).
-func WritePercentiles(w io.Writer, s *Summary) error {
-	rows := s.PercentileTable
-	if s.Count < 2 || len(rows) == 0 {
+func WritePercentiles(w io.Writer, r *Run) error {
+	rows := r.Percentiles
+	if r.local.count < 2 || len(rows) == 0 {
 		return nil
 	}
 	labelWidth := 5 // ab's "  50%" and " 100%"
@@ -139,7 +134,7 @@ func WritePercentiles(w io.Writer, s *Summary) error {
 		}
 	}
 	e := newErrWriter(w)
-	e.printf("\n%s\n", percentileTitle(s))
+	e.printf("\n%s\n", percentileTitle(r))
 	e.printf("%*s", labelWidth, "")
 	widths := make([]int, len(percentileColumns))
 	for i, c := range percentileColumns {

@@ -76,7 +76,7 @@ func TestPercentileRowsUseNearestRank(t *testing.T) {
 		ps[i] = c.p
 	}
 	s := Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: ps})
-	for i, r := range s.PercentileTable {
+	for i, r := range s.Percentiles {
 		c := cases[i]
 		if r.ConnectUs != c.connect || r.WaitingUs != c.wait || r.TotalUs != c.total {
 			t.Errorf("p%v = %d/%d/%d, want %d/%d/%d", c.p, r.ConnectUs, r.WaitingUs, r.TotalUs, c.connect, c.wait, c.total)
@@ -191,11 +191,11 @@ func TestJSONPercentilesAreValueAtQuantile(t *testing.T) {
 	checked, abDiffers := 0, 0
 	for seed, n := range []int{1000, 1234, 3007, 999} {
 		s := Summarize(sparseRun(n, 100, uint64(seed)), Options{Concurrency: 1, Percentiles: ps})
-		if !s.PercentilesFromHDR {
+		if !s.local.hdrPercentiles {
 			t.Fatal("the --percentiles table does not come from the HDR histograms")
 		}
 		var b bytes.Buffer
-		if err := WriteDocument(&b, NewDocument(s)); err != nil {
+		if err := WriteJSON(&b, s); err != nil {
 			t.Fatal(err)
 		}
 		var doc map[string]any

@@ -15,37 +15,13 @@ import (
 // a sharded run ("shard"), and per timing column the exact sums ab's
 // arithmetic needs plus an HDR histogram ("sums").
 
-// RunInfo is the command line's part that decides whether two documents
-// measured the same thing (report.Options has the rest: -k, -p, -l, -d, -S).
+// RunInfo is the document's "run" section: the command line's part that
+// decides whether two documents measured the same thing.
 type RunInfo struct {
-	URL           string
-	Method        string
-	RequestSHA256 string // of the request bytes and body as sent
-	Protocol      string // "http1.0", "http1.1", "http2", "cgi"
-	// This process's -n, -c and --rate (a shard's shares).
-	Requests, Concurrency int
-	RatePerS              float64
-	TimeLimit             time.Duration
-	TLS                   bool
-	Shard                 *ShardInfo // nil when the run is not a shard
-}
-
-// ShardInfo is a shard's place in its run.
-type ShardInfo struct {
-	Index, Count int
-	RunID        string
-	StartAt      time.Time // zero without --start-at
-	// The whole run's -n, -c and --rate.
-	Requests, Concurrency int
-	RatePerS              float64
-}
-
-// JSONRun is the document's "run" section.
-type JSONRun struct {
 	URL           string `json:"url"`
 	Method        string `json:"method"`
-	RequestSHA256 string `json:"request_sha256"`
-	Protocol      string `json:"protocol"`
+	RequestSHA256 string `json:"request_sha256"` // of the request bytes and body as sent
+	Protocol      string `json:"protocol"`       // "http1.0", "http1.1", "http2", "http3", "cgi"
 	// Requests, Concurrency and RatePerS are this process's (a shard's shares).
 	Requests       int     `json:"requests"`
 	Concurrency    int     `json:"concurrency"`
@@ -59,8 +35,8 @@ type JSONRun struct {
 	TLS            bool    `json:"tls"`
 }
 
-// JSONShard is the "shard" section: set by --shard, and in merged documents.
-type JSONShard struct {
+// Shard is the "shard" section: set by --shard, and in merged documents.
+type Shard struct {
 	// Index counts from 0; Count is the number of shards of the run.
 	Index int    `json:"index"`
 	Count int    `json:"count"`
@@ -76,86 +52,70 @@ type JSONShard struct {
 	// Merged is set in a merged document: the shards' indexes it combines and
 	// each one's start delay; Forced says gab merge --force combined
 	// documents it would otherwise have refused.
-	Merged []JSONMergedShard `json:"merged,omitempty"`
-	Forced bool              `json:"forced,omitempty"`
+	Merged []MergedShard `json:"merged,omitempty"`
+	Forced bool          `json:"forced,omitempty"`
 }
 
-// JSONMergedShard is one input of a merged document.
-type JSONMergedShard struct {
+// MergedShard is one input of a merged document.
+type MergedShard struct {
 	Index        int    `json:"index"`
 	File         string `json:"file"`
 	StartTime    string `json:"start_time"`
 	StartDelayUs *int64 `json:"start_delay_us,omitempty"`
 }
 
-// JSONColumnSums are one timing column's exact sums over every recorded
+// ColumnSums are one timing column's exact sums over every recorded
 // request, and its histogram.
-type JSONColumnSums struct {
+type ColumnSums struct {
 	Count int64  `json:"count"`
 	MinUs int64  `json:"min_us"`
 	MaxUs int64  `json:"max_us"`
 	SumUs uint64 `json:"sum_us"`
 	// SumSquaresUs2 is Σx² in µs², a decimal integer in a string (it can pass
 	// 2^64, and JSON readers often hold numbers as doubles).
-	SumSquaresUs2 string        `json:"sum_squares_us2"`
-	Histogram     JSONHistogram `json:"histogram"`
+	SumSquaresUs2 string    `json:"sum_squares_us2"`
+	Histogram     Histogram `json:"histogram"`
 }
 
-// JSONSums is the "sums" section.
-type JSONSums struct {
-	Connect    JSONColumnSums `json:"connect"`
-	Processing JSONColumnSums `json:"processing"`
-	Waiting    JSONColumnSums `json:"waiting"`
-	Total      JSONColumnSums `json:"total"`
+// Sums is the "sums" section.
+type Sums struct {
+	Connect    ColumnSums `json:"connect"`
+	Processing ColumnSums `json:"processing"`
+	Waiting    ColumnSums `json:"waiting"`
+	Total      ColumnSums `json:"total"`
 	// HistogramPrecision says how the histograms were filled: "3 significant
 	// digits" from the exact samples, or "1 ms" from the 1 ms buckets a run
 	// keeps past --sample-limit.
 	HistogramPrecision string `json:"histogram_precision"`
 }
 
-// Histogram precisions of JSONSums.
+// Histogram precisions of Sums.
 const (
 	PrecisionHDR = "3 significant digits"
 	PrecisionMs  = "1 ms"
 )
 
-func jsonRun(s *Summary) *JSONRun {
-	r := s.Run
-	return &JSONRun{
-		URL: r.URL, Method: r.Method, RequestSHA256: r.RequestSHA256, Protocol: r.Protocol,
-		Requests: r.Requests, Concurrency: r.Concurrency, RatePerS: r.RatePerS,
-		TimeLimitS: r.TimeLimit.Seconds(), KeepAlive: s.KeepAlive, BodySent: s.BodySent,
-		VariableLength: s.VariableLength, NoPercentiles: s.NoPercentiles,
-		NoConfidence: s.NoConfidence, TLS: r.TLS,
+// column is the sums of ab's column c.
+func (s *Sums) column(c Column) *ColumnSums {
+	return [...]*ColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}[c]
+}
+
+// runSection is the run section of a run with the options o.
+func runSection(o Options) *RunInfo {
+	r := *o.Run
+	r.KeepAlive, r.BodySent, r.VariableLength, r.NoPercentiles, r.NoConfidence =
+		o.KeepAlive, o.BodySent, o.VariableLength, o.NoPercentiles, o.NoConfidence
+	return &r
+}
+
+// shardSection is the shard section of a shard that started at start.
+func shardSection(sh *Shard, start time.Time) *Shard {
+	out := *sh
+	if at, err := time.Parse(time.RFC3339Nano, sh.StartAt); err == nil && sh.StartAt != "" {
+		d := start.Sub(at).Microseconds()
+		out.StartDelayUs = &d
 	}
-}
-
-func jsonShard(sh *ShardInfo, start time.Time) *JSONShard {
-	j := &JSONShard{Index: sh.Index, Count: sh.Count, RunID: sh.RunID,
-		TotalRequests: sh.Requests, TotalConcurrency: sh.Concurrency, TotalRatePerS: sh.RatePerS}
-	if !sh.StartAt.IsZero() {
-		j.StartAt = sh.StartAt.UTC().Format(time.RFC3339Nano)
-		d := start.Sub(sh.StartAt).Microseconds()
-		j.StartDelayUs = &d
-	}
-	return j
-}
-
-// ColumnSums are the timing columns' exact sums and histograms over every
-// recorded request (the JSON document's "sums"), in Column order.
-type ColumnSums struct {
-	Columns [4]ColumnSum
-	// Precision is PrecisionHDR (histograms filled from the exact samples) or
-	// PrecisionMs (from the 1 ms buckets kept past --sample-limit).
-	Precision string
-}
-
-// ColumnSum is one column's exact figures and histogram.
-type ColumnSum struct {
-	Count, Sum uint64
-	Min, Max   int64
-	SumSquares *big.Int
-	Hist       *hdrhistogram.Histogram
+	return &out
 }
 
 // columnAcc accumulates one column exactly.
@@ -181,9 +141,13 @@ func (c *columnAcc) add(v uint32) {
 	_ = c.hist.RecordValue(int64(v)) // cannot fail: a uint32 µs is below the histogram's highest value
 }
 
-func (c *columnAcc) figures() ColumnSum {
-	return ColumnSum{Count: c.count, Sum: c.sum, Min: int64(c.min), Max: int64(c.max),
-		SumSquares: uint128(c.sqHi, c.sqLo), Hist: c.hist}
+func (c *columnAcc) sums() ColumnSums {
+	return columnSumsOf(c.count, c.sum, int64(c.min), int64(c.max), uint128(c.sqHi, c.sqLo), c.hist)
+}
+
+func columnSumsOf(count, sum uint64, minUs, maxUs int64, sq *big.Int, h *hdrhistogram.Histogram) ColumnSums {
+	return ColumnSums{Count: int64(count), MinUs: minUs, MaxUs: maxUs, SumUs: sum,
+		SumSquaresUs2: sq.String(), Histogram: histogramOf(h)}
 }
 
 func uint128(hi, lo uint64) *big.Int {
@@ -192,12 +156,12 @@ func uint128(hi, lo uint64) *big.Int {
 }
 
 // columnSums computes the columns' sums and histograms from the sample store.
-func columnSums(store *samples.Store) *ColumnSums {
-	s := &ColumnSums{Precision: PrecisionHDR}
+func columnSums(store *samples.Store) *Sums {
+	s := &Sums{HistogramPrecision: PrecisionHDR}
 	if h := store.Histograms(); h != nil {
-		s.Precision = PrecisionMs
-		for c := range s.Columns {
-			s.Columns[c] = bucketSums(h.Field(Column(c)))
+		s.HistogramPrecision = PrecisionMs
+		for c := range 4 {
+			*s.column(Column(c)) = bucketSums(h.Field(Column(c)))
 		}
 		return s
 	}
@@ -211,14 +175,14 @@ func columnSums(store *samples.Store) *ColumnSums {
 		}
 	}
 	for c := range acc {
-		s.Columns[c] = acc[c].figures()
+		*s.column(Column(c)) = acc[c].sums()
 	}
 	return s
 }
 
 // bucketSums is a column kept in 1 ms buckets: its sums are exact, its
 // histogram holds each bucket's count at the bucket's value.
-func bucketSums(col *samples.Column) ColumnSum {
+func bucketSums(col *samples.Column) ColumnSums {
 	h := samples.NewHist()
 	for k := range col.Buckets {
 		if n := col.Buckets[k].Load(); n > 0 {
@@ -230,24 +194,13 @@ func bucketSums(col *samples.Column) ColumnSum {
 		_ = h.RecordValues(int64(col.Max()), int64(n))
 	}
 	hi, lo := col.SumSquares()
-	return ColumnSum{Count: col.Count.Load(), Sum: col.Sum.Load(), Min: int64(col.Min()), Max: int64(col.Max()),
-		SumSquares: uint128(hi, lo), Hist: h}
-}
-
-func jsonSums(cs *ColumnSums) *JSONSums {
-	s := &JSONSums{HistogramPrecision: cs.Precision}
-	for c, out := range [4]*JSONColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total} {
-		x := &cs.Columns[c]
-		*out = JSONColumnSums{Count: int64(x.Count), MinUs: x.Min, MaxUs: x.Max, SumUs: x.Sum,
-			SumSquaresUs2: x.SumSquares.String(), Histogram: jsonHistogram(x.Hist)}
-	}
-	return s
+	return columnSumsOf(col.Count.Load(), col.Sum.Load(), int64(col.Min()), int64(col.Max()), uint128(hi, lo), h)
 }
 
 // Dist is the distribution the column's sums describe: its histogram with
 // the exact count, min and max (percentiles as samples.Dist reads them).
-func (s *JSONColumnSums) Dist() (samples.Dist, error) {
-	h, err := decodeHistogram(&s.Histogram)
+func (s *ColumnSums) Dist() (samples.Dist, error) {
+	h, err := s.Histogram.decode()
 	if err != nil {
 		return samples.Dist{}, err
 	}

@@ -35,15 +35,17 @@ var histogramOptions = Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurr
 
 func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	exact := Summarize(histogramResult(0), histogramOptions)
-	hist := Summarize(histogramResult(4), histogramOptions)
-	if exact.FromHistograms || !hist.FromHistograms {
-		t.Fatalf("FromHistograms = %v (exact store), %v (limit 4)", exact.FromHistograms, hist.FromHistograms)
+	histRes := histogramResult(4)
+	hist := Summarize(histRes, histogramOptions)
+	ht := tablesOf(hist, histRes)
+	if exact.Report.StatisticsFromHistogram || !hist.Report.StatisticsFromHistogram {
+		t.Fatalf("FromHistograms = %v (exact store), %v (limit 4)", exact.Report.StatisticsFromHistogram, hist.Report.StatisticsFromHistogram)
 	}
-	if hist.ExactSamples != 4 || hist.Count != 9 || exact.Count != 9 {
-		t.Errorf("ExactSamples = %d, Count = %d/%d; want 4 and 9", hist.ExactSamples, hist.Count, exact.Count)
+	if hist.Report.ExactSamples != 4 || hist.local.count != 9 || exact.local.count != 9 {
+		t.Errorf("ExactSamples = %d, Count = %d/%d; want 4 and 9", hist.Report.ExactSamples, hist.local.count, exact.local.count)
 	}
 	for _, c := range []Column{ConnectColumn, ProcessingColumn, WaitingColumn, TotalColumn} {
-		e, h := exact.stats(c), hist.stats(c)
+		e, h := exact.Report.ConnectionTimes.column(c), hist.Report.ConnectionTimes.column(c)
 		if e.MinUs != h.MinUs || e.MaxUs != h.MaxUs || e.MeanUs != h.MeanUs {
 			t.Errorf("column %d: min/max/mean %d/%d/%d from histograms, %d/%d/%d exact",
 				c, h.MinUs, h.MaxUs, h.MeanUs, e.MinUs, e.MaxUs, e.MeanUs)
@@ -54,31 +56,32 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	}
 	// The median's two values become bucket values: (7000+7000)/2 instead of
 	// (7000+7499)/2; both print 7 ms.
-	if exact.Total.MedianUs != 7249 || hist.Total.MedianUs != 7000 || hist.Total.Median != 7 {
+	et, htot := &exact.Report.ConnectionTimes.Total, &hist.Report.ConnectionTimes.Total
+	if et.MedianUs != 7249 || htot.MedianUs != 7000 || htot.MedianMs != 7 {
 		t.Errorf("total median: exact %d µs, histograms %d µs (%d ms); want 7249, 7000 (7)",
-			exact.Total.MedianUs, hist.Total.MedianUs, hist.Total.Median)
+			et.MedianUs, htot.MedianUs, htot.MedianMs)
 	}
 	wantMs := []int64{7, 7, 8, 10, 50, 50, 50, 50, 50}
-	for i, p := range hist.Percentiles {
-		if p.Ms != wantMs[i] || exact.Percentiles[i].Ms != wantMs[i] {
-			t.Errorf("%d%%: %d ms from histograms, %d exact; want %d", p.Percent, p.Ms, exact.Percentiles[i].Ms, wantMs[i])
+	for i, p := range hist.Report.PercentageServed {
+		if p.TotalMs != wantMs[i] || exact.Report.PercentageServed[i].TotalMs != wantMs[i] {
+			t.Errorf("%v%%: %d ms from histograms, %d exact; want %d", p.Percent, p.TotalMs, exact.Report.PercentageServed[i].TotalMs, wantMs[i])
 		}
 	}
 	// The first and last ranks are the exact min and max; others bucket values.
-	if got := hist.Percentile(TotalColumn, 0); got != 1200 {
+	if got := ht.percentile(TotalColumn, 0); got != 1200 {
 		t.Errorf("0th percentile = %d, want the exact min 1200", got)
 	}
-	if got := hist.Percentile(TotalColumn, 12); got != 1200 {
+	if got := ht.percentile(TotalColumn, 12); got != 1200 {
 		t.Errorf("12th percentile (rank 1 of 9) = %d, want the exact min 1200", got)
 	}
-	if got := hist.Percentile(TotalColumn, 20); got != 2000 {
+	if got := ht.percentile(TotalColumn, 20); got != 2000 {
 		t.Errorf("20th percentile (rank 2 of 9) = %d, want its bucket 2000", got)
 	}
-	if got := hist.Percentile(TotalColumn, 100); got != 50000 {
+	if got := ht.percentile(TotalColumn, 100); got != 50000 {
 		t.Errorf("100th percentile = %d, want the exact max 50000", got)
 	}
-	if hist.HTML != exact.HTML {
-		t.Errorf("HTML table %+v from histograms, %+v exact", hist.HTML, exact.HTML)
+	if hist.local.html != exact.local.html {
+		t.Errorf("HTML table %+v from histograms, %+v exact", hist.local.html, exact.local.html)
 	}
 
 	var out bytes.Buffer
@@ -100,6 +103,12 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	}
 }
 
+// tablesOf is the rank queries over a summarized run's requests (its store
+// sorted by Summarize already).
+func tablesOf(r *Run, res *client.Result) *tables {
+	return &tables{ranks: res.Samples.Ranks(), n: r.local.count}
+}
+
 func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 	res := histogramResult(0)
 	s := Summarize(res, histogramOptions)
@@ -110,8 +119,8 @@ func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 	want := slices.Clone(histogramTotals)
 	slices.Sort(want)
 	for i, smp := range got {
-		if smp.Total != want[i] || s.valueAt(TotalColumn, i) != int64(want[i]) {
-			t.Errorf("rank %d: sample total %d, valueAt %d; want %d", i, smp.Total, s.valueAt(TotalColumn, i), want[i])
+		if smp.Total != want[i] || tablesOf(s, res).valueAt(TotalColumn, i) != int64(want[i]) {
+			t.Errorf("rank %d: sample total %d, valueAt %d; want %d", i, smp.Total, tablesOf(s, res).valueAt(TotalColumn, i), want[i])
 		}
 	}
 }
@@ -141,11 +150,11 @@ func TestPercentileFractional(t *testing.T) {
 		{WaitingColumn, 90, 1800},
 		{ProcessingColumn, 50, 4500}, // 9·(1000−i): rank 500 is 9·500
 	} {
-		if got := s.Percentile(tc.c, tc.p); got != tc.want {
+		if got := tablesOf(s, res).percentile(tc.c, tc.p); got != tc.want {
 			t.Errorf("Percentile(%d, %v) = %d, want %d", tc.c, tc.p, got, tc.want)
 		}
 	}
-	if got := (&Summary{}).Percentile(TotalColumn, 50); got != 0 {
+	if got := (&tables{}).percentile(TotalColumn, 50); got != 0 {
 		t.Errorf("Percentile without samples = %d, want 0", got)
 	}
 }
@@ -161,7 +170,7 @@ func TestTextWithoutCompletedRequests(t *testing.T) {
 		t.Errorf("the report must stop after HTML transferred when done = 0:\n%s", out.String())
 	}
 	out.Reset()
-	s.HTMLAttrs = HTMLAttrs{Cell: "bgcolor=white"}
+	s.local.htmlAttrs = HTMLAttrs{Cell: "bgcolor=white"}
 	if err := WriteHTML(&out, s); err != nil {
 		t.Fatal(err)
 	}
@@ -390,13 +399,13 @@ func TestFilesAgreeWithPercentileTable(t *testing.T) {
 		t.Fatalf("-g file has %d rows, want 1001", len(rows))
 	}
 	ttime := func(i int) string { return strings.Split(rows[i], "\t")[4] }
-	for _, p := range s.Percentiles {
-		if got, want := ttime(percentileIndex(s.Count, p.Percent)), strconv.FormatInt(p.Ms, 10); got != want {
-			t.Errorf("%d%%: -g row has ttime %s, the table says %s", p.Percent, got, want)
+	for _, p := range s.Report.PercentageServed {
+		if got, want := ttime(percentileIndex(s.local.count, int(p.Percent))), strconv.FormatInt(p.TotalMs, 10); got != want {
+			t.Errorf("%v%%: -g row has ttime %s, the table says %s", p.Percent, got, want)
 		}
 	}
 	for i := 0; i <= 100; i++ {
-		if got, want := ttime(csvIndex(s.Count, i)), strconv.FormatInt(roundMs(s.CSV[i]), 10); got != want {
+		if got, want := ttime(csvIndex(s.local.count, i)), strconv.FormatInt(roundMs(s.local.csv[i]), 10); got != want {
 			t.Errorf("-e row %d: -g row has ttime %s, the -e value rounds to %s", i, got, want)
 		}
 	}

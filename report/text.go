@@ -34,93 +34,96 @@ func port16(p int) uint16 { return uint16(p) }
 // WriteText writes ab's text report (the figures, then the Connection Times
 // and percentile tables), starting with "\n\n" and
 // ending after the last table line.
-func WriteText(w io.Writer, s *Summary) error {
+func WriteText(w io.Writer, r *Run) error {
+	rp := r.Report
+	if rp == nil {
+		return nil
+	}
 	e := newErrWriter(w)
 	e.printf("\n\n")
-	e.printf("Server Software:        %s\n", s.ServerSoftware)
-	e.printf("Server Hostname:        %s\n", s.Host)
-	e.printf("Server Port:            %d\n", port16(s.Port))
-	if s.Protocol == "h3" {
-		e.printf("Protocol:               HTTP/3 (QUIC)%s\n", h2Layout(s))
-	} else if s.Protocol != "" {
-		e.printf("Protocol:               HTTP/2 (%s)%s\n", s.Protocol, h2Layout(s))
+	e.printf("Server Software:        %s\n", rp.ServerSoftware)
+	e.printf("Server Hostname:        %s\n", rp.ServerHostname)
+	e.printf("Server Port:            %d\n", port16(rp.ServerPort))
+	if rp.Protocol == "h3" {
+		e.printf("Protocol:               HTTP/3 (QUIC)%s\n", h2Layout(rp))
+	} else if rp.Protocol != "" {
+		e.printf("Protocol:               HTTP/2 (%s)%s\n", rp.Protocol, h2Layout(rp))
 	}
-	if t := s.TLS; t != nil {
+	if t := rp.TLS; t != nil {
 		if t.Protocol != "" {
 			e.printf("SSL/TLS Protocol:       %s,%s,%d,%d\n", t.Protocol, t.Cipher, t.PeerKeyBits, t.CipherBits)
 		}
-		if t.TempKey != "" {
-			e.printf("Server Temp Key:        %s\n", t.TempKey)
+		if t.ServerTempKey != "" {
+			e.printf("Server Temp Key:        %s\n", t.ServerTempKey)
 		}
 		if t.ServerName != "" {
 			e.printf("TLS Server Name:        %s\n", t.ServerName)
 		}
 	}
 	e.printf("\n")
-	e.printf("Document Path:          %s\n", s.Path)
-	if s.VariableLength {
+	e.printf("Document Path:          %s\n", rp.DocumentPath)
+	if rp.VariableLength {
 		e.printf("Document Length:        Variable\n")
 	} else {
-		e.printf("Document Length:        %d bytes\n", s.DocLength)
+		e.printf("Document Length:        %d bytes\n", rp.DocumentLengthBytes)
 	}
 	e.printf("\n")
-	e.printf("Concurrency Level:      %d\n", s.Concurrency)
-	e.printf("Time taken for tests:   %.3f seconds\n", s.Seconds)
-	e.printf("Complete requests:      %d\n", s.Complete)
-	e.printf("Failed requests:        %d\n", s.Failed.Total)
-	if s.Failed.Total > 0 {
+	e.printf("Concurrency Level:      %d\n", rp.ConcurrencyLevel)
+	e.printf("Time taken for tests:   %.3f seconds\n", rp.TimeTakenS)
+	e.printf("Complete requests:      %d\n", rp.CompleteRequests)
+	e.printf("Failed requests:        %d\n", rp.FailedRequests)
+	if f := rp.Failures; rp.FailedRequests > 0 {
 		e.printf("   (Connect: %d, Receive: %d, Length: %d, Exceptions: %d)\n",
-			s.Failed.Connect, s.Failed.Receive, s.Failed.Length, s.Failed.Exceptions)
+			f.Connect, f.Receive, f.Length, f.Exceptions)
 	}
-	if s.WriteErrors > 0 {
-		e.printf("Write errors:           %d\n", s.WriteErrors)
+	if rp.WriteErrors > 0 {
+		e.printf("Write errors:           %d\n", rp.WriteErrors)
 	}
-	if s.Non2xx > 0 {
-		e.printf("Non-2xx responses:      %d\n", s.Non2xx)
+	if rp.Non2xxResponses > 0 {
+		e.printf("Non-2xx responses:      %d\n", rp.Non2xxResponses)
 	}
-	if s.KeepAlive {
-		e.printf("Keep-Alive requests:    %d\n", s.KeepAliveRequests)
+	if r.local.keepAlive {
+		e.printf("Keep-Alive requests:    %d\n", rp.KeepAliveReqs)
 	}
-	e.printf("Total transferred:      %d bytes\n", s.TotalRead)
-	if s.BodySent {
-		e.printf("Total body sent:        %d\n", s.TotalSent)
+	e.printf("Total transferred:      %d bytes\n", rp.TotalTransferredBytes)
+	if r.local.bodySent {
+		e.printf("Total body sent:        %d\n", rp.TotalBodySentBytes)
 	}
-	e.printf("HTML transferred:       %d bytes\n", s.BodyRead)
-	if s.Seconds > 0 && s.Complete > 0 {
-		r := s.Rates
-		e.printf("Requests per second:    %.2f [#/sec] (mean)\n", r.RequestsPerSecond)
-		e.printf("Time per request:       %.3f [ms] (mean)\n", r.TimePerRequest)
-		e.printf("Time per request:       %.3f [ms] (mean, across all concurrent requests)\n", r.TimePerRequestAll)
-		e.printf("Transfer rate:          %.2f [Kbytes/sec] received\n", r.ReceivedKBps)
-		if s.BodySent {
-			e.printf("                        %.2f kb/s sent\n", r.SentKBps)
-			e.printf("                        %.2f kb/s total\n", r.TotalKBps)
+	e.printf("HTML transferred:       %d bytes\n", rp.HTMLTransferredBytes)
+	if rp.TimeTakenS > 0 && rp.CompleteRequests > 0 {
+		e.printf("Requests per second:    %.2f [#/sec] (mean)\n", rp.RequestsPerSecond)
+		e.printf("Time per request:       %.3f [ms] (mean)\n", rp.TimePerRequestMs)
+		e.printf("Time per request:       %.3f [ms] (mean, across all concurrent requests)\n", rp.TimePerRequestAllMs)
+		e.printf("Transfer rate:          %.2f [Kbytes/sec] received\n", rp.TransferReceivedKBPerS)
+		if r.local.bodySent {
+			e.printf("                        %.2f kb/s sent\n", rp.TransferSentKBPerS)
+			e.printf("                        %.2f kb/s total\n", rp.TransferTotalKBPerS)
 		}
 	}
-	if s.Complete > 0 && s.Count > 0 {
-		writeTimesTable(e, s)
-		if !s.NoPercentiles && s.Count > 1 {
+	if ct := rp.ConnectionTimes; rp.CompleteRequests > 0 && ct != nil {
+		writeTimesTable(e, ct, r.local.noConfidence)
+		if !r.local.noPercentiles && r.local.count > 1 {
 			e.printf("\nPercentage of the requests served within a certain time (ms)\n")
-			for _, p := range s.Percentiles {
+			for _, p := range rp.PercentageServed {
 				if p.Percent >= 100 {
-					e.printf(" 100%%  %5d (longest request)\n", p.Ms)
+					e.printf(" 100%%  %5d (longest request)\n", p.TotalMs)
 				} else {
-					e.printf("  %d%%  %5d\n", p.Percent, p.Ms)
+					e.printf("  %d%%  %5d\n", int(p.Percent), p.TotalMs)
 				}
 			}
 		}
-		if s.Precision != "" {
-			e.printf("%s\n", s.Precision)
-		} else if s.FromHistograms {
+		if r.local.precision != "" {
+			e.printf("%s\n", r.local.precision)
+		} else if rp.StatisticsFromHistogram {
 			e.printf("Statistics from 1 ms histograms past the first %d requests (medians and percentiles to the nearest ms).\n",
-				s.ExactSamples)
+				rp.ExactSamples)
 		}
 	}
 	return e.flush()
 }
 
 // tableRows pairs each column with its label in ab's order.
-func (s *Summary) tableRows() [4]struct {
+func tableRows(ct *ConnectionTimes) [4]struct {
 	label, what string
 	stats       *ColumnStats
 } {
@@ -128,28 +131,28 @@ func (s *Summary) tableRows() [4]struct {
 		label, what string
 		stats       *ColumnStats
 	}{
-		{"Connect:    ", "the initial connection time", &s.Connect},
-		{"Processing: ", "the processing time", &s.Processing},
-		{"Waiting:    ", "the waiting time", &s.Waiting},
-		{"Total:      ", "the total time", &s.Total},
+		{"Connect:    ", "the initial connection time", &ct.Connect},
+		{"Processing: ", "the processing time", &ct.Processing},
+		{"Waiting:    ", "the waiting time", &ct.Waiting},
+		{"Total:      ", "the total time", &ct.Total},
 	}
 }
 
-func writeTimesTable(e *errWriter, s *Summary) {
+func writeTimesTable(e *errWriter, ct *ConnectionTimes, noConfidence bool) {
 	e.printf("\nConnection Times (ms)\n")
-	rows := s.tableRows()
-	if s.NoConfidence {
+	rows := tableRows(ct)
+	if noConfidence {
 		e.printf("              min   avg   max\n")
 		for _, r := range rows {
 			// ab's -S format has no space before the last column.
-			e.printf("%s%5d %5d%5d\n", r.label, r.stats.Min, r.stats.Mean, r.stats.Max)
+			e.printf("%s%5d %5d%5d\n", r.label, r.stats.MinMs, r.stats.MeanMs, r.stats.MaxMs)
 		}
 		return
 	}
 	e.printf("              min  mean[+/-sd] median   max\n")
 	for _, r := range rows {
 		c := r.stats
-		e.printf("%s%5d %4d %5.1f %6d %7d\n", r.label, c.Min, c.Mean, c.SD, c.Median, c.Max)
+		e.printf("%s%5d %4d %5.1f %6d %7d\n", r.label, c.MinMs, c.MeanMs, c.SDMs, c.MedianMs, c.MaxMs)
 	}
 	for _, r := range rows {
 		switch r.stats.Confidence {
@@ -164,9 +167,9 @@ func writeTimesTable(e *errWriter, s *Summary) {
 }
 
 // h2Layout says how the HTTP/2 requests in flight are carried: ", 10
-// connections × 10 streams" ("" when the summary does not know).
-func h2Layout(s *Summary) string {
-	if s.Connections <= 0 || s.Streams <= 0 {
+// connections × 10 streams" ("" when the report does not know).
+func h2Layout(rp *Report) string {
+	if rp.Connections <= 0 || rp.StreamsPerConnection <= 0 {
 		return ""
 	}
 	plural := func(n int, word string) string {
@@ -175,5 +178,5 @@ func h2Layout(s *Summary) string {
 		}
 		return fmt.Sprintf("%d %ss", n, word)
 	}
-	return ", " + plural(s.Connections, "connection") + " × " + plural(s.Streams, "stream")
+	return ", " + plural(rp.Connections, "connection") + " × " + plural(rp.StreamsPerConnection, "stream")
 }

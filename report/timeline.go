@@ -19,93 +19,104 @@ import (
 // documents' timelines by wall-clock interval (gab merge). Charts draw
 // percentiles over time from these intervals, never from raw points.
 
-// Timeline is the run's latency over time, from client.Result.Timeline.
+// Timeline is the run's latency over time: one entry per interval of the run
+// from its start, empty intervals included.
 type Timeline struct {
-	// Start is the run's start (wall clock): interval i starts at
-	// Start + Intervals[i].Start.
-	Start     time.Time
-	Interval  time.Duration
-	Corrected bool // rate mode: every interval also has corrected latencies
-	Intervals []client.Interval
-}
-
-func timelineOf(res *client.Result) *Timeline {
-	if res.Timeline == nil {
-		return nil
-	}
-	return &Timeline{Start: res.Start, Interval: res.Timeline.Interval,
-		Corrected: res.Timeline.Corrected, Intervals: res.Timeline.Intervals}
-}
-
-// JSONTimeline is the document's timeline section: one entry per interval of
-// the run from its start, empty intervals included.
-type JSONTimeline struct {
 	IntervalUs int64 `json:"interval_us"`
 	// Corrected says every interval has rate mode's corrected latencies.
-	Corrected bool           `json:"corrected"`
-	Intervals []JSONInterval `json:"intervals"`
+	Corrected bool       `json:"corrected"`
+	Intervals []Interval `json:"intervals"`
+
+	// In the process that measured it: the run's start (interval i starts at
+	// start + Intervals[i].StartUs), the interval and the engine's intervals,
+	// to the nanosecond.
+	start    time.Time
+	interval time.Duration
+	raw      []client.Interval
 }
 
-// JSONIntervalLatency is one interval's latency distribution in µs: min and
+// IntervalLatency is one interval's latency distribution in µs: min and
 // max exact, percentiles by the nearest rank (samples.NearestRank) from the
 // histogram (bucket tops, 3 significant digits), and the histogram in the run
 // histogram's encoding.
 // The figures are 0 in an empty interval.
-type JSONIntervalLatency struct {
-	MinUs     int64         `json:"min_us"`
-	P50Us     int64         `json:"p50_us"`
-	P90Us     int64         `json:"p90_us"`
-	P99Us     int64         `json:"p99_us"`
-	P999Us    int64         `json:"p99_9_us"`
-	MaxUs     int64         `json:"max_us"`
-	Histogram JSONHistogram `json:"histogram"`
+type IntervalLatency struct {
+	MinUs     int64     `json:"min_us"`
+	P50Us     int64     `json:"p50_us"`
+	P90Us     int64     `json:"p90_us"`
+	P99Us     int64     `json:"p99_us"`
+	P999Us    int64     `json:"p99_9_us"`
+	MaxUs     int64     `json:"max_us"`
+	Histogram Histogram `json:"histogram"`
 }
 
-// JSONInterval is one interval: the requests recorded with an end time in it
+// Interval is one interval: the requests recorded with an end time in it
 // (they sum to complete_requests), the failures that ended in it (ab's Failed
 // requests, connect failures included), the bytes read (heads included,
 // counted when a request is recorded), and the latency of its requests (ab's
 // Total: start to end).
-type JSONInterval struct {
+type Interval struct {
 	StartUs  int64 `json:"start_us"` // since the document's start_time
 	LengthUs int64 `json:"length_us"`
 	Requests int64 `json:"requests"`
 	Failures int64 `json:"failures"`
 	Bytes    int64 `json:"bytes"`
-	JSONIntervalLatency
+	IntervalLatency
 	// Corrected is the latency from each request's intended send time (rate mode).
-	Corrected *JSONIntervalLatency `json:"corrected,omitempty"`
+	Corrected *IntervalLatency `json:"corrected,omitempty"`
 }
 
-func jsonIntervalLatency(l client.IntervalLatency) JSONIntervalLatency {
-	return JSONIntervalLatency{
+func intervalLatency(l client.IntervalLatency) IntervalLatency {
+	return IntervalLatency{
 		MinUs: l.MinUs, P50Us: l.P50Us, P90Us: l.P90Us, P99Us: l.P99Us, P999Us: l.P999Us, MaxUs: l.MaxUs,
-		Histogram: JSONHistogram{
+		Histogram: Histogram{
 			Unit:              "us",
 			LowestUs:          samples.HistLowestUS,
 			HighestUs:         samples.HistHighestUS,
 			SignificantDigits: samples.HistDigits,
-			Encoding:          "hdrhistogram-v2-compressed-base64",
+			Encoding:          histogramEncoding,
 			Data:              l.Histogram,
 		},
 	}
 }
 
-func jsonTimeline(tl *Timeline) *JSONTimeline {
-	out := &JSONTimeline{IntervalUs: tl.Interval.Microseconds(), Corrected: tl.Corrected, Intervals: []JSONInterval{}}
-	for _, iv := range tl.Intervals {
-		j := JSONInterval{
+func timelineOf(res *client.Result) *Timeline {
+	rt := res.Timeline
+	if rt == nil {
+		return nil
+	}
+	tl := &Timeline{IntervalUs: rt.Interval.Microseconds(), Corrected: rt.Corrected, Intervals: []Interval{},
+		start: res.Start, interval: rt.Interval, raw: rt.Intervals}
+	for _, iv := range rt.Intervals {
+		j := Interval{
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
 			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes,
-			JSONIntervalLatency: jsonIntervalLatency(iv.Latency),
+			IntervalLatency: intervalLatency(iv.Latency),
 		}
 		if tl.Corrected {
-			c := jsonIntervalLatency(iv.Corrected)
+			c := intervalLatency(iv.Corrected)
 			j.Corrected = &c
 		}
-		out.Intervals = append(out.Intervals, j)
+		tl.Intervals = append(tl.Intervals, j)
 	}
-	return out
+	return tl
+}
+
+// span is interval i's start and length in seconds: to the nanosecond in the
+// process that measured the run, to the µs in a document.
+func (tl *Timeline) span(i int) (start, length float64) {
+	if i < len(tl.raw) {
+		return tl.raw[i].Start.Seconds(), tl.raw[i].Length.Seconds()
+	}
+	return float64(tl.Intervals[i].StartUs) / 1e6, float64(tl.Intervals[i].LengthUs) / 1e6
+}
+
+// length is the timeline's interval.
+func (tl *Timeline) length() time.Duration {
+	if tl.interval > 0 {
+		return tl.interval
+	}
+	return time.Duration(tl.IntervalUs) * time.Microsecond
 }
 
 // latencyAcc merges interval latencies by their histograms.
@@ -114,7 +125,7 @@ type latencyAcc struct {
 	count, min, max int64
 }
 
-func (a *latencyAcc) add(count int64, l JSONIntervalLatency) error {
+func (a *latencyAcc) add(count int64, l IntervalLatency) error {
 	if count == 0 {
 		return nil
 	}
@@ -137,11 +148,11 @@ func (a *latencyAcc) add(count int64, l JSONIntervalLatency) error {
 	return nil
 }
 
-func (a *latencyAcc) latency() JSONIntervalLatency {
+func (a *latencyAcc) latency() IntervalLatency {
 	if a.h == nil {
-		return jsonIntervalLatency(client.LatencyOf(samples.NewHist(), 0, 0, 0))
+		return intervalLatency(client.LatencyOf(samples.NewHist(), 0, 0, 0))
 	}
-	return jsonIntervalLatency(client.LatencyOf(a.h, a.count, a.min, a.max))
+	return intervalLatency(client.LatencyOf(a.h, a.count, a.min, a.max))
 }
 
 // intervalAcc merges intervals.
@@ -152,7 +163,7 @@ type intervalAcc struct {
 	corrected, anyIncluded bool
 }
 
-func (a *intervalAcc) add(iv *JSONInterval, startUs int64) error {
+func (a *intervalAcc) add(iv *Interval, startUs int64) error {
 	if !a.anyIncluded || startUs < a.start {
 		a.start = startUs
 	}
@@ -161,7 +172,7 @@ func (a *intervalAcc) add(iv *JSONInterval, startUs int64) error {
 	a.req += iv.Requests
 	a.fail += iv.Failures
 	a.bytes += iv.Bytes
-	if err := a.lat.add(iv.Requests, iv.JSONIntervalLatency); err != nil {
+	if err := a.lat.add(iv.Requests, iv.IntervalLatency); err != nil {
 		return err
 	}
 	if a.corrected {
@@ -173,9 +184,9 @@ func (a *intervalAcc) add(iv *JSONInterval, startUs int64) error {
 	return nil
 }
 
-func (a *intervalAcc) interval() JSONInterval {
-	iv := JSONInterval{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
-		Bytes: a.bytes, JSONIntervalLatency: a.lat.latency()}
+func (a *intervalAcc) interval() Interval {
+	iv := Interval{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
+		Bytes: a.bytes, IntervalLatency: a.lat.latency()}
 	if a.corrected {
 		c := a.cor.latency()
 		iv.Corrected = &c
@@ -183,7 +194,7 @@ func (a *intervalAcc) interval() JSONInterval {
 	return iv
 }
 
-// MergeTimelines merges the timelines of several documents (shards of one
+// mergeTimelines merges the timelines of several documents (shards of one
 // run, say) by wall-clock interval: interval i of the result covers
 // [start+i·interval, start+(i+1)·interval), start being the earliest
 // document's start_time (returned), and each document's interval goes into
@@ -192,7 +203,7 @@ func (a *intervalAcc) interval() JSONInterval {
 // the merged histograms (exact to 3 significant digits), min and max stay
 // exact. Every document must have a timeline with the same interval; the
 // corrected latencies are kept only if every document has them.
-func MergeTimelines(docs []*Document) (*JSONTimeline, time.Time, error) {
+func mergeTimelines(docs []*Run) (*Timeline, time.Time, error) {
 	var base time.Time
 	var d int64
 	corrected := true
@@ -234,7 +245,7 @@ func MergeTimelines(docs []*Document) (*JSONTimeline, time.Time, error) {
 			}
 		}
 	}
-	out := &JSONTimeline{IntervalUs: d, Corrected: corrected, Intervals: []JSONInterval{}}
+	out := &Timeline{IntervalUs: d, Corrected: corrected, Intervals: []Interval{}}
 	for k := range accs {
 		a := &accs[k]
 		// The merged interval's own bounds: a whole interval, or less for a
@@ -254,12 +265,12 @@ func MergeTimelines(docs []*Document) (*JSONTimeline, time.Time, error) {
 // row each so the table stays compact.
 const maxTimelineRows = 60
 
-func timelineRows(tl *JSONTimeline) ([]JSONInterval, int, error) {
+func timelineRows(tl *Timeline) ([]Interval, int, error) {
 	per := (len(tl.Intervals) + maxTimelineRows - 1) / maxTimelineRows
 	if per <= 1 {
 		return tl.Intervals, 1, nil
 	}
-	var rows []JSONInterval
+	var rows []Interval
 	for i := 0; i < len(tl.Intervals); i += per {
 		a := intervalAcc{corrected: tl.Corrected}
 		for j := i; j < min(i+per, len(tl.Intervals)); j++ {
@@ -277,14 +288,13 @@ func writeTimelineTable(p *errWriter, tl *Timeline) {
 	if tl == nil {
 		return
 	}
-	p.printf("\nLatency over time (%v intervals from the start; requests, failures and KB received by end time;\n", tl.Interval)
+	p.printf("\nLatency over time (%v intervals from the start; requests, failures and KB received by end time;\n", tl.length())
 	p.printf("  latency in ms: min and max exact, percentiles: nearest rank, bucket tops of HDR histograms, 3 significant digits)\n")
 	if len(tl.Intervals) < 2 {
 		p.printf("  (the run was shorter than two intervals: see the tables above)\n")
 		return
 	}
-	jt := jsonTimeline(tl)
-	rows, per, err := timelineRows(jt)
+	rows, per, err := timelineRows(tl)
 	if err != nil {
 		p.printf("  (%v)\n", err)
 		return
@@ -322,32 +332,40 @@ func writeTimelineTable(p *errWriter, tl *Timeline) {
 	}
 }
 
-// WriteHlog writes the timeline as HdrHistogram's standard interval log
+// WriteHlog writes the run's timeline as HdrHistogram's standard interval log
 // (format 1.3, as Java's HistogramLogWriter writes it): the log's start time,
 // a base time equal to it (so interval timestamps are seconds since the
 // run's start), the legend, and one line per interval with its start,
 // length, max (in ms) and compressed histogram of latencies in µs; in rate
 // mode a second line per interval, tagged "corrected", holds the corrected
 // latencies. HdrHistogram's log readers (Java, C, Python, JavaScript, Rust,
-// Go) and plotters read it.
-func WriteHlog(w io.Writer, tl *Timeline) error {
+// Go) and plotters read it. A run without a timeline (r nil: it never
+// started) gets the header alone, of start and interval.
+func WriteHlog(w io.Writer, r *Run, start time.Time, interval time.Duration) error {
+	tl := &Timeline{start: start, interval: interval}
+	if r != nil && r.Timeline != nil {
+		tl = r.Timeline
+		start = tl.start
+	}
 	p := newErrWriter(w)
-	start := float64(tl.Start.UnixNano()) / 1e9
+	startS := float64(start.UnixNano()) / 1e9
 	p.printf("#[Histogram log format version 1.3]\n")
-	p.printf("#[StartTime: %.3f (seconds since epoch), %s]\n", start, tl.Start.UTC().Format(time.RFC3339Nano))
-	p.printf("#[BaseTime: %.3f (seconds since epoch)]\n", start)
-	p.printf("#[gab: values in microseconds (1 us to 24 h, 3 significant digits), Interval_Max in milliseconds; %v intervals by request end time", tl.Interval)
+	p.printf("#[StartTime: %.3f (seconds since epoch), %s]\n", startS, start.UTC().Format(time.RFC3339Nano))
+	p.printf("#[BaseTime: %.3f (seconds since epoch)]\n", startS)
+	p.printf("#[gab: values in microseconds (1 us to 24 h, 3 significant digits), Interval_Max in milliseconds; %v intervals by request end time", tl.length())
 	if tl.Corrected {
 		p.printf("; Tag=corrected: latency from the intended send time (--rate)")
 	}
 	p.printf("]\n")
 	p.printf("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n")
-	for _, iv := range tl.Intervals {
-		line := func(tag string, l client.IntervalLatency) {
-			p.printf("%s%.3f,%.3f,%.3f,%s\n", tag, iv.Start.Seconds(), iv.Length.Seconds(), float64(l.MaxUs)/1000, l.Histogram)
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		from, length := tl.span(i)
+		line := func(tag string, l *IntervalLatency) {
+			p.printf("%s%.3f,%.3f,%.3f,%s\n", tag, from, length, float64(l.MaxUs)/1000, l.Histogram.Data)
 		}
-		line("", iv.Latency)
-		if tl.Corrected {
+		line("", &iv.IntervalLatency)
+		if tl.Corrected && iv.Corrected != nil {
 			line("Tag=corrected,", iv.Corrected)
 		}
 	}

@@ -20,9 +20,23 @@ import (
 // randomTimeline is a rate-mode timeline of n intervals of d with skewed
 // random latencies (a few slow ones) and an empty interval 2; it returns the
 // values of each interval too.
-func randomTimeline(n int, d time.Duration, seed uint64) (*Timeline, [][]int64) {
+// rawTimeline is a timeline as the engine gives it, with its run's start.
+type rawTimeline struct {
+	Start     time.Time
+	Interval  time.Duration
+	Corrected bool
+	Intervals []client.Interval
+}
+
+// record is the run record's timeline.
+func (tl *rawTimeline) record() *Timeline {
+	return timelineOf(&client.Result{Start: tl.Start,
+		Timeline: &client.Timeline{Interval: tl.Interval, Corrected: tl.Corrected, Intervals: tl.Intervals}})
+}
+
+func randomTimeline(n int, d time.Duration, seed uint64) (*rawTimeline, [][]int64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	tl := &Timeline{Start: time.Date(2026, 12, 1, 1, 2, 3, 456_000_000, time.UTC), Interval: d, Corrected: true}
+	tl := &rawTimeline{Start: time.Date(2026, 12, 1, 1, 2, 3, 456_000_000, time.UTC), Interval: d, Corrected: true}
 	var all [][]int64
 	for k := range n {
 		count := 0
@@ -68,7 +82,7 @@ func TestHlogReadByHdrHistogramJS(t *testing.T) {
 	tl, _ := randomTimeline(12, 250*time.Millisecond, 1)
 	path := filepath.Join(t.TempDir(), "run.hlog")
 	var b bytes.Buffer
-	if err := WriteHlog(&b, tl); err != nil {
+	if err := WriteHlog(&b, &Run{Timeline: tl.record()}, time.Time{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -85,7 +99,7 @@ var rankFractions = [len(hdrjs.Percents)][2]int64{{1, 2}, {9, 10}, {99, 100}, {9
 // the value at gab's rank (NearestRank) at every percentile, and its own
 // getValueAtPercentile wherever its rank rule (count·p/100 rounded up) and
 // gab's (rounded half up) name the same rank.
-func checkHlogWithJS(t *testing.T, path string, tl *Timeline) {
+func checkHlogWithJS(t *testing.T, path string, tl *rawTimeline) {
 	t.Helper()
 	got := hdrjs.ReadLog(t, path)
 	per := 1
@@ -137,7 +151,7 @@ func abs(f float64) float64 { return max(f, -f) }
 func TestHlogReadByGoLibrary(t *testing.T) {
 	tl, _ := randomTimeline(40, time.Second, 2)
 	var b bytes.Buffer
-	if err := WriteHlog(&b, tl); err != nil {
+	if err := WriteHlog(&b, &Run{Timeline: tl.record()}, time.Time{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
@@ -196,9 +210,9 @@ func TestMergeTimelines(t *testing.T) {
 	b, bv := randomTimeline(3, time.Second, 4)
 	b.Start = a.Start.Add(1200 * time.Millisecond)
 	b.Intervals[2].Length = 300 * time.Millisecond
-	docA := &Document{StartTime: a.Start.Format(time.RFC3339Nano), Timeline: jsonTimeline(a)}
-	docB := &Document{StartTime: b.Start.Format(time.RFC3339Nano), Timeline: jsonTimeline(b)}
-	m, start, err := MergeTimelines([]*Document{docB, docA})
+	docA := &Run{StartTime: a.Start.Format(time.RFC3339Nano), Timeline: a.record()}
+	docB := &Run{StartTime: b.Start.Format(time.RFC3339Nano), Timeline: b.record()}
+	m, start, err := mergeTimelines([]*Run{docB, docA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +227,7 @@ func TestMergeTimelines(t *testing.T) {
 		t.Fatalf("%d merged intervals, want %d", len(m.Intervals), len(want))
 	}
 	for k, iv := range m.Intervals {
-		exp := jsonIntervalLatency(latencyOfValues(want[k]))
+		exp := intervalLatency(latencyOfValues(want[k]))
 		if iv.Requests != int64(len(want[k])) || iv.StartUs != int64(k)*1_000_000 || iv.LengthUs != 1_000_000 ||
 			iv.P50Us != exp.P50Us || iv.P99Us != exp.P99Us || iv.P999Us != exp.P999Us || iv.MinUs != exp.MinUs || iv.MaxUs != exp.MaxUs {
 			t.Errorf("merged interval %d: %+v\nwant %d requests, %+v", k, iv, len(want[k]), exp)
@@ -223,7 +237,7 @@ func TestMergeTimelines(t *testing.T) {
 		}
 	}
 	docB.Timeline.IntervalUs = 500_000
-	if _, _, err := MergeTimelines([]*Document{docA, docB}); err == nil {
+	if _, _, err := mergeTimelines([]*Run{docA, docB}); err == nil {
 		t.Error("merged timelines of different intervals")
 	}
 }
@@ -234,7 +248,7 @@ func TestTimelineTableCompacts(t *testing.T) {
 	tl, vals := randomTimeline(150, time.Second, 5)
 	var b bytes.Buffer
 	p := newErrWriter(&b)
-	writeTimelineTable(p, &Timeline{Start: tl.Start, Interval: tl.Interval, Intervals: tl.Intervals})
+	writeTimelineTable(p, tl.record())
 	if err := p.flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +263,7 @@ func TestTimelineTableCompacts(t *testing.T) {
 		}
 		k := 3 * rows
 		merged := append(append(append([]int64(nil), vals[k]...), vals[k+1]...), vals[k+2]...)
-		want := jsonIntervalLatency(latencyOfValues(merged))
+		want := intervalLatency(latencyOfValues(merged))
 		if f[1] != strconv.Itoa(len(merged)) || (len(merged) > 0 && f[7] != ms3(float64(want.P99Us))) {
 			t.Errorf("row %d: %q, want %d requests, p99 %s", rows, l, len(merged), ms3(float64(want.P99Us)))
 		}

@@ -8,11 +8,10 @@ import (
 	"math/big"
 	"math/bits"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"gab/client"
 	"gab/internal/chart"
@@ -44,7 +43,7 @@ const maxRunRequests = math.MaxInt32
 // DecodeDocument decodes a gab run document (of a run, a shard or gab merge)
 // read from the file name: its strings made safe to print, then checked by
 // ValidateDocument. Errors start with name.
-func DecodeDocument(name string, raw []byte) (*Document, error) {
+func DecodeDocument(name string, raw []byte) (*Run, error) {
 	name = chart.Printable(name)
 	var head struct {
 		Schema        string `json:"schema"`
@@ -67,7 +66,7 @@ func DecodeDocument(name string, raw []byte) (*Document, error) {
 	if head.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this gab's %d: use the gab that wrote it", name, head.SchemaVersion, SchemaVersion)
 	}
-	var d Document
+	var d Run
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, chart.Printable(err.Error()))
 	}
@@ -98,7 +97,7 @@ func EscapeStrings(v any) {
 
 // ValidateDocument checks a decoded run document; the error names the first
 // field found wrong.
-func ValidateDocument(d *Document) error {
+func ValidateDocument(d *Run) error {
 	c := &checker{}
 	c.document(d)
 	return c.err
@@ -168,7 +167,7 @@ func number(x reflect.Value) string {
 	return strconv.FormatInt(x.Int(), 10)
 }
 
-func (c *checker) document(d *Document) {
+func (c *checker) document(d *Run) {
 	if d.Tool != "gab" {
 		c.fail("tool", "%q is not gab", d.Tool)
 	}
@@ -237,7 +236,7 @@ func (c *checker) count(field string, n, limit int64) {
 	}
 }
 
-func (c *checker) shard(sh *JSONShard) {
+func (c *checker) shard(sh *Shard) {
 	switch {
 	case sh.Count < 1 || sh.Count > MaxShards:
 		c.fail("shard.count", "%d is not a number of shards (1 to %d)", sh.Count, MaxShards)
@@ -248,7 +247,7 @@ func (c *checker) shard(sh *JSONShard) {
 	}
 }
 
-func (c *checker) report(r *JSONReport, limit int64) {
+func (c *checker) report(r *Report, limit int64) {
 	for _, f := range []struct {
 		name string
 		n    int
@@ -299,7 +298,7 @@ func (c *checker) report(r *JSONReport, limit int64) {
 
 type namedColumn struct {
 	name string
-	col  *JSONColumn
+	col  *ColumnStats
 }
 
 // near reports whether a figure equals what it is computed from, but for the
@@ -310,7 +309,7 @@ func near(got, want float64) bool {
 
 // column checks one row of ab's timing table: min ≤ mean, median ≤ max, in
 // µs and in ms.
-func (c *checker) column(field string, col *JSONColumn) {
+func (c *checker) column(field string, col *ColumnStats) {
 	switch {
 	case col.MinUs > col.MaxUs:
 		c.fail(field+".min_us", "%d is above max_us %d", col.MinUs, col.MaxUs)
@@ -332,7 +331,7 @@ func (c *checker) column(field string, col *JSONColumn) {
 
 // served checks ab's percentile table: percents up to 100, times ascending
 // within the total column's min and max.
-func (c *checker) served(field string, rows []JSONServed, ct *JSONConnectionTimes) {
+func (c *checker) served(field string, rows []Served, ct *ConnectionTimes) {
 	var prev int64
 	for i, r := range rows {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -348,11 +347,11 @@ func (c *checker) served(field string, rows []JSONServed, ct *JSONConnectionTime
 	}
 }
 
-func (c *checker) sums(s *JSONSums, r *JSONReport, limit int64) {
+func (c *checker) sums(s *Sums, r *Report, limit int64) {
 	if s.HistogramPrecision != PrecisionHDR && s.HistogramPrecision != PrecisionMs {
 		c.fail("sums.histogram_precision", "%q is not %q or %q", s.HistogramPrecision, PrecisionHDR, PrecisionMs)
 	}
-	cols := [4]*JSONColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
+	cols := [4]*ColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
 	for i, cs := range cols {
 		field := "sums." + columnName(Column(i))
 		c.columnSums(field, cs, limit)
@@ -363,7 +362,7 @@ func (c *checker) sums(s *JSONSums, r *JSONReport, limit int64) {
 			continue
 		}
 		if ct := r.ConnectionTimes; ct != nil && cs.Count > 0 {
-			col := [4]*JSONColumn{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
+			col := [4]*ColumnStats{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
 			name := "report.connection_times." + columnName(Column(i))
 			mean := truncatedMean(cs.SumUs, int(cs.Count))
 			switch {
@@ -382,7 +381,7 @@ func (c *checker) sums(s *JSONSums, r *JSONReport, limit int64) {
 // the sum within count × [min, max], the sum of squares possible for that
 // count and sum (n·Σx² ≥ (Σx)², Σx² ≤ max·Σx), and a histogram of count
 // values.
-func (c *checker) columnSums(field string, s *JSONColumnSums, limit int64) {
+func (c *checker) columnSums(field string, s *ColumnSums, limit int64) {
 	c.count(field+".count", s.Count, limit)
 	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
 	if !ok || sq.Sign() < 0 || len(s.SumSquaresUs2) > 40 {
@@ -428,7 +427,7 @@ func countRange(n uint64, minV, maxV int64) (lo, hi uint64, ok bool) {
 
 // histogram checks an HDR histogram's encoding, that its header claims no
 // more than gab's histograms hold, and that it holds count values.
-func (c *checker) histogram(field string, j *JSONHistogram, count int64) {
+func (c *checker) histogram(field string, j *Histogram, count int64) {
 	if j.Unit != "us" {
 		c.fail(field+".unit", "%q is not us", j.Unit)
 		return
@@ -439,7 +438,7 @@ func (c *checker) histogram(field string, j *JSONHistogram, count int64) {
 		}
 		return
 	}
-	if j.Encoding != "hdrhistogram-v2-compressed-base64" {
+	if j.Encoding != histogramEncoding {
 		c.fail(field+".encoding", "%q unknown", j.Encoding)
 		return
 	}
@@ -453,22 +452,10 @@ func (c *checker) histogram(field string, j *JSONHistogram, count int64) {
 	}
 }
 
-// decodeHistogram decodes a document's histogram (samples.DecodeHist).
-func decodeHistogram(j *JSONHistogram) (*hdrhistogram.Histogram, error) {
-	if j.Encoding != "hdrhistogram-v2-compressed-base64" {
-		return nil, fmt.Errorf("histogram encoding %q unknown", j.Encoding)
-	}
-	h, err := samples.DecodeHist(j.Data)
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %v", err)
-	}
-	return h, nil
-}
-
 // dist checks a distribution: min ≤ percentiles ≤ max in order, the sum
 // within count × [min, max], the mean its quotient, the sd within what max − min allows,
 // and its histogram (if any) of count values. An empty one is all zeros.
-func (c *checker) dist(field string, d *JSONDist, limit int64) {
+func (c *checker) dist(field string, d *Dist, limit int64) {
 	c.count(field+".count", d.Count, limit)
 	if d.Count == 0 {
 		if d.MinUs != 0 || d.MaxUs != 0 || d.SumUs != 0 || d.MeanUs != 0 || d.SDUs != 0 ||
@@ -498,16 +485,14 @@ func (c *checker) dist(field string, d *JSONDist, limit int64) {
 	}
 }
 
-var failureClassNames = map[string]bool{"connect": true, "receive": true, "length": true, "exceptions": true, "write": true}
-
-func (c *checker) extended(x *JSONExtended, r *JSONReport, limit int64) {
+func (c *checker) extended(x *Extended, r *Report, limit int64) {
 	p := &x.Phases
 	if r != nil && p.Total.Count != int64(r.CompleteRequests) {
 		c.fail("extended.phases.total.count", "%d, but report.complete_requests is %d", p.Total.Count, r.CompleteRequests)
 	}
 	for _, ph := range []struct {
 		name string
-		d    *JSONDist
+		d    *Dist
 	}{{"tcp_connect", &p.TCPConnect}, {"tls_handshake", &p.TLSHandshake}, {"request_write", &p.RequestWrite},
 		{"waiting", &p.Waiting}, {"body_transfer", &p.BodyTransfer}, {"total", &p.Total}} {
 		c.dist("extended.phases."+ph.name, ph.d, limit)
@@ -522,7 +507,7 @@ func (c *checker) extended(x *JSONExtended, r *JSONReport, limit int64) {
 		c.count("extended.status_counts."+code, int64(n), limit)
 	}
 	for name, f := range x.FailuresByClass {
-		if !failureClassNames[name] {
+		if !slices.Contains(failureClassNames[:], name) {
 			c.fail("extended.failures_by_class", "%q is not a failure class", name)
 			continue
 		}
@@ -547,7 +532,7 @@ func (c *checker) extended(x *JSONExtended, r *JSONReport, limit int64) {
 	}
 }
 
-func (c *checker) rate(r *JSONRate, limit int64) {
+func (c *checker) rate(r *Rate, limit int64) {
 	c.count("rate.sent", r.Sent, limit)
 	c.count("rate.due_but_not_sent", r.DueButNotSent, limit)
 	if r.OnSchedule > r.Sent {
@@ -574,7 +559,7 @@ func (c *checker) rate(r *JSONRate, limit int64) {
 // timeline checks the intervals: consecutive from the start, of gab's
 // --interval at least, their requests adding up to the complete requests,
 // each interval's latency in order with a histogram of its requests.
-func (c *checker) timeline(tl *JSONTimeline, r *JSONReport, limit int64) {
+func (c *checker) timeline(tl *Timeline, r *Report, limit int64) {
 	if min := client.MinInterval.Microseconds(); tl.IntervalUs < min {
 		c.fail("timeline.interval_us", "%d is below gab's shortest --interval (%d µs)", tl.IntervalUs, min)
 		return
@@ -597,7 +582,7 @@ func (c *checker) timeline(tl *JSONTimeline, r *JSONReport, limit int64) {
 			return
 		}
 		requests += iv.Requests
-		c.intervalLatency(f, &iv.JSONIntervalLatency, iv.Requests)
+		c.intervalLatency(f, &iv.IntervalLatency, iv.Requests)
 		if iv.Corrected != nil {
 			c.intervalLatency(f+".corrected", iv.Corrected, iv.Requests)
 		}
@@ -607,7 +592,7 @@ func (c *checker) timeline(tl *JSONTimeline, r *JSONReport, limit int64) {
 	}
 }
 
-func (c *checker) intervalLatency(field string, l *JSONIntervalLatency, requests int64) {
+func (c *checker) intervalLatency(field string, l *IntervalLatency, requests int64) {
 	if requests == 0 {
 		c.histogram(field+".histogram", &l.Histogram, 0)
 		return

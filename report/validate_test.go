@@ -22,7 +22,7 @@ const hostileHistogram = "HISTFAAAAB14nJJpmSzMgACsUJrRAcqw/wChAQEAAP//PksCvA=="
 
 // validShards are the documents of a random run's shards and their merge,
 // each written and read back.
-func validShards(t *testing.T, seed uint64) (shards []MergeInput, merged *Document) {
+func validShards(t *testing.T, seed uint64) (shards []MergeInput, merged *Run) {
 	t.Helper()
 	r := randomShardedRun(rand.New(rand.NewPCG(seed, 2026)), 300, 3, 0)
 	shards = r.shardDocuments(t, "run-v")
@@ -30,7 +30,7 @@ func validShards(t *testing.T, seed uint64) (shards []MergeInput, merged *Docume
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shards, roundTrip(t, m.Document)
+	return shards, roundTrip(t, m.Run)
 }
 
 // TestValidateAcceptsGabDocuments: what gab writes validates: a run with
@@ -55,7 +55,7 @@ func TestValidateAcceptsGabDocuments(t *testing.T) {
 			t.Errorf("seed %d, merged: %v", seed, err)
 		}
 	}
-	if err := ValidateDocument(roundTrip(t, NewDocument(NotStarted([]string{"gab", "-n", "x"}, time.Unix(0, 0), "bad -n", 22)))); err != nil {
+	if err := ValidateDocument(roundTrip(t, NotStarted([]string{"gab", "-n", "x"}, time.Unix(0, 0), "bad -n", 22))); err != nil {
 		t.Errorf("not started: %v", err)
 	}
 }
@@ -68,33 +68,33 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 	huge, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	for _, c := range []struct {
 		want   string
-		mutate func(d *Document)
+		mutate func(d *Run)
 	}{
-		{"report.failed_requests: -50 is negative", func(d *Document) { d.Report.FailedRequests = -50 }},
-		{"report.complete_requests: -9223372036854775808 is negative", func(d *Document) { d.Report.CompleteRequests = math.MinInt64 }},
-		{"report.complete_requests: 1000000000, but the sums count", func(d *Document) { d.Report.CompleteRequests = 1e9 }},
-		{"report.failed_requests: 0, but its classes (connect, receive, length, exceptions) add up to", func(d *Document) {
+		{"report.failed_requests: -50 is negative", func(d *Run) { d.Report.FailedRequests = -50 }},
+		{"report.complete_requests: -9223372036854775808 is negative", func(d *Run) { d.Report.CompleteRequests = math.MinInt64 }},
+		{"report.complete_requests: 1000000000, but the sums count", func(d *Run) { d.Report.CompleteRequests = 1e9 }},
+		{"report.failed_requests: 0, but its classes (connect, receive, length, exceptions) add up to", func(d *Run) {
 			d.Report.FailedRequests, d.Report.Failures.Receive = 0, 3
 		}},
-		{"sums.total.sum_us: 6000000000000 is not within count × [min_us, max_us]", func(d *Document) { d.Sums.Total.SumUs = 6e12 }},
-		{"sums.total.min_us:", func(d *Document) { d.Sums.Total.MinUs = d.Sums.Total.MaxUs + 1 }},
-		{"sums.total.sum_squares_us2:", func(d *Document) { d.Sums.Total.SumSquaresUs2 = "1" }},
-		{"sums.total.histogram: holds 1152921504606846976 values for a count of", func(d *Document) {
+		{"sums.total.sum_us: 6000000000000 is not within count × [min_us, max_us]", func(d *Run) { d.Sums.Total.SumUs = 6e12 }},
+		{"sums.total.min_us:", func(d *Run) { d.Sums.Total.MinUs = d.Sums.Total.MaxUs + 1 }},
+		{"sums.total.sum_squares_us2:", func(d *Run) { d.Sums.Total.SumSquaresUs2 = "1" }},
+		{"sums.total.histogram: holds 1152921504606846976 values for a count of", func(d *Run) {
 			d.Sums.Total.Histogram.Data = string(huge)
 		}},
-		{"sums.connect.histogram: claims 1..4611686018427387904 at 5 significant digits, beyond gab's", func(d *Document) {
+		{"sums.connect.histogram: claims 1..4611686018427387904 at 5 significant digits, beyond gab's", func(d *Run) {
 			d.Sums.Connect.Histogram.Data = hostileHistogram
 		}},
-		{"report.connection_times.total.min_us:", func(d *Document) { d.Report.ConnectionTimes.Total.MinUs = d.Report.ConnectionTimes.Total.MaxUs + 1 }},
-		{"report.connection_times.total.mean_us:", func(d *Document) { d.Report.ConnectionTimes.Total.MeanUs++ }},
-		{"report.time_taken_us: 9223372036854775807 is beyond what a gab document holds (2^53)", func(d *Document) { d.Report.TimeTakenUs = math.MaxInt64 }},
-		{"report.time_taken_s:", func(d *Document) { d.Report.TimeTakenS *= 2 }},
-		{"report.requests_per_second:", func(d *Document) { d.Report.RequestsPerSecond = 6e13 }},
-		{"report.connection_times.total.sd_us: 1e+300 is beyond", func(d *Document) { d.Report.ConnectionTimes.Total.SDUs = 1e300 }},
-		{"shard.count: 2147483648 is not a number of shards (1 to 200000)", func(d *Document) { d.Shard.Count = 1 << 31 }},
-		{"shard.index: 3 is not below shard.count 3", func(d *Document) { d.Shard.Index = 3 }},
-		{"ending: \"done\" is not one of gab's endings", func(d *Document) { d.Ending = "done" }},
-		{"start_time: \"yesterday\" is not an RFC 3339 time", func(d *Document) { d.StartTime = "yesterday" }},
+		{"report.connection_times.total.min_us:", func(d *Run) { d.Report.ConnectionTimes.Total.MinUs = d.Report.ConnectionTimes.Total.MaxUs + 1 }},
+		{"report.connection_times.total.mean_us:", func(d *Run) { d.Report.ConnectionTimes.Total.MeanUs++ }},
+		{"report.time_taken_us: 9223372036854775807 is beyond what a gab document holds (2^53)", func(d *Run) { d.Report.TimeTakenUs = math.MaxInt64 }},
+		{"report.time_taken_s:", func(d *Run) { d.Report.TimeTakenS *= 2 }},
+		{"report.requests_per_second:", func(d *Run) { d.Report.RequestsPerSecond = 6e13 }},
+		{"report.connection_times.total.sd_us: 1e+300 is beyond", func(d *Run) { d.Report.ConnectionTimes.Total.SDUs = 1e300 }},
+		{"shard.count: 2147483648 is not a number of shards (1 to 200000)", func(d *Run) { d.Shard.Count = 1 << 31 }},
+		{"shard.index: 3 is not below shard.count 3", func(d *Run) { d.Shard.Index = 3 }},
+		{"ending: \"done\" is not one of gab's endings", func(d *Run) { d.Ending = "done" }},
+		{"start_time: \"yesterday\" is not an RFC 3339 time", func(d *Run) { d.StartTime = "yesterday" }},
 	} {
 		shards, _ := validShards(t, 7)
 		d := shards[0].Doc
@@ -108,28 +108,28 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 	fixture, _ := fixtureDocument(t)
 	for _, c := range []struct {
 		want   string
-		mutate func(d *Document)
+		mutate func(d *Run)
 	}{
-		{"extended.phases.total: min_us, median_us, p90_us, p99_us, p99_9_us and max_us (1000, 5007, 9015, 10010, 10009, 10009) are out of order", func(d *Document) { d.Extended.Phases.Total.P99Us = d.Extended.Phases.Total.MaxUs + 1 }},
-		{"extended.phases.waiting.sum_us:", func(d *Document) { d.Extended.Phases.Waiting.SumUs = 1 }},
-		{"extended.phases.waiting.sd_us:", func(d *Document) { d.Extended.Phases.Waiting.SDUs = 1e9 }},
-		{"extended.phases.total.count: 11, but report.complete_requests is 10", func(d *Document) {
+		{"extended.phases.total: min_us, median_us, p90_us, p99_us, p99_9_us and max_us (1000, 5007, 9015, 10010, 10009, 10009) are out of order", func(d *Run) { d.Extended.Phases.Total.P99Us = d.Extended.Phases.Total.MaxUs + 1 }},
+		{"extended.phases.waiting.sum_us:", func(d *Run) { d.Extended.Phases.Waiting.SumUs = 1 }},
+		{"extended.phases.waiting.sd_us:", func(d *Run) { d.Extended.Phases.Waiting.SDUs = 1e9 }},
+		{"extended.phases.total.count: 11, but report.complete_requests is 10", func(d *Run) {
 			t := &d.Extended.Phases.Total
 			t.Count, t.SumUs = 11, t.SumUs+t.MaxUs
 			t.MeanUs = float64(t.SumUs) / 11
 		}},
-		{"extended.status_counts: \"2\\x1b00\" is not a status code", func(d *Document) { d.Extended.StatusCounts["2\x1b00"] = 1 }},
-		{"extended.failures_by_class.connect.count: 7, but the report counts 1", func(d *Document) {
-			d.Extended.FailuresByClass["connect"] = JSONFailureClass{Count: 7}
+		{"extended.status_counts: \"2\\x1b00\" is not a status code", func(d *Run) { d.Extended.StatusCounts["2\x1b00"] = 1 }},
+		{"extended.failures_by_class.connect.count: 7, but the report counts 1", func(d *Run) {
+			d.Extended.FailuresByClass["connect"] = FailureClass{Count: 7}
 		}},
-		{"rate.on_schedule: 11, more than the 10 sent", func(d *Document) { d.Rate.OnSchedule = 11 }},
-		{"timeline.interval_us: 1 is below gab's shortest --interval", func(d *Document) { d.Timeline.IntervalUs = 1 }},
-		{"timeline.intervals[1].start_us: 5000000, but interval 1 starts at 1000000", func(d *Document) { d.Timeline.Intervals[1].StartUs = 5e6 }},
-		{"timeline.intervals[0].histogram: holds 4 values for a count of 5", func(d *Document) {
+		{"rate.on_schedule: 11, more than the 10 sent", func(d *Run) { d.Rate.OnSchedule = 11 }},
+		{"timeline.interval_us: 1 is below gab's shortest --interval", func(d *Run) { d.Timeline.IntervalUs = 1 }},
+		{"timeline.intervals[1].start_us: 5000000, but interval 1 starts at 1000000", func(d *Run) { d.Timeline.Intervals[1].StartUs = 5e6 }},
+		{"timeline.intervals[0].histogram: holds 4 values for a count of 5", func(d *Run) {
 			iv := &d.Timeline.Intervals[0]
 			iv.Requests++
 		}},
-		{"percentiles[0].percent: 101 is above 100", func(d *Document) { d.Percentiles[0].Percent = 101 }},
+		{"percentiles[0].percent: 101 is above 100", func(d *Run) { d.Percentiles[0].Percent = 101 }},
 	} {
 		d := roundTrip(t, fixture)
 		c.mutate(d)
@@ -178,7 +178,7 @@ func TestDecodeDocumentEscapesStrings(t *testing.T) {
 	d := shards[0].Doc
 	d.Report.ServerSoftware = "evil\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\nComplete requests:      999"
 	d.Shard.RunID = "r\x1b]0;title\x07\r\n"
-	d.Extended = &JSONExtended{FailuresByClass: map[string]JSONFailureClass{"connect": {Count: d.Report.Failures.Connect, FirstError: "a\n\x1bb"}}}
+	d.Extended = &Extended{FailuresByClass: map[string]FailureClass{"connect": {Count: d.Report.Failures.Connect, FirstError: "a\n\x1bb"}}}
 	raw, _ := json.Marshal(d)
 	back, err := DecodeDocument("d.json", raw)
 	if err == nil {
@@ -222,13 +222,13 @@ func TestMergeRefusesFarApartStarts(t *testing.T) {
 	shards[0].Doc.StartTime = shards[1].Doc.StartTime
 	shards[2].Doc.StartTime = "2026-12-01T23:59:59Z" // within a day: merged
 	for _, m := range shards {
-		m.Doc.Extended = &JSONExtended{Throughput: JSONThroughput{PerSecond: []int64{1}}}
+		m.Doc.Extended = &Extended{Throughput: Throughput{PerSecond: []int64{1}}}
 	}
 	m, err := Merge(shards, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(m.Document.Extended.Throughput.PerSecond); n > 86400+1 {
+	if n := len(m.Run.Extended.Throughput.PerSecond); n > 86400+1 {
 		t.Errorf("%d seconds of throughput for a day", n)
 	}
 }
@@ -269,14 +269,14 @@ func TestMergeTimelinesFarApart(t *testing.T) {
 	shards, _ := validShards(t, 13)
 	for k, m := range shards {
 		tl, _ := randomTimeline(2, 100*time.Millisecond, uint64(k))
-		m.Doc.Timeline = jsonTimeline(tl)
+		m.Doc.Timeline = tl.record()
 		m.Doc.StartTime = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * 10 * time.Hour).Format(time.RFC3339Nano)
 	}
 	m, err := Merge(shards, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Document.Timeline != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "no timeline: the documents' timelines span 720002 intervals") {
+	if m.Run.Timeline != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "no timeline: the documents' timelines span 720002 intervals") {
 		t.Errorf("notes %q", m.Notes)
 	}
 }
@@ -287,15 +287,15 @@ func TestMergeTimelinesFarApart(t *testing.T) {
 func FuzzDecodeDocument(f *testing.F) {
 	_, fixture := extFixture(50, 99.9)
 	var seed bytes.Buffer
-	_ = WriteDocument(&seed, NewDocument(fixture))
+	_ = WriteJSON(&seed, fixture)
 	f.Add(seed.Bytes())
 	r := randomShardedRun(rand.New(rand.NewPCG(3, 2026)), 40, 2, 0)
 	for _, res := range r.shards {
 		o := mergeOptions(2)
-		o.Run = &RunInfo{URL: "http://127.0.0.1:8080/x", Method: "GET", Protocol: "http1.0", Requests: res.Complete, Concurrency: 2,
-			Shard: &ShardInfo{Index: 0, Count: 1, RunID: "f", Requests: res.Complete, Concurrency: 2}}
+		o.Run = &RunInfo{URL: "http://127.0.0.1:8080/x", Method: "GET", Protocol: "http1.0", Requests: res.Complete, Concurrency: 2}
+		o.Shard = &Shard{Index: 0, Count: 1, RunID: "f", TotalRequests: res.Complete, TotalConcurrency: 2}
 		var b bytes.Buffer
-		_ = WriteDocument(&b, NewDocument(Summarize(res, o)))
+		_ = WriteJSON(&b, Summarize(res, o))
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -316,8 +316,9 @@ func FuzzDecodeDocument(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s := m.Summary
-		for _, n := range []int{s.Complete, s.Failed.Total, s.Failed.Connect, s.Failed.Receive, s.Failed.Length, s.Failed.Exceptions, s.Count} {
+		s := m.Run
+		c := &s.Report.Counters
+		for _, n := range []int{c.CompleteRequests, c.FailedRequests, c.Failures.Connect, c.Failures.Receive, c.Failures.Length, c.Failures.Exceptions, s.local.count} {
 			if n < 0 {
 				t.Fatalf("negative count in %+v", s)
 			}
@@ -326,7 +327,7 @@ func FuzzDecodeDocument(f *testing.F) {
 		if err := WriteText(&out, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteDocument(&out, m.Document); err != nil {
+		if err := WriteJSON(&out, m.Run); err != nil {
 			t.Fatal(err)
 		}
 		if text := out.String(); strings.Contains(text, "NaN") || strings.Contains(text, "Inf") || strings.Contains(text, "\x1b") {
@@ -343,14 +344,14 @@ func FuzzDecodeDocument(f *testing.F) {
 // per-second counts, with the missing seconds as zeros.
 func TestThroughputOfAnyLength(t *testing.T) {
 	tp := ThroughputOf([]int64{4, 5, 1}, 5*time.Second)
-	if tp.Intervals != 5 || tp.Mean != 2 || math.Abs(tp.SD-math.Sqrt(5.5)) > 1e-12 {
+	if tp.Intervals != 5 || tp.MeanPerS != 2 || math.Abs(tp.SDPerS-math.Sqrt(5.5)) > 1e-12 {
 		t.Errorf("%+v, want 5 intervals, mean 2, sd √5.5", tp)
 	}
 	long := time.Duration(math.MaxInt64)
 	if allocs := testing.AllocsPerRun(3, func() { tp = ThroughputOf([]int64{4, 5, 1}, long) }); allocs != 0 {
 		t.Errorf("%v allocations", allocs)
 	}
-	if n := int(long / time.Second); tp.Intervals != n || tp.Mean != 10/float64(n) {
+	if n := int(long / time.Second); tp.Intervals != n || tp.MeanPerS != 10/float64(n) {
 		t.Errorf("%+v over %d seconds", tp, n)
 	}
 }

@@ -17,7 +17,7 @@ func notStartedSweep(t *testing.T) []byte {
 	var runs []*RunResult
 	for i := range s.Targets {
 		runs = append(runs, &RunResult{Run: Run{Point{i, -1, 0}, 0}, Order: i, URL: s.Targets[i].URL, Ending: "not_started",
-			Document: report.NewDocument(report.NotStarted([]string{"gab", s.Targets[i].URL}, time.Unix(0, 0), "", 0))})
+			Document: report.NotStarted([]string{"gab", s.Targets[i].URL}, time.Unix(0, 0), "", 0)})
 	}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, NewDocument(s, Aggregate(s, runs), Meta{CommandLine: []string{"gab", "sweep"}})); err != nil {

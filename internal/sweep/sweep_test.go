@@ -221,7 +221,7 @@ func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
 		RPS: rps, Complete: len(lat), Seconds: 1, ReadBytes: 125000,
 		Latency: Moments{d.Count, d.Mean(), d.SD()}, Hist: d.Hist,
 		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true,
-		Document: report.NewDocument(report.NotStarted(nil, time.Unix(0, 0), "", 0))}
+		Document: report.NotStarted(nil, time.Unix(0, 0), "", 0)}
 }
 
 func testSweep() (*Settings, []*RunResult) {
