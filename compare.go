@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"gab/internal/chart"
-	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/report"
 )
@@ -35,50 +34,10 @@ Sweeps are compared point by point (same target label, size and concurrency).
 `
 
 // pooledFigures are the figures whose value for a sweep's point is of its
-// runs' requests together, as gab sweep's table prints them; every other
-// figure of a point is the mean of its runs' own.
-var pooledFigures = map[string]func(runs []*report.Document) (float64, bool){
-	"mean": pooledMeanMs, "p50": pooledPercentileMs(50), "p90": pooledPercentileMs(90),
-	"p99": pooledPercentileMs(99), "p99.9": pooledPercentileMs(99.9),
-}
-
-// pooledMeanMs is the exact mean total time of the runs' requests together
-// (gab sweep's table: the runs' extended total phases pooled).
-func pooledMeanMs(runs []*report.Document) (float64, bool) {
-	moments := make([]sweep.Moments, 0, len(runs))
-	for _, d := range runs {
-		if x := d.Extended; x != nil {
-			t := &x.Phases.Total
-			moments = append(moments, sweep.Moments{Count: t.Count, Mean: t.MeanUs, SD: t.SDUs})
-		}
-	}
-	m := sweep.Pool(moments)
-	return m.Mean / 1000, m.Count > 0
-}
-
-// pooledPercentileMs reads a total-time percentile of the runs' requests
-// together from their merged histograms, as gab sweep's table does
-// (sweep.LatencyPercentileMs).
-func pooledPercentileMs(p float64) func(runs []*report.Document) (float64, bool) {
-	return func(runs []*report.Document) (float64, bool) {
-		merged := samples.NewHist()
-		for _, d := range runs {
-			x := d.Extended
-			if x == nil || x.Phases.Total.Histogram == nil || x.Phases.Total.Count == 0 {
-				continue
-			}
-			h, err := samples.DecodeHist(x.Phases.Total.Histogram.Data)
-			if err != nil {
-				return 0, false // never: the documents were validated
-			}
-			merged.Merge(h)
-		}
-		if merged.TotalCount() == 0 {
-			return 0, false
-		}
-		return sweep.LatencyPercentileMs(merged, p), true
-	}
-}
+// runs' requests together (their records merged, report.MergeRuns), as gab
+// sweep's table prints them; every other figure of a point is the mean of
+// its runs' own.
+var pooledFigures = map[string]bool{"mean": true, "p50": true, "p90": true, "p99": true, "p99.9": true}
 
 // compareGroup is one comparable unit of a side: a run, or a sweep's point
 // with its repetitions.
@@ -183,6 +142,7 @@ type compareDocument struct {
 func compareGroups(a, b compareGroup) compareGroupResult {
 	out := compareGroupResult{Key: a.key, ARuns: len(a.runs), BRuns: len(b.runs),
 		SettingsDiffer: settingsDiffer(a.runs[0], b.runs[0])}
+	pa, pb := pooledRun(a), pooledRun(b)
 	for _, f := range report.Catalog {
 		xa, xb := figureOf(&f, a.runs), figureOf(&f, b.runs)
 		if len(xa) == 0 || len(xb) == 0 {
@@ -193,10 +153,10 @@ func compareGroups(a, b compareGroup) compareGroupResult {
 		sa, sb := sweep.SummarizeRPS(xa, math.Inf(1)), sweep.SummarizeRPS(xb, math.Inf(1))
 		ma, mb := sa.Mean, sb.Mean
 		r := compareRow{Figure: f.Title, Unit: f.Unit, Better: f.Better, A: ma, B: mb}
-		if v, ok := pooledFigure(&f, a); ok {
+		if v, ok := pooledFigure(&f, pa); ok {
 			r.A, r.APooled = v, true
 		}
-		if v, ok := pooledFigure(&f, b); ok {
+		if v, ok := pooledFigure(&f, pb); ok {
 			r.B, r.BPooled = v, true
 		}
 		ma, mb = r.A, r.B
@@ -230,13 +190,25 @@ func figureOf(f *report.Figure, runs []*report.Document) []float64 {
 	return out
 }
 
-// pooledFigure is f of a sweep point's runs together, where f has one.
-func pooledFigure(f *report.Figure, g compareGroup) (float64, bool) {
-	pooled := pooledFigures[f.Key]
-	if !g.sweep || pooled == nil {
+// pooledRun is a sweep point's runs merged (nil for a single run, or runs
+// that do not merge).
+func pooledRun(g compareGroup) *report.Run {
+	if !g.sweep {
+		return nil
+	}
+	m, err := report.MergeRuns(g.runs)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// pooledFigure is f of a sweep point's runs together (pooled), where f has one.
+func pooledFigure(f *report.Figure, pooled *report.Run) (float64, bool) {
+	if pooled == nil || !pooledFigures[f.Key] {
 		return 0, false
 	}
-	return pooled(g.runs)
+	return f.Value(pooled)
 }
 
 // runCompare is gab compare; argv[1] is "compare".

@@ -149,13 +149,6 @@ func sweepOf(label string, docs ...*report.Document) *sweep.Document {
 		if rep := d.Report; rep != nil {
 			r.RPS, r.Complete, r.Failed, r.Seconds = rep.RequestsPerSecond, rep.CompleteRequests, rep.FailedRequests, rep.TimeTakenS
 		}
-		if x := d.Extended; x != nil {
-			t := &x.Phases.Total
-			r.Latency = sweep.Moments{Count: t.Count, Mean: t.MeanUs, SD: t.SDUs}
-			if t.Count > 0 {
-				r.Hist, _ = samples.DecodeHist(t.Histogram.Data)
-			}
-		}
 		runs = append(runs, r)
 	}
 	return sweep.NewDocument(s, sweep.Aggregate(s, runs), sweep.Meta{CommandLine: []string{"gab", "sweep"}, Complete: true})

@@ -373,7 +373,6 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	m := &sweepRuns{start: time.Now(), loadStart: loadAverage()}
 	plan := sweep.Plan(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat)
 	m.planned = len(plan)
-	histOwner := map[sweep.Point]*sweep.RunResult{}
 	for i, r := range plan {
 		if ctx.Err() != nil {
 			m.interrupted = true
@@ -401,7 +400,6 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 				runtime.GC() // the next body is not allocated beside this one
 			}
 		}
-		foldHistogram(histOwner, rr)
 		m.runs = append(m.runs, rr)
 		if rr.Ending == "fatal" || rr.Ending == "not_started" {
 			m.fatal++
@@ -626,13 +624,6 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 		rr.RPS = rp.RequestsPerSecond
 		rr.Complete, rr.Failed = rp.CompleteRequests, rp.FailedRequests
 		rr.Seconds, rr.ReadBytes, rr.SentBytes = rp.TimeTakenS, rp.TotalTransferredBytes, rp.TotalBodySentBytes
-		if x := res.Extra; x != nil {
-			d := &x.Phases[client.PhaseTotal]
-			rr.Latency = sweep.Moments{Count: d.Count, Mean: d.Mean(), SD: d.SD()}
-			if d.Count > 0 {
-				rr.Hist = d.Hist
-			}
-		}
 		rr.ClientCPU, rr.ClientCPUKnown = cpu.User+cpu.Sys, cpu.Known
 		if verbose {
 			label := s.Targets[r.Target].Label
@@ -646,23 +637,6 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	rr.Document = sum
 	rr.Ending = rr.Document.Ending
 	return rr
-}
-
-// foldHistogram merges a run's latency histogram (about 230 KB) into the one
-// its point's first run holds, so that a sweep keeps one per point; the
-// point's figures are the same, since sweep.Aggregate merges them anyway.
-// (Each run's JSON document keeps its own histogram, encoded already.)
-func foldHistogram(owner map[sweep.Point]*sweep.RunResult, rr *sweep.RunResult) {
-	if rr.Hist == nil {
-		return
-	}
-	first := owner[rr.Point]
-	if first == nil {
-		owner[rr.Point] = rr
-		return
-	}
-	first.Hist.Merge(rr.Hist)
-	rr.Hist = nil
 }
 
 // redactSweepArgs hides -A and -P values in the sweep's command line.

@@ -23,7 +23,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"gab/internal/samples"
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
 
@@ -436,35 +435,4 @@ func FuzzSplitSweepArgs(f *testing.F) {
 			t.Fatalf("%q: too many words out (%q, %q)", args, sa.ab, sa.targets)
 		}
 	})
-}
-
-// TestFoldHistogram: folding a point's histograms into its first run's gives
-// the point the same percentiles as keeping them all.
-func TestFoldHistogram(t *testing.T) {
-	s := &sweep.Settings{Targets: []sweep.Target{{Label: "a", URL: "http://h/"}}, Concurrency: []int{1}, Repeat: 3, MaxCV: 0.05}
-	mk := func(rep int, lat ...int64) *sweep.RunResult {
-		d := samples.NewDist()
-		for _, v := range lat {
-			d.Add(v)
-		}
-		return &sweep.RunResult{Run: sweep.Run{Point: sweep.Point{Size: -1}, Rep: rep}, Ending: "completed", Complete: len(lat),
-			Seconds: 1, Latency: sweep.Moments{Count: d.Count, Mean: d.Mean(), SD: d.SD()}, Hist: d.Hist}
-	}
-	runs := func() []*sweep.RunResult {
-		return []*sweep.RunResult{mk(0, 1000, 2000), mk(1, 3000, 40000, 50000), mk(2, 600, 700, 800, 90000)}
-	}
-	want := sweep.Aggregate(s, runs())[0]
-	folded := runs()
-	owner := map[sweep.Point]*sweep.RunResult{}
-	for _, r := range folded {
-		foldHistogram(owner, r)
-	}
-	if folded[1].Hist != nil || folded[2].Hist != nil || folded[0].Hist.TotalCount() != 9 {
-		t.Fatalf("not folded: %v %v %d", folded[1].Hist, folded[2].Hist, folded[0].Hist.TotalCount())
-	}
-	got := sweep.Aggregate(s, folded)[0]
-	if got.LatencyP50Ms != want.LatencyP50Ms || got.LatencyP99Ms != want.LatencyP99Ms || got.LatencyMeanMs != want.LatencyMeanMs {
-		t.Errorf("folded p50 %v p99 %v mean %v, want %v %v %v", got.LatencyP50Ms, got.LatencyP99Ms, got.LatencyMeanMs,
-			want.LatencyP50Ms, want.LatencyP99Ms, want.LatencyMeanMs)
-	}
 }

@@ -351,11 +351,11 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 }
 
 // Figure is the point's value of a catalog figure: of its runs together
-// where the point has it (requests per second: the runs' mean; latencies of
-// every request of every run; counts summed; bandwidth the runs' mean; CPU
-// over the runs' time and requests), else for a count (unit "") the runs'
-// sum and for any other figure the mean of the runs' own. ok is false where
-// no run has it.
+// where the point has it (requests per second and bandwidth: the runs' mean;
+// CPU over the runs' time and requests; any other figure read from the runs'
+// records merged, report.MergeRuns: latencies of every request of every run,
+// counts summed), else for a count (unit "") the runs' sum and for any other
+// figure the mean of the runs' own. ok is false where no run has it.
 func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
 	lat := p.LatencyCount > 0
 	switch fig.Key {
@@ -382,11 +382,10 @@ func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
 	case "server_cpu_us_per_request":
 		return p.ServerCPUUsPerReq, p.ServerCPUKnown
 	}
-	if pct, ok := percentileKey(fig.Key); ok {
-		if p.latencyHist == nil {
-			return 0, false
+	if p.merged != nil { // latencies of every request, counts summed
+		if v, ok := fig.Value(p.merged); ok {
+			return v, true
 		}
-		return LatencyPercentileMs(p.latencyHist, pct), true
 	}
 	var sum, lo, hi float64
 	n := 0
@@ -415,15 +414,6 @@ func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
 		return sum, true
 	}
 	return sum / float64(n), true
-}
-
-// percentileKey reads a percentile figure's key: "p99.9" is 99.9.
-func percentileKey(key string) (float64, bool) {
-	if len(key) < 2 || key[0] != 'p' {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(key[1:], 64)
-	return v, err == nil && v >= 0 && v <= 100
 }
 
 // pointFigures are the point's catalog figures (DocPoint's "figures").

@@ -4,9 +4,6 @@ import (
 	"sort"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"gab/internal/samples"
 	"gab/report"
 )
 
@@ -45,20 +42,15 @@ type RunResult struct {
 	Seconds   float64 // ab's Time taken for tests
 	ReadBytes int64   // ab's Total transferred
 	SentBytes int64   // every request byte written (ab's Total body sent with -p)
-	// Latency is the total time (start to last byte) of the recorded requests,
-	// in µs: exact moments, and the HDR histogram (nil when none). Aggregate
-	// only merges a point's histograms, so the caller may fold them into one
-	// run's and set the others to nil.
-	Latency Moments
-	Hist    *hdrhistogram.Histogram
 
 	ClientCPU      time.Duration
 	ClientCPUKnown bool
 	ServerCPU      time.Duration
 	ServerCPUKnown bool
 
-	// Document is the run's full JSON document.
-	Document *report.Document
+	// Document is the run's record (its JSON document): a point's latencies
+	// are of its runs' records merged (report.MergeRuns).
+	Document *report.Run
 }
 
 // PointResult is one point's statistics across its repetitions.
@@ -72,9 +64,10 @@ type PointResult struct {
 	Runs        []*RunResult
 
 	RPS RPS
-	// Latency over the merged samples of every repetition, ms; P50/P99 from
-	// the merged HDR histograms (3 significant digits). LatencyCount is 0
-	// when no request was recorded.
+	// Latency over every request of every repetition (the merged runs'
+	// total phase), ms: count, mean and sd exact, P50/P99 the nearest rank
+	// in the merged HDR histograms (3 significant digits). LatencyCount is
+	// 0 when no request was recorded.
 	LatencyCount                 int64
 	LatencyMeanMs, LatencySDMs   float64
 	LatencyP50Ms, LatencyP99Ms   float64
@@ -87,9 +80,9 @@ type PointResult struct {
 	ClientCPUKnown               bool
 	ServerCPUUsPerReq, ServerPct float64 // server CPU per complete request (µs), % of one core
 	ServerCPUKnown               bool
-	// latencyHist is the merged histogram of the runs' total times (nil
-	// when none): the point's percentiles.
-	latencyHist *hdrhistogram.Histogram
+	// merged is the runs' records merged (report.MergeRuns; nil when no
+	// run has a report): the point's latencies and counts.
+	merged *report.Run
 }
 
 // Done reports whether every planned repetition ran to its end.
@@ -135,20 +128,15 @@ func Aggregate(s *Settings, runs []*RunResult) []*PointResult {
 
 func (p *PointResult) compute(maxCV float64) {
 	rps := make([]float64, 0, len(p.Runs))
-	moments := make([]Moments, 0, len(p.Runs))
-	var merged *hdrhistogram.Histogram
+	var docs []*report.Run
 	var mbit, sent float64
 	var seconds float64
 	var clientCPU, serverCPU time.Duration
 	p.ClientCPUKnown, p.ServerCPUKnown = len(p.Runs) > 0, len(p.Runs) > 0
 	for _, r := range p.Runs {
 		rps = append(rps, r.RPS)
-		moments = append(moments, r.Latency)
-		if r.Hist != nil {
-			if merged == nil {
-				merged = samples.NewHist()
-			}
-			merged.Merge(r.Hist)
+		if r.Document != nil && r.Document.Report != nil {
+			docs = append(docs, r.Document)
 		}
 		p.Complete += r.Complete
 		p.Failed += r.Failed
@@ -168,15 +156,16 @@ func (p *PointResult) compute(maxCV float64) {
 		p.MbitPerS = mbit / float64(n)
 		p.SentMbitPerS = sent / float64(n)
 	}
-	lat := Pool(moments)
-	p.LatencyCount = lat.Count
-	if lat.Count > 0 {
-		p.LatencyMeanMs, p.LatencySDMs = lat.Mean/1000, lat.SD/1000
+	if len(docs) > 0 {
+		p.merged, _ = report.MergeRuns(docs) // fails only for records that are not a run's
 	}
-	if merged != nil && merged.TotalCount() > 0 {
-		p.latencyHist = merged
-		p.LatencyP50Ms = LatencyPercentileMs(merged, 50)
-		p.LatencyP99Ms = LatencyPercentileMs(merged, 99)
+	if m := p.merged; m != nil && m.Extended != nil {
+		t := &m.Extended.Phases.Total
+		p.LatencyCount = t.Count
+		if t.Count > 0 {
+			p.LatencyMeanMs, p.LatencySDMs = t.MeanUs/1000, t.SDUs/1000
+			p.LatencyP50Ms, p.LatencyP99Ms = float64(t.MedianUs)/1000, float64(t.P99Us)/1000
+		}
 	}
 	if seconds > 0 && p.Complete > 0 {
 		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
@@ -190,13 +179,6 @@ func (p *PointResult) compute(maxCV float64) {
 	} else {
 		p.ServerCPUKnown = false
 	}
-}
-
-// LatencyPercentileMs is a point's latency percentile p (0..100) in ms,
-// from the merged histogram of its runs' total times: the figure gab sweep's
-// table prints, and gab compare of sweeps.
-func LatencyPercentileMs(merged *hdrhistogram.Histogram, p float64) float64 {
-	return float64(merged.ValueAtQuantile(p)) / 1000
 }
 
 // Ranking orders the targets of one size and concurrency: by mean req/s

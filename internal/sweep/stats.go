@@ -4,8 +4,6 @@ import (
 	"math"
 
 	"github.com/montanaflynn/stats"
-
-	"gab/internal/samples"
 )
 
 // CIMethod names how RPS.CI95 is computed.
@@ -151,29 +149,4 @@ func betaFraction(a, b, x float64) float64 {
 		}
 	}
 	return f
-}
-
-// Moments are one run's latency count, mean and sample sd (µs).
-type Moments struct {
-	Count    int64
-	Mean, SD float64
-}
-
-// Pool combines several runs' moments into those of all their samples
-// together, exactly (samples.MergeMoments: within-run and between-run sums of
-// squares).
-func Pool(parts []Moments) Moments {
-	var out Moments
-	var m2 float64
-	for _, p := range parts {
-		if p.Count == 0 {
-			continue
-		}
-		out.Mean, m2 = samples.MergeMoments(out.Count, out.Mean, m2, p.Count, p.Mean, float64(p.Count-1)*p.SD*p.SD)
-		out.Count += p.Count
-	}
-	if out.Count > 1 {
-		out.SD = math.Sqrt(m2 / float64(out.Count-1))
-	}
-	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gab/client"
 	"gab/internal/samples"
 	"gab/internal/sweep/sweeptest"
 	"gab/report"
@@ -199,29 +200,46 @@ func TestTQuantile(t *testing.T) {
 	}
 }
 
-func TestPool(t *testing.T) {
-	// {1,2,3}: mean 2, sd 1; {4,5}: mean 4.5, sd sqrt(0.5). Together
-	// {1,2,3,4,5}: mean 3, sd sqrt(10/4).
-	p := Pool([]Moments{{3, 2, 1}, {2, 4.5, math.Sqrt(0.5)}, {0, 0, 0}})
-	if p.Count != 5 || !near(p.Mean, 3, 1e-12) || !near(p.SD, math.Sqrt(2.5), 1e-12) {
-		t.Errorf("%+v", p)
-	}
-	if p := Pool(nil); p.Count != 0 || p.Mean != 0 {
-		t.Errorf("empty: %+v", p)
-	}
-}
-
-// fakeRun is a run with the given req/s and latencies (µs).
+// fakeRun is a run with the given req/s and latencies (µs), and its record
+// as Summarize makes it from the engine's result.
 func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
-	d := samples.NewDist()
-	for _, v := range lat {
-		d.Add(v)
+	x := &client.ExtraResult{}
+	for p := range x.Phases {
+		x.Phases[p] = samples.NewDist()
 	}
+	for _, v := range lat {
+		x.Phases[client.PhaseTotal].Add(v)
+	}
+	res := &client.Result{Start: time.Unix(int64(order), 0), Elapsed: time.Second, Complete: len(lat), Extra: x,
+		StatusCounts: map[int]int{200: len(lat)}, FirstError: map[string]string{}}
 	return &RunResult{Run: Run{pt, rep}, Order: order, URL: "http://h/", Ending: "completed",
 		RPS: rps, Complete: len(lat), Seconds: 1, ReadBytes: 125000,
-		Latency: Moments{d.Count, d.Mean(), d.SD()}, Hist: d.Hist,
 		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true,
-		Document: report.NotStarted(nil, time.Unix(0, 0), "", 0)}
+		Document: report.Summarize(res, report.Options{Concurrency: 1})}
+}
+
+// TestPointIsItsRunsMerged: a point's latencies are those of every request
+// of its runs together (report.MergeRuns), not an arithmetic of its own:
+// {1,2,3} and {4,5} ms pool to mean 3, sd sqrt(10/4) exactly.
+func TestPointIsItsRunsMerged(t *testing.T) {
+	s := &Settings{Targets: []Target{{"a", "http://h/a"}}, Concurrency: []int{1}, Repeat: 3, MaxCV: 0.05}
+	pt := Point{0, -1, 0}
+	runs := []*RunResult{fakeRun(pt, 0, 0, 1, 1000, 2000, 3000), fakeRun(pt, 1, 1, 1, 4000, 5000), fakeRun(pt, 2, 2, 1)}
+	runs[2].Document = report.NotStarted(nil, time.Unix(2, 0), "refused", 1) // a run without a report counts nowhere
+	p := Aggregate(s, runs)[0]
+	merged, err := report.MergeRuns([]*report.Run{runs[0].Document, runs[1].Document})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := &merged.Extended.Phases.Total
+	if p.LatencyCount != 5 || tot.Count != 5 || !near(p.LatencyMeanMs, 3, 1e-12) || p.LatencyMeanMs != tot.MeanUs/1000 ||
+		!near(p.LatencySDMs, math.Sqrt(2.5), 1e-12) || p.LatencyP50Ms != float64(tot.MedianUs)/1000 || p.LatencyP99Ms != 5 {
+		t.Errorf("point %+v, merged total %+v", p, tot)
+	}
+	mx, _ := report.FigureByKey("max")
+	if v, ok := p.Figure(&mx); !ok || v != 5 {
+		t.Errorf("max %v %v", v, ok)
+	}
 }
 
 func testSweep() (*Settings, []*RunResult) {
@@ -367,7 +385,7 @@ func TestCSVColumnsKeepTheirPlace(t *testing.T) {
 	s, runs := testSweep()
 	points := Aggregate(s, runs)
 	p90, _ := report.FigureByKey("p90")
-	if v, ok := points[1].Figure(&p90); !ok || v != LatencyPercentileMs(points[1].latencyHist, 90) || v != 0.7 {
+	if v, ok := points[1].Figure(&p90); !ok || v != float64(points[1].merged.Extended.Phases.Total.P90Us)/1000 || v != 0.7 {
 		t.Errorf("p90 %v %v", v, ok)
 	}
 	d := NewDocument(s, points, Meta{})
