@@ -104,7 +104,8 @@ func newOptions(argv0 string) *cliOptions {
 			Timeout:     30 * time.Second,
 			Streams:     1,
 			Spec:        client.RequestSpec{ContentType: client.DefaultContentType},
-			// The only environment variable gab reads: the engine itself never does.
+			// GAB_NETPOLL=go: the portable goroutine-per-connection path. (The
+			// engine reads only PATH, which it passes on to a --cgi program.)
 			Portable: os.Getenv("GAB_NETPOLL") == "go",
 		},
 	}
