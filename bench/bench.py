@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark gab beside ab, wrk, h2load and hey against a local nginx.
+"""Benchmark gab beside ab, wrk, h2load and hey against a local nginx, and
+gab --http3 beside a plain quic-go HTTP/3 client against a local Caddy.
 
 nginx runs one worker pinned to CPU 0 (access log off) on 127.0.0.1 and serves
 files of 100 B, 10 KiB and 1 MiB over plain HTTP/1.1, h2c, HTTPS (HTTP/1.1 over
@@ -10,6 +11,12 @@ so the client's own CPU per completed request is (user + sys) / requests.
 Tools run interleaved, several repetitions; the tables show medians with
 min-max, and a last table each gab cell against the peers its target names.
 Everything is bounded and stopped by PID.
+
+The HTTP/3 cells run against Debian's Caddy (it serves HTTP/3; one process
+pinned to CPU 0, GOMAXPROCS=1, nginx's certificate, the same files): gab --http3,
+and beside it bench/h3peer (what a Go tool writes with quic-go's own http3
+client: an http.Client per connection, a goroutine per stream) and, in the
+"Caddy h2" cells, gab --http2 and h2load over TLS against the same Caddy.
 
   bench/bench.py --tier quick    # the cells BENCHMARKS.md's targets name, 5 reps (~15 min)
   bench/bench.py --tier full     # the whole matrix
@@ -39,7 +46,8 @@ ROOT = os.path.dirname(HERE)
 SIZES = {"100": 100, "10k": 10240, "1m": 1048576}
 
 # proto: "http" (HTTP/1.1), "https" (HTTP/1.1 over TLS), "h2c" (HTTP/2 with prior
-# knowledge), "h2" (HTTP/2 over TLS, ALPN). streams: HTTP/2 streams per connection.
+# knowledge), "h2" (HTTP/2 over TLS, ALPN), "h3" (HTTP/3 against Caddy), "h2caddy"
+# (HTTP/2 over TLS against the same Caddy). streams: streams per connection.
 Cell = namedtuple("Cell", "proto size c ka streams n")
 
 PROTO_TITLE = {
@@ -47,10 +55,15 @@ PROTO_TITLE = {
     "https": "HTTPS (HTTP/1.1 over TLS)",
     "h2c": "HTTP/2 cleartext (h2c)",
     "h2": "HTTP/2 over TLS (h2)",
+    "h3": "HTTP/3 (QUIC), Caddy",
+    "h2caddy": "HTTP/2 over TLS (h2), Caddy",
 }
+STREAMED = ("h2c", "h2", "h3", "h2caddy")  # cells with streams per connection
+CADDY = ("h3", "h2caddy")  # cells against Caddy
 
-# The server has one port per protocol: base, base+1, ... in this order.
-PORT_OFFSET = {"http": 0, "h2c": 1, "https": 2, "h2": 3}
+# The server has one port per protocol: base, base+1, ... in this order; Caddy
+# serves HTTP/3 (UDP) and h2 (TCP) on base+4.
+PORT_OFFSET = {"http": 0, "h2c": 1, "https": 2, "h2": 3, "h3": 4, "h2caddy": 4}
 
 NGINX_CONF = """
 worker_processes 1;
@@ -91,6 +104,24 @@ http {{
 }}
 """
 
+# Caddy: HTTP/1.1, HTTP/2 and HTTP/3 on localhost (its QUIC certificate is
+# picked by SNI, which clients send for names only), nginx's certificate, no log.
+CADDYFILE = """
+{{
+    admin off
+    auto_https disable_redirects
+    skip_install_trust
+    servers {{
+        protocols h1 h2 h3
+    }}
+}}
+localhost:{port} {{
+    tls {work}/cert.pem {work}/key.pem
+    root * {work}/www
+    file_server
+}}
+"""
+
 KEYS = {
     # certbot's default key since 2.0, and what most HTTPS sites now present
     "ec": ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
@@ -98,7 +129,7 @@ KEYS = {
 }
 PROTOCOLS = {"1.3": "TLSv1.3", "1.2": "TLSv1.2"}
 
-INSTALL = "apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light openssl time"
+INSTALL = "apt-get install -y apache2-utils wrk nghttp2-client hey nginx-light openssl time caddy"
 
 
 def need(tool):
@@ -147,17 +178,50 @@ class Nginx:
         time.sleep(0.2)
 
     def stop(self):
-        self.proc.send_signal(signal.SIGQUIT)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc, signal.SIGQUIT)
         with open(f"{self.work}/error.log", errors="replace") as f:
             errors = f.read().splitlines()
         if errors:  # e.g. too few worker_connections: the figures above may be wrong
             print(f"bench: nginx logged {len(errors)} error(s), the last:\n" + "\n".join(errors[-5:]), file=sys.stderr)
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+class Caddy:
+    """Caddy on CPU 0 (GOMAXPROCS=1), serving the files of work (www/) on port."""
+
+    def __init__(self, work, port):
+        self.work = work
+        with open(f"{work}/Caddyfile", "w") as f:
+            f.write(CADDYFILE.format(port=port, work=work))
+        env = dict(os.environ, HOME=work, XDG_DATA_HOME=f"{work}/caddy-data",
+                   XDG_CONFIG_HOME=f"{work}/caddy-config", GOMAXPROCS="1")
+        self.log = open(f"{work}/caddy.log", "wb")
+        self.proc = subprocess.Popen(
+            ["taskset", "-c", "0", "caddy", "run", "--config", f"{work}/Caddyfile", "--adapter", "caddyfile"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        for _ in range(200):  # until it answers over TLS
+            if self.proc.poll() is not None:
+                sys.exit(f"bench: caddy did not start:\n{open(f'{work}/caddy.log', errors='replace').read()[-2000:]}")
+            r = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-servername", "localhost"],
+                               input=b"", capture_output=True, timeout=5)
+            if b"BEGIN CERTIFICATE" in r.stdout:
+                break
+            time.sleep(0.1)
+        time.sleep(0.3)  # the UDP listener starts beside the TCP one
+
+    def stop(self):
+        stop_process(self.proc, signal.SIGTERM)
+        self.log.close()
+
+
+def stop_process(proc, sig):
+    """Stops proc by its PID with sig (a graceful stop), killing it after 10 s."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def timed(cmd, cpu, timeout):
@@ -190,6 +254,9 @@ def timed(cmd, cpu, timeout):
 
 def parse_count(tool, out):
     """Completed requests and req/s as the tool reports them."""
+    if tool == "h3peer":
+        m = re.search(r"requests (\d+) failed (\d+) seconds [\d.]+ rps ([\d.]+)", out)
+        return int(m.group(1)) - int(m.group(2)), float(m.group(3))
     if tool in ("gab", "gab-base", "gab-resume", "ab"):
         n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
@@ -216,10 +283,18 @@ def parse_count(tool, out):
     raise ValueError(tool)
 
 
-def command(tool, gab, cell, url, seconds, threads=1):
+def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer"):
     """The command line of tool for cell, or None when the tool has no such mode."""
     n, c, ka = str(cell.n), str(cell.c), cell.ka
-    if cell.proto in ("h2c", "h2"):
+    if cell.proto == "h3":  # Debian's h2load has no QUIC
+        if tool in ("gab", "gab-base"):
+            return [gab, "-q", "--http3", "--streams", str(cell.streams), "-n", n, "-c", c, url]
+        if tool == "h3peer":
+            return [h3peer, "-n", n, "-c", c, "-streams", str(cell.streams), url]
+        return None
+    if tool == "h3peer":
+        return None
+    if cell.proto in ("h2c", "h2", "h2caddy"):
         if tool in ("gab", "gab-base"):
             return [gab, "-q", "--http2", "--streams", str(cell.streams), "-n", n, "-c", c, url]
         if tool == "h2load":  # h2c with prior knowledge on http://, h2 by ALPN on https://
@@ -259,10 +334,13 @@ def cells_of(tier):
     def h2(proto, streams):
         return Cell(proto, "100", 10, True, streams, 100000)
 
+    def h3(proto, streams):  # Caddy: about 10k req/s here
+        return Cell(proto, "100", 10, True, streams, 50000)
+
     if tier == "smoke":
         return [h1("http", "100", 10, True), h1("http", "100", 10, False),
                 h1("https", "100", 10, True), h1("https", "100", 10, False),
-                h2("h2", 10)]
+                h2("h2", 10), h3("h3", 10), h3("h2caddy", 10)]
     if tier == "quick":
         return ([h1("http", "100", c, True) for c in (10, 100, 1)]
                 + [h1("http", "100", c, False) for c in (10, 100)]
@@ -271,18 +349,20 @@ def cells_of(tier):
                 + [h2("h2c", m) for m in (1, 10)]
                 + [h1("https", "100", c, True) for c in (10, 100, 1000, 5000)]
                 + [h1("https", "100", c, False) for c in (10, 100)]
-                + [h2("h2", m) for m in (1, 10)])
+                + [h2("h2", m) for m in (1, 10)]
+                + [h3(p, 10) for p in CADDY])
     return ([h1("http", s, c, ka) for s in SIZES for c in (1, 10, 100, 1000) for ka in (True, False)]
             + [h1("http", "100", 5000, True)]
             + [h2("h2c", m) for m in (1, 10)]
             + [h1("https", s, c, ka) for s in SIZES for c in (1, 10, 100) for ka in (True, False)]
             + [h1("https", "100", c, True) for c in (1000, 5000)]
-            + [h2("h2", m) for m in (1, 10)])
+            + [h2("h2", m) for m in (1, 10)]
+            + [h3(p, m) for p in CADDY for m in (1, 10)])
 
 
 def cell_title(cell):
     return (f"{PROTO_TITLE[cell.proto]}, {cell.size}, c={cell.c}, "
-            + (f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else f"keep-alive={'yes' if cell.ka else 'no'}"))
+            + (f"streams={cell.streams}" if cell.proto in STREAMED else f"keep-alive={'yes' if cell.ka else 'no'}"))
 
 
 def scaled(cell, scale):
@@ -290,13 +370,17 @@ def scaled(cell, scale):
 
 
 def url_of(cell, port):
+    if cell.proto in CADDY:
+        return f"https://localhost:{port + PORT_OFFSET[cell.proto]}/f{cell.size}.txt"
     scheme = "https" if cell.proto in ("https", "h2") else "http"
     return f"{scheme}://127.0.0.1:{port + PORT_OFFSET[cell.proto]}/f{cell.size}.txt"
 
 
 # Targets: the peers gab's client CPU per request is compared with, per kind of cell.
 def peers_of(cell):
-    if cell.proto in ("h2c", "h2"):
+    if cell.proto == "h3":
+        return ("h3peer",)
+    if cell.proto in ("h2c", "h2", "h2caddy"):
         return ("h2load",)
     return ("ab", "wrk", "h2load") if cell.ka else ("ab",)
 
@@ -337,17 +421,19 @@ def main():
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
     ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
     ap.add_argument("--tools", default="",
-                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey; gab-base only "
-                    "with --gab-base; gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only)")
+                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer; gab-base only "
+                    "with --gab-base; gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only; h3peer "
+                    "is bench/h3peer, in the HTTP/3 cells only)")
     ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
     ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
-    ap.add_argument("--port", type=int, default=18480, help="first of four ports: HTTP, h2c, HTTPS, h2")
+    ap.add_argument("--port", type=int, default=18480, help="first of five ports: HTTP, h2c, HTTPS, h2, Caddy (TCP and UDP)")
     ap.add_argument("--list", action="store_true", help="print the tier's cells and commands, run nothing")
     ap.add_argument("--only", default="", help="run only the cells whose --list title matches this regular expression")
     args = ap.parse_args()
 
     if not args.tools:
-        args.tools = "gab,gab-resume,gab-base,ab,wrk,h2load,hey" if args.gab_base else "gab,gab-resume,ab,wrk,h2load,hey"
+        args.tools = ("gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer" if args.gab_base
+                      else "gab,gab-resume,ab,wrk,h2load,hey,h3peer")
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
     seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
@@ -371,29 +457,40 @@ def main():
     for t in args.tools.split(","):
         if t == "gab-base" and not args.gab_base:
             sys.exit("bench: the tool gab-base needs --gab-base BINARY")
-        if t in ("gab", "gab-base", "gab-resume") or shutil.which(t):
+        if t in ("gab", "gab-base", "gab-resume", "h3peer") or shutil.which(t):
             tools.append(t)
         else:
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
     gab = args.gab
+    bindir = tempfile.mkdtemp(prefix="gab-bin-")
     if not gab:
         need("go")
-        gab = os.path.join(tempfile.mkdtemp(prefix="gab-bin-"), "gab")
+        gab = os.path.join(bindir, "gab")
         subprocess.check_call(["go", "build", "-o", gab, "."], cwd=ROOT)
+    h3peer = os.path.join(bindir, "h3peer")
+    caddy_cells = any(c.proto in CADDY for c in cells)
+    if caddy_cells:
+        need("caddy")
+        if "h3peer" in tools:
+            need("go")
+            subprocess.check_call(["go", "build", "-o", h3peer, "./bench/h3peer"], cwd=ROOT)
 
     print(f"nginx on CPU 0 (TLS {args.tls} only, {args.key} certificate), each client on CPU 1; "
           f"{reps} interleaved repetition(s), requests x{scale:g}", flush=True)
     nginx = Nginx(args.port, args.key, args.tls)
+    caddy = None
     started = time.monotonic()
     rows = []
     unscaled = 0.0  # the cells' run time at --scale 1, from each run's req/s
     try:
+        if caddy_cells:
+            caddy = Caddy(nginx.work, args.port + PORT_OFFSET["h3"])
         for cell, full in zip(cells, full_cells):
             url = url_of(cell, args.port)
             res = {t: {"cpu": [], "rps": [], "rss": []} for t in tools}
             for _ in range(reps):
                 for t in tools:  # interleaved: one run of each tool per repetition
-                    cmd = command(t, args.gab_base if t == "gab-base" else gab, cell, url, seconds)
+                    cmd = command(t, args.gab_base if t == "gab-base" else gab, cell, url, seconds, h3peer=h3peer)
                     if cmd is None:
                         continue
                     if cell.c + 64 > nofile:
@@ -440,6 +537,8 @@ def main():
         memory_and_syscalls(gab, args.port, scale, tools)
         print(f"\n(total: {time.monotonic() - started:.0f} s)")
     finally:
+        if caddy:
+            caddy.stop()
         nginx.stop()
 
 
@@ -478,7 +577,7 @@ def memory_and_syscalls(gab, port, scale, tools):
 
 def print_rows(rows, tools, header):
     for cell, res in rows:
-        h2 = cell.proto in ("h2c", "h2")
+        h2 = cell.proto in STREAMED
         if header:
             print(f"\n{PROTO_TITLE[cell.proto]}:\n")
             if h2:
@@ -505,7 +604,7 @@ def print_targets(rows):
             continue
         g = statistics.median(res["gab"]["cpu"])
         name = f"{cell.proto} {cell.size} c={cell.c} " + (
-            f"streams={cell.streams}" if cell.proto in ("h2c", "h2") else ("keep-alive" if cell.ka else "no keep-alive"))
+            f"streams={cell.streams}" if cell.proto in STREAMED else ("keep-alive" if cell.ka else "no keep-alive"))
         best = [(statistics.median(res[p]["cpu"]), p) for p in peers_of(cell) if res.get(p, {}).get("cpu")]
         peer = ratio = "-"
         if best:
@@ -516,6 +615,16 @@ def print_targets(rows):
             bb = statistics.median(res["gab-base"]["cpu"])
             base, rb = f"{bb:.2f}", f"{g / bb:.2f}×"
         print(f"| {name} | {g:.2f} | {peer} | {ratio} | {base} | {rb} |")
+    # gab --http3 over gab --http2 (over TLS) against the same Caddy: what QUIC costs gab.
+    for cell, res in rows:
+        if cell.proto != "h3" or not res.get("gab", {}).get("cpu"):
+            continue
+        for other, ores in rows:
+            if other.proto == "h2caddy" and other.c == cell.c and other.streams == cell.streams and ores.get("gab", {}).get("cpu"):
+                g3, g2 = statistics.median(res["gab"]["cpu"]), statistics.median(ores["gab"]["cpu"])
+                r3, r2 = statistics.median(res["gab"]["rps"]), statistics.median(ores["gab"]["rps"])
+                print(f"\ngab --http3 / gab --http2 against the same Caddy, c={cell.c} streams={cell.streams}: "
+                      f"{g3 / g2:.2f}× the client CPU per request ({g3:.2f} / {g2:.2f} µs), {r3 / r2:.2f}× the req/s")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -191,6 +192,14 @@ type h3Slot struct {
 	o          Outcome
 	registered *h3Conn
 	pos        int // the slot's place among its connection's streams (h3Conn.inflight)
+
+	// The request's stream as send left it (written by the connection's
+	// leader while the slot waits on sent).
+	sent  chan struct{}
+	str   *quic.Stream
+	id    int64 // str's ID, -1 without one
+	stage h3Stage
+	err   error
 }
 
 func (h *h3Transport) work(r *run, slot int, t *Tally) {
@@ -201,7 +210,7 @@ func (h *h3Transport) work(r *run, slot int, t *Tally) {
 			h.connWG.Wait()
 		}
 	}()
-	s := &h3Slot{buf: make([]byte, h3ReadBuffer), fields: newH3Fields(r), pos: slot / len(h.holders)}
+	s := &h3Slot{buf: make([]byte, h3ReadBuffer), fields: newH3Fields(r), pos: slot / len(h.holders), sent: make(chan struct{}, 1)}
 	hd := &h.holders[slot%len(h.holders)]
 	for r.claim(t) {
 		if !h.issue(r, hd, s, t) {
@@ -258,39 +267,20 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 	c.active.Add(1)
 	defer c.release()
 	s.resp.reset()
-	str, err := c.qc.OpenStreamSync(c)
-	if err != nil {
+	c.send(s)
+	str := s.str
+	if str != nil {
+		defer c.ended(s)
+	}
+	switch s.stage {
+	case h3NotOpened:
 		// Nothing was sent: the connection ended, the server sent GOAWAY
 		// or the run stopped while the stream waited for stream credit.
-		return h.lost(r, t, c, s, -1, err)
-	}
-	c.inflight[s.pos].Store(str)
-	defer c.inflight[s.pos].Store(nil)
-	if open := c.streams.Add(1); open > h.mostStreams.Load() {
-		h.noteStreams(open)
-	}
-	defer c.streams.Add(-1)
-	id := int64(str.StreamID())
-	if g := c.goaway.Load(); g >= 0 && id >= g {
-		h3Cancel(str, http3.ErrCodeRequestCanceled)
+		return h.lost(r, t, c, s, -1, s.err)
+	case h3Refused:
 		return h.lost(r, t, c, s, -1, errGoAwayRefused)
-	}
-	if h.cfg.RequestTimeout > 0 {
-		_ = str.SetDeadline(time.Now().Add(h.cfg.RequestTimeout)) // an error means the stream is gone; Read reports it
-	}
-	_, err = str.Write(h.request)
-	if err == nil {
-		err = str.Close()
-	}
-	if cause := context.Cause(str.Context()); err != nil && cause != nil {
-		err = cause // Close says only that the stream was cancelled
-	}
-	var se *quic.StreamError
-	if err != nil && !(errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)) {
-		// (A server that stops reading with H3_NO_ERROR has answered
-		// already: its response is read below.)
-		h3Cancel(str, http3.ErrCodeRequestCanceled)
-		if h.lost(r, t, c, s, id, err) == h3Retry {
+	case h3WriteFailed:
+		if h.lost(r, t, c, s, s.id, s.err) == h3Retry {
 			return h3Retry
 		}
 		if s.o.Class != FailAbandoned {
@@ -299,7 +289,6 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 		return h3Done
 	}
 	t.TotalSent += int64(len(h.request))
-	s.o.WriteEnd = r.clock()
 	for {
 		n, err := str.Read(s.buf)
 		if n > 0 {
@@ -321,13 +310,113 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 			return h3Done
 		case err != nil:
 			h3Cancel(str, http3.ErrCodeRequestCanceled)
-			return h.lost(r, t, c, s, id, err)
+			return h.lost(r, t, c, s, s.id, err)
 		case r.isStopped():
 			h3Cancel(str, http3.ErrCodeRequestCanceled)
 			h.settle(r, t, s, FailAbandoned, errRunStopped)
 			return h3Done
 		}
 	}
+}
+
+// h3Stage is how far send got with a slot's request.
+type h3Stage uint8
+
+const (
+	h3Sent        h3Stage = iota // written, FIN included (s.str)
+	h3NotOpened                  // no stream could be opened (s.err)
+	h3Refused                    // the stream is at or above the server's GOAWAY: nothing sent
+	h3WriteFailed                // the write failed (s.err; s.str cancelled)
+)
+
+// send writes s's request on a new stream of c. The requests of the
+// connection's slots that are ready at the same time go out together: the
+// first slot to send (the leader) yields once, so that the slots the same
+// packets woke can queue theirs, then writes every queued request back to
+// back and hands each slot its stream. quic-go then packs them into one
+// packet (a slot that wrote alone as soon as it could would have quic-go's
+// send loop, which its write wakes, send a packet per request: a system
+// call each).
+func (c *h3Conn) send(s *h3Slot) {
+	if c.h.cfg.Streams == 1 {
+		c.write(s) // a connection's requests go one at a time
+		return
+	}
+	c.wmu.Lock()
+	if c.writing {
+		c.pending = append(c.pending, s)
+		c.wmu.Unlock()
+		<-s.sent
+		return
+	}
+	c.writing = true
+	c.wmu.Unlock()
+	runtime.Gosched()
+	c.write(s)
+	for {
+		c.wmu.Lock()
+		batch := c.pending
+		c.pending, c.spare = c.spare[:0], batch
+		if len(batch) == 0 {
+			c.writing = false
+			c.wmu.Unlock()
+			return
+		}
+		c.wmu.Unlock()
+		for _, p := range batch {
+			c.write(p)
+			p.sent <- struct{}{}
+		}
+	}
+}
+
+// write opens a stream for s and writes its request with FIN (the slot
+// itself or its connection's leader, while s waits).
+func (c *h3Conn) write(s *h3Slot) {
+	s.str, s.err, s.id = nil, nil, -1
+	str, err := c.qc.OpenStreamSync(c)
+	if err != nil {
+		s.stage, s.err = h3NotOpened, err
+		return
+	}
+	s.str, s.id = str, int64(str.StreamID())
+	c.inflight[s.pos].Store(str)
+	if open := c.streams.Add(1); open > c.h.mostStreams.Load() {
+		c.h.noteStreams(open)
+	}
+	if g := c.goaway.Load(); g >= 0 && s.id >= g {
+		h3Cancel(str, http3.ErrCodeRequestCanceled)
+		s.stage = h3Refused
+		return
+	}
+	if c.h.cfg.RequestTimeout > 0 {
+		_ = str.SetDeadline(time.Now().Add(c.h.cfg.RequestTimeout)) // an error means the stream is gone; Read reports it
+	}
+	_, err = str.Write(c.h.request)
+	if err == nil {
+		err = str.Close()
+	}
+	if err != nil {
+		if cause := context.Cause(str.Context()); cause != nil {
+			err = cause // Close says only that the stream was cancelled
+		}
+	}
+	var se *quic.StreamError
+	if err != nil && !(errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)) {
+		// (A server that stops reading with H3_NO_ERROR has answered
+		// already: its response is read.)
+		h3Cancel(str, http3.ErrCodeRequestCanceled)
+		s.stage, s.err = h3WriteFailed, err
+		return
+	}
+	s.stage = h3Sent
+	s.o.WriteEnd = c.r.clock()
+}
+
+// ended ends s's stream's place on c.
+func (c *h3Conn) ended(s *h3Slot) {
+	c.inflight[s.pos].Store(nil)
+	c.streams.Add(-1)
 }
 
 // noteStreams raises mostStreams to open.
@@ -433,10 +522,16 @@ type h3Conn struct {
 	// between requests), so that a GOAWAY can end those it did not process.
 	inflight []atomic.Pointer[quic.Stream]
 	active   atomic.Int32 // requests on the connection
-	streams  atomic.Int32 // request streams open on it
-	closed   atomic.Bool  // gab closed it
-	unis     sync.WaitGroup
-	kinds    [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)
+
+	// The slots' requests waiting for the leader's write (send).
+	wmu            sync.Mutex
+	writing        bool
+	pending, spare []*h3Slot
+
+	streams atomic.Int32 // request streams open on it
+	closed  atomic.Bool  // gab closed it
+	unis    sync.WaitGroup
+	kinds   [4]atomic.Bool // the server's control and QPACK streams seen (by stream type)
 }
 
 // open sets up a QUIC connection (its own UDP socket, the handshake), opens

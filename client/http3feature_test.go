@@ -227,3 +227,36 @@ func TestHTTP3VerifyTLS(t *testing.T) {
 		t.Errorf("%d failed handshakes reported, want 12", got)
 	}
 }
+
+// Parsing a response costs no allocation once the connection has seen its
+// fields (they are interned): the frames of a typical response, whole or
+// cut at every byte.
+func TestHTTP3ResponseParsingAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	r := &run{cfg: &Config{}, events: nopEvents{}, rampUp: make(chan struct{})}
+	resp := append(h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "5", "server", "Caddy",
+		"date", "Tue, 01 Dec 2026 15:00:00 GMT", "content-type", "text/plain; charset=utf-8", "alt-svc", `h3=":443"; ma=2592000`)),
+		h3Frame(h3FrameData, []byte("hello"))...)
+	d := newH3Fields(r)
+	var p h3Resp
+	parse := func(cut int) {
+		p.reset()
+		if e := p.take(r, d, 1, resp[:cut]); e != nil {
+			t.Fatal(e)
+		}
+		if e := p.take(r, d, 2, resp[cut:]); e != nil {
+			t.Fatal(e)
+		}
+		if class, err := p.ended(false); class != OK || p.status != 200 || p.body != 5 || p.read != int64(len(resp)) {
+			t.Fatalf("cut at %d: class %v (%v), status %d, body %d, read %d", cut, class, err, p.status, p.body, p.read)
+		}
+	}
+	for cut := range len(resp) + 1 {
+		parse(cut)
+	}
+	if n := testing.AllocsPerRun(100, func() { parse(len(resp) / 2) }); n != 0 {
+		t.Errorf("%.1f allocations per response", n)
+	}
+}

@@ -295,10 +295,10 @@ func (p *h3Resp) ended(headRequest bool) (FailClass, error) {
 type h3Fields struct {
 	r       *run
 	head    h2Head
-	list    int // decoded size of the section so far
+	list    int // size of the section so far (values gab does not decode counted as encoded)
 	verbose bool
 	text    []byte
-	huff    bytes.Buffer
+	key     bytes.Buffer      // a literal's interning key: its Huffman flag and encoded bytes
 	strs    map[string]string // encoded bytes (Huffman flag first) → decoded string
 }
 
@@ -349,6 +349,7 @@ func (d *h3Fields) walk(block []byte, note bool) *h3Error {
 	d.list = 0
 	for len(p) > 0 {
 		var f hpack.HeaderField
+		var raw int // the value's encoded length when it is not decoded
 		b := p[0]
 		switch {
 		case b&0xc0 == 0xc0: // 11xxxxxx: indexed field line, static table
@@ -363,20 +364,20 @@ func (d *h3Fields) walk(block []byte, note bool) *h3Error {
 				return errH3QPACK
 			}
 			f.Name = h3Static[i].Name
-			if f.Value, p, err = d.str(p, 7, note); err != nil {
+			if f.Value, raw, p, err = d.str(p, 7, note && d.wants(f.Name)); err != nil {
 				return errH3QPACK
 			}
 		case b&0xe0 == 0x20: // 001Nxxxx: literal with a literal name
-			if f.Name, p, err = d.str(p, 3, note); err != nil {
+			if f.Name, _, p, err = d.str(p, 3, note); err != nil {
 				return errH3QPACK
 			}
-			if f.Value, p, err = d.str(p, 7, note); err != nil {
+			if f.Value, raw, p, err = d.str(p, 7, note && d.wants(f.Name)); err != nil {
 				return errH3QPACK
 			}
 		default: // references to the dynamic table, which gab allows none
 			return errH3QPACK
 		}
-		if d.list += len(f.Name) + len(f.Value) + 32; d.list > h3MaxFieldSection {
+		if d.list += len(f.Name) + max(len(f.Value), raw) + 32; d.list > h3MaxFieldSection {
 			return errH3SectionTooLarge
 		}
 		if note {
@@ -384,6 +385,14 @@ func (d *h3Fields) walk(block []byte, note bool) *h3Error {
 		}
 	}
 	return nil
+}
+
+// wants reports whether a field's value is decoded: what gab reports (the
+// status, the content-length, the server) or, with -v 2, every field. The
+// others' values are skipped undecoded (their Huffman coding unchecked, as
+// x/net's HPACK decoder leaves the strings it does not emit).
+func (d *h3Fields) wants(name string) bool {
+	return d.verbose || name == ":status" || name == "content-length" || name == "server"
 }
 
 // field notes one field of a response head.
@@ -406,35 +415,35 @@ func (d *h3Fields) dump() {
 
 // str reads a string literal whose length has an n-bit prefix, the Huffman
 // flag in the bit above it. Without decode, only its bounds are checked
-// (the string is "").
-func (d *h3Fields) str(p []byte, n uint8, decode bool) (string, []byte, error) {
+// (the string is "", and its encoded length is returned).
+func (d *h3Fields) str(p []byte, n uint8, decode bool) (string, int, []byte, error) {
 	if len(p) == 0 {
-		return "", nil, errH3QPACK
+		return "", 0, nil, errH3QPACK
 	}
 	huff := p[0]&(1<<n) != 0
 	l, p, err := qpackInt(p, n)
 	if err != nil || uint64(len(p)) < l {
-		return "", nil, errH3QPACK
+		return "", 0, nil, errH3QPACK
 	}
 	raw, rest := p[:l], p[l:]
 	if !decode {
-		return "", rest, nil
+		return "", len(raw), rest, nil
 	}
-	d.huff.Reset()
+	d.key.Reset()
 	if huff {
-		d.huff.WriteByte(1)
+		d.key.WriteByte(1)
 	} else {
-		d.huff.WriteByte(0)
+		d.key.WriteByte(0)
 	}
-	d.huff.Write(raw)
-	if s, ok := d.strs[string(d.huff.Bytes())]; ok {
-		return s, rest, nil
+	d.key.Write(raw)
+	if s, ok := d.strs[string(d.key.Bytes())]; ok {
+		return s, 0, rest, nil
 	}
-	key := d.huff.String()
+	key := d.key.String()
 	s := string(raw)
 	if huff {
 		if s, err = hpack.HuffmanDecodeToString(raw); err != nil {
-			return "", nil, err
+			return "", 0, nil, err
 		}
 	}
 	if len(raw) <= 96 {
@@ -443,7 +452,7 @@ func (d *h3Fields) str(p []byte, n uint8, decode bool) (string, []byte, error) {
 		}
 		d.strs[key] = s
 	}
-	return s, rest, nil
+	return s, 0, rest, nil
 }
 
 // qpackInt reads an integer with an n-bit prefix (RFC 9204 §4.1.1, RFC

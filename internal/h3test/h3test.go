@@ -9,9 +9,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,6 +26,35 @@ import (
 // for localhost, 127.0.0.1 and ::1, offering h3 in ALPN.
 func TLSConfig(tb testing.TB) *tls.Config {
 	tb.Helper()
+	der, key := certificate(tb)
+	return &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		NextProtos:   []string{"h3"},
+	}
+}
+
+// WriteCert writes a fresh self-signed certificate for localhost,
+// 127.0.0.1 and ::1 and its key as PEM files in dir, for a real server.
+func WriteCert(tb testing.TB, dir string) (certFile, keyFile string) {
+	tb.Helper()
+	der, key := certificate(tb)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// certificate is a fresh self-signed certificate (DER) and its key.
+func certificate(tb testing.TB) ([]byte, *ecdsa.PrivateKey) {
+	tb.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		tb.Fatal(err)
@@ -30,17 +62,15 @@ func TLSConfig(tb testing.TB) *tls.Config {
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
 		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
-		NextProtos:   []string{"h3"},
-	}
+	return der, key
 }
 
 // Serve serves handler over HTTP/3 on 127.0.0.1 (UDP) until the test ends
