@@ -63,10 +63,10 @@ func writeJSONTo(t *testing.T, dir, name string, v any) string {
 	return p
 }
 
-func compareJSON(t *testing.T, a, b string) compareDocument {
+func compareJSON(t *testing.T, a, b string) report.Comparison {
 	t.Helper()
 	status, stdout, stderr := runArgs(t, t.Context(), "gab", "compare", "--format", "json", a, b)
-	var doc compareDocument
+	var doc report.Comparison
 	if status != 0 || json.Unmarshal([]byte(stdout), &doc) != nil {
 		t.Fatalf("compare: %d %s\n%s", status, stderr, stdout)
 	}
@@ -89,7 +89,7 @@ func compareText(t *testing.T, a, b string, want ...string) string {
 	return stdout
 }
 
-func rowNamed(t *testing.T, g compareGroupResult, name string) compareRow {
+func rowNamed(t *testing.T, g report.ComparisonGroup, name string) report.ComparisonRow {
 	t.Helper()
 	for _, r := range g.Rows {
 		if r.Figure == name {
@@ -97,7 +97,7 @@ func rowNamed(t *testing.T, g compareGroupResult, name string) compareRow {
 		}
 	}
 	t.Fatalf("no row %q in %+v", name, g.Rows)
-	return compareRow{}
+	return report.ComparisonRow{}
 }
 
 func TestCompareRuns(t *testing.T) {

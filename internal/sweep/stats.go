@@ -3,7 +3,7 @@ package sweep
 import (
 	"math"
 
-	"github.com/montanaflynn/stats"
+	"gab/report"
 )
 
 // CIMethod names how RPS.CI95 is computed.
@@ -26,20 +26,14 @@ type RPS struct {
 	Unstable bool
 }
 
-// SummarizeRPS computes the statistics of values across repetitions (req/s
-// here; gab compare uses it for every figure); maxCV is the threshold of
-// the warning (a fraction: 0.05 is 5 %).
+// SummarizeRPS computes the statistics of req/s across repetitions: the
+// spread (report.SpreadOf, which gab compare uses for every figure), the
+// confidence interval and the coefficient of variation; maxCV is the
+// threshold of the warning (a fraction: 0.05 is 5 %).
 func SummarizeRPS(values []float64, maxCV float64) RPS {
-	r := RPS{N: len(values)}
-	if r.N == 0 {
-		return r
-	}
-	data := stats.Float64Data(values)
-	r.Mean, _ = stats.Mean(data) // the errors are for empty input only
-	r.Min, _ = stats.Min(data)
-	r.Max, _ = stats.Max(data)
+	sp := report.SpreadOf(values)
+	r := RPS{N: len(values), Mean: sp.Mean, SD: sp.SD, Min: sp.Min, Max: sp.Max}
 	if r.N > 1 {
-		r.SD, _ = stats.StandardDeviationSample(data)
 		r.CI95 = TQuantile975(r.N-1) * r.SD / math.Sqrt(float64(r.N))
 		if r.Mean > 0 {
 			r.CV = r.SD / r.Mean
