@@ -260,3 +260,41 @@ func TestHTTP3ResponseParsingAllocs(t *testing.T) {
 		t.Errorf("%.1f allocations per response", n)
 	}
 }
+
+// The requests a connection's slots have ready at once leave together: a
+// server that answers 8 requests at a time (the slots then all send their
+// next at once) gets them in a packet or two, not a packet each.
+func TestHTTP3BatchesRequests(t *testing.T) {
+	var mu sync.Mutex
+	var held []*quic.Stream
+	s := startH3Hostile(t, h3Script{stream: func(hc *h3HostileConn, str *quic.Stream, n int64) {
+		if n == 1 { // the first, alone: ab's ramp-up waits for its head
+			hc.respond(str, h3OK("b"))
+			return
+		}
+		mu.Lock()
+		held = append(held, str)
+		burst := held
+		if len(burst) == 8 {
+			held = nil
+		}
+		mu.Unlock()
+		if len(burst) == 8 {
+			for _, st := range burst {
+				hc.respond(st, h3OK("b"))
+			}
+		}
+	}})
+	const n = 1 + 50*8
+	res, _, err := runH3(t, h3Cfg(t, s, n, 1, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != n || res.Failed.Total != 0 || res.QUIC == nil {
+		t.Fatalf("complete %d failed %+v", res.Complete, res.Failed)
+	}
+	if sent := res.QUIC.PacketsSent; sent > n/2 {
+		t.Errorf("%d packets sent for %d requests sent 8 at a time", sent, n)
+	}
+	t.Logf("%d packets sent for %d requests", res.QUIC.PacketsSent, n)
+}
