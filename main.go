@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -256,10 +255,7 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 // fatal reports an error that ends the run as ab's err()/apr_err() do: the
 // message on stderr, then "Total of N requests completed" on stdout if N > 0.
 func fatal(out, errw io.Writer, err error, completed int) int {
-	var fe *client.FatalError
-	if !errors.As(err, &fe) {
-		fe = &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
-	}
+	fe := fatalError(err)
 	io.WriteString(errw, fe.Message)
 	if completed > 0 {
 		fmt.Fprintf(out, "Total of %d requests completed\n", completed)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"gab/client"
@@ -71,6 +72,15 @@ func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measur
 	ms := &measured{res: res, err: err, cpu: m.clientCPU()}
 	ms.server, ms.serverErr = m.serverCPU(ms.cpu)
 	return ms
+}
+
+// fatalError is the error that ends a run as gab reports it: the engine's
+// *client.FatalError (ab's message and exit status), or any other error as
+// "gab: ..." with status 1.
+func fatalError(err error) *client.FatalError {
+	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
+	errors.As(err, &fe)
+	return fe
 }
 
 // summarize computes every figure of the run from what it measured (res must

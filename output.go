@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -243,8 +242,7 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 // returns done with the exit status. In text mode it only writes the --json
 // file and leaves the rest to the caller.
 func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (status int, done bool) {
-	fe := &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
-	errors.As(err, &fe)
+	fe := fatalError(err)
 	var sum *report.Run
 	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON()) {
 		sum = ms.summarize(out.o, out.argv)

@@ -610,8 +610,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	res, cpu, srvErr := ms.res, ms.cpu, ms.serverErr
 	var runErr *client.FatalError
 	if err != nil {
-		runErr = &client.FatalError{Message: "gab: " + err.Error() + "\n", Exit: exitError}
-		errors.As(err, &runErr)
+		runErr = fatalError(err)
 		rr.Error = strings.TrimSpace(runErr.Message)
 	}
 	if srvErr != nil && rr.Error == "" {
