@@ -22,7 +22,7 @@ func TestCatalogEntryReachesEveryOutput(t *testing.T) {
 	t.Cleanup(func() { report.Catalog = saved })
 	report.Catalog = append(slices.Clip(saved), report.Figure{
 		Key: "mean_body_bytes", Title: "Mean response body", Unit: "bytes", CSV: "mean_body_bytes", Decimals: 1,
-		Of: func(d *report.Document) (float64, bool) {
+		Of: func(d *report.Run) (float64, bool) {
 			if d.Report.CompleteRequests == 0 {
 				return 0, false
 			}

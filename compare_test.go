@@ -18,14 +18,14 @@ import (
 // syntheticDoc is the document of a 2-second run at rps requests per
 // second, each taking meanUs, with failed exceptions, made by gab's own
 // pipeline (report.Summarize).
-func syntheticDoc(rps float64, meanUs int64, failed int) *report.Document {
+func syntheticDoc(rps float64, meanUs int64, failed int) *report.Run {
 	return syntheticRun(rps, failed, func(int) uint32 { return uint32(meanUs) }, false, nil)
 }
 
 // syntheticRun is syntheticDoc with request i taking total(i) µs, with the
 // extended figures (the total phase) if extended, and opt changing the
 // report options.
-func syntheticRun(rps float64, failed int, total func(i int) uint32, extended bool, opt func(*report.Options)) *report.Document {
+func syntheticRun(rps float64, failed int, total func(i int) uint32, extended bool, opt func(*report.Options)) *report.Run {
 	n := int(rps * 2)
 	res := &client.Result{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Ending: client.EndCompleted,
 		Complete: n, Elapsed: 2 * time.Second, Samples: samples.New(n, 0), Counters: client.Counters{TotalRead: int64(rps) * 1000},
@@ -129,7 +129,7 @@ func TestCompareRuns(t *testing.T) {
 }
 
 func sweepWith(label string, rps ...float64) *sweep.Document {
-	docs := make([]*report.Document, len(rps))
+	docs := make([]*report.Run, len(rps))
 	for i, r := range rps {
 		docs[i] = syntheticDoc(r, 1000, 0)
 	}
@@ -139,7 +139,7 @@ func sweepWith(label string, rps ...float64) *sweep.Document {
 // sweepOf is the document of a sweep of one point (label at -c 8) whose
 // repetitions' documents are docs, made by gab sweep's own pipeline
 // (sweep.Aggregate, sweep.NewDocument).
-func sweepOf(label string, docs ...*report.Document) *sweep.Document {
+func sweepOf(label string, docs ...*report.Run) *sweep.Document {
 	s := &sweep.Settings{Targets: []sweep.Target{{Label: label, URL: "http://127.0.0.1/"}}, Concurrency: []int{8},
 		Repeat: len(docs), MaxCV: 0.1}
 	var runs []*sweep.RunResult
@@ -201,7 +201,7 @@ func TestCompareBadInput(t *testing.T) {
 }
 
 // spreadRun is a run at rps whose requests take base + (i mod 100)·step µs.
-func spreadRun(rps float64, base, step uint32) *report.Document {
+func spreadRun(rps float64, base, step uint32) *report.Run {
 	return syntheticRun(rps, 0, func(i int) uint32 { return base + uint32(i%100)*step }, true, nil)
 }
 
@@ -257,7 +257,7 @@ func TestCompareMeanIsExact(t *testing.T) {
 // command lines of a sweep's runs.
 func TestCompareNotesDifferingSettings(t *testing.T) {
 	dir := t.TempDir()
-	run := func(n int, keepAlive bool) *report.Document {
+	run := func(n int, keepAlive bool) *report.Run {
 		return syntheticRun(100, 0, func(int) uint32 { return 100 }, false, func(o *report.Options) {
 			o.KeepAlive = keepAlive
 			o.Run = &report.RunInfo{URL: "http://127.0.0.1/", Method: "GET", Protocol: "http1.0", Requests: n, Concurrency: 1}
@@ -269,7 +269,7 @@ func TestCompareNotesDifferingSettings(t *testing.T) {
 		t.Errorf("a run against itself: %q", g.SettingsDiffer)
 	}
 
-	point := func(argv ...string) *report.Document {
+	point := func(argv ...string) *report.Run {
 		return syntheticRun(100, 0, func(int) uint32 { return 100 }, true, func(o *report.Options) { o.CommandLine = argv })
 	}
 	swA := sweepOf("x", point("gab", "-n", "200", "-c", "8", "-v", "2", "http://127.0.0.1/"))

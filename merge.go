@@ -62,16 +62,16 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 	if bad {
 		return exitError // each unreadable document said why, on its line
 	}
-	m, err := report.Merge(in, *force, redactCredentials(argv))
+	m, notes, err := report.Merge(in, *force, redactCredentials(argv))
 	if err != nil {
 		fmt.Fprintf(stderr, "gab merge: %v\n", err)
 		return exitError
 	}
 	out := newBufferedWriter(stdout)
 	if *format == "json" {
-		err = report.WriteJSON(out, m.Run)
+		err = report.WriteJSON(out, m)
 	} else {
-		err = writeMergedText(out, m)
+		err = writeMergedText(out, m, notes)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -87,24 +87,24 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 // catalog's), then gab merge's notes. ab's report starts with two blank lines
 // that part it from ab's banner and "Benchmarking" line; a merge has neither,
 // so it starts with the report's first line.
-func writeMergedText(w io.Writer, m *report.Merged) error {
+func writeMergedText(w io.Writer, m *report.Run, notes []string) error {
 	var b bytes.Buffer
-	if err := report.WriteText(&b, m.Run); err != nil {
+	if err := report.WriteText(&b, m); err != nil {
 		return err
 	}
 	if _, err := w.Write(bytes.TrimPrefix(b.Bytes(), []byte("\n\n"))); err != nil {
 		return err
 	}
-	if err := report.WritePercentiles(w, m.Run); err != nil { // nothing without --percentiles
+	if err := report.WritePercentiles(w, m); err != nil { // nothing without --percentiles
 		return err
 	}
-	if err := report.WriteFigures(w, m.Run); err != nil {
+	if err := report.WriteFigures(w, m); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	for _, n := range m.Notes {
+	for _, n := range notes {
 		if _, err := fmt.Fprintln(w, n); err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func writeMergedText(w io.Writer, m *report.Merged) error {
 
 // readDocument reads one gab JSON document, with a message that says what is
 // wrong with a missing, truncated or foreign file.
-func readDocument(name string) (*report.Document, error) {
+func readDocument(name string) (*report.Run, error) {
 	raw, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", chart.Printable(name))

@@ -60,7 +60,7 @@ func TestMergeShards(t *testing.T) {
 		t.Errorf("merge DIR: %d %s\n%s", status, stderr, dirOut)
 	}
 	status, stdout, stderr = runArgs(t, t.Context(), append([]string{"gab", "merge", "--format", "json"}, files...)...)
-	var d report.Document
+	var d report.Run
 	if status != 0 || json.Unmarshal([]byte(stdout), &d) != nil {
 		t.Fatalf("merge --format json: %d %s\n%s", status, stderr, stdout)
 	}
@@ -116,14 +116,14 @@ const hostileHistogram = "HISTFAAAAB14nJJpmSzMgACsUJrRAcqw/wChAQEAAP//PksCvA=="
 
 // mutateDocuments rewrites the documents files through mutate (i counts
 // the files).
-func mutateDocuments(t *testing.T, files []string, mutate func(i int, d *report.Document)) {
+func mutateDocuments(t *testing.T, files []string, mutate func(i int, d *report.Run)) {
 	t.Helper()
 	for i, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d report.Document
+		var d report.Run
 		if err := json.Unmarshal(raw, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -152,28 +152,28 @@ func TestMergeHostileDocuments(t *testing.T) {
 	_, _, _, validCost := mergeAllocated(t, valid)
 	for _, c := range []struct {
 		name   string
-		mutate func(i int, d *report.Document)
+		mutate func(i int, d *report.Run)
 		want   string
 	}{
-		{"2^31 shards", func(i int, d *report.Document) { d.Shard.Count = 1 << 31 }, "shard.count: 2147483648 is not a number of shards (1 to 200000)"},
-		{"years 1 and 9999", func(i int, d *report.Document) {
+		{"2^31 shards", func(i int, d *report.Run) { d.Shard.Count = 1 << 31 }, "shard.count: 2147483648 is not a number of shards (1 to 200000)"},
+		{"years 1 and 9999", func(i int, d *report.Run) {
 			d.StartTime = []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"}[i]
 		}, "cannot merge: start_time: "},
-		{"a histogram header of 1..2^62 at 5 digits", func(i int, d *report.Document) { d.Sums.Total.Histogram.Data = hostileHistogram },
+		{"a histogram header of 1..2^62 at 5 digits", func(i int, d *report.Run) { d.Sums.Total.Histogram.Data = hostileHistogram },
 			"sums.total.histogram: claims 1..4611686018427387904 at 5 significant digits, beyond gab's 1..86400000000 at 3"},
-		{"failed -50", func(i int, d *report.Document) { d.Report.FailedRequests = -50 }, "report.failed_requests: -50 is negative"},
-		{"complete 10^9", func(i int, d *report.Document) { d.Report.CompleteRequests = 1e9 }, "report.complete_requests: 1000000000, but the sums count 3 requests"},
-		{"complete -2^63", func(i int, d *report.Document) { d.Report.CompleteRequests = math.MinInt64 }, "report.complete_requests: -9223372036854775808 is negative"},
-		{"min above max", func(i int, d *report.Document) { d.Sums.Waiting.MinUs = d.Sums.Waiting.MaxUs + 1 }, "sums.waiting.min_us: "},
-		{"2^60 values", func(i int, d *report.Document) {
+		{"failed -50", func(i int, d *report.Run) { d.Report.FailedRequests = -50 }, "report.failed_requests: -50 is negative"},
+		{"complete 10^9", func(i int, d *report.Run) { d.Report.CompleteRequests = 1e9 }, "report.complete_requests: 1000000000, but the sums count 3 requests"},
+		{"complete -2^63", func(i int, d *report.Run) { d.Report.CompleteRequests = math.MinInt64 }, "report.complete_requests: -9223372036854775808 is negative"},
+		{"min above max", func(i int, d *report.Run) { d.Sums.Waiting.MinUs = d.Sums.Waiting.MaxUs + 1 }, "sums.waiting.min_us: "},
+		{"2^60 values", func(i int, d *report.Run) {
 			h := samples.NewHist()
 			_ = h.RecordValues(5, 1<<60)
 			b, _ := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 			d.Sums.Connect.Histogram.Data = string(b)
 		}, "sums.connect.histogram: holds 1152921504606846976 values for a count of 3"},
-		{"time taken past a Duration", func(i int, d *report.Document) { d.Report.TimeTakenUs = math.MaxInt64 / 100 },
+		{"time taken past a Duration", func(i int, d *report.Run) { d.Report.TimeTakenUs = math.MaxInt64 / 100 },
 			"report.time_taken_us: 92233720368547758 is beyond what a gab document holds (2^53)"},
-		{"a mean of 6e13 µs", func(i int, d *report.Document) { d.Sums.Total.SumUs = 18e13 }, "sums.total.sum_us: 180000000000000 is not within count × [min_us, max_us]"},
+		{"a mean of 6e13 µs", func(i int, d *report.Run) { d.Sums.Total.SumUs = 18e13 }, "sums.total.sum_us: 180000000000000 is not within count × [min_us, max_us]"},
 	} {
 		sub := t.TempDir()
 		var files []string
@@ -199,7 +199,7 @@ func TestMergeEscapesDocumentStrings(t *testing.T) {
 	url, _ := startDocServer(t)
 	dir := t.TempDir()
 	files := runShards(t, dir, url, "e", 6, 2, 2)
-	mutateDocuments(t, files, func(i int, d *report.Document) {
+	mutateDocuments(t, files, func(i int, d *report.Run) {
 		d.Report.ServerSoftware = "evil\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\nComplete requests:      999"
 		d.Shard.RunID = "r\x1b]0;pwned\x07\n"
 	})
@@ -242,7 +242,7 @@ func TestEveryReaderValidates(t *testing.T) {
 	dir := t.TempDir()
 	files := runShards(t, dir, url, "v", 6, 2, 2)
 	good := files[1]
-	mutateDocuments(t, files[:1], func(i int, d *report.Document) { d.Report.FailedRequests = -50 })
+	mutateDocuments(t, files[:1], func(i int, d *report.Run) { d.Report.FailedRequests = -50 })
 	want := files[0] + ": report.failed_requests: -50 is negative\n"
 	for _, args := range [][]string{
 		{"gab", "merge", files[0], good},

@@ -312,7 +312,7 @@ func checkJSONFile(name string) error {
 	return outfile.CheckWritable(name)
 }
 
-func writeJSONFile(name string, doc *report.Document) error {
+func writeJSONFile(name string, doc *report.Run) error {
 	return outfile.WriteAtomic(name, func(w io.Writer) error { return report.WriteJSON(w, doc) })
 }
 

@@ -36,7 +36,7 @@ its gnuplot script and data are kept beside it (run.json.png.gp, run.json.png.da
 // plotInput is one document named on the command line.
 type plotInput struct {
 	label, path string
-	run         *report.Document
+	run         *report.Run
 	sweep       *sweep.Document
 }
 

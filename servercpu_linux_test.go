@@ -110,7 +110,7 @@ func TestServerCPU(t *testing.T) {
 	}
 	wantBurn(t, "single run", us, n)
 	// The label names the server in the JSON document too.
-	var runDoc report.Document
+	var runDoc report.Run
 	if raw, err := os.ReadFile(runJSON); err != nil || json.Unmarshal(raw, &runDoc) != nil ||
 		runDoc.ServerCPU == nil || runDoc.ServerCPU.Label != "burn" || len(runDoc.ServerCPU.PIDs) != 1 {
 		t.Fatalf("run document server_cpu %+v (%v)", runDoc.ServerCPU, err)

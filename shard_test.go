@@ -154,7 +154,7 @@ func TestShardRunsItsShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d report.Document
+	var d report.Run
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}

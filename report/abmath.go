@@ -113,31 +113,31 @@ func clampIndex(i, n int) int {
 	return i
 }
 
-// Confidence is ab's verdict on a column's mean and median (the WARNING and
+// confidence is ab's verdict on a column's mean and median (the WARNING and
 // ERROR lines under its Connection Times table), named as the JSON document
 // names it.
-type Confidence string
+type confidence string
 
 const (
 	// Reliable: the median and the mean are within one standard deviation.
-	Reliable Confidence = "reliable"
+	reliable confidence = "reliable"
 	// NotWithinDeviation: ab's WARNING, |mean − median| > sd.
-	NotWithinDeviation Confidence = "warning"
+	notWithinDeviation confidence = "warning"
 	// MoreThanTwiceApart: ab's ERROR, |mean − median| > 2·sd.
-	MoreThanTwiceApart Confidence = "error"
+	moreThanTwiceApart confidence = "error"
 )
 
 // confidenceOf is ab's SANE test on the printed (ms) mean and median and the
 // sd in ms as a double.
-func confidenceOf(meanMs, medianMs int64, sdMs float64) Confidence {
+func confidenceOf(meanMs, medianMs int64, sdMs float64) confidence {
 	d := math.Abs(float64(meanMs) - float64(medianMs))
 	switch {
 	case d > 2*sdMs:
-		return MoreThanTwiceApart
+		return moreThanTwiceApart
 	case d > sdMs:
-		return NotWithinDeviation
+		return notWithinDeviation
 	}
-	return Reliable
+	return reliable
 }
 
 // htmlAverage is the HTML report's avg: the column's sum rounded to ms first,

@@ -127,16 +127,16 @@ func TestConfidenceOf(t *testing.T) {
 	for _, tc := range []struct {
 		mean, median int64
 		sd           float64
-		want         Confidence
+		want         confidence
 	}{
-		{1, 0, 0.4, MoreThanTwiceApart}, // rounding alone gives ERROR
-		{1, 0, 0.5, NotWithinDeviation}, // d = 1 > 0.5, not > 1.0
-		{1, 0, 0.8, NotWithinDeviation}, // sane-error's WARNING rows
-		{1, 0, 1.0, Reliable},           // d = 1 is not > 1.0
-		{0, 0, 0.0, Reliable},
-		{9, 13, 12.0, Reliable},
-		{13, 21, 3.9, MoreThanTwiceApart},
-		{21, 13, 4.0, NotWithinDeviation}, // d = 8 = 2·sd: not "more than twice"
+		{1, 0, 0.4, moreThanTwiceApart}, // rounding alone gives ERROR
+		{1, 0, 0.5, notWithinDeviation}, // d = 1 > 0.5, not > 1.0
+		{1, 0, 0.8, notWithinDeviation}, // sane-error's WARNING rows
+		{1, 0, 1.0, reliable},           // d = 1 is not > 1.0
+		{0, 0, 0.0, reliable},
+		{9, 13, 12.0, reliable},
+		{13, 21, 3.9, moreThanTwiceApart},
+		{21, 13, 4.0, notWithinDeviation}, // d = 8 = 2·sd: not "more than twice"
 	} {
 		if got := confidenceOf(tc.mean, tc.median, tc.sd); got != tc.want {
 			t.Errorf("confidenceOf(%d, %d, %v) = %v, want %v", tc.mean, tc.median, tc.sd, got, tc.want)

@@ -25,17 +25,17 @@ import (
 type Better int
 
 const (
-	Neither Better = iota // neither: more is not better or worse in itself
-	Higher
-	Lower
+	neither Better = iota // neither: more is not better or worse in itself
+	higher
+	lower
 )
 
 // String is "higher", "lower" or "".
 func (b Better) String() string {
 	switch b {
-	case Higher:
+	case higher:
 		return "higher"
-	case Lower:
+	case lower:
 		return "lower"
 	}
 	return ""
@@ -46,7 +46,7 @@ func (b Better) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
 // UnmarshalText reads String's names back.
 func (b *Better) UnmarshalText(text []byte) error {
-	for _, v := range []Better{Neither, Higher, Lower} {
+	for _, v := range []Better{neither, higher, lower} {
 		if v.String() == string(text) {
 			*b = v
 			return nil
@@ -70,58 +70,58 @@ type Figure struct {
 	Decimals int
 	// Of reads the figure from a run's document; ok is false where the run
 	// does not have it (not measured, or nothing recorded).
-	Of func(d *Document) (v float64, ok bool)
+	Of func(d *Run) (v float64, ok bool)
 }
 
 // Catalog is the list of figures, in the order the outputs show them. Tests
 // may replace it with a longer copy.
 var Catalog = []Figure{
-	{"rps", "Requests per second", "#/s", "rps_mean", Higher, 2, func(d *Document) (float64, bool) {
+	{"rps", "Requests per second", "#/s", "rps_mean", higher, 2, func(d *Run) (float64, bool) {
 		return d.Report.RequestsPerSecond, true
 	}},
-	{"mean", "Mean", "ms", "latency_mean_ms", Lower, 3, meanMs},
-	{"sd", "sd", "ms", "latency_sd_ms", Lower, 3, sdMs},
-	{"min", "min", "ms", "latency_min_ms", Lower, 3, func(d *Document) (float64, bool) { return extremeMs(d, false) }},
-	{"p50", "p50", "ms", "p50_ms", Lower, 3, percentileMs(50)},
-	{"p90", "p90", "ms", "p90_ms", Lower, 3, percentileMs(90)},
-	{"p99", "p99", "ms", "p99_ms", Lower, 3, percentileMs(99)},
-	{"p99.9", "p99.9", "ms", "p99_9_ms", Lower, 3, percentileMs(99.9)},
-	{"max", "max", "ms", "latency_max_ms", Lower, 3, func(d *Document) (float64, bool) { return extremeMs(d, true) }},
-	{"complete", "Complete requests", "", "complete", Neither, 0, func(d *Document) (float64, bool) {
+	{"mean", "Mean", "ms", "latency_mean_ms", lower, 3, meanMs},
+	{"sd", "sd", "ms", "latency_sd_ms", lower, 3, sdMs},
+	{"min", "min", "ms", "latency_min_ms", lower, 3, func(d *Run) (float64, bool) { return extremeMs(d, false) }},
+	{"p50", "p50", "ms", "p50_ms", lower, 3, percentileMs(50)},
+	{"p90", "p90", "ms", "p90_ms", lower, 3, percentileMs(90)},
+	{"p99", "p99", "ms", "p99_ms", lower, 3, percentileMs(99)},
+	{"p99.9", "p99.9", "ms", "p99_9_ms", lower, 3, percentileMs(99.9)},
+	{"max", "max", "ms", "latency_max_ms", lower, 3, func(d *Run) (float64, bool) { return extremeMs(d, true) }},
+	{"complete", "Complete requests", "", "complete", neither, 0, func(d *Run) (float64, bool) {
 		return float64(d.Report.CompleteRequests), true
 	}},
-	{"failed", "Failed requests", "", "failed", Lower, 0, func(d *Document) (float64, bool) {
+	{"failed", "Failed requests", "", "failed", lower, 0, func(d *Run) (float64, bool) {
 		return float64(d.Report.FailedRequests), true
 	}},
-	{"non2xx", "Non-2xx responses", "", "non2xx", Lower, 0, func(d *Document) (float64, bool) {
+	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, func(d *Run) (float64, bool) {
 		return float64(d.Report.Non2xxResponses), true
 	}},
-	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", Neither, 3, func(d *Document) (float64, bool) {
+	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", neither, 3, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalTransferredBytes)
 	}},
-	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", Neither, 3, func(d *Document) (float64, bool) {
+	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", neither, 3, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalBodySentBytes)
 	}},
-	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", Neither, 1, func(d *Document) (float64, bool) {
+	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", neither, 1, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
 			return 0, false // not measured, or a run too short for a share of a core
 		}
 		return *d.Extended.ClientCPU.PercentOfOneCore, true
 	}},
-	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", Lower, 1, func(d *Document) (float64, bool) {
+	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", lower, 1, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Report.CompleteRequests == 0 {
 			return 0, false
 		}
 		c := d.Extended.ClientCPU
 		return (c.UserMs + c.SysMs) * 1000 / float64(d.Report.CompleteRequests), true
 	}},
-	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", Neither, 1, func(d *Document) (float64, bool) {
+	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", neither, 1, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.PercentOfOneCore, true
 	}},
-	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", Lower, 1, func(d *Document) (float64, bool) {
+	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", lower, 1, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
@@ -158,7 +158,7 @@ func FigureByKey(key string) (Figure, bool) {
 
 // Value is the figure of a run: f.Of where the run has a report and the
 // value is a finite number.
-func (f *Figure) Value(d *Document) (float64, bool) {
+func (f *Figure) Value(d *Run) (float64, bool) {
 	if d == nil || d.Report == nil {
 		return 0, false
 	}
@@ -185,7 +185,7 @@ func (f *Figure) Label() string {
 // meanMs is the exact mean total time: from the sums or the extended total
 // phase where the document has them, else (a document of neither) ab's
 // truncated µs mean.
-func meanMs(d *Document) (float64, bool) {
+func meanMs(d *Run) (float64, bool) {
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		return float64(s.Total.SumUs) / float64(s.Total.Count) / 1000, true
 	}
@@ -200,7 +200,7 @@ func meanMs(d *Document) (float64, bool) {
 
 // sdMs is the total time's sample sd (n−1): exact from the sums, else the
 // extended total phase's, else ab's.
-func sdMs(d *Document) (float64, bool) {
+func sdMs(d *Run) (float64, bool) {
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		if sq, ok := new(big.Int).SetString(s.Total.SumSquaresUs2, 10); ok {
 			return sdOfSums(s.Total.Count, s.Total.SumUs, sq) / 1000, true
@@ -234,7 +234,7 @@ func sdOfSums(n int64, s uint64, sq *big.Int) float64 {
 
 // extremeMs is the total time's min (or max): exact from the sums, the
 // extended total phase or ab's table.
-func extremeMs(d *Document, max bool) (float64, bool) {
+func extremeMs(d *Run, max bool) (float64, bool) {
 	pick := func(lo, hi int64) (float64, bool) {
 		if max {
 			return float64(hi) / 1000, true
@@ -255,10 +255,10 @@ func extremeMs(d *Document, max bool) (float64, bool) {
 
 // percentileMs reads a total-time percentile: from the sums' histogram, else
 // the extended report's total phase.
-func percentileMs(p float64) func(d *Document) (float64, bool) {
-	return func(d *Document) (float64, bool) {
+func percentileMs(p float64) func(d *Run) (float64, bool) {
+	return func(d *Run) (float64, bool) {
 		if s := d.Sums; s != nil && s.Total.Count > 0 {
-			if dist, err := s.Total.Dist(); err == nil {
+			if dist, err := s.Total.dist(); err == nil {
 				return float64(dist.Percentile(p)) / 1000, true
 			}
 		}
@@ -281,7 +281,7 @@ func percentileMs(p float64) func(d *Document) (float64, bool) {
 
 // mbitOf is bytes over the time taken in 10^6 bits per second (absent when
 // the time taken is 0).
-func mbitOf(d *Document, bytes int64) (float64, bool) {
+func mbitOf(d *Run, bytes int64) (float64, bool) {
 	if d.Report.TimeTakenS <= 0 {
 		return 0, false
 	}
@@ -298,8 +298,8 @@ type FigureValue struct {
 // documents' "figures" object (key → value in the figure's unit).
 type FigureValues []FigureValue
 
-// FiguresOf reads every catalog figure the run has.
-func FiguresOf(d *Document) FigureValues {
+// figuresOf reads every catalog figure the run has.
+func figuresOf(d *Run) FigureValues {
 	out := make(FigureValues, 0, len(Catalog))
 	for i := range Catalog {
 		if v, ok := Catalog[i].Value(d); ok {
@@ -357,7 +357,7 @@ func (fv *FigureValues) UnmarshalJSON(data []byte) error {
 
 // WriteFigures writes the figure block of a run's text report (gab merge's):
 // each catalog figure the run has, with its key and unit.
-func WriteFigures(w io.Writer, d *Document) error {
+func WriteFigures(w io.Writer, d *Run) error {
 	e := newErrWriter(w)
 	writeFigures(e, d)
 	return e.flush()
@@ -365,7 +365,7 @@ func WriteFigures(w io.Writer, d *Document) error {
 
 // writeFigures writes the figure block (--extended's last, gab merge's);
 // nothing when the run has no figure.
-func writeFigures(e *errWriter, d *Document) {
+func writeFigures(e *errWriter, d *Run) {
 	first := true
 	for i := range Catalog {
 		f := &Catalog[i]

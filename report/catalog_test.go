@@ -25,7 +25,7 @@ func TestCatalogReadsTheDocument(t *testing.T) {
 		"client_cpu_percent": 80, "client_cpu_us_per_request": 2e6 / 10,
 	}
 	got := map[string]float64{}
-	for _, v := range FiguresOf(d) {
+	for _, v := range figuresOf(d) {
 		got[v.Key] = v.Value
 	}
 	for k, w := range want {
@@ -62,7 +62,7 @@ func TestCatalogReadsTheDocument(t *testing.T) {
 }
 
 // figureValue is the catalog's figure key of d.
-func figureValue(key string, d *Document) (float64, bool) {
+func figureValue(key string, d *Run) (float64, bool) {
 	f, ok := FigureByKey(key)
 	if !ok {
 		return 0, false
@@ -109,7 +109,7 @@ func TestFigureValuesJSON(t *testing.T) {
 func TestFigureValueIsFinite(t *testing.T) {
 	d, _ := fixtureDocument(t)
 	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		f := Figure{Key: "x", Of: func(*Document) (float64, bool) { return v, true }}
+		f := Figure{Key: "x", Of: func(*Run) (float64, bool) { return v, true }}
 		if _, ok := f.Value(d); ok {
 			t.Errorf("%v: present", v)
 		}
@@ -145,8 +145,8 @@ func TestCatalogPercentileFromSums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &Document{Sums: &Sums{Total: ColumnSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
-		Histogram: Histogram{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
+	d := &Run{Sums: &sumsSection{Total: exactSums{Count: 1000, MinUs: 1, MaxUs: 1000, SumUs: 500500,
+		Histogram: histogramData{Encoding: "hdrhistogram-v2-compressed-base64", Data: string(data)}}}}
 	for p, want := range map[float64]float64{50: 0.500, 99: 0.990, 99.9: 0.999, 99.95: 1.000, 100: 1.000} {
 		if got, ok := percentileMs(p)(d); !ok || got != want {
 			t.Errorf("p%v = %v, %v; want %v ms", p, got, ok, want)

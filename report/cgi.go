@@ -7,25 +7,25 @@ import (
 	"gab/client"
 )
 
-// CGI is the "CGI times (ms)" table that gab prints after ab's report in CGI
+// cgiTable is the "CGI times (ms)" table that gab prints after ab's report in CGI
 // mode (--cgi), computed with ab's arithmetic: each phase in ab's layout, ms
 // as printed and µs intermediates.
-type CGI struct {
+type cgiTable struct {
 	Count     int         `json:"count"`
-	Spawn     ColumnStats `json:"spawn"`
-	FirstByte ColumnStats `json:"first_byte"`
-	Output    ColumnStats `json:"output"`
-	Reap      ColumnStats `json:"reap"`
-	ChildCPU  ColumnStats `json:"child_cpu"`
+	Spawn     columnStats `json:"spawn"`
+	FirstByte columnStats `json:"first_byte"`
+	Output    columnStats `json:"output"`
+	Reap      columnStats `json:"reap"`
+	ChildCPU  columnStats `json:"child_cpu"`
 }
 
 // summarizeCGI computes the CGI table from the per-request phases; nil when
 // there are none.
-func summarizeCGI(t *client.CGITimes) *CGI {
+func summarizeCGI(t *client.CGITimes) *cgiTable {
 	if t == nil || len(t.Spawn) == 0 {
 		return nil
 	}
-	return &CGI{
+	return &cgiTable{
 		Count:     len(t.Spawn),
 		Spawn:     phaseStats(t.Spawn),
 		FirstByte: phaseStats(t.FirstByte),
@@ -37,7 +37,7 @@ func summarizeCGI(t *client.CGITimes) *CGI {
 
 // phaseStats is one row in ab's way: truncated integer mean, n−1 sd around
 // it summed in recording order, ab's median rule on a sorted copy.
-func phaseStats(values []uint32) ColumnStats {
+func phaseStats(values []uint32) columnStats {
 	n := len(values)
 	var sum uint64
 	for _, v := range values {
@@ -66,7 +66,7 @@ func WriteCGI(w io.Writer, r *Run) error {
 	e.printf("              min  mean[+/-sd] median   max\n")
 	for _, r := range []struct {
 		label string
-		c     *ColumnStats
+		c     *columnStats
 	}{
 		{"Spawn:      ", &s.Spawn},
 		{"First byte: ", &s.FirstByte},

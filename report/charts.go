@@ -42,7 +42,7 @@ func (r *Run) chartCurve(t *tables) {
 	var buf [maxCurvePoints]float64
 	c := &r.local.curve
 	for _, p := range appendCurvePercents(buf[:0], t.n) {
-		c.curve[c.n] = chart.CurvePoint{Percent: p, Us: t.percentile(TotalColumn, p)}
+		c.curve[c.n] = chart.CurvePoint{Percent: p, Us: t.percentile(totalColumn, p)}
 		c.n++
 	}
 	c.curve[c.n] = chart.CurvePoint{Percent: 100, Us: ct.Total.MaxUs}
@@ -50,7 +50,7 @@ func (r *Run) chartCurve(t *tables) {
 	for i, p := range chart.TablePercents[:min(len(chart.TablePercents), len(c.table))] {
 		us := ct.Total.MaxUs
 		if p < 100 {
-			us = t.percentile(TotalColumn, p)
+			us = t.percentile(totalColumn, p)
 		}
 		c.table[i] = chart.CurvePoint{Percent: p, Us: us}
 		c.tableN = i + 1
@@ -103,7 +103,7 @@ func RunChartData(r *Run, res *client.Result, limit int) *chart.Data {
 }
 
 // chartIntervals are the timeline's intervals for the charts.
-func chartIntervals(tl *Timeline) []chart.Interval {
+func chartIntervals(tl *timelineSection) []chart.Interval {
 	if tl == nil {
 		return nil
 	}

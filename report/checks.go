@@ -16,12 +16,12 @@ func (r *Run) checkThresholds(t *tables, ts []threshold.Threshold) {
 	}
 	vs, ok := threshold.CheckAll(ts, r.thresholdFigures(t))
 	r.local.verdicts = vs
-	th := &Thresholds{Passed: ok, Checks: []Threshold{}}
+	th := &thresholdVerdicts{Passed: ok, Checks: []thresholdCheck{}}
 	if !ok {
 		th.ExitCode = threshold.ExitStatus
 	}
 	for _, v := range vs {
-		c := Threshold{Expression: v.Expr, Metric: v.Metric, Comparison: v.Op, Bound: v.Value, Unit: v.Unit(), Passed: v.Pass}
+		c := thresholdCheck{Expression: v.Expr, Metric: v.Metric, Comparison: v.Op, Bound: v.Value, Unit: v.Unit(), Passed: v.Pass}
 		if !v.NoData {
 			val := v.Actual
 			c.Value = &val
@@ -48,7 +48,7 @@ func (r *Run) thresholdFigures(t *tables) threshold.Figures {
 	}
 	if ct := rp.ConnectionTimes; ct != nil {
 		f.MeanUS, f.MinUS, f.MaxUS = float64(ct.Total.MeanUs), float64(ct.Total.MinUs), float64(ct.Total.MaxUs)
-		f.Percentile = func(p float64) float64 { return float64(t.finePercentile(TotalColumn, p)) }
+		f.Percentile = func(p float64) float64 { return float64(t.finePercentile(totalColumn, p)) }
 	}
 	f.Named = r.catalogFigure
 	return f
@@ -80,26 +80,26 @@ func WriteThresholds(w io.Writer, r *Run) error {
 	return e.flush()
 }
 
-// Warmup is the warm-up (--warmup): requests sent before the run, in no
+// warmupFigures is the warm-up (--warmup): requests sent before the run, in no
 // other figure.
-type Warmup struct {
+type warmupFigures struct {
 	Requests int     `json:"requests"`
 	Failed   int     `json:"failed"`
 	TimeS    float64 `json:"time_s"`
 }
 
-// Thresholds are the --fail-if verdicts.
-type Thresholds struct {
+// thresholdVerdicts are the --fail-if verdicts.
+type thresholdVerdicts struct {
 	Passed bool `json:"passed"`
 	// ExitCode is the exit status the thresholds give: 0 when all passed,
 	// 3 when any failed (a fatal error or an interruption takes precedence).
-	ExitCode int         `json:"exit_code"`
-	Checks   []Threshold `json:"checks"`
+	ExitCode int              `json:"exit_code"`
+	Checks   []thresholdCheck `json:"checks"`
 }
 
-// Threshold is one --fail-if verdict. Bound and value share the unit:
+// thresholdCheck is one --fail-if verdict. Bound and value share the unit:
 // us (latencies), requests or percent (failed, non2xx), per_s (rps).
-type Threshold struct {
+type thresholdCheck struct {
 	Expression string  `json:"expression"`
 	Metric     string  `json:"metric"`
 	Comparison string  `json:"comparison"`

@@ -28,15 +28,15 @@ type CompareGroup struct {
 	Pooled bool
 }
 
-// Spread is a figure across repetitions: gab compare's rows, and gab
+// spread is a figure across repetitions: gab compare's rows, and gab
 // sweep's req/s (internal/sweep adds its confidence interval).
-type Spread struct {
+type spread struct {
 	Mean, SD, Min, Max float64 // SD: the sample sd (n - 1), 0 for one value
 }
 
 // SpreadOf is the spread of values (zero for none).
-func SpreadOf(values []float64) Spread {
-	var s Spread
+func SpreadOf(values []float64) spread {
+	var s spread
 	if len(values) == 0 {
 		return s
 	}

@@ -1,7 +1,11 @@
-// Package report turns a finished run into every output gab prints, in two
-// steps: Summarize computes every figure once, from a client.Result and the
-// command line's Options, into a Summary; then each writer formats a Summary
-// to an io.Writer and computes nothing of its own.
+// Package report turns a finished run into every output gab prints. A run
+// exists as one record, Run: Summarize fills it from a client.Result and the
+// command line's Options (gathering what the run recorded, then derive
+// computing every figure that follows), MergeRuns fills it from several runs
+// (the same derive), DecodeDocument from a JSON document; each writer formats
+// a Run to an io.Writer and computes nothing of its own. Marshalled as it is,
+// a Run is the JSON document (docs/json-schema.json); what only the outputs of
+// the process that measured the run need is unexported.
 //
 // ab's own figures use ab's arithmetic (integer µs, truncated means,
 // (µs+500)/1000 rounding, n−1 sd around the truncated mean, ab's inverted
@@ -15,10 +19,13 @@
 // Writers: WriteText (ab's report), WriteHTML (-w), WriteCSV (-e),
 // WritePercentiles (--percentiles), WriteCGI (--cgi), WriteCorrected (--rate),
 // WriteExtended (--extended), WriteServerCPU (--server-pid), WriteHistogram
-// (--histogram) and WriteJSON (the JSON document; NewDocument builds it, and
-// docs/json-schema.json describes it for the programs that read it back).
+// (--histogram), WriteWarmup, WriteThresholds (--fail-if), WriteHlog (--hlog),
+// WriteFigures (the catalog's figures), WriteHTMLPage (--html, gab plot) and
+// WriteJSON (the JSON document).
 //
-// A new figure goes into the Summary (and into the Document, bumping
-// SchemaVersion only when a field changes meaning), then into the writers
-// that print it.
+// A figure derived from what a run records is one entry of the Catalog
+// (catalog.go). A figure that needs a new measurement goes into the record
+// (a field of a section, filled by Summarize's gathering or computed in
+// derive), and into the catalog; SchemaVersion changes only when a field
+// changes meaning.
 package report

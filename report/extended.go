@@ -27,16 +27,16 @@ func (c CPUUsage) Sub(before CPUUsage) CPUUsage {
 	return CPUUsage{User: c.User - before.User, Sys: c.Sys - before.Sys, Known: c.Known && before.Known}
 }
 
-// ThroughputOf is the recorded-request rate over the whole 1-second
+// throughputOf is the recorded-request rate over the whole 1-second
 // intervals of a run that took elapsed (the last, partial second is left
 // out), from its requests of each second, perSecond (not kept in the
 // result); in time and memory of perSecond's length, whatever the time taken
 // (a document read back may claim any).
-func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
+func throughputOf(perSecond []int64, elapsed time.Duration) throughputFigures {
 	n := int(elapsed / time.Second)
 	// Seconds without a completion are missing from the series' end: zeros.
 	counts := perSecond[:min(n, len(perSecond))]
-	t := Throughput{Intervals: n}
+	t := throughputFigures{Intervals: n}
 	if n == 0 {
 		return t
 	}
@@ -57,7 +57,8 @@ func ThroughputOf(perSecond []int64, elapsed time.Duration) Throughput {
 	return t
 }
 
-// MbitPerSecond converts a byte count over a duration to 10^6 bits per second.
+// MbitPerSecond converts a byte count over a duration to 10^6 bits per second
+// (the catalog's bandwidth figures, and gab sweep's per-run bandwidth).
 func MbitPerSecond(bytes int64, seconds float64) float64 {
 	if seconds <= 0 {
 		return 0
@@ -69,20 +70,20 @@ func MbitPerSecond(bytes int64, seconds float64) float64 {
 // order (the --extended table's).
 var failureClassNames = [...]string{"connect", "receive", "length", "exceptions", "write"}
 
-// MinCPUShareRun is the shortest run whose client CPU share is stated: below
+// minCPUShareRun is the shortest run whose client CPU share is stated: below
 // it, start-up work and the CPU clock's granularity outweigh the run.
-const MinCPUShareRun = time.Second
+const minCPUShareRun = time.Second
 
 // extendedOf gathers the extended figures of a run's result; derive adds
 // the rates, means and shares.
-func extendedOf(res *client.Result, cpu CPUUsage) *Extended {
+func extendedOf(res *client.Result, cpu CPUUsage) *extendedFigures {
 	x := res.Extra
-	e := &Extended{
+	e := &extendedFigures{
 		DNSUs:           x.DNS.Microseconds(),
 		DNSLookups:      x.DNSLookups,
 		StatusCounts:    map[string]int{},
-		FailuresByClass: map[string]FailureClass{},
-		Throughput:      Throughput{PerSecond: x.PerSecond},
+		FailuresByClass: map[string]failureClass{},
+		Throughput:      throughputFigures{PerSecond: x.PerSecond},
 	}
 	ph := e.Phases.list()
 	for p := range x.Phases {
@@ -94,10 +95,10 @@ func extendedOf(res *client.Result, cpu CPUUsage) *Extended {
 	f := res.Failed
 	for i, n := range [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, res.WriteErrors} {
 		name := failureClassNames[i]
-		e.FailuresByClass[name] = FailureClass{Count: n, FirstError: res.FirstError[name]}
+		e.FailuresByClass[name] = failureClass{Count: n, FirstError: res.FirstError[name]}
 	}
 	if cpu.Known {
-		e.ClientCPU = &ClientCPU{UserMs: float64(cpu.User) / 1e6, SysMs: float64(cpu.Sys) / 1e6}
+		e.ClientCPU = &clientCPU{UserMs: float64(cpu.User) / 1e6, SysMs: float64(cpu.Sys) / 1e6}
 	}
 	return e
 }
@@ -105,13 +106,13 @@ func extendedOf(res *client.Result, cpu CPUUsage) *Extended {
 // derive computes the extended figures that follow from what the run
 // recorded: throughput, bandwidth, the response time's mean and sd (the
 // phase table's Total row, so that the two agree to the µs) and the share of
-// a core the client used (none for runs shorter than MinCPUShareRun).
-func (x *Extended) derive(rp *Report, elapsed time.Duration, sampleStore string) {
+// a core the client used (none for runs shorter than minCPUShareRun).
+func (x *extendedFigures) derive(rp *abReport, elapsed time.Duration, sampleStore string) {
 	perSecond := x.Throughput.PerSecond
 	if perSecond == nil {
 		perSecond = []int64{}
 	}
-	x.Throughput = ThroughputOf(perSecond, elapsed)
+	x.Throughput = throughputOf(perSecond, elapsed)
 	x.Throughput.PerSecond = perSecond
 	x.ReceivedMbitPerS = MbitPerSecond(rp.TotalTransferredBytes, rp.TimeTakenS)
 	x.SentMbitPerS = MbitPerSecond(rp.TotalBodySentBytes, rp.TimeTakenS)
@@ -123,7 +124,7 @@ func (x *Extended) derive(rp *Report, elapsed time.Duration, sampleStore string)
 	x.SampleStore = sampleStore
 	if c := x.ClientCPU; c != nil {
 		c.PercentOfOneCore, c.CoresBusy = nil, nil
-		if elapsed >= MinCPUShareRun {
+		if elapsed >= minCPUShareRun {
 			// The times in ns again (exact: the ms are ns/1e6 in a double).
 			ns := math.Round(c.UserMs*1e6) + math.Round(c.SysMs*1e6)
 			cores := ns / float64(elapsed)
@@ -134,8 +135,8 @@ func (x *Extended) derive(rp *Report, elapsed time.Duration, sampleStore string)
 }
 
 // rateOf gathers rate mode's figures; derive adds the achieved rate.
-func rateOf(rr *client.RateResult, percents []float64) *Rate {
-	return &Rate{
+func rateOf(rr *client.RateResult, percents []float64) *rateFigures {
+	return &rateFigures{
 		TargetPerS:      rr.Target,
 		Sent:            rr.Sent,
 		DueButNotSent:   rr.BehindAtEnd,
@@ -148,18 +149,18 @@ func rateOf(rr *client.RateResult, percents []float64) *Rate {
 }
 
 // correctedServed is d's corrected percentile table: the rows of
-// CorrectedRows(percents), the 100 % row the exact max (none if d is empty).
-func correctedServed(d *samples.Dist, percents []float64) []Served {
+// correctedRows(percents), the 100 % row the exact max (none if d is empty).
+func correctedServed(d *samples.Dist, percents []float64) []served {
 	if d.Count == 0 {
 		return nil
 	}
-	var rows []Served
-	for _, p := range CorrectedRows(percents) {
+	var rows []served
+	for _, p := range correctedRows(percents) {
 		us := d.Max
 		if p < 100 {
 			us = d.Percentile(p)
 		}
-		rows = append(rows, Served{Percent: p, TotalUs: us, TotalMs: roundMs(us)})
+		rows = append(rows, served{Percent: p, TotalUs: us, TotalMs: roundMs(us)})
 	}
 	return rows
 }
@@ -168,7 +169,7 @@ func correctedServed(d *samples.Dist, percents []float64) []Served {
 func ms3(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
 
 // sampleStorePrecision says how ab's tables were computed.
-func sampleStorePrecision(rp *Report) string {
+func sampleStorePrecision(rp *abReport) string {
 	if rp.StatisticsFromHistogram {
 		return fmt.Sprintf("exact for the first %d requests, then 1 ms buckets (min, mean, sd, max exact; medians and percentiles to the nearest ms)", rp.ExactSamples)
 	}
@@ -262,7 +263,7 @@ func WriteExtended(w io.Writer, r *Run) error {
 			cpu.UserMs/1000, cpu.SysMs/1000, *cpu.PercentOfOneCore, *cpu.CoresBusy)
 	} else if cpu != nil {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys (no share of a core: the run took under %v)\n",
-			cpu.UserMs/1000, cpu.SysMs/1000, MinCPUShareRun)
+			cpu.UserMs/1000, cpu.SysMs/1000, minCPUShareRun)
 	} else {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}
@@ -290,9 +291,9 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// CorrectedRows are the corrected percentile table's rows: ab's (50 … 99, 100)
+// correctedRows are the corrected percentile table's rows: ab's (50 … 99, 100)
 // plus any --percentiles entries, ascending, without duplicates.
-func CorrectedRows(extra []float64) []float64 {
+func correctedRows(extra []float64) []float64 {
 	set := map[float64]bool{}
 	for _, p := range abPercents {
 		set[float64(p)] = true

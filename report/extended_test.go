@@ -173,7 +173,7 @@ func TestThroughputOf(t *testing.T) {
 		{[]int64{6}, 3 * time.Second, 3, 2, math.Sqrt(12)},
 	}
 	for _, c := range cases {
-		got := ThroughputOf(c.per, c.elapsed)
+		got := throughputOf(c.per, c.elapsed)
 		if got.Intervals != c.n || math.Abs(got.MeanPerS-c.mean) > 1e-9 || math.Abs(got.SDPerS-c.sd) > 1e-9 {
 			t.Errorf("ThroughputOf(%v, %v) = %+v, want %d intervals, mean %v, sd %v", c.per, c.elapsed, got, c.n, c.mean, c.sd)
 		}

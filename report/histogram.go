@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// HistogramBucket is one row of the terminal latency histogram: the requests
+// histogramBucket is one row of the terminal latency histogram: the requests
 // whose total time is in [LowUs, HighUs) (the last bucket includes HighUs).
-type HistogramBucket struct {
+type histogramBucket struct {
 	LowUs, HighUs int64
 	Count         int
 }
@@ -22,7 +22,7 @@ const histogramRows = 10
 // In histogram mode the counts come from the 1 ms buckets past the exact
 // store, so a request is counted in the bucket of its millisecond's highest
 // value.
-func (t *tables) latencyHistogram(total *ColumnStats, n int) []HistogramBucket {
+func (t *tables) latencyHistogram(total *columnStats, n int) []histogramBucket {
 	if t.n == 0 || n <= 0 {
 		return nil
 	}
@@ -35,12 +35,12 @@ func (t *tables) latencyHistogram(total *ColumnStats, n int) []HistogramBucket {
 	// below(v) is the number of requests faster than v µs: the first rank
 	// whose value reaches v (ranks are in ascending order).
 	below := func(v int64) int {
-		return sort.Search(t.n, func(i int) bool { return t.valueAt(TotalColumn, i) >= v })
+		return sort.Search(t.n, func(i int) bool { return t.valueAt(totalColumn, i) >= v })
 	}
-	out := make([]HistogramBucket, 0, n)
+	out := make([]histogramBucket, 0, n)
 	prev := 0
 	for i := 0; i < n; i++ {
-		b := HistogramBucket{LowUs: lo + int64(i)*width, HighUs: lo + int64(i+1)*width}
+		b := histogramBucket{LowUs: lo + int64(i)*width, HighUs: lo + int64(i+1)*width}
 		upto := t.n
 		if i < n-1 {
 			upto = below(b.HighUs)

@@ -43,49 +43,45 @@ type Run struct {
 	Ending string `json:"ending"`
 	// Error is set when gab exits with an error: the message ab would print and
 	// the exit status.
-	Error *RunError `json:"error,omitempty"`
+	Error *runError `json:"error,omitempty"`
 	// Report holds every figure of ab's text report (absent when not_started).
-	Report *Report `json:"report,omitempty"`
+	Report *abReport `json:"report,omitempty"`
 	// Percentiles is the --percentiles table (absent without the option).
-	Percentiles []PercentileRow `json:"percentiles,omitempty"`
+	Percentiles []percentileRow `json:"percentiles,omitempty"`
 	// PercentilesSource says where the --percentiles values come from:
 	// "exact" (every sample), "hdr_histogram" (past the exact store, HDR
 	// histograms of every request, 3 significant digits) or "1ms_buckets".
 	PercentilesSource string `json:"percentiles_source,omitempty"`
 	// Extended holds the --extended figures (absent if they were not gathered).
-	Extended *Extended `json:"extended,omitempty"`
+	Extended *extendedFigures `json:"extended,omitempty"`
 	// Rate is set in rate mode (--rate).
-	Rate *Rate `json:"rate,omitempty"`
+	Rate *rateFigures `json:"rate,omitempty"`
 	// ServerCPU is set with --server-pid.
-	ServerCPU *ServerCPUFigures `json:"server_cpu,omitempty"`
+	ServerCPU *serverCPUFigures `json:"server_cpu,omitempty"`
 	// Run is what the command line asked for, as gab merge compares it.
 	Run *RunInfo `json:"run,omitempty"`
 	// Shard is set by --shard, and in merged documents (shard.go).
 	Shard *Shard `json:"shard,omitempty"`
 	// Sums are the timing columns' exact sums and histograms, from which gab
 	// merge computes the report of several documents.
-	Sums *Sums `json:"sums,omitempty"`
+	Sums *sumsSection `json:"sums,omitempty"`
 	// CGI is the CGI table (--cgi; absent otherwise).
-	CGI *CGI `json:"cgi,omitempty"`
+	CGI *cgiTable `json:"cgi,omitempty"`
 	// Warmup is the warm-up sent before the run (--warmup; absent without).
-	Warmup *Warmup `json:"warmup,omitempty"`
+	Warmup *warmupFigures `json:"warmup,omitempty"`
 	// Thresholds are the --fail-if verdicts (absent without the option).
-	Thresholds *Thresholds `json:"thresholds,omitempty"`
+	Thresholds *thresholdVerdicts `json:"thresholds,omitempty"`
 	// Environment is where gab ran (absent in documents of older versions).
-	Environment *EnvironmentInfo `json:"environment,omitempty"`
+	Environment *environmentInfo `json:"environment,omitempty"`
 	// Timeline is the latency over time, one entry per interval (--interval,
 	// 1 s by default; absent if it was not gathered).
-	Timeline *Timeline `json:"timeline,omitempty"`
+	Timeline *timelineSection `json:"timeline,omitempty"`
 	// Figures are the catalog's figures of the run (catalog.go), key → value
 	// in the figure's unit; a figure the run lacks is absent.
 	Figures FigureValues `json:"figures,omitempty"`
 
 	local local
 }
-
-// Document is the run record under its older name, as the programs that
-// read documents back spell it.
-type Document = Run
 
 // local is what the outputs of the process that made a run need beyond its
 // document (set by Summarize, and by Merge where it applies; zero in a
@@ -116,7 +112,7 @@ type local struct {
 	// (RunChartData), from every recorded request.
 	curve runCurve
 	// histogram is --histogram's rows; verdicts the --fail-if verdicts.
-	histogram []HistogramBucket
+	histogram []histogramBucket
 	verdicts  []threshold.Verdict
 	// precision replaces the 1 ms histograms' line under ab's tables (a
 	// merged report says how exact its medians and percentiles are).
@@ -135,8 +131,8 @@ const (
 	endNotStarted  = "not_started"
 )
 
-// EnvironmentInfo describes the client machine and gab itself.
-type EnvironmentInfo struct {
+// environmentInfo describes the client machine and gab itself.
+type environmentInfo struct {
 	GabVersion string `json:"gab_version"`
 	GoVersion  string `json:"go_version"`
 	OS         string `json:"os"`   // GOOS
@@ -148,14 +144,14 @@ type EnvironmentInfo struct {
 	Kernel string `json:"kernel,omitempty"`
 }
 
-// RunError is how gab ended when it ended with an error.
-type RunError struct {
+// runError is how gab ended when it ended with an error.
+type runError struct {
 	Message  string `json:"message"`   // ab's stderr text, without the trailing newline
 	ExitCode int    `json:"exit_code"` // the process's exit status
 }
 
-// TLS is the first TLS handshake, as ab's SSL/TLS lines.
-type TLS struct {
+// tlsInfo is the first TLS handshake, as ab's SSL/TLS lines.
+type tlsInfo struct {
 	Protocol      string `json:"protocol"`
 	Cipher        string `json:"cipher"`
 	PeerKeyBits   int    `json:"peer_key_bits"`
@@ -164,19 +160,19 @@ type TLS struct {
 	ServerName    string `json:"server_name,omitempty"`
 }
 
-// Failures is ab's "Failed requests" breakdown.
-type Failures struct {
+// failures is ab's "Failed requests" breakdown.
+type failures struct {
 	Connect    int `json:"connect"`
 	Receive    int `json:"receive"`
 	Length     int `json:"length"`
 	Exceptions int `json:"exceptions"`
 }
 
-// Counters are ab's counts of a run: they add up across runs (Add).
-type Counters struct {
+// counters are ab's counts of a run: they add up across runs (add).
+type counters struct {
 	CompleteRequests int      `json:"complete_requests"`
 	FailedRequests   int      `json:"failed_requests"`
-	Failures         Failures `json:"failures"`
+	Failures         failures `json:"failures"`
 	WriteErrors      int      `json:"write_errors"`
 	Non2xxResponses  int      `json:"non_2xx_responses"`
 	KeepAliveReqs    int      `json:"keep_alive_requests"`
@@ -187,7 +183,7 @@ type Counters struct {
 }
 
 // Add adds o's counts to c's.
-func (c *Counters) Add(o *Counters) {
+func (c *counters) add(o *counters) {
 	c.CompleteRequests += o.CompleteRequests
 	c.FailedRequests += o.FailedRequests
 	c.Failures.Connect += o.Failures.Connect
@@ -202,10 +198,10 @@ func (c *Counters) Add(o *Counters) {
 	c.HTMLTransferredBytes += o.HTMLTransferredBytes
 }
 
-// ColumnStats are one row of ab's "Connection Times (ms)" table: the printed
+// columnStats are one row of ab's "Connection Times (ms)" table: the printed
 // ms values (ab's rounding; sd_ms unrounded, printed %5.1f) and ab's µs
 // intermediates (mean truncated to the µs, median by ab's inverted rule).
-type ColumnStats struct {
+type columnStats struct {
 	MinMs    int64   `json:"min_ms"`
 	MeanMs   int64   `json:"mean_ms"`
 	SDMs     float64 `json:"sd_ms"`
@@ -219,50 +215,50 @@ type ColumnStats struct {
 	// Confidence is ab's verdict on median versus mean: "reliable", or
 	// "warning" / "error" where the text prints its WARNING / ERROR lines
 	// (unless -S).
-	Confidence Confidence `json:"confidence"`
+	Confidence confidence `json:"confidence"`
 }
 
-// ConnectionTimes is ab's timing table.
-type ConnectionTimes struct {
-	Connect    ColumnStats `json:"connect"`
-	Processing ColumnStats `json:"processing"`
-	Waiting    ColumnStats `json:"waiting"`
-	Total      ColumnStats `json:"total"`
+// connectionTimes is ab's timing table.
+type connectionTimes struct {
+	Connect    columnStats `json:"connect"`
+	Processing columnStats `json:"processing"`
+	Waiting    columnStats `json:"waiting"`
+	Total      columnStats `json:"total"`
 }
 
 // column is the row of ab's column c.
-func (t *ConnectionTimes) column(c Column) *ColumnStats {
-	return [...]*ColumnStats{&t.Connect, &t.Processing, &t.Waiting, &t.Total}[c]
+func (t *connectionTimes) column(c column) *columnStats {
+	return [...]*columnStats{&t.Connect, &t.Processing, &t.Waiting, &t.Total}[c]
 }
 
-// Served is one row of a "Percentage of the requests served" table.
-type Served struct {
+// served is one row of a "Percentage of the requests served" table.
+type served struct {
 	Percent float64 `json:"percent"`
 	TotalMs int64   `json:"total_ms"` // as ab prints it
 	TotalUs int64   `json:"total_us"`
 }
 
-// Report is ab's report. Every figure is present whatever ab would print
+// abReport is ab's report. Every figure is present whatever ab would print
 // (e.g. keep_alive_requests without -k); rates are 0 when the time taken is 0.
-type Report struct {
+type abReport struct {
 	ServerSoftware string `json:"server_software"`
 	ServerHostname string `json:"server_hostname"`
 	ServerPort     int    `json:"server_port"`
 	Protocol       string `json:"protocol,omitempty"` // "h2" or "h2c" with --http2, "h3" with --http3
 	// Connections and StreamsPerConnection (--http2 and --http3 only):
 	// concurrency_level is their product, the requests in flight.
-	Connections          int    `json:"connections,omitempty"`
-	StreamsPerConnection int    `json:"streams_per_connection,omitempty"`
-	TLS                  *TLS   `json:"tls,omitempty"`
-	DocumentPath         string `json:"document_path"`
-	DocumentLengthBytes  int64  `json:"document_length_bytes"`
+	Connections          int      `json:"connections,omitempty"`
+	StreamsPerConnection int      `json:"streams_per_connection,omitempty"`
+	TLS                  *tlsInfo `json:"tls,omitempty"`
+	DocumentPath         string   `json:"document_path"`
+	DocumentLengthBytes  int64    `json:"document_length_bytes"`
 	// VariableLength is -l: the text says "Document Length: Variable".
 	VariableLength bool `json:"variable_length"`
 
 	ConcurrencyLevel int     `json:"concurrency_level"`
 	TimeTakenS       float64 `json:"time_taken_s"`
 	TimeTakenUs      int64   `json:"time_taken_us"`
-	Counters
+	counters
 
 	RequestsPerSecond       float64          `json:"requests_per_second"`
 	TimePerRequestMs        float64          `json:"time_per_request_ms"`
@@ -270,25 +266,25 @@ type Report struct {
 	TransferReceivedKBPerS  float64          `json:"transfer_rate_received_kbytes_per_s"`
 	TransferSentKBPerS      float64          `json:"transfer_rate_sent_kbytes_per_s"`
 	TransferTotalKBPerS     float64          `json:"transfer_rate_total_kbytes_per_s"`
-	ConnectionTimes         *ConnectionTimes `json:"connection_times,omitempty"` // absent when nothing was recorded
-	PercentageServed        []Served         `json:"percentage_served,omitempty"`
+	ConnectionTimes         *connectionTimes `json:"connection_times,omitempty"` // absent when nothing was recorded
+	PercentageServed        []served         `json:"percentage_served,omitempty"`
 	StatisticsFromHistogram bool             `json:"statistics_from_histograms"`
 	ExactSamples            int              `json:"exact_samples"`
 }
 
-// PercentileRow is one row of the --percentiles table: the nearest rank's
+// percentileRow is one row of the --percentiles table: the nearest rank's
 // value (samples.NearestRank) in µs, from percentiles_source.
-type PercentileRow struct {
+type percentileRow struct {
 	Percent   float64 `json:"percent"`
 	ConnectUs int64   `json:"connect_us"`
 	WaitingUs int64   `json:"waiting_us"`
 	TotalUs   int64   `json:"total_us"`
 }
 
-// Dist describes a distribution in µs: count, min, mean, sd (n−1) and max
+// distFigures describes a distribution in µs: count, min, mean, sd (n−1) and max
 // exact; median and percentiles by the nearest rank (samples.NearestRank) from
 // an HDR histogram with 3 significant digits (the bucket's highest value).
-type Dist struct {
+type distFigures struct {
 	Count    int64   `json:"count"`
 	MinUs    int64   `json:"min_us"`
 	MeanUs   float64 `json:"mean_us"`
@@ -300,13 +296,13 @@ type Dist struct {
 	MaxUs    int64   `json:"max_us"`
 	// SumUs and Histogram are what gab merge combines (the histogram is
 	// absent only in a merged document whose parts had none).
-	SumUs     int64      `json:"sum_us"`
-	Histogram *Histogram `json:"histogram,omitempty"`
+	SumUs     int64          `json:"sum_us"`
+	Histogram *histogramData `json:"histogram,omitempty"`
 }
 
 // distOf is d's figures, its histogram encoded.
-func distOf(d *samples.Dist) Dist {
-	out := Dist{
+func distOf(d *samples.Dist) distFigures {
+	out := distFigures{
 		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
 		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
 		MaxUs: d.Max, SumUs: d.Sum,
@@ -318,10 +314,10 @@ func distOf(d *samples.Dist) Dist {
 	return out
 }
 
-// Histogram is an HDR histogram in its standard, mergeable encoding: V2
+// histogramData is an HDR histogram in its standard, mergeable encoding: V2
 // compressed, base64 (decode with any HdrHistogram library, e.g. Go's
 // hdrhistogram.Decode or Java's Histogram.fromString).
-type Histogram struct {
+type histogramData struct {
 	Unit              string `json:"unit"` // always "us"
 	LowestUs          int64  `json:"lowest_us"`
 	HighestUs         int64  `json:"highest_us"`
@@ -333,8 +329,8 @@ type Histogram struct {
 const histogramEncoding = "hdrhistogram-v2-compressed-base64"
 
 // histogramOf encodes h.
-func histogramOf(h *hdrhistogram.Histogram) Histogram {
-	out := Histogram{
+func histogramOf(h *hdrhistogram.Histogram) histogramData {
+	out := histogramData{
 		Unit:              "us",
 		LowestUs:          h.LowestTrackableValue(),
 		HighestUs:         h.HighestTrackableValue(),
@@ -349,7 +345,7 @@ func histogramOf(h *hdrhistogram.Histogram) Histogram {
 
 // decode decodes the histogram (samples.DecodeHist, which bounds what its
 // header may claim).
-func (j *Histogram) decode() (*hdrhistogram.Histogram, error) {
+func (j *histogramData) decode() (*hdrhistogram.Histogram, error) {
 	if j.Encoding != histogramEncoding {
 		return nil, fmt.Errorf("histogram encoding %q unknown", j.Encoding)
 	}
@@ -360,29 +356,29 @@ func (j *Histogram) decode() (*hdrhistogram.Histogram, error) {
 	return h, nil
 }
 
-// Phases are the extended report's phases.
-type Phases struct {
-	TCPConnect   Dist `json:"tcp_connect"`
-	TLSHandshake Dist `json:"tls_handshake"`
-	RequestWrite Dist `json:"request_write"`
-	Waiting      Dist `json:"waiting"`
-	BodyTransfer Dist `json:"body_transfer"`
-	Total        Dist `json:"total"`
+// phaseDists are the extended report's phases.
+type phaseDists struct {
+	TCPConnect   distFigures `json:"tcp_connect"`
+	TLSHandshake distFigures `json:"tls_handshake"`
+	RequestWrite distFigures `json:"request_write"`
+	Waiting      distFigures `json:"waiting"`
+	BodyTransfer distFigures `json:"body_transfer"`
+	Total        distFigures `json:"total"`
 }
 
 // list is the phases in client.Phase order.
-func (p *Phases) list() [client.PhaseCount]*Dist {
-	return [...]*Dist{&p.TCPConnect, &p.TLSHandshake, &p.RequestWrite, &p.Waiting, &p.BodyTransfer, &p.Total}
+func (p *phaseDists) list() [client.PhaseCount]*distFigures {
+	return [...]*distFigures{&p.TCPConnect, &p.TLSHandshake, &p.RequestWrite, &p.Waiting, &p.BodyTransfer, &p.Total}
 }
 
-// FailureClass is one failure class with its first error message.
-type FailureClass struct {
+// failureClass is one failure class with its first error message.
+type failureClass struct {
 	Count      int    `json:"count"`
 	FirstError string `json:"first_error,omitempty"`
 }
 
-// Throughput is the recorded-request rate over whole 1-second intervals.
-type Throughput struct {
+// throughputFigures is the recorded-request rate over whole 1-second intervals.
+type throughputFigures struct {
 	Intervals int     `json:"intervals"`
 	MeanPerS  float64 `json:"mean_per_s"`
 	SDPerS    float64 `json:"sd_per_s"`
@@ -391,8 +387,8 @@ type Throughput struct {
 	PerSecond []int64 `json:"per_second"`
 }
 
-// ClientCPU is the client's own CPU use over the run.
-type ClientCPU struct {
+// clientCPU is the client's own CPU use over the run.
+type clientCPU struct {
 	UserMs float64 `json:"user_ms"`
 	SysMs  float64 `json:"sys_ms"`
 	// PercentOfOneCore and CoresBusy are absent for runs under 1 s (too
@@ -401,31 +397,31 @@ type ClientCPU struct {
 	CoresBusy        *float64 `json:"cores_busy,omitempty"`
 }
 
-// Extended is the --extended report.
-type Extended struct {
-	DNSUs      int64  `json:"dns_us"`
-	DNSLookups int    `json:"dns_lookups"`
-	Phases     Phases `json:"phases"`
+// extendedFigures is the --extended report.
+type extendedFigures struct {
+	DNSUs      int64      `json:"dns_us"`
+	DNSLookups int        `json:"dns_lookups"`
+	Phases     phaseDists `json:"phases"`
 	// StatusCounts counts responses per status code (keys are the codes).
 	StatusCounts map[string]int `json:"status_counts"`
 	// FailuresByClass are ab's failure classes (connect, receive, length,
 	// exceptions) and write errors, each with its first error.
-	FailuresByClass map[string]FailureClass `json:"failures_by_class"`
-	Throughput      Throughput              `json:"throughput"`
+	FailuresByClass map[string]failureClass `json:"failures_by_class"`
+	Throughput      throughputFigures       `json:"throughput"`
 	// ResponseTimeMeanMs and ResponseTimeSDMs are the phase table's Total row.
 	ResponseTimeMeanMs float64    `json:"response_time_mean_ms"`
 	ResponseTimeSDMs   float64    `json:"response_time_sd_ms"`
 	ReceivedMbitPerS   float64    `json:"bandwidth_received_mbit_per_s"`
 	SentMbitPerS       float64    `json:"bandwidth_sent_mbit_per_s"`
-	ClientCPU          *ClientCPU `json:"client_cpu,omitempty"` // absent where unknown
+	ClientCPU          *clientCPU `json:"client_cpu,omitempty"` // absent where unknown
 	// SampleStore says how ab's tables were computed.
 	SampleStore string `json:"sample_store"`
 	// LatencyHistogram is the Total phase (start → end of each recorded request).
-	LatencyHistogram Histogram `json:"latency_histogram"`
+	LatencyHistogram histogramData `json:"latency_histogram"`
 }
 
-// Rate is rate mode's figures.
-type Rate struct {
+// rateFigures is rate mode's figures.
+type rateFigures struct {
 	TargetPerS   float64 `json:"target_per_s"`
 	AchievedPerS float64 `json:"achieved_per_s"`
 	// Sent were dispatched on the schedule; DueButNotSent were due by the end
@@ -439,13 +435,13 @@ type Rate struct {
 	// of the target (the text report warns that the client did not keep up).
 	BelowTarget bool `json:"below_target"`
 	// Lag is how late each request was sent after its intended time.
-	Lag Dist `json:"lag"`
+	Lag distFigures `json:"lag"`
 	// Corrected is the latency from each request's intended send time;
 	// CorrectedServed its percentile table (ab's rows plus --percentiles'
 	// entries, the 100 % row the exact max).
-	Corrected          Dist      `json:"corrected"`
-	CorrectedServed    []Served  `json:"corrected_percentage_served"`
-	CorrectedHistogram Histogram `json:"corrected_histogram"`
+	Corrected          distFigures   `json:"corrected"`
+	CorrectedServed    []served      `json:"corrected_percentage_served"`
+	CorrectedHistogram histogramData `json:"corrected_histogram"`
 }
 
 // NotStarted is the run of a command line that never ran (an error in it, or

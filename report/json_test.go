@@ -88,7 +88,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	docs["not_started"] = append([]byte(nil), b.Bytes()...)
 	// TLS and HTTP/2 lines.
 	_, s2 := extFixture()
-	s2.Report.TLS = &TLS{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
+	s2.Report.TLS = &tlsInfo{Protocol: "TLSv1.3", Cipher: "TLS_AES_128_GCM_SHA256", PeerKeyBits: 2048, CipherBits: 128,
 		ServerTempKey: "X25519 253 bits", ServerName: "localhost"}
 	s2.Report.Protocol = "h2"
 	b.Reset()
@@ -273,7 +273,7 @@ func TestJSONHistogramRoundTrip(t *testing.T) {
 	d, _ := fixtureDocument(t)
 	for _, c := range []struct {
 		name string
-		h    Histogram
+		h    histogramData
 		orig *hdrhistogram.Histogram
 	}{
 		{"latency", d.Extended.LatencyHistogram, res.Extra.Phases[client.PhaseTotal].Hist},
@@ -340,15 +340,15 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	ct := r.ConnectionTimes
 	for _, row := range []struct {
 		label string
-		c     ColumnStats
+		c     columnStats
 	}{{"Connect:    ", ct.Connect}, {"Processing: ", ct.Processing}, {"Waiting:    ", ct.Waiting}, {"Total:      ", ct.Total}} {
 		want = append(want, fmt.Sprintf("%s%5d %4d %5.1f %6d %7d\n", row.label, row.c.MinMs, row.c.MeanMs, row.c.SDMs, row.c.MedianMs, row.c.MaxMs))
 	}
 	for _, row := range []struct {
 		what string
-		c    ColumnStats
+		c    columnStats
 	}{{"the initial connection time", ct.Connect}, {"the processing time", ct.Processing}, {"the waiting time", ct.Waiting}, {"the total time", ct.Total}} {
-		verdict := map[Confidence]string{"error": "ERROR", "warning": "WARNING"}[row.c.Confidence]
+		verdict := map[confidence]string{"error": "ERROR", "warning": "WARNING"}[row.c.Confidence]
 		if inText := strings.Contains(text, ": The median and mean for "+row.what+" are"); inText != (verdict != "") ||
 			verdict != "" && !strings.Contains(text, verdict+": The median and mean for "+row.what) {
 			t.Errorf("%s: JSON confidence %q, text disagrees", row.what, row.c.Confidence)
@@ -368,7 +368,7 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	want = append(want, fmt.Sprintf("DNS resolution:         %.3f [ms]", float64(x.DNSUs)/1000))
 	for _, ph := range []struct {
 		name string
-		d    Dist
+		d    distFigures
 	}{{"TCP connect:", x.Phases.TCPConnect}, {"TLS handshake:", x.Phases.TLSHandshake}, {"Request write:", x.Phases.RequestWrite},
 		{"Waiting (TTFB):", x.Phases.Waiting}, {"Body transfer:", x.Phases.BodyTransfer}, {"Total:", x.Phases.Total}} {
 		want = append(want, fmt.Sprintf("%-16s%10s%10s%10s%10s%10s%10s%10s%10s\n", ph.name, ms3(float64(ph.d.MinUs)), ms3(ph.d.MeanUs),

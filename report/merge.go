@@ -21,22 +21,14 @@ type MergeInput struct {
 	Doc  *Run
 }
 
-// Merged is the combined run.
-type Merged struct {
-	Run *Run
-	// Notes are gab merge's lines after ab's report: what was merged, the
-	// shards' start delays, status codes, and anything --force overrode.
-	Notes []string
-}
-
-// MergeError is a refusal to merge, with every reason found.
-type MergeError struct {
+// mergeError is a refusal to merge, with every reason found.
+type mergeError struct {
 	Reasons []string
 	// Forceable says --force would merge anyway.
 	Forceable bool
 }
 
-func (e *MergeError) Error() string {
+func (e *mergeError) Error() string {
 	msg := "cannot merge: " + e.Reasons[0]
 	if len(e.Reasons) > 1 {
 		msg = "cannot merge:\n  " + strings.Join(e.Reasons, "\n  ")
@@ -53,9 +45,9 @@ func (e *MergeError) Error() string {
 // documents whose figures add up past what the arithmetic holds; and, unless
 // force, documents of different runs, URLs or options, missing or duplicated
 // shards, and runs that ended in an error or were interrupted.
-func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
+func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes []string, err error) {
 	if len(in) == 0 {
-		return nil, &MergeError{Reasons: []string{"no documents"}}
+		return nil, nil, &mergeError{Reasons: []string{"no documents"}}
 	}
 	starts := make([]time.Time, len(in))
 	var hard []string
@@ -89,12 +81,12 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 		hard = append(checkSpread(in, starts), checkTotals(in)...)
 	}
 	if len(hard) > 0 {
-		return nil, &MergeError{Reasons: hard}
+		return nil, nil, &mergeError{Reasons: hard}
 	}
 	soft := append(checkEndings(in), checkShards(in)...)
 	soft = append(soft, checkRuns(in)...)
 	if len(soft) > 0 && !force {
-		return nil, &MergeError{Reasons: soft, Forceable: true}
+		return nil, nil, &mergeError{Reasons: soft, Forceable: true}
 	}
 	docs, names := make([]*Run, len(in)), make([]string, len(in))
 	for i, m := range in {
@@ -102,21 +94,21 @@ func Merge(in []MergeInput, force bool, commandLine []string) (*Merged, error) {
 	}
 	r, err := mergeRuns(docs, names)
 	if err != nil {
-		return nil, &MergeError{Reasons: []string{err.Error()}}
+		return nil, nil, &mergeError{Reasons: []string{err.Error()}}
 	}
 	if commandLine != nil {
 		r.CommandLine = commandLine
 	}
 	order := startOrder(starts)
 	r.Shard = mergedShard(in, order, r.Run, force && len(soft) > 0)
-	out := &Merged{Run: r, Notes: mergeNotes(in, starts, order)}
+	notes = mergeNotes(in, starts, order)
 	if r.local.timelineNote != "" {
-		out.Notes = append(out.Notes, r.local.timelineNote)
+		notes = append(notes, r.local.timelineNote)
 	}
 	for _, reason := range soft {
-		out.Notes = append(out.Notes, "--force: merged although "+reason)
+		notes = append(notes, "--force: merged although "+reason)
 	}
-	return out, nil
+	return r, notes, nil
 }
 
 // maxStartSpread is the longest time between the documents' starts that a
@@ -246,7 +238,7 @@ func checkShards(in []MergeInput) []string {
 		}
 	}
 	// The missing ones: the first few by number (a count of shards is up to
-	// MaxShards), and how many in all.
+	// maxShards), and how many in all.
 	const listed = 10
 	var missing []string
 	for i := 0; i < first.Count && len(missing) < listed; i++ {
@@ -324,7 +316,7 @@ func mergedShard(in []MergeInput, order []int, run *RunInfo, forced bool) *Shard
 	}
 	for _, i := range order {
 		m := in[i]
-		ms := MergedShard{Index: i, File: m.Name, StartTime: m.Doc.StartTime}
+		ms := mergedInput{Index: i, File: m.Name, StartTime: m.Doc.StartTime}
 		if x := m.Doc.Shard; x != nil {
 			ms.Index, ms.StartDelayUs = x.Index, x.StartDelayUs
 		}

@@ -66,7 +66,7 @@ func randomShardedRun(rng *rand.Rand, n, shards, limit int) *shardedRun {
 		res.KeepAlive++
 		res.StatusCounts[200]++
 		for c := range r.values {
-			r.values[c] = append(r.values[c], int64(smp.Value(Column(c))))
+			r.values[c] = append(r.values[c], int64(smp.Value(column(c))))
 		}
 	}
 	w := r.whole
@@ -151,18 +151,18 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			conc += c
 		}
 		want := Summarize(r.whole, mergeOptions(conc))
-		m, err := Merge(r.shardDocuments(t, "run-1"), false, nil)
+		m, _, err := Merge(r.shardDocuments(t, "run-1"), false, nil)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
-		got := m.Run
+		got := m
 		exact := func(what string, g, w any) {
 			if g != w {
 				t.Errorf("trial %d (n %d, %d shards, limit %d): %s = %v, single run %v", trial, n, shards, limit, what, g, w)
 			}
 		}
 		gr, wr := got.Report, want.Report
-		exact("counters", gr.Counters, wr.Counters)
+		exact("counters", gr.counters, wr.counters)
 		exact("concurrency", gr.ConcurrencyLevel, wr.ConcurrencyLevel)
 		exact("time taken", gr.TimeTakenUs, wr.TimeTakenUs)
 		exact("rates", [...]float64{gr.RequestsPerSecond, gr.TimePerRequestMs, gr.TimePerRequestAllMs, gr.TransferReceivedKBPerS, gr.TransferSentKBPerS, gr.TransferTotalKBPerS},
@@ -175,7 +175,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			}
 			return v/1000 + 1 // 3 significant digits
 		}
-		for c := Column(0); c < 4; c++ {
+		for c := column(0); c < 4; c++ {
 			g, w := gr.ConnectionTimes.column(c), wr.ConnectionTimes.column(c)
 			exact(columnName(c)+" min", g.MinUs, w.MinUs)
 			exact(columnName(c)+" max", g.MaxUs, w.MaxUs)
@@ -189,7 +189,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			}
 		}
 		for i, p := range gr.PercentageServed {
-			truth := r.values[TotalColumn][percentileIndex(n, int(p.Percent))]
+			truth := r.values[totalColumn][percentileIndex(n, int(p.Percent))]
 			if d := p.TotalUs - truth; d < -tol(truth) || d > tol(truth) {
 				t.Errorf("trial %d: %v%% = %d µs, true %d", trial, p.Percent, p.TotalUs, truth)
 			}
@@ -199,7 +199,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			t.Errorf("no precision line: %q", got.local.precision)
 		}
 		// The merged document is a document of the same schema with the same figures.
-		d := roundTrip(t, m.Run)
+		d := roundTrip(t, m)
 		exact("doc complete", d.Report.CompleteRequests, wr.CompleteRequests)
 		exact("doc mean", d.Report.ConnectionTimes.Total.MeanUs, wr.ConnectionTimes.Total.MeanUs)
 		exact("doc total count", d.Sums.Total.Count, int64(n))
@@ -231,13 +231,13 @@ func TestMergeRefusals(t *testing.T) {
 		want string
 	}{"url", []MergeInput{docs[0], docs[1], {"u.json", &url}, docs[3]}, "URL http://127.0.0.1:9/y, not http://127.0.0.1:8080/x"})
 	for _, c := range cases {
-		_, err := Merge(c.in, false, nil)
+		_, _, err := Merge(c.in, false, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--force") {
 			t.Errorf("%s: %v; want %q", c.name, err, c.want)
 			continue
 		}
-		m, err := Merge(c.in, true, nil)
-		if err != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "--force: merged although") || !m.Run.Shard.Forced {
+		m, mNotes, err := Merge(c.in, true, nil)
+		if err != nil || !strings.Contains(strings.Join(mNotes, "\n"), "--force: merged although") || !m.Shard.Forced {
 			t.Errorf("%s --force: %v", c.name, err)
 		}
 	}
@@ -245,7 +245,7 @@ func TestMergeRefusals(t *testing.T) {
 	newer.SchemaVersion = SchemaVersion + 1
 	empty := *docs[1].Doc
 	empty.Report, empty.Ending = nil, "not_started"
-	_, err := Merge([]MergeInput{{"new.json", &newer}, {"empty.json", &empty}, docs[2], docs[3]}, true, nil)
+	_, _, err := Merge([]MergeInput{{"new.json", &newer}, {"empty.json", &empty}, docs[2], docs[3]}, true, nil)
 	if err == nil || !strings.Contains(err.Error(), "new.json: schema_version") || !strings.Contains(err.Error(), "empty.json: has no report") {
 		t.Errorf("hard refusals: %v", err)
 	}
@@ -272,14 +272,14 @@ func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
 	for _, d := range docs {
 		d.Doc.Shard.StartAt, d.Doc.Shard.StartDelayUs = at, &delay
 	}
-	m, err := Merge(docs, false, []string{"gab", "merge", "a", "b", "c"})
+	m, _, err := Merge(docs, false, []string{"gab", "merge", "a", "b", "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.Extended == nil || m.Run.Extended.Phases.Total.Count != 3 || m.Run.Shard.Merged[0].File == "" {
-		t.Errorf("merged document: %+v", m.Run)
+	if m.Extended == nil || m.Extended.Phases.Total.Count != 3 || m.Shard.Merged[0].File == "" {
+		t.Errorf("merged document: %+v", m)
 	}
-	for name, d := range map[string]*Run{"shard": docs[0].Doc, "merged": m.Run} {
+	for name, d := range map[string]*Run{"shard": docs[0].Doc, "merged": m} {
 		var b bytes.Buffer
 		if err := WriteJSON(&b, d); err != nil {
 			t.Fatal(err)
@@ -313,13 +313,13 @@ func TestMergeCarriesTimelines(t *testing.T) {
 			want += iv.Requests
 		}
 	}
-	m, err := Merge(in, false, nil)
+	m, mNotes, err := Merge(in, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := m.Run.Timeline
+	tl := m.Timeline
 	if tl == nil {
-		t.Fatalf("merged document has no timeline; notes %q", m.Notes)
+		t.Fatalf("merged document has no timeline; notes %q", mNotes)
 	}
 	var got int64
 	for _, iv := range tl.Intervals {
@@ -328,21 +328,21 @@ func TestMergeCarriesTimelines(t *testing.T) {
 	if got != want || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
 		t.Errorf("merged timeline: %d requests in %d intervals of %d µs, want %d requests in 5 of 1 s", got, len(tl.Intervals), tl.IntervalUs, want)
 	}
-	for _, n := range m.Notes {
+	for _, n := range mNotes {
 		if strings.Contains(n, "timeline") {
 			t.Errorf("note %q on a clean merge", n)
 		}
 	}
 
 	in[1].Doc.Timeline = nil
-	m, err = Merge(in, true, nil)
+	m, mNotes, err = Merge(in, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.Timeline != nil {
+	if m.Timeline != nil {
 		t.Error("merged a timeline that one document lacks")
 	}
-	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "only 2 of the 3 documents") }) {
-		t.Errorf("no note on the missing timeline: %q", m.Notes)
+	if !slices.ContainsFunc(mNotes, func(n string) bool { return strings.Contains(n, "only 2 of the 3 documents") }) {
+		t.Errorf("no note on the missing timeline: %q", mNotes)
 	}
 }

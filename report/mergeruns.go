@@ -113,7 +113,7 @@ func (mg *merging) counts() *Run {
 		}
 	}
 	f := srv.Report
-	rp := &Report{ServerSoftware: f.ServerSoftware, ServerHostname: f.ServerHostname, ServerPort: f.ServerPort,
+	rp := &abReport{ServerSoftware: f.ServerSoftware, ServerHostname: f.ServerHostname, ServerPort: f.ServerPort,
 		Protocol: f.Protocol, TLS: f.TLS, DocumentPath: f.DocumentPath, DocumentLengthBytes: f.DocumentLengthBytes,
 		VariableLength: f.VariableLength}
 	r.Report = rp
@@ -129,7 +129,7 @@ func (mg *merging) counts() *Run {
 		if endingRank[d.Ending] > endingRank[r.Ending] {
 			r.Ending = d.Ending
 		}
-		rp.Counters.Add(&d.Report.Counters)
+		rp.counters.add(&d.Report.counters)
 		rp.ConcurrencyLevel += d.Report.ConcurrencyLevel
 		if e := mg.starts[i].Add(time.Duration(d.Report.TimeTakenUs) * time.Microsecond); e.After(end) {
 			end = e
@@ -157,7 +157,7 @@ func (mg *merging) counts() *Run {
 // arithmetic; medians and percentiles from the merged histograms.
 func (mg *merging) columns(r *Run, t *tables) error {
 	var cols [4]mergedColumn
-	prec := PrecisionHDR
+	prec := precisionHDR
 	for c := range cols {
 		cols[c] = mergedColumn{sq: new(big.Int), hist: samples.NewHist()}
 	}
@@ -166,11 +166,11 @@ func (mg *merging) columns(r *Run, t *tables) error {
 		if sums == nil {
 			return nil
 		}
-		if sums.HistogramPrecision == PrecisionMs {
-			prec = PrecisionMs
+		if sums.HistogramPrecision == precisionMs {
+			prec = precisionMs
 		}
 		for c := range cols {
-			if err := cols[c].add(sums.column(Column(c))); err != nil {
+			if err := cols[c].add(sums.column(column(c))); err != nil {
 				return fmt.Errorf("%s: %v", mg.names[i], err)
 			}
 		}
@@ -178,31 +178,31 @@ func (mg *merging) columns(r *Run, t *tables) error {
 	rp := r.Report
 	rp.StatisticsFromHistogram = true
 	r.local.precision = mergePrecision(prec)
-	r.Sums = &Sums{HistogramPrecision: prec}
+	r.Sums = &sumsSection{HistogramPrecision: prec}
 	for c := range cols {
 		col := &cols[c]
-		*r.Sums.column(Column(c)) = columnSumsOf(col.count, col.sum, col.min, col.max, new(big.Int).Set(col.sq), col.hist)
+		*r.Sums.column(column(c)) = columnSumsOf(col.count, col.sum, col.min, col.max, new(big.Int).Set(col.sq), col.hist)
 	}
-	n := int(cols[TotalColumn].count)
+	n := int(cols[totalColumn].count)
 	r.local.count, t.n = n, n
 	if n == 0 {
 		return nil
 	}
 	ranks := &mergedRanks{}
 	t.ranks = ranks
-	ct := &ConnectionTimes{}
+	ct := &connectionTimes{}
 	for c := range cols {
 		col := &cols[c]
 		if int(col.count) != n {
-			return fmt.Errorf("the documents' %s column counts %d requests, their total column %d", columnName(Column(c)), col.count, n)
+			return fmt.Errorf("the documents' %s column counts %d requests, their total column %d", columnName(column(c)), col.count, n)
 		}
 		mean := truncatedMean(col.sum, n)
 		sd := sampleSD(squaredDeviationsBig(col.sq, col.sum, uint64(n), mean), n)
 		ranks[c] = &hdrRanks{h: col.hist, min: col.min, max: col.max, count: col.count}
-		*ct.column(Column(c)) = newColumnStats(col.min, col.max, mean, t.median(Column(c)), sd)
+		*ct.column(column(c)) = newColumnStats(col.min, col.max, mean, t.median(column(c)), sd)
 	}
 	rp.ConnectionTimes = ct
-	con, tot := &cols[ConnectColumn], &cols[TotalColumn]
+	con, tot := &cols[connectColumn], &cols[totalColumn]
 	r.local.html = htmlTimesOf(con.min, con.max, con.sum, tot.min, tot.max, tot.sum, n)
 	return nil
 }
@@ -215,7 +215,7 @@ type mergedColumn struct {
 	hist       *hdrhistogram.Histogram
 }
 
-func (c *mergedColumn) add(s *ColumnSums) error {
+func (c *mergedColumn) add(s *exactSums) error {
 	if s.Count == 0 {
 		return nil
 	}
@@ -241,7 +241,7 @@ func (c *mergedColumn) add(s *ColumnSums) error {
 // mergedRanks answers rank queries from the merged histograms.
 type mergedRanks [4]*hdrRanks
 
-func (r *mergedRanks) ValueAt(c Column, i int) int64 { return r[c].valueAt(uint64(i)) }
+func (r *mergedRanks) ValueAt(c column, i int) int64 { return r[c].valueAt(uint64(i)) }
 
 // hdrRanks answers rank queries from a merged histogram: the highest value of
 // the bucket holding the rank, clamped to the exact min and max (so the first
@@ -265,13 +265,13 @@ func (r *hdrRanks) valueAt(i uint64) int64 {
 // mergePrecision is the line that says how exact a merged report is.
 func mergePrecision(p string) string {
 	within := "3 significant digits, within 0.1%"
-	if p == PrecisionMs {
+	if p == precisionMs {
 		within = "1 ms buckets past --sample-limit, within 0.5 ms"
 	}
 	return "Merged: counts, bytes, min, mean, sd and max exact; medians and percentiles from the merged histograms (" + within + ")."
 }
 
-func columnName(c Column) string {
+func columnName(c column) string {
 	return [...]string{"connect", "processing", "waiting", "total"}[c]
 }
 
@@ -280,7 +280,7 @@ func columnName(c Column) string {
 // percentiles from the merged histograms (0, and no histogram, where a part
 // has none). The merged distribution is returned too where its percentiles
 // are known (nil where a part has no histogram or nothing was counted).
-func mergeDists(ds []*Dist) (Dist, *samples.Dist) {
+func mergeDists(ds []*distFigures) (distFigures, *samples.Dist) {
 	acc := samples.NewDist()
 	hists := true
 	for _, d := range ds {
@@ -301,7 +301,7 @@ func mergeDists(ds []*Dist) (Dist, *samples.Dist) {
 		acc.Merge(&part)
 	}
 	if acc.Count == 0 {
-		return Dist{}, nil
+		return distFigures{}, nil
 	}
 	out := distOf(&acc)
 	if !hists {
@@ -316,8 +316,8 @@ func mergeDists(ds []*Dist) (Dist, *samples.Dist) {
 // requests of each second (each run's seconds counted from its own start,
 // shifted by whole seconds from the first start) and the client CPU (when
 // every run knows it).
-func (mg *merging) extended() *Extended {
-	var xs []*Extended
+func (mg *merging) extended() *extendedFigures {
+	var xs []*extendedFigures
 	for _, i := range mg.order {
 		if x := mg.runs[i].Extended; x != nil {
 			xs = append(xs, x)
@@ -326,17 +326,17 @@ func (mg *merging) extended() *Extended {
 	if len(xs) != len(mg.runs) {
 		return nil
 	}
-	e := &Extended{StatusCounts: map[string]int{}, FailuresByClass: map[string]FailureClass{}}
+	e := &extendedFigures{StatusCounts: map[string]int{}, FailuresByClass: map[string]failureClass{}}
 	merged := e.Phases.list()
 	for p := range merged {
-		ds := make([]*Dist, len(xs))
+		ds := make([]*distFigures, len(xs))
 		for i, x := range xs {
 			ds[i] = x.Phases.list()[p]
 		}
 		*merged[p], _ = mergeDists(ds)
 	}
 	var perSecond []int64
-	cpu := &ClientCPU{}
+	cpu := &clientCPU{}
 	first := mg.starts[mg.order[0]]
 	for k, x := range xs {
 		e.DNSUs += x.DNSUs
@@ -372,8 +372,8 @@ func (mg *merging) extended() *Extended {
 }
 
 // rate merges the runs' rate sections (none unless every run has one).
-func (mg *merging) rate() *Rate {
-	var rs []*Rate
+func (mg *merging) rate() *rateFigures {
+	var rs []*rateFigures
 	for _, i := range mg.order {
 		if r := mg.runs[i].Rate; r != nil {
 			rs = append(rs, r)
@@ -382,8 +382,8 @@ func (mg *merging) rate() *Rate {
 	if len(rs) != len(mg.runs) {
 		return nil
 	}
-	r := &Rate{OnScheduleTolUs: rs[0].OnScheduleTolUs}
-	lags, cors := make([]*Dist, len(rs)), make([]*Dist, len(rs))
+	r := &rateFigures{OnScheduleTolUs: rs[0].OnScheduleTolUs}
+	lags, cors := make([]*distFigures, len(rs)), make([]*distFigures, len(rs))
 	for i, x := range rs {
 		r.TargetPerS += x.TargetPerS
 		r.Sent += x.Sent

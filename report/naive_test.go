@@ -121,7 +121,7 @@ func TestSummarizeMatchesNaiveTranscription(t *testing.T) {
 		want := naiveAB(s.Exact())
 		got := Summarize(&client.Result{Complete: n, Elapsed: time.Second, Samples: s}, Options{Concurrency: 1})
 		ct := got.Report.ConnectionTimes
-		for c, cs := range []ColumnStats{ct.Connect, ct.Processing, ct.Waiting, ct.Total} {
+		for c, cs := range []columnStats{ct.Connect, ct.Processing, ct.Waiting, ct.Total} {
 			if cs.MinMs != want.min[c] || cs.MeanMs != want.mean[c] || cs.MedianMs != want.median[c] || cs.MaxMs != want.max[c] ||
 				cs.SDMs != want.sd[c] {
 				t.Fatalf("trial %d (n=%d) column %d: got %d %d %v %d %d, ab's arithmetic gives %d %d %v %d %d",

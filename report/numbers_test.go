@@ -162,7 +162,7 @@ func TestCGIInJSON(t *testing.T) {
 	}
 }
 
-// A run under MinCPUShareRun states the client's CPU times but no share of a
+// A run under minCPUShareRun states the client's CPU times but no share of a
 // core (a 20-request run showed "145.2% of one core").
 func TestShortRunHasNoCPUShare(t *testing.T) {
 	res, _ := extFixture()

@@ -143,7 +143,7 @@ func runView(r PageRun) pageRunView {
 			v.Times = append(v.Times, []string{"", "min", "mean", "[+/-sd]", "median", "max"})
 			for _, c := range []struct {
 				name string
-				col  ColumnStats
+				col  columnStats
 			}{{"Connect", ct.Connect}, {"Processing", ct.Processing}, {"Waiting", ct.Waiting}, {"Total", ct.Total}} {
 				v.Times = append(v.Times, []string{c.name, ms3(float64(c.col.MinUs)), ms3(float64(c.col.MeanUs)),
 					fmt.Sprintf("%.3f", c.col.SDUs/1000), ms3(float64(c.col.MedianUs)), ms3(float64(c.col.MaxUs))})
@@ -167,7 +167,7 @@ func runView(r PageRun) pageRunView {
 
 // catalogRows is a run's table of the catalog's figures (header first;
 // none without a figure).
-func catalogRows(d *Document) [][]string {
+func catalogRows(d *Run) [][]string {
 	rows := [][]string{{"figure", "value", "key"}}
 	for i := range Catalog {
 		f := &Catalog[i]

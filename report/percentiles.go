@@ -38,25 +38,25 @@ func percentLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64)
 // percentileColumns are the --percentiles table's columns, in this order.
 var percentileColumns = [...]struct {
 	title string
-	col   Column
+	col   column
 }{
-	{"Connect", ConnectColumn},
-	{"Waiting (TTFB)", WaitingColumn},
-	{"Total", TotalColumn},
+	{"Connect", connectColumn},
+	{"Waiting (TTFB)", waitingColumn},
+	{"Total", totalColumn},
 }
 
 // percentileRows computes the --percentiles values: for each p the value of
 // the nearest rank (samples.NearestRank, HdrHistogram's rule) in each column
 // sorted on its own (exact µs; past the exact store from the HDR histograms,
 // 3 significant digits, or 1 ms buckets when the client kept none).
-func (t *tables) percentileRows(ps []float64) []PercentileRow {
-	rows := make([]PercentileRow, len(ps))
+func (t *tables) percentileRows(ps []float64) []percentileRow {
+	rows := make([]percentileRow, len(ps))
 	for i, p := range ps {
-		rows[i] = PercentileRow{
+		rows[i] = percentileRow{
 			Percent:   p,
-			ConnectUs: t.finePercentile(ConnectColumn, p),
-			WaitingUs: t.finePercentile(WaitingColumn, p),
-			TotalUs:   t.finePercentile(TotalColumn, p),
+			ConnectUs: t.finePercentile(connectColumn, p),
+			WaitingUs: t.finePercentile(waitingColumn, p),
+			TotalUs:   t.finePercentile(totalColumn, p),
 		}
 	}
 	return rows
@@ -87,15 +87,15 @@ func (t *tables) useHDRPast(r *Run, res *client.Result) {
 // (samples.NearestRank) among the exact samples, or past the exact store the
 // highest value of the HDR bucket (3 significant digits) holding that rank,
 // within the exact min and max, as HdrHistogram's ValueAtQuantile reads it.
-func (t *tables) finePercentile(c Column, p float64) int64 {
+func (t *tables) finePercentile(c column, p float64) int64 {
 	if t.hdr == nil || t.n == 0 {
 		return t.percentile(c, p)
 	}
 	d := t.hdr.total
 	switch c {
-	case ConnectColumn:
+	case connectColumn:
 		d = t.hdr.connect
-	case WaitingColumn:
+	case waitingColumn:
 		d = t.hdr.waiting
 	}
 	return d.Percentile(p)

@@ -20,9 +20,9 @@ type ServerCPU struct {
 	Client     CPUUsage      // gab's own CPU over the run
 }
 
-// ServerCPUFigures are the --server-pid section: the measurement and the
+// serverCPUFigures are the --server-pid section: the measurement and the
 // figures printed.
-type ServerCPUFigures struct {
+type serverCPUFigures struct {
 	Label            string  `json:"label,omitempty"`
 	PIDs             []int   `json:"pids"`
 	CPUMs            float64 `json:"cpu_ms"`
@@ -34,8 +34,8 @@ type ServerCPUFigures struct {
 }
 
 // serverCPUFigures relates the CPU times to the run's time taken and requests.
-func serverCPUFigures(c *ServerCPU, rp *Report) *ServerCPUFigures {
-	f := &ServerCPUFigures{Label: c.Label, PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
+func serverCPUOf(c *ServerCPU, rp *abReport) *serverCPUFigures {
+	f := &serverCPUFigures{Label: c.Label, PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
 		ResolutionMs: float64(c.Resolution.Microseconds()) / 1000}
 	if rp.CompleteRequests > 0 {
 		f.UsPerRequest = float64(c.CPU.Microseconds()) / float64(rp.CompleteRequests)

@@ -52,37 +52,37 @@ type Shard struct {
 	// Merged is set in a merged document: the shards' indexes it combines and
 	// each one's start delay; Forced says gab merge --force combined
 	// documents it would otherwise have refused.
-	Merged []MergedShard `json:"merged,omitempty"`
+	Merged []mergedInput `json:"merged,omitempty"`
 	Forced bool          `json:"forced,omitempty"`
 }
 
-// MergedShard is one input of a merged document.
-type MergedShard struct {
+// mergedInput is one input of a merged document.
+type mergedInput struct {
 	Index        int    `json:"index"`
 	File         string `json:"file"`
 	StartTime    string `json:"start_time"`
 	StartDelayUs *int64 `json:"start_delay_us,omitempty"`
 }
 
-// ColumnSums are one timing column's exact sums over every recorded
+// exactSums are one timing column's exact sums over every recorded
 // request, and its histogram.
-type ColumnSums struct {
+type exactSums struct {
 	Count int64  `json:"count"`
 	MinUs int64  `json:"min_us"`
 	MaxUs int64  `json:"max_us"`
 	SumUs uint64 `json:"sum_us"`
 	// SumSquaresUs2 is Σx² in µs², a decimal integer in a string (it can pass
 	// 2^64, and JSON readers often hold numbers as doubles).
-	SumSquaresUs2 string    `json:"sum_squares_us2"`
-	Histogram     Histogram `json:"histogram"`
+	SumSquaresUs2 string        `json:"sum_squares_us2"`
+	Histogram     histogramData `json:"histogram"`
 }
 
-// Sums is the "sums" section.
-type Sums struct {
-	Connect    ColumnSums `json:"connect"`
-	Processing ColumnSums `json:"processing"`
-	Waiting    ColumnSums `json:"waiting"`
-	Total      ColumnSums `json:"total"`
+// sumsSection is the "sums" section.
+type sumsSection struct {
+	Connect    exactSums `json:"connect"`
+	Processing exactSums `json:"processing"`
+	Waiting    exactSums `json:"waiting"`
+	Total      exactSums `json:"total"`
 	// HistogramPrecision says how the histograms were filled: "3 significant
 	// digits" from the exact samples, or "1 ms" from the 1 ms buckets a run
 	// keeps past --sample-limit.
@@ -91,13 +91,13 @@ type Sums struct {
 
 // Histogram precisions of Sums.
 const (
-	PrecisionHDR = "3 significant digits"
-	PrecisionMs  = "1 ms"
+	precisionHDR = "3 significant digits"
+	precisionMs  = "1 ms"
 )
 
 // column is the sums of ab's column c.
-func (s *Sums) column(c Column) *ColumnSums {
-	return [...]*ColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}[c]
+func (s *sumsSection) column(c column) *exactSums {
+	return [...]*exactSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}[c]
 }
 
 // runSection is the run section of a run with the options o.
@@ -141,12 +141,12 @@ func (c *columnAcc) add(v uint32) {
 	_ = c.hist.RecordValue(int64(v)) // cannot fail: a uint32 µs is below the histogram's highest value
 }
 
-func (c *columnAcc) sums() ColumnSums {
+func (c *columnAcc) sums() exactSums {
 	return columnSumsOf(c.count, c.sum, int64(c.min), int64(c.max), uint128(c.sqHi, c.sqLo), c.hist)
 }
 
-func columnSumsOf(count, sum uint64, minUs, maxUs int64, sq *big.Int, h *hdrhistogram.Histogram) ColumnSums {
-	return ColumnSums{Count: int64(count), MinUs: minUs, MaxUs: maxUs, SumUs: sum,
+func columnSumsOf(count, sum uint64, minUs, maxUs int64, sq *big.Int, h *hdrhistogram.Histogram) exactSums {
+	return exactSums{Count: int64(count), MinUs: minUs, MaxUs: maxUs, SumUs: sum,
 		SumSquaresUs2: sq.String(), Histogram: histogramOf(h)}
 }
 
@@ -156,12 +156,12 @@ func uint128(hi, lo uint64) *big.Int {
 }
 
 // columnSums computes the columns' sums and histograms from the sample store.
-func columnSums(store *samples.Store) *Sums {
-	s := &Sums{HistogramPrecision: PrecisionHDR}
+func columnSums(store *samples.Store) *sumsSection {
+	s := &sumsSection{HistogramPrecision: precisionHDR}
 	if h := store.Histograms(); h != nil {
-		s.HistogramPrecision = PrecisionMs
+		s.HistogramPrecision = precisionMs
 		for c := range 4 {
-			*s.column(Column(c)) = bucketSums(h.Field(Column(c)))
+			*s.column(column(c)) = bucketSums(h.Field(column(c)))
 		}
 		return s
 	}
@@ -171,18 +171,18 @@ func columnSums(store *samples.Store) *Sums {
 	}
 	for _, smp := range store.Exact() {
 		for c := range acc {
-			acc[c].add(smp.Value(Column(c)))
+			acc[c].add(smp.Value(column(c)))
 		}
 	}
 	for c := range acc {
-		*s.column(Column(c)) = acc[c].sums()
+		*s.column(column(c)) = acc[c].sums()
 	}
 	return s
 }
 
 // bucketSums is a column kept in 1 ms buckets: its sums are exact, its
 // histogram holds each bucket's count at the bucket's value.
-func bucketSums(col *samples.Column) ColumnSums {
+func bucketSums(col *samples.Column) exactSums {
 	h := samples.NewHist()
 	for k := range col.Buckets {
 		if n := col.Buckets[k].Load(); n > 0 {
@@ -199,7 +199,7 @@ func bucketSums(col *samples.Column) ColumnSums {
 
 // Dist is the distribution the column's sums describe: its histogram with
 // the exact count, min and max (percentiles as samples.Dist reads them).
-func (s *ColumnSums) Dist() (samples.Dist, error) {
+func (s *exactSums) dist() (samples.Dist, error) {
 	h, err := s.Histogram.decode()
 	if err != nil {
 		return samples.Dist{}, err

@@ -57,21 +57,21 @@ type Options struct {
 	FailIf []threshold.Threshold
 	// Environment describes where gab ran (Environment(version); nil: not
 	// said), for the JSON document and the HTML report.
-	Environment *EnvironmentInfo
+	Environment *environmentInfo
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
 // ab's default "bgcolor=white" for Cell).
 type HTMLAttrs struct{ Table, Row, Cell string }
 
-// Column names one of ab's four timing columns.
-type Column = samples.Field
+// column names one of ab's four timing columns.
+type column = samples.Field
 
 const (
-	ConnectColumn    = samples.Connect    // ab's ctime: start → connection ready
-	ProcessingColumn = samples.Processing // Total − Connect
-	WaitingColumn    = samples.Wait       // request written → first response byte
-	TotalColumn      = samples.Total      // start → response complete
+	connectColumn    = samples.Connect    // ab's ctime: start → connection ready
+	processingColumn = samples.Processing // Total − Connect
+	waitingColumn    = samples.Wait       // request written → first response byte
+	totalColumn      = samples.Total      // start → response complete
 )
 
 // htmlTimes are the -w report's table, which ab computes differently from
@@ -100,11 +100,11 @@ type tables struct {
 // ranker answers rank queries (0-based) over a column: *samples.Ranks for a
 // run, merged histograms for gab merge.
 type ranker interface {
-	ValueAt(c Column, i int) int64
+	ValueAt(c column, i int) int64
 }
 
 // valueAt is the value of rank i (0-based) in the column's ascending order.
-func (t *tables) valueAt(c Column, i int) int64 { return t.ranks.ValueAt(c, i) }
+func (t *tables) valueAt(c column, i int) int64 { return t.ranks.ValueAt(c, i) }
 
 // percentile returns the column's value in µs at percent p (fractional p
 // allowed) for the figures beyond ab's: the value of rank
@@ -112,7 +112,7 @@ func (t *tables) valueAt(c Column, i int) int64 { return t.ranks.ValueAt(c, i) }
 // index rule, percentileIndex). In histogram mode the value is its 1 ms
 // bucket's (clamped to the exact min and max). In exact mode a column other
 // than Total costs two passes over the samples.
-func (t *tables) percentile(c Column, p float64) int64 {
+func (t *tables) percentile(c column, p float64) int64 {
 	if t.n == 0 {
 		return 0
 	}
@@ -120,7 +120,7 @@ func (t *tables) percentile(c Column, p float64) int64 {
 }
 
 // median is ab's median of the column (see medianIndexes).
-func (t *tables) median(c Column) int64 {
+func (t *tables) median(c column) int64 {
 	lo, hi := medianIndexes(t.n)
 	v := t.valueAt(c, lo)
 	if hi == lo {
@@ -140,9 +140,9 @@ func Summarize(res *client.Result, o Options) *Run {
 	// The record and the sections every run has, allocated at once.
 	a := new(struct {
 		run    Run
-		report Report
-		times  ConnectionTimes
-		served [len(abPercents)]Served
+		report abReport
+		times  connectionTimes
+		served [len(abPercents)]served
 	})
 	r := newRun(&a.run, o.CommandLine, res.Start)
 	r.Environment = o.Environment
@@ -151,21 +151,21 @@ func Summarize(res *client.Result, o Options) *Run {
 		noPercentiles: o.NoPercentiles, noConfidence: o.NoConfidence, htmlAttrs: o.HTML,
 		quic: res.QUIC, retries: res.Retries}
 	f := res.Failed
-	a.report = Report{
+	a.report = abReport{
 		ServerSoftware: res.ServerSoftware, ServerHostname: o.Host, ServerPort: int(port16(o.Port)),
 		Protocol: res.Protocol, Connections: o.Connections, StreamsPerConnection: o.Streams,
 		DocumentPath: o.Path, DocumentLengthBytes: res.DocLength, VariableLength: o.VariableLength,
 		ConcurrencyLevel: o.Concurrency,
-		Counters: Counters{
+		counters: counters{
 			CompleteRequests: res.Complete, FailedRequests: f.Total,
-			Failures:    Failures{Connect: f.Connect, Receive: f.Receive, Length: f.Length, Exceptions: f.Exceptions},
+			Failures:    failures{Connect: f.Connect, Receive: f.Receive, Length: f.Length, Exceptions: f.Exceptions},
 			WriteErrors: res.WriteErrors, Non2xxResponses: res.Non2xx, KeepAliveReqs: res.KeepAlive,
 			TotalTransferredBytes: res.TotalRead, TotalBodySentBytes: res.TotalSent, HTMLTransferredBytes: res.BodyRead,
 		},
 	}
 	r.Report = &a.report
 	if t := res.TLS; o.TLS && t != nil {
-		r.Report.TLS = &TLS{Protocol: t.Protocol, Cipher: t.Cipher, PeerKeyBits: t.PeerKeyBits,
+		r.Report.TLS = &tlsInfo{Protocol: t.Protocol, Cipher: t.Cipher, PeerKeyBits: t.PeerKeyBits,
 			CipherBits: t.CipherBits, ServerTempKey: t.TempKey, ServerName: t.ServerName}
 	}
 	t := &tables{}
@@ -192,7 +192,7 @@ func Summarize(res *client.Result, o Options) *Run {
 		}
 	}
 	if w := res.Warmup; w != nil {
-		r.Warmup = &Warmup{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
+		r.Warmup = &warmupFigures{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
 	}
 	r.Timeline = timelineOf(res)
 	r.local.serverCPU = o.ServerCPU
@@ -231,14 +231,14 @@ func (r *Run) derive(t *tables, percents []float64) {
 	}
 	if n := t.n; n > 0 {
 		if len(rp.PercentageServed) != len(abPercents) {
-			rp.PercentageServed = make([]Served, len(abPercents))
+			rp.PercentageServed = make([]served, len(abPercents))
 		}
 		for i, p := range abPercents {
-			us := t.valueAt(TotalColumn, percentileIndex(n, p))
-			rp.PercentageServed[i] = Served{Percent: float64(p), TotalMs: roundMs(us), TotalUs: us}
+			us := t.valueAt(totalColumn, percentileIndex(n, p))
+			rp.PercentageServed[i] = served{Percent: float64(p), TotalMs: roundMs(us), TotalUs: us}
 		}
 		for i := range r.local.csv {
-			r.local.csv[i] = t.valueAt(TotalColumn, csvIndex(n, i))
+			r.local.csv[i] = t.valueAt(totalColumn, csvIndex(n, i))
 		}
 		if len(percents) > 0 {
 			r.Percentiles = t.percentileRows(percents)
@@ -276,14 +276,14 @@ func (r *Run) derive(t *tables, percents []float64) {
 		}
 	}
 	if c := r.local.serverCPU; c != nil {
-		r.ServerCPU = serverCPUFigures(c, rp)
+		r.ServerCPU = serverCPUOf(c, rp)
 	}
-	r.Figures = FiguresOf(r)
+	r.Figures = figuresOf(r)
 }
 
 // SetError records that gab ends with an error (message as printed, exit status).
 func (r *Run) SetError(message string, exitCode int) {
-	r.Error = &RunError{Message: strings.TrimRight(message, "\n"), ExitCode: exitCode}
+	r.Error = &runError{Message: strings.TrimRight(message, "\n"), ExitCode: exitCode}
 }
 
 // columnAccumulator gathers one column's exact sums, as ab's first loop does.
@@ -305,7 +305,7 @@ func (a *columnAccumulator) add(v uint32, first bool) {
 
 // summarizeExact computes ab's tables from the exact store, with ab's
 // arithmetic in ab's order.
-func (r *Run) summarizeExact(t *tables, store *samples.Store, ct *ConnectionTimes) {
+func (r *Run) summarizeExact(t *tables, store *samples.Store, ct *connectionTimes) {
 	exact := store.Exact()
 	n := len(exact)
 	r.local.count, t.n = n, n
@@ -316,7 +316,7 @@ func (r *Run) summarizeExact(t *tables, store *samples.Store, ct *ConnectionTime
 	var acc [4]columnAccumulator
 	for i, smp := range exact {
 		for c := range acc {
-			acc[c].add(smp.Value(Column(c)), i == 0)
+			acc[c].add(smp.Value(column(c)), i == 0)
 		}
 	}
 	var means [4]int64
@@ -326,19 +326,19 @@ func (r *Run) summarizeExact(t *tables, store *samples.Store, ct *ConnectionTime
 	// ab sums the squared deviations in recording order, before any sort.
 	for _, smp := range exact {
 		for c := range acc {
-			d := float64(smp.Value(Column(c))) - float64(means[c])
+			d := float64(smp.Value(column(c))) - float64(means[c])
 			acc[c].devSq += d * d
 		}
 	}
 	t.ranks = store.Ranks() // sorts exact: the sums above are taken first
 	for c := range acc {
 		a := acc[c]
-		*ct.column(Column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c], t.median(Column(c)),
+		*ct.column(column(c)) = newColumnStats(int64(a.min), int64(a.max), means[c], t.median(column(c)),
 			sampleSD(a.devSq, n))
 	}
 	r.Report.ConnectionTimes = ct
-	r.local.html = htmlTimesOf(int64(acc[ConnectColumn].min), int64(acc[ConnectColumn].max), acc[ConnectColumn].sum,
-		int64(acc[TotalColumn].min), int64(acc[TotalColumn].max), acc[TotalColumn].sum, n)
+	r.local.html = htmlTimesOf(int64(acc[connectColumn].min), int64(acc[connectColumn].max), acc[connectColumn].sum,
+		int64(acc[totalColumn].min), int64(acc[totalColumn].max), acc[totalColumn].sum, n)
 }
 
 // summarizeHistograms computes the tables from the 1 ms histograms that hold
@@ -346,7 +346,7 @@ func (r *Run) summarizeExact(t *tables, store *samples.Store, ct *ConnectionTime
 // from exact sums. Ranks resolve to bucket values (k ms for bucket k, clamped
 // to the exact min and max), so ab's odd-count median, the average of two
 // neighbouring samples, becomes the average of their two bucket values.
-func (r *Run) summarizeHistograms(t *tables, store *samples.Store, ct *ConnectionTimes) {
+func (r *Run) summarizeHistograms(t *tables, store *samples.Store, ct *connectionTimes) {
 	h := store.Histograms()
 	n := int(h.Total.Count.Load())
 	r.local.count, t.n = n, n
@@ -357,20 +357,20 @@ func (r *Run) summarizeHistograms(t *tables, store *samples.Store, ct *Connectio
 	}
 	t.ranks = store.Ranks()
 	for c := range 4 {
-		col := h.Field(Column(c))
+		col := h.Field(column(c))
 		sum := col.Sum.Load()
 		mean := truncatedMean(sum, n)
 		hi, lo := col.SumSquares()
 		sd := sampleSD(squaredDeviationsExact(hi, lo, sum, uint64(n), mean), n)
-		*ct.column(Column(c)) = newColumnStats(int64(col.Min()), int64(col.Max()), mean, t.median(Column(c)), sd)
+		*ct.column(column(c)) = newColumnStats(int64(col.Min()), int64(col.Max()), mean, t.median(column(c)), sd)
 	}
 	r.Report.ConnectionTimes = ct
 	r.local.html = htmlTimesOf(int64(h.Connect.Min()), int64(h.Connect.Max()), h.Connect.Sum.Load(),
 		int64(h.Total.Min()), int64(h.Total.Max()), h.Total.Sum.Load(), n)
 }
 
-func newColumnStats(minUs, maxUs, meanUs, medianUs int64, sdUs float64) ColumnStats {
-	cs := ColumnStats{
+func newColumnStats(minUs, maxUs, meanUs, medianUs int64, sdUs float64) columnStats {
+	cs := columnStats{
 		MinUs: minUs, MaxUs: maxUs, MeanUs: meanUs, MedianUs: medianUs, SDUs: sdUs,
 		MinMs: roundMs(minUs), MaxMs: roundMs(maxUs), MeanMs: roundMs(meanUs), MedianMs: roundMs(medianUs),
 		SDMs: doubleMs(sdUs),

@@ -44,7 +44,7 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 	if hist.Report.ExactSamples != 4 || hist.local.count != 9 || exact.local.count != 9 {
 		t.Errorf("ExactSamples = %d, Count = %d/%d; want 4 and 9", hist.Report.ExactSamples, hist.local.count, exact.local.count)
 	}
-	for _, c := range []Column{ConnectColumn, ProcessingColumn, WaitingColumn, TotalColumn} {
+	for _, c := range []column{connectColumn, processingColumn, waitingColumn, totalColumn} {
 		e, h := exact.Report.ConnectionTimes.column(c), hist.Report.ConnectionTimes.column(c)
 		if e.MinUs != h.MinUs || e.MaxUs != h.MaxUs || e.MeanUs != h.MeanUs {
 			t.Errorf("column %d: min/max/mean %d/%d/%d from histograms, %d/%d/%d exact",
@@ -68,16 +68,16 @@ func TestHistogramModeMatchesExactWhereExact(t *testing.T) {
 		}
 	}
 	// The first and last ranks are the exact min and max; others bucket values.
-	if got := ht.percentile(TotalColumn, 0); got != 1200 {
+	if got := ht.percentile(totalColumn, 0); got != 1200 {
 		t.Errorf("0th percentile = %d, want the exact min 1200", got)
 	}
-	if got := ht.percentile(TotalColumn, 12); got != 1200 {
+	if got := ht.percentile(totalColumn, 12); got != 1200 {
 		t.Errorf("12th percentile (rank 1 of 9) = %d, want the exact min 1200", got)
 	}
-	if got := ht.percentile(TotalColumn, 20); got != 2000 {
+	if got := ht.percentile(totalColumn, 20); got != 2000 {
 		t.Errorf("20th percentile (rank 2 of 9) = %d, want its bucket 2000", got)
 	}
-	if got := ht.percentile(TotalColumn, 100); got != 50000 {
+	if got := ht.percentile(totalColumn, 100); got != 50000 {
 		t.Errorf("100th percentile = %d, want the exact max 50000", got)
 	}
 	if hist.local.html != exact.local.html {
@@ -119,8 +119,8 @@ func TestSummarizeSortsSamplesByTotalInPlace(t *testing.T) {
 	want := slices.Clone(histogramTotals)
 	slices.Sort(want)
 	for i, smp := range got {
-		if smp.Total != want[i] || tablesOf(s, res).valueAt(TotalColumn, i) != int64(want[i]) {
-			t.Errorf("rank %d: sample total %d, valueAt %d; want %d", i, smp.Total, tablesOf(s, res).valueAt(TotalColumn, i), want[i])
+		if smp.Total != want[i] || tablesOf(s, res).valueAt(totalColumn, i) != int64(want[i]) {
+			t.Errorf("rank %d: sample total %d, valueAt %d; want %d", i, smp.Total, tablesOf(s, res).valueAt(totalColumn, i), want[i])
 		}
 	}
 }
@@ -133,28 +133,28 @@ func TestPercentileFractional(t *testing.T) {
 	}
 	s := Summarize(res, histogramOptions)
 	for _, tc := range []struct {
-		c    Column
+		c    column
 		p    float64
 		want int64
 	}{
 		// The nearest rank, 1000·p/100 rounded half up, of 10, 20, …, 10000.
-		{TotalColumn, 50, 5000},     // rank 500
-		{TotalColumn, 99.9, 9990},   // rank 999
-		{TotalColumn, 99.95, 10000}, // 999.5: rank 1000
-		{TotalColumn, 99.99, 10000},
-		{TotalColumn, 12.25, 1230}, // 122.5: rank 123
-		{TotalColumn, 12.24, 1220}, // 122.4: rank 122 (ab's rule would take 123)
-		{TotalColumn, 0, 10},
-		{TotalColumn, 100, 10000},
-		{ConnectColumn, 90, 900},
-		{WaitingColumn, 90, 1800},
-		{ProcessingColumn, 50, 4500}, // 9·(1000−i): rank 500 is 9·500
+		{totalColumn, 50, 5000},     // rank 500
+		{totalColumn, 99.9, 9990},   // rank 999
+		{totalColumn, 99.95, 10000}, // 999.5: rank 1000
+		{totalColumn, 99.99, 10000},
+		{totalColumn, 12.25, 1230}, // 122.5: rank 123
+		{totalColumn, 12.24, 1220}, // 122.4: rank 122 (ab's rule would take 123)
+		{totalColumn, 0, 10},
+		{totalColumn, 100, 10000},
+		{connectColumn, 90, 900},
+		{waitingColumn, 90, 1800},
+		{processingColumn, 50, 4500}, // 9·(1000−i): rank 500 is 9·500
 	} {
 		if got := tablesOf(s, res).percentile(tc.c, tc.p); got != tc.want {
 			t.Errorf("Percentile(%d, %v) = %d, want %d", tc.c, tc.p, got, tc.want)
 		}
 	}
-	if got := (&tables{}).percentile(TotalColumn, 50); got != 0 {
+	if got := (&tables{}).percentile(totalColumn, 50); got != 0 {
 		t.Errorf("Percentile without samples = %d, want 0", got)
 	}
 }

@@ -123,13 +123,13 @@ func WriteText(w io.Writer, r *Run) error {
 }
 
 // tableRows pairs each column with its label in ab's order.
-func tableRows(ct *ConnectionTimes) [4]struct {
+func tableRows(ct *connectionTimes) [4]struct {
 	label, what string
-	stats       *ColumnStats
+	stats       *columnStats
 } {
 	return [4]struct {
 		label, what string
-		stats       *ColumnStats
+		stats       *columnStats
 	}{
 		{"Connect:    ", "the initial connection time", &ct.Connect},
 		{"Processing: ", "the processing time", &ct.Processing},
@@ -138,7 +138,7 @@ func tableRows(ct *ConnectionTimes) [4]struct {
 	}
 }
 
-func writeTimesTable(e *errWriter, ct *ConnectionTimes, noConfidence bool) {
+func writeTimesTable(e *errWriter, ct *connectionTimes, noConfidence bool) {
 	e.printf("\nConnection Times (ms)\n")
 	rows := tableRows(ct)
 	if noConfidence {
@@ -156,10 +156,10 @@ func writeTimesTable(e *errWriter, ct *ConnectionTimes, noConfidence bool) {
 	}
 	for _, r := range rows {
 		switch r.stats.Confidence {
-		case MoreThanTwiceApart:
+		case moreThanTwiceApart:
 			e.printf("ERROR: The median and mean for %s are more than twice the standard\n"+
 				"       deviation apart. These results are NOT reliable.\n", r.what)
-		case NotWithinDeviation:
+		case notWithinDeviation:
 			e.printf("WARNING: The median and mean for %s are not within a normal deviation\n"+
 				"        These results are probably not that reliable.\n", r.what)
 		}
@@ -168,7 +168,7 @@ func writeTimesTable(e *errWriter, ct *ConnectionTimes, noConfidence bool) {
 
 // h2Layout says how the HTTP/2 requests in flight are carried: ", 10
 // connections × 10 streams" ("" when the report does not know).
-func h2Layout(rp *Report) string {
+func h2Layout(rp *abReport) string {
 	if rp.Connections <= 0 || rp.StreamsPerConnection <= 0 {
 		return ""
 	}

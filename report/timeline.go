@@ -19,13 +19,13 @@ import (
 // documents' timelines by wall-clock interval (gab merge). Charts draw
 // percentiles over time from these intervals, never from raw points.
 
-// Timeline is the run's latency over time: one entry per interval of the run
+// timelineSection is the run's latency over time: one entry per interval of the run
 // from its start, empty intervals included.
-type Timeline struct {
+type timelineSection struct {
 	IntervalUs int64 `json:"interval_us"`
 	// Corrected says every interval has rate mode's corrected latencies.
-	Corrected bool       `json:"corrected"`
-	Intervals []Interval `json:"intervals"`
+	Corrected bool              `json:"corrected"`
+	Intervals []intervalFigures `json:"intervals"`
 
 	// In the process that measured it: the run's start (interval i starts at
 	// start + Intervals[i].StartUs), the interval and the engine's intervals,
@@ -39,23 +39,25 @@ type Timeline struct {
 // max exact, percentiles by the nearest rank (samples.NearestRank) from the
 // histogram (bucket tops, 3 significant digits), and the histogram in the run
 // histogram's encoding.
-// The figures are 0 in an empty interval.
+// The figures are 0 in an empty interval. It is exported because an interval
+// embeds it: the document's checks (walkDocument) reach the strings of an
+// embedded section only through an exported type.
 type IntervalLatency struct {
-	MinUs     int64     `json:"min_us"`
-	P50Us     int64     `json:"p50_us"`
-	P90Us     int64     `json:"p90_us"`
-	P99Us     int64     `json:"p99_us"`
-	P999Us    int64     `json:"p99_9_us"`
-	MaxUs     int64     `json:"max_us"`
-	Histogram Histogram `json:"histogram"`
+	MinUs     int64         `json:"min_us"`
+	P50Us     int64         `json:"p50_us"`
+	P90Us     int64         `json:"p90_us"`
+	P99Us     int64         `json:"p99_us"`
+	P999Us    int64         `json:"p99_9_us"`
+	MaxUs     int64         `json:"max_us"`
+	Histogram histogramData `json:"histogram"`
 }
 
-// Interval is one interval: the requests recorded with an end time in it
+// intervalFigures is one interval: the requests recorded with an end time in it
 // (they sum to complete_requests), the failures that ended in it (ab's Failed
 // requests, connect failures included), the bytes read (heads included,
 // counted when a request is recorded), and the latency of its requests (ab's
 // Total: start to end).
-type Interval struct {
+type intervalFigures struct {
 	StartUs  int64 `json:"start_us"` // since the document's start_time
 	LengthUs int64 `json:"length_us"`
 	Requests int64 `json:"requests"`
@@ -69,7 +71,7 @@ type Interval struct {
 func intervalLatency(l client.IntervalLatency) IntervalLatency {
 	return IntervalLatency{
 		MinUs: l.MinUs, P50Us: l.P50Us, P90Us: l.P90Us, P99Us: l.P99Us, P999Us: l.P999Us, MaxUs: l.MaxUs,
-		Histogram: Histogram{
+		Histogram: histogramData{
 			Unit:              "us",
 			LowestUs:          samples.HistLowestUS,
 			HighestUs:         samples.HistHighestUS,
@@ -80,15 +82,15 @@ func intervalLatency(l client.IntervalLatency) IntervalLatency {
 	}
 }
 
-func timelineOf(res *client.Result) *Timeline {
+func timelineOf(res *client.Result) *timelineSection {
 	rt := res.Timeline
 	if rt == nil {
 		return nil
 	}
-	tl := &Timeline{IntervalUs: rt.Interval.Microseconds(), Corrected: rt.Corrected, Intervals: []Interval{},
+	tl := &timelineSection{IntervalUs: rt.Interval.Microseconds(), Corrected: rt.Corrected, Intervals: []intervalFigures{},
 		start: res.Start, interval: rt.Interval, raw: rt.Intervals}
 	for _, iv := range rt.Intervals {
-		j := Interval{
+		j := intervalFigures{
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
 			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes,
 			IntervalLatency: intervalLatency(iv.Latency),
@@ -104,7 +106,7 @@ func timelineOf(res *client.Result) *Timeline {
 
 // span is interval i's start and length in seconds: to the nanosecond in the
 // process that measured the run, to the µs in a document.
-func (tl *Timeline) span(i int) (start, length float64) {
+func (tl *timelineSection) span(i int) (start, length float64) {
 	if i < len(tl.raw) {
 		return tl.raw[i].Start.Seconds(), tl.raw[i].Length.Seconds()
 	}
@@ -112,7 +114,7 @@ func (tl *Timeline) span(i int) (start, length float64) {
 }
 
 // length is the timeline's interval.
-func (tl *Timeline) length() time.Duration {
+func (tl *timelineSection) length() time.Duration {
 	if tl.interval > 0 {
 		return tl.interval
 	}
@@ -163,7 +165,7 @@ type intervalAcc struct {
 	corrected, anyIncluded bool
 }
 
-func (a *intervalAcc) add(iv *Interval, startUs int64) error {
+func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 	if !a.anyIncluded || startUs < a.start {
 		a.start = startUs
 	}
@@ -184,8 +186,8 @@ func (a *intervalAcc) add(iv *Interval, startUs int64) error {
 	return nil
 }
 
-func (a *intervalAcc) interval() Interval {
-	iv := Interval{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
+func (a *intervalAcc) interval() intervalFigures {
+	iv := intervalFigures{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
 		Bytes: a.bytes, IntervalLatency: a.lat.latency()}
 	if a.corrected {
 		c := a.cor.latency()
@@ -203,7 +205,7 @@ func (a *intervalAcc) interval() Interval {
 // the merged histograms (exact to 3 significant digits), min and max stay
 // exact. Every document must have a timeline with the same interval; the
 // corrected latencies are kept only if every document has them.
-func mergeTimelines(docs []*Run) (*Timeline, time.Time, error) {
+func mergeTimelines(docs []*Run) (*timelineSection, time.Time, error) {
 	var base time.Time
 	var d int64
 	corrected := true
@@ -245,7 +247,7 @@ func mergeTimelines(docs []*Run) (*Timeline, time.Time, error) {
 			}
 		}
 	}
-	out := &Timeline{IntervalUs: d, Corrected: corrected, Intervals: []Interval{}}
+	out := &timelineSection{IntervalUs: d, Corrected: corrected, Intervals: []intervalFigures{}}
 	for k := range accs {
 		a := &accs[k]
 		// The merged interval's own bounds: a whole interval, or less for a
@@ -265,12 +267,12 @@ func mergeTimelines(docs []*Run) (*Timeline, time.Time, error) {
 // row each so the table stays compact.
 const maxTimelineRows = 60
 
-func timelineRows(tl *Timeline) ([]Interval, int, error) {
+func timelineRows(tl *timelineSection) ([]intervalFigures, int, error) {
 	per := (len(tl.Intervals) + maxTimelineRows - 1) / maxTimelineRows
 	if per <= 1 {
 		return tl.Intervals, 1, nil
 	}
-	var rows []Interval
+	var rows []intervalFigures
 	for i := 0; i < len(tl.Intervals); i += per {
 		a := intervalAcc{corrected: tl.Corrected}
 		for j := i; j < min(i+per, len(tl.Intervals)); j++ {
@@ -284,7 +286,7 @@ func timelineRows(tl *Timeline) ([]Interval, int, error) {
 }
 
 // writeTimelineTable writes the --extended report's latency-over-time table.
-func writeTimelineTable(p *errWriter, tl *Timeline) {
+func writeTimelineTable(p *errWriter, tl *timelineSection) {
 	if tl == nil {
 		return
 	}
@@ -342,7 +344,7 @@ func writeTimelineTable(p *errWriter, tl *Timeline) {
 // Go) and plotters read it. A run without a timeline (r nil: it never
 // started) gets the header alone, of start and interval.
 func WriteHlog(w io.Writer, r *Run, start time.Time, interval time.Duration) error {
-	tl := &Timeline{start: start, interval: interval}
+	tl := &timelineSection{start: start, interval: interval}
 	if r != nil && r.Timeline != nil {
 		tl = r.Timeline
 		start = tl.start

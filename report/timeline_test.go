@@ -29,7 +29,7 @@ type rawTimeline struct {
 }
 
 // record is the run record's timeline.
-func (tl *rawTimeline) record() *Timeline {
+func (tl *rawTimeline) record() *timelineSection {
 	return timelineOf(&client.Result{Start: tl.Start,
 		Timeline: &client.Timeline{Interval: tl.Interval, Corrected: tl.Corrected, Intervals: tl.Intervals}})
 }

@@ -27,9 +27,9 @@ import (
 // made safe to print first (chart.Printable). A refusal names the field:
 // "report.failed_requests: -50 is negative".
 
-// MaxShards is the most shards a run can have: each shard needs a connection
+// maxShards is the most shards a run can have: each shard needs a connection
 // of its own, and -c is at most 200000.
-const MaxShards = 200000
+const maxShards = 200000
 
 // maxNumber bounds every number of a document: 2^53, beyond which JSON
 // readers that hold numbers as doubles lose digits (what gab writes stays far
@@ -238,8 +238,8 @@ func (c *checker) count(field string, n, limit int64) {
 
 func (c *checker) shard(sh *Shard) {
 	switch {
-	case sh.Count < 1 || sh.Count > MaxShards:
-		c.fail("shard.count", "%d is not a number of shards (1 to %d)", sh.Count, MaxShards)
+	case sh.Count < 1 || sh.Count > maxShards:
+		c.fail("shard.count", "%d is not a number of shards (1 to %d)", sh.Count, maxShards)
 	case sh.Index >= sh.Count:
 		c.fail("shard.index", "%d is not below shard.count %d", sh.Index, sh.Count)
 	case len(sh.Merged) > 0 && len(sh.Merged) != sh.Count:
@@ -247,7 +247,7 @@ func (c *checker) shard(sh *Shard) {
 	}
 }
 
-func (c *checker) report(r *Report, limit int64) {
+func (c *checker) report(r *abReport, limit int64) {
 	for _, f := range []struct {
 		name string
 		n    int
@@ -298,7 +298,7 @@ func (c *checker) report(r *Report, limit int64) {
 
 type namedColumn struct {
 	name string
-	col  *ColumnStats
+	col  *columnStats
 }
 
 // near reports whether a figure equals what it is computed from, but for the
@@ -309,7 +309,7 @@ func near(got, want float64) bool {
 
 // column checks one row of ab's timing table: min ≤ mean, median ≤ max, in
 // µs and in ms.
-func (c *checker) column(field string, col *ColumnStats) {
+func (c *checker) column(field string, col *columnStats) {
 	switch {
 	case col.MinUs > col.MaxUs:
 		c.fail(field+".min_us", "%d is above max_us %d", col.MinUs, col.MaxUs)
@@ -331,7 +331,7 @@ func (c *checker) column(field string, col *ColumnStats) {
 
 // served checks ab's percentile table: percents up to 100, times ascending
 // within the total column's min and max.
-func (c *checker) served(field string, rows []Served, ct *ConnectionTimes) {
+func (c *checker) served(field string, rows []served, ct *connectionTimes) {
 	var prev int64
 	for i, r := range rows {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -347,13 +347,13 @@ func (c *checker) served(field string, rows []Served, ct *ConnectionTimes) {
 	}
 }
 
-func (c *checker) sums(s *Sums, r *Report, limit int64) {
-	if s.HistogramPrecision != PrecisionHDR && s.HistogramPrecision != PrecisionMs {
-		c.fail("sums.histogram_precision", "%q is not %q or %q", s.HistogramPrecision, PrecisionHDR, PrecisionMs)
+func (c *checker) sums(s *sumsSection, r *abReport, limit int64) {
+	if s.HistogramPrecision != precisionHDR && s.HistogramPrecision != precisionMs {
+		c.fail("sums.histogram_precision", "%q is not %q or %q", s.HistogramPrecision, precisionHDR, precisionMs)
 	}
-	cols := [4]*ColumnSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
+	cols := [4]*exactSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
 	for i, cs := range cols {
-		field := "sums." + columnName(Column(i))
+		field := "sums." + columnName(column(i))
 		c.columnSums(field, cs, limit)
 		if cs.Count != s.Total.Count {
 			c.fail(field+".count", "%d, but sums.total.count is %d", cs.Count, s.Total.Count)
@@ -362,8 +362,8 @@ func (c *checker) sums(s *Sums, r *Report, limit int64) {
 			continue
 		}
 		if ct := r.ConnectionTimes; ct != nil && cs.Count > 0 {
-			col := [4]*ColumnStats{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
-			name := "report.connection_times." + columnName(Column(i))
+			col := [4]*columnStats{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
+			name := "report.connection_times." + columnName(column(i))
 			mean := truncatedMean(cs.SumUs, int(cs.Count))
 			switch {
 			case col.MinUs != cs.MinUs:
@@ -381,7 +381,7 @@ func (c *checker) sums(s *Sums, r *Report, limit int64) {
 // the sum within count × [min, max], the sum of squares possible for that
 // count and sum (n·Σx² ≥ (Σx)², Σx² ≤ max·Σx), and a histogram of count
 // values.
-func (c *checker) columnSums(field string, s *ColumnSums, limit int64) {
+func (c *checker) columnSums(field string, s *exactSums, limit int64) {
 	c.count(field+".count", s.Count, limit)
 	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
 	if !ok || sq.Sign() < 0 || len(s.SumSquaresUs2) > 40 {
@@ -427,7 +427,7 @@ func countRange(n uint64, minV, maxV int64) (lo, hi uint64, ok bool) {
 
 // histogram checks an HDR histogram's encoding, that its header claims no
 // more than gab's histograms hold, and that it holds count values.
-func (c *checker) histogram(field string, j *Histogram, count int64) {
+func (c *checker) histogram(field string, j *histogramData, count int64) {
 	if j.Unit != "us" {
 		c.fail(field+".unit", "%q is not us", j.Unit)
 		return
@@ -455,7 +455,7 @@ func (c *checker) histogram(field string, j *Histogram, count int64) {
 // dist checks a distribution: min ≤ percentiles ≤ max in order, the sum
 // within count × [min, max], the mean its quotient, the sd within what max − min allows,
 // and its histogram (if any) of count values. An empty one is all zeros.
-func (c *checker) dist(field string, d *Dist, limit int64) {
+func (c *checker) dist(field string, d *distFigures, limit int64) {
 	c.count(field+".count", d.Count, limit)
 	if d.Count == 0 {
 		if d.MinUs != 0 || d.MaxUs != 0 || d.SumUs != 0 || d.MeanUs != 0 || d.SDUs != 0 ||
@@ -485,14 +485,14 @@ func (c *checker) dist(field string, d *Dist, limit int64) {
 	}
 }
 
-func (c *checker) extended(x *Extended, r *Report, limit int64) {
+func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 	p := &x.Phases
 	if r != nil && p.Total.Count != int64(r.CompleteRequests) {
 		c.fail("extended.phases.total.count", "%d, but report.complete_requests is %d", p.Total.Count, r.CompleteRequests)
 	}
 	for _, ph := range []struct {
 		name string
-		d    *Dist
+		d    *distFigures
 	}{{"tcp_connect", &p.TCPConnect}, {"tls_handshake", &p.TLSHandshake}, {"request_write", &p.RequestWrite},
 		{"waiting", &p.Waiting}, {"body_transfer", &p.BodyTransfer}, {"total", &p.Total}} {
 		c.dist("extended.phases."+ph.name, ph.d, limit)
@@ -532,7 +532,7 @@ func (c *checker) extended(x *Extended, r *Report, limit int64) {
 	}
 }
 
-func (c *checker) rate(r *Rate, limit int64) {
+func (c *checker) rate(r *rateFigures, limit int64) {
 	c.count("rate.sent", r.Sent, limit)
 	c.count("rate.due_but_not_sent", r.DueButNotSent, limit)
 	if r.OnSchedule > r.Sent {
@@ -559,7 +559,7 @@ func (c *checker) rate(r *Rate, limit int64) {
 // timeline checks the intervals: consecutive from the start, of gab's
 // --interval at least, their requests adding up to the complete requests,
 // each interval's latency in order with a histogram of its requests.
-func (c *checker) timeline(tl *Timeline, r *Report, limit int64) {
+func (c *checker) timeline(tl *timelineSection, r *abReport, limit int64) {
 	if min := client.MinInterval.Microseconds(); tl.IntervalUs < min {
 		c.fail("timeline.interval_us", "%d is below gab's shortest --interval (%d µs)", tl.IntervalUs, min)
 		return
@@ -671,7 +671,7 @@ func walkDocument(v reflect.Value, p *docPath, leaf func(*docPath, reflect.Value
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if !f.IsExported() {
+			if !f.IsExported() && !f.Anonymous { // an embedded section's fields are the struct's
 				continue
 			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

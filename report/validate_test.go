@@ -26,11 +26,11 @@ func validShards(t *testing.T, seed uint64) (shards []MergeInput, merged *Run) {
 	t.Helper()
 	r := randomShardedRun(rand.New(rand.NewPCG(seed, 2026)), 300, 3, 0)
 	shards = r.shardDocuments(t, "run-v")
-	m, err := Merge(shards, false, []string{"gab", "merge"})
+	m, _, err := Merge(shards, false, []string{"gab", "merge"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shards, roundTrip(t, m.Run)
+	return shards, roundTrip(t, m)
 }
 
 // TestValidateAcceptsGabDocuments: what gab writes validates: a run with
@@ -120,7 +120,7 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 		}},
 		{"extended.status_counts: \"2\\x1b00\" is not a status code", func(d *Run) { d.Extended.StatusCounts["2\x1b00"] = 1 }},
 		{"extended.failures_by_class.connect.count: 7, but the report counts 1", func(d *Run) {
-			d.Extended.FailuresByClass["connect"] = FailureClass{Count: 7}
+			d.Extended.FailuresByClass["connect"] = failureClass{Count: 7}
 		}},
 		{"rate.on_schedule: 11, more than the 10 sent", func(d *Run) { d.Rate.OnSchedule = 11 }},
 		{"timeline.interval_us: 1 is below gab's shortest --interval", func(d *Run) { d.Timeline.IntervalUs = 1 }},
@@ -178,7 +178,7 @@ func TestDecodeDocumentEscapesStrings(t *testing.T) {
 	d := shards[0].Doc
 	d.Report.ServerSoftware = "evil\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\nComplete requests:      999"
 	d.Shard.RunID = "r\x1b]0;title\x07\r\n"
-	d.Extended = &Extended{FailuresByClass: map[string]FailureClass{"connect": {Count: d.Report.Failures.Connect, FirstError: "a\n\x1bb"}}}
+	d.Extended = &extendedFigures{FailuresByClass: map[string]failureClass{"connect": {Count: d.Report.Failures.Connect, FirstError: "a\n\x1bb"}}}
 	raw, _ := json.Marshal(d)
 	back, err := DecodeDocument("d.json", raw)
 	if err == nil {
@@ -211,7 +211,7 @@ func TestMergeRefusesFarApartStarts(t *testing.T) {
 	shards[2].Doc.StartTime = "9999-12-31T23:59:59Z"
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Merge(shards, true, nil)
+	_, _, err := Merge(shards, true, nil)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "start_time: shard-0.json starts at 0001-01-01T00:00:00Z, shard-2.json at 9999-12-31T23:59:59Z: more than 24h0m0s apart") {
 		t.Errorf("merge: %v", err)
@@ -222,27 +222,27 @@ func TestMergeRefusesFarApartStarts(t *testing.T) {
 	shards[0].Doc.StartTime = shards[1].Doc.StartTime
 	shards[2].Doc.StartTime = "2026-12-01T23:59:59Z" // within a day: merged
 	for _, m := range shards {
-		m.Doc.Extended = &Extended{Throughput: Throughput{PerSecond: []int64{1}}}
+		m.Doc.Extended = &extendedFigures{Throughput: throughputFigures{PerSecond: []int64{1}}}
 	}
-	m, err := Merge(shards, true, nil)
+	m, _, err := Merge(shards, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(m.Run.Extended.Throughput.PerSecond); n > 86400+1 {
+	if n := len(m.Extended.Throughput.PerSecond); n > 86400+1 {
 		t.Errorf("%d seconds of throughput for a day", n)
 	}
 }
 
-// TestMergeMissingShardsOfAHugeCount: two documents of a run of MaxShards
+// TestMergeMissingShardsOfAHugeCount: two documents of a run of maxShards
 // shards are refused with a short line, the missing ones counted, not
 // listed.
 func TestMergeMissingShardsOfAHugeCount(t *testing.T) {
 	shards, _ := validShards(t, 11)
 	for _, m := range shards {
-		m.Doc.Shard.Count = MaxShards
+		m.Doc.Shard.Count = maxShards
 	}
-	_, err := Merge(shards[:2], false, nil)
-	want := fmt.Sprintf("shard(s) 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, … (%d in all) of %d missing", MaxShards-2, MaxShards)
+	_, _, err := Merge(shards[:2], false, nil)
+	want := fmt.Sprintf("shard(s) 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, … (%d in all) of %d missing", maxShards-2, maxShards)
 	if err == nil || !strings.Contains(err.Error(), want) || len(err.Error()) > 1000 {
 		t.Errorf("merge: %.2000v", err)
 	}
@@ -257,7 +257,7 @@ func TestMergeRefusesSumsThatOverflow(t *testing.T) {
 	for i := range in {
 		in[i] = MergeInput{Name: fmt.Sprintf("s%d.json", i), Doc: shards[0].Doc}
 	}
-	_, err := Merge(in, true, nil)
+	_, _, err := Merge(in, true, nil)
 	if err == nil || !strings.Contains(err.Error(), "report.total_transferred_bytes: the documents' values add up to") {
 		t.Errorf("merge: %v", err)
 	}
@@ -272,12 +272,12 @@ func TestMergeTimelinesFarApart(t *testing.T) {
 		m.Doc.Timeline = tl.record()
 		m.Doc.StartTime = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * 10 * time.Hour).Format(time.RFC3339Nano)
 	}
-	m, err := Merge(shards, true, nil)
+	m, mNotes, err := Merge(shards, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Run.Timeline != nil || !strings.Contains(strings.Join(m.Notes, "\n"), "no timeline: the documents' timelines span 720002 intervals") {
-		t.Errorf("notes %q", m.Notes)
+	if m.Timeline != nil || !strings.Contains(strings.Join(mNotes, "\n"), "no timeline: the documents' timelines span 720002 intervals") {
+		t.Errorf("notes %q", mNotes)
 	}
 }
 
@@ -312,12 +312,12 @@ func FuzzDecodeDocument(f *testing.F) {
 		if d.Report == nil || d.Sums == nil || d.Run == nil {
 			return
 		}
-		m, err := Merge([]MergeInput{{Name: "f.json", Doc: d}}, true, nil)
+		m, _, err := Merge([]MergeInput{{Name: "f.json", Doc: d}}, true, nil)
 		if err != nil {
 			return
 		}
-		s := m.Run
-		c := &s.Report.Counters
+		s := m
+		c := &s.Report.counters
 		for _, n := range []int{c.CompleteRequests, c.FailedRequests, c.Failures.Connect, c.Failures.Receive, c.Failures.Length, c.Failures.Exceptions, s.local.count} {
 			if n < 0 {
 				t.Fatalf("negative count in %+v", s)
@@ -327,7 +327,7 @@ func FuzzDecodeDocument(f *testing.F) {
 		if err := WriteText(&out, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteJSON(&out, m.Run); err != nil {
+		if err := WriteJSON(&out, m); err != nil {
 			t.Fatal(err)
 		}
 		if text := out.String(); strings.Contains(text, "NaN") || strings.Contains(text, "Inf") || strings.Contains(text, "\x1b") {
@@ -343,12 +343,12 @@ func FuzzDecodeDocument(f *testing.F) {
 // the throughput of a merge is computed in time and memory of its
 // per-second counts, with the missing seconds as zeros.
 func TestThroughputOfAnyLength(t *testing.T) {
-	tp := ThroughputOf([]int64{4, 5, 1}, 5*time.Second)
+	tp := throughputOf([]int64{4, 5, 1}, 5*time.Second)
 	if tp.Intervals != 5 || tp.MeanPerS != 2 || math.Abs(tp.SDPerS-math.Sqrt(5.5)) > 1e-12 {
 		t.Errorf("%+v, want 5 intervals, mean 2, sd √5.5", tp)
 	}
 	long := time.Duration(math.MaxInt64)
-	if allocs := testing.AllocsPerRun(3, func() { tp = ThroughputOf([]int64{4, 5, 1}, long) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(3, func() { tp = throughputOf([]int64{4, 5, 1}, long) }); allocs != 0 {
 		t.Errorf("%v allocations", allocs)
 	}
 	if n := int(long / time.Second); tp.Intervals != n || tp.MeanPerS != 10/float64(n) {

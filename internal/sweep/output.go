@@ -133,7 +133,7 @@ type DocRun struct {
 	ClientCPUMs       *float64 `json:"client_cpu_ms,omitempty"`
 	ServerCPUMs       *float64 `json:"server_cpu_ms,omitempty"`
 	// Document is the run's full JSON document (docs/json-schema.json).
-	Document *report.Document `json:"document"`
+	Document *report.Run `json:"document"`
 }
 
 // DocRanking is one size and concurrency's ranking: labels, best first.
