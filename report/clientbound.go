@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file is the one rule that tells whether gab, not the server, limited
+// a run: its CPU at the cores it may use, an open-model schedule it fell
+// behind while connections were free, connections it opened more slowly than
+// asked. Capacity steps and the run's verdicts read it.
+
+// ClientLoad is what a run tells about the client's own limits. Zero fields
+// are unknown and take no part in the rule.
+type ClientLoad struct {
+	// CPU is gab's CPU time (user + system) over Wall, the run's time.
+	CPU, Wall time.Duration
+	// Cores is how many cores gab may use (Cores()); 0: unknown.
+	Cores float64
+
+	// Sent is how many requests the rate schedule dispatched, Behind how many
+	// were due by the run's end and never sent, LateShare the share of the
+	// sent ones dispatched later than the schedule's tolerance (0 to 1).
+	Sent, Behind int64
+	LateShare    float64
+	// Busy is the connections' occupancy during the run: achieved rate × mean
+	// (uncorrected) latency / connections. A schedule that falls behind while
+	// Busy is well below 1 had connections free to send on: the client, not
+	// the server, was late.
+	Busy float64
+
+	// ConnsAsked is how many connections the run asked for, ConnsOpened how
+	// many were open in time (the caller's measure).
+	ConnsAsked, ConnsOpened int
+}
+
+// Thresholds of the rule.
+const (
+	// ClientCPUBound is the share of the cores gab may use above which its
+	// CPU limited the run.
+	ClientCPUBound = 0.90
+	// ClientLateBound is the share of requests sent late (or left unsent),
+	// with connections free, above which the schedule was the client's limit.
+	ClientLateBound = 0.05
+	// ClientBusyFree is the connections' occupancy below which a late
+	// schedule is the client's doing (the connections were not all busy).
+	ClientBusyFree = 0.80
+)
+
+// ClientBoundVerdict says whether the client limited a run, and why.
+type ClientBoundVerdict struct {
+	Bound   bool     `json:"bound"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// String is the verdict in one line.
+func (v ClientBoundVerdict) String() string {
+	if !v.Bound {
+		return "not client-bound"
+	}
+	return "client-bound: " + strings.Join(v.Reasons, "; ")
+}
+
+// ClientBound applies the rule to l.
+func ClientBound(l ClientLoad) ClientBoundVerdict {
+	var v ClientBoundVerdict
+	if l.Cores > 0 && l.Wall > 0 && l.CPU > 0 {
+		share := l.CPU.Seconds() / l.Wall.Seconds() / l.Cores
+		if share >= ClientCPUBound {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use", 100*share, fmtCores(l.Cores)))
+		}
+	}
+	if l.Sent > 0 {
+		late := l.LateShare
+		if l.Behind > 0 {
+			late = math.Max(late, float64(l.Behind)/float64(l.Sent+l.Behind))
+		}
+		if late > ClientLateBound && l.Busy < ClientBusyFree {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule fell behind (%.0f %% late or unsent) with connections free (%.0f %% busy)", 100*late, 100*l.Busy))
+		}
+	}
+	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time", l.ConnsOpened, l.ConnsAsked))
+	}
+	v.Bound = len(v.Reasons) > 0
+	return v
+}
+
+func fmtCores(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
+
+// Cores is how many cores this process may use: GOMAXPROCS (which --cpus
+// sets), the CPUs of its affinity mask (runtime.NumCPU, read at start), and
+// on Linux the cgroup's CPU quota (cpu.max), the least of them.
+func Cores() float64 {
+	c := float64(min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
+	if q := cgroupQuota(); q > 0 && q < c {
+		c = q
+	}
+	return c
+}
+
+// cgroupQuota reads cgroup v2's cpu.max ("max 100000" or "QUOTA PERIOD") of
+// the process's own cgroup; 0: none or unreadable.
+func cgroupQuota() float64 {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil || len(b) > 1<<16 {
+		return 0
+	}
+	path := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			path = p
+		}
+	}
+	if path == "" || strings.Contains(path, "..") {
+		return 0
+	}
+	return parseCPUMax(readSmall("/sys/fs/cgroup" + strings.TrimSuffix(path, "/") + "/cpu.max"))
+}
+
+func readSmall(name string) string {
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	return string(buf[:n])
+}
+
+// parseCPUMax reads cpu.max's "QUOTA PERIOD" as cores; 0 for "max" or
+// anything else.
+func parseCPUMax(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return 0
+	}
+	q, err1 := strconv.ParseFloat(f[0], 64)
+	p, err2 := strconv.ParseFloat(f[1], 64)
+	if err1 != nil || err2 != nil || q <= 0 || p <= 0 || math.IsInf(q, 0) {
+		return 0
+	}
+	return q / p
+}
