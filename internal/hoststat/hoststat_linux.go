@@ -1,0 +1,240 @@
+package hoststat
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// userHZ is the unit of /proc/stat's times (USER_HZ, 100 on every Linux
+// architecture Go supports).
+const userHZ = 100
+
+// maxFile bounds what is read of one file.
+const maxFile = 1 << 20
+
+// Read takes a reading of every file; a file it cannot read or parse is
+// named in Missing and its figures stay zero.
+func Read() *Snapshot {
+	s := &Snapshot{Time: time.Now()}
+	s.readStat(readFile(FileStat))
+	s.readLoad(readFile(FileLoadavg))
+	if !s.readPairs(readFile(FileNetstat), "TcpExt:", map[string]*uint64{
+		"ListenOverflows": &s.TCP.ListenOverflows, "ListenDrops": &s.TCP.ListenDrops, "TCPSynRetrans": &s.TCP.SynRetrans,
+	}) {
+		s.Missing = append(s.Missing, FileNetstat)
+	}
+	if !s.readPairs(readFile(FileSNMP), "Tcp:", map[string]*uint64{
+		"RetransSegs": &s.TCP.RetransSegs, "OutRsts": &s.TCP.OutRsts, "EstabResets": &s.TCP.EstabResets,
+		"AttemptFails": &s.TCP.AttemptFails, "ActiveOpens": &s.TCP.ActiveOpens,
+	}) {
+		s.Missing = append(s.Missing, FileSNMP)
+	}
+	if b := readFile("/proc/sys/net/core/somaxconn"); b != nil {
+		s.Somaxconn, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	s.readStatus(readFile(FileStatus))
+	s.Quota = cgroupQuota()
+	s.readSchedule()
+	return s
+}
+
+func readFile(name string) []byte {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFile))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// readStat reads the "cpu" line (all cores) and counts the "cpuN" lines.
+func (s *Snapshot) readStat(b []byte) {
+	ok := false
+	for line := range bytes.Lines(b) {
+		f := strings.Fields(string(line))
+		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
+			continue
+		}
+		if f[0] != "cpu" {
+			s.Cores++
+			continue
+		}
+		if len(f) < 9 {
+			break
+		}
+		var v [8]time.Duration
+		for i := range v {
+			n, err := strconv.ParseUint(f[i+1], 10, 63)
+			if err != nil {
+				s.Missing = append(s.Missing, FileStat)
+				return
+			}
+			v[i] = time.Duration(n) * (time.Second / userHZ)
+		}
+		s.CPU = CPUTimes{User: v[0], Nice: v[1], System: v[2], Idle: v[3], IOWait: v[4], IRQ: v[5], SoftIRQ: v[6], Steal: v[7]}
+		ok = true
+	}
+	if !ok {
+		s.Missing = append(s.Missing, FileStat)
+	}
+}
+
+func (s *Snapshot) readLoad(b []byte) {
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		s.Missing = append(s.Missing, FileLoadavg)
+		return
+	}
+	for i := range 3 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			s.Missing = append(s.Missing, FileLoadavg)
+			return
+		}
+		s.Load[i] = v
+	}
+}
+
+// readPairs reads /proc/net/netstat's and /proc/net/snmp's format: a line of
+// names after prefix, then a line of values after the same prefix. It
+// reports whether every wanted name was found.
+func (s *Snapshot) readPairs(b []byte, prefix string, want map[string]*uint64) bool {
+	var names []string
+	found := 0
+	for line := range bytes.Lines(b) {
+		f := strings.Fields(string(line))
+		if len(f) == 0 || f[0] != prefix {
+			continue
+		}
+		if names == nil {
+			names = f[1:]
+			continue
+		}
+		for i, v := range f[1:] {
+			if i >= len(names) {
+				break
+			}
+			if p, ok := want[names[i]]; ok {
+				n, err := strconv.ParseInt(v, 10, 64) // MaxConn is -1
+				if err != nil {
+					return false
+				}
+				*p = uint64(n)
+				found++
+			}
+		}
+		names = nil
+	}
+	return found == len(want)
+}
+
+// readStatus counts the CPUs of Cpus_allowed_list ("0-3,6").
+func (s *Snapshot) readStatus(b []byte) {
+	for line := range bytes.Lines(b) {
+		rest, ok := strings.CutPrefix(string(line), "Cpus_allowed_list:")
+		if !ok {
+			continue
+		}
+		n := 0
+		for r := range strings.SplitSeq(strings.TrimSpace(rest), ",") {
+			lo, hi, isRange := strings.Cut(r, "-")
+			a, err1 := strconv.Atoi(lo)
+			z := a
+			var err2 error
+			if isRange {
+				z, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil || z < a {
+				s.Missing = append(s.Missing, FileStatus)
+				return
+			}
+			n += z - a + 1
+		}
+		s.Allowed = n
+		return
+	}
+	s.Missing = append(s.Missing, FileStatus)
+}
+
+// cgroupQuota is the CPU quota of this process's cgroup in cores (cgroup v2
+// cpu.max, or v1 cpu.cfs_quota_us over cpu.cfs_period_us), 0 when there is
+// none or it cannot be read.
+func cgroupQuota() float64 {
+	for line := range bytes.Lines(readFile("/proc/self/cgroup")) {
+		f := strings.SplitN(strings.TrimSpace(string(line)), ":", 3)
+		if len(f) != 3 || strings.Contains(f[2], "..") {
+			continue
+		}
+		switch {
+		case f[0] == "0" && f[1] == "":
+			g := strings.Fields(string(readFile(filepath.Join("/sys/fs/cgroup", f[2], "cpu.max"))))
+			if len(g) == 2 && g[0] != "max" {
+				return ratio(g[0], g[1])
+			}
+		case strings.Contains(","+f[1]+",", ",cpu,"):
+			dir := filepath.Join("/sys/fs/cgroup/cpu", f[2])
+			q := strings.TrimSpace(string(readFile(filepath.Join(dir, "cpu.cfs_quota_us"))))
+			p := strings.TrimSpace(string(readFile(filepath.Join(dir, "cpu.cfs_period_us"))))
+			if q != "" && q != "-1" {
+				return ratio(q, p)
+			}
+		}
+	}
+	return 0
+}
+
+func ratio(a, b string) float64 {
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	if err1 != nil || err2 != nil || x <= 0 || y <= 0 {
+		return 0
+	}
+	return x / y
+}
+
+// maxThreads bounds the threads whose schedstat is read.
+const maxThreads = 4096
+
+// readSchedule sums the run-queue delay (schedstat's second field, ns) over
+// this process's threads.
+func (s *Snapshot) readSchedule() {
+	d, err := os.Open("/proc/self/task")
+	if err != nil {
+		s.Missing = append(s.Missing, FileSchedule)
+		return
+	}
+	names, err := d.Readdirnames(maxThreads)
+	d.Close()
+	if err != nil && len(names) == 0 {
+		s.Missing = append(s.Missing, FileSchedule)
+		return
+	}
+	var sum time.Duration
+	read := 0
+	for _, tid := range names {
+		f := strings.Fields(string(readFile("/proc/self/task/" + tid + "/schedstat")))
+		if len(f) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		sum += time.Duration(n)
+		read++
+	}
+	if read == 0 {
+		s.Missing = append(s.Missing, FileSchedule)
+		return
+	}
+	s.RunDelay = sum
+}

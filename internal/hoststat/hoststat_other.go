@@ -1,0 +1,11 @@
+//go:build !linux
+
+package hoststat
+
+import "time"
+
+// Read takes a reading. Outside Linux there is nothing to read: every file
+// is missing.
+func Read() *Snapshot {
+	return &Snapshot{Time: time.Now(), Missing: []string{FileStat, FileLoadavg, FileNetstat, FileSNMP, FileStatus, FileSchedule}}
+}
