@@ -136,6 +136,9 @@ type Config struct {
 
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64
+	// RateSchedule, when not empty, replaces Rate's constant (which must
+	// still be > 0) with these phases; their last rate holds after them.
+	RateSchedule []RatePhase
 	// Extended gathers the figures beyond ab's into Result.Extra (--extended,
 	// --format json, --json); rate mode gathers them anyway.
 	Extended bool

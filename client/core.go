@@ -617,7 +617,7 @@ func (rn *Runner) newRun() *run {
 		rn.cur.Store(r)
 	}
 	if cfg.Rate > 0 {
-		r.sched = newSchedule(cfg.Rate)
+		r.sched = newSchedule(cfg.Rate, cfg.RateSchedule)
 	}
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)

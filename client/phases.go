@@ -208,7 +208,7 @@ func (e *extraStats) result(r *run) *ExtraResult {
 	}
 	if e.rate && r.sched != nil {
 		x.Rate = &RateResult{
-			Target:      r.sched.rate,
+			Target:      r.sched.target(r.stopAt),
 			Sent:        r.sched.sent.Load(),
 			OnSchedule:  r.sched.onTime.Load(),
 			Corrected:   corrected,

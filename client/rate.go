@@ -33,16 +33,48 @@ type RateResult struct {
 	BehindAtEnd int64
 }
 
+// RatePhase is one part of a rate schedule (--rate 100:5000/60s, --rate
+// 1000,2000 --step 10s): the rate goes linearly from From to To requests per
+// second over For (a step has From == To). After a schedule's last phase its
+// last rate holds.
+type RatePhase struct {
+	From, To float64
+	For      time.Duration
+}
+
+// MaxRatePhases bounds a schedule's phases (a lookup per request walks them
+// by bisection).
+const MaxRatePhases = 1000
+
+// ScheduleLength is the sum of the phases' lengths.
+func ScheduleLength(ps []RatePhase) time.Duration {
+	var d time.Duration
+	for _, p := range ps {
+		d += p.For
+	}
+	return d
+}
+
 // schedule paces requests in rate mode (--rate): the k-th request (from 0) is
-// due at k/rate seconds after the start, whichever connection is free to send
-// it (an open model over the -c connections). A request that finds no free
-// connection at its due time waits for one, and its corrected latency counts
-// from the due time.
+// due when the schedule's cumulative count reaches k (k/rate seconds after
+// the start at a constant rate), whichever connection is free to send it (an
+// open model over the -c connections; a change of rate opens no connection).
+// A request that finds no free connection at its due time waits for one, and
+// its corrected latency counts from the due time.
 type schedule struct {
-	rate   float64
+	rate   float64      // the constant rate, or the last phase's last rate
+	phases []phaseStart // nil: a constant rate
 	next   atomic.Int64 // next slot to hand out
 	sent   atomic.Int64 // slots whose request was dispatched
 	onTime atomic.Int64 // of those, dispatched within ScheduleTolerance of their due time
+}
+
+// phaseStart is a phase with where it starts: at ns since the run's start,
+// with count requests due before it.
+type phaseStart struct {
+	RatePhase
+	at    int64
+	count float64
 }
 
 // ScheduleTolerance is how late a request may be dispatched in rate mode and
@@ -53,11 +85,78 @@ const ScheduleTolerance = time.Millisecond
 // report warns that the achieved rate fell short (achieved < 95 % of target).
 const AchievedShortfall = 0.95
 
-func newSchedule(rate float64) *schedule { return &schedule{rate: rate} }
+// newSchedule paces rate requests per second, or the phases when there are
+// any (then rate is unused).
+func newSchedule(rate float64, phases []RatePhase) *schedule {
+	s := &schedule{rate: rate}
+	if len(phases) == 0 {
+		return s
+	}
+	var at int64
+	var count float64
+	for _, p := range phases {
+		s.phases = append(s.phases, phaseStart{RatePhase: p, at: at, count: count})
+		at += int64(p.For)
+		count += (p.From + p.To) / 2 * p.For.Seconds()
+	}
+	s.rate = phases[len(phases)-1].To
+	s.phases = append(s.phases, phaseStart{RatePhase: RatePhase{From: s.rate, To: s.rate}, at: at, count: count})
+	return s
+}
 
 // due is slot k's intended send time in ns since the start.
 func (s *schedule) due(k int64) int64 {
-	return int64(float64(k) * 1e9 / s.rate)
+	if s.phases == nil {
+		return int64(float64(k) * 1e9 / s.rate)
+	}
+	x := float64(k)
+	lo, hi := 0, len(s.phases)-1 // the last phase whose count is at most x
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if s.phases[mid].count <= x {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	p := &s.phases[lo]
+	x -= p.count
+	// count(τ) = From·τ + a·τ²/2 with a = (To − From)/For; τ for count x,
+	// in the form that keeps its precision when a is near 0.
+	var tau float64
+	if p.For > 0 && p.To != p.From {
+		a := (p.To - p.From) / p.For.Seconds()
+		tau = 2 * x / (p.From + math.Sqrt(max(p.From*p.From+2*a*x, 0)))
+	} else {
+		tau = x / p.From
+	}
+	return p.at + int64(tau*1e9)
+}
+
+// countAt is the number of requests due before t ns since the start.
+func (s *schedule) countAt(t int64) float64 {
+	if s.phases == nil {
+		return float64(t) * s.rate / 1e9
+	}
+	i := len(s.phases) - 1
+	for i > 0 && s.phases[i].at > t {
+		i--
+	}
+	p := &s.phases[i]
+	tau := float64(t-p.at) / 1e9
+	a := 0.0
+	if p.For > 0 {
+		a = (p.To - p.From) / p.For.Seconds()
+	}
+	return p.count + p.From*tau + a*tau*tau/2
+}
+
+// target is the mean rate the schedule asked for over the first t ns.
+func (s *schedule) target(t int64) float64 {
+	if s.phases == nil || t <= 0 {
+		return s.rate
+	}
+	return s.countAt(t) * 1e9 / float64(t)
 }
 
 // wait blocks until the next slot's due time (a timer, no polling), stores it
@@ -130,7 +229,7 @@ func (s *schedule) behind(stopAt, n int64) int64 {
 	if until < 0 {
 		return 0
 	}
-	dueBy := int64(math.Floor(float64(until)*s.rate/1e9)) + 1
+	dueBy := int64(math.Floor(s.countAt(until))) + 1
 	if dueBy > n {
 		dueBy = n
 	}

@@ -433,7 +433,7 @@ func TestRateKeepAliveWithRequestTimeout(t *testing.T) {
 }
 
 func TestScheduleBehind(t *testing.T) {
-	s := newSchedule(1000) // one slot per ms, slot k due at k ms
+	s := newSchedule(1000, nil) // one slot per ms, slot k due at k ms
 	s.sent.Store(10)
 	ms := int64(time.Millisecond)
 	for _, c := range []struct {
@@ -473,5 +473,88 @@ func TestRateOnScheduleTolerance(t *testing.T) {
 	}
 	if rr.Lag.Max < int64(100*time.Millisecond/time.Microsecond) {
 		t.Errorf("max lag %d µs, want the last request ≥ 100 ms late", rr.Lag.Max)
+	}
+}
+
+// A schedule's due times follow its phases: a ramp's count is the integral of
+// its rate, steps are constant rates one after the other, and after the last
+// phase its rate holds.
+func TestScheduleDue(t *testing.T) {
+	ramp := newSchedule(300, []RatePhase{{From: 100, To: 300, For: time.Second}})
+	// 200 requests are due in the ramp's second (the mean of 100 and 300).
+	if c := ramp.countAt(int64(time.Second)); c < 199.999 || c > 200.001 {
+		t.Fatalf("ramp count at 1 s = %v, want 200", c)
+	}
+	prev := int64(-1)
+	for k := int64(0); k < 500; k++ {
+		d := ramp.due(k)
+		if d <= prev && k > 0 {
+			t.Fatalf("due(%d) = %d not after due(%d) = %d", k, d, k-1, prev)
+		}
+		if c := ramp.countAt(d); c < float64(k)-0.01 || c > float64(k)+0.01 {
+			t.Fatalf("countAt(due(%d)) = %v", k, c)
+		}
+		prev = d
+	}
+	// After the ramp, 300/s: request 200 + 300 is due at 2 s.
+	if d := ramp.due(500); d < int64(2*time.Second)-int64(time.Microsecond) || d > int64(2*time.Second)+int64(time.Microsecond) {
+		t.Fatalf("due(500) = %v, want 2s", time.Duration(d))
+	}
+	steps := newSchedule(400, []RatePhase{{100, 100, time.Second}, {200, 200, time.Second}, {400, 400, time.Second}})
+	for _, c := range []struct {
+		k    int64
+		want time.Duration
+	}{{0, 0}, {50, 500 * time.Millisecond}, {100, time.Second}, {200, 1500 * time.Millisecond}, {300, 2 * time.Second}, {700, 3 * time.Second}, {1100, 4 * time.Second}} {
+		if d := time.Duration(steps.due(c.k)); d < c.want-time.Microsecond || d > c.want+time.Microsecond {
+			t.Errorf("steps: due(%d) = %v, want %v", c.k, d, c.want)
+		}
+	}
+	// The target over a whole schedule is its mean rate.
+	if tg := steps.target(int64(3 * time.Second)); tg < 233.33 || tg > 233.34 {
+		t.Errorf("target over 3 s = %v, want 700/3", tg)
+	}
+	if tg := newSchedule(50, nil).target(int64(time.Second)); tg != 50 {
+		t.Errorf("constant target %v", tg)
+	}
+}
+
+// A rate schedule keeps its connections: when the rate steps up the server
+// accepts no new connection (each accept is stamped with the number of
+// requests the server had read by then, all of them within the first step).
+func TestRateScheduleKeepsConnections(t *testing.T) {
+	checkGoroutines(t)
+	var mu sync.Mutex
+	var acceptedAt []int64
+	answer := answerEach(respond100(true))
+	srv := newFaultServer(t, func(fc *faultConn) {
+		mu.Lock()
+		acceptedAt = append(acceptedAt, fc.srv.requests.Load())
+		mu.Unlock()
+		answer(fc)
+	})
+	cfg := h1Config(srv.port(), 1<<30, 4, true)
+	// 40 requests in the first step, then 80 and 160: 280 in all.
+	phases := []RatePhase{{100, 100, 400 * time.Millisecond}, {200, 200, 400 * time.Millisecond}, {400, 400, 400 * time.Millisecond}}
+	cfg.Rate, cfg.RateSchedule = 400, phases
+	cfg.TimeLimit = ScheduleLength(phases)
+	res, err := h1Run(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete < 270 || res.Complete > 281 || res.Failed.Total != 0 {
+		t.Fatalf("complete %d, failed %+v: want about 280 (first error %v)", res.Complete, res.Failed, res.FirstError)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(acceptedAt) == 0 || len(acceptedAt) > 4 {
+		t.Fatalf("server accepted %d connections, want 1 to 4", len(acceptedAt))
+	}
+	for i, n := range acceptedAt {
+		if n >= 40 {
+			t.Errorf("connection %d accepted after the server had read %d requests: past the first step's 40", i, n)
+		}
+	}
+	if rr := res.Extra.Rate; rr == nil || rr.Target < 200 || rr.Target > 250 {
+		t.Errorf("rate result %+v, want a mean target of 700/3 over 1.2 s", rr)
 	}
 }
