@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -97,7 +96,7 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	}
 	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o)
 	if cfg.Extended || out.o.HlogFile != "" {
-		cfg.Interval = cmp.Or(out.o.Interval, client.DefaultInterval)
+		cfg.Interval = timelineInterval(out.o)
 	}
 	if out.o.HlogFile != "" {
 		// gab's own output path is checked before the first request.
@@ -279,7 +278,7 @@ func (out *output) writeHlog(sum *report.Run) error {
 	f := out.hlog
 	out.hlog = nil
 	return outfile.WriteClose(f, func(w io.Writer) error {
-		return report.WriteHlog(w, sum, out.meter.started, cmp.Or(out.o.Interval, client.DefaultInterval))
+		return report.WriteHlog(w, sum, out.meter.started, timelineInterval(out.o))
 	})
 }
 

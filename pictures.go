@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"gab/client"
 	"gab/gnuplot"
@@ -20,8 +21,8 @@ import (
 // the run starts.
 
 // plotPointLimit is the most requests the latency-over-time chart draws;
-// past it, the chart draws an even sample and says so in its title.
-const plotPointLimit = 50_000
+// past it, the chart draws an LTTB downsampling and says so in its title.
+const plotPointLimit = 20_000
 
 // checkPictures checks, before the run, that the pictures' files can be
 // written; it leaves no file behind.
@@ -59,7 +60,7 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 		}
 	}
 	if o.PlotFile != "" {
-		if err := plotRun(ctx, o.PlotFile, argv, res, sum); err != nil {
+		if err := plotRun(ctx, o, argv, res, sum); err != nil {
 			fmt.Fprintf(errw, "gab: %v\n", pictureError("--plot: ", err))
 			status = exitError
 		}
@@ -73,13 +74,33 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 	return status
 }
 
+// chartOptions are the charts' settings from the command line.
+func chartOptions(o *cliOptions, points int) report.ChartOptions {
+	return report.ChartOptions{MaxPoints: points, AdaptIntervals: o.Interval == 0}
+}
+
+// timelineInterval is the timeline's interval: --interval's; else, for the
+// pictures, about a hundredth of -t's limit (at least client.MinInterval, in
+// whole multiples of it), or client.MinInterval without one, whose intervals
+// the charts merge into about a hundred (report.ChartOptions.AdaptIntervals);
+// else client.DefaultInterval.
+func timelineInterval(o *cliOptions) time.Duration {
+	switch {
+	case o.Interval > 0:
+		return o.Interval
+	case !wantsPerSecond(o):
+		return client.DefaultInterval
+	}
+	return max(client.MinInterval, (o.Config.TimeLimit / 100).Truncate(client.MinInterval))
+}
+
 // htmlPointLimit is the most requests the HTML page's latency chart draws
 // (each is a few bytes of SVG path).
-const htmlPointLimit = 20_000
+const htmlPointLimit = 8_000
 
 // htmlRun writes a finished run's HTML report.
 func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run) error {
-	d := report.RunChartData(sum, res, htmlPointLimit)
+	d := report.RunChartData(sum, res, chartOptions(o, htmlPointLimit))
 	page := &report.Page{
 		Title:  "gab: " + o.Config.Target.Host + o.Config.Target.Path,
 		Runs:   []report.PageRun{{Doc: sum, Chart: d}},
@@ -89,11 +110,12 @@ func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run) 
 }
 
 // plotRun draws a finished run's charts into image.
-func plotRun(ctx context.Context, image string, argv []string, res *client.Result, sum *report.Run) error {
+func plotRun(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run) error {
+	image := o.PlotFile
 	if sum.Report == nil || sum.Report.ConnectionTimes == nil {
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
-	d := report.RunChartData(sum, res, plotPointLimit)
+	d := report.RunChartData(sum, res, chartOptions(o, plotPointLimit))
 	return drawPlot(ctx, image, chart.RunFigure(commandTitle(argv), []*chart.Data{d}))
 }
 

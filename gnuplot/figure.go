@@ -154,6 +154,11 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		} else {
 			p("unset logscale x\n")
 		}
+		if pn.LogY {
+			p("set logscale y\n")
+		} else {
+			p("unset logscale y\n")
+		}
 		if len(pn.XTics) > 0 {
 			var tics []string
 			for _, tc := range pn.XTics {
@@ -169,7 +174,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		} else {
 			p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
 		}
-		p("set yrange [%s:*]\n", fromZero(pn.YFromZero))
+		p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
 		var plots []string
 		for j, l := range pn.Lines {
 			src := "''"

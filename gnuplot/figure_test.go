@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the chart scripts' golden files
 
 // testRun is a small, fixed run: 12 requests over 3 s, one slow outlier.
 func testRun(label string, scale float64) *chart.Data {
-	d := &chart.Data{Label: label, Stride: 1, Stored: 12, Recorded: 12, ElapsedS: 3.2,
+	d := &chart.Data{Label: label, Stored: 12, Recorded: 12, ElapsedS: 3.2,
 		PerSecond: []int64{5, 4, 3}, CurvePrecision: "exact (µs)"}
 	for i := 0; i < 12; i++ {
 		us := uint32(scale * float64(800+37*i))

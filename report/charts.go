@@ -1,9 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -64,12 +69,32 @@ type runCurve struct {
 	n, tableN int
 }
 
+// ChartOptions are the settings of a run's charts.
+type ChartOptions struct {
+	// MaxPoints is the most requests the latency scatter draws (LTTB past it).
+	MaxPoints int
+	// AdaptIntervals merges consecutive intervals of the timeline into about
+	// chartIntervalsWanted of them (the interval was not given).
+	AdaptIntervals bool
+	// RangeEdgesMs are the upper edges of the response-time ranges
+	// (DefaultRangeEdgesMs when nil).
+	RangeEdgesMs []float64
+}
+
+// DefaultRangeEdgesMs are Gatling's response-time ranges: under 800 ms,
+// 800 to 1200 ms, over 1200 ms.
+var DefaultRangeEdgesMs = []float64{800, 1200}
+
+// chartIntervalsWanted is about how many intervals the charts of a run draw
+// when the interval was chosen for them.
+const chartIntervalsWanted = 100
+
 // RunChartData gathers a finished run's chart data from its record (which
-// must come from Summarize(res, ...)), with at most limit latency points.
-func RunChartData(r *Run, res *client.Result, limit int) *chart.Data {
+// must come from Summarize(res, ...)).
+func RunChartData(r *Run, res *client.Result, o ChartOptions) *chart.Data {
 	rp := r.Report
 	c := &r.local.curve
-	d := &chart.Data{Recorded: r.local.count, ElapsedS: rp.TimeTakenS, Stride: 1}
+	d := &chart.Data{Recorded: r.local.count, ElapsedS: rp.TimeTakenS, Failed: rp.FailedRequests}
 	if c.n > 0 {
 		d.Curve = append([]chart.CurvePoint(nil), c.curve[:c.n]...)
 		d.Table = append([]chart.CurvePoint(nil), c.table[:c.tableN]...)
@@ -78,43 +103,222 @@ func RunChartData(r *Run, res *client.Result, limit int) *chart.Data {
 			d.CurvePrecision = "1 ms buckets past the exact store"
 		}
 	}
-	// In exact mode Summarize left the store sorted by total time (a stride
-	// keeps the distribution); past it, the exact store holds the first
-	// requests in recording order.
 	var smp []samples.Sample
 	if res.Samples != nil {
 		smp = res.Samples.Exact()
 	}
 	d.Stored = len(smp)
-	if limit > 0 && len(smp) > limit {
-		d.Stride = (len(smp) + limit - 1) / limit
-	}
-	for i := 0; i < len(smp); i += d.Stride {
-		d.Latency = append(d.Latency, latencyPoint(smp[i]))
-	}
-	if d.Stride > 1 && (len(smp)-1)%d.Stride != 0 {
-		d.Latency = append(d.Latency, latencyPoint(smp[len(smp)-1]))
+	totals := sortedTotals(smp)
+	latencyScatter(d, smp, totals, o.MaxPoints)
+	edges := cmpOr(o.RangeEdgesMs, DefaultRangeEdgesMs)
+	if len(totals) > 0 && d.Stored == d.Recorded {
+		d.RangeEdgesMs = edges
+		for i := range len(edges) + 1 {
+			hi := len(totals)
+			if i < len(edges) {
+				hi = upperIndex(totals, edges[i]*1000)
+			}
+			lo := 0
+			if i > 0 {
+				lo = upperIndex(totals, edges[i-1]*1000)
+			}
+			d.Ranges = append(d.Ranges, int64(hi-lo))
+		}
+		d.RangesNote = "every recorded request by its total time (exact)"
 	}
 	if r.Extended != nil {
 		d.PerSecond = wholeSeconds(r.Extended.Throughput.PerSecond, rp.TimeTakenS)
 	}
-	d.Intervals = chartIntervals(r.Timeline)
+	d.Intervals, d.IntervalNote = chartIntervals(r.Timeline, o.AdaptIntervals)
+	if d.Stored == d.Recorded && len(d.Intervals) > 0 {
+		intervalPhases(d.Intervals, smp)
+		d.HasPhases = true
+	}
+	d.Objectives = objectives(r)
 	return d
 }
 
-// chartIntervals are the timeline's intervals for the charts.
-func chartIntervals(tl *timelineSection) []chart.Interval {
-	if tl == nil {
+// sortedTotals is the samples' total times (µs), sorted.
+func sortedTotals(smp []samples.Sample) []uint32 {
+	t := make([]uint32, len(smp))
+	for i := range smp {
+		t[i] = smp[i].Total
+	}
+	slices.Sort(t)
+	return t
+}
+
+// upperIndex is the number of values in sorted that are at most us.
+func upperIndex(sorted []uint32, us float64) int {
+	i, _ := slices.BinarySearchFunc(sorted, us, func(v uint32, t float64) int {
+		if float64(v) <= t {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+func cmpOr[T any](a, b []T) []T {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+// latencyScatter fills d.Latency: every stored request in time order, or
+// past limit an LTTB downsampling over time of those up to p99.9 with every
+// slower one kept.
+func latencyScatter(d *chart.Data, smp []samples.Sample, totals []uint32, limit int) {
+	if len(smp) == 0 {
+		return
+	}
+	pts := make([]chart.XY, 0, len(smp))
+	for _, s := range smp {
+		pts = append(pts, chart.XY{X: float64(s.Start) / 1000, Y: float64(s.Total)})
+	}
+	slices.SortStableFunc(pts, func(a, b chart.XY) int { return cmp.Compare(a.X, b.X) })
+	d.LatencyNote = "all " + chart.Count(len(smp)) + " requests"
+	if limit > 0 && len(pts) > limit {
+		// The slowest 0.1 % (at least one request) are kept whole.
+		cut := totals[min(len(totals)-1, len(totals)-max(1, len(totals)/1000))]
+		var keep, rest []chart.XY
+		for _, p := range pts {
+			if p.Y > float64(cut) || p.Y == float64(cut) && len(keep) == 0 && p.Y == float64(totals[len(totals)-1]) {
+				keep = append(keep, p)
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		if len(keep) > limit/2 {
+			keep = chart.LTTB(keep, limit/2)
+		}
+		down := chart.LTTB(rest, limit-len(keep))
+		pts = append(down, keep...)
+		slices.SortStableFunc(pts, func(a, b chart.XY) int { return cmp.Compare(a.X, b.X) })
+		d.LatencyNote = fmt.Sprintf("%s of %s requests: largest-triangle-three-buckets over time, with all %s slower than p99.9",
+			chart.Count(len(pts)), chart.Count(len(smp)), chart.Count(len(keep)))
+	}
+	if d.Stored < d.Recorded {
+		d.LatencyNote += fmt.Sprintf(" (the exact store kept the first %s of %s)", chart.Count(d.Stored), chart.Count(d.Recorded))
+	}
+	d.LatencyNote += ", µs precision"
+	d.Latency = make([]chart.LatencyPoint, len(pts))
+	for i, p := range pts {
+		d.Latency[i] = chart.LatencyPoint{StartS: p.X, LatencyUs: uint32(p.Y)}
+	}
+}
+
+// intervalPhases sets each interval's phase means from the samples, each in
+// the interval of its end time.
+func intervalPhases(ivs []chart.Interval, smp []samples.Sample) {
+	type acc struct{ n, connect, wait, rest float64 }
+	a := make([]acc, len(ivs))
+	for _, s := range smp {
+		end := float64(s.Start)/1000 + float64(s.Total)/1e6
+		i, _ := slices.BinarySearchFunc(ivs, end, func(iv chart.Interval, t float64) int {
+			if iv.StartS+iv.LengthS <= t {
+				return -1
+			}
+			return 1
+		})
+		i = min(i, len(ivs)-1)
+		a[i].n++
+		a[i].connect += float64(s.Connect)
+		a[i].wait += float64(s.Wait)
+		a[i].rest += float64(s.Total) - float64(s.Connect) - float64(s.Wait)
+	}
+	for i := range ivs {
+		if a[i].n > 0 {
+			ivs[i].ConnectUs, ivs[i].WaitUs, ivs[i].RestUs = a[i].connect/a[i].n, a[i].wait/a[i].n, max(a[i].rest/a[i].n, 0)
+		}
+	}
+}
+
+// objectives are the run's --fail-if thresholds on its latency distribution.
+func objectives(r *Run) []chart.Objective {
+	if r.Thresholds == nil {
 		return nil
 	}
-	var out []chart.Interval
-	for i := range tl.Intervals {
-		iv := &tl.Intervals[i]
-		start, length := tl.span(i)
-		out = append(out, chart.Interval{StartS: start, LengthS: length,
-			Requests: iv.Requests, Failures: iv.Failures, P50Us: iv.P50Us, P99Us: iv.P99Us, MaxUs: iv.MaxUs})
+	var out []chart.Objective
+	for _, c := range r.Thresholds.Checks {
+		if c.Unit != "us" {
+			continue
+		}
+		o := chart.Objective{Label: c.Expression, Us: c.Bound, Passed: c.Passed}
+		switch {
+		case c.Metric == "max":
+			o.Percent = 100
+		case c.Metric == "mean":
+			o.Percent = -1
+		case c.Metric == "min":
+			o.Percent = 0
+		case strings.HasPrefix(c.Metric, "p"):
+			p, err := strconv.ParseFloat(c.Metric[1:], 64)
+			if err != nil {
+				continue
+			}
+			o.Percent = p
+		default:
+			continue
+		}
+		out = append(out, o)
 	}
 	return out
+}
+
+// chartIntervals are the timeline's intervals for the charts: with adapt,
+// consecutive intervals merged into about chartIntervalsWanted.
+func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) {
+	if tl == nil || len(tl.Intervals) == 0 {
+		return nil, ""
+	}
+	k := 1
+	if adapt {
+		k = max(1, (len(tl.Intervals)+chartIntervalsWanted/2)/chartIntervalsWanted)
+	}
+	var out []chart.Interval
+	for i := 0; i < len(tl.Intervals); i += k {
+		j := min(i+k, len(tl.Intervals))
+		start, _ := tl.span(i)
+		ls, ll := tl.span(j - 1)
+		ci := chart.Interval{StartS: start, LengthS: ls + ll - start}
+		var acc, cacc latencyAcc
+		for m := i; m < j; m++ {
+			iv := &tl.Intervals[m]
+			ci.Requests += iv.Requests
+			ci.Failures += iv.Failures
+			if k == 1 {
+				ci.P50Us, ci.P90Us, ci.P99Us, ci.MaxUs = iv.P50Us, iv.P90Us, iv.P99Us, iv.MaxUs
+				if iv.Corrected != nil {
+					ci.CorrectedP99Us = iv.Corrected.P99Us
+				}
+				continue
+			}
+			if acc.add(iv.Requests, iv.IntervalLatency) != nil {
+				return nil, ""
+			}
+			if iv.Corrected != nil && cacc.add(iv.Requests, *iv.Corrected) != nil {
+				return nil, ""
+			}
+		}
+		if k > 1 && acc.h != nil {
+			l := acc.latency()
+			ci.P50Us, ci.P90Us, ci.P99Us, ci.MaxUs = l.P50Us, l.P90Us, l.P99Us, l.MaxUs
+			if cacc.h != nil {
+				ci.CorrectedP99Us = cacc.latency().P99Us
+			}
+		}
+		out = append(out, ci)
+	}
+	note := "intervals of " + tl.length().String()
+	if k > 1 {
+		note = fmt.Sprintf("intervals of %v (%d of the timeline's %v each)", time.Duration(k)*tl.length(), k, tl.length())
+	}
+	if adapt {
+		note += ", chosen from the run's length (--interval sets them)"
+	}
+	return out, note
 }
 
 func latencyPoint(s samples.Sample) chart.LatencyPoint {
@@ -140,7 +344,7 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 		return nil, errors.New("the run did not start: nothing to draw")
 	}
 	r := d.Report
-	out := &chart.Data{Recorded: r.CompleteRequests, ElapsedS: r.TimeTakenS, Stride: 1}
+	out := &chart.Data{Recorded: r.CompleteRequests, ElapsedS: r.TimeTakenS, Failed: r.FailedRequests}
 	var maxUs int64
 	if r.ConnectionTimes != nil {
 		maxUs = r.ConnectionTimes.Total.MaxUs
@@ -180,6 +384,7 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 		}
 		out.CurvePrecision = "ab's percentile table only (no extended figures in the document)"
 	}
-	out.Intervals = chartIntervals(d.Timeline)
+	out.Intervals, out.IntervalNote = chartIntervals(d.Timeline, false)
+	out.Objectives = objectives(d)
 	return out, nil
 }

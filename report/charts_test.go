@@ -1,6 +1,8 @@
 package report
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -8,10 +10,11 @@ import (
 	"gab/internal/samples"
 )
 
-// TestRunChartDataSamplesEvenly: past the limit, every Stride-th request in
-// latency order and the slowest; the curve ends at the maximum; the partial
-// last second is left out of the per-second counts.
-func TestRunChartDataSamplesEvenly(t *testing.T) {
+// TestRunChartDataLTTB: past the limit, an LTTB downsampling in time order
+// that keeps every request slower than p99.9; the ranges count every request;
+// the curve ends at the maximum; the partial last second is left out of the
+// per-second counts.
+func TestRunChartDataLTTB(t *testing.T) {
 	const n = 1001
 	s := samples.New(n, 0)
 	for i := 0; i < n; i++ {
@@ -20,20 +23,25 @@ func TestRunChartDataSamplesEvenly(t *testing.T) {
 	res := &client.Result{Complete: n, Elapsed: 2500 * time.Millisecond, Samples: s,
 		Extra: &client.ExtraResult{PerSecond: []int64{400, 400, 201}}}
 	sum := Summarize(res, Options{Concurrency: 1})
-	d := RunChartData(sum, res, 100)
-	if d.Stride != 11 || d.Stored != n || d.Recorded != n {
-		t.Fatalf("stride %d stored %d recorded %d", d.Stride, d.Stored, d.Recorded)
+	d := RunChartData(sum, res, ChartOptions{MaxPoints: 100, RangeEdgesMs: []float64{1.25, 1.5}})
+	if d.Stored != n || d.Recorded != n || len(d.Latency) != 100 {
+		t.Fatalf("stored %d recorded %d, %d points", d.Stored, d.Recorded, len(d.Latency))
 	}
-	if len(d.Latency) != 92 { // ranks 0, 11, ..., 990 and the slowest (1000)
-		t.Fatalf("%d points", len(d.Latency))
-	}
-	for i, p := range d.Latency[:91] {
-		if want := uint32(1000 + 11*i); p.LatencyUs != want {
-			t.Fatalf("point %d: %d µs, want %d", i, p.LatencyUs, want)
+	slowest := 0
+	for i, p := range d.Latency {
+		if i > 0 && p.StartS < d.Latency[i-1].StartS {
+			t.Fatalf("point %d at %v s after %v s", i, p.StartS, d.Latency[i-1].StartS)
+		}
+		if p.LatencyUs == 1000+n-1 {
+			slowest++
 		}
 	}
-	if last := d.Latency[91]; last.LatencyUs != 1000+n-1 {
-		t.Errorf("last point %d µs, want the slowest", last.LatencyUs)
+	if slowest != 1 || !strings.Contains(d.LatencyNote, "largest-triangle-three-buckets") {
+		t.Errorf("slowest kept %d times; note %q", slowest, d.LatencyNote)
+	}
+	// 1000…1250 µs, 1251…1500, 1501…2000.
+	if want := []int64{251, 250, 500}; !slices.Equal(d.Ranges, want) {
+		t.Errorf("ranges %v, want %v", d.Ranges, want)
 	}
 	c := d.Curve
 	if c[0].Percent != 0 || c[0].Us != 1000 || c[len(c)-1].Percent != 100 || c[len(c)-1].Us != 1000+n-1 {

@@ -16,7 +16,8 @@ set title 'Latency percentile distribution (right end: maximum)'
 set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x
-set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
+unset logscale y
+set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
 plot 'cmp.png.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor 1 title 'before', \
@@ -27,6 +28,7 @@ set title 'Requests per second'
 set xlabel 'second of the run'
 set ylabel 'per second'
 unset logscale x
+unset logscale y
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]

@@ -11,13 +11,14 @@ set key top left
 set boxwidth 1 absolute
 set multiplot layout 3,1 title 'gab -n 12 http://127.0.0.1/'
 
-# 1. Latency of each request over time: all 12 requests, µs precision
-set title 'Latency of each request over time: all 12 requests, µs precision'
+# 1. Latency of each request over time (sampling per data set in the .dat file)
+set title 'Latency of each request over time (sampling per data set in the .dat file)'
 set xlabel 'time since the start of the run (s)'
 set ylabel 'latency (ms)'
 unset logscale x
+unset logscale y
 set xtics autofreq
-set xrange [0:*]
+set xrange [0:3.2]
 set yrange [0:*]
 plot 'run.svg.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
 
@@ -26,7 +27,8 @@ set title 'Latency percentile distribution (right end: maximum), exact (µs)'
 set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x
-set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
+unset logscale y
+set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
 plot 'run.svg.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
@@ -36,6 +38,7 @@ set title 'Requests per second'
 set xlabel 'second of the run'
 set ylabel 'per second'
 unset logscale x
+unset logscale y
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]

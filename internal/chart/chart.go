@@ -19,16 +19,18 @@ type CurvePoint struct {
 type Data struct {
 	Label string // the run's name in a legend
 
-	// Latency holds every request of the exact store, or an even sample of it
-	// when there are more than the chart's limit: every Stride-th request in
-	// latency order (so the sample keeps the distribution's shape), plus the
-	// slowest. Recorded is the number of requests of the run; Stored those in
-	// the exact store (fewer when the run outgrew it). Latency is nil when the
-	// data has no per-request times (a saved JSON document).
-	Latency  []LatencyPoint
-	Stride   int
-	Stored   int
-	Recorded int
+	// Latency holds the requests of the exact store in time order: all of
+	// them up to the chart's limit, past it a largest-triangle-three-buckets
+	// downsampling over time (LTTB) with every request slower than p99.9
+	// kept; LatencyNote says which. Recorded is the number of requests of
+	// the run; Stored those in the exact store (fewer when the run outgrew
+	// it). Latency is nil when the data has no per-request times (a saved
+	// JSON document).
+	Latency     []LatencyPoint
+	LatencyNote string
+	Stored      int
+	Recorded    int
+	Failed      int // ab's Failed requests
 
 	// Curve is the total latency at percentiles from 0 to 99.99 (as far as
 	// the number of requests resolves them), with the maximum as 100.
@@ -46,17 +48,45 @@ type Data struct {
 	ElapsedS          float64
 
 	// Intervals is the run's timeline (nil without one): when set, the
-	// rates and the latency over time are drawn from it.
-	Intervals []Interval
+	// rates and the latency over time are drawn from it. IntervalNote says
+	// how long they are and how that was chosen.
+	Intervals    []Interval
+	IntervalNote string
+	// HasPhases says the intervals' phase means are set.
+	HasPhases bool
+
+	// Ranges counts the recorded requests by total time in bands (Gatling's
+	// response-time ranges): RangeEdgesMs are the bands' upper edges, the
+	// last band open; nil when not known.
+	Ranges       []int64
+	RangeEdgesMs []float64
+	RangesNote   string
+
+	// Objectives are the --fail-if thresholds on the latency distribution,
+	// drawn over the percentile curve.
+	Objectives []Objective
+}
+
+// Objective is a --fail-if bound on a latency figure: at a percentile
+// (Percent; 100 for the maximum), or on the mean (Percent < 0).
+type Objective struct {
+	Label   string // the expression as given
+	Percent float64
+	Us      float64
+	Passed  bool
 }
 
 // Interval is one interval of a run's timeline: the requests recorded and
 // the failures that ended in it, and its requests' latency percentiles (HDR
-// histogram bucket tops, 3 significant digits; the maximum exact).
+// histogram bucket tops, 3 significant digits; the maximum exact), the
+// phases' means in µs (when Data.HasPhases); CorrectedP99Us (rate mode) is 0
+// when not kept.
 type Interval struct {
-	StartS, LengthS     float64
-	Requests, Failures  int64
-	P50Us, P99Us, MaxUs int64
+	StartS, LengthS            float64
+	Requests, Failures         int64
+	P50Us, P90Us, P99Us, MaxUs int64
+	CorrectedP99Us             int64
+	ConnectUs, WaitUs, RestUs  float64
 }
 
 // TablePercents are the rows of the reports' percentile tables.

@@ -1,18 +1,39 @@
 package chart
 
 import (
-	"fmt"
+	"math"
 	"strconv"
+	"strings"
 )
 
 // PercentileTics label the percentile axis, which is 1/(1−p) on a log scale
-// (HdrHistogram's percentile-distribution plot).
-var PercentileTics = []Tic{{"0%", 1}, {"90%", 10}, {"99%", 100}, {"99.9%", 1000}, {"99.99%", 10000}, {"max", 1e5}}
+// (HdrHistogram's percentile-distribution plot), up to p99.99 and the maximum
+// a decade further (PercentileTicsTo gives them to another resolution).
+var PercentileTics = PercentileTicsTo(1e4)
 
-// PercentileX is where percent p lies on the percentile axis: 1/(1−p/100).
-func PercentileX(p float64) float64 {
+// PercentileTicsTo are the percentile axis's tics up to 1/(1−p) = top (a
+// power of ten), with the maximum a decade further.
+func PercentileTicsTo(top float64) []Tic {
+	tics := []Tic{{"0%", 1}}
+	for x, nines := 10.0, 1; x <= top*1.0001; x, nines = x*10, nines+1 {
+		label := "9" + strings.Repeat("9", nines-1)
+		if nines > 2 {
+			label = "99." + strings.Repeat("9", nines-2)
+		}
+		tics = append(tics, Tic{label + "%", x})
+	}
+	return append(tics, Tic{"max", maxX(top)})
+}
+
+func maxX(top float64) float64 { return top * 10 }
+
+// PercentileX is where percent p lies on the percentile axis: 1/(1−p/100),
+// the maximum (p = 100) a decade past p99.99.
+func PercentileX(p float64) float64 { return percentileX(p, 1e4) }
+
+func percentileX(p, top float64) float64 {
 	if p >= 100 {
-		return 1e5 // the maximum: one decade past p99.99
+		return maxX(top)
 	}
 	return 1 / (1 - p/100)
 }
@@ -34,10 +55,26 @@ func (p *Panel) TicRange() {
 	}
 }
 
-// RunFigure is the figure of one or more runs (overlaid, labelled): latency
-// of every request over time, the latency percentile distribution, and
-// requests and failures per second. A panel none of the runs has data for
-// is left out.
+// Panel IDs: each panel of a run figure is named, and the HTML report gives
+// its chart that element id.
+const (
+	PanelRate        = "rate-over-time"
+	PanelLatencyTime = "latency-over-time"
+	PanelPhases      = "phases-over-time"
+	PanelScatter     = "latency-scatter"
+	PanelPercentiles = "percentiles"
+	PanelRanges      = "ranges"
+	PanelKnee        = "latency-vs-throughput"
+	PanelPerSecond   = "per-second"
+)
+
+// RunFigure is the figure of one or more runs (overlaid, labelled): over
+// one shared time axis the requests and failures per interval, the latency
+// percentiles per interval, the phases' means per interval and every
+// request's latency; then the percentile spectrum with the --fail-if
+// objectives, the response-time ranges and the latency against the
+// throughput of the intervals. A panel none of the runs has data for is
+// left out.
 func RunFigure(title string, runs []*Data) *Figure {
 	f := &Figure{Title: title}
 	label := func(d *Data, what string) string {
@@ -49,15 +86,43 @@ func RunFigure(title string, runs []*Data) *Figure {
 		}
 		return d.Label + " " + what
 	}
-
-	lat := Panel{XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
-	var notes []string
+	end := 0.0
 	for _, d := range runs {
+		end = max(end, d.ElapsedS)
+		for _, iv := range d.Intervals {
+			end = max(end, iv.StartS+iv.LengthS)
+		}
+	}
+	timeAxis := func(p *Panel) {
+		if end > 0 {
+			p.XMin, p.XMax = 0, end
+		}
+	}
+	note := ""
+	if len(runs) == 1 && runs[0].IntervalNote != "" {
+		note = " (" + runs[0].IntervalNote + ")"
+	}
+	if p, ok := intervalRatePanel(runs, label); ok {
+		p.Title += note
+		timeAxis(&p)
+		f.Panels = append(f.Panels, p)
+	}
+	if p, ok := intervalLatencyPanel(runs, label); ok {
+		timeAxis(&p)
+		f.Panels = append(f.Panels, p)
+	}
+	if p, ok := phasePanel(runs, label); ok {
+		timeAxis(&p)
+		f.Panels = append(f.Panels, p)
+	}
+	lat := Panel{ID: PanelScatter, XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	var notes []string
+	for k, d := range runs {
 		if d.Latency == nil {
 			continue
 		}
-		l := Line{Title: label(d, ""), Style: Points, Columns: []string{"start_s", "latency_ms"}}
-		l.Note = latencyNote(d)
+		l := Line{Title: label(d, ""), Style: Points, Color: k + 1, Columns: []string{"start_s", "latency_ms"}}
+		l.Note = d.LatencyNote
 		for _, p := range d.Latency {
 			l.Rows = append(l.Rows, []float64{p.StartS, float64(p.LatencyUs) / 1000})
 		}
@@ -66,44 +131,29 @@ func RunFigure(title string, runs []*Data) *Figure {
 	}
 	if len(lat.Lines) > 0 {
 		lat.Title = "Latency of each request over time"
-		if len(notes) == 1 {
+		if len(notes) == 1 && notes[0] != "" {
 			lat.Title += ": " + notes[0]
 		} else {
 			lat.Title += " (sampling per data set in the .dat file)"
 		}
+		timeAxis(&lat)
 		f.Panels = append(f.Panels, lat)
 	}
-
-	pct := Panel{XLabel: "percentile", YLabel: "latency (ms)", LogX: true, XTics: PercentileTics, YFromZero: true}
-	precision := ""
-	for _, d := range runs {
-		if len(d.Curve) == 0 {
-			continue
-		}
-		l := Line{Title: label(d, ""), Style: Lines, Columns: []string{"x_1/(1-p)", "latency_ms", "percent"},
-			Note: "total latency by percentile, " + d.CurvePrecision + "; the last row is the maximum"}
-		for _, c := range d.Curve {
-			l.Rows = append(l.Rows, []float64{PercentileX(c.Percent), float64(c.Us) / 1000, c.Percent})
-		}
-		precision = d.CurvePrecision
-		pct.Lines = append(pct.Lines, l)
-	}
-	if len(pct.Lines) > 0 {
-		pct.Title = "Latency percentile distribution (right end: maximum)"
-		if len(runs) == 1 {
-			pct.Title += ", " + precision
-		}
-		f.Panels = append(f.Panels, pct)
-	}
-
-	if p, ok := intervalLatencyPanel(runs, label); ok {
+	if p, ok := percentilePanel(runs, label); ok {
 		f.Panels = append(f.Panels, p)
 	}
-	if p, ok := intervalRatePanel(runs, label); ok {
+	if p, ok := rangesPanel(runs, label); ok {
 		f.Panels = append(f.Panels, p)
-		return f
 	}
-	rps := Panel{XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
+	if p, ok := kneePanel(runs, label); ok {
+		f.Panels = append(f.Panels, p)
+	}
+	for _, p := range f.Panels {
+		if p.ID == PanelRate {
+			return f
+		}
+	}
+	rps := Panel{ID: PanelPerSecond, XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
 	short := false
 	for _, d := range runs {
 		if d.PerSecond != nil && len(d.PerSecond) == 0 {
@@ -141,29 +191,221 @@ func RunFigure(title string, runs []*Data) *Figure {
 	return f
 }
 
-// intervalLatencyPanel draws each interval's p50, p99 and maximum latency
-// from the runs' timelines.
+// percentilePanel is the latency percentile spectrum on the 1/(1−p) axis, to
+// the finest percentile any run resolves, with the --fail-if objectives on
+// latency figures drawn over it: met and missed apart.
+func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	top := 1e4
+	for _, d := range runs {
+		for _, c := range d.Curve {
+			if c.Percent < 100 {
+				top = max(top, math.Pow(10, math.Ceil(math.Log10(1/(1-c.Percent/100))-1e-9)))
+			}
+		}
+	}
+	pct := Panel{ID: PanelPercentiles, XLabel: "percentile", YLabel: "latency (ms)", LogX: true, XTics: PercentileTicsTo(top), YFromZero: true}
+	precision := ""
+	met := Line{Title: "objective met", Style: Points, Color: 2, Columns: []string{"x_1/(1-p)", "bound_ms", "percent"},
+		Note: "--fail-if bounds on latency figures that the run met (the mean at 1/(1-p) = 2)"}
+	missed := Line{Title: "objective missed", Style: Points, Color: 4, Columns: met.Columns,
+		Note: "--fail-if bounds on latency figures that the run missed"}
+	for k, d := range runs {
+		if len(d.Curve) == 0 {
+			continue
+		}
+		l := Line{Title: label(d, ""), Style: Lines, Color: k + 1, Columns: []string{"x_1/(1-p)", "latency_ms", "percent"},
+			Note: "total latency by percentile, " + d.CurvePrecision + "; the last row is the maximum"}
+		for _, c := range d.Curve {
+			l.Rows = append(l.Rows, []float64{percentileX(c.Percent, top), float64(c.Us) / 1000, c.Percent})
+		}
+		precision = d.CurvePrecision
+		pct.Lines = append(pct.Lines, l)
+		for _, o := range d.Objectives {
+			x := 2.0 // the mean: drawn at the median's place
+			if o.Percent >= 0 {
+				x = percentileX(o.Percent, top)
+			}
+			row := []float64{x, o.Us / 1000, o.Percent}
+			if o.Passed {
+				met.Rows = append(met.Rows, row)
+			} else {
+				missed.Rows = append(missed.Rows, row)
+			}
+		}
+	}
+	if len(pct.Lines) == 0 {
+		return pct, false
+	}
+	for _, l := range []Line{met, missed} {
+		if len(l.Rows) > 0 {
+			pct.Lines = append(pct.Lines, l)
+		}
+	}
+	pct.Title = "Latency percentile distribution (right end: maximum)"
+	if len(runs) == 1 {
+		pct.Title += ", " + precision
+	}
+	if len(met.Rows)+len(missed.Rows) > 0 {
+		pct.Title += "; --fail-if objectives as dots"
+	}
+	return pct, true
+}
+
+// rangesPanel counts the requests in each response-time range, and the
+// failed requests.
+func rangesPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	p := Panel{ID: PanelRanges, Title: "Response-time ranges (requests by total time) and failed requests",
+		XLabel: "range", YLabel: "requests", YFromZero: true}
+	n := 0
+	for _, d := range runs {
+		if len(d.Ranges) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return p, false
+	}
+	w := 0.8 / float64(n)
+	k := 0
+	for i, d := range runs {
+		if len(d.Ranges) == 0 {
+			continue
+		}
+		if len(p.XTics) == 0 {
+			e := d.RangeEdgesMs
+			for j := range d.Ranges {
+				var t string
+				switch {
+				case j == 0:
+					t = "t ≤ " + formatMs(e[0])
+				case j == len(e):
+					t = formatMs(e[j-1]) + " < t"
+				default:
+					t = formatMs(e[j-1]) + " < t ≤ " + formatMs(e[j])
+				}
+				p.XTics = append(p.XTics, Tic{t, float64(j)})
+			}
+			p.XTics = append(p.XTics, Tic{"failed", float64(len(d.Ranges))})
+		}
+		l := Line{Title: label(d, ""), Style: Bars, Color: i + 1, Columns: []string{"range", "requests", "bar_width"}, Note: d.RangesNote}
+		off := -0.4 + w*(float64(k)+0.5)
+		for j, c := range d.Ranges {
+			l.Rows = append(l.Rows, []float64{float64(j) + off, float64(c), w})
+		}
+		l.Rows = append(l.Rows, []float64{float64(len(d.Ranges)) + off, float64(d.Failed), w})
+		p.Lines = append(p.Lines, l)
+		k++
+	}
+	p.TicRange()
+	return p, true
+}
+
+func formatMs(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + " ms" }
+
+// kneePanel draws each interval's latency against its throughput: where a
+// server saturates, latency climbs while throughput stays.
+func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	p := Panel{ID: PanelKnee, Title: "Latency against throughput, one dot per interval of the timeline",
+		XLabel: "requests per second in the interval", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	for k, d := range runs {
+		p50 := Line{Title: label(d, "p50"), Style: Points, Color: k + 1, Columns: []string{"requests_per_s", "p50_ms"},
+			Note: "each interval's requests over its length, and its latency percentiles"}
+		p99 := Line{Title: label(d, "p99"), Style: Points, Color: len(runs) + k + 1, Columns: []string{"requests_per_s", "p99_ms"}}
+		for _, iv := range d.Intervals {
+			if iv.Requests == 0 || iv.LengthS <= 0 {
+				continue
+			}
+			x := float64(iv.Requests) / iv.LengthS
+			p50.Rows = append(p50.Rows, []float64{x, float64(iv.P50Us) / 1000})
+			p99.Rows = append(p99.Rows, []float64{x, float64(iv.P99Us) / 1000})
+		}
+		if len(p50.Rows) > 0 {
+			p.Lines = append(p.Lines, p50, p99)
+		}
+	}
+	return p, len(p.Lines) > 0
+}
+
+// phasePanel draws each interval's mean time per phase (k6's Timings).
+func phasePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	p := Panel{ID: PanelPhases, Title: "Mean time per phase, per interval (connect: TCP and TLS; waiting: to the first byte; rest: sending and receiving)",
+		XLabel: "time since the start of the run (s)", YLabel: "mean (ms)", XFromZero: true, YFromZero: true}
+	for k, d := range runs {
+		if !d.HasPhases {
+			continue
+		}
+		names := []string{"connect", "waiting", "rest"}
+		var ls [3]Line
+		for j := range ls {
+			ls[j] = Line{Title: label(d, names[j]), Style: Lines, Color: 3*k + j + 1, Columns: []string{"interval_mid_s", names[j] + "_ms"}}
+		}
+		ls[0].Note = "mean phase times of the requests that ended in each interval (exact µs)"
+		for _, iv := range d.Intervals {
+			if iv.Requests == 0 {
+				continue
+			}
+			x := iv.StartS + iv.LengthS/2
+			for j, v := range []float64{iv.ConnectUs, iv.WaitUs, iv.RestUs} {
+				ls[j].Rows = append(ls[j].Rows, []float64{x, v / 1000})
+			}
+		}
+		if len(ls[0].Rows) > 0 {
+			p.Lines = append(p.Lines, ls[:]...)
+		}
+	}
+	return p, len(p.Lines) > 0
+}
+
+// intervalLatencyPanel draws each interval's p50, p90, p99 and maximum
+// latency from the runs' timelines (and rate mode's corrected p99), on a log
+// axis when they span more than two decades.
 func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
-	p := Panel{Title: "Latency per interval of the timeline: p50 (solid), p99 (dashed), maximum (dots)",
+	p := Panel{ID: PanelLatencyTime, Title: "Latency per interval of the timeline: p50, p90 (dashed), p99, maximum (dots)",
 		XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	lo, hi := math.Inf(1), 0.0
+	corrected := false
 	for k, d := range runs {
 		if len(d.Intervals) == 0 {
 			continue
 		}
-		p50 := Line{Title: label(d, "p50"), Style: Lines, Color: k + 1, Columns: []string{"interval_mid_s", "p50_ms"},
+		c := 4 * k
+		p50 := Line{Title: label(d, "p50"), Style: Lines, Color: c + 1, Columns: []string{"interval_mid_s", "p50_ms"},
 			Note: "latency percentiles of the requests recorded in each interval (HDR histogram, 3 significant digits)"}
-		p99 := Line{Title: label(d, "p99"), Style: Lines, Color: k + 1, Dashed: true, Columns: []string{"interval_mid_s", "p99_ms"}}
-		mx := Line{Title: label(d, "max"), Style: Points, Color: k + 1, Columns: []string{"interval_mid_s", "max_ms"}}
+		p90 := Line{Title: label(d, "p90"), Style: Lines, Color: c + 2, Dashed: true, Columns: []string{"interval_mid_s", "p90_ms"}}
+		p99 := Line{Title: label(d, "p99"), Style: Lines, Color: c + 3, Columns: []string{"interval_mid_s", "p99_ms"}}
+		mx := Line{Title: label(d, "max"), Style: Points, Color: c + 4, Columns: []string{"interval_mid_s", "max_ms"}}
+		cp99 := Line{Title: label(d, "corrected p99"), Style: Lines, Color: c + 3, Dashed: true, Columns: []string{"interval_mid_s", "corrected_p99_ms"},
+			Note: "p99 of the latency from each request's intended send time (--rate)"}
 		for _, iv := range d.Intervals {
 			if iv.Requests == 0 {
 				continue
 			}
 			x := iv.StartS + iv.LengthS/2
 			p50.Rows = append(p50.Rows, []float64{x, float64(iv.P50Us) / 1000})
+			p90.Rows = append(p90.Rows, []float64{x, float64(iv.P90Us) / 1000})
 			p99.Rows = append(p99.Rows, []float64{x, float64(iv.P99Us) / 1000})
 			mx.Rows = append(mx.Rows, []float64{x, float64(iv.MaxUs) / 1000})
+			if iv.CorrectedP99Us > 0 {
+				cp99.Rows = append(cp99.Rows, []float64{x, float64(iv.CorrectedP99Us) / 1000})
+				hi = max(hi, float64(iv.CorrectedP99Us))
+			}
+			if iv.P50Us > 0 {
+				lo = min(lo, float64(iv.P50Us))
+			}
+			hi = max(hi, float64(iv.MaxUs))
 		}
-		p.Lines = append(p.Lines, p50, p99, mx)
+		p.Lines = append(p.Lines, p50, p90, p99, mx)
+		if len(cp99.Rows) > 0 {
+			p.Lines = append(p.Lines, cp99)
+			corrected = true
+		}
+	}
+	if corrected {
+		p.Title += "; corrected p99 (dashed, from the intended send times)"
+	}
+	if hi/lo > 100 {
+		p.LogY, p.YFromZero = true, false
+		p.Title += "; log scale"
 	}
 	return p, len(p.Lines) > 0
 }
@@ -171,7 +413,7 @@ func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel
 // intervalRatePanel draws each interval's requests and failures per second
 // from the runs' timelines.
 func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
-	p := Panel{Title: "Requests and failures per second, per interval of the timeline", XLabel: "time since the start of the run (s)",
+	p := Panel{ID: PanelRate, Title: "Requests and failures per second, per interval of the timeline", XLabel: "time since the start of the run (s)",
 		YLabel: "per second", XFromZero: true, YFromZero: true}
 	for k, d := range runs {
 		if len(d.Intervals) == 0 {
@@ -194,22 +436,8 @@ func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, b
 	return p, len(p.Lines) > 0
 }
 
-func latencyNote(d *Data) string {
-	var s string
-	switch {
-	case d.Stride > 1:
-		s = fmt.Sprintf("1 in %d of %s requests, evenly by latency rank, and the slowest", d.Stride, count(d.Stored))
-	default:
-		s = "all " + count(d.Stored) + " requests"
-	}
-	if d.Stored < d.Recorded {
-		s += fmt.Sprintf(" (the exact store kept %s of %s)", count(d.Stored), count(d.Recorded))
-	}
-	return s + ", µs precision"
-}
-
-// count formats n with thousands separators.
-func count(n int) string {
+// Count formats n with thousands separators.
+func Count(n int) string {
 	s := strconv.Itoa(n)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -225,12 +453,15 @@ type Figure struct {
 
 // Panel is one chart of a Figure.
 type Panel struct {
+	ID             string // names the panel (the Panel constants of a run figure)
 	Title          string // says what is drawn, including any sampling
 	XLabel, YLabel string // axis labels, each with its unit
 	// LogX draws x on a log scale; XTics, when set, replaces gnuplot's tics
 	// (pairs of label and position, as gnuplot's set xtics (...) takes them).
 	LogX  bool
 	XTics []Tic
+	// LogY draws y on a log scale (values that span decades).
+	LogY bool
 	// XFromZero and YFromZero anchor an axis at 0 (counts, rates, time).
 	XFromZero, YFromZero bool
 	// XMin and XMax, when XMax > XMin, fix the x range.

@@ -3,10 +3,12 @@ package chart
 import (
 	"bufio"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // This file draws a Panel as an SVG image (the HTML report's charts): axes
@@ -44,11 +46,16 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	W, H := float64(width), float64(height)
 	xs, ys := dataRange(p)
 	x := axis{lo: xs[0], hi: xs[1], log: p.LogX, pxLo: svgLeft, px: W - svgLeft - svgRight}
-	y := axis{lo: ys[0], hi: ys[1], pxLo: H - svgBottom, px: -(H - svgTop - svgBottom)}
+	y := axis{lo: ys[0], hi: ys[1], log: p.LogY, pxLo: H - svgBottom, px: -(H - svgTop - svgBottom)}
 	if x.log {
 		x.lo, x.hi = math.Log10(math.Max(x.lo, 1e-12)), math.Log10(math.Max(x.hi, 1e-12))
 	}
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="11">`, width, height, width, height)
+	if y.log {
+		y.lo, y.hi = math.Log10(math.Max(y.lo, 1e-12)), math.Log10(math.Max(y.hi, 1e-12))
+	}
+	// The plot area's mapping, for the page's script (hover and zoom).
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="11" data-x="%g %g %g %g %t" data-y="%g %g %g %g %t">`,
+		width, height, width, height, x.pxLo, x.px, x.lo, x.hi, x.log, y.pxLo, y.px, y.lo, y.hi, y.log)
 	fmt.Fprintf(bw, "<title>%s</title>", esc(p.Title))
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="#fff"/>`, width, height)
 	fmt.Fprintf(bw, `<text x="%g" y="18" text-anchor="middle" font-size="12">%s</text>`, W/2, esc(p.Title))
@@ -66,6 +73,9 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px, svgTop, px, H-svgBottom)
 	}
 	yticks := niceTicks(ys[0], ys[1])
+	if y.log {
+		yticks = decadeTicks(ys[0], ys[1])
+	}
 	for _, v := range yticks {
 		py := y.at(v)
 		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, svgLeft, py, W-svgRight, py)
@@ -82,10 +92,13 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	bw.WriteString(`</g>`)
 	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom)
 
-	// Data sets.
+	// Data sets, clipped to the frame.
+	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g class="plot" clip-path="url(#clip-%s)">`,
+		clipID(p), svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom, clipID(p))
 	for i, l := range p.Lines {
 		writeLine(bw, &l, x, y, Palette[(l.ColorOf(i)-1)%len(Palette)])
 	}
+	bw.WriteString("</g>")
 	// Legend, top left inside the frame.
 	ly := svgTop + 14
 	for i, l := range p.Lines {
@@ -93,12 +106,15 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 			continue
 		}
 		color := Palette[(l.ColorOf(i)-1)%len(Palette)]
-		dash := ""
-		if l.Dashed {
-			dash = ` stroke-dasharray="3 2"`
+		switch {
+		case l.Style == Points: // a dot, as the series is drawn
+			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, svgLeft+14, ly-4, color)
+		case l.Dashed:
+			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="3 2"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color)
+		default:
+			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color)
 		}
-		fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"%s/><text x="%g" y="%g">%s</text>`,
-			svgLeft+8, ly-4, svgLeft+20, ly-4, color, dash, svgLeft+24, ly, esc(l.Title))
+		fmt.Fprintf(bw, `<text x="%g" y="%g">%s</text>`, svgLeft+24, ly, esc(l.Title))
 		ly += 14
 	}
 	bw.WriteString("</svg>")
@@ -171,6 +187,28 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
 	}
 }
 
+// clipID names a panel's clip path: its ID, or its title's hash.
+func clipID(p *Panel) string {
+	if p.ID != "" && strings.Trim(p.ID, "abcdefghijklmnopqrstuvwxyz0123456789-") == "" {
+		return p.ID
+	}
+	h := fnv.New32a()
+	h.Write([]byte(p.Title))
+	return fmt.Sprintf("p%08x", h.Sum32())
+}
+
+// decadeTicks are the powers of ten in [lo, hi] (and lo when there is none).
+func decadeTicks(lo, hi float64) []float64 {
+	var out []float64
+	for v := math.Pow(10, math.Ceil(math.Log10(math.Max(lo, 1e-12)))); v <= hi*1.0001; v *= 10 {
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		out = append(out, lo)
+	}
+	return out
+}
+
 func bad(a, b float64) bool {
 	return math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0)
 }
@@ -206,7 +244,7 @@ func dataRange(p *Panel) (xs, ys [2]float64) {
 	if p.XFromZero {
 		xs[0] = math.Min(xs[0], 0)
 	}
-	if p.YFromZero {
+	if p.YFromZero && !p.LogY {
 		ys[0] = math.Min(ys[0], 0)
 	}
 	for _, t := range p.XTics {
@@ -218,7 +256,12 @@ func dataRange(p *Panel) (xs, ys [2]float64) {
 	if ys[1] == ys[0] {
 		ys[1] = ys[0] + 1
 	}
-	ys[1] += (ys[1] - ys[0]) * 0.05 // headroom for the legend
+	if p.LogY {
+		ys[0] = math.Max(ys[0], 1e-3) / 1.2
+		ys[1] *= 1.5 // headroom for the legend
+	} else {
+		ys[1] += (ys[1] - ys[0]) * 0.05 // headroom for the legend
+	}
 	if xs[1] == xs[0] {
 		xs[1] = xs[0] + 1
 	}
