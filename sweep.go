@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +20,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/hoststat"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
@@ -39,6 +43,9 @@ type sweepOptions struct {
 	maxCVPercent                        float64
 	demo, help                          bool
 	serverPIDs                          []string
+	order, deviation, baseline          string
+	param, before                       string
+	requestsPerConn                     int
 }
 
 func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
@@ -49,6 +56,12 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.StringVar(&so.postSizes, "post-sizes", "", "POST a generated body of each size in `LIST` (each up to 64m, built in memory for its run; content type -T); {size} in a target takes the size too")
 	fs.IntVar(&so.repeat, "repeat", 1, "measure each point `R` times (1 to 1000), interleaved across the targets")
 	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds; at most 1h)")
+	fs.StringVar(&so.order, "order", sweep.OrderInterleaved, "run order: `interleaved` (every point's first repetition, then every point's second, ...) or random (each such round shuffled; the seed is in --json)")
+	fs.IntVar(&so.requestsPerConn, "requests-per-conn", 0, "each point sends c × `N` requests (-n), so every client makes N at every concurrency (not with -n or -t)")
+	fs.StringVar(&so.param, "param", "", "sweep a parameter: `NAME=V1,V2,...`, set by --before's command before each run (a column and an x axis)")
+	fs.StringVar(&so.before, "before", "", "run `COMMAND` (sh -c; {NAME} replaced by --param's value) before each run; a failure stops the sweep")
+	fs.StringVar(&so.deviation, "deviation", sweep.DeviationPooled, "latency deviation estimator for the table, rankings and ratios: `pooled` (every request's sd) or mean-of-runs (the runs' own sds averaged, JMeter's)")
+	fs.StringVar(&so.baseline, "baseline", "", "also print every target's figures as ratios to target `LABEL`'s at the same point, with 95 % intervals")
 	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation; 0 to 1000)")
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
 	fs.StringVar(&so.jsonFile, "json", "", "write the sweep, every run's JSON document included, to `FILE`")
@@ -76,6 +89,7 @@ Sweep options:
 type sweepArgs struct {
 	ab          []string // ab's options for every run (no -c)
 	concurrency string   // -c's list ("" when not given)
+	shortSeen   [256]bool // ab's options given that take a value
 	verbose     bool     // -v given
 	targets     []string
 	opts        sweepOptions
@@ -144,6 +158,7 @@ func splitSweepArgs(args []string) (*sweepArgs, error) {
 					i++
 					value = args[i]
 				}
+				sa.shortSeen[c] = true
 				switch c {
 				case 'c':
 					sa.concurrency = value
@@ -254,6 +269,9 @@ func (sw *sweepRun) settings() error {
 	if !(so.maxCVPercent >= 0 && so.maxCVPercent <= maxCVPercent) { // NaN too
 		return fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent)
 	}
+	if err := sw.methodSettings(); err != nil {
+		return err
+	}
 	s.Concurrency = []int{1}
 	var err error
 	if sw.sa.concurrency != "" {
@@ -310,8 +328,11 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
 		return sw.usageError(err), true
 	}
-	if err := sweep.CheckRuns(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat); err != nil {
+	if err := sweep.CheckRuns(sw.dims()); err != nil {
 		return sw.usageError(err), true
+	}
+	if s.Baseline != "" && !slices.ContainsFunc(s.Targets, func(t sweep.Target) bool { return t.Label == s.Baseline }) {
+		return sw.usageError(fmt.Errorf("--baseline: no target is labelled %q", s.Baseline)), true
 	}
 	if sw.meters, err = serverMeters(so.serverPIDs, s); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
@@ -321,15 +342,15 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		return exitUsage, true
 	}
 	sw.points = map[sweep.Point]*sweepPoint{}
-	nSizes := len(s.Sizes)
-	for _, r := range sweep.Plan(len(s.Targets), nSizes, len(s.Concurrency), 1) {
-		p, status := parsePoint(s, r.Point, sw.argv0, sw.sa.ab, stderr)
+	points := sweep.Points(sw.dims())
+	for _, pt := range points {
+		p, status := parsePoint(s, pt, sw.argv0, sw.sa.ab, stderr)
 		if p == nil {
 			return status, true
 		}
-		sw.points[r.Point] = p
+		sw.points[pt] = p
 	}
-	if cpus := sw.points[sweep.Point{Size: sizeIndex(nSizes)}].o.CPUs; cpus > 0 {
+	if cpus := sw.points[points[0]].o.CPUs; cpus > 0 {
 		runtime.GOMAXPROCS(cpus)
 	}
 	if err := checkSweepPictures(so.plotFile, so.htmlFile); err != nil {
@@ -363,7 +384,8 @@ type sweepRuns struct {
 	start       time.Time
 	loadStart   []float64
 	interrupted bool
-	fatal       int // runs that ended with an error before or while measuring
+	fatal       int   // runs that ended with an error before or while measuring
+	beforeErr   error // --before's command failed: the sweep stopped
 }
 
 // measureAll runs the plan, each point's line on stderr after its last
@@ -371,7 +393,7 @@ type sweepRuns struct {
 func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	s := sw.s
 	m := &sweepRuns{start: time.Now(), loadStart: loadAverage()}
-	plan := sweep.Plan(len(s.Targets), len(s.Sizes), len(s.Concurrency), s.Repeat)
+	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
 	for i, r := range plan {
 		if ctx.Err() != nil {
@@ -387,6 +409,14 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 				m.interrupted = true
 				break
 			}
+		}
+		if err := runBefore(ctx, s, r.Point, sw.stderr); err != nil {
+			if ctx.Err() != nil {
+				m.interrupted = true
+				break
+			}
+			m.beforeErr = err
+			break
 		}
 		p := sw.points[r.Point]
 		post := s.SizeOption == "--post-sizes"
@@ -430,7 +460,8 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 	if sw.sa.verbose {
 		fmt.Fprintln(out)
 	}
-	err := sweep.WriteTable(out, s, results, !m.interrupted)
+	complete := !m.interrupted && m.beforeErr == nil
+	err := sweep.WriteTable(out, s, results, complete)
 	if err == nil {
 		err = sweep.WriteRunErrors(out, results)
 	}
@@ -438,7 +469,7 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
-	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: !m.interrupted,
+	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: complete,
 		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: loadAverage()}}
 	if err := sw.files.write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
@@ -449,6 +480,9 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		return exitError
 	}
 	switch {
+	case m.beforeErr != nil:
+		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.beforeErr, len(m.runs), m.planned)
+		return exitError
 	case m.interrupted:
 		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.runs), m.planned)
 		return exitError
@@ -459,11 +493,94 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 	return exitOK
 }
 
-func sizeIndex(nSizes int) int {
-	if nSizes == 0 {
-		return -1
+// dims are the lengths of the sweep's lists.
+func (sw *sweepRun) dims() sweep.Dims {
+	s := sw.s
+	d := sweep.Dims{Targets: len(s.Targets), Sizes: len(s.Sizes), Concurrency: len(s.Concurrency), Repeat: s.Repeat}
+	if s.Param != nil {
+		d.Params = len(s.Param.Values)
 	}
-	return 0
+	return d
+}
+
+// maxRequestsPerConn is the largest --requests-per-conn.
+const maxRequestsPerConn = 1_000_000
+
+// methodSettings checks the options of the experiment's method: --order,
+// --requests-per-conn, --param and --before, --deviation and --baseline.
+func (sw *sweepRun) methodSettings() error {
+	so, s := &sw.sa.opts, sw.s
+	switch so.order {
+	case sweep.OrderInterleaved:
+	case sweep.OrderRandom:
+		s.Seed = uint64(time.Now().UnixNano())
+	default:
+		return fmt.Errorf("--order must be interleaved or random, not %q", so.order)
+	}
+	s.Order = so.order
+	switch so.deviation {
+	case sweep.DeviationPooled, sweep.DeviationMeanOfRuns:
+		s.Deviation = so.deviation
+	default:
+		return fmt.Errorf("--deviation must be pooled or mean-of-runs, not %q", so.deviation)
+	}
+	s.Baseline = so.baseline
+	if so.requestsPerConn != 0 {
+		if so.requestsPerConn < 1 || so.requestsPerConn > maxRequestsPerConn {
+			return fmt.Errorf("--requests-per-conn must be from 1 to %d, not %d", maxRequestsPerConn, so.requestsPerConn)
+		}
+		if sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'] {
+			return errors.New("--requests-per-conn sets each point's -n (c × N): it cannot be used with -n or -t")
+		}
+		s.RequestsPerConn = so.requestsPerConn
+	}
+	if so.param != "" {
+		p, err := sweep.ParseParam(so.param)
+		if err != nil {
+			return err
+		}
+		if so.before == "" {
+			return fmt.Errorf("--param %s needs --before, the command that sets it before each run", p.Name)
+		}
+		if !strings.Contains(so.before, p.Placeholder()) {
+			return fmt.Errorf("--before's command holds no %s: every run would be the same", p.Placeholder())
+		}
+		s.Param = p
+	}
+	s.Before = so.before
+	return nil
+}
+
+// beforeTimeout bounds --before's command.
+const beforeTimeout = 5 * time.Minute
+
+// runBefore runs --before's command for a run of the point (nothing
+// without --before): sh -c with {NAME} replaced by the point's --param
+// value (a value is one shell word: ParseParam), its output on stderr, in
+// its own process group, which is killed when the sweep is interrupted or
+// the command outlives beforeTimeout.
+func runBefore(ctx context.Context, s *sweep.Settings, pt sweep.Point, stderr io.Writer) error {
+	if s.Before == "" {
+		return nil
+	}
+	command := s.Before
+	if s.Param != nil {
+		command = strings.ReplaceAll(command, s.Param.Placeholder(), s.Param.Values[pt.Param])
+	}
+	ctx, cancel := context.WithTimeout(ctx, beforeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	cmd.SysProcAttr = newProcessGroup()
+	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("--before %q did not end within %v", command, beforeTimeout)
+		}
+		return fmt.Errorf("--before %q: %v", command, err)
+	}
+	return nil
 }
 
 // parsePoint builds a point's single-run command line and parses it with
@@ -477,7 +594,11 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 	t := s.Targets[pt.Target]
 	url := t.URLFor(size)
 	argv := append([]string{argv0}, ab...)
-	argv = append(argv, "-c", strconv.Itoa(s.Concurrency[pt.Concurrency]), url)
+	c := s.Concurrency[pt.Concurrency]
+	if s.RequestsPerConn > 0 {
+		argv = append(argv, "-n", strconv.FormatInt(int64(c)*int64(s.RequestsPerConn), 10))
+	}
+	argv = append(argv, "-c", strconv.Itoa(c), url)
 	var msgs bytes.Buffer
 	o, status, done := parseArgs(argv, io.Discard, &msgs)
 	if done {
@@ -601,7 +722,11 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	runner, err := client.New(cfg)
 	ms := &measured{}
 	if err == nil {
+		host := hoststat.Read()
 		ms = measureRun(ctx, runner, &meter)
+		if d := hoststat.Read().Sub(host); d.Checked(hoststat.FileStat) {
+			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
+		}
 		err = ms.err
 		if ms.server != nil {
 			rr.ServerCPU, rr.ServerCPUKnown = ms.server.CPU, true

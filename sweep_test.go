@@ -103,18 +103,24 @@ func TestSweepBadInput(t *testing.T) {
 
 // badSweepValues gives each of gab sweep's own options a value it refuses.
 var badSweepValues = map[string][]string{
-	"sizes":      {"--sizes", "zz"},
-	"post-sizes": {"--post-sizes", "100g"},
-	"repeat":     {"--repeat", "x"},
-	"pause":      {"--pause", "2h"},
-	"max-cv":     {"--max-cv", "-1"},
-	"csv":        {"--csv", ""},
-	"json":       {"--json", ""},
-	"plot":       {"--plot", "x.txt"},
-	"html":       {"--html", ""},
-	"demo":       {"--demo=maybe"},
-	"server-pid": {"--server-pid", "x"},
-	"help":       {"--help=maybe"},
+	"sizes":             {"--sizes", "zz"},
+	"post-sizes":        {"--post-sizes", "100g"},
+	"repeat":            {"--repeat", "x"},
+	"pause":             {"--pause", "2h"},
+	"max-cv":            {"--max-cv", "-1"},
+	"csv":               {"--csv", ""},
+	"json":              {"--json", ""},
+	"plot":              {"--plot", "x.txt"},
+	"html":              {"--html", ""},
+	"demo":              {"--demo=maybe"},
+	"server-pid":        {"--server-pid", "x"},
+	"help":              {"--help=maybe"},
+	"order":             {"--order", "sideways"},
+	"requests-per-conn": {"-n", "10", "--requests-per-conn", "3"},
+	"param":             {"--param", "x"},
+	"before":            {"--before", ""},
+	"deviation":         {"--deviation", "median"},
+	"baseline":          {"--baseline", "nobody"},
 }
 
 // Every sweep option given a bad value, and every run option that a sweep
@@ -250,8 +256,10 @@ func TestSweepTwoTargets(t *testing.T) {
 	if hitsA.Load() != 160 || hitsB.Load() != 160 {
 		t.Errorf("requests A %d B %d, want 2 sizes × 2 c × 2 runs × 20", hitsA.Load(), hitsB.Load())
 	}
-	if n := strings.Count(stderr, "\n["); n != 11 || !strings.Contains(stderr, "[4/24] A size=10 c=1: ") ||
-		!strings.Contains(stderr, "[6/24] dead size=10 c=1: 0.0 req/s ±0.0 (95% CI, n=2, cv 0.0%), 0 failed, 2 of 2 runs ended with an error [apr_socket_recv: Connection refused (111)]") {
+	// Every point's first repetition, then every point's second: the
+	// points finish in the second round.
+	if n := strings.Count(stderr, "\n["); n != 11 || !strings.Contains(stderr, "[13/24] A size=10 c=1: ") ||
+		!strings.Contains(stderr, "[15/24] dead size=10 c=1: 0.0 req/s ±0.0 (95% CI, n=2, cv 0.0%), 0 failed, 2 of 2 runs ended with an error [apr_socket_recv: Connection refused (111)]") {
 		t.Errorf("want a line per point on stderr:\n%s", stderr)
 	}
 	for _, want := range []string{"Ranking", "Runs that ended with an error:", "dead size=1k c=2 repetition 2: apr_socket_recv: Connection refused (111)"} {
@@ -290,9 +298,9 @@ func TestSweepTwoTargets(t *testing.T) {
 	if !doc.Complete || len(doc.Points) != 12 || len(doc.Rankings) != 4 {
 		t.Fatalf("document: complete %v, %d points, %d rankings", doc.Complete, len(doc.Points), len(doc.Rankings))
 	}
-	// A B dead A B dead: the repetitions are interleaved.
+	// A B dead at every size and concurrency, then again: the repetitions are interleaved.
 	p := doc.Points[0]
-	if p.Label != "A" || p.Runs[0].Order != 1 || p.Runs[1].Order != 4 || doc.Points[1].Runs[0].Order != 2 {
+	if p.Label != "A" || p.Runs[0].Order != 1 || p.Runs[1].Order != 13 || doc.Points[1].Runs[0].Order != 2 {
 		t.Errorf("order: %+v", p.Runs)
 	}
 	if r := p.Runs[0].Document.Report; r == nil || r.CompleteRequests != 20 || r.DocumentLengthBytes != 10 || r.ConcurrencyLevel != 1 {

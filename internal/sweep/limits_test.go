@@ -34,15 +34,15 @@ func TestLimits(t *testing.T) {
 		{second(ParseSizes("--sizes", many+",101")), "--sizes: 101 values, at most 100"},
 		{second(ParseConcurrency(many + ",101")), "-c: 101 values, at most 100"},
 		{second(ParseTargets(manyTargets, "")), "101 targets, at most 100"},
-		{CheckRuns(2, 0, 10, MaxRepeat), "2 targets × 1 sizes × 10 concurrencies × --repeat 1000 is more than 10000 runs"},
-		{CheckRuns(100, 100, 100, 1), "is more than 10000 runs"},
-		{CheckRuns(1, 0, 1, 0), "a sweep of no runs"},
+		{CheckRuns(Dims{Targets: 2, Concurrency: 10, Repeat: MaxRepeat}), "2 targets × 1 sizes × 10 concurrencies × --repeat 1000 is more than 10000 runs"},
+		{CheckRuns(Dims{Targets: 100, Sizes: 100, Concurrency: 100, Repeat: 1}), "is more than 10000 runs"},
+		{CheckRuns(Dims{Targets: 1, Concurrency: 1}), "a sweep of no runs"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("error %v, want %q", c.err, c.want)
 		}
 	}
-	if err := CheckRuns(1, 10, 10, 100); err != nil {
+	if err := CheckRuns(Dims{Targets: 1, Sizes: 10, Concurrency: 10, Repeat: 100}); err != nil {
 		t.Errorf("10000 runs refused: %v", err)
 	}
 	if _, err := ParseConcurrency(many); err != nil {

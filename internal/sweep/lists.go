@@ -244,3 +244,47 @@ func hostPort(u string) string {
 	}
 	return rest
 }
+
+// Param is --param NAME=V1,V2,...: a parameter the sweep varies by running
+// --before's command, with {NAME} replaced by the value, before each run.
+type Param struct {
+	Name   string
+	Values []string
+}
+
+// Placeholder is what the value replaces in --before's command.
+func (p *Param) Placeholder() string { return "{" + p.Name + "}" }
+
+// maxParamValue is the longest --param value, in bytes.
+const maxParamValue = 256
+
+// ParseParam reads --param NAME=V1,V2,...: NAME a word of letters, digits and
+// '_' (not "size"), the values at most MaxListLength distinct words of
+// letters, digits and ". _ - : / + @ %" (so that a value is one shell word
+// as it stands and prints as it is), each at most 256 bytes.
+func ParseParam(s string) (*Param, error) {
+	name, list, ok := strings.Cut(s, "=")
+	if !ok || name == "" || strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
+		return nil, fmt.Errorf("--param: %q is not NAME=V1,V2,... (NAME letters, digits and _)", s)
+	}
+	if name == "size" {
+		return nil, fmt.Errorf("--param: {size} is --sizes' placeholder; name the parameter otherwise")
+	}
+	fields, err := splitList("--param", list)
+	if err != nil {
+		return nil, err
+	}
+	p := &Param{Name: name}
+	seen := map[string]bool{}
+	for _, v := range fields {
+		if v == "" || len(v) > maxParamValue || strings.TrimLeft(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/+@%") != "" {
+			return nil, fmt.Errorf("--param %s: %q is not a value (1 to %d letters, digits and . _ - : / + @ %%)", name, v, maxParamValue)
+		}
+		if seen[v] {
+			return nil, fmt.Errorf("--param %s: %q appears twice", name, v)
+		}
+		seen[v] = true
+		p.Values = append(p.Values, v)
+	}
+	return p, nil
+}

@@ -36,6 +36,52 @@ type Document struct {
 	Machine  DocMachine   `json:"machine"`
 	Points   []DocPoint   `json:"points"`
 	Rankings []DocRanking `json:"rankings"`
+	// BaselineRatios are every other target's figures at each point as
+	// ratios to --baseline's (absent without --baseline); Changes each
+	// target's from the first concurrency (or size) to the last.
+	BaselineRatios []DocComparison `json:"baseline_ratios,omitempty"`
+	Changes        []DocComparison `json:"changes,omitempty"`
+}
+
+// DocComparison is one point against another as ratios with their 95 %
+// intervals (delta method).
+type DocComparison struct {
+	Label       string    `json:"label"`
+	Size        *DocSize  `json:"size,omitempty"`
+	ParamValue  string    `json:"param_value,omitempty"`
+	Concurrency int       `json:"concurrency"`
+	BaseLabel   string    `json:"base_label"`
+	BaseSize    *DocSize  `json:"base_size,omitempty"`
+	BaseConc    int       `json:"base_concurrency"`
+	Throughput  *DocRatio `json:"requests_per_second,omitempty"`
+	Deviation   *DocRatio `json:"latency_deviation,omitempty"`
+	MeanLatency *DocRatio `json:"latency_mean,omitempty"`
+	P99         *DocRatio `json:"latency_p99,omitempty"`
+}
+
+// DocRatio is a ratio and its 95 % interval (equal to it without
+// repetitions on both sides).
+type DocRatio struct {
+	Ratio float64 `json:"ratio"`
+	Lo    float64 `json:"ci95_low"`
+	Hi    float64 `json:"ci95_high"`
+}
+
+func docRatio(r Ratio) *DocRatio {
+	if !r.Known {
+		return nil
+	}
+	return &DocRatio{Ratio: r.Value, Lo: r.Lo, Hi: r.Hi}
+}
+
+func docComparisons(cs []Comparison) []DocComparison {
+	var out []DocComparison
+	for _, c := range cs {
+		out = append(out, DocComparison{Label: c.Point.Label, Size: docSize(c.Point.Size), ParamValue: c.Point.ParamValue,
+			Concurrency: c.Point.Concurrency, BaseLabel: c.Base.Label, BaseSize: docSize(c.Base.Size), BaseConc: c.Base.Concurrency,
+			Throughput: docRatio(c.Throughput), Deviation: docRatio(c.Deviation), MeanLatency: docRatio(c.MeanLatency), P99: docRatio(c.P99)})
+	}
+	return out
 }
 
 // DocSettings echoes the sweep's command line.
@@ -48,6 +94,25 @@ type DocSettings struct {
 	PauseS      float64     `json:"pause_s"`
 	MaxCV       float64     `json:"max_cv"`
 	CIMethod    string      `json:"ci_method"`
+	// Param is --param (absent without), Before its command.
+	Param  *DocParam `json:"param,omitempty"`
+	Before string    `json:"before,omitempty"`
+	// Order is --order; Seed the random order's seed.
+	Order string `json:"order,omitempty"`
+	Seed  uint64 `json:"seed,omitempty"`
+	// RequestsPerConn is --requests-per-conn (absent without).
+	RequestsPerConn int `json:"requests_per_conn,omitempty"`
+	// Deviation is the latency deviation estimator ("pooled" or
+	// "mean-of-runs"); TieRule when two targets share a rank.
+	Deviation string `json:"deviation,omitempty"`
+	TieRule   string `json:"tie_rule,omitempty"`
+	Baseline  string `json:"baseline,omitempty"`
+}
+
+// DocParam is --param: its name and values.
+type DocParam struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
 }
 
 // DocTarget is a target as given (the URL may hold {size}).
@@ -77,6 +142,7 @@ type DocPoint struct {
 	Label       string   `json:"label"`
 	URL         string   `json:"url"`
 	Size        *DocSize `json:"size,omitempty"`
+	ParamValue  string   `json:"param_value,omitempty"`
 	Concurrency int      `json:"concurrency"`
 	Repeats     int      `json:"repeats"`         // runs done
 	Planned     int      `json:"repeats_planned"` // runs asked for
@@ -95,11 +161,25 @@ type DocPoint struct {
 	ClientCPUUsPerReq *float64 `json:"client_cpu_us_per_request,omitempty"`
 	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
 	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
+	// HostCPU is the whole host's CPU over the runs (absent where
+	// /proc/stat could not be read).
+	HostCPU *DocHostCPU `json:"host_cpu,omitempty"`
 	// Figures are the point's catalog figures (PointResult.Figure), key →
 	// value in the figure's unit; a figure no run has is absent.
 	Figures report.FigureValues `json:"figures,omitempty"`
 
 	Runs []DocRun `json:"runs"`
+}
+
+// DocHostCPU is the whole host's CPU over a point's runs: each kind as a
+// percentage of every core's time, the busy time per complete request.
+type DocHostCPU struct {
+	UserPercent    float64 `json:"user_percent"`
+	SystemPercent  float64 `json:"system_percent"`
+	SoftIRQPercent float64 `json:"softirq_percent"`
+	StealPercent   float64 `json:"steal_percent"`
+	BusyPercent    float64 `json:"busy_percent"`
+	BusyUsPerReq   float64 `json:"busy_us_per_request"`
 }
 
 // DocRPS are the req/s statistics across the repetitions.
@@ -120,6 +200,11 @@ type DocLatency struct {
 	SDMs   float64 `json:"sd_ms"`
 	P50Ms  float64 `json:"p50_ms"`
 	P99Ms  float64 `json:"p99_ms"`
+	MinMs  float64 `json:"min_ms"`
+	// DeviationMs is the latency deviation by the sweep's estimator
+	// (settings.deviation); RunSDsMs the runs' own sds.
+	DeviationMs float64   `json:"deviation_ms"`
+	RunSDsMs    []float64 `json:"run_sds_ms,omitempty"`
 }
 
 // DocRun is one repetition.
@@ -139,6 +224,7 @@ type DocRun struct {
 // DocRanking is one size and concurrency's ranking: labels, best first.
 type DocRanking struct {
 	Size         *DocSize         `json:"size,omitempty"`
+	ParamValue   string           `json:"param_value,omitempty"`
 	Concurrency  int              `json:"concurrency"`
 	ByThroughput []DocRankedPoint `json:"by_throughput"`
 	ByDeviation  []DocRankedPoint `json:"by_deviation"`
@@ -146,7 +232,10 @@ type DocRanking struct {
 
 // DocRankedPoint is one place of a ranking.
 type DocRankedPoint struct {
-	Rank            int     `json:"rank"`
+	Rank int `json:"rank"`
+	// Tied: another target shares the rank (TieRule).
+	Tied            bool    `json:"tied,omitempty"`
+	DeviationMs     float64 `json:"deviation_ms"`
 	Label           string  `json:"label"`
 	RPSMeanPerS     float64 `json:"rps_mean_per_s"`
 	LatencySDMs     float64 `json:"latency_sd_ms"`
@@ -187,6 +276,8 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		Settings: DocSettings{
 			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []DocSize{},
 			Repeat: s.Repeat, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
+			Before: s.Before, Order: s.Order, Seed: s.Seed, RequestsPerConn: s.RequestsPerConn,
+			Deviation: s.Deviation, TieRule: TieRule, Baseline: s.Baseline,
 		},
 		Points:   []DocPoint{},
 		Rankings: []DocRanking{},
@@ -197,17 +288,20 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 	for _, t := range s.Targets {
 		d.Settings.Targets = append(d.Settings.Targets, DocTarget{Label: t.Label, URL: t.URL, ServerPIDs: s.ServerPIDs[t.Label]})
 	}
+	if s.Param != nil {
+		d.Settings.Param = &DocParam{Name: s.Param.Name, Values: s.Param.Values}
+	}
 	for i := range s.Sizes {
 		d.Settings.Sizes = append(d.Settings.Sizes, *docSize(&s.Sizes[i]))
 	}
 	for _, p := range points {
 		dp := DocPoint{
-			Label: p.Label, URL: p.URL, Size: docSize(p.Size), Concurrency: p.Concurrency,
+			Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
 			Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
 			RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
 				CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
 			Latency: DocLatency{Count: p.LatencyCount, MeanMs: p.LatencyMeanMs, SDMs: p.LatencySDMs,
-				P50Ms: p.LatencyP50Ms, P99Ms: p.LatencyP99Ms},
+				P50Ms: p.LatencyP50Ms, P99Ms: p.LatencyP99Ms, MinMs: p.LatencyMinMs, DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
 			RequestsComplete:  p.Complete,
 			RequestsFailed:    p.Failed,
 			RunsWithError:     p.ErrorRuns,
@@ -219,6 +313,10 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
 			Figures:           pointFigures(p),
 			Runs:              []DocRun{},
+		}
+		if h := p.HostCPU; h.Known {
+			dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
+				StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
 		}
 		for _, r := range p.Runs {
 			dp.Runs = append(dp.Runs, DocRun{
@@ -232,20 +330,25 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		d.Points = append(d.Points, dp)
 	}
 	for _, r := range Rankings(points) {
-		dr := DocRanking{Size: docSize(r.Size), Concurrency: r.Concurrency}
-		for i, p := range r.ByThroughput {
-			dr.ByThroughput = append(dr.ByThroughput, rankedPoint(i, p))
+		dr := DocRanking{Size: docSize(r.Size), ParamValue: r.ParamValue, Concurrency: r.Concurrency}
+		for _, p := range r.ByThroughput {
+			dr.ByThroughput = append(dr.ByThroughput, rankedPoint(p))
 		}
-		for i, p := range r.ByDeviation {
-			dr.ByDeviation = append(dr.ByDeviation, rankedPoint(i, p))
+		for _, p := range r.ByDeviation {
+			dr.ByDeviation = append(dr.ByDeviation, rankedPoint(p))
 		}
 		d.Rankings = append(d.Rankings, dr)
 	}
+	if s.Baseline != "" {
+		d.BaselineRatios = docComparisons(BaselineRatios(points, s.Baseline))
+	}
+	d.Changes = docComparisons(Changes(s, points))
 	return d
 }
 
-func rankedPoint(i int, p *PointResult) DocRankedPoint {
-	return DocRankedPoint{Rank: i + 1, Label: p.Label, RPSMeanPerS: p.RPS.Mean, LatencySDMs: p.LatencySDMs, RequestsCounted: p.LatencyCount}
+func rankedPoint(r Ranked) DocRankedPoint {
+	return DocRankedPoint{Rank: r.Rank, Tied: r.Tied, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
+		LatencySDMs: r.LatencySDMs, RequestsCounted: r.LatencyCount}
 }
 
 // WriteJSON writes the document, indented, with a final newline.
@@ -474,20 +577,29 @@ func markIf(b bool) string {
 }
 
 // WriteTable writes the readable table: one row per point, then the
-// rankings when there are several targets, then the notes.
+// rankings when there are several targets, the ratios to --baseline, the
+// change from the first concurrency (or size) to the last, then the notes.
 func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	anyServer := false
+	anyServer, anyHost := false, false
 	for _, p := range points {
 		anyServer = anyServer || p.ServerCPUKnown
+		anyHost = anyHost || p.HostCPU.Known
 	}
-	head := "label\tsize\tc\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
+	head := "label\tsize\t"
+	if s.Param != nil {
+		head += s.Param.Name + "\t"
+	}
+	head += "c\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tmin ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
 	if s.SizeOption == "--post-sizes" {
 		head += "\ttx Mbit/s"
 	}
 	head += "\tcli us/req\tcli cpu%"
 	if anyServer {
 		head += "\tsrv us/req\tsrv cpu%"
+	}
+	if anyHost {
+		head += "\thost us/req\thost usr%\tsys%\tsoftirq%\tsteal%"
 	}
 	fmt.Fprintln(tw, head+"\t")
 	for _, p := range points {
@@ -507,10 +619,14 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		if p.RPS.Unstable {
 			mark = Mark
 		}
-		row := []string{p.Label, sizeText(p.Size), strconv.Itoa(p.Concurrency), runs,
+		row := []string{p.Label, sizeText(p.Size)}
+		if s.Param != nil {
+			row = append(row, p.ParamValue)
+		}
+		row = append(row, strconv.Itoa(p.Concurrency), runs,
 			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark,
-			dash(p.LatencyMeanMs, lat, 3), dash(p.LatencySDMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
-			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2)}
+			dash(p.LatencyMeanMs, lat, 3), dash(p.DeviationMs, lat, 3), dash(p.LatencyMinMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
+			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2))
 		if s.SizeOption == "--post-sizes" {
 			row = append(row, f(p.SentMbitPerS, 2))
 		}
@@ -518,40 +634,132 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		if anyServer {
 			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
 		}
+		if anyHost {
+			h := &p.HostCPU
+			row = append(row, dash(h.BusyUsPerReq, h.Known, 1), dash(h.UserPct, h.Known, 1), dash(h.SystemPct, h.Known, 1),
+				dash(h.SoftIRQPct, h.Known, 1), dash(h.StealPct, h.Known, 1))
+		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if rs := Rankings(points); len(rs) > 0 {
-		fmt.Fprintln(w, "\nRanking (1 = best): by mean req/s (highest first) and by latency sd (lowest first)")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "size\tc\trank\tby req/s\treq/s\tby latency sd\tsd ms\t")
-		for _, r := range rs {
-			for i := range r.ByThroughput {
-				size, c := "", ""
-				if i == 0 {
-					size, c = sizeText(r.Size), strconv.Itoa(r.Concurrency)
-				}
-				a, b := r.ByThroughput[i], r.ByDeviation[i]
-				sd := "-"
-				if b.LatencyCount > 0 {
-					sd = f(b.LatencySDMs, 3)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", size, c, i+1, a.Label, f(a.RPS.Mean, 1), b.Label, sd)
-			}
+	if err := writeRankings(w, s, points); err != nil {
+		return err
+	}
+	if s.Baseline != "" {
+		if err := writeComparisons(w, s, "Ratios to "+s.Baseline+" (--baseline) at the same point, with 95 % intervals (delta method, log scale):",
+			BaselineRatios(points, s.Baseline), false); err != nil {
+			return err
 		}
-		if err := tw.Flush(); err != nil {
+	}
+	if ch := Changes(s, points); len(ch) > 0 {
+		what := fmt.Sprintf("c=%d to c=%d", s.Concurrency[0], s.Concurrency[len(s.Concurrency)-1])
+		if len(s.Concurrency) == 1 {
+			what = fmt.Sprintf("size %s to %s", s.Sizes[0].Text, s.Sizes[len(s.Sizes)-1].Text)
+		}
+		if err := writeComparisons(w, s, "Change of each target from "+what+" (ratio last/first, with 95 % intervals, delta method):", ch, true); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
-	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
+	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (min exact, p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
+	fmt.Fprintf(w, "sd ms: latency deviation, %s.\n", deviationText(s.Deviation))
 	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below). rx/tx Mbit/s: bytes received/sent (heads included) per second, mean over the runs.")
 	fmt.Fprintln(w, "cli: gab's own CPU per complete request and % of one core; srv: the same for the --server-pid processes (/proc, 10 ms ticks).")
+	if anyHost {
+		fmt.Fprintln(w, "host: the whole host's busy CPU (/proc/stat: user, system, irq, softirq) per complete request, and each kind as % of all cores' time over the runs.")
+	}
 	if !complete {
 		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")
 	}
 	_, err := fmt.Fprint(w)
 	return err
+}
+
+// deviationText names the deviation estimator.
+func deviationText(estimator string) string {
+	if estimator == DeviationMeanOfRuns {
+		return "mean-of-runs (the mean of the runs' own latency sds, JMeter's)"
+	}
+	return "pooled (the sd of every request of every run together)"
+}
+
+// RankText is a place of a ranking: "2", or "=2" when shared.
+func RankText(r Ranked) string {
+	if r.Tied {
+		return "=" + strconv.Itoa(r.Rank)
+	}
+	return strconv.Itoa(r.Rank)
+}
+
+// pointName is a ranking's or comparison's point: its size, --param value
+// and concurrency.
+func pointName(s *Settings, size *Size, param string, c int) (string, string) {
+	q := ""
+	if s.Param != nil {
+		q = s.Param.Name + "=" + param + " "
+	}
+	return sizeText(size), q + "c=" + strconv.Itoa(c)
+}
+
+func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
+	rs := Rankings(points)
+	if len(rs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nRanking (1 = best): by mean req/s (highest first) and by latency deviation, %s (lowest first);\n%s\n", s.Deviation, TieRule)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "size\tpoint\trank\tby req/s\treq/s\trank\tby deviation\tsd ms\t")
+	for _, r := range rs {
+		for i := range r.ByThroughput {
+			size, pt := "", ""
+			if i == 0 {
+				size, pt = pointName(s, r.Size, r.ParamValue, r.Concurrency)
+			}
+			a, b := r.ByThroughput[i], r.ByDeviation[i]
+			sd := "-"
+			if b.LatencyCount > 0 {
+				sd = f(b.DeviationMs, 3)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a), a.Label, f(a.RPS.Mean, 1), RankText(b), b.Label, sd)
+		}
+	}
+	return tw.Flush()
+}
+
+// ratioText is a ratio with its interval: "1.23 [1.10, 1.36]".
+func ratioText(r Ratio) string {
+	if !r.Known {
+		return "-"
+	}
+	if r.Lo == r.Hi {
+		return f(r.Value, 3)
+	}
+	return fmt.Sprintf("%s [%s, %s]", f(r.Value, 3), f(r.Lo, 3), f(r.Hi, 3))
+}
+
+func writeComparisons(w io.Writer, s *Settings, title string, cs []Comparison, change bool) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "label\tsize\tpoint\treq/s ×\tdeviation (%s) ×\tmean lat ×\tp99 ×\t\n", s.Deviation)
+	for _, c := range cs {
+		p := c.Point
+		size, pt := pointName(s, p.Size, p.ParamValue, p.Concurrency)
+		if change {
+			from, fromPt := pointName(s, c.Base.Size, c.Base.ParamValue, c.Base.Concurrency)
+			if from != size {
+				size = from + "→" + size
+			}
+			if fromPt != pt {
+				pt = fromPt + "→" + pt
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Label, size, pt,
+			ratioText(c.Throughput), ratioText(c.Deviation), ratioText(c.MeanLatency), ratioText(c.P99))
+	}
+	return tw.Flush()
 }

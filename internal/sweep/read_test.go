@@ -16,7 +16,7 @@ func notStartedSweep(t *testing.T) []byte {
 	s := &Settings{Targets: []Target{{"a\x1b]52;c;eA==\x07", "http://h/a"}, {"b", "http://h/b"}}, Concurrency: []int{1}, Repeat: 1, MaxCV: 0.05}
 	var runs []*RunResult
 	for i := range s.Targets {
-		runs = append(runs, &RunResult{Run: Run{Point{i, -1, 0}, 0}, Order: i, URL: s.Targets[i].URL, Ending: "not_started",
+		runs = append(runs, &RunResult{Run: Run{Point{i, -1, 0, -1}, 0}, Order: i, URL: s.Targets[i].URL, Ending: "not_started",
 			Document: report.NotStarted([]string{"gab", s.Targets[i].URL}, time.Unix(0, 0), "", 0)})
 	}
 	var b bytes.Buffer

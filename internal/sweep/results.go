@@ -1,9 +1,9 @@
 package sweep
 
 import (
-	"sort"
 	"time"
 
+	"gab/internal/hoststat"
 	"gab/report"
 )
 
@@ -22,6 +22,23 @@ type Settings struct {
 	// ServerPIDs are the processes whose CPU is measured, per target label
 	// (nil: not measured).
 	ServerPIDs map[string][]int
+	// Param is --param (nil without): a value per point, set by Before,
+	// the command run before each run with the value in place of
+	// {NAME}.
+	Param  *Param
+	Before string
+	// Order is OrderInterleaved or OrderRandom; Seed the random order's
+	// seed (recorded so that the order can be repeated).
+	Order string
+	Seed  uint64
+	// RequestsPerConn is --requests-per-conn (0 without): each point's -n
+	// is its concurrency times it.
+	RequestsPerConn int
+	// Deviation is the latency deviation estimator the rankings and ratios
+	// use: DeviationPooled or DeviationMeanOfRuns.
+	Deviation string
+	// Baseline is --baseline's target label ("" without).
+	Baseline string
 }
 
 // RunResult is what one run measured; the caller fills it in.
@@ -47,6 +64,10 @@ type RunResult struct {
 	ClientCPUKnown bool
 	ServerCPU      time.Duration
 	ServerCPUKnown bool
+	// HostCPU is the whole host's CPU time over the run by kind, every
+	// core summed (/proc/stat; HostCPUKnown false where not read).
+	HostCPU      hoststat.CPUTimes
+	HostCPUKnown bool
 
 	// Document is the run's record (its JSON document): a point's latencies
 	// are of its runs' records merged (report.MergeRuns).
@@ -58,7 +79,8 @@ type PointResult struct {
 	Point
 	Label       string
 	URL         string
-	Size        *Size // nil without a size list
+	Size        *Size  // nil without a size list
+	ParamValue  string // --param's value ("" without --param)
 	Concurrency int
 	Planned     int // repetitions planned
 	Runs        []*RunResult
@@ -68,9 +90,18 @@ type PointResult struct {
 	// total phase), ms: count, mean and sd exact, P50/P99 the nearest rank
 	// in the merged HDR histograms (3 significant digits). LatencyCount is
 	// 0 when no request was recorded.
-	LatencyCount                 int64
-	LatencyMeanMs, LatencySDMs   float64
-	LatencyP50Ms, LatencyP99Ms   float64
+	LatencyCount               int64
+	LatencyMeanMs, LatencySDMs float64
+	LatencyP50Ms, LatencyP99Ms float64
+	LatencyMinMs               float64
+	// RunSDsMs are the repetitions' own latency sds (ms); DeviationMs is
+	// the deviation by the sweep's estimator (Settings.Deviation): the
+	// pooled sd of every request (LatencySDMs) or the mean of RunSDsMs.
+	RunSDsMs    []float64
+	DeviationMs float64
+	// HostCPU is the whole host's CPU over the runs (/proc/stat; Known
+	// false where it could not be read).
+	HostCPU                      HostCPU
 	Complete, Failed             int     // sums over the repetitions
 	ErrorRuns                    int     // runs that ended with an error (e.g. connection refused)
 	MbitPerS                     float64 // mean over the repetitions of received Mbit/s
@@ -112,6 +143,9 @@ func Aggregate(s *Settings, runs []*RunResult) []*PointResult {
 			if r.Size >= 0 {
 				p.Size = &s.Sizes[r.Size]
 			}
+			if r.Param >= 0 && s.Param != nil {
+				p.ParamValue = s.Param.Values[r.Param]
+			}
 			byPoint[r.Point] = p
 			order = append(order, r.Point)
 		}
@@ -120,13 +154,13 @@ func Aggregate(s *Settings, runs []*RunResult) []*PointResult {
 	out := make([]*PointResult, len(order))
 	for i, pt := range order {
 		p := byPoint[pt]
-		p.compute(s.MaxCV)
+		p.compute(s.MaxCV, s.Deviation)
 		out[i] = p
 	}
 	return out
 }
 
-func (p *PointResult) compute(maxCV float64) {
+func (p *PointResult) compute(maxCV float64, deviation string) {
 	rps := make([]float64, 0, len(p.Runs))
 	var docs []*report.Run
 	var mbit, sent float64
@@ -150,7 +184,11 @@ func (p *PointResult) compute(maxCV float64) {
 		serverCPU += r.ServerCPU
 		p.ClientCPUKnown = p.ClientCPUKnown && r.ClientCPUKnown
 		p.ServerCPUKnown = p.ServerCPUKnown && r.ServerCPUKnown
+		if sd, ok := runSD(r); ok {
+			p.RunSDsMs = append(p.RunSDsMs, sd)
+		}
 	}
+	p.HostCPU = hostCPUOf(p.Runs, p.Complete)
 	p.RPS = SummarizeRPS(rps, maxCV)
 	if n := len(p.Runs); n > 0 {
 		p.MbitPerS = mbit / float64(n)
@@ -165,7 +203,12 @@ func (p *PointResult) compute(maxCV float64) {
 		if t.Count > 0 {
 			p.LatencyMeanMs, p.LatencySDMs = t.MeanUs/1000, t.SDUs/1000
 			p.LatencyP50Ms, p.LatencyP99Ms = float64(t.MedianUs)/1000, float64(t.P99Us)/1000
+			p.LatencyMinMs = float64(t.MinUs) / 1000
 		}
+	}
+	p.DeviationMs = p.LatencySDMs
+	if deviation == DeviationMeanOfRuns {
+		p.DeviationMs = report.SpreadOf(p.RunSDsMs).Mean
 	}
 	if seconds > 0 && p.Complete > 0 {
 		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
@@ -179,50 +222,4 @@ func (p *PointResult) compute(maxCV float64) {
 	} else {
 		p.ServerCPUKnown = false
 	}
-}
-
-// Ranking orders the targets of one size and concurrency: by mean req/s
-// (highest first) and by latency sd (lowest first; the "deviation" server
-// studies rank by).
-type Ranking struct {
-	Size         *Size
-	Concurrency  int
-	ByThroughput []*PointResult
-	ByDeviation  []*PointResult
-}
-
-// Rankings returns one ranking per size and concurrency that has more than
-// one target measured, in the order of the points. Points that recorded no
-// request rank last in both.
-func Rankings(points []*PointResult) []Ranking {
-	type key struct{ size, conc int }
-	var keys []key
-	groups := map[key][]*PointResult{}
-	for _, p := range points {
-		k := key{p.Point.Size, p.Point.Concurrency}
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], p)
-	}
-	var out []Ranking
-	for _, k := range keys {
-		g := groups[k]
-		if len(g) < 2 {
-			continue
-		}
-		r := Ranking{Size: g[0].Size, Concurrency: g[0].Concurrency}
-		r.ByThroughput = append([]*PointResult(nil), g...)
-		sort.SliceStable(r.ByThroughput, func(i, j int) bool { return r.ByThroughput[i].RPS.Mean > r.ByThroughput[j].RPS.Mean })
-		r.ByDeviation = append([]*PointResult(nil), g...)
-		sort.SliceStable(r.ByDeviation, func(i, j int) bool {
-			a, b := r.ByDeviation[i], r.ByDeviation[j]
-			if (a.LatencyCount > 0) != (b.LatencyCount > 0) {
-				return a.LatencyCount > 0
-			}
-			return a.LatencySDMs < b.LatencySDMs
-		})
-		out = append(out, r)
-	}
-	return out
 }

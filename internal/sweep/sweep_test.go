@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -114,25 +115,54 @@ func TestParseTargets(t *testing.T) {
 }
 
 func TestPlanInterleaves(t *testing.T) {
-	plan := Plan(3, 2, 2, 2)
+	d := Dims{Targets: 3, Sizes: 2, Concurrency: 2, Repeat: 2}
+	plan := Plan(d, OrderInterleaved, nil)
 	if len(plan) != 3*2*2*2 {
 		t.Fatalf("len %d", len(plan))
 	}
-	var got []string
-	for _, r := range plan[:12] {
-		got = append(got, string(rune('A'+r.Target))+string(rune('0'+r.Size))+string(rune('0'+r.Point.Concurrency))+string(rune('0'+r.Rep)))
+	code := func(r Run) string {
+		return string(rune('A'+r.Target)) + string(rune('0'+r.Size)) + string(rune('0'+r.Point.Concurrency)) + string(rune('0'+r.Rep))
 	}
-	want := "A000 B000 C000 A001 B001 C001 A010 B010 C010 A011 B011 C011"
+	var got []string
+	for _, r := range plan[:14] {
+		got = append(got, code(r))
+	}
+	// Every point's first repetition, then every point's second.
+	want := "A000 B000 C000 A010 B010 C010 A100 B100 C100 A110 B110 C110 A001 B001"
 	if s := strings.Join(got, " "); s != want {
 		t.Errorf("order\n got %s\nwant %s", s, want)
 	}
-	if last := plan[len(plan)-1]; last != (Run{Point{2, 1, 1}, 1}) {
+	if last := plan[len(plan)-1]; last != (Run{Point{Target: 2, Size: 1, Concurrency: 1, Param: -1}, 1}) {
 		t.Errorf("last run %+v", last)
 	}
-	for _, r := range Plan(2, 0, 1, 2) {
-		if r.Size != -1 {
-			t.Errorf("no size list: size %d", r.Size)
+	for _, r := range Plan(Dims{Targets: 2, Concurrency: 1, Repeat: 2}, OrderInterleaved, nil) {
+		if r.Size != -1 || r.Param != -1 {
+			t.Errorf("no size list or --param: size %d param %d", r.Size, r.Param)
 		}
+	}
+	// random: each round holds every point once, in its own order.
+	d = Dims{Targets: 4, Sizes: 3, Params: 2, Concurrency: 3, Repeat: 3}
+	rnd := Plan(d, OrderRandom, rand.New(rand.NewPCG(1, 2)))
+	points := Points(d)
+	n := len(points)
+	if len(rnd) != n*3 || n != 4*3*2*3 {
+		t.Fatalf("random plan: %d runs of %d points", len(rnd), n)
+	}
+	same := 0
+	for r := range 3 {
+		seen := map[Point]bool{}
+		for i, run := range rnd[r*n : (r+1)*n] {
+			if run.Rep != r || seen[run.Point] {
+				t.Fatalf("round %d: run %+v repeated or out of its round", r, run)
+			}
+			seen[run.Point] = true
+			if run.Point == points[i] {
+				same++
+			}
+		}
+	}
+	if same > n {
+		t.Errorf("random order left %d of %d runs in place", same, 3*n)
 	}
 }
 
@@ -223,7 +253,7 @@ func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
 // {1,2,3} and {4,5} ms pool to mean 3, sd sqrt(10/4) exactly.
 func TestPointIsItsRunsMerged(t *testing.T) {
 	s := &Settings{Targets: []Target{{"a", "http://h/a"}}, Concurrency: []int{1}, Repeat: 3, MaxCV: 0.05}
-	pt := Point{0, -1, 0}
+	pt := Point{0, -1, 0, -1}
 	runs := []*RunResult{fakeRun(pt, 0, 0, 1, 1000, 2000, 3000), fakeRun(pt, 1, 1, 1, 4000, 5000), fakeRun(pt, 2, 2, 1)}
 	runs[2].Document = report.NotStarted(nil, time.Unix(2, 0), "refused", 1) // a run without a report counts nowhere
 	p := Aggregate(s, runs)[0]
@@ -244,7 +274,7 @@ func TestPointIsItsRunsMerged(t *testing.T) {
 
 func testSweep() (*Settings, []*RunResult) {
 	s := &Settings{Targets: []Target{{"a", "http://h/a"}, {"b", "http://h/b"}}, Concurrency: []int{1}, Repeat: 2, MaxCV: 0.05}
-	a, b := Point{0, -1, 0}, Point{1, -1, 0}
+	a, b := Point{0, -1, 0, -1}, Point{1, -1, 0, -1}
 	return s, []*RunResult{
 		fakeRun(a, 0, 0, 100, 1000, 2000, 3000),
 		fakeRun(b, 0, 1, 300, 500, 500),

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gab/internal/sweep"
+	"gab/internal/sweep/sweeptest"
+	"gab/internal/testtool"
+)
+
+// sweepNginx is a real nginx for the sweep's method tests: one worker on a
+// free loopback port, its files in dir/www, every request logged with its
+// connection's number and that connection's request count.
+type sweepNginx struct {
+	dir, base string
+}
+
+// startSweepNginx starts nginx in the foreground, stopped by its PID when
+// the test ends. files are written to its document root first.
+func startSweepNginx(t *testing.T, files map[string]int) *sweepNginx {
+	t.Helper()
+	bin := testtool.Need(t, "nginx", "nginx-light")
+	dir := t.TempDir()
+	for _, d := range []string{"www", "logs", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, size := range files {
+		if err := os.WriteFile(filepath.Join(dir, "www", name), []byte(strings.Repeat("x", size)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	conf := fmt.Sprintf(`worker_processes 1;
+daemon off;
+master_process off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    log_format req '$request_uri $connection $connection_requests';
+    access_log %[1]s/logs/access.log req;
+    client_body_temp_path %[1]s/tmp/body;
+    proxy_temp_path %[1]s/tmp/proxy;
+    fastcgi_temp_path %[1]s/tmp/fcgi;
+    uwsgi_temp_path %[1]s/tmp/uwsgi;
+    scgi_temp_path %[1]s/tmp/scgi;
+    default_type text/plain;
+    keepalive_requests 100000;
+    server {
+        listen 127.0.0.1:%[2]d backlog=1024;
+        server_name localhost;
+        root %[1]s/www;
+    }
+}
+`, dir, port)
+	confPath := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-c", confPath, "-p", dir, "-e", filepath.Join(dir, "logs", "error.log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	if !waitFor(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatal("nginx did not start listening")
+	}
+	return &sweepNginx{dir: dir, base: "http://" + addr}
+}
+
+// requests are the access log's lines: URI, connection number, that
+// connection's request count.
+func (n *sweepNginx) requests(t *testing.T) [][3]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(n.dir, "logs", "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][3]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if fs := strings.Fields(sc.Text()); len(fs) == 3 {
+			out = append(out, [3]string{fs[0], fs[1], fs[2]})
+		}
+	}
+	return out
+}
+
+// readSweepDoc reads and validates a sweep document.
+func readSweepDoc(t *testing.T, name string) *sweep.Document {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "docs"); err != nil {
+		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
+	}
+	var d sweep.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+// TestSweepNginxTiesAndBaseline: two labels pointing at the same nginx file
+// share their rank by req/s (their intervals overlap), the third (a file
+// 1000 times larger) ranks apart; --baseline prints every target as ratios
+// to one of them, with intervals, in the table and the document; every
+// point carries the host's CPU (/proc/stat).
+func TestSweepNginxTiesAndBaseline(t *testing.T) {
+	n := startSweepNginx(t, map[string]int{"small.html": 100, "big.bin": 256 << 10})
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, stdout, stderr := runGab(t, "gab", "sweep", "-k", "-n", "1000", "-c", "2", "--repeat", "5",
+		"--baseline", "nginx", "--json", jsonFile,
+		"nginx="+n.base+"/small.html", "again="+n.base+"/small.html", "big="+n.base+"/big.bin")
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	d := readSweepDoc(t, jsonFile)
+	if len(d.Rankings) != 1 {
+		t.Fatalf("%d rankings", len(d.Rankings))
+	}
+	rank := map[string]sweep.DocRankedPoint{}
+	for _, r := range d.Rankings[0].ByThroughput {
+		rank[r.Label] = r
+	}
+	if a, b, c := rank["nginx"], rank["again"], rank["big"]; a.Rank != 1 || b.Rank != 1 || !a.Tied || !b.Tied || c.Rank != 3 || c.Tied {
+		t.Errorf("by req/s: nginx %+v again %+v big %+v; want =1 =1 3\n%s", a, b, c, stdout)
+	}
+	dev := map[string]sweep.DocRankedPoint{}
+	for _, r := range d.Rankings[0].ByDeviation {
+		dev[r.Label] = r
+	}
+	if dev["nginx"].Rank != dev["again"].Rank {
+		t.Errorf("by deviation the same server ranks apart: %+v\n%s", d.Rankings[0].ByDeviation, stdout)
+	}
+	for _, want := range []string{"=1 nginx", "=1 again", "3 big", "Ratios to nginx (--baseline)", "deviation (pooled)"} {
+		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, p := range d.Points {
+		if h := p.HostCPU; h == nil || h.BusyUsPerReq <= 0 || h.BusyPercent <= 0 || h.UserPercent+h.SystemPercent+h.SoftIRQPercent+h.StealPercent > 100.5 {
+			t.Errorf("point %s host CPU %+v", p.Label, h)
+		}
+	}
+	if d.Settings.Baseline != "nginx" || d.Settings.TieRule == "" || len(d.BaselineRatios) != 2 {
+		t.Fatalf("settings %+v, %d ratios", d.Settings, len(d.BaselineRatios))
+	}
+	for _, c := range d.BaselineRatios {
+		r := c.Throughput
+		if c.BaseLabel != "nginx" || r == nil || !(r.Lo < r.Ratio && r.Ratio < r.Hi) {
+			t.Errorf("ratio %+v %+v", c, r)
+			continue
+		}
+		// The same server's ratio's interval holds 1; the big file's is far below.
+		if c.Label == "again" && !(r.Lo < 1 && 1 < r.Hi) || c.Label == "big" && !(r.Hi < 0.5) {
+			t.Errorf("%s: req/s ratio %+v", c.Label, r)
+		}
+	}
+}
+
+// TestSweepNginxMethod: --requests-per-conn sets each point's -n to c × N
+// (what nginx logged), the default order runs every point's first
+// repetition before any second, --param/--before runs the command with the
+// point's value before each run (it chooses the file nginx serves, so the
+// runs' document lengths show it took effect).
+func TestSweepNginxMethod(t *testing.T) {
+	n := startSweepNginx(t, map[string]int{"v10.html": 10, "v300.html": 300})
+	dir := t.TempDir()
+	jsonFile := filepath.Join(dir, "s.json")
+	www := filepath.Join(n.dir, "www")
+	before := "cp " + www + "/v{len}.html " + www + "/cur.html && echo {len} >> " + filepath.Join(dir, "before.log")
+	status, stdout, stderr := runGab(t, "gab", "sweep", "-k", "-c", "1,3", "--requests-per-conn", "4", "--repeat", "2",
+		"--param", "len=10,300", "--before", before, "--json", jsonFile, "cur="+n.base+"/cur.html")
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	d := readSweepDoc(t, jsonFile)
+	if len(d.Points) != 4 || d.Settings.RequestsPerConn != 4 || d.Settings.Order != "interleaved" || d.Settings.Param == nil {
+		t.Fatalf("%d points, settings %+v", len(d.Points), d.Settings)
+	}
+	// 2 values × (1 + 3 clients) × 4 requests × 2 repetitions.
+	if got := len(n.requests(t)); got != 2*(1+3)*4*2 {
+		t.Errorf("nginx logged %d requests, want 64", got)
+	}
+	type run struct {
+		order int
+		value string
+	}
+	var runs []run
+	for _, p := range d.Points {
+		if p.RequestsComplete != p.Concurrency*4*2 {
+			t.Errorf("point %s c=%d: %d requests, want c × 4 × 2", p.ParamValue, p.Concurrency, p.RequestsComplete)
+		}
+		for _, r := range p.Runs {
+			if got, want := r.Document.Report.DocumentLengthBytes, p.ParamValue; strconv.FormatInt(got, 10) != want {
+				t.Errorf("point len=%s run %d served %d bytes: --before did not run first", want, r.Order, got)
+			}
+			if r.Order > len(d.Points) && r.Repetition == 1 || r.Order <= len(d.Points) && r.Repetition == 2 {
+				t.Errorf("run order %d is repetition %d: the rounds are not interleaved", r.Order, r.Repetition)
+			}
+			runs = append(runs, run{r.Order, p.ParamValue})
+		}
+	}
+	slices.SortFunc(runs, func(a, b run) int { return a.order - b.order })
+	raw, err := os.ReadFile(filepath.Join(dir, "before.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range runs {
+		want = append(want, r.value)
+	}
+	if got := strings.Fields(string(raw)); !slices.Equal(got, want) {
+		t.Errorf("--before ran with %q, want one per run in the runs' order %q", got, want)
+	}
+	for _, col := range []string{"len", "Change of each target from c=1 to c=3"} {
+		if !strings.Contains(stdout, col) {
+			t.Errorf("table lacks %q:\n%s", col, stdout)
+		}
+	}
+}
+
+// TestSweepOrderRandom: --order random runs each round's points shuffled,
+// every point once per round, and records its seed.
+func TestSweepOrderRandom(t *testing.T) {
+	n := startSweepNginx(t, map[string]int{"a.html": 10})
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, stdout, stderr := runGab(t, "gab", "sweep", "-n", "5", "-c", "1,2,3,4", "--repeat", "3", "--order", "random",
+		"--json", jsonFile, "a="+n.base+"/a.html", "b="+n.base+"/a.html")
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	d := readSweepDoc(t, jsonFile)
+	if d.Settings.Order != "random" || d.Settings.Seed == 0 {
+		t.Errorf("settings %+v", d.Settings)
+	}
+	points := len(d.Points)
+	orders := make([]int, 0, points*3)
+	for _, p := range d.Points {
+		for _, r := range p.Runs {
+			if round := (r.Order - 1) / points; round != r.Repetition-1 {
+				t.Errorf("%s c=%d repetition %d ran at %d, outside its round", p.Label, p.Concurrency, r.Repetition, r.Order)
+			}
+			orders = append(orders, r.Order)
+		}
+	}
+	slices.Sort(orders)
+	for i, o := range orders {
+		if o != i+1 {
+			t.Fatalf("orders %v", orders)
+		}
+	}
+}
