@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/hoststat"
 	"gab/internal/servercpu"
 	"gab/report"
 )
@@ -25,6 +26,7 @@ type runMeter struct {
 	cpuBefore    report.CPUUsage
 	serverBefore time.Duration
 	serverErr    error // a failed reading at the start
+	machine      *hoststat.Snapshot
 }
 
 // begin takes the readings at the start of the run.
@@ -32,6 +34,7 @@ func (m *runMeter) begin() {
 	if m.server != nil {
 		m.serverBefore, m.serverErr = m.server.Read()
 	}
+	m.machine = hoststat.Read()
 	m.cpuBefore = report.ProcessCPU()
 	m.started = time.Now()
 }
@@ -63,6 +66,7 @@ type measured struct {
 	cpu       report.CPUUsage
 	server    *report.ServerCPU // nil without --server-pid or after a failed reading
 	serverErr error             // a failed --server-pid reading
+	machine   *hoststat.Delta   // what the machine did over the run (the verdicts' evidence)
 }
 
 // measureRun runs the engine between the meters' readings.
@@ -71,6 +75,7 @@ func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measur
 	res, err := runner.Run(ctx)
 	ms := &measured{res: res, err: err, cpu: m.clientCPU()}
 	ms.server, ms.serverErr = m.serverCPU(ms.cpu)
+	ms.machine = hoststat.Read().Sub(m.machine)
 	return ms
 }
 
@@ -86,5 +91,7 @@ func fatalError(err error) *client.FatalError {
 // summarize computes every figure of the run from what it measured (res must
 // not be nil), with the command line's report options.
 func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
-	return report.Summarize(ms.res, reportOptions(o, argv, ms.cpu, ms.server))
+	opts := reportOptions(o, argv, ms.cpu, ms.server)
+	opts.Machine = ms.machine
+	return report.Summarize(ms.res, opts)
 }

@@ -58,7 +58,7 @@ func newOutput(o *cliOptions, argv []string) *output {
 		}
 		out.tables = append(out.tables, report.WriteCorrected) // prints nothing outside --rate
 		if o.Extended {
-			out.tables = append(out.tables, report.WriteExtended)
+			out.tables = append(out.tables, report.WriteExtended, report.WriteVerdicts)
 		}
 		out.tables = append(out.tables, report.WriteServerCPU) // prints nothing without --server-pid
 	}

@@ -20,6 +20,10 @@ import (
 type ClientLoad struct {
 	// CPU is gab's CPU time (user + system) over Wall, the run's time.
 	CPU, Wall time.Duration
+	// Waited is the time gab's threads were ready to run but waited for a
+	// CPU (the run queue's delay; 0: unknown): on a busy machine gab may
+	// want every core it may use and get less.
+	Waited time.Duration
 	// Cores is how many cores gab may use (Cores()); 0: unknown.
 	Cores float64
 
@@ -28,6 +32,8 @@ type ClientLoad struct {
 	// sent ones dispatched later than the schedule's tolerance (0 to 1).
 	Sent, Behind int64
 	LateShare    float64
+	// LagP95 is the 95th percentile of how late the schedule sent requests.
+	LagP95 time.Duration
 	// Busy is the connections' occupancy during the run: achieved rate × mean
 	// (uncorrected) latency / connections. A schedule that falls behind while
 	// Busy is well below 1 had connections free to send on: the client, not
@@ -47,6 +53,9 @@ const (
 	// ClientLateBound is the share of requests sent late (or left unsent),
 	// with connections free, above which the schedule was the client's limit.
 	ClientLateBound = 0.05
+	// ClientLagBound is the schedule's p95 send lag above which, with
+	// connections free, the client fell behind.
+	ClientLagBound = 10 * time.Millisecond
 	// ClientBusyFree is the connections' occupancy below which a late
 	// schedule is the client's doing (the connections were not all busy).
 	ClientBusyFree = 0.80
@@ -71,8 +80,12 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 	var v ClientBoundVerdict
 	if l.Cores > 0 && l.Wall > 0 && l.CPU > 0 {
 		share := l.CPU.Seconds() / l.Wall.Seconds() / l.Cores
-		if share >= ClientCPUBound {
+		wanted := (l.CPU + l.Waited).Seconds() / l.Wall.Seconds() / l.Cores
+		switch {
+		case share >= ClientCPUBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use", 100*share, fmtCores(l.Cores)))
+		case wanted >= ClientCPUBound:
+			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use and waited %.2f s for a CPU: it wanted %.0f %%", 100*share, fmtCores(l.Cores), l.Waited.Seconds(), 100*wanted))
 		}
 	}
 	if l.Sent > 0 {
@@ -80,8 +93,12 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 		if l.Behind > 0 {
 			late = math.Max(late, float64(l.Behind)/float64(l.Sent+l.Behind))
 		}
-		if late > ClientLateBound && l.Busy < ClientBusyFree {
+		switch {
+		case l.Busy >= ClientBusyFree:
+		case late > ClientLateBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule fell behind (%.0f %% late or unsent) with connections free (%.0f %% busy)", 100*late, 100*l.Busy))
+		case l.LagP95 > ClientLagBound:
+			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule's send lag grew (p95 %v) with connections free (%.0f %% busy)", l.LagP95.Round(time.Millisecond), 100*l.Busy))
 		}
 	}
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"gab/client"
+	"gab/internal/hoststat"
 	"gab/internal/samples"
 	"gab/internal/threshold"
 )
@@ -58,6 +59,10 @@ type Options struct {
 	// Environment describes where gab ran (Environment(version); nil: not
 	// said), for the JSON document and the HTML report.
 	Environment *environmentInfo
+	// Machine is what the machine did over the run (two hoststat readings
+	// around it); with it Summarize judges the run (verdicts.go). Nil: not
+	// judged.
+	Machine *hoststat.Delta
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -203,6 +208,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.derive(t, o.Percentiles)
 	r.chartCurve(t)
 	r.checkThresholds(t, o.FailIf)
+	r.judge(judgeInputs{host: o.Machine, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, percents: o.Percentiles})
 	if ct := r.Report.ConnectionTimes; o.Histogram && ct != nil {
 		r.local.histogram = t.latencyHistogram(&ct.Total, histogramRows)
 	}

@@ -1,0 +1,344 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"gab/client"
+	"gab/internal/hoststat"
+)
+
+// This file holds the run's verdicts: after a run gab checks whether its
+// figures can be trusted as the server's and states what it found with the
+// evidence. They are the record's "verdicts" section, the last block of
+// --extended (WriteVerdicts), the HTML report's banner (WriteVerdictBanner),
+// sweep points' flags and gab sweep's stderr lines.
+//
+//   - client_bound: ClientBound's rule (clientbound.go) over gab's CPU, the
+//     time its threads waited for a CPU, and rate mode's schedule.
+//   - busy_machine: CPU that processes other than gab and --server-pid's used
+//     during the run (the host's /proc/stat minus the measured processes) at
+//     or above BusyOthersShare of the machine's cores, or steal time at or
+//     above BusyStealShare; the load average before and after is evidence.
+//   - kernel_drops: the kernel's TCP counters over the run (listen queue
+//     overflows and drops, SYN retransmissions, failed connection attempts,
+//     and retransmitted segments or resets above KernelShare of the
+//     requests), local port exhaustion (connects failing with "cannot assign
+//     requested address"); with requests that waited TailConnect or more to
+//     connect beside SYN retransmissions or listen overflows, the verdict
+//     says the server's accept queue overflowed and what to change.
+//   - too_short: a run under ShortRun, whose CPU figures are a few clock
+//     ticks.
+//   - too_few: a percentile the run reports (the catalog's p99 and p99.9,
+//     --percentiles) that no request lies above: p needs 100/(100-p)
+//     requests (p99.9: 1000).
+//
+// The counters and the host's CPU are the machine's (and the network
+// namespace's): other programs' work shows in them, which is the point of
+// busy_machine and a caveat of kernel_drops.
+
+// Thresholds of the verdicts (docs: README's "Verdicts").
+const (
+	BusyOthersShare = 0.10 // of the machine's cores, used by other processes
+	BusyStealShare  = 0.05 // of the machine's CPU time, stolen by the hypervisor
+	KernelShare     = 0.01 // retransmitted segments or resets per request
+	ShortRun        = time.Second
+	TailConnect     = 900 * time.Millisecond
+)
+
+// The verdicts' kinds.
+const (
+	VerdictClientBound = "client_bound"
+	VerdictBusyMachine = "busy_machine"
+	VerdictKernelDrops = "kernel_drops"
+	VerdictTooShort    = "too_short"
+	VerdictTooFew      = "too_few"
+)
+
+// verdictsSection is the record's "verdicts": what the checks found, and
+// what could not be checked on this system.
+type verdictsSection struct {
+	Found []verdict `json:"found"`
+	// NotChecked says what could not be checked and why ("busy_machine:
+	// /proc/stat unreadable").
+	NotChecked []string `json:"not_checked,omitempty"`
+}
+
+// verdict is one finding: its kind, a sentence with the evidence, what to
+// change (if anything), and the evidence's figures by name.
+type verdict struct {
+	Kind     string             `json:"kind"`
+	Message  string             `json:"message"`
+	Advice   string             `json:"advice,omitempty"`
+	Evidence map[string]float64 `json:"evidence,omitempty"`
+}
+
+// Verdicts are the kinds of the run's verdicts, in order (none when the run
+// was not judged).
+func (r *Run) VerdictKinds() []string {
+	if r.Verdicts == nil {
+		return nil
+	}
+	var k []string
+	for _, v := range r.Verdicts.Found {
+		k = append(k, v.Kind)
+	}
+	return k
+}
+
+// VerdictLines are the verdicts as one line each ("client-bound: ...").
+func (r *Run) VerdictLines() []string {
+	if r.Verdicts == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range r.Verdicts.Found {
+		out = append(out, v.line())
+	}
+	return out
+}
+
+func (v verdict) line() string {
+	s := strings.ReplaceAll(v.Kind, "_", "-") + ": " + v.Message
+	if v.Advice != "" {
+		s += " " + v.Advice
+	}
+	return s
+}
+
+// judgeInputs are what the checks read beyond the record.
+type judgeInputs struct {
+	host     *hoststat.Delta // nil: not judged
+	cpu      CPUUsage
+	server   *ServerCPU
+	connect  *client.ExtraResult
+	percents []float64
+}
+
+// judge computes the verdicts of a measured run.
+func (r *Run) judge(in judgeInputs) {
+	if in.host == nil || r.Report == nil {
+		return
+	}
+	vs := &verdictsSection{Found: []verdict{}}
+	wall := r.local.elapsed
+	rp := r.Report
+	requests := rp.CompleteRequests + rp.FailedRequests
+
+	// client_bound
+	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay}
+	if in.cpu.Known {
+		load.CPU = in.cpu.User + in.cpu.Sys
+	}
+	if rr := r.Rate; rr != nil && rr.Sent > 0 {
+		load.Sent, load.Behind = rr.Sent, rr.DueButNotSent
+		load.LateShare = float64(rr.Sent-rr.OnSchedule) / float64(rr.Sent)
+		if ct := rp.ConnectionTimes; ct != nil && rp.ConcurrencyLevel > 0 {
+			load.Busy = rr.AchievedPerS * float64(ct.Total.MeanUs) / 1e6 / float64(rp.ConcurrencyLevel)
+		}
+	}
+	if cb := ClientBound(load); cb.Bound {
+		vs.Found = append(vs.Found, verdict{Kind: VerdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
+			Advice:   "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less.",
+			Evidence: map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}})
+	}
+
+	// busy_machine
+	h := in.host
+	if !h.Checked(hoststat.FileStat) || h.Cores == 0 || h.Elapsed <= 0 {
+		vs.NotChecked = append(vs.NotChecked, VerdictBusyMachine+": "+hoststat.FileStat+" unreadable")
+	} else {
+		others := h.CPU.Busy() - load.CPU
+		if in.server != nil {
+			others -= in.server.CPU
+		}
+		others = max(others, 0)
+		othersCores := others.Seconds() / h.Elapsed.Seconds()
+		share := othersCores / float64(h.Cores)
+		steal := 0.0
+		if t := h.CPU.Total(); t > 0 {
+			steal = h.CPU.Steal.Seconds() / t.Seconds()
+		}
+		if share >= BusyOthersShare || steal >= BusyStealShare {
+			who := "processes other than gab"
+			if in.server != nil {
+				who += " and --server-pid's"
+			} else {
+				who += " (the server among them: --server-pid names it)"
+			}
+			vs.Found = append(vs.Found, verdict{Kind: VerdictBusyMachine,
+				Message: fmt.Sprintf("%s used %.2f of the machine's %d cores (%.0f %%) during the run; steal %.1f %%; load average %.2f before, %.2f after.",
+					who, othersCores, h.Cores, 100*share, 100*steal, h.LoadBefore[0], h.LoadAfter[0]),
+				Advice: "Timings and rates include waiting for a CPU: repeat on a quiet machine or pin gab and the server to their own cores.",
+				Evidence: map[string]float64{"others_cores": othersCores, "others_share": share, "steal_share": steal,
+					"load_before": h.LoadBefore[0], "load_after": h.LoadAfter[0], "cores": float64(h.Cores)}})
+		}
+	}
+
+	// kernel_drops
+	if !h.Checked(hoststat.FileNetstat) || !h.Checked(hoststat.FileSNMP) {
+		vs.NotChecked = append(vs.NotChecked, VerdictKernelDrops+": "+hoststat.FileNetstat+" or "+hoststat.FileSNMP+" unreadable")
+	} else if v, ok := kernelVerdict(h, requests, in.connect, r.Extended); ok {
+		vs.Found = append(vs.Found, v)
+	}
+
+	// too_short
+	if wall < ShortRun {
+		vs.Found = append(vs.Found, verdict{Kind: VerdictTooShort,
+			Message: fmt.Sprintf("the run took %.3f s: its CPU figures (gab's, the server's, the machine's) are a few clock ticks.", wall.Seconds()),
+			Advice:  "Run for a second or more (-n, -t).", Evidence: map[string]float64{"wall_s": wall.Seconds()}})
+	}
+
+	// too_few
+	if n := rp.CompleteRequests; n > 0 {
+		seen := map[float64]bool{}
+		var few []string
+		for _, p := range append([]float64{99, 99.9}, in.percents...) {
+			if seen[p] || p >= 100 || p <= 0 {
+				continue
+			}
+			seen[p] = true
+			if need := minRequestsFor(p); n < need {
+				few = append(few, fmt.Sprintf("p%s needs %d", formatPercent(p), need))
+			}
+		}
+		if len(few) > 0 {
+			vs.Found = append(vs.Found, verdict{Kind: VerdictTooFew,
+				Message: fmt.Sprintf("%d requests: %s (below that the percentile is the slowest request).", n, strings.Join(few, ", ")),
+				Advice:  "Send more requests (-n) for those percentiles.", Evidence: map[string]float64{"requests": float64(n)}})
+		}
+	}
+	r.Verdicts = vs
+}
+
+// minRequestsFor is the fewest requests with one above the percentile p:
+// 100/(100-p), rounded up.
+func minRequestsFor(p float64) int {
+	return int(math.Ceil(100/(100-p) - 1e-9))
+}
+
+func formatPercent(p float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".")
+}
+
+// kernelVerdict states the TCP counters' deltas that mean lost or refused
+// connections, and the connect tail they explain.
+func kernelVerdict(h *hoststat.Delta, requests int, x *client.ExtraResult, ext *extendedFigures) (verdict, bool) {
+	t := h.TCP
+	ev := map[string]float64{
+		"listen_overflows": float64(t.ListenOverflows), "listen_drops": float64(t.ListenDrops),
+		"syn_retransmissions": float64(t.SynRetrans), "retransmitted_segments": float64(t.RetransSegs),
+		"resets_sent": float64(t.OutRsts), "established_resets": float64(t.EstabResets),
+		"failed_connection_attempts": float64(t.AttemptFails),
+	}
+	var parts []string
+	add := func(n uint64, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(t.ListenOverflows, "listen queue overflows")
+	add(t.ListenDrops, "listen drops")
+	add(t.SynRetrans, "SYN retransmissions")
+	add(t.AttemptFails, "failed connection attempts")
+	per := float64(max(requests, 1))
+	if float64(t.RetransSegs)/per >= KernelShare {
+		add(t.RetransSegs, "retransmitted segments")
+	}
+	if float64(t.OutRsts)/per >= KernelShare {
+		add(t.OutRsts, "resets sent")
+	}
+	if float64(t.EstabResets)/per >= KernelShare {
+		add(t.EstabResets, "established connections reset")
+	}
+	exhausted := false
+	if ext != nil {
+		if fc, ok := ext.FailuresByClass["connect"]; ok && fc.Count > 0 && strings.Contains(fc.FirstError, "cannot assign requested address") {
+			exhausted = true
+			parts = append(parts, fmt.Sprintf("%d connects failed for want of a local port", fc.Count))
+			ev["port_exhaustion_failures"] = float64(fc.Count)
+		}
+	}
+	if len(parts) == 0 {
+		return verdict{}, false
+	}
+	v := verdict{Kind: VerdictKernelDrops, Evidence: ev,
+		Message: "the kernel counted " + strings.Join(parts, ", ") + " during the run (the network namespace's counters: other programs' connections count too)."}
+	tail, near1, near3, maxUs := connectTail(x)
+	ev["slow_connects"] = float64(tail)
+	var advice []string
+	if tail > 0 && (t.SynRetrans > 0 || t.ListenOverflows > 0 || t.ListenDrops > 0) {
+		share := float64(tail) / per
+		ev["slow_connect_share"] = share
+		v.Message += fmt.Sprintf(" %d requests (%.1f %%) waited %.1f s or more to connect (%d near 1 s, %d near 3 s, the slowest %.3f s):"+
+			" SYNs the listener dropped and the client sent again after 1 s, 3 s, ...; the server's accept queue overflowed.",
+			tail, 100*share, TailConnect.Seconds(), near1, near3, float64(maxUs)/1e6)
+		somax := ""
+		if h.Somaxconn > 0 {
+			somax = fmt.Sprintf(" (now %d)", h.Somaxconn)
+		}
+		advice = append(advice, "Raise the server's listen backlog and net.core.somaxconn"+somax+", or accept faster; fewer new connections (-k) avoid it.")
+	}
+	if exhausted {
+		advice = append(advice, "Use keep-alive (-k), fewer connections, or widen net.ipv4.ip_local_port_range.")
+	}
+	v.Advice = strings.Join(advice, " ")
+	return v, true
+}
+
+// connectTail counts the requests whose Connect column reached TailConnect,
+// those near 1 s (up to 2.5 s) and near 3 s (2.5 s to 6 s), and the slowest.
+func connectTail(x *client.ExtraResult) (tail, near1, near3, maxUs int64) {
+	if x == nil || x.Connect.Hist == nil {
+		return
+	}
+	from := TailConnect.Microseconds()
+	for _, b := range x.Connect.Hist.Distribution() {
+		if b.Count == 0 || b.From < from {
+			continue
+		}
+		tail += b.Count
+		switch {
+		case b.From < 2500000:
+			near1 += b.Count
+		case b.From < 6000000:
+			near3 += b.Count
+		}
+	}
+	return tail, near1, near3, x.Connect.Max
+}
+
+// WriteVerdicts writes the verdicts block (nothing when the run was not
+// judged): one line per verdict, then what could not be checked.
+func WriteVerdicts(w io.Writer, r *Run) error {
+	vs := r.Verdicts
+	if vs == nil {
+		return nil
+	}
+	e := newErrWriter(w)
+	e.printf("\nVerdicts (gab: can these figures be trusted as the server's?)\n")
+	if len(vs.Found) == 0 {
+		e.printf("  none: not client-bound, machine quiet, no kernel drops, long and large enough\n")
+	}
+	for _, v := range vs.Found {
+		e.printf("  %s\n", sanitizeLine(v.line()))
+	}
+	for _, n := range vs.NotChecked {
+		e.printf("  not checked: %s\n", sanitizeLine(n))
+	}
+	return e.flush()
+}
+
+// sanitizeLine keeps a line printable: a decoded document's text reaches a
+// terminal.
+func sanitizeLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gab/internal/hoststat"
+	"gab/internal/servercpu"
+	"gab/internal/testtool"
+)
+
+// verdictDoc is the part of the JSON document the verdict tests read.
+type verdictDoc struct {
+	Verdicts *struct {
+		Found []struct {
+			Kind     string             `json:"kind"`
+			Message  string             `json:"message"`
+			Advice   string             `json:"advice"`
+			Evidence map[string]float64 `json:"evidence"`
+		} `json:"found"`
+		NotChecked []string `json:"not_checked"`
+	} `json:"verdicts"`
+}
+
+// find returns the verdict of that kind (nil if none).
+func (d *verdictDoc) find(kind string) *struct {
+	Kind     string             `json:"kind"`
+	Message  string             `json:"message"`
+	Advice   string             `json:"advice"`
+	Evidence map[string]float64 `json:"evidence"`
+} {
+	if d.Verdicts == nil {
+		return nil
+	}
+	for i := range d.Verdicts.Found {
+		if d.Verdicts.Found[i].Kind == kind {
+			return &d.Verdicts.Found[i]
+		}
+	}
+	return nil
+}
+
+func readVerdicts(t *testing.T, name string) *verdictDoc {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d verdictDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Verdicts == nil {
+		t.Fatalf("no verdicts in the document:\n%s", b)
+	}
+	return &d
+}
+
+// backlogServer listens on loopback with a listen backlog of 8 and answers
+// one connection at a time (HTTP/1.0, 100 bytes, then close), so that a
+// burst of connects overflows its accept queue. It stops with the test.
+func backlogServer(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 8); err != nil {
+		syscall.Close(fd)
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), "backlog8")
+	ln, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); <-done })
+	resp := []byte("HTTP/1.0 200 OK\r\nServer: backlog8\r\nContent-Length: 100\r\n\r\n" + strings.Repeat("b", 100))
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			got := 0
+			for !strings.Contains(string(buf[:got]), "\r\n\r\n") && got < len(buf) {
+				n, err := c.Read(buf[got:])
+				got += n
+				if err != nil {
+					break
+				}
+			}
+			time.Sleep(500 * time.Microsecond) // a slow accept loop
+			c.Write(resp)
+			c.Close()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestVerdictListenQueueOverflow: connects faster than a backlog-8 server
+// accepts them overflow its accept queue; the kernel drops SYNs, the client
+// sends them again after 1 s, and --extended and the JSON name the overflows
+// and SYN retransmissions and attribute the ~1 s connect tail to them.
+func TestVerdictListenQueueOverflow(t *testing.T) {
+	url := backlogServer(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	status, out, errs := runGab(t, "ab", "-n", "400", "-c", "32", "--extended", "--json", js, url)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	d := readVerdicts(t, js)
+	v := d.find("kernel_drops")
+	if v == nil {
+		t.Fatalf("no kernel_drops verdict: %+v\n%s", d.Verdicts, out)
+	}
+	ev := v.Evidence
+	if ev["listen_overflows"]+ev["listen_drops"] == 0 || ev["syn_retransmissions"] == 0 {
+		t.Fatalf("evidence %v: want listen overflows and SYN retransmissions", ev)
+	}
+	if ev["slow_connects"] == 0 || !strings.Contains(v.Message, "accept queue overflowed") ||
+		!strings.Contains(v.Advice, "somaxconn") {
+		t.Fatalf("the ~1 s connect tail is not attributed to the accept queue: %+v", v)
+	}
+	for _, want := range []string{"Verdicts (gab", "kernel-drops: the kernel counted", "listen queue overflows", "SYN retransmissions", "accept queue overflowed", "near 1 s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--extended lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("%s", v.Message)
+}
+
+// TestVerdictClientBoundDemo: the demo server inside gab on one CPU with 64
+// keep-alive connections is gab's own limit.
+func TestVerdictClientBoundDemo(t *testing.T) {
+	bin := buildGab(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	out, err := exec.Command(bin, "--demo", "--cpus", "1", "-c", "64", "-k", "-n", "20000", "--extended", "--json", js).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d := readVerdicts(t, js)
+	v := d.find("client_bound")
+	if v == nil {
+		t.Fatalf("not reported client-bound: %+v\n%s", d.Verdicts, out)
+	}
+	if v.Evidence["cores"] != 1 {
+		t.Fatalf("cores %v, want 1 (--cpus 1)", v.Evidence["cores"])
+	}
+	if !strings.Contains(string(out), "client-bound: gab used") {
+		t.Fatalf("--extended lacks the verdict:\n%s", out)
+	}
+	t.Logf("%s", v.Message)
+}
+
+// startHogs starts n processes that spin on a CPU until the test ends and
+// returns their PIDs.
+func startHogs(t *testing.T, n int) []int {
+	t.Helper()
+	var pids []int
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		pids = append(pids, cmd.Process.Pid)
+	}
+	return pids
+}
+
+// TestVerdictBusyMachine: two CPU hogs beside a run make it a busy machine,
+// and the CPU the verdict gives to other processes covers what the hogs used.
+func TestVerdictBusyMachine(t *testing.T) {
+	bin := buildGab(t)
+	hogs := startHogs(t, 2)
+	m, err := servercpu.New(hogs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := m.Read()
+	start := time.Now()
+	js := filepath.Join(t.TempDir(), "run.json")
+	out, err := exec.Command(bin, "--demo", "-c", "2", "-k", "-t", "1", "-n", "1000000", "--extended", "--json", js).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	after, _ := m.Read()
+	wall := time.Since(start)
+	d := readVerdicts(t, js)
+	v := d.find("busy_machine")
+	if v == nil {
+		t.Fatalf("two hogs beside the run, no busy_machine verdict: %+v\n%s", d.Verdicts, out)
+	}
+	hogCores := (after - before).Seconds() / wall.Seconds()
+	// The hogs ran over a span a little longer than the run: allow them 20 %.
+	if got := v.Evidence["others_cores"]; got < 0.8*hogCores {
+		t.Fatalf("others used %.2f cores, the hogs alone %.2f", got, hogCores)
+	}
+	if !strings.Contains(string(out), "busy-machine: processes other than gab") {
+		t.Fatalf("--extended lacks the verdict:\n%s", out)
+	}
+	t.Logf("hogs %.2f cores; %s", hogCores, v.Message)
+}
+
+// nginxFor starts nginx (one process, no master) serving a 100-byte file on
+// a free loopback port, and returns its URL and PID; it is stopped by PID
+// when the test ends.
+func nginxFor(t *testing.T) (string, int) {
+	t.Helper()
+	bin := testtool.Need(t, "nginx", "nginx-light")
+	dir := t.TempDir()
+	for _, d := range []string{"www", "logs", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "www", "f100.txt"), []byte(strings.Repeat("a", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	conf := fmt.Sprintf(`worker_processes 1;
+daemon off;
+master_process off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/logs/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path %[1]s/tmp/body;
+    proxy_temp_path %[1]s/tmp/proxy;
+    fastcgi_temp_path %[1]s/tmp/fcgi;
+    uwsgi_temp_path %[1]s/tmp/uwsgi;
+    scgi_temp_path %[1]s/tmp/scgi;
+    default_type text/plain;
+    server { listen 127.0.0.1:%[2]d; root %[1]s/www; }
+}
+`, dir, port)
+	cf := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-c", cf, "-p", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	if !waitFor(10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}) {
+		t.Fatal("nginx did not start")
+	}
+	return "http://" + addr + "/f100.txt", cmd.Process.Pid
+}
+
+// TestVerdictQuietNginx: a modest run against nginx (its CPU named with
+// --server-pid) is not client-bound; on a quiet machine it is not a busy
+// machine either. On a machine that other programs keep busy (the test reads
+// /proc/stat around the run itself), the busy_machine verdict must agree with
+// that reading instead.
+func TestVerdictQuietNginx(t *testing.T) {
+	url, pid := nginxFor(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	h0 := hoststat.Read()
+	status, out, errs := runGab(t, "ab", "-t", "1", "-n", "1000000", "-c", "2", "-k", "--extended", "--server-pid", strconv.Itoa(pid), "--json", js, url)
+	h := hoststat.Read().Sub(h0)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	d := readVerdicts(t, js)
+	if v := d.find("client_bound"); v != nil {
+		t.Fatalf("a quiet run against nginx reported client-bound: %s\n%s", v.Message, out)
+	}
+	// The machine's busy CPU beyond this test process and nginx, as a share
+	// of its cores: this process's CPU is at most the elapsed time × cores
+	// it used; take the host's figure as an upper bound on the others'.
+	hostShare := h.CPU.Busy().Seconds() / h.Elapsed.Seconds() / float64(h.Cores)
+	v := d.find("busy_machine")
+	switch {
+	case v == nil && hostShare >= 0.95:
+		t.Fatalf("the whole machine was busy (%.0f %%) and no busy_machine verdict", 100*hostShare)
+	case v != nil && v.Evidence["others_share"] < 0.10:
+		t.Fatalf("busy_machine below its threshold: %+v", v)
+	case v != nil:
+		t.Logf("the machine was not quiet (host busy %.0f %%, load %.1f): %s", 100*hostShare, h.LoadBefore[0], v.Message)
+	}
+}
