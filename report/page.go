@@ -53,6 +53,7 @@ type PageRow struct{ Name, Value string }
 
 type pageRunView struct {
 	Label, Command, Ending, Error string
+	Verdicts                      template.HTML // verdictBanner
 	Env                           []PageRow
 	Figures                       []PageRow
 	Times                         [][]string // Connection Times rows
@@ -94,7 +95,7 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 
 func runView(r PageRun) pageRunView {
 	d := r.Doc
-	v := pageRunView{Label: r.Label, Command: strings.Join(d.CommandLine, " "), Ending: d.Ending}
+	v := pageRunView{Label: r.Label, Command: strings.Join(d.CommandLine, " "), Ending: d.Ending, Verdicts: verdictBanner(d)}
 	if d.Error != nil {
 		v.Error = fmt.Sprintf("%s (exit status %d)", d.Error.Message, d.Error.ExitCode)
 	}
@@ -272,7 +273,7 @@ svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 <pre>{{.Command}}</pre>
 {{if .Error}}<p class="error">Ended with an error: {{.Error}}</p>{{end}}
 <table class="figures">{{range .Env}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}
-<tr><td>Ending</td><td>{{.Ending}}</td></tr></table>
+<tr><td>Ending</td><td>{{.Ending}}</td></tr></table>{{.Verdicts}}
 {{if .Figures}}<h3>ab's figures</h3>
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
 {{end}}</table>{{end}}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"math"
 	"strings"
@@ -341,4 +342,35 @@ func sanitizeLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// verdictBanner is the HTML report's banner of a run's verdicts, every text
+// escaped (empty when the run was not judged or nothing was found and
+// everything was checked).
+func verdictBanner(r *Run) template.HTML {
+	vs := r.Verdicts
+	if vs == nil || len(vs.Found)+len(vs.NotChecked) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(`<div class="verdicts" style="border:2px solid #c60;background:#fff4e0;padding:.3em .8em;margin:.6em 0">` + "\n")
+	if len(vs.Found) > 0 {
+		b.WriteString("<p><strong>Can these figures be trusted as the server's?</strong></p>\n<ul>\n")
+	}
+	for _, v := range vs.Found {
+		fmt.Fprintf(&b, `<li data-kind="%s"><strong>%s</strong>: %s`, template.HTMLEscapeString(v.Kind),
+			template.HTMLEscapeString(strings.ReplaceAll(v.Kind, "_", "-")), template.HTMLEscapeString(v.Message))
+		if v.Advice != "" {
+			fmt.Fprintf(&b, " <em>%s</em>", template.HTMLEscapeString(v.Advice))
+		}
+		b.WriteString("</li>\n")
+	}
+	if len(vs.Found) > 0 {
+		b.WriteString("</ul>\n")
+	}
+	for _, n := range vs.NotChecked {
+		fmt.Fprintf(&b, "<p class=\"note\">Not checked: %s</p>\n", template.HTMLEscapeString(n))
+	}
+	b.WriteString("</div>")
+	return template.HTML(b.String())
 }

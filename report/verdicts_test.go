@@ -228,3 +228,33 @@ func TestVerdictsDocument(t *testing.T) {
 		t.Fatalf("control bytes reach the terminal: %q", out.String())
 	}
 }
+
+// TestVerdictsHTMLBanner: the HTML report shows a judged run's verdicts in
+// a banner, escaped; an unjudged run has none.
+func TestVerdictsHTMLBanner(t *testing.T) {
+	h := quietHost()
+	h.CPU.User = 9 * time.Second
+	r := judged(t, h, nil)
+	r.Verdicts.Found[0].Advice = "<script>alert(1)</script>"
+	var b bytes.Buffer
+	if err := WriteHTMLPage(&b, &Page{Title: "t", Runs: []PageRun{{Doc: r}}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<div class="verdicts"`, `data-kind="busy_machine"`, "<strong>busy-machine</strong>: processes other than gab", "&lt;script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert") {
+		t.Fatal("advice reached the page unescaped")
+	}
+	_, plain := extFixture()
+	b.Reset()
+	if err := WriteHTMLPage(&b, &Page{Title: "t", Runs: []PageRun{{Doc: plain}}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `class="verdicts"`) {
+		t.Fatal("a banner for a run that was not judged")
+	}
+}
