@@ -199,9 +199,10 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			if l.Title != "" {
 				title = "title " + quote(l.Title)
 			}
-			with += fmt.Sprintf(" linecolor %d", l.ColorOf(j))
-			if l.Dashed {
-				with += " dashtype 2"
+			lk := chart.LookOf(&l, j)
+			with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
+			if l.Style == chart.Points {
+				with = strings.Replace(with, "pointtype 7", fmt.Sprintf("pointtype %d", lk.PointType), 1)
 			}
 			if l.Style == chart.Bars {
 				with += " fill transparent solid 0.35 border"

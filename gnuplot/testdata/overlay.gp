@@ -20,8 +20,8 @@ unset logscale y
 set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'cmp.png.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor 1 title 'before', \
-     '' index 1 using 1:2 with lines linewidth 1.5 linecolor 2 title 'after'
+plot 'cmp.png.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 title 'before', \
+     '' index 1 using 1:2 with lines linewidth 1.5 linecolor rgb '#ff7f0e' dashtype 1 title 'after'
 
 # 2. Requests per second
 set title 'Requests per second'
@@ -32,7 +32,7 @@ unset logscale y
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'cmp.png.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'before requests', \
-     '' index 3 using 1:2 with boxes linecolor 2 fill transparent solid 0.35 border title 'after requests'
+plot 'cmp.png.dat' index 2 using 1:2 with boxes linecolor rgb '#1f77b4' dashtype 1 fill transparent solid 0.35 border title 'before requests', \
+     '' index 3 using 1:2 with boxes linecolor rgb '#ff7f0e' dashtype 1 fill transparent solid 0.35 border title 'after requests'
 
 unset multiplot

@@ -20,7 +20,7 @@ unset logscale y
 set xtics autofreq
 set xrange [0:3.2]
 set yrange [0:*]
-plot 'run.pdf.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
+plot 'run.pdf.dat' index 0 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#1f77b4' dashtype 1 notitle
 
 # 2. Latency percentile distribution (right end: maximum), exact (µs)
 set title 'Latency percentile distribution (right end: maximum), exact (µs)'
@@ -31,7 +31,7 @@ unset logscale y
 set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'run.pdf.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
+plot 'run.pdf.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 notitle
 
 # 3. Requests per second
 set title 'Requests per second'
@@ -42,6 +42,6 @@ unset logscale y
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'run.pdf.dat' index 2 using 1:2 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests'
+plot 'run.pdf.dat' index 2 using 1:2 with boxes linecolor rgb '#1f77b4' dashtype 1 fill transparent solid 0.35 border title 'requests'
 
 unset multiplot

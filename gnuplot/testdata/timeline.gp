@@ -20,8 +20,8 @@ unset logscale y
 set xtics autofreq
 set xrange [0:3.2]
 set yrange [0:*]
-plot 'tl.png.dat' index 0 using 1:2:3 with boxes linecolor 1 fill transparent solid 0.35 border title 'requests', \
-     '' index 1 using 1:2:3 with boxes linecolor 2 fill transparent solid 0.35 border title 'failures'
+plot 'tl.png.dat' index 0 using 1:2:3 with boxes linecolor rgb '#1f77b4' dashtype 1 fill transparent solid 0.35 border title 'requests', \
+     '' index 1 using 1:2:3 with boxes linecolor rgb '#ff7f0e' dashtype 1 fill transparent solid 0.35 border title 'failures'
 
 # 2. Latency per interval of the timeline: p50, p90 (dashed), p99, maximum (dots)
 set title 'Latency per interval of the timeline: p50, p90 (dashed), p99, maximum (dots)'
@@ -32,10 +32,10 @@ unset logscale y
 set xtics autofreq
 set xrange [0:3.2]
 set yrange [0:*]
-plot 'tl.png.dat' index 2 using 1:2 with lines linewidth 1.5 linecolor 1 title 'p50', \
-     '' index 3 using 1:2 with lines linewidth 1.5 linecolor 2 dashtype 2 title 'p90', \
-     '' index 4 using 1:2 with lines linewidth 1.5 linecolor 3 title 'p99', \
-     '' index 5 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 4 title 'max'
+plot 'tl.png.dat' index 2 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 title 'p50', \
+     '' index 3 using 1:2 with lines linewidth 1.5 linecolor rgb '#ff7f0e' dashtype (6,4) title 'p90', \
+     '' index 4 using 1:2 with lines linewidth 1.5 linecolor rgb '#2ca02c' dashtype 1 title 'p99', \
+     '' index 5 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#d62728' dashtype 1 title 'max'
 
 # 3. Latency of each request over time (sampling per data set in the .dat file)
 set title 'Latency of each request over time (sampling per data set in the .dat file)'
@@ -46,7 +46,7 @@ unset logscale y
 set xtics autofreq
 set xrange [0:3.2]
 set yrange [0:*]
-plot 'tl.png.dat' index 6 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 notitle
+plot 'tl.png.dat' index 6 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#1f77b4' dashtype 1 notitle
 
 # 4. Latency percentile distribution (right end: maximum), exact (µs)
 set title 'Latency percentile distribution (right end: maximum), exact (µs)'
@@ -57,7 +57,7 @@ unset logscale y
 set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
-plot 'tl.png.dat' index 7 using 1:2 with lines linewidth 1.5 linecolor 1 notitle
+plot 'tl.png.dat' index 7 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 notitle
 
 # 5. Latency against throughput, one dot per interval of the timeline
 set title 'Latency against throughput, one dot per interval of the timeline'
@@ -68,7 +68,7 @@ unset logscale y
 set xtics autofreq
 set xrange [0:*]
 set yrange [0:*]
-plot 'tl.png.dat' index 8 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 1 title 'p50', \
-     '' index 9 using 1:2 with points pointtype 7 pointsize 0.25 linecolor 2 title 'p99'
+plot 'tl.png.dat' index 8 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#1f77b4' dashtype 1 title 'p50', \
+     '' index 9 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#ff7f0e' dashtype 1 title 'p99'
 
 unset multiplot

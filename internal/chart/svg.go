@@ -16,9 +16,6 @@ import (
 // legend. Nothing but the SVG itself: no script, no font or style from
 // elsewhere, so the page that holds it works offline.
 
-// Palette holds the data sets' colours, in order.
-var Palette = []string{"#7b2fbf", "#1b8a3a", "#2a6fdb", "#d1462f", "#b8860b", "#117a8b", "#8c564b", "#555555"}
-
 const (
 	svgLeft, svgRight, svgTop, svgBottom = 64.0, 16.0, 30.0, 44.0
 )
@@ -96,7 +93,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g class="plot" clip-path="url(#clip-%s)">`,
 		clipID(p), svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom, clipID(p))
 	for i, l := range p.Lines {
-		writeLine(bw, &l, x, y, Palette[(l.ColorOf(i)-1)%len(Palette)])
+		writeLine(bw, &l, x, y, LookOf(&l, i))
 	}
 	bw.WriteString("</g>")
 	// Legend, top left inside the frame.
@@ -105,12 +102,15 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		if l.Title == "" {
 			continue
 		}
-		color := Palette[(l.ColorOf(i)-1)%len(Palette)]
+		lk := LookOf(&l, i)
+		color := lk.Color
 		switch {
-		case l.Style == Points: // a dot, as the series is drawn
+		case l.Style == Points && lk.Square: // a dot, as the series is drawn
+			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s"/>`, svgLeft+11, ly-7, color)
+		case l.Style == Points:
 			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, svgLeft+14, ly-4, color)
-		case l.Dashed:
-			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="3 2"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color)
+		case lk.SVGDash != "":
+			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color, lk.SVGDash)
 		default:
 			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color)
 		}
@@ -121,7 +121,8 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	return bw.Flush()
 }
 
-func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
+func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	color := lk.Color
 	var d []byte
 	f := func(v float64) []byte { return strconv.AppendFloat(nil, math.Round(v*10)/10, 'f', -1, 64) }
 	switch l.Style {
@@ -136,7 +137,11 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
 			d = append(d, f(y.at(r[1]))...)
 			d = append(d, "h0"...)
 		}
-		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="round" stroke-opacity="0.7" fill="none"/>`, d, color)
+		linecap := "round"
+		if lk.Square {
+			linecap = "square"
+		}
+		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none"/>`, d, color, linecap)
 	case Lines, ErrorBars:
 		cmd := byte('M')
 		for _, r := range l.Rows {
@@ -151,8 +156,8 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, color string) {
 			cmd = 'L'
 		}
 		dash := ""
-		if l.Dashed {
-			dash = ` stroke-dasharray="6 4"`
+		if lk.SVGDash != "" {
+			dash = ` stroke-dasharray="` + lk.SVGDash + `"`
 		}
 		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="2" fill="none"%s/>`, d, color, dash)
 		if l.Style == ErrorBars {
