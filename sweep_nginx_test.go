@@ -185,8 +185,10 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 			t.Errorf("ratio %+v %+v", c, r)
 			continue
 		}
-		// The same server's ratio's interval holds 1; the big file's is below it.
-		if c.Label == "again" && !(r.Lo < 1 && 1 < r.Hi) || c.Label == "big" && !(r.Hi < 1) {
+		// The same server's ratio is near 1 (whether its 95 % interval holds
+		// 1 is a coin with 5 % on the wrong side); the big file's interval is
+		// below 1.
+		if c.Label == "again" && !(0.5 < r.Ratio && r.Ratio < 2) || c.Label == "big" && !(r.Hi < 1) {
 			t.Errorf("%s: req/s ratio %+v", c.Label, r)
 		}
 	}
