@@ -38,7 +38,7 @@ import (
 type sweepOptions struct {
 	sizes, postSizes, csvFile, jsonFile string
 	plotFile, htmlFile                  string
-	repeat                              int
+	repeat, ci                          string
 	pause                               durationValue
 	maxCVPercent                        float64
 	demo, help                          bool
@@ -54,7 +54,8 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVar(&so.sizes, "sizes", "", "`LIST` of sizes (4,100b,10k,1m; 1k = 1024 bytes; each up to 1024g), each replacing {size} in the targets")
 	fs.StringVar(&so.postSizes, "post-sizes", "", "POST a generated body of each size in `LIST` (each up to 64m, built in memory for its run; content type -T); {size} in a target takes the size too")
-	fs.IntVar(&so.repeat, "repeat", 1, "measure each point `R` times (1 to 1000), interleaved across the targets")
+	fs.StringVar(&so.repeat, "repeat", "1", "measure each point `R` times (1 to 1000), interleaved across the targets; auto[:MAX]: until its req/s 95 % interval is within --ci of the mean (at least 3, at most MAX, 20 by default)")
+	fs.StringVar(&so.ci, "ci", "5%", "flag points whose req/s 95 % interval's half-width exceeds `PCT` % of the mean; --repeat auto repeats until it does not")
 	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds; at most 1h)")
 	fs.StringVar(&so.order, "order", sweep.OrderInterleaved, "run order: `interleaved` (every point's first repetition, then every point's second, ...) or random (each such round shuffled; the seed is in --json)")
 	fs.IntVar(&so.requestsPerConn, "requests-per-conn", 0, "each point sends c × `N` requests (-n), so every client makes N at every concurrency (not with -n or -t)")
@@ -87,10 +88,10 @@ Sweep options:
 
 // sweepArgs are the sweep's command line, split.
 type sweepArgs struct {
-	ab          []string // ab's options for every run (no -c)
-	concurrency string   // -c's list ("" when not given)
+	ab          []string  // ab's options for every run (no -c)
+	concurrency string    // -c's list ("" when not given)
 	shortSeen   [256]bool // ab's options given that take a value
-	verbose     bool     // -v given
+	verbose     bool      // -v given
 	targets     []string
 	opts        sweepOptions
 }
@@ -258,10 +259,14 @@ func (sw *sweepRun) usageError(err error) int {
 // settings checks the sweep's options and reads its lists.
 func (sw *sweepRun) settings() error {
 	so := &sw.sa.opts
-	s := &sweep.Settings{Repeat: so.repeat, Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
+	s := &sweep.Settings{Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
 	sw.s = s
-	if so.repeat < 1 || so.repeat > sweep.MaxRepeat {
-		return fmt.Errorf("--repeat must be from 1 to %d, not %d", sweep.MaxRepeat, so.repeat)
+	var err error
+	if s.Repeat, s.Auto, err = parseRepeat(so.repeat); err != nil {
+		return err
+	}
+	if s.CI, err = parseCI(so.ci); err != nil {
+		return err
 	}
 	if s.Pause > sweep.MaxPause {
 		return fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause)
@@ -273,7 +278,6 @@ func (sw *sweepRun) settings() error {
 		return err
 	}
 	s.Concurrency = []int{1}
-	var err error
 	if sw.sa.concurrency != "" {
 		if s.Concurrency, err = sweep.ParseConcurrency(sw.sa.concurrency); err != nil {
 			return err
@@ -395,7 +399,13 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	m := &sweepRuns{start: time.Now(), loadStart: loadAverage()}
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
+	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
+	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
 	for i, r := range plan {
+		if settled[r.Point] {
+			m.planned--
+			continue
+		}
 		if ctx.Err() != nil {
 			m.interrupted = true
 			break
@@ -438,15 +448,17 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 			m.interrupted = true
 			break
 		}
-		// A point is finished after its last repetition.
-		if r.Rep == s.Repeat-1 {
-			var mine []*sweep.RunResult // only this point's runs: the sweep stays linear in its runs
-			for _, pr := range m.runs {
-				if pr.Point == r.Point {
-					mine = append(mine, pr)
-				}
+		mine := append(byPoint[r.Point], rr)
+		byPoint[r.Point] = mine
+		// A point is finished after its last repetition, or with --repeat
+		// auto once its interval is narrow enough.
+		settled[r.Point] = s.Auto && sweep.Settled(s.CI, mine)
+		if r.Rep == s.Repeat-1 || settled[r.Point] {
+			p := sweep.Aggregate(s, mine)[0]
+			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", len(m.runs), m.planned, sweep.PointLine(p))
+			for _, l := range sweep.VerdictLines(s, p) {
+				fmt.Fprintf(sw.stderr, "%s\n", l)
 			}
-			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", i+1, len(plan), sweep.PointLine(sweep.Aggregate(s, mine)[0]))
 		}
 	}
 	return m
@@ -478,6 +490,9 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 	if err := sweepPictures(ctx, so.plotFile, so.htmlFile, sweep.NewDocument(s, results, meta)); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		return exitError
+	}
+	if msg := sweep.StoppedAtMax(s, results); msg != "" {
+		fmt.Fprintf(stderr, "%s sweep: %s\n", sw.argv0, msg)
 	}
 	switch {
 	case m.beforeErr != nil:
@@ -722,9 +737,8 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	runner, err := client.New(cfg)
 	ms := &measured{}
 	if err == nil {
-		host := hoststat.Read()
 		ms = measureRun(ctx, runner, &meter)
-		if d := hoststat.Read().Sub(host); d.Checked(hoststat.FileStat) {
+		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
 		}
 		err = ms.err
@@ -837,4 +851,37 @@ func (f *sweepFiles) close() {
 			file.Close()
 		}
 	}
+}
+
+// parseRepeat reads --repeat: R (1 to sweep.MaxRepeat), or auto[:MAX] (MAX
+// from sweep.AutoMinRepeat to sweep.MaxRepeat, sweep.AutoDefaultRepeat
+// without); it returns the number of runs planned per point (auto's
+// maximum) and whether they are auto's.
+func parseRepeat(v string) (n int, auto bool, err error) {
+	if rest, ok := strings.CutPrefix(v, "auto"); ok {
+		n = sweep.AutoDefaultRepeat
+		if rest != "" {
+			m, ok := strings.CutPrefix(rest, ":")
+			var perr error
+			if n, perr = strconv.Atoi(m); !ok || perr != nil || n < sweep.AutoMinRepeat || n > sweep.MaxRepeat {
+				return 0, false, fmt.Errorf("--repeat auto:MAX needs MAX from %d to %d, not %q", sweep.AutoMinRepeat, sweep.MaxRepeat, v)
+			}
+		}
+		return n, true, nil
+	}
+	n, err = strconv.Atoi(v)
+	if err != nil || n < 1 || n > sweep.MaxRepeat {
+		return 0, false, fmt.Errorf("--repeat must be from 1 to %d, or auto[:MAX], not %s", sweep.MaxRepeat, v)
+	}
+	return n, false, nil
+}
+
+// parseCI reads --ci: a percentage ("2%" or "2"), above 0 and at most 100,
+// as a fraction.
+func parseCI(v string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if err != nil || !(f > 0 && f <= 100) {
+		return 0, fmt.Errorf("--ci must be a percentage above 0 and at most 100, not %q", v)
+	}
+	return f / 100, nil
 }

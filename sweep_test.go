@@ -39,7 +39,7 @@ func TestSplitSweepArgs(t *testing.T) {
 	if !reflect.DeepEqual(sa.ab, wantAB) {
 		t.Errorf("ab options %q, want %q", sa.ab, wantAB)
 	}
-	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.repeat != 3 || sa.opts.csvFile != "f.csv" ||
+	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.repeat != "3" || sa.opts.csvFile != "f.csv" ||
 		time.Duration(sa.opts.pause) != 500*time.Millisecond {
 		t.Errorf("sweep options %+v", sa)
 	}
@@ -76,8 +76,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"-e", "x.csv", u}, exitUsage, "-e does not apply to gab sweep"},
 		{[]string{"--demo", u}, exitUsage, "--demo sweeps the built-in server: no TARGET"},
 		{nil, exitUsage, "no TARGET"},
-		{[]string{"--repeat", "0", u}, exitUsage, "--repeat must be from 1 to 1000, not 0"},
-		{[]string{"--repeat", "99999999999", u}, exitUsage, "--repeat must be from 1 to 1000, not 99999999999"},
+		{[]string{"--repeat", "0", u}, exitUsage, "--repeat must be from 1 to 1000, or auto[:MAX], not 0"},
+		{[]string{"--repeat", "99999999999", u}, exitUsage, "--repeat must be from 1 to 1000, or auto[:MAX], not 99999999999"},
 		{[]string{"--post-sizes", "100g", u}, exitUsage, `--post-sizes: 100g is above the limit of 64m (64 MiB: each body is built in memory) (in "100g")`},
 		{[]string{"--post-sizes", "4,65m", u}, exitUsage, "--post-sizes: 65m is above the limit of 64m"},
 		{[]string{"--sizes", "1025g", "http://127.0.0.1:9/{size}"}, exitUsage, "--sizes: 1025g is above the limit of 1024g (1 TiB)"},
@@ -106,6 +106,7 @@ var badSweepValues = map[string][]string{
 	"sizes":             {"--sizes", "zz"},
 	"post-sizes":        {"--post-sizes", "100g"},
 	"repeat":            {"--repeat", "x"},
+	"ci":                {"--ci", "0%"},
 	"pause":             {"--pause", "2h"},
 	"max-cv":            {"--max-cv", "-1"},
 	"csv":               {"--csv", ""},

@@ -91,9 +91,13 @@ type DocSettings struct {
 	SizeOption  string      `json:"size_option"` // "--sizes", "--post-sizes" or ""
 	Sizes       []DocSize   `json:"sizes"`
 	Repeat      int         `json:"repeat"`
-	PauseS      float64     `json:"pause_s"`
-	MaxCV       float64     `json:"max_cv"`
-	CIMethod    string      `json:"ci_method"`
+	// RepeatAuto is --repeat auto (Repeat is then the maximum); CI is the
+	// share of a point's mean its req/s interval may reach (--ci).
+	RepeatAuto bool    `json:"repeat_auto,omitempty"`
+	CI         float64 `json:"ci,omitempty"`
+	PauseS     float64 `json:"pause_s"`
+	MaxCV      float64 `json:"max_cv"`
+	CIMethod   string  `json:"ci_method"`
 	// Param is --param (absent without), Before its command.
 	Param  *DocParam `json:"param,omitempty"`
 	Before string    `json:"before,omitempty"`
@@ -167,6 +171,10 @@ type DocPoint struct {
 	// Figures are the point's catalog figures (PointResult.Figure), key →
 	// value in the figure's unit; a figure no run has is absent.
 	Figures report.FigureValues `json:"figures,omitempty"`
+	// Verdicts are the point's flags (its runs' verdicts' kinds and
+	// wide_interval); StoppedAtMax: --repeat auto ran it to the maximum.
+	Verdicts     []string `json:"verdicts,omitempty"`
+	StoppedAtMax bool     `json:"stopped_at_max,omitempty"`
 
 	Runs []DocRun `json:"runs"`
 }
@@ -275,7 +283,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		Machine:     m.Machine,
 		Settings: DocSettings{
 			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []DocSize{},
-			Repeat: s.Repeat, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
+			Repeat: s.Repeat, RepeatAuto: s.Auto, CI: s.CI, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
 			Before: s.Before, Order: s.Order, Seed: s.Seed, RequestsPerConn: s.RequestsPerConn,
 			Deviation: s.Deviation, TieRule: TieRule, Baseline: s.Baseline,
 		},
@@ -312,6 +320,8 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
 			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
 			Figures:           pointFigures(p),
+			Verdicts:          p.Verdicts,
+			StoppedAtMax:      p.StoppedAtMax,
 			Runs:              []DocRun{},
 		}
 		if h := p.HostCPU; h.Known {

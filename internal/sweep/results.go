@@ -15,7 +15,12 @@ type Settings struct {
 	SizeOption string
 	Sizes      []Size
 	Repeat     int
-	Pause      time.Duration
+	// Auto is --repeat auto: Repeat is then the maximum, and a point stops
+	// repeating once Settled; CI is --ci, the share of a point's mean its
+	// req/s interval's half-width may reach (trust.go).
+	Auto  bool
+	CI    float64
+	Pause time.Duration
 	// MaxCV is the coefficient of variation above which a point is marked
 	// unstable (a fraction).
 	MaxCV float64
@@ -114,6 +119,11 @@ type PointResult struct {
 	// merged is the runs' records merged (report.MergeRuns; nil when no
 	// run has a report): the point's latencies and counts.
 	merged *report.Run
+	// Verdicts are the point's flags: its runs' verdicts' kinds and
+	// VerdictWideInterval (trust.go). StoppedAtMax: --repeat auto ran it to
+	// the maximum without its interval narrowing to --ci.
+	Verdicts     []string
+	StoppedAtMax bool
 }
 
 // Done reports whether every planned repetition ran to its end.
@@ -155,6 +165,7 @@ func Aggregate(s *Settings, runs []*RunResult) []*PointResult {
 	for i, pt := range order {
 		p := byPoint[pt]
 		p.compute(s.MaxCV, s.Deviation)
+		p.judge(s)
 		out[i] = p
 	}
 	return out
