@@ -53,8 +53,13 @@ func TestPlotRun(t *testing.T) {
 		t.Fatalf("run.png: %v", err)
 	}
 	dat, _ := os.ReadFile(filepath.Join(dir, "run.png.dat"))
-	// Block 0 is every request: 200 rows of start_s and latency_ms in µs.
-	block := strings.SplitN(string(dat), "\n\n\n", 2)[0]
+	// The scatter's block is every request: 200 rows of start_s and latency_ms in µs.
+	var block string
+	for _, b := range strings.Split(string(dat), "\n\n\n") {
+		if strings.Contains(b, "Latency of each request over time") {
+			block = b
+		}
+	}
 	rows := 0
 	for _, l := range strings.Split(block, "\n") {
 		if l == "" || l[0] == '#' {
@@ -73,7 +78,7 @@ func TestPlotRun(t *testing.T) {
 		t.Errorf("latency block has %d rows, want 200", rows)
 	}
 	gp, _ := os.ReadFile(filepath.Join(dir, "run.png.gp"))
-	if !strings.Contains(string(gp), "all 200 requests, µs precision") || !strings.Contains(string(gp), "set output 'run.png'") ||
+	if !strings.Contains(string(gp), "all 200 requests") || !strings.Contains(string(gp), "set output 'run.png'") ||
 		!strings.Contains(string(gp), "Requests and failures per second, per interval of the timeline") {
 		t.Errorf("script:\n%s", gp)
 	}

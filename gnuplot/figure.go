@@ -185,6 +185,8 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			switch l.Style {
 			case chart.Points:
 				with = "points pointtype 7 pointsize 0.25"
+			case chart.Marks:
+				with = "points pointtype 7 pointsize 1.5"
 			case chart.Lines:
 				with = "lines linewidth 1.5"
 			case chart.Bars:

@@ -179,6 +179,7 @@ func latencyScatter(d *chart.Data, smp []samples.Sample, totals []uint32, limit 
 	}
 	slices.SortStableFunc(pts, func(a, b chart.XY) int { return cmp.Compare(a.X, b.X) })
 	d.LatencyNote = "all " + chart.Count(len(smp)) + " requests"
+	d.LatencyTitle = d.LatencyNote
 	if limit > 0 && len(pts) > limit {
 		// The slowest 0.1 % (at least one request) are kept whole.
 		cut := totals[min(len(totals)-1, len(totals)-max(1, len(totals)/1000))]
@@ -198,9 +199,11 @@ func latencyScatter(d *chart.Data, smp []samples.Sample, totals []uint32, limit 
 		slices.SortStableFunc(pts, func(a, b chart.XY) int { return cmp.Compare(a.X, b.X) })
 		d.LatencyNote = fmt.Sprintf("%s of %s requests: largest-triangle-three-buckets over time, with all %s slower than p99.9",
 			chart.Count(len(pts)), chart.Count(len(smp)), chart.Count(len(keep)))
+		d.LatencyTitle = fmt.Sprintf("%s of %s (LTTB; all %s above p99.9 kept)", chart.Count(len(pts)), chart.Count(len(smp)), chart.Count(len(keep)))
 	}
 	if d.Stored < d.Recorded {
 		d.LatencyNote += fmt.Sprintf(" (the exact store kept the first %s of %s)", chart.Count(d.Stored), chart.Count(d.Recorded))
+		d.LatencyTitle += " of the first " + chart.Count(d.Stored) + " of " + chart.Count(d.Recorded)
 	}
 	d.LatencyNote += ", µs precision"
 	d.Latency = make([]chart.LatencyPoint, len(pts))

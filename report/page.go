@@ -14,9 +14,12 @@ import (
 
 // This file is the self-contained HTML report (--html FILE, gab plot -o
 // FILE.html): the command lines and environment, ab's figures, the charts as
-// inline SVG drawn by Go, the percentile tables, and, for several runs, a
-// comparison ranked by requests per second. No script and nothing loaded from
-// elsewhere: the page reads the same offline as online.
+// inline SVG drawn by Go (each in an element with its panel's id), the
+// percentile, status code, error, response-time range and --fail-if tables
+// (ids NAME-N for the N-th run), and, for several runs, a comparison ranked
+// by requests per second. Nothing is loaded from elsewhere. A small inline
+// script adds hover and time-axis zoom to the latency scatter; without it
+// the page shows the same charts and tables.
 
 // PageRun is one run on the page.
 type PageRun struct {
@@ -60,6 +63,17 @@ type pageRunView struct {
 	Catalog                       [][]string // the catalog's figures (catalog.go)
 	Percentiles                   [][]string
 	Precision                     string
+	N                             int        // the run's place on the page (element ids)
+	Status                        [][]string // responses per status code
+	Errors                        [][]string // failures per class
+	Ranges                        [][]string // response-time ranges
+	Objectives                    [][]string // --fail-if verdicts
+	IntervalNote                  string
+}
+
+type pageChart struct {
+	ID  string
+	SVG template.HTML
 }
 
 type pageView struct {
@@ -67,7 +81,7 @@ type pageView struct {
 	Command string
 	Env     []PageRow
 	Tables  []PageTable
-	Charts  []template.HTML
+	Charts  []pageChart
 	Runs    []pageRunView
 	Compare [][]string // header row first
 }
@@ -81,11 +95,14 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 			if err := chart.WriteSVG(&b, &p.Figure.Panels[i], panelWidth, panelHeight); err != nil {
 				return err
 			}
-			v.Charts = append(v.Charts, template.HTML(b.String())) // drawn by WriteSVG, which escapes every text
+			// Drawn by WriteSVG, which escapes every text.
+			v.Charts = append(v.Charts, pageChart{ID: p.Figure.Panels[i].ID, SVG: template.HTML(b.String())})
 		}
 	}
-	for _, r := range p.Runs {
-		v.Runs = append(v.Runs, runView(r))
+	for i, r := range p.Runs {
+		rv := runView(r)
+		rv.N = i + 1
+		v.Runs = append(v.Runs, rv)
 	}
 	if len(p.Runs) > 1 {
 		v.Compare = compareRows(p.Runs)
@@ -152,6 +169,29 @@ func runView(r PageRun) pageRunView {
 		}
 	}
 	v.Catalog = catalogRows(d)
+	v.Status, v.Errors = statusRows(d), errorRows(d)
+	if t := d.Thresholds; t != nil {
+		v.Objectives = [][]string{{"objective", "measured", "verdict"}}
+		for _, c := range t.Checks {
+			val, verdict := "no data", "missed"
+			switch {
+			case c.Value != nil && c.Unit == "us":
+				val = ms3(*c.Value) + " ms"
+			case c.Value != nil:
+				val = strconv.FormatFloat(*c.Value, 'f', -1, 64) + " " + c.Unit
+			}
+			if c.Passed {
+				verdict = "met"
+			}
+			v.Objectives = append(v.Objectives, []string{c.Expression, val, verdict})
+		}
+	}
+	if c := r.Chart; c != nil {
+		v.IntervalNote = c.IntervalNote
+		if len(c.Ranges) > 0 {
+			v.Ranges = rangeRows(c)
+		}
+	}
 	if r.Chart != nil && len(r.Chart.Table) > 0 {
 		v.Precision = r.Chart.CurvePrecision
 		v.Percentiles = append(v.Percentiles, []string{"percentile", "total (ms)"})
@@ -164,6 +204,74 @@ func runView(r PageRun) pageRunView {
 		}
 	}
 	return v
+}
+
+// statusRows counts the run's responses per status code (header first; none
+// without the extended figures).
+func statusRows(d *Run) [][]string {
+	x := d.Extended
+	if x == nil || len(x.StatusCounts) == 0 {
+		return nil
+	}
+	rows := [][]string{{"status", "class", "responses"}}
+	for _, c := range statusCodes(x.StatusCounts) {
+		rows = append(rows, []string{fmt.Sprintf("%03d", c), fmt.Sprintf("%dxx", c/100), strconv.Itoa(x.StatusCounts[strconv.Itoa(c)])})
+	}
+	return rows
+}
+
+// errorRows are the run's failures by class with the first error of each
+// (header first; none without a failure).
+func errorRows(d *Run) [][]string {
+	x := d.Extended
+	if x == nil {
+		return nil
+	}
+	names := make([]string, 0, len(x.FailuresByClass))
+	for name, f := range x.FailuresByClass {
+		if f.Count > 0 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	rows := [][]string{{"class", "failures", "first error"}}
+	for _, name := range names {
+		f := x.FailuresByClass[name]
+		rows = append(rows, []string{name, strconv.Itoa(f.Count), OneLine(f.FirstError)})
+	}
+	return rows
+}
+
+// rangeRows is the response-time ranges' table (header first).
+func rangeRows(c *chart.Data) [][]string {
+	rows := [][]string{{"range", "requests", "share"}}
+	total := int64(0)
+	for _, n := range c.Ranges {
+		total += n
+	}
+	share := func(n int64) string {
+		if total == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.2f%%", 100*float64(n)/float64(total))
+	}
+	e := c.RangeEdgesMs
+	for i, n := range c.Ranges {
+		var name string
+		switch {
+		case i == 0:
+			name = fmt.Sprintf("t ≤ %g ms", e[0])
+		case i == len(e):
+			name = fmt.Sprintf("t > %g ms", e[i-1])
+		default:
+			name = fmt.Sprintf("%g ms < t ≤ %g ms", e[i-1], e[i])
+		}
+		rows = append(rows, []string{name, strconv.FormatInt(n, 10), share(n)})
+	}
+	return append(rows, []string{"failed (ab's Failed requests, also counted above)", strconv.Itoa(c.Failed), share(int64(c.Failed))})
 }
 
 // catalogRows is a run's table of the catalog's figures (header first;
@@ -249,6 +357,7 @@ td:first-child, th:first-child { text-align: left; }
 .figures td:last-child { text-align: left; }
 .error { color: #a00; }
 svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
+figure { margin: 0; }
 .note { color: #555; font-size: .9em; }
 </style>
 </head>
@@ -261,7 +370,7 @@ svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 <table class="compare">{{range $i, $row := .Compare}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Charts}}<h2>Charts</h2>
-{{range .Charts}}{{.}}
+{{range .Charts}}<figure{{if .ID}} id="{{.ID}}"{{end}}>{{.SVG}}</figure>
 {{end}}{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
@@ -277,6 +386,20 @@ svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 {{if .Figures}}<h3>ab's figures</h3>
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
 {{end}}</table>{{end}}
+{{if .IntervalNote}}<p class="note">Timeline: {{.IntervalNote}}.</p>{{end}}
+{{if .Objectives}}<h3>Objectives (--fail-if)</h3>
+<table id="objectives-{{.N}}">{{range $i, $row := .Objectives}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Status}}<h3>Status codes</h3>
+<table id="status-codes-{{.N}}">{{range $i, $row := .Status}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Errors}}<h3>Errors</h3>
+<p class="note">Failures per class with the first error of each; failures over time are in the requests and failures chart.</p>
+<table id="errors-{{.N}}">{{range $i, $row := .Errors}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Ranges}}<h3>Response-time ranges</h3>
+<table id="ranges-{{.N}}">{{range $i, $row := .Ranges}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
 {{if .Catalog}}<h3>Figures</h3>
 <table>{{range $i, $row := .Catalog}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
@@ -289,6 +412,61 @@ svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 {{end}}</table>{{end}}
 {{end}}
 <p class="note">Made by gab. This page is self-contained: it loads nothing from anywhere.</p>
+<script>` + pageScript + `</script>
 </body>
 </html>
 `))
+
+// pageScript adds hover (a point's time and latency) and zoom on the time axis
+// (drag across it; double-click to reset) to the latency scatter. It reads
+// the points from the SVG path and the axes from the svg's data-x and data-y.
+const pageScript = `(function () {
+  var fig = document.getElementById("latency-scatter");
+  if (!fig) return;
+  var svg = fig.querySelector("svg"), plot = svg.querySelector("g.plot");
+  if (!svg.dataset.x || !plot) return;
+  var ax = svg.dataset.x.split(" "), ay = svg.dataset.y.split(" ");
+  var val = function (a, px) {
+    var v = +a[2] + (px - a[0]) / a[1] * (a[3] - a[2]);
+    return a[4] === "true" ? Math.pow(10, v) : v;
+  };
+  var pts = [], re = /M([-0-9.]+) ([-0-9.]+)h0/g, m;
+  plot.querySelectorAll("path").forEach(function (p) {
+    var d = p.getAttribute("d") || "";
+    while ((m = re.exec(d)) !== null) pts.push([+m[1], +m[2]]);
+  });
+  var ns = "http://www.w3.org/2000/svg";
+  var tip = document.createElementNS(ns, "text");
+  tip.setAttribute("x", svg.viewBox.baseVal.width - 20);
+  tip.setAttribute("y", 44);
+  tip.setAttribute("text-anchor", "end");
+  svg.appendChild(tip);
+  var scale = 1, shift = 0, from = null;
+  var local = function (e) {
+    var p = svg.createSVGPoint();
+    p.x = e.clientX; p.y = e.clientY;
+    return p.matrixTransform(svg.getScreenCTM().inverse());
+  };
+  svg.addEventListener("mousemove", function (e) {
+    var p = local(e), best = -1, bd = 100;
+    var x = (p.x - shift) / scale;
+    for (var i = 0; i < pts.length; i++) {
+      var dx = (pts[i][0] - x) * scale, dy = pts[i][1] - p.y, dd = dx * dx + dy * dy;
+      if (dd < bd) { bd = dd; best = i; }
+    }
+    tip.textContent = best < 0 ? "" : "t = " + val(ax, pts[best][0]).toFixed(3) + " s, " + val(ay, pts[best][1]).toFixed(3) + " ms";
+  });
+  svg.addEventListener("mousedown", function (e) { from = local(e).x; e.preventDefault(); });
+  svg.addEventListener("mouseup", function (e) {
+    var to = local(e).x;
+    if (from === null || Math.abs(to - from) < 5) { from = null; return; }
+    var a = (Math.min(from, to) - shift) / scale, b = (Math.max(from, to) - shift) / scale;
+    scale = +ax[1] / (b - a); shift = +ax[0] - scale * a;
+    plot.setAttribute("transform", "translate(" + shift + " 0) scale(" + scale + " 1)");
+    tip.textContent = "showing " + val(ax, a).toFixed(3) + " s to " + val(ax, b).toFixed(3) + " s (double-click: all)";
+    from = null;
+  });
+  svg.addEventListener("dblclick", function () {
+    scale = 1; shift = 0; plot.removeAttribute("transform"); tip.textContent = "";
+  });
+})();`

@@ -17,7 +17,7 @@ set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x
 unset logscale y
-set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
+set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
 plot 'cmp.png.dat' index 0 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 title 'before', \

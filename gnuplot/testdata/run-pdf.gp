@@ -11,8 +11,8 @@ set key top left
 set boxwidth 1 absolute
 set multiplot layout 3,1 title 'gab -n 12 http://127.0.0.1/'
 
-# 1. Latency of each request over time (sampling per data set in the .dat file)
-set title 'Latency of each request over time (sampling per data set in the .dat file)'
+# 1. Latency of each request over time
+set title 'Latency of each request over time'
 set xlabel 'time since the start of the run (s)'
 set ylabel 'latency (ms)'
 unset logscale x
@@ -28,7 +28,7 @@ set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x
 unset logscale y
-set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
+set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
 plot 'run.pdf.dat' index 1 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 notitle

@@ -37,8 +37,8 @@ plot 'tl.png.dat' index 2 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f7
      '' index 4 using 1:2 with lines linewidth 1.5 linecolor rgb '#2ca02c' dashtype 1 title 'p99', \
      '' index 5 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#d62728' dashtype 1 title 'max'
 
-# 3. Latency of each request over time (sampling per data set in the .dat file)
-set title 'Latency of each request over time (sampling per data set in the .dat file)'
+# 3. Latency of each request over time
+set title 'Latency of each request over time'
 set xlabel 'time since the start of the run (s)'
 set ylabel 'latency (ms)'
 unset logscale x
@@ -54,7 +54,7 @@ set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x
 unset logscale y
-set xtics ('0%%' 1, '9%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
+set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, 'max' 100000)
 set xrange [*:*]
 set yrange [0:*]
 plot 'tl.png.dat' index 7 using 1:2 with lines linewidth 1.5 linecolor rgb '#1f77b4' dashtype 1 notitle
@@ -66,7 +66,7 @@ set ylabel 'latency (ms)'
 unset logscale x
 unset logscale y
 set xtics autofreq
-set xrange [0:*]
+set xrange [2.9:5.1]
 set yrange [0:*]
 plot 'tl.png.dat' index 8 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#1f77b4' dashtype 1 title 'p50', \
      '' index 9 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#ff7f0e' dashtype 1 title 'p99'

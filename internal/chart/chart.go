@@ -28,9 +28,11 @@ type Data struct {
 	// JSON document).
 	Latency     []LatencyPoint
 	LatencyNote string
-	Stored      int
-	Recorded    int
-	Failed      int // ab's Failed requests
+	// LatencyTitle is LatencyNote in brief, for the chart's title.
+	LatencyTitle string
+	Stored       int
+	Recorded     int
+	Failed       int // ab's Failed requests
 
 	// Curve is the total latency at percentiles from 0 to 99.99 (as far as
 	// the number of requests resolves them), with the maximum as 100.

@@ -16,8 +16,11 @@ var PercentileTics = PercentileTicsTo(1e4)
 func PercentileTicsTo(top float64) []Tic {
 	tics := []Tic{{"0%", 1}}
 	for x, nines := 10.0, 1; x <= top*1.0001; x, nines = x*10, nines+1 {
-		label := "9" + strings.Repeat("9", nines-1)
-		if nines > 2 {
+		label := "90"
+		switch {
+		case nines == 2:
+			label = "99"
+		case nines > 2:
 			label = "99." + strings.Repeat("9", nines-2)
 		}
 		tics = append(tics, Tic{label + "%", x})
@@ -131,12 +134,14 @@ func RunFigure(title string, runs []*Data) *Figure {
 	}
 	if len(lat.Lines) > 0 {
 		lat.Title = "Latency of each request over time"
-		if len(notes) == 1 && notes[0] != "" {
-			lat.Title += ": " + notes[0]
-		} else {
+		switch {
+		case len(runs) == 1 && runs[0].LatencyTitle != "":
+			lat.Title += ": " + runs[0].LatencyTitle
+		case len(notes) > 1:
 			lat.Title += " (sampling per data set in the .dat file)"
 		}
 		timeAxis(&lat)
+		logIfDecades(&lat)
 		f.Panels = append(f.Panels, lat)
 	}
 	if p, ok := percentilePanel(runs, label); ok {
@@ -205,9 +210,9 @@ func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, boo
 	}
 	pct := Panel{ID: PanelPercentiles, XLabel: "percentile", YLabel: "latency (ms)", LogX: true, XTics: PercentileTicsTo(top), YFromZero: true}
 	precision := ""
-	met := Line{Title: "objective met", Style: Points, Color: 2, Columns: []string{"x_1/(1-p)", "bound_ms", "percent"},
+	met := Line{Title: "objective met", Style: Marks, Color: 2, Columns: []string{"x_1/(1-p)", "bound_ms", "percent"},
 		Note: "--fail-if bounds on latency figures that the run met (the mean at 1/(1-p) = 2)"}
-	missed := Line{Title: "objective missed", Style: Points, Color: 4, Columns: met.Columns,
+	missed := Line{Title: "objective missed", Style: Marks, Color: 4, Columns: met.Columns,
 		Note: "--fail-if bounds on latency figures that the run missed"}
 	for k, d := range runs {
 		if len(d.Curve) == 0 {
@@ -248,6 +253,7 @@ func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, boo
 	if len(met.Rows)+len(missed.Rows) > 0 {
 		pct.Title += "; --fail-if objectives as dots"
 	}
+	logIfDecades(&pct)
 	return pct, true
 }
 
@@ -306,7 +312,8 @@ func formatMs(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) +
 // server saturates, latency climbs while throughput stays.
 func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	p := Panel{ID: PanelKnee, Title: "Latency against throughput, one dot per interval of the timeline",
-		XLabel: "requests per second in the interval", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+		XLabel: "requests per second in the interval", YLabel: "latency (ms)", YFromZero: true}
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for k, d := range runs {
 		p50 := Line{Title: label(d, "p50"), Style: Points, Color: k + 1, Columns: []string{"requests_per_s", "p50_ms"},
 			Note: "each interval's requests over its length, and its latency percentiles"}
@@ -316,6 +323,7 @@ func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 				continue
 			}
 			x := float64(iv.Requests) / iv.LengthS
+			lo, hi = min(lo, x), max(hi, x)
 			p50.Rows = append(p50.Rows, []float64{x, float64(iv.P50Us) / 1000})
 			p99.Rows = append(p99.Rows, []float64{x, float64(iv.P99Us) / 1000})
 		}
@@ -323,6 +331,10 @@ func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 			p.Lines = append(p.Lines, p50, p99)
 		}
 	}
+	if m := max((hi-lo)*0.05, hi*0.01); m > 0 {
+		p.XMin, p.XMax = max(lo-m, 0), hi+m // every dot inside the frame
+	}
+	logIfDecades(&p)
 	return p, len(p.Lines) > 0
 }
 
@@ -362,7 +374,6 @@ func phasePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	p := Panel{ID: PanelLatencyTime, Title: "Latency per interval of the timeline: p50, p90 (dashed), p99, maximum (dots)",
 		XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
-	lo, hi := math.Inf(1), 0.0
 	corrected := false
 	for k, d := range runs {
 		if len(d.Intervals) == 0 {
@@ -387,12 +398,7 @@ func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel
 			mx.Rows = append(mx.Rows, []float64{x, float64(iv.MaxUs) / 1000})
 			if iv.CorrectedP99Us > 0 {
 				cp99.Rows = append(cp99.Rows, []float64{x, float64(iv.CorrectedP99Us) / 1000})
-				hi = max(hi, float64(iv.CorrectedP99Us))
 			}
-			if iv.P50Us > 0 {
-				lo = min(lo, float64(iv.P50Us))
-			}
-			hi = max(hi, float64(iv.MaxUs))
 		}
 		p.Lines = append(p.Lines, p50, p90, p99, mx)
 		if len(cp99.Rows) > 0 {
@@ -403,11 +409,25 @@ func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel
 	if corrected {
 		p.Title += "; corrected p99 (dashed, from the intended send times)"
 	}
+	logIfDecades(&p)
+	return p, len(p.Lines) > 0
+}
+
+// logIfDecades puts p's y axis on a log scale when its positive values span
+// more than two decades, and says so in its title.
+func logIfDecades(p *Panel) {
+	lo, hi := math.Inf(1), 0.0
+	for _, l := range p.Lines {
+		for _, r := range l.Rows {
+			if len(r) >= 2 && r[1] > 0 && !math.IsInf(r[1], 0) {
+				lo, hi = min(lo, r[1]), max(hi, r[1])
+			}
+		}
+	}
 	if hi/lo > 100 {
 		p.LogY, p.YFromZero = true, false
 		p.Title += "; log scale"
 	}
-	return p, len(p.Lines) > 0
 }
 
 // intervalRatePanel draws each interval's requests and failures per second
@@ -483,6 +503,7 @@ const (
 	Lines                  // a polyline (x y)
 	Bars                   // a translucent bar one x unit wide centred on each x (x y)
 	ErrorBars              // a polyline with vertical error bars (x y low high)
+	Marks                  // a large dot per row, for a few points that must stand out (x y)
 )
 
 // Line is one data set of a panel: a block of the data file.

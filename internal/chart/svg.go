@@ -90,12 +90,12 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom)
 
 	// Data sets, clipped to the frame.
-	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g class="plot" clip-path="url(#clip-%s)">`,
+	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g clip-path="url(#clip-%s)"><g class="plot">`,
 		clipID(p), svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom, clipID(p))
 	for i, l := range p.Lines {
 		writeLine(bw, &l, x, y, LookOf(&l, i))
 	}
-	bw.WriteString("</g>")
+	bw.WriteString("</g></g>")
 	// Legend, top left inside the frame.
 	ly := svgTop + 14
 	for i, l := range p.Lines {
@@ -141,7 +141,14 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 		if lk.Square {
 			linecap = "square"
 		}
-		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none"/>`, d, color, linecap)
+		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none" vector-effect="non-scaling-stroke"/>`, d, color, linecap)
+	case Marks:
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0]), y.at(r[1]), color)
+		}
 	case Lines, ErrorBars:
 		cmd := byte('M')
 		for _, r := range l.Rows {

@@ -41,6 +41,20 @@ type Report struct {
 	Screenshot image.Image
 	// Title is document.title.
 	Title string
+	// Load is the time from the navigation to the load event.
+	Load time.Duration
+	// Eval is the value of Options.Eval (a string) after the load.
+	Eval string
+}
+
+// Options are the settings of OpenWith.
+type Options struct {
+	Width, Height int
+	// NoScript opens the page with JavaScript disabled.
+	NoScript bool
+	// Eval is a JavaScript expression evaluated after the load (even with
+	// NoScript); its string value is Report.Eval.
+	Eval string
 }
 
 type message struct {
@@ -64,6 +78,12 @@ type browser struct {
 // under dir, waits for the load event and a short settling time, and returns
 // what happened. width and height are the window's size.
 func Open(ctx context.Context, bin, dir, url string, width, height int) (*Report, error) {
+	return OpenWith(ctx, bin, dir, url, Options{Width: width, Height: height})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, bin, dir, url string, o Options) (*Report, error) {
+	width, height := o.Width, o.Height
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	toChrome, ourEnd, err := os.Pipe() // Chromium reads fd 3
@@ -108,7 +128,13 @@ func Open(ctx context.Context, bin, dir, url string, width, height int) (*Report
 			return nil, err
 		}
 	}
+	if o.NoScript {
+		if err := b.call(ctx, s, "Emulation.setScriptExecutionDisabled", map[string]any{"value": true}, nil); err != nil {
+			return nil, err
+		}
+	}
 	rep := &Report{}
+	navigated := time.Now()
 	if err := b.call(ctx, s, "Page.navigate", map[string]any{"url": url}, nil); err != nil {
 		return nil, err
 	}
@@ -127,6 +153,7 @@ func Open(ctx context.Context, bin, dir, url string, width, height int) (*Report
 			rep.note(ev)
 			if ev.Method == "Page.loadEventFired" && !loaded {
 				loaded = true
+				rep.Load = time.Since(navigated)
 				settle.Reset(500 * time.Millisecond) // late console messages, lazy requests
 			}
 		}
@@ -138,6 +165,12 @@ func Open(ctx context.Context, bin, dir, url string, width, height int) (*Report
 		return nil, err
 	}
 	rep.Title = eval.Result.Value
+	if o.Eval != "" {
+		if err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": o.Eval, "returnByValue": true}, &eval); err != nil {
+			return nil, err
+		}
+		rep.Eval = eval.Result.Value
+	}
 	var shot struct{ Data string }
 	if err := b.call(ctx, s, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &shot); err != nil {
 		return nil, err

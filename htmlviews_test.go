@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+	"gab/internal/headless"
+	"gab/internal/samples"
+	"gab/internal/testtool"
+	"gab/report"
+)
+
+// mixedServer answers HTTP/1.0 on loopback with a mix: 200s, 404s and 503s,
+// a body one byte longer every 13th response (ab's Length failures) and a
+// 20 ms pause every 97th. It stops with the test.
+func mixedServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				r := bufio.NewReader(c)
+				for {
+					l, err := r.ReadString('\n')
+					if err != nil || l == "\r\n" {
+						break
+					}
+				}
+				i := n.Add(1)
+				status, body := "200 OK", "hello"
+				switch {
+				case i%11 == 0:
+					status = "404 Not Found"
+				case i%17 == 0:
+					status = "503 Service Unavailable"
+				}
+				if i%13 == 0 {
+					body += "!"
+				}
+				if i%97 == 0 {
+					time.Sleep(20 * time.Millisecond)
+				}
+				fmt.Fprintf(c, "HTTP/1.0 %s\r\nServer: mixed\r\nContent-Length: %d\r\n\r\n%s", status, len(body), body)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// reportViews are the element ids every run's HTML report shows: the charts
+// and the first run's tables.
+var reportViews = []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter",
+	"percentiles", "ranges", "latency-vs-throughput", "objectives-1", "status-codes-1", "errors-1", "ranges-1"}
+
+// viewsScript evaluates, in the page, to the ids of reportViews that hold
+// their content (a chart with a drawn path or rect, a table with rows), and
+// "script" when the page's script ran (the scatter's hover text exists).
+var viewsScript = `(function () {
+  var ids = ` + "`" + strings.Join(reportViews, " ") + "`" + `.split(" "), ok = [];
+  ids.forEach(function (id) {
+    var e = document.getElementById(id);
+    if (e && (e.querySelector("svg path, svg rect, svg circle") || e.querySelectorAll("tr").length > 1)) ok.push(id);
+  });
+  if (document.querySelector("#latency-scatter svg > text:last-child") && document.querySelector("#latency-scatter svg").lastChild.nodeName === "text" && document.querySelector("#latency-scatter svg").lastChild.getAttribute("text-anchor") === "end") ok.push("script");
+  return ok.join(" ");
+})()`
+
+// TestHTMLReportViewsInChromium opens the report of a 3-second run with
+// failures, several status codes and --fail-if objectives (one met, one
+// missed) in headless Chromium: no console message or failed request, no
+// request beyond the page, every view present with its content, a drawn
+// screenshot; with JavaScript disabled the same views are there.
+func TestHTMLReportViewsInChromium(t *testing.T) {
+	bin := testtool.Need(t, "chromium", "chromium")
+	url := mixedServer(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	got := runInProcess([]string{"ab", "-t", "3", "-n", "1000000", "-c", "4", "--fail-if", "p99<10s", "--fail-if", "p50<1us",
+		"--html", page, url}, runHooks{})
+	if got.Exit == 0 || !strings.Contains(got.Stdout, "Failed requests:") {
+		t.Fatalf("exit %d (want the missed objective's status): %s%s", got.Exit, got.Stdout, got.Stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"404", "503", "length", "p50&lt;1us", "missed", "chosen from the run&#39;s length"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	want := strings.Join(reportViews, " ")
+	for _, noScript := range []bool{false, true} {
+		rep, err := headless.OpenWith(context.Background(), bin, filepath.Join(dir, fmt.Sprint("profile", noScript)), "file://"+page,
+			headless.Options{Width: 1000, Height: 1400, NoScript: noScript, Eval: viewsScript})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Problems) > 0 {
+			t.Errorf("script off %v: problems in Chromium:\n%s", noScript, strings.Join(rep.Problems, "\n"))
+		}
+		if len(rep.Requests) != 1 || rep.Requests[0] != "file://"+page {
+			t.Errorf("script off %v: the page made requests beyond itself: %v", noScript, rep.Requests)
+		}
+		wantHere := want
+		if !noScript {
+			wantHere += " script"
+		}
+		if rep.Eval != wantHere {
+			t.Errorf("script off %v: views with content %q, want %q", noScript, rep.Eval, wantHere)
+		}
+		if blank, ink := headless.Blank(rep.Screenshot); blank || ink < 0.03 {
+			t.Errorf("script off %v: screenshot %v is blank (%.1f%% drawn)", noScript, rep.Screenshot.Bounds(), ink*100)
+		}
+	}
+}
+
+// millionRun is a synthetic finished run of 1,000,000 requests over 60 s
+// (-c 50), with the timeline at the pictures' interval without -t (100 ms):
+// latencies around 1 ms with a slow tail, a stall at 30 s, and a failure in
+// every 500 requests.
+func millionRun() *client.Result {
+	const n, secs = 1_000_000, 60
+	s := samples.New(n, 0)
+	x := &client.ExtraResult{}
+	for i := range x.Phases {
+		x.Phases[i] = samples.NewDist()
+	}
+	x.Connect = samples.NewDist()
+	step := client.MinInterval
+	ivs := make([]client.Interval, secs*int(time.Second/step))
+	hists := make([]*hdrhistogram.Histogram, len(ivs))
+	los, his := make([]int64, len(ivs)), make([]int64, len(ivs))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		startMs := uint32(i * secs * 1000 / n)
+		total := uint32(800 + rng.IntN(400))
+		switch {
+		case i%1000 == 0:
+			total = uint32(5000 + rng.IntN(50_000))
+		case startMs/1000 == 30:
+			total += 20_000
+		}
+		smp := samples.Sample{Start: startMs, Connect: uint32(rng.IntN(100)), Wait: total * 3 / 4, Total: total}
+		s.Put(i, smp, nil)
+		x.Phases[client.PhaseTotal].Add(int64(total))
+		x.Connect.Add(int64(smp.Connect))
+		end := time.Duration(startMs)*time.Millisecond + time.Duration(total)*time.Microsecond
+		k := min(int(end/step), len(ivs)-1)
+		if hists[k] == nil {
+			hists[k], los[k] = samples.NewHist(), math.MaxInt64
+		}
+		hists[k].RecordValue(int64(total))
+		los[k], his[k] = min(los[k], int64(total)), max(his[k], int64(total))
+		ivs[k].Requests++
+		if i%500 == 0 {
+			ivs[k].Failures++
+		}
+	}
+	for k := range ivs {
+		ivs[k].Start, ivs[k].Length = time.Duration(k)*step, step
+		h := hists[k]
+		if h == nil {
+			h, los[k] = samples.NewHist(), 0
+		}
+		ivs[k].Latency = client.LatencyOf(h, ivs[k].Requests, los[k], his[k])
+	}
+	x.PerSecond = make([]int64, secs)
+	for i := range x.PerSecond {
+		x.PerSecond[i] = n / secs
+	}
+	res := &client.Result{Start: time.Now(), Elapsed: secs * time.Second, Complete: n, Samples: s, Extra: x,
+		Timeline:     &client.Timeline{Interval: step, Intervals: ivs},
+		StatusCounts: map[int]int{200: n - n/500, 500: n / 500}, FirstError: map[string]string{}}
+	res.Counters.Failed = client.Failures{Total: n / 500, Length: n / 500}
+	res.Counters.Non2xx = n / 500
+	return res
+}
+
+// TestHTMLReportOfMillionRequests: the HTML report of a 1,000,000-request
+// run is under 2 MB and loads in headless Chromium in under 2 s, without a
+// problem.
+func TestHTMLReportOfMillionRequests(t *testing.T) {
+	bin := testtool.Need(t, "chromium", "chromium")
+	res := millionRun()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "million.html")
+	argv := []string{"ab", "-n", "1000000", "-c", "50", "--html", page, "http://127.0.0.1/"}
+	var stderr strings.Builder
+	o, _, done := parseArgs(argv, io.Discard, &stderr)
+	if done {
+		t.Fatal(stderr.String())
+	}
+	began := time.Now()
+	sum := report.Summarize(res, report.Options{Host: "127.0.0.1", Port: 80, Path: "/", Concurrency: 50})
+	if err := htmlRun(o, argv, res, sum); err != nil {
+		t.Fatal(err)
+	}
+	made := time.Since(began)
+	st, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("1,000,000 requests: %d bytes of HTML, made in %v", st.Size(), made)
+	if st.Size() > 2<<20 {
+		t.Errorf("the page is %d bytes, over 2 MiB", st.Size())
+	}
+	rep, err := headless.OpenWith(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page,
+		headless.Options{Width: 1000, Height: 1400, Eval: viewsScript})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("loaded in %v", rep.Load)
+	if rep.Load > 2*time.Second {
+		t.Errorf("the page took %v to load, over 2 s", rep.Load)
+	}
+	if len(rep.Problems) > 0 {
+		t.Errorf("problems in Chromium:\n%s", strings.Join(rep.Problems, "\n"))
+	}
+	for _, id := range []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter", "percentiles", "ranges", "latency-vs-throughput", "script"} {
+		if !slices.Contains(strings.Fields(rep.Eval), id) {
+			t.Errorf("no %s in the page (views with content: %s)", id, rep.Eval)
+		}
+	}
+}
