@@ -13,7 +13,8 @@ min-max, and a last table each gab cell against the peers its target names.
 Everything is bounded and stopped by PID.
 
 The HTTP/3 cells run against Debian's Caddy (it serves HTTP/3; one process
-pinned to CPU 0, GOMAXPROCS=1, nginx's certificate, the same files): gab --http3,
+pinned to CPU 0, GOMAXPROCS=1, or with --caddy-unpinned on every CPU;
+nginx's certificate, the same files): gab --http3,
 and beside it bench/h3peer (what a Go tool writes with quic-go's own http3
 client: an http.Client per connection, a goroutine per stream) and, in the
 "Caddy h2" cells, gab --http2 and h2load over TLS against the same Caddy.
@@ -187,18 +188,21 @@ class Nginx:
 
 
 class Caddy:
-    """Caddy on CPU 0 (GOMAXPROCS=1), serving the files of work (www/) on port."""
+    """Caddy serving the files of work (www/) on port: pinned to CPU 0 with
+    GOMAXPROCS=1 as nginx is, or on every CPU (pinned=False)."""
 
-    def __init__(self, work, port):
+    def __init__(self, work, port, pinned=True):
         self.work = work
         with open(f"{work}/Caddyfile", "w") as f:
             f.write(CADDYFILE.format(port=port, work=work))
         env = dict(os.environ, HOME=work, XDG_DATA_HOME=f"{work}/caddy-data",
-                   XDG_CONFIG_HOME=f"{work}/caddy-config", GOMAXPROCS="1")
+                   XDG_CONFIG_HOME=f"{work}/caddy-config")
+        cmd = ["caddy", "run", "--config", f"{work}/Caddyfile", "--adapter", "caddyfile"]
+        if pinned:
+            env["GOMAXPROCS"] = "1"
+            cmd = ["taskset", "-c", "0"] + cmd
         self.log = open(f"{work}/caddy.log", "wb")
-        self.proc = subprocess.Popen(
-            ["taskset", "-c", "0", "caddy", "run", "--config", f"{work}/Caddyfile", "--adapter", "caddyfile"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         for _ in range(200):  # until it answers over TLS
             if self.proc.poll() is not None:
                 sys.exit(f"bench: caddy did not start:\n{open(f'{work}/caddy.log', errors='replace').read()[-2000:]}")
@@ -427,6 +431,8 @@ def main():
     ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
     ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
     ap.add_argument("--port", type=int, default=18480, help="first of five ports: HTTP, h2c, HTTPS, h2, Caddy (TCP and UDP)")
+    ap.add_argument("--caddy-unpinned", action="store_true",
+                    help="run Caddy on every CPU with Go's default GOMAXPROCS (default: pinned to CPU 0, GOMAXPROCS=1)")
     ap.add_argument("--list", action="store_true", help="print the tier's cells and commands, run nothing")
     ap.add_argument("--only", default="", help="run only the cells whose --list title matches this regular expression")
     args = ap.parse_args()
@@ -484,7 +490,7 @@ def main():
     unscaled = 0.0  # the cells' run time at --scale 1, from each run's req/s
     try:
         if caddy_cells:
-            caddy = Caddy(nginx.work, args.port + PORT_OFFSET["h3"])
+            caddy = Caddy(nginx.work, args.port + PORT_OFFSET["h3"], pinned=not args.caddy_unpinned)
         for cell, full in zip(cells, full_cells):
             url = url_of(cell, args.port)
             res = {t: {"cpu": [], "rps": [], "rss": []} for t in tools}

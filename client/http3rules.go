@@ -388,11 +388,12 @@ func (d *h3Fields) walk(block []byte, note bool) *h3Error {
 }
 
 // wants reports whether a field's value is decoded: what gab reports (the
-// status, the content-length, the server) or, with -v 2, every field. The
+// status, the content-length, the first response's server) or, with -v 2,
+// every field. The
 // others' values are skipped undecoded (their Huffman coding unchecked, as
 // x/net's HPACK decoder leaves the strings it does not emit).
 func (d *h3Fields) wants(name string) bool {
-	return d.verbose || name == ":status" || name == "content-length" || name == "server"
+	return d.verbose || name == ":status" || name == "content-length" || name == "server" && d.r.wantServer()
 }
 
 // field notes one field of a response head.
