@@ -58,7 +58,7 @@ func newOutput(o *cliOptions, argv []string) *output {
 		}
 		out.tables = append(out.tables, report.WriteCorrected) // prints nothing outside --rate
 		if o.Extended {
-			out.tables = append(out.tables, report.WriteExtended, report.WriteVerdicts)
+			out.tables = append(out.tables, report.WriteExtended, report.WriteApdex, report.WriteVerdicts)
 		}
 		out.tables = append(out.tables, report.WriteServerCPU) // prints nothing without --server-pid
 	}
@@ -100,7 +100,7 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	}
 	if out.o.HlogFile != "" {
 		// gab's own output path is checked before the first request.
-		f, err := os.Create(out.o.HlogFile)
+		f, err := outfile.Create(out.o.HlogFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: --hlog: %v\n", err)
 			return exitError, true
@@ -146,6 +146,7 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		Run:         runInfo(o),
 		Shard:       shardInfo(o),
 		FailIf:      o.FailIf,
+		Apdex:       o.Apdex,
 		Environment: report.Environment(version),
 	}
 }
@@ -333,7 +334,7 @@ func writeFiles(o *cliOptions, res *client.Result, sum *report.Run, out, errw *s
 		if f.name == "" {
 			continue
 		}
-		file, err := os.Create(f.name)
+		file, err := outfile.Create(f.name)
 		if err != nil {
 			out.Flush() // the report comes before the complaint, as in ab
 			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))

@@ -816,12 +816,12 @@ func createSweepFiles(csvName, jsonName string) (*sweepFiles, error) {
 	f := &sweepFiles{}
 	var err error
 	if csvName != "" {
-		if f.csv, err = os.Create(csvName); err != nil {
+		if f.csv, err = outfile.Create(csvName); err != nil {
 			return nil, err
 		}
 	}
 	if jsonName != "" {
-		if f.json, err = os.Create(jsonName); err != nil {
+		if f.json, err = outfile.Create(jsonName); err != nil {
 			f.close()
 			return nil, err
 		}

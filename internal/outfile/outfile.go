@@ -198,6 +198,14 @@ func WriteAtomic(name string, write func(io.Writer) error) error {
 	return nil
 }
 
+// Create opens name as ab opens its -e and -g files (C's fopen "wb"):
+// write-only, created or truncated, written through whatever is at the path.
+// A FIFO opened this way waits for its reader, as ab's does, and a file that
+// may be written but not read is written.
+func Create(name string) (*os.File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
 // WriteClose writes an open file through a buffer and closes it; an error
 // names the file.
 func WriteClose(f *os.File, write func(io.Writer) error) error {

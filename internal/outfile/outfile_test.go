@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"gab/internal/testtool"
 )
 
@@ -291,4 +293,31 @@ func TestOwnDescriptorWrittenThrough(t *testing.T) {
 	if err := CheckWritable(roName); err == nil || !strings.HasPrefix(err.Error(), roName+": cannot write there: ") {
 		t.Errorf("a descriptor open for reading: %v, want it cannot be written", err)
 	}
+}
+
+// TestCreateIsWriteOnly: -e, -g, --hlog and sweep's tables open their files
+// as ab's fopen("wb") does, write-only and truncated, so a path that may be
+// written but not read (a write-only device or FIFO) works as with ab.
+func TestCreateIsWriteOnly(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "out.csv")
+	if err := os.WriteFile(name, []byte("old content, longer than the new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags&unix.O_ACCMODE != unix.O_WRONLY {
+		t.Errorf("opened with access mode %#o, want O_WRONLY", flags&unix.O_ACCMODE)
+	}
+	if err := WriteClose(f, writeDoc); err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	writeDoc(&want)
+	wantContent(t, name, want.String())
 }
