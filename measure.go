@@ -93,5 +93,6 @@ func fatalError(err error) *client.FatalError {
 func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
 	opts := reportOptions(o, argv, ms.cpu, ms.server)
 	opts.Machine = ms.machine
+	opts.Ceiling = calibratedCeiling(o)
 	return report.Summarize(ms.res, opts)
 }

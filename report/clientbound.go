@@ -40,6 +40,11 @@ type ClientLoad struct {
 	// the server, was late.
 	Busy float64
 
+	// RPS is the run's rate and Ceiling this machine's calibrated req/s per
+	// core for the run's kind of requests (gab calibrate; 0: none): a rate
+	// at ClientCPUBound of Ceiling × Cores is what gab can drive here.
+	RPS, Ceiling float64
+
 	// ConnsAsked is how many connections the run asked for, ConnsOpened how
 	// many were open in time (the caller's measure).
 	ConnsAsked, ConnsOpened int
@@ -100,6 +105,10 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 		case l.LagP95 > ClientLagBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule's send lag grew (p95 %v) with connections free (%.0f %% busy)", l.LagP95.Round(time.Millisecond), 100*l.Busy))
 		}
+	}
+	if l.Ceiling > 0 && l.Cores > 0 && l.RPS >= ClientCPUBound*l.Ceiling*l.Cores {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f req/s is %.0f %% of what gab drives on %s core(s) here (gab calibrate: %.0f req/s per core)",
+			l.RPS, 100*l.RPS/(l.Ceiling*l.Cores), fmtCores(l.Cores), l.Ceiling))
 	}
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time", l.ConnsOpened, l.ConnsAsked))

@@ -63,6 +63,10 @@ type Options struct {
 	// around it); with it Summarize judges the run (verdicts.go). Nil: not
 	// judged.
 	Machine *hoststat.Delta
+	// Ceiling is this machine's calibrated req/s per core for the run's
+	// kind of requests (gab calibrate; 0: none), for the client-bound
+	// verdict.
+	Ceiling float64
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -208,7 +212,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.derive(t, o.Percentiles)
 	r.chartCurve(t)
 	r.checkThresholds(t, o.FailIf)
-	r.judge(judgeInputs{host: o.Machine, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, percents: o.Percentiles})
+	r.judge(judgeInputs{host: o.Machine, ceiling: o.Ceiling, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, percents: o.Percentiles})
 	if ct := r.Report.ConnectionTimes; o.Histogram && ct != nil {
 		r.local.histogram = t.latencyHistogram(&ct.Total, histogramRows)
 	}

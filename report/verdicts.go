@@ -113,6 +113,7 @@ func (v verdict) line() string {
 // judgeInputs are what the checks read beyond the record.
 type judgeInputs struct {
 	host     *hoststat.Delta // nil: not judged
+	ceiling  float64         // calibrated req/s per core (0: none)
 	cpu      CPUUsage
 	server   *ServerCPU
 	connect  *client.ExtraResult
@@ -130,7 +131,7 @@ func (r *Run) judge(in judgeInputs) {
 	requests := rp.CompleteRequests + rp.FailedRequests
 
 	// client_bound
-	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay}
+	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay, RPS: rp.RequestsPerSecond, Ceiling: in.ceiling}
 	if in.cpu.Known {
 		load.CPU = in.cpu.User + in.cpu.Sys
 	}
