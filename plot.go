@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -224,24 +225,167 @@ func sizeOf(p *sweep.DocPoint) float64 {
 	return float64(p.Size.Bytes)
 }
 
-// sweepFigure is a sweep's charts: requests per second against concurrency
-// per target with the 95 % confidence interval as error bars, p50 and p99
-// latency against concurrency, received bandwidth and mean latency against
-// size (with several sizes), and the server's CPU per request where measured.
+// sweepFigure is a sweep's charts, chosen from what it varied: with several
+// targets, per size (and --param value) the targets side by side as bars of
+// requests per second with their 95 % whiskers and of latency deviation, one
+// bar per concurrency (the server studies' figures); against concurrency,
+// requests per second with its interval and p50/p99 latency, and the
+// server's CPU per request; against size, bandwidth in the direction that
+// grows (sent for --post-sizes), min and p50 latency and CPU per request
+// (client, server, whole host); against --param's values, requests per
+// second and p50 latency.
 func sweepFigure(d *sweep.Document) *chart.Figure {
-	f := &chart.Figure{Title: "gab " + strings.Join(d.CommandLine[min(1, len(d.CommandLine)):], " ")}
+	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
+	if len(d.Settings.Targets) > 1 {
+		f.Panels = append(f.Panels, barPanels(d)...)
+	}
 	if len(d.Settings.Concurrency) > 1 {
 		f.Panels = append(f.Panels, concurrencyPanels(d, sizes)...)
 	}
 	if sizes {
 		f.Panels = append(f.Panels, sizePanels(d)...)
 	}
+	if d.Settings.Param != nil && len(d.Settings.Param.Values) > 1 {
+		f.Panels = append(f.Panels, paramPanels(d)...)
+	}
 	if len(f.Panels) == 0 {
-		// One concurrency and one size: the points side by side.
+		// One target, concurrency and size: the point alone.
 		f.Panels = append(f.Panels, targetPanel(d))
 	}
 	return f
+}
+
+// maxTitleTargets is how many target labels a sweep figure's title names.
+const maxTitleTargets = 6
+
+// sweepTitle is a sweep figure's title: what was swept, short enough to fit
+// above the charts (the command line is in the data file's first line and
+// the HTML report).
+func sweepTitle(d *sweep.Document) string {
+	var labels []string
+	for i, t := range d.Settings.Targets {
+		if i == maxTitleTargets {
+			labels = append(labels, fmt.Sprintf("+%d more", len(d.Settings.Targets)-i))
+			break
+		}
+		labels = append(labels, t.Label)
+	}
+	parts := []string{"gab sweep of " + strings.Join(labels, ", ")}
+	if n := len(d.Settings.Sizes); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s..%s", d.Settings.SizeOption, d.Settings.Sizes[0].Text, d.Settings.Sizes[n-1].Text))
+	}
+	if q := d.Settings.Param; q != nil && len(q.Values) > 0 {
+		parts = append(parts, fmt.Sprintf("%s %s..%s", q.Name, q.Values[0], q.Values[len(q.Values)-1]))
+	}
+	var cs []string
+	for _, c := range d.Settings.Concurrency {
+		cs = append(cs, strconv.Itoa(c))
+	}
+	parts = append(parts, "c="+strings.Join(cs, ","), fmt.Sprintf("%d runs per point", d.Settings.Repeat))
+	return strings.Join(parts, "; ")
+}
+
+// sweepDataNote is the first data set's note: the sweep's command line.
+func sweepDataNote(d *sweep.Document) string {
+	return "command line: " + strings.Join(d.CommandLine, " ")
+}
+
+// meanInterval is values' mean with its 95 % confidence interval (Student's
+// t; the mean alone for fewer than two).
+func meanInterval(values []float64) (mean, lo, hi float64) {
+	sp := report.SpreadOf(values)
+	mean, lo, hi = sp.Mean, sp.Mean, sp.Mean
+	if len(values) > 1 {
+		h := sweep.TQuantile975(len(values)-1) * sp.SD / math.Sqrt(float64(len(values)))
+		lo, hi = mean-h, mean+h
+	}
+	return mean, lo, hi
+}
+
+// barPanels are the server studies' figures: per size and --param value,
+// the targets side by side, one bar per concurrency, of requests per second
+// (whiskers: its 95 % interval) and of latency deviation (by the sweep's
+// estimator; whiskers: the 95 % interval of the runs' own sds). Whiskers
+// below zero stop at zero.
+func barPanels(d *sweep.Document) []chart.Panel {
+	type key struct{ size, param string }
+	var keys []key
+	groups := map[key][]sweep.DocPoint{}
+	for _, p := range d.Points {
+		k := key{param: p.ParamValue}
+		if p.Size != nil {
+			k.size = p.Size.Text
+		}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	target := map[string]int{}
+	var tics []chart.Tic
+	for i, t := range d.Settings.Targets {
+		target[t.Label] = i
+		tics = append(tics, chart.Tic{Label: t.Label, At: float64(i + 1)})
+	}
+	conc := map[int]int{}
+	for i, c := range d.Settings.Concurrency {
+		conc[c] = i
+	}
+	nc := len(d.Settings.Concurrency)
+	width := 0.8 / float64(nc)
+	deviation := d.Settings.Deviation
+	if deviation == "" {
+		deviation = sweep.DeviationPooled
+	}
+	var out []chart.Panel
+	for _, k := range keys {
+		where := ""
+		if k.size != "" {
+			where += " at size " + k.size
+		}
+		if k.param != "" {
+			where += " at " + d.Settings.Param.Name + "=" + k.param
+		}
+		rps := chart.Panel{Title: "Requests per second per target" + where + fmt.Sprintf(" (mean of %d runs; whiskers: 95 %% interval)", d.Settings.Repeat),
+			XLabel: "target", YLabel: "requests per second", XTics: tics, YFromZero: true}
+		dev := chart.Panel{Title: "Latency deviation per target" + where + " (" + deviation + "; whiskers: 95 % interval of the runs' sds)",
+			XLabel: "target", YLabel: "latency deviation (ms)", XTics: tics, YFromZero: true}
+		bars := make([]chart.Line, nc)
+		devBars := make([]chart.Line, nc)
+		for i, c := range d.Settings.Concurrency {
+			title := "c=" + strconv.Itoa(c)
+			bars[i] = chart.Line{Title: title, Style: chart.Bars, Color: i + 1, Columns: []string{"target_number", "rps_mean", "bar_width"}}
+			devBars[i] = chart.Line{Title: title, Style: chart.Bars, Color: i + 1, Columns: []string{"target_number", "deviation_ms", "bar_width"}}
+		}
+		var whiskers, devWhiskers []chart.Line
+		for _, p := range groups[k] {
+			i := conc[p.Concurrency]
+			x := float64(target[p.Label]+1) - 0.4 + width*(float64(i)+0.5)
+			bars[i].Rows = append(bars[i].Rows, []float64{x, p.RPS.MeanPerS, width})
+			lo := max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0)
+			whiskers = append(whiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"},
+				Rows: [][]float64{{x, p.RPS.MeanPerS, lo, p.RPS.MeanPerS + p.RPS.CI95PerS}}})
+			if p.Latency.Count > 0 {
+				_, slo, shi := meanInterval(p.Latency.RunSDsMs)
+				shift := p.Latency.DeviationMs - report.SpreadOf(p.Latency.RunSDsMs).Mean
+				devBars[i].Rows = append(devBars[i].Rows, []float64{x, p.Latency.DeviationMs, width})
+				if len(p.Latency.RunSDsMs) > 1 {
+					devWhiskers = append(devWhiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "deviation_ms", "ci95_low", "ci95_high"},
+						Rows: [][]float64{{x, p.Latency.DeviationMs, max(slo+shift, 0), shi + shift}}})
+				}
+			}
+		}
+		rps.Lines = append(bars, whiskers...)
+		dev.Lines = append(devBars, devWhiskers...)
+		rps.TicRange()
+		dev.TicRange()
+		out = append(out, rps, dev)
+	}
+	if len(out) > 0 && len(out[0].Lines) > 0 {
+		out[0].Lines[0].Note = sweepDataNote(d)
+	}
+	return out
 }
 
 // concurrencyPanels are the charts against concurrency, a line per target
@@ -250,10 +394,14 @@ func sweepFigure(d *sweep.Document) *chart.Figure {
 // measured.
 func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 	byTarget := func(p *sweep.DocPoint) string {
+		l := p.Label
 		if sizes && p.Size != nil {
-			return p.Label + " " + p.Size.Text
+			l += " " + p.Size.Text
 		}
-		return p.Label
+		if p.ParamValue != "" {
+			l += " " + d.Settings.Param.Name + "=" + p.ParamValue
+		}
+		return l
 	}
 	concTics := func() []chart.Tic {
 		var t []chart.Tic
@@ -272,13 +420,13 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 		XLabel: "concurrency (-c)", YLabel: "server CPU per request (µs)", LogX: logConc, XTics: concTics(), YFromZero: true}
 	for k, s := range series {
 		l := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"concurrency", "rps_mean", "ci95_low", "ci95_high"},
-			Note: "requests per second across the repetitions: mean and its 95 % confidence interval"}
+			Note: "requests per second across the repetitions: mean and its 95 % confidence interval (whiskers below zero stop at zero)"}
 		p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"concurrency", "p50_ms"}, Color: k + 1}
 		p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"concurrency", "p99_ms"}, Color: k + 1, Dashed: true}
 		c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
 		for _, p := range s.points {
 			x := float64(p.Concurrency)
-			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
+			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
 			if p.Latency.Count > 0 {
 				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
 				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
@@ -303,51 +451,141 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 }
 
 // sizePanels are the charts against size, a line per target (and
-// concurrency, with several): received bandwidth, and mean and p99 latency.
+// concurrency, with several): bandwidth in the direction that grows with
+// the size (received for --sizes, sent for --post-sizes), min and p50
+// latency, and CPU per request: the client's, the --server-pid processes'
+// and the whole host's (each where measured).
 func sizePanels(d *sweep.Document) []chart.Panel {
 	byConc := func(p *sweep.DocPoint) string {
+		l := p.Label
 		if len(d.Settings.Concurrency) > 1 {
-			return p.Label + " c=" + strconv.Itoa(p.Concurrency)
+			l += " c=" + strconv.Itoa(p.Concurrency)
 		}
-		return p.Label
+		if p.ParamValue != "" {
+			l += " " + d.Settings.Param.Name + "=" + p.ParamValue
+		}
+		return l
 	}
 	var tics []chart.Tic
 	for _, s := range d.Settings.Sizes {
 		tics = append(tics, chart.Tic{Label: s.Text, At: float64(max(s.Bytes, 1))})
 	}
-	bw := chart.Panel{Title: "Received bandwidth against size (mean over the runs)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
-		YLabel: "received (Mbit/s)", LogX: true, XTics: tics, YFromZero: true}
-	lat := chart.Panel{Title: "Latency against size (mean and p99 of every request of every run)", XLabel: "size (" + d.Settings.SizeOption + ", bytes)",
+	xl := "size (" + d.Settings.SizeOption + ", bytes)"
+	post := d.Settings.SizeOption == "--post-sizes"
+	bwTitle, bwLabel, bwCol := "Received bandwidth against size (mean over the runs)", "received (Mbit/s)", "received_mbit_per_s"
+	if post {
+		bwTitle, bwLabel, bwCol = "Sent bandwidth against size (request bodies; mean over the runs)", "sent (Mbit/s)", "sent_mbit_per_s"
+	}
+	bw := chart.Panel{Title: bwTitle, XLabel: xl, YLabel: bwLabel, LogX: true, XTics: tics, YFromZero: true}
+	lat := chart.Panel{Title: "Latency against size (min: solid, p50: dashed; every request of every run)", XLabel: xl,
 		YLabel: "latency (ms)", LogX: true, XTics: tics, YFromZero: true}
+	cpu := chart.Panel{Title: "CPU per request against size (client: solid; --server-pid: dashed)", XLabel: xl,
+		YLabel: "CPU per request (µs)", LogX: true, XTics: tics, YFromZero: true}
+	host := chart.Panel{Title: "Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)", XLabel: xl,
+		YLabel: "host CPU per request (µs)", LogX: true, XTics: tics, YFromZero: true}
 	for k, s := range groupPoints(d.Points, byConc, sizeOf) {
-		b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "received_mbit_per_s"}}
-		mean := chart.Line{Title: s.label + " mean", Style: chart.Lines, Columns: []string{"size_bytes", "mean_ms"}, Color: k + 1}
-		p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"size_bytes", "p99_ms"}, Color: k + 1, Dashed: true}
+		b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", bwCol}, Color: k + 1}
+		minL := chart.Line{Title: s.label + " min", Style: chart.Lines, Columns: []string{"size_bytes", "min_ms"}, Color: k + 1}
+		p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"size_bytes", "p50_ms"}, Color: k + 1, Dashed: true}
+		cli := chart.Line{Title: s.label + " client", Style: chart.Lines, Columns: []string{"size_bytes", "client_cpu_us_per_request"}, Color: k + 1}
+		srv := chart.Line{Title: s.label + " server", Style: chart.Lines, Columns: []string{"size_bytes", "server_cpu_us_per_request"}, Color: k + 1, Dashed: true}
+		h := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "host_busy_us_per_request"}, Color: k + 1}
 		for _, p := range s.points {
 			x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
-			b.Rows = append(b.Rows, []float64{x, p.MbitPerS})
+			v := p.MbitPerS
+			if post {
+				v = p.SentMbitPerS
+			}
+			b.Rows = append(b.Rows, []float64{x, v})
 			if p.Latency.Count > 0 {
-				mean.Rows = append(mean.Rows, []float64{x, p.Latency.MeanMs})
-				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
+				minL.Rows = append(minL.Rows, []float64{x, p.Latency.MinMs})
+				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			}
+			if p.ClientCPUUsPerReq != nil {
+				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
+			}
+			if p.ServerCPUUsPerReq != nil {
+				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			}
+			if p.HostCPU != nil {
+				h.Rows = append(h.Rows, []float64{x, p.HostCPU.BusyUsPerReq})
 			}
 		}
 		bw.Lines = append(bw.Lines, b)
-		lat.Lines = append(lat.Lines, mean, p99)
+		lat.Lines = append(lat.Lines, minL, p50)
+		for _, l := range []chart.Line{cli, srv} {
+			if len(l.Rows) > 0 {
+				cpu.Lines = append(cpu.Lines, l)
+			}
+		}
+		if len(h.Rows) > 0 {
+			host.Lines = append(host.Lines, h)
+		}
 	}
-	bw.TicRange()
-	lat.TicRange()
-	return []chart.Panel{bw, lat}
+	out := []chart.Panel{bw, lat}
+	for _, p := range []chart.Panel{cpu, host} {
+		if len(p.Lines) > 0 {
+			out = append(out, p)
+		}
+	}
+	for i := range out {
+		out[i].TicRange()
+	}
+	return out
 }
 
-// targetPanel is the chart of a sweep of one concurrency and one size:
-// requests per second per target, with its confidence interval.
+// paramPanels are the charts against --param's values (in their order, one
+// tic each): requests per second with its interval and p50 latency, a line
+// per target (and size and concurrency, with several).
+func paramPanels(d *sweep.Document) []chart.Panel {
+	q := d.Settings.Param
+	at := map[string]float64{}
+	var tics []chart.Tic
+	for i, v := range q.Values {
+		at[v] = float64(i + 1)
+		tics = append(tics, chart.Tic{Label: v, At: float64(i + 1)})
+	}
+	key := func(p *sweep.DocPoint) string {
+		l := p.Label
+		if p.Size != nil && len(d.Settings.Sizes) > 1 {
+			l += " " + p.Size.Text
+		}
+		if len(d.Settings.Concurrency) > 1 {
+			l += " c=" + strconv.Itoa(p.Concurrency)
+		}
+		return l
+	}
+	xl := q.Name + " (--param)"
+	rps := chart.Panel{Title: fmt.Sprintf("Requests per second against %s (mean of %d runs; bars: 95 %% confidence interval)", q.Name, d.Settings.Repeat),
+		XLabel: xl, YLabel: "requests per second", XTics: tics, YFromZero: true}
+	lat := chart.Panel{Title: "p50 latency against " + q.Name + " (every request of every run)", XLabel: xl, YLabel: "latency (ms)", XTics: tics, YFromZero: true}
+	for k, s := range groupPoints(d.Points, key, func(p *sweep.DocPoint) float64 { return at[p.ParamValue] }) {
+		l := chart.Line{Title: s.label, Style: chart.ErrorBars, Color: k + 1, Columns: []string{"param_number", "rps_mean", "ci95_low", "ci95_high"}}
+		p50 := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "p50_ms"}}
+		for _, p := range s.points {
+			x := at[p.ParamValue]
+			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
+			if p.Latency.Count > 0 {
+				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			}
+		}
+		rps.Lines = append(rps.Lines, l)
+		lat.Lines = append(lat.Lines, p50)
+	}
+	rps.TicRange()
+	lat.TicRange()
+	return []chart.Panel{rps, lat}
+}
+
+// targetPanel is the chart of a sweep of one target, concurrency and size:
+// its requests per second, with its confidence interval.
 func targetPanel(d *sweep.Document) chart.Panel {
 	rps := chart.Panel{Title: fmt.Sprintf("Requests per second per target (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
 		XLabel: "target", YLabel: "requests per second", YFromZero: true}
 	l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
 	for i, p := range d.Points {
 		rps.XTics = append(rps.XTics, chart.Tic{Label: p.Label, At: float64(i + 1)})
-		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, p.RPS.MeanPerS - p.RPS.CI95PerS, p.RPS.MeanPerS + p.RPS.CI95PerS})
+		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
 	}
 	rps.Lines = append(rps.Lines, l)
 	rps.TicRange()
@@ -369,46 +607,93 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 		},
 		Figure: sweepFigure(d),
 	}
-	pts := [][]string{{"target", "size", "-c", "runs", "req/s mean", "± 95 % CI", "cv", "p50 (ms)", "p99 (ms)", "Mbit/s", "failed", "server CPU µs/req"}}
+	deviation := d.Settings.Deviation
+	if deviation == "" {
+		deviation = sweep.DeviationPooled
+	}
+	head := []string{"target", "size"}
+	if d.Settings.Param != nil {
+		head = append(head, d.Settings.Param.Name)
+	}
+	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
+		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
+	pts := [][]string{head}
+	opt := func(v *float64, prec int) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', prec, 64)
+	}
 	for _, p := range d.Points {
-		size, cpu, cv := "", "", strconv.FormatFloat(p.RPS.CV, 'f', 3, 64)
+		size, cv := "", strconv.FormatFloat(p.RPS.CV*100, 'f', 1, 64)
 		if p.Size != nil {
 			size = p.Size.Text
-		}
-		if p.ServerCPUUsPerReq != nil {
-			cpu = strconv.FormatFloat(*p.ServerCPUUsPerReq, 'f', 1, 64)
 		}
 		if p.RPS.Unstable {
 			cv += " (unstable)"
 		}
-		pts = append(pts, []string{p.Label, size, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
+		var host *float64
+		if p.HostCPU != nil {
+			host = &p.HostCPU.BusyUsPerReq
+		}
+		mbit := p.MbitPerS
+		if d.Settings.SizeOption == "--post-sizes" {
+			mbit = p.SentMbitPerS
+		}
+		row := []string{p.Label, size}
+		if d.Settings.Param != nil {
+			row = append(row, p.ParamValue)
+		}
+		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
 			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv,
-			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", p.MbitPerS),
-			strconv.Itoa(p.RequestsFailed), cpu})
+			fmt.Sprintf("%.3f", p.Latency.MeanMs), fmt.Sprintf("%.3f", p.Latency.DeviationMs), fmt.Sprintf("%.3f", p.Latency.MinMs),
+			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", mbit),
+			strconv.Itoa(p.RequestsFailed), opt(p.ClientCPUUsPerReq, 1), opt(p.ServerCPUUsPerReq, 1), opt(host, 1))
+		pts = append(pts, row)
+	}
+	bwNote := "Mbit/s: received"
+	if d.Settings.SizeOption == "--post-sizes" {
+		bwNote = "Mbit/s: sent"
 	}
 	page.Tables = append(page.Tables, report.PageTable{Title: "Points", Rows: pts,
-		Note: "Requests per second across the repetitions; latency over every request of every run (HDR histogram, 3 significant digits)."})
+		Note: "Requests per second across the repetitions (cv: sd / mean, in %); latency over every request of every run (HDR histogram, 3 significant digits; min exact); " +
+			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request."})
 	for _, r := range d.Rankings {
 		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
 		if r.Size != nil {
 			title += ", size " + r.Size.Text
 		}
-		rows := [][]string{{"rank by req/s", "target", "req/s mean", "rank by latency sd", "target", "latency sd (ms)"}}
+		if r.ParamValue != "" {
+			title += ", " + d.Settings.Param.Name + "=" + r.ParamValue
+		}
+		rows := [][]string{{"rank by req/s", "target", "req/s mean", "rank by deviation", "target", "deviation (ms)"}}
 		for i := range max(len(r.ByThroughput), len(r.ByDeviation)) {
 			row := make([]string, 6)
 			if i < len(r.ByThroughput) {
 				t := r.ByThroughput[i]
-				row[0], row[1], row[2] = strconv.Itoa(t.Rank), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+				row[0], row[1], row[2] = docRank(t), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
 			}
 			if i < len(r.ByDeviation) {
 				t := r.ByDeviation[i]
-				row[3], row[4], row[5] = strconv.Itoa(t.Rank), t.Label, fmt.Sprintf("%.3f", t.LatencySDMs)
+				dev := t.DeviationMs
+				if d.Settings.Deviation == "" { // a document of an earlier gab
+					dev = t.LatencySDMs
+				}
+				row[3], row[4], row[5] = docRank(t), t.Label, fmt.Sprintf("%.3f", dev)
 			}
 			rows = append(rows, row)
 		}
-		page.Tables = append(page.Tables, report.PageTable{Title: title, Rows: rows})
+		page.Tables = append(page.Tables, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
 	}
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
+}
+
+// docRank is a ranked place as the table prints it: "=2" when shared.
+func docRank(r sweep.DocRankedPoint) string {
+	if r.Tied {
+		return "=" + strconv.Itoa(r.Rank)
+	}
+	return strconv.Itoa(r.Rank)
 }
 
 // checkSweepPictures checks gab sweep's --plot and --html paths before the

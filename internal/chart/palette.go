@@ -19,25 +19,25 @@ var Colors = [12]string{
 var Palette = Colors[:]
 
 // dash is one dash pattern: SVG's stroke-dasharray ("" solid), gnuplot's
-// dashtype, and the point shape for Points (SVG: round or square dots;
-// gnuplot's pointtype).
+// dashtype, and the point shape for Points (SVG: round or square dots,
+// filled or hollow, one shape per family; gnuplot's pointtype).
 type dash struct {
-	svg, gnuplot string
-	square       bool
-	pointType    int
+	svg, gnuplot   string
+	square, hollow bool
+	pointType      int
 }
 
 // dashes are the patterns, in pairs: a colour number's family (its
 // twelve) takes a pair, and a Dashed line the pair's second.
 var dashes = [...]dash{
-	{"", "1", false, 7},                          // solid; filled circle
-	{"6 4", "(6,4)", false, 6},                   // dashed; open circle
-	{"2 3", "(2,3)", true, 5},                    // dotted; filled square
-	{"8 3 2 3", "(8,3,2,3)", true, 4},            // dash-dot; open square
-	{"12 4", "(12,4)", false, 9},                 // long dashes; filled triangle
-	{"12 3 2 3 2 3", "(12,3,2,3,2,3)", false, 8}, // dash-dot-dot; open triangle
-	{"4 2", "(4,2)", true, 13},                   // short dashes; filled diamond
-	{"1 4", "(1,4)", true, 12},                   // sparse dots; open diamond
+	{"", "1", false, false, 7},                         // solid; filled circle
+	{"6 4", "(6,4)", false, false, 6},                  // dashed; open circle
+	{"2 3", "(2,3)", true, false, 5},                   // dotted; filled square
+	{"8 3 2 3", "(8,3,2,3)", true, false, 4},           // dash-dot; open square
+	{"12 4", "(12,4)", false, true, 9},                 // long dashes; filled triangle
+	{"12 3 2 3 2 3", "(12,3,2,3,2,3)", false, true, 8}, // dash-dot-dot; open triangle
+	{"4 2", "(4,2)", true, true, 13},                   // short dashes; filled diamond
+	{"1 4", "(1,4)", true, true, 12},                   // sparse dots; open diamond
 }
 
 // MaxLooks is how many colour numbers have a look of their own: twelve
@@ -52,9 +52,11 @@ type Look struct {
 	Dash        int
 	SVGDash     string
 	GnuplotDash string
-	// Square draws Points as squares in SVG; PointType is gnuplot's.
-	Square    bool
-	PointType int
+	// Square draws Points as squares in SVG, Hollow with a white centre (a
+	// Dashed line's points look like its family's there); PointType is
+	// gnuplot's.
+	Square, Hollow bool
+	PointType      int
 }
 
 // LookOf is the look of the i-th line of a panel: its colour number's
@@ -67,5 +69,14 @@ func LookOf(l *Line, i int) Look {
 		d++
 	}
 	p := dashes[d]
-	return Look{Color: Colors[n%len(Colors)], Dash: d, SVGDash: p.svg, GnuplotDash: p.gnuplot, Square: p.square, PointType: p.pointType}
+	return Look{Color: Colors[n%len(Colors)], Dash: d, SVGDash: p.svg, GnuplotDash: p.gnuplot, Square: p.square, Hollow: p.hollow, PointType: p.pointType}
+}
+
+// MarkerFill is the inside of a point's marker: white when Hollow, else its
+// colour.
+func (lk Look) MarkerFill() string {
+	if lk.Hollow {
+		return "#ffffff"
+	}
+	return lk.Color
 }

@@ -106,9 +106,9 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		color := lk.Color
 		switch {
 		case l.Style == Points && lk.Square: // a dot, as the series is drawn
-			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s"/>`, svgLeft+11, ly-7, color)
+			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, svgLeft+11, ly-7, lk.MarkerFill(), color)
 		case l.Style == Points:
-			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, svgLeft+14, ly-4, color)
+			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, svgLeft+14, ly-4, lk.MarkerFill(), color)
 		case lk.SVGDash != "":
 			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color, lk.SVGDash)
 		default:
@@ -142,6 +142,9 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 			linecap = "square"
 		}
 		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none" vector-effect="non-scaling-stroke"/>`, d, color, linecap)
+		if lk.Hollow {
+			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.2" stroke-linecap="%s" fill="none" vector-effect="non-scaling-stroke"/>`, d, lk.MarkerFill(), linecap)
+		}
 	case Marks:
 		for _, r := range l.Rows {
 			if len(r) < 2 || bad(r[0], r[1]) {
