@@ -85,6 +85,8 @@ type cliOptions struct {
 	StartAt time.Time
 	// FailIf are the --fail-if thresholds, checked after the run.
 	FailIf []threshold.Threshold
+	// Apdex are --apdex's thresholds (nil without the option).
+	Apdex *report.Apdex
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
@@ -123,6 +125,7 @@ type longOptions struct {
 	percentiles                                                    percentilesValue
 	rate                                                           float64
 	warmup                                                         warmupValue
+	apdex                                                          apdexValue
 	shard                                                          shardFlags
 
 	http3 bool // --http3
@@ -160,6 +163,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
+	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.StringArrayVar(&lo.failIf, "fail-if", nil, "a threshold checked after the report, exit 3 unless `EXPR` holds (p99<50ms, mean<10ms, failed<1%, non2xx=0, rps>5000; repeatable)")
 	fs.BoolVar(&lo.help, "help", false, "print this help (ab's options and gab's) on stdout and exit")
 	return fs
@@ -191,6 +195,35 @@ func (d *durationValue) Set(s string) error {
 		return errors.New("a negative duration")
 	}
 	*d = durationValue(v)
+	return nil
+}
+
+// apdexValue is --apdex T[,F]: two durations, 0 < T < F.
+type apdexValue struct{ t, f time.Duration }
+
+func (a *apdexValue) String() string {
+	if a.t == 0 {
+		return ""
+	}
+	return a.t.String() + "," + a.f.String()
+}
+func (a *apdexValue) Type() string { return "T[,F]" }
+func (a *apdexValue) Set(s string) error {
+	ts, fs, two := strings.Cut(s, ",")
+	var t, f durationValue
+	if err := t.Set(ts); err != nil {
+		return err
+	}
+	f = 4 * t
+	if two {
+		if err := f.Set(fs); err != nil {
+			return err
+		}
+	}
+	if t <= 0 || f <= t {
+		return errors.New("T must be above 0 and F above T")
+	}
+	a.t, a.f = time.Duration(t), time.Duration(f)
 	return nil
 }
 
@@ -946,6 +979,12 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 			return err
 		}
 		o.FailIf = append(o.FailIf, t)
+	}
+	if lo.apdex.t > 0 {
+		if !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" {
+			return errors.New("--apdex needs --extended, --json, --format json or --html to show it")
+		}
+		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
 	}
 	o.HlogFile = lo.hlogFile
 	o.Interval = time.Duration(lo.interval)

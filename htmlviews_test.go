@@ -82,7 +82,7 @@ func mixedServer(t *testing.T) string {
 // reportViews are the element ids every run's HTML report shows: the charts
 // and the first run's tables.
 var reportViews = []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter",
-	"percentiles", "ranges", "latency-vs-throughput", "objectives-1", "status-codes-1", "errors-1", "ranges-1"}
+	"percentiles", "ranges", "latency-vs-throughput", "apdex-1", "objectives-1", "status-codes-1", "errors-1", "ranges-1"}
 
 // viewsScript evaluates, in the page, to the ids of reportViews that hold
 // their content (a chart with a drawn path or rect, a table with rows), and
@@ -108,7 +108,7 @@ func TestHTMLReportViewsInChromium(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	got := runInProcess([]string{"ab", "-t", "3", "-n", "1000000", "-c", "4", "--fail-if", "p99<10s", "--fail-if", "p50<1us",
-		"--html", page, url}, runHooks{})
+		"--apdex", "1ms", "--html", page, url}, runHooks{})
 	if got.Exit == 0 || !strings.Contains(got.Stdout, "Failed requests:") {
 		t.Fatalf("exit %d (want the missed objective's status): %s%s", got.Exit, got.Stdout, got.Stderr)
 	}
@@ -249,9 +249,49 @@ func TestHTMLReportOfMillionRequests(t *testing.T) {
 	if len(rep.Problems) > 0 {
 		t.Errorf("problems in Chromium:\n%s", strings.Join(rep.Problems, "\n"))
 	}
-	for _, id := range []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter", "percentiles", "ranges", "latency-vs-throughput", "script"} {
+	for _, id := range []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter", "percentiles", "ranges",
+		"latency-vs-throughput", "status-codes-1", "ranges-1", "script"} {
 		if !slices.Contains(strings.Fields(rep.Eval), id) {
 			t.Errorf("no %s in the page (views with content: %s)", id, rep.Eval)
+		}
+	}
+}
+
+// TestApdexOption: --apdex T[,F] shows in --extended's figures and its own
+// line, the JSON document and the HTML page; a wrong value or no output that
+// shows it is one line and exit 22 before any request.
+func TestApdexOption(t *testing.T) {
+	url := mixedServer(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--apdex", "1ms"}, "gab: --apdex needs --extended, --json, --format json or --html to show it"},
+		{[]string{"--apdex", "2ms,1ms", "--extended"}, `gab: --apdex "2ms,1ms": T must be above 0 and F above T`},
+		{[]string{"--apdex", "0", "--extended"}, `T must be above 0 and F above T`},
+		{[]string{"--apdex", "x", "--extended"}, `not a duration`},
+	} {
+		got := runInProcess(append(append([]string{"ab", "-n", "10"}, c.args...), url), runHooks{})
+		if got.Exit != exitUsage || !strings.Contains(got.Stderr, c.want) || strings.Count(got.Stderr, "\n") != 1 || got.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", c.args, got.Exit, got.Stdout, got.Stderr, exitUsage, c.want)
+		}
+	}
+	jsonFile, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
+	got := runInProcess([]string{"ab", "-n", "300", "-c", "2", "--extended", "--apdex", "1s,2s", "--json", jsonFile, "--html", page, url}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	doc, _ := os.ReadFile(jsonFile)
+	html, _ := os.ReadFile(page)
+	for what, want := range map[string]string{
+		got.Stdout:        "  apdex:   ",
+		"\n" + got.Stdout: "\nAPDEX (T 1s, F 2s): ",
+		string(doc):       `"satisfied_us": 1000000`,
+		string(html):      `id="apdex-1"`,
+	} {
+		if !strings.Contains(what, want) {
+			t.Errorf("no %q in:\n%s", want, what)
 		}
 	}
 }

@@ -115,6 +115,12 @@ var Catalog = []Figure{
 		c := d.Extended.ClientCPU
 		return (c.UserMs + c.SysMs) * 1000 / float64(d.Report.CompleteRequests), true
 	}},
+	{"apdex", "APDEX", "", "apdex", higher, 3, func(d *Run) (float64, bool) {
+		if d.Apdex == nil || d.Apdex.Requests == 0 {
+			return 0, false
+		}
+		return d.Apdex.Score, true
+	}},
 	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", neither, 1, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false

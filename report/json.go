@@ -79,6 +79,8 @@ type Run struct {
 	// Figures are the catalog's figures of the run (catalog.go), key → value
 	// in the figure's unit; a figure the run lacks is absent.
 	Figures FigureValues `json:"figures,omitempty"`
+	// Apdex is the run's APDEX (--apdex; absent without the option).
+	Apdex *apdexSection `json:"apdex,omitempty"`
 	// Verdicts say whether the figures can be trusted as the server's
 	// (verdicts.go; absent when the run was not judged).
 	Verdicts *verdictsSection `json:"verdicts,omitempty"`

@@ -68,6 +68,7 @@ type pageRunView struct {
 	Errors                        [][]string // failures per class
 	Ranges                        [][]string // response-time ranges
 	Objectives                    [][]string // --fail-if verdicts
+	Apdex                         [][]string // --apdex
 	IntervalNote                  string
 }
 
@@ -185,6 +186,10 @@ func runView(r PageRun) pageRunView {
 			}
 			v.Objectives = append(v.Objectives, []string{c.Expression, val, verdict})
 		}
+	}
+	if a := d.Apdex; a != nil && a.Requests > 0 {
+		v.Apdex = [][]string{{"APDEX", "T (satisfied)", "F (tolerating)", "requests"},
+			{fmt.Sprintf("%.3f%s", a.Score, a.boundNote()), ms3(float64(a.SatisfiedUs)) + " ms", ms3(float64(a.ToleratedUs)) + " ms", a.counts()}}
 	}
 	if c := r.Chart; c != nil {
 		v.IntervalNote = c.IntervalNote
@@ -387,6 +392,9 @@ figure { margin: 0; }
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
 {{end}}</table>{{end}}
 {{if .IntervalNote}}<p class="note">Timeline: {{.IntervalNote}}.</p>{{end}}
+{{if .Apdex}}<h3>APDEX</h3>
+<table id="apdex-{{.N}}">{{range $i, $row := .Apdex}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
 {{if .Objectives}}<h3>Objectives (--fail-if)</h3>
 <table id="objectives-{{.N}}">{{range $i, $row := .Objectives}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}

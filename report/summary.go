@@ -56,6 +56,8 @@ type Options struct {
 	Shard *Shard
 	// FailIf are the --fail-if thresholds, checked against the figures.
 	FailIf []threshold.Threshold
+	// Apdex are --apdex's thresholds (nil without the option).
+	Apdex *Apdex
 	// Environment describes where gab ran (Environment(version); nil: not
 	// said), for the JSON document and the HTML report.
 	Environment *environmentInfo
@@ -204,6 +206,7 @@ func Summarize(res *client.Result, o Options) *Run {
 		r.Warmup = &warmupFigures{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
 	}
 	r.Timeline = timelineOf(res)
+	r.Apdex = newApdex(o.Apdex)
 	r.local.serverCPU = o.ServerCPU
 	rp := r.Report
 	if t.n > 0 {
@@ -288,6 +291,7 @@ func (r *Run) derive(t *tables, percents []float64) {
 	if c := r.local.serverCPU; c != nil {
 		r.ServerCPU = serverCPUOf(c, rp)
 	}
+	r.deriveApdex(t)
 	r.Figures = figuresOf(r)
 }
 
