@@ -167,13 +167,14 @@ func TestHTTP3Verbose(t *testing.T) {
 	cfg := h3TestConfig(t, startH3(t, h), 4, 2, 1)
 	ev := &h1Events{}
 	cfg.Events, cfg.Verbosity = ev, 2
-	if _, _, err := runH3(t, cfg); err != nil {
+	_, tr, err := runH3(t, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	if len(ev.heads) != 4 || len(ev.statuses) != 4 || ev.tlsOK.Load() != 2 {
-		t.Fatalf("%d heads, %d statuses, %d handshakes; want 4, 4, 2", len(ev.heads), len(ev.statuses), ev.tlsOK.Load())
+	if len(ev.heads) != 4 || len(ev.statuses) != 4 || ev.tlsOK.Load() != tr.opened.Load() {
+		t.Fatalf("%d heads, %d statuses, %d handshakes; want 4, 4, %d", len(ev.heads), len(ev.statuses), ev.tlsOK.Load(), tr.opened.Load())
 	}
 	if head := ev.heads[0]; !strings.HasPrefix(head, "HTTP/3 200\r\n") || !strings.Contains(head, "server: GoTest/1.0 (test)\r\n") || !strings.HasSuffix(head, "\r\n\r\n") {
 		t.Errorf("head %q", head)
