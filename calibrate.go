@@ -491,7 +491,11 @@ func writeCalibration(w io.Writer, c *calibration, file string) error {
 	fmt.Fprintf(bw, "gab calibrate: %d cores, gab may use %d; load average %.2f before\n\n", c.Cores, c.GOMAXPROCS, c.LoadBefore)
 	fmt.Fprintf(bw, "Clock resolution:     %.0f ns (the monotonic clock's smallest step)\n", c.ClockNs)
 	fmt.Fprintf(bw, "Loopback round trip:  %.1f µs (median of 2000 1-byte TCP round trips to another process)\n", c.LoopbackRTTUs)
-	fmt.Fprintf(bw, "Latency gab adds:     %.1f µs (gab -k -c 1's median %.1f µs against the minimal responder, less the round trip)\n\n", c.AddedUs, c.GabLatencyUs)
+	if c.GabLatencyUs > c.LoopbackRTTUs {
+		fmt.Fprintf(bw, "Latency gab adds:     %.1f µs (gab -k -c 1's median %.1f µs against the minimal responder, less the round trip)\n\n", c.AddedUs, c.GabLatencyUs)
+	} else {
+		fmt.Fprintf(bw, "Latency gab adds:     none measurable (gab -k -c 1's median %.1f µs against the minimal responder is within the round trip)\n\n", c.GabLatencyUs)
+	}
 	fmt.Fprintf(bw, "%-42s %18s %18s\n", "Requests per second per core of gab's CPU", "in-process target", "minimal responder")
 	for _, m := range calibrationModes {
 		fmt.Fprintf(bw, "  %-40s", m.title)

@@ -121,6 +121,7 @@ func backlogServer(t *testing.T) string {
 // sends them again after 1 s, and --extended and the JSON name the overflows
 // and SYN retransmissions and attribute the ~1 s connect tail to them.
 func TestVerdictListenQueueOverflow(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no calibration file of this machine's
 	url := backlogServer(t)
 	js := filepath.Join(t.TempDir(), "run.json")
 	status, out, errs := runGab(t, "ab", "-n", "400", "-c", "32", "--extended", "--json", js, url)
@@ -287,6 +288,7 @@ http {
 // /proc/stat around the run itself), the busy_machine verdict must agree with
 // that reading instead.
 func TestVerdictQuietNginx(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no calibration file of this machine's
 	url, pid := nginxFor(t)
 	js := filepath.Join(t.TempDir(), "run.json")
 	h0 := hoststat.Read()
