@@ -75,6 +75,10 @@ type Interval struct {
 	// the interval: recorded ones (connect with -r, receive, length,
 	// exceptions) and connect failures, which are issued again.
 	Failures int64
+	// Status counts the recorded requests by the class of their status: [0]
+	// none read (a failure before the head), [1] to [5] 1xx to 5xx (a code
+	// outside 100–599 counts as none).
+	Status [6]int64
 	// Bytes is every byte read (heads included) by a worker since its previous
 	// recording, counted at the recording: the intervals' sum is "Total
 	// transferred" less what was read for requests never recorded.
@@ -220,6 +224,7 @@ func LatencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
 type tlBuf struct {
 	k              int64 // the interval it gathers
 	n, fail, bytes int64 // atomics while live
+	status         [6]int64
 	lat, cor       tlDist
 	corrected      bool
 }
@@ -236,6 +241,9 @@ func (b *tlBuf) mergeFrom(o *tlBuf) {
 	b.n += o.n
 	b.fail += o.fail
 	b.bytes += o.bytes
+	for i, c := range o.status {
+		b.status[i] += c
+	}
 	b.lat.mergeFrom(&o.lat)
 	if b.corrected {
 		b.cor.mergeFrom(&o.cor)
@@ -244,6 +252,7 @@ func (b *tlBuf) mergeFrom(o *tlBuf) {
 
 func (b *tlBuf) reset(k int64) {
 	b.k, b.n, b.fail, b.bytes = k, 0, 0, 0
+	b.status = [6]int64{}
 	b.lat.reset()
 	if b.corrected {
 		b.cor.reset()
@@ -373,7 +382,15 @@ func (tl *timeline) observe(t *Tally, o *Outcome) {
 	if tl.rate {
 		cor = spanUS(o.Intended, o.End)
 	}
-	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, bytes, failed, true)
+	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, bytes, statusClass(o.Status), failed, true)
+}
+
+// statusClass is Interval.Status's index for a status code.
+func statusClass(code int) int {
+	if code < 100 || code > 599 {
+		return 0
+	}
+	return code / 100
 }
 
 // failure counts an attempt that failed without being recorded (a connect
@@ -381,22 +398,22 @@ func (tl *timeline) observe(t *Tally, o *Outcome) {
 func (tl *timeline) failure(t *Tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
-	tl.add(sh, end, 0, 0, 0, true, false)
+	tl.add(sh, end, 0, 0, 0, 0, true, false)
 }
 
-func (tl *timeline) add(sh *tlShard, end, us, cor, bytes int64, failed, recorded bool) {
+func (tl *timeline) add(sh *tlShard, end, us, cor, bytes int64, class int, failed, recorded bool) {
 	k := max(end, 0) / tl.d
 	e := sh.ph.enter()
 	b := sh.slot[k&1].Load()
 	if b.k == k {
-		b.record(us, cor, bytes, failed, recorded)
+		b.record(us, cor, bytes, class, failed, recorded)
 	} else {
-		tl.slow(k, us, cor, bytes, failed, recorded)
+		tl.slow(k, us, cor, bytes, class, failed, recorded)
 	}
 	sh.ph.exit(e)
 }
 
-func (b *tlBuf) record(us, cor, bytes int64, failed, recorded bool) {
+func (b *tlBuf) record(us, cor, bytes int64, class int, failed, recorded bool) {
 	if failed {
 		atomic.AddInt64(&b.fail, 1)
 	}
@@ -404,6 +421,7 @@ func (b *tlBuf) record(us, cor, bytes int64, failed, recorded bool) {
 		return
 	}
 	atomic.AddInt64(&b.n, 1)
+	atomic.AddInt64(&b.status[class], 1)
 	if bytes != 0 {
 		atomic.AddInt64(&b.bytes, bytes)
 	}
@@ -414,7 +432,7 @@ func (b *tlBuf) record(us, cor, bytes int64, failed, recorded bool) {
 }
 
 // slow records into interval k when the shard's live buffer is not k's.
-func (tl *timeline) slow(k, us, cor, bytes int64, failed, recorded bool) {
+func (tl *timeline) slow(k, us, cor, bytes int64, class int, failed, recorded bool) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	m := tl.open
@@ -426,7 +444,7 @@ func (tl *timeline) slow(k, us, cor, bytes int64, failed, recorded bool) {
 		b = tl.bufLocked(k)
 		m[k] = b
 	}
-	b.record(us, cor, bytes, failed, recorded)
+	b.record(us, cor, bytes, class, failed, recorded)
 }
 
 // bufLocked returns a clean buffer for interval k (tl.mu held).
@@ -508,6 +526,7 @@ func (tl *timeline) interval(b *tlBuf) Interval {
 		Length:   time.Duration(tl.d),
 		Requests: b.n,
 		Failures: b.fail,
+		Status:   b.status,
 		Bytes:    b.bytes,
 		Latency:  b.lat.latency(b.n, tl.scratch),
 	}
@@ -582,6 +601,9 @@ func (tl *timeline) result(elapsed time.Duration) *Timeline {
 func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
 	iv.Requests += b.n
 	iv.Failures += b.fail
+	for i, c := range b.status {
+		iv.Status[i] += c
+	}
 	iv.Bytes += b.bytes
 	iv.Latency = tl.mergeLatency(iv.Latency, &b.lat, iv.Requests)
 	if tl.rate {

@@ -48,7 +48,7 @@ func BenchmarkTimelineInterval(b *testing.B) {
 	defer tl.result(0)
 	buf := newTLBuf(true)
 	for i := int64(0); i < 300; i++ {
-		buf.record(1000+i*37, 2000+i*37, 100, false, true)
+		buf.record(1000+i*37, 2000+i*37, 100, 2, false, true)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -57,10 +57,11 @@ func BenchmarkTimelineInterval(b *testing.B) {
 }
 
 // scriptedEnds is a fake-transport script whose k-th request ends at ends[k]
-// (ns since the start) after lasting lat[k], failing when fail[k].
+// (ns since the start) after lasting lat[k], failing when fail[k], with the
+// status scriptedStatus(k).
 func scriptedEnds(ends, lat []int64, fail []bool) scriptFunc {
 	return func(r *run, k int64, sent int64) Outcome {
-		o := Outcome{Start: ends[k] - lat[k], End: ends[k], Status: 200}
+		o := Outcome{Start: ends[k] - lat[k], End: ends[k], Status: scriptedStatus(k)}
 		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
 		if fail[k] {
 			o.Class, o.Err = FailException, errors.New("scripted")
@@ -69,12 +70,24 @@ func scriptedEnds(ends, lat []int64, fail []bool) scriptFunc {
 	}
 }
 
+// scriptedStatus is 200, every fifth 404 and every seventh 503.
+func scriptedStatus(k int64) int {
+	switch {
+	case k%7 == 6:
+		return 503
+	case k%5 == 4:
+		return 404
+	}
+	return 200
+}
+
 // TestTimelineExactIntervals checks the attribution rule on made-up times:
 // one request every 20 ms, none from 1.0 s to 3.0 s but one that took the
-// whole 2 s stall, every tenth request an exception. Each interval's counts
-// and percentiles must equal what a direct count of the outcomes gives. The
-// times are made up (the run itself is instant), so intervals past the first
-// two go through the collector's slow path and the run's final merge.
+// whole 2 s stall, every tenth request an exception, statuses 200, 404 and
+// 503. Each interval's counts, status classes and percentiles must equal what
+// a direct count of the outcomes gives. The times are made up (the run itself
+// is instant), so intervals past the first two go through the collector's
+// slow path and the run's final merge.
 func TestTimelineExactIntervals(t *testing.T) {
 	const d = 250 * time.Millisecond
 	var ends, lat []int64
@@ -104,10 +117,12 @@ func TestTimelineExactIntervals(t *testing.T) {
 	var sum int64
 	for i, iv := range tl.Intervals {
 		var want, wantFail int64
+		var wantStatus [6]int64
 		dist := samples.NewDist()
 		for k := range ends {
 			if ends[k]/int64(d) == int64(i) {
 				want++
+				wantStatus[scriptedStatus(int64(k))/100]++
 				dist.Add(lat[k] / 1000)
 				if fail[k] {
 					wantFail++
@@ -116,6 +131,9 @@ func TestTimelineExactIntervals(t *testing.T) {
 		}
 		if iv.Start != time.Duration(i)*d {
 			t.Errorf("interval %d starts at %v", i, iv.Start)
+		}
+		if iv.Status != wantStatus {
+			t.Errorf("interval %d: status classes %v, want %v", i, iv.Status, wantStatus)
 		}
 		if iv.Requests != want || iv.Failures != wantFail || iv.Latency.count != want {
 			t.Errorf("interval %d: %d requests, %d failures, histogram of %d; want %d, %d", i, iv.Requests, iv.Failures, iv.Latency.count, want, wantFail)
