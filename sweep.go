@@ -39,7 +39,7 @@ type sweepOptions struct {
 	sizes, postSizes, csvFile, jsonFile string
 	plotFile, htmlFile                  string
 	repeat, ci                          string
-	pause                               durationValue
+	pause, ramp                         durationValue
 	maxCVPercent                        float64
 	demo, help                          bool
 	serverPIDs                          []string
@@ -61,6 +61,7 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.IntVar(&so.requestsPerConn, "requests-per-conn", 0, "each point sends c × `N` requests (-n), so every client makes N at every concurrency (not with -n or -t)")
 	fs.StringVar(&so.param, "param", "", "sweep a parameter: `NAME=V1,V2,...`, set by --before's command before each run (a column and an x axis)")
 	fs.StringVar(&so.before, "before", "", "run `COMMAND` (sh -c; {NAME} replaced by --param's value) before each run; a failure stops the sweep")
+	fs.Var(&so.ramp, "ramp", "open each run's connections evenly over `DURATION` and leave the requests that start meanwhile out of every figure (as --warmup's)")
 	fs.StringVar(&so.deviation, "deviation", sweep.DeviationPooled, "latency deviation estimator for the table, rankings and ratios: `pooled` (every request's sd) or mean-of-runs (the runs' own sds averaged, JMeter's)")
 	fs.StringVar(&so.baseline, "baseline", "", "also print every target's figures as ratios to target `LABEL`'s at the same point, with 95 % intervals")
 	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation; 0 to 1000)")
@@ -540,6 +541,9 @@ func (sw *sweepRun) methodSettings() error {
 		return fmt.Errorf("--deviation must be pooled or mean-of-runs, not %q", so.deviation)
 	}
 	s.Baseline = so.baseline
+	if s.Ramp = time.Duration(so.ramp); s.Ramp > sweep.MaxPause {
+		return fmt.Errorf("--ramp must be at most %v, not %v", sweep.MaxPause, s.Ramp)
+	}
 	if so.requestsPerConn != 0 {
 		if so.requestsPerConn < 1 || so.requestsPerConn > maxRequestsPerConn {
 			return fmt.Errorf("--requests-per-conn must be from 1 to %d, not %d", maxRequestsPerConn, so.requestsPerConn)
@@ -629,6 +633,7 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 		}
 		return nil, status
 	}
+	o.Config.RampUp = s.Ramp
 	if t.Label == "demo" && strings.HasPrefix(url, "http://127.0.0.1:") {
 		o.Config.NoSpin = true // the built-in server runs on gab's own cores
 	}

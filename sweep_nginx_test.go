@@ -22,7 +22,7 @@ import (
 
 // sweepNginx is a real nginx for the sweep's method tests: one worker on a
 // free loopback port, its files in dir/www, every request logged with its
-// connection's number and that connection's request count.
+// connection's number, that connection's request count and the time.
 type sweepNginx struct {
 	dir, base string
 }
@@ -56,7 +56,7 @@ pid %[1]s/nginx.pid;
 error_log %[1]s/logs/error.log warn;
 events { worker_connections 1024; }
 http {
-    log_format req '$request_uri $connection $connection_requests';
+    log_format req '$request_uri $connection $connection_requests $msec';
     access_log %[1]s/logs/access.log req;
     client_body_temp_path %[1]s/tmp/body;
     proxy_temp_path %[1]s/tmp/proxy;
@@ -99,19 +99,19 @@ http {
 }
 
 // requests are the access log's lines: URI, connection number, that
-// connection's request count.
-func (n *sweepNginx) requests(t *testing.T) [][3]string {
+// connection's request count, the time it was logged (s).
+func (n *sweepNginx) requests(t *testing.T) [][4]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(n.dir, "logs", "access.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out [][3]string
+	var out [][4]string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if fs := strings.Fields(sc.Text()); len(fs) == 3 {
-			out = append(out, [3]string{fs[0], fs[1], fs[2]})
+		if fs := strings.Fields(sc.Text()); len(fs) == 4 {
+			out = append(out, [4]string{fs[0], fs[1], fs[2], fs[3]})
 		}
 	}
 	return out
@@ -285,5 +285,55 @@ func TestSweepOrderRandom(t *testing.T) {
 		if o != i+1 {
 			t.Fatalf("orders %v", orders)
 		}
+	}
+}
+
+// TestSweepNginxRamp: --ramp opens the connections evenly over its time
+// (nginx sees the connections' first requests spread over most of it) and
+// leaves the requests that started meanwhile out: the point counts -n
+// requests while nginx served more, and the run's time taken leaves the
+// ramp out.
+func TestSweepNginxRamp(t *testing.T) {
+	n := startSweepNginx(t, map[string]int{"a.html": 10})
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, stdout, stderr := runGab(t, "gab", "sweep", "-k", "-n", "100", "-c", "5", "--ramp", "1s",
+		"--json", jsonFile, "a="+n.base+"/a.html")
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	d := readSweepDoc(t, jsonFile)
+	if d.Settings.RampS != 1 || len(d.Points) != 1 || d.Points[0].RequestsComplete != 100 {
+		t.Fatalf("settings %+v, points %+v", d.Settings, d.Points)
+	}
+	reqs := n.requests(t)
+	if len(reqs) <= 100 {
+		t.Errorf("nginx served %d requests: none during the ramp-up?", len(reqs))
+	}
+	first := map[string]float64{}
+	var lo, hi float64
+	for i, r := range reqs {
+		at, err := strconv.ParseFloat(r[3], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := first[r[1]]; !ok {
+			first[r[1]] = at
+		}
+		if i == 0 || at < lo {
+			lo = at
+		}
+		hi = max(hi, at)
+	}
+	var starts []float64
+	for _, at := range first {
+		starts = append(starts, at)
+	}
+	slices.Sort(starts)
+	if len(starts) != 5 || starts[4]-starts[0] < 0.5 {
+		t.Errorf("connections' first requests at %v: not spread over the 1 s ramp-up", starts)
+	}
+	taken := d.Points[0].Runs[0].Document.Report.TimeTakenS
+	if span := hi - lo; taken > span-0.5 {
+		t.Errorf("time taken %.3f s of a %.3f s run: the ramp-up is not left out", taken, span)
 	}
 }

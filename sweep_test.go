@@ -122,6 +122,7 @@ var badSweepValues = map[string][]string{
 	"before":            {"--before", ""},
 	"deviation":         {"--deviation", "median"},
 	"baseline":          {"--baseline", "nobody"},
+	"ramp":              {"--ramp", "2h"},
 }
 
 // Every sweep option given a bad value, and every run option that a sweep

@@ -133,6 +133,13 @@ type Config struct {
 	// figure (Result.Warmup says how many there were). At most one is set.
 	WarmupRequests int
 	WarmupTime     time.Duration
+	// RampUp, when > 0, opens the connections evenly over it (slot i of s
+	// starts its first request at i·RampUp/s after the run's start, instead
+	// of ab's start once the first response head arrives); every request
+	// that starts before RampUp has passed is sent but left out of every
+	// count and figure, as a warm-up's (Result.RampUp says how many). The run
+	// takes the goroutine-per-connection path, where a slot is a connection.
+	RampUp time.Duration
 
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64

@@ -196,6 +196,10 @@ type run struct {
 
 	// warmup: this run is a warm-up (--warmup); it records nothing but counts.
 	warmup bool
+	// rampEnd is Config.RampUp in the clock's ns (0 without): requests that
+	// start before it are left out (rampSent counts them).
+	rampEnd  int64
+	rampSent atomic.Int64
 
 	sched *schedule   // --rate; nil in ab's closed loop
 	cgi   *cgiStore   // CGI phase store (--cgi); nil otherwise
@@ -295,6 +299,12 @@ func usec(ns int64) uint32 {
 // finish accounts for one attempt. It returns false when the worker should stop
 // (the run ended). The caller must have claimed the request.
 func (r *run) finish(t *Tally, o *Outcome) bool {
+	if o.Start < r.rampEnd && o.Class != FailAbandoned {
+		// Started during the ramp-up: its ticket goes back, nothing counts.
+		r.unclaim()
+		r.rampSent.Add(1)
+		return !r.isStopped()
+	}
 	switch o.Class {
 	case FailAbandoned:
 		r.unclaim()
@@ -647,6 +657,7 @@ func (rn *Runner) begin(ctx context.Context, r *run) *FatalError {
 	}
 	r.start = time.Now() // ab takes the start time just before the first connect
 	r.startUs = r.start.UnixMicro()
+	r.rampEnd = int64(cfg.RampUp)
 	r.progressEvery = int64(ProgressInterval(cfg.Requests, cfg.Quiet))
 	return nil
 }
@@ -664,7 +675,16 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 		wg.Add(1)
 		go func(i int, t *Tally) {
 			defer wg.Done()
-			if i > 0 {
+			if ramp := rn.cfg.RampUp; ramp > 0 {
+				// Slot i opens at i/slots of the ramp-up.
+				tm := time.NewTimer(time.Until(r.start.Add(ramp * time.Duration(i) / time.Duration(slots))))
+				select {
+				case <-tm.C:
+				case <-r.stopCh:
+					tm.Stop()
+					return
+				}
+			} else if i > 0 {
 				select {
 				case <-r.rampUp:
 				case <-r.stopCh:
@@ -794,6 +814,10 @@ func (rn *Runner) result() *Result {
 	}
 	if r.tl != nil {
 		res.Timeline = r.tl.result(res.Elapsed)
+	}
+	if r.rampEnd > 0 { // the run's figures start after the ramp-up
+		res.RampUp = r.rampSent.Load()
+		res.Elapsed = max(res.Elapsed-time.Duration(r.rampEnd), 0)
 	}
 	if q, ok := rn.tr.(interface{ quicStats() *QUICStats }); ok {
 		res.QUIC = q.quicStats()

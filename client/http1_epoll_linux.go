@@ -44,7 +44,7 @@ var epollLoopsStarted atomic.Int64
 
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
-	if cfg.Portable {
+	if cfg.Portable || cfg.RampUp > 0 {
 		return 0
 	}
 	if cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||

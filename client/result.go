@@ -146,6 +146,9 @@ type Result struct {
 	// Warmup describes the warm-up (--warmup) sent before the measured run;
 	// nil without one. None of its requests is in any other figure.
 	Warmup *WarmupResult
+	// RampUp is the number of requests that started during Config.RampUp,
+	// left out of every figure.
+	RampUp int64
 
 	Samples *samples.Store
 	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.

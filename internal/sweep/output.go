@@ -106,6 +106,8 @@ type DocSettings struct {
 	Seed  uint64 `json:"seed,omitempty"`
 	// RequestsPerConn is --requests-per-conn (absent without).
 	RequestsPerConn int `json:"requests_per_conn,omitempty"`
+	// RampS is --ramp in seconds (absent without).
+	RampS float64 `json:"ramp_s,omitempty"`
 	// Deviation is the latency deviation estimator ("pooled" or
 	// "mean-of-runs"); TieRule when two targets share a rank.
 	Deviation string `json:"deviation,omitempty"`
@@ -284,7 +286,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		Settings: DocSettings{
 			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []DocSize{},
 			Repeat: s.Repeat, RepeatAuto: s.Auto, CI: s.CI, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
-			Before: s.Before, Order: s.Order, Seed: s.Seed, RequestsPerConn: s.RequestsPerConn,
+			Before: s.Before, Order: s.Order, Seed: s.Seed, RequestsPerConn: s.RequestsPerConn, RampS: s.Ramp.Seconds(),
 			Deviation: s.Deviation, TieRule: TieRule, Baseline: s.Baseline,
 		},
 		Points:   []DocPoint{},

@@ -44,6 +44,9 @@ type Settings struct {
 	Deviation string
 	// Baseline is --baseline's target label ("" without).
 	Baseline string
+	// Ramp is --ramp: each run opens its connections evenly over it and
+	// leaves the requests that start meanwhile out (client.Config.RampUp).
+	Ramp time.Duration
 }
 
 // RunResult is what one run measured; the caller fills it in.
