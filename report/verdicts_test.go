@@ -258,3 +258,22 @@ func TestVerdictsHTMLBanner(t *testing.T) {
 		t.Fatal("a banner for a run that was not judged")
 	}
 }
+
+// TestVerdictsShortRunAndPortExhaustion: a run under a second is too short
+// for its CPU figures; connects failing for want of a local port are the
+// kernel's verdict with what to change.
+func TestVerdictsShortRunAndPortExhaustion(t *testing.T) {
+	res, _ := extFixture()
+	res.Extra.Rate = nil
+	res.Elapsed = 400 * time.Millisecond
+	res.FirstError["connect"] = "dial tcp 127.0.0.1:80: connect: cannot assign requested address"
+	r := Summarize(res, Options{Host: "h", Concurrency: 2, CommandLine: fixtureCommandLine, Machine: quietHost()})
+	if v := find(r, VerdictTooShort); v == nil || !strings.Contains(v.Message, "0.400 s") {
+		t.Fatalf("too_short: %v", r.VerdictLines())
+	}
+	v := find(r, VerdictKernelDrops)
+	if v == nil || !strings.Contains(v.Message, "1 connects failed for want of a local port") ||
+		!strings.Contains(v.Advice, "ip_local_port_range") || v.Evidence["port_exhaustion_failures"] != 1 {
+		t.Fatalf("port exhaustion: %+v", v)
+	}
+}
