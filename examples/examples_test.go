@@ -107,7 +107,10 @@ func TestServerComparison(t *testing.T) {
 	if len(d.Rankings) != 4 || len(d.Rankings[0].ByThroughput) != 5 {
 		t.Errorf("rankings %+v", d.Rankings)
 	}
-	for _, name := range []string{"sweep.csv", "table.txt", "command.txt", "load.txt"} {
+	if d.Settings.Deviation != "mean-of-runs" || d.Settings.Baseline != "apache" || len(d.BaselineRatios) != 4*4 || len(d.Changes) != 5*2 {
+		t.Errorf("settings %+v, %d ratios, %d changes", d.Settings, len(d.BaselineRatios), len(d.Changes))
+	}
+	for _, name := range []string{"sweep.csv", "table.txt", "command.txt", "load.txt", "sweep.html"} {
 		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}

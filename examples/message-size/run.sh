@@ -4,8 +4,11 @@
 # repeated: one over the response size (GET of a file of each size) and one
 # over the request size (POST of a body of each size, answered with 3 bytes).
 # The server's CPU per request comes from --server-pid (nginx's master and
-# worker), the client's from gab's own CPU time. Results go to OUTDIR:
-# response.{csv,json,txt}, request.{csv,json,txt}.
+# worker), the client's from gab's own CPU time, the whole host's (softirq
+# included, where loopback's packet work is charged) from /proc/stat.
+# Results go to OUTDIR: response.{csv,json,txt,html}, request.{csv,json,
+# txt,html}, and with gnuplot response.png and request.png: bandwidth (sent
+# for the requests), min and p50 latency and CPU per request against size.
 #
 #   run.sh [-n REQUESTS] [-c LIST] [-s SIZES] [-r REPEAT] [-o OUTDIR]
 #
@@ -92,7 +95,9 @@ gab() {
 	local cpus=()
 	[ -n "$client_cpu" ] && cpus=(--cpus 1)
 	echo "$client_cpu gab sweep ${cpus[*]} $*" >>"$out/command.txt"
-	$client_cpu "$GAB" sweep "${cpus[@]}" "$@" --csv "$out/$name.csv" --json "$out/$name.json" | tee "$out/$name.txt"
+	local pictures=(--html "$out/$name.html")
+	command -v gnuplot >/dev/null 2>&1 && pictures+=(--plot "$out/$name.png")
+	$client_cpu "$GAB" sweep "${cpus[@]}" "$@" "${pictures[@]}" --csv "$out/$name.csv" --json "$out/$name.json" | tee "$out/$name.txt"
 }
 
 : >"$out/command.txt"

@@ -2,13 +2,23 @@
 # The web-server comparison, scaled to a small machine: Apache (event MPM),
 # nginx, lighttpd, h2o and Caddy, each started on loopback with a private
 # configuration serving three files, measured by one `gab sweep` over the
-# file sizes and 1000 / 5000 concurrent clients, with repetitions
-# interleaved across the servers. Results go to OUTDIR (sweep.csv,
-# sweep.json, table.txt); the servers are stopped at the end.
+# file sizes and 1000 / 5000 concurrent clients, each client making the
+# same number of requests at every concurrency (--requests-per-conn), every
+# point's repetitions interleaved with every other point's. The servers are
+# ranked by throughput and by the study's deviation (the mean of the runs'
+# latency sds, --deviation mean-of-runs), ties where the 95 % intervals
+# overlap, and every server is stated as ratios to the first one
+# (--baseline), with each server's change from the first concurrency to the
+# last. Results go to OUTDIR (sweep.csv, sweep.json, table.txt, sweep.html,
+# and sweep.png with gnuplot: the study's figures, per file size the servers
+# side by side); the servers are stopped at the end.
 #
-#   run.sh [-n REQUESTS] [-c LIST] [-s SIZES] [-r REPEAT] [-o OUTDIR] [-S SERVERS]
+#   run.sh [-n REQUESTS | -p PER_CLIENT] [-c LIST] [-s SIZES] [-r REPEAT] [-k] [-R RAMP] [-o OUTDIR] [-S SERVERS]
 #
-# Defaults: -n 10000 -c 1000,5000 -s 100b,10k,100k -r 3, all five servers.
+# Defaults: -p 10 (each client makes 10 requests: -n is c × 10) -c 1000,5000
+# -s 100b,10k,100k -r 3, no keep-alive (-k: keep-alive, as JMeter's
+# clients), all connections opened at once (-R 5s: over 5 s, the requests
+# started meanwhile left out, as JMeter's ramp-up), all five servers.
 # Servers are pinned to CPU 0 and gab to CPU 1 when the machine has two or
 # more (taskset), so that each server gets one core and gab the other.
 #
@@ -20,17 +30,20 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-n=10000 conc=1000,5000 sizes=100b,10k,100k repeat=3 out=$here/results
+n="" per=10 conc=1000,5000 sizes=100b,10k,100k repeat=3 out=$here/results keep="" ramp=""
 servers="apache nginx lighttpd h2o caddy"
-while getopts n:c:s:r:o:S: opt; do
+while getopts n:p:c:s:r:o:S:kR: opt; do
 	case $opt in
 	n) n=$OPTARG ;;
+	p) per=$OPTARG ;;
+	k) keep=-k ;;
+	R) ramp=$OPTARG ;;
 	c) conc=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	r) repeat=$OPTARG ;;
 	o) out=$OPTARG ;;
 	S) servers=$OPTARG ;;
-	*) sed -n '2,20p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,30p' "$0" >&2; exit 2 ;;
 	esac
 done
 baseport=${BASEPORT:-18080}
@@ -209,7 +222,13 @@ for s in $servers; do
 done
 
 echo "load average before: $(cat /proc/loadavg)" | tee "$out/load.txt"
-set -- sweep -n "$n" -c "$conc" --sizes "$sizes" --repeat "$repeat" --pause 0.5 \
+requests=(--requests-per-conn "$per")
+[ -n "$n" ] && requests=(-n "$n")
+method=(--deviation mean-of-runs --baseline "${servers%% *}" --html "$out/sweep.html")
+[ -n "$keep" ] && method+=("$keep")
+[ -n "$ramp" ] && method+=(--ramp "$ramp")
+command -v gnuplot >/dev/null 2>&1 && method+=(--plot "$out/sweep.png")
+set -- sweep "${requests[@]}" -c "$conc" --sizes "$sizes" --repeat "$repeat" --pause 0.5 "${method[@]}" \
 	--csv "$out/sweep.csv" --json "$out/sweep.json" $pidopts $targets
 if [ -n "$client_cpu" ]; then
 	shift
