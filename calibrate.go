@@ -179,10 +179,18 @@ func runCalibrate(ctx context.Context, argv []string, stdout, stderr io.Writer) 
 	}
 	if out == "" {
 		var err error
-		if out, err = calibrationFile(); err != nil {
+		if out, err = calibrationFile(); err == nil {
+			err = os.MkdirAll(filepath.Dir(out), 0o755) // the cache's own directory, made if new
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "gab calibrate: %v\n", err)
 			return exitError
 		}
+	}
+	// The output path is checked before the measurements, not after them.
+	if err := outfile.CheckWritable(out); err != nil {
+		fmt.Fprintf(stderr, "gab calibrate: --out %v\n", err)
+		return exitError
 	}
 	c, err := calibrate(ctx, argv[0], seconds, requests, stderr)
 	if err != nil {
@@ -195,10 +203,6 @@ func runCalibrate(ctx context.Context, argv []string, stdout, stderr io.Writer) 
 			return exitError
 		}
 	} else if err := writeCalibration(stdout, c, out); err != nil {
-		return exitError
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		fmt.Fprintf(stderr, "gab calibrate: %v\n", err)
 		return exitError
 	}
 	if err := outfile.WriteAtomic(out, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {

@@ -99,3 +99,16 @@ func TestCalibrateOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// An --out path that cannot be written stops gab calibrate before it
+// measures anything.
+func TestCalibrateUnwritableOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "missing", "cal.json")
+	status, stdout, stderr := runGab(t, "gab", "calibrate", "--requests", "10", "--out", out)
+	if status != exitError || stdout != "" || !strings.Contains(stderr, "--out "+out+": cannot write there") {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(out)); err == nil {
+		t.Fatal("--out's directory was made")
+	}
+}

@@ -1,9 +1,8 @@
 // Package hoststat reads what the machine did while a run took place: the
 // host's CPU time by kind (/proc/stat), the load average (/proc/loadavg), the
 // kernel's TCP counters (/proc/net/netstat, /proc/net/snmp), and for this
-// process the CPUs it may run on, its cgroup CPU quota and the time its
-// threads waited for a CPU (/proc/self/status, /proc/self/cgroup,
-// /proc/self/task/*/schedstat). Two readings, one before and one after a
+// process the CPUs it may run on and the time its threads waited for a CPU
+// (/proc/self/status, /proc/self/task/*/schedstat). Two readings, one before and one after a
 // run, give what happened in between (Sub).
 //
 // Only Linux has these files; elsewhere Read returns a Snapshot whose
@@ -72,10 +71,8 @@ type Snapshot struct {
 	// unknown).
 	Somaxconn int
 	// Allowed is the number of CPUs this process may run on (its affinity;
-	// 0: unknown); Quota its cgroup's CPU quota in cores (0: none or
-	// unknown).
+	// 0: unknown).
 	Allowed int
-	Quota   float64
 	// RunDelay is the time this process's threads spent runnable but waiting
 	// for a CPU, summed over its threads (0 when unknown).
 	RunDelay time.Duration
@@ -93,7 +90,6 @@ type Delta struct {
 	TCP        TCP
 	Somaxconn  int
 	Allowed    int
-	Quota      float64
 	RunDelay   time.Duration
 	Missing    []string
 }
@@ -103,7 +99,7 @@ func (s *Snapshot) Sub(before *Snapshot) *Delta {
 	d := &Delta{
 		Elapsed: s.Time.Sub(before.Time), CPU: s.CPU.sub(before.CPU), Cores: s.Cores,
 		LoadBefore: before.Load, LoadAfter: s.Load, TCP: s.TCP.sub(before.TCP),
-		Somaxconn: s.Somaxconn, Allowed: s.Allowed, Quota: s.Quota, RunDelay: s.RunDelay - before.RunDelay,
+		Somaxconn: s.Somaxconn, Allowed: s.Allowed, RunDelay: s.RunDelay - before.RunDelay,
 	}
 	d.Missing = append(append(d.Missing, before.Missing...), s.Missing...)
 	d.Missing = dedupe(d.Missing)

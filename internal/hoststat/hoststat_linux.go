@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +37,6 @@ func Read() *Snapshot {
 		s.Somaxconn, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	s.readStatus(readFile(FileStatus))
-	s.Quota = cgroupQuota()
 	s.readSchedule()
 	return s
 }
@@ -163,42 +161,6 @@ func (s *Snapshot) readStatus(b []byte) {
 		return
 	}
 	s.Missing = append(s.Missing, FileStatus)
-}
-
-// cgroupQuota is the CPU quota of this process's cgroup in cores (cgroup v2
-// cpu.max, or v1 cpu.cfs_quota_us over cpu.cfs_period_us), 0 when there is
-// none or it cannot be read.
-func cgroupQuota() float64 {
-	for line := range bytes.Lines(readFile("/proc/self/cgroup")) {
-		f := strings.SplitN(strings.TrimSpace(string(line)), ":", 3)
-		if len(f) != 3 || strings.Contains(f[2], "..") {
-			continue
-		}
-		switch {
-		case f[0] == "0" && f[1] == "":
-			g := strings.Fields(string(readFile(filepath.Join("/sys/fs/cgroup", f[2], "cpu.max"))))
-			if len(g) == 2 && g[0] != "max" {
-				return ratio(g[0], g[1])
-			}
-		case strings.Contains(","+f[1]+",", ",cpu,"):
-			dir := filepath.Join("/sys/fs/cgroup/cpu", f[2])
-			q := strings.TrimSpace(string(readFile(filepath.Join(dir, "cpu.cfs_quota_us"))))
-			p := strings.TrimSpace(string(readFile(filepath.Join(dir, "cpu.cfs_period_us"))))
-			if q != "" && q != "-1" {
-				return ratio(q, p)
-			}
-		}
-	}
-	return 0
-}
-
-func ratio(a, b string) float64 {
-	x, err1 := strconv.ParseFloat(a, 64)
-	y, err2 := strconv.ParseFloat(b, 64)
-	if err1 != nil || err2 != nil || x <= 0 || y <= 0 {
-		return 0
-	}
-	return x / y
 }
 
 // maxThreads bounds the threads whose schedstat is read.
