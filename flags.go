@@ -123,12 +123,13 @@ type longOptions struct {
 	cgiEnv, failIf, serverPID                                      []string
 	requestTimeout, interval                                       durationValue
 	percentiles                                                    percentilesValue
-	rate                                                           float64
+	rate                                                           string
+	step                                                           durationValue
 	warmup                                                         warmupValue
 	apdex                                                          apdexValue
 	shard                                                          shardFlags
 
-	http3 bool // --http3
+	http3, earlyData bool // --http3, --early-data
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -137,6 +138,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.BoolVar(&lo.http2, "http2", false, "speak HTTP/2 (h2 over TLS with ALPN, h2c with prior knowledge)")
 	fs.BoolVar(&lo.http3, "http3", false, "speak HTTP/3 over QUIC (https:// URLs; -k implied)")
+	fs.BoolVar(&lo.earlyData, "early-data", false, "with --http3 and --tls-resume, send requests as 0-RTT data on resumed connections (a server may replay them)")
 	fs.BoolVar(&lo.http11, "http1.1", false, "send HTTP/1.1 request lines (keep-alive implied by -k, else Connection: close)")
 	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 or HTTP/3 streams per connection (-c × N at most 200000)")
 	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
@@ -153,7 +155,8 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.jsonFile, "json", "", "also write the results as JSON to `FILE`")
 	fs.Var(&lo.percentiles, "percentiles", "extra percentiles to report, a `LIST` such as 50,99,99.9")
 	fs.BoolVar(&lo.extended, "extended", false, "print gab's extended report after ab's")
-	fs.Float64Var(&lo.rate, "rate", 0, "open model: send `R` requests per second whatever the responses do")
+	fs.StringVar(&lo.rate, "rate", "", "open model: send `R` requests per second whatever the responses do; R1:R2/DURATION ramps, R1,R2,... steps (--step each)")
+	fs.Var(&lo.step, "step", "each rate's `DURATION` in a --rate list (default 10s)")
 	fs.Var(&lo.interval, "interval", "latency timeline interval `DURATION` for --hlog, --extended and JSON (default 1s)")
 	fs.StringVar(&lo.hlogFile, "hlog", "", "write the latency timeline as an HdrHistogram interval log to `FILE`")
 	fs.StringArrayVar(&lo.serverPID, "server-pid", nil, "report the CPU of processes `[LABEL=]PID[,PID...]` (threads, children) per request (Linux); LABEL names the server")
@@ -500,6 +503,7 @@ type shortState struct {
 	method    methodKind
 	quiet     bool // -q
 	timeLimit bool // -t given
+	requests  bool // -n given
 	fs        *pflag.FlagSet
 }
 
@@ -588,6 +592,7 @@ func (o *cliOptions) applyRunShort(opt byte, arg string, st *shortState, stderr 
 	switch opt {
 	case 'n':
 		cfg.Requests = client.Atoi(arg)
+		st.requests = true
 		if cfg.Requests <= 0 {
 			io.WriteString(stderr, "Invalid number of requests\n\n")
 			return exitError, true
@@ -758,6 +763,14 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		}
 		target = t
 	}
+	if len(cfg.RateSchedule) > 0 && !st.timeLimit {
+		// A schedule lasts its phases: they are the run's -t, and -n (if
+		// given) its only other bound.
+		cfg.TimeLimit = client.ScheduleLength(cfg.RateSchedule)
+		if !st.requests {
+			cfg.Requests = uncappedRequests
+		}
+	}
 	if cfg.Concurrency < 0 || cfg.Concurrency > maxConcurrency {
 		return usageError("Invalid Concurrency [Range 0..%d]", maxConcurrency)
 	}
@@ -827,6 +840,10 @@ func http3Conflict(o *cliOptions, target client.Target) string {
 		return "-Z cannot be used with --http3 (QUIC uses TLS 1.3, whose cipher suites Go does not let a client choose)"
 	case cfg.TLS.Protocol != "" && cfg.TLS.Protocol != "ALL" && cfg.TLS.Protocol != "TLS1.3":
 		return "--http3 needs TLS 1.3 (-f " + cfg.TLS.Protocol + " asks for another version)"
+	case cfg.TLS.EarlyData && !cfg.TLS.Resume:
+		return "--early-data needs --tls-resume (0-RTT data goes on connections that resume a session)"
+	case cfg.TLS.EarlyData && (cfg.Spec.HasBody || cfg.Spec.Method != "GET" && cfg.Spec.Method != "HEAD"):
+		return "--early-data sends only GET and HEAD requests (a server may replay 0-RTT data)"
 	}
 	return ""
 }
@@ -889,6 +906,10 @@ func (o *cliOptions) applyProtocolLong(lo *longOptions, fs *pflag.FlagSet) error
 		return errors.New("--streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)")
 	}
 	cfg.Streams = lo.streams
+	if lo.earlyData && !lo.http3 {
+		return errors.New("--early-data needs --http3 (0-RTT is QUIC's)")
+	}
+	cfg.TLS.EarlyData = lo.earlyData
 	if len(lo.cgiEnv) > 0 && lo.cgi == "" {
 		return errors.New("--cgi-env needs --cgi")
 	}
@@ -957,10 +978,15 @@ func (o *cliOptions) applyOutputLong(lo *longOptions, _ *pflag.FlagSet) error {
 // --interval (after the output options, which --interval needs one of).
 func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error {
 	cfg := &o.Config
-	if math.IsNaN(lo.rate) || math.IsInf(lo.rate, 0) || lo.rate < 0 || fs.Changed("rate") && lo.rate == 0 {
-		return errors.New("--rate must be a positive number of requests per second")
+	if fs.Changed("rate") {
+		rate, phases, err := parseRate(lo.rate, time.Duration(lo.step), fs.Changed("step"))
+		if err != nil {
+			return err
+		}
+		cfg.Rate, cfg.RateSchedule = rate, phases
+	} else if fs.Changed("step") {
+		return errors.New("--step needs a --rate list (--rate 1000,2000,4000 --step 10s)")
 	}
-	cfg.Rate = lo.rate
 	switch len(lo.serverPID) {
 	case 0:
 	case 1:
@@ -1180,4 +1206,61 @@ func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "    %-*s  %s\n", width, r.left, r.help)
 	}
+}
+
+// defaultStep is a --rate list's step length without --step.
+const defaultStep = 10 * time.Second
+
+// parseRate reads --rate: R (a constant rate), FROM:TO/DURATION (a linear
+// ramp) or R1,R2,... (steps of step each; stepGiven: --step was given). rate
+// is the highest rate asked for; phases is nil for a constant.
+func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phases []client.RatePhase, err error) {
+	bad := func(why string) error { return fmt.Errorf("--rate %q: %s", s, why) }
+	number := func(v string) (float64, bool) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return f, err == nil && f > 0 && !math.IsInf(f, 0)
+	}
+	switch {
+	case strings.Contains(s, ":"):
+		if stepGiven {
+			return 0, nil, errors.New("--step is for a --rate list, not a ramp (FROM:TO/DURATION)")
+		}
+		rates, length, ok := strings.Cut(s, "/")
+		from, to, _ := strings.Cut(rates, ":")
+		a, okA := number(from)
+		b, okB := number(to)
+		var d durationValue
+		if !ok || !okA || !okB || d.Set(strings.TrimSpace(length)) != nil || d == 0 {
+			return 0, nil, bad("a ramp is FROM:TO/DURATION with positive rates and a duration (100:5000/60s)")
+		}
+		return max(a, b), []client.RatePhase{{From: a, To: b, For: time.Duration(d)}}, nil
+	case strings.Contains(s, ","):
+		if !stepGiven {
+			step = defaultStep
+		}
+		if step <= 0 {
+			return 0, nil, errors.New("--step must be a positive duration")
+		}
+		parts := strings.Split(s, ",")
+		if len(parts) > client.MaxRatePhases {
+			return 0, nil, bad(fmt.Sprintf("at most %d steps", client.MaxRatePhases))
+		}
+		for _, p := range parts {
+			r, ok := number(p)
+			if !ok {
+				return 0, nil, bad("every step must be a positive number of requests per second")
+			}
+			rate = max(rate, r)
+			phases = append(phases, client.RatePhase{From: r, To: r, For: step})
+		}
+		return rate, phases, nil
+	}
+	if stepGiven {
+		return 0, nil, errors.New("--step needs a --rate list (--rate 1000,2000,4000 --step 10s)")
+	}
+	r, ok := number(s)
+	if !ok {
+		return 0, nil, errors.New("--rate must be a positive number of requests per second")
+	}
+	return r, nil, nil
 }

@@ -231,6 +231,9 @@ func (o *cliOptions) applyShard(f *shardFlags, now time.Time, stderr io.Writer) 
 		return fail("--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents")
 	}
 	cfg := &o.Config
+	if len(cfg.RateSchedule) > 0 {
+		return fail("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
+	}
 	if cfg.Concurrency < n {
 		return fail("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
 	}

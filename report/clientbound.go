@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +42,12 @@ type ClientLoad struct {
 	// the server, was late.
 	Busy float64
 
+	// SchedP99 is the 99th percentile of how long gab's goroutines waited
+	// for a CPU once runnable (SchedReading), SchedBound the wait that
+	// counts as the client lacking CPU (0: ClientSchedBound): gab's own
+	// saturation at the cores it may use, or a host that gives it less.
+	SchedP99, SchedBound time.Duration
+
 	// RPS is the run's rate and Ceiling this machine's calibrated req/s per
 	// core for the run's kind of requests (gab calibrate; 0: none): a rate
 	// at ClientCPUBound of Ceiling × Cores is what gab can drive here.
@@ -61,6 +69,8 @@ const (
 	// ClientLagBound is the schedule's p95 send lag above which, with
 	// connections free, the client fell behind.
 	ClientLagBound = 10 * time.Millisecond
+	// ClientSchedBound is SchedBound's default.
+	ClientSchedBound = 5 * time.Millisecond
 	// ClientBusyFree is the connections' occupancy below which a late
 	// schedule is the client's doing (the connections were not all busy).
 	ClientBusyFree = 0.80
@@ -105,6 +115,9 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 		case l.LagP95 > ClientLagBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule's send lag grew (p95 %v) with connections free (%.0f %% busy)", l.LagP95.Round(time.Millisecond), 100*l.Busy))
 		}
+	}
+	if bound := cmp.Or(l.SchedBound, ClientSchedBound); l.SchedP99 > bound {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("gab's goroutines waited %v (p99) for a CPU, above %v", l.SchedP99.Round(100*time.Microsecond), bound))
 	}
 	if l.Ceiling > 0 && l.Cores > 0 && l.RPS >= ClientCPUBound*l.Ceiling*l.Cores {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f req/s is %.0f %% of what gab drives on %s core(s) here (gab calibrate: %.0f req/s per core)",
@@ -173,4 +186,50 @@ func parseCPUMax(s string) float64 {
 		return 0
 	}
 	return q / p
+}
+
+// SchedReading is a reading of the Go scheduler since the process started:
+// how long runnable goroutines waited before running.
+type SchedReading struct {
+	counts  []uint64
+	buckets []float64 // seconds; len(counts)+1 boundaries
+}
+
+// ReadSched reads the scheduler.
+func ReadSched() SchedReading {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return SchedReading{}
+	}
+	h := s[0].Value.Float64Histogram()
+	return SchedReading{counts: append([]uint64(nil), h.Counts...), buckets: h.Buckets}
+}
+
+// P99Since is the 99th percentile of the waits since an earlier reading (the
+// upper bound of its bucket); 0 without waits or a reading.
+func (r SchedReading) P99Since(before SchedReading) time.Duration {
+	if len(r.counts) == 0 || len(before.counts) != len(r.counts) {
+		return 0
+	}
+	var total uint64
+	for i, c := range r.counts {
+		total += c - before.counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(0.99 * float64(total)))
+	var seen uint64
+	for i, c := range r.counts {
+		seen += c - before.counts[i]
+		if seen >= rank {
+			hi := r.buckets[i+1]
+			if math.IsInf(hi, 1) {
+				hi = r.buckets[i]
+			}
+			return time.Duration(hi * 1e9)
+		}
+	}
+	return 0
 }

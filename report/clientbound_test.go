@@ -19,6 +19,11 @@ func TestClientBound(t *testing.T) {
 		{"late, connections free", ClientLoad{Sent: 1000, LateShare: 0.2, Busy: 0.3}, true, "fell behind"},
 		{"late, connections busy", ClientLoad{Sent: 1000, LateShare: 0.2, Busy: 0.95}, false, ""},
 		{"unsent at the end", ClientLoad{Sent: 900, Behind: 100, Busy: 0.1}, true, "fell behind"},
+		{"lag grew", ClientLoad{Sent: 1000, LagP95: 50 * time.Millisecond, Busy: 0.1}, true, "send lag grew"},
+		{"lag grew, busy", ClientLoad{Sent: 1000, LagP95: 50 * time.Millisecond, Busy: 0.9}, false, ""},
+		{"waited for a CPU", ClientLoad{SchedP99: 20 * time.Millisecond}, true, "waited 20ms (p99) for a CPU"},
+		{"waited a little", ClientLoad{SchedP99: 2 * time.Millisecond}, false, ""},
+		{"waited, generous bound", ClientLoad{SchedP99: 20 * time.Millisecond, SchedBound: 100 * time.Millisecond}, false, ""},
 		{"on time", ClientLoad{Sent: 1000, LateShare: 0.01, Busy: 0.1}, false, ""},
 		{"connections slow", ClientLoad{ConnsAsked: 100, ConnsOpened: 40}, true, "40 of 100 connections"},
 		{"unknown", ClientLoad{}, false, ""},
@@ -38,5 +43,23 @@ func TestParseCPUMax(t *testing.T) {
 	}
 	if c := Cores(); c <= 0 {
 		t.Errorf("Cores() = %v", c)
+	}
+}
+
+func TestSchedReading(t *testing.T) {
+	before := ReadSched()
+	done := make(chan bool)
+	for range 100 {
+		go func() { done <- true }()
+	}
+	for range 100 {
+		<-done
+	}
+	after := ReadSched()
+	if p := after.P99Since(before); p < 0 || p > time.Minute {
+		t.Errorf("p99 %v", p)
+	}
+	if p := after.P99Since(SchedReading{}); p != 0 {
+		t.Errorf("against no reading: %v", p)
 	}
 }

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"math"
-	"sort"
 
 	"gab/report"
 )
@@ -131,36 +130,13 @@ func Rankings(points []*PointResult) []Ranking {
 // holds the points whose interval is not apart from its first one's.
 // Unknown figures come last, ranked apart.
 func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Ranked {
-	type item struct {
-		p  *PointResult
-		iv Interval
-	}
-	items := make([]item, len(g))
+	ivs := make([]Interval, len(g))
 	for i, p := range g {
-		items[i] = item{p, fig(p)}
+		ivs[i] = fig(p)
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i].iv, items[j].iv
-		if a.Known != b.Known {
-			return a.Known
-		}
-		if higher {
-			return a.Mean > b.Mean
-		}
-		return a.Mean < b.Mean
-	})
-	out := make([]Ranked, len(items))
-	lead := 0
-	for i, it := range items {
-		if i > 0 && (!it.iv.Known || !items[lead].iv.Known || apart(items[lead].iv, it.iv)) {
-			lead = i
-		}
-		out[i] = Ranked{PointResult: it.p, Rank: lead + 1}
-	}
-	for i := range out {
-		if (i > 0 && out[i-1].Rank == out[i].Rank) || (i+1 < len(out) && out[i+1].Rank == out[i].Rank) {
-			out[i].Tied = true
-		}
+	out := make([]Ranked, len(g))
+	for i, pl := range RankIntervals(ivs, higher) {
+		out[i] = Ranked{PointResult: g[pl.Index], Rank: pl.Rank, Tied: pl.Tied}
 	}
 	return out
 }

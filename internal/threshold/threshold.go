@@ -312,6 +312,9 @@ func percentOf(n, of int64) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
+// Holds reports whether value (in Value's unit) meets the threshold.
+func (t Threshold) Holds(value float64) bool { return compare(value, t.Op, t.Value) }
+
 func compare(a float64, op string, b float64) bool {
 	switch op {
 	case "<":

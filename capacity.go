@@ -1,0 +1,572 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/spf13/pflag"
+
+	"gab/client"
+	"gab/internal/capacity"
+	"gab/internal/outfile"
+	"gab/internal/samples"
+	"gab/internal/sweep"
+	"gab/internal/threshold"
+	"gab/report"
+)
+
+// This file is gab capacity: the highest constant rate at which each target
+// meets the latency objectives (--slo) on the corrected latencies and keeps
+// the rate (internal/capacity's search). Every step is a run of its own at
+// a constant --rate on kept-alive connections, after a settle (a warm-up at
+// the same rate that no figure counts), measured as a single run is
+// (measureRun). Several targets are searched step by step in turn.
+
+// capacityOptions are gab capacity's own options.
+type capacityOptions struct {
+	slo                     []string
+	step, settle            durationValue
+	start, maxRate, resolve float64
+	repeat                  int
+	format, jsonFile        string
+	demo, help              bool
+}
+
+func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("gab capacity", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	fs.StringArrayVar(&co.slo, "slo", nil, "an objective every passing step meets on the corrected latencies: `EXPR` as --fail-if's (p99<20ms, p99.9<100ms, mean<5ms, failed<0.1%); repeatable, at least one")
+	fs.Var(&co.step, "step", "each step's measured `DURATION` (default 10s)")
+	fs.Var(&co.settle, "settle", "the warm-up at each step's rate before it is measured, `DURATION` (default a fifth of --step, at most 2s)")
+	fs.Float64Var(&co.start, "start", 100, "the first step's `RATE` (requests per second); the climb doubles it")
+	fs.Float64Var(&co.maxRate, "max-rate", 1e7, "no step above `RATE`")
+	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
+	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the mean with its 95 % interval")
+	fs.StringVar(&co.format, "format", "text", "output `text|json`")
+	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
+	fs.BoolVar(&co.demo, "demo", false, "search the built-in server")
+	fs.BoolVarP(&co.help, "help", "h", false, "print this help")
+	return fs
+}
+
+const capacityUsage = `Usage: %s capacity --slo EXPR [--slo EXPR ...] [ab options] [capacity options] TARGET...
+TARGET is URL or LABEL=URL. The highest constant rate at which every objective holds on the
+corrected latencies (from each request's intended send time) and the achieved rate is at least
+98 %% of the target: a geometric climb until a step fails, then a bisection. Every step is a run at
+a constant --rate for --step on kept-alive connections (-k implied), after --settle. Unless an
+objective on failed is given, failed<0.1%% is one. ab's options apply to every step, except:
+    -c N            the most connections a step may open (default 256); a step opens
+                    rate x the largest latency objective x 1.5 of them, at least 2
+    -n, -t, --rate, --warmup    set by the search
+A failing step where gab itself was at its limit (its CPU at the cores it may use, its goroutines
+waiting for a CPU, a schedule behind with connections free; or --demo's server in its process)
+ends the search: the capacity is then "at least", the client's.
+Capacity options:
+`
+
+// capacityDefaultConns is -c's default for gab capacity.
+const capacityDefaultConns = 256
+
+// capacityArgs is gab capacity's command line, split.
+type capacityArgs struct {
+	ab      []string // ab's options for every step
+	conns   int      // -c (0: not given)
+	targets []string
+	opts    capacityOptions
+	fs      *pflag.FlagSet // capacity's own options, parsed
+}
+
+// splitCapacityArgs separates ab's options, -c, capacity's own options and
+// the targets (ab's grammar for the short options, which come before the
+// first target; long options anywhere).
+func splitCapacityArgs(args []string) (*capacityArgs, error) {
+	ca := &capacityArgs{}
+	cfs := newCapacityFlagSet(&ca.opts)
+	ca.fs = cfs
+	var lo longOptions
+	abfs := newLongFlagSet(&lo)
+	var own []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ca.targets = append(ca.targets, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			dst := &own
+			f := cfs.Lookup(name)
+			if f == nil {
+				switch name {
+				case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram",
+					"plot", "html", "version", "shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
+					return nil, fmt.Errorf("--%s does not apply to gab capacity", name)
+				}
+				if f = abfs.Lookup(name); f == nil {
+					return nil, fmt.Errorf("unknown option --%s", name)
+				}
+				dst = &ca.ab
+			}
+			*dst = append(*dst, a)
+			if !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
+				i++
+				*dst = append(*dst, args[i])
+			}
+		case len(a) > 1 && a[0] == '-' && len(ca.targets) == 0:
+			kept := "-"
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if !takesArgument(c) {
+					switch c {
+					case 'h':
+						ca.opts.help = true
+					case 'w', 'V', 'k':
+						if c != 'k' {
+							return nil, fmt.Errorf("-%c does not apply to gab capacity", c)
+						}
+					default:
+						kept += string(c)
+					}
+					continue
+				}
+				value := a[j+1:]
+				if value == "" {
+					if i+1 >= len(args) {
+						return nil, fmt.Errorf("option -%c needs a value", c)
+					}
+					i++
+					value = args[i]
+				}
+				switch c {
+				case 'c':
+					n, err := strconv.Atoi(value)
+					if err != nil || n < 1 || n > maxConcurrency {
+						return nil, fmt.Errorf("-c %q: the most connections a step may open, 1 to %d", value, maxConcurrency)
+					}
+					ca.conns = n
+				case 'n', 't', 'e', 'g', 'v':
+					return nil, fmt.Errorf("-%c does not apply to gab capacity", c)
+				default:
+					ca.ab = append(ca.ab, kept+string(c), value)
+					kept = "-"
+				}
+				break
+			}
+			if kept != "-" {
+				ca.ab = append(ca.ab, kept)
+			}
+		case len(a) > 1 && a[0] == '-':
+			return nil, fmt.Errorf("ab's options go before the targets (%q follows a target)", a)
+		default:
+			ca.targets = append(ca.targets, a)
+		}
+	}
+	if err := cfs.Parse(own); err != nil {
+		return nil, longOptionError(err)
+	}
+	if name := emptyValue(cfs); name != "" {
+		return nil, fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
+	}
+	return ca, nil
+}
+
+// capacitySettings are the search's settings, checked.
+type capacitySettings struct {
+	objectives []threshold.Threshold
+	latencyMax time.Duration // the largest latency objective (1s without one)
+	step       time.Duration
+	settle     time.Duration
+	conns      int
+	inProcess  bool // --demo: the server shares gab's process
+	co         *capacityOptions
+}
+
+// settings checks capacity's own options.
+func (ca *capacityArgs) settings() (*capacitySettings, error) {
+	co := &ca.opts
+	s := &capacitySettings{co: co, conns: capacityDefaultConns, step: 10 * time.Second, latencyMax: 0}
+	if ca.conns > 0 {
+		s.conns = ca.conns
+	}
+	if len(co.slo) == 0 {
+		return nil, errors.New("--slo is required: an objective such as --slo 'p99<20ms'")
+	}
+	hasFailed := false
+	for _, e := range co.slo {
+		t, err := threshold.Parse(e)
+		if err != nil {
+			return nil, errors.New(strings.Replace(err.Error(), "--fail-if", "--slo", 1))
+		}
+		switch t.Kind {
+		case threshold.Figure, threshold.Rate:
+			return nil, fmt.Errorf("--slo %q: an objective is on latency (pN, median, mean, min, max) or failures (failed, non2xx)", e)
+		case threshold.Latency:
+			if t.Op == "<" || t.Op == "<=" {
+				s.latencyMax = max(s.latencyMax, time.Duration(t.Value)*time.Microsecond)
+			}
+		}
+		hasFailed = hasFailed || t.Metric == "failed"
+		s.objectives = append(s.objectives, t)
+	}
+	if !hasFailed {
+		t, _ := threshold.Parse("failed<0.1%")
+		s.objectives = append(s.objectives, t)
+	}
+	if s.latencyMax == 0 {
+		s.latencyMax = time.Second
+	}
+	if co.step > 0 {
+		s.step = time.Duration(co.step)
+	}
+	if s.step < 100*time.Millisecond {
+		return nil, fmt.Errorf("--step must be at least 100ms, not %v", s.step)
+	}
+	s.settle = max(min(s.step/5, 2*time.Second), client.MinInterval)
+	if ca.fs.Changed("settle") {
+		s.settle = time.Duration(co.settle)
+		if s.settle != 0 && s.settle < client.MinInterval {
+			return nil, fmt.Errorf("--settle must be 0 or at least %v, not %v", client.MinInterval, s.settle)
+		}
+	}
+	switch {
+	case math.IsNaN(co.start) || co.start < capacity.MinRate || co.start > 1e9:
+		return nil, fmt.Errorf("--start must be from %v to 1e9 requests per second", capacity.MinRate)
+	case math.IsNaN(co.maxRate) || co.maxRate < co.start || co.maxRate > 1e9:
+		return nil, errors.New("--max-rate must be from --start to 1e9 requests per second")
+	case math.IsNaN(co.resolve) || co.resolve < 0.1 || co.resolve > 100:
+		return nil, errors.New("--resolution must be from 0.1 to 100 (per cent)")
+	case co.repeat < 1 || co.repeat > 100:
+		return nil, errors.New("--repeat must be from 1 to 100")
+	case co.format != "text" && co.format != "json":
+		return nil, fmt.Errorf("--format must be text or json, not %q", co.format)
+	}
+	return s, nil
+}
+
+// connsFor is how many connections a step at rate opens: enough to carry
+// rate requests per second at the largest latency objective, with half as
+// many again to spare, at least 2, at most -c.
+func (s *capacitySettings) connsFor(rate float64) int {
+	n := math.Ceil(rate * s.latencyMax.Seconds() * 1.5)
+	return int(min(max(n, 2), float64(s.conns)))
+}
+
+// schedBound is how long gab's goroutines may wait for a CPU (p99) before a
+// step counts as client-bound: a fifth of the largest latency objective (the
+// error such waits add to the latencies near it), at least
+// report.ClientSchedBound.
+func (s *capacitySettings) schedBound() time.Duration {
+	return max(s.latencyMax/5, report.ClientSchedBound)
+}
+
+// capacityTarget is one target with its parsed single-run options.
+type capacityTarget struct {
+	*capacity.Target
+	o *cliOptions
+}
+
+// runCapacity is gab capacity; argv[1] is "capacity".
+func runCapacity(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	status := capacityMain(ctx, argv, out, stderr)
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
+		if status == exitOK {
+			status = exitError
+		}
+	}
+	return status
+}
+
+func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
+	argv0 := argv[0]
+	usage := func(err error) int {
+		fmt.Fprintf(stderr, "%s capacity: %v\n", argv0, err)
+		return exitUsage
+	}
+	ca, err := splitCapacityArgs(argv[2:])
+	if err != nil {
+		return usage(err)
+	}
+	if ca.opts.help {
+		fmt.Fprintf(out, capacityUsage, argv0)
+		fmt.Fprint(out, newCapacityFlagSet(&capacityOptions{}).FlagUsages())
+		return exitOK
+	}
+	s, err := ca.settings()
+	if err != nil {
+		return usage(err)
+	}
+	if ca.opts.demo {
+		if len(ca.targets) > 0 {
+			return usage(fmt.Errorf("--demo searches its own server and takes no TARGET (%s)", ca.targets[0]))
+		}
+		base, stop, err := startDemoServer()
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: --demo: %v\n", err)
+			return exitError
+		}
+		defer stop()
+		ca.targets = []string{"demo=" + base + "/"}
+		s.inProcess = true
+	}
+	targets, err := sweep.ParseTargets(ca.targets, "")
+	if err != nil {
+		return usage(err)
+	}
+	var ts []*capacityTarget
+	cpus := 0
+	for _, t := range targets {
+		args := append([]string{argv0}, ca.ab...)
+		args = append(args, "-k", "-n", strconv.Itoa(uncappedRequests), "-c", strconv.Itoa(s.conns), t.URL)
+		var msgs strings.Builder
+		o, _, done := parseArgs(args, io.Discard, &msgs)
+		if done {
+			return usage(fmt.Errorf("target %s: %s", t.Label, strings.TrimSpace(firstLine(msgs.String()))))
+		}
+		cpus = o.CPUs
+		ct := &capacityTarget{Target: &capacity.Target{Label: t.Label, URL: t.URL}, o: o}
+		for range ca.opts.repeat {
+			ct.Searches = append(ct.Searches, capacity.Search{Start: ca.opts.start, MaxRate: ca.opts.maxRate, Resolution: ca.opts.resolve / 100})
+		}
+		ts = append(ts, ct)
+	}
+	if cpus > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
+	}
+	doc := &capacity.Document{Kind: capacity.Kind, SchemaVersion: capacity.SchemaVersion,
+		CommandLine: redactCredentials(argv), Start: time.Now(), Repeat: ca.opts.repeat,
+		StepS: s.step.Seconds(), SettleS: s.settle.Seconds(), ResolutionPercent: ca.opts.resolve,
+		MinAchieved: capacity.MinAchieved, MaxConnections: s.conns, TieRule: sweep.TieRule,
+		Machine: capacity.Machine{CPUs: runtime.NumCPU(), Cores: report.Cores(), LoadStart: loadAverage()}}
+	for _, t := range s.objectives {
+		doc.Objectives = append(doc.Objectives, t.Expr)
+	}
+	interrupted := false
+	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
+		for active := true; active && !interrupted; {
+			active = false
+			for _, t := range ts {
+				srch := &t.Searches[rep]
+				rate, ok := srch.Next()
+				if !ok {
+					continue
+				}
+				active = true
+				st := s.measureStep(ctx, t.o, rate)
+				if ctx.Err() != nil {
+					interrupted = true
+					break
+				}
+				srch.Record(st)
+				if s.co.format == "text" {
+					fmt.Fprintf(stderr, "%s: %.0f/s: %s\n", t.Label, rate, st.Verdict())
+				}
+			}
+		}
+	}
+	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), loadAverage(), !interrupted
+	for _, t := range ts {
+		t.Finish()
+		doc.Targets = append(doc.Targets, t.Target)
+	}
+	capacity.Rank(doc.Targets)
+	if ca.opts.jsonFile != "" {
+		err := outfile.WriteAtomic(ca.opts.jsonFile, func(w io.Writer) error { return writeCapacityJSON(w, doc) })
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitError
+		}
+	}
+	if ca.opts.format == "json" {
+		if err := writeCapacityJSON(out, doc); err != nil {
+			return exitError
+		}
+	} else if err := capacity.WriteText(out, doc); err != nil {
+		return exitError
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "%s capacity: interrupted; the outputs hold what was measured, marked incomplete\n", argv0)
+		return exitError
+	}
+	return exitOK
+}
+
+func writeCapacityJSON(w io.Writer, d *capacity.Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// measureStep runs one step at rate and judges it: one run at the rate for
+// the settle and then the step, on the same connections, whose timeline
+// (intervals of the settle's length) gives the step's figures without the
+// settle's.
+func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64) capacity.Step {
+	cfg := o.Config
+	cfg.Rate, cfg.RateSchedule = rate, nil
+	cfg.TimeLimit, cfg.Requests = s.settle+s.step, uncappedRequests
+	cfg.Concurrency = s.connsFor(rate)
+	cfg.WarmupRequests, cfg.WarmupTime = 0, 0
+	cfg.Extended, cfg.Quiet, cfg.Events = true, true, nil
+	cfg.Interval = 0
+	if s.settle > 0 {
+		cfg.Interval = s.settle
+	}
+	st := capacity.Step{TargetPerS: rate, Connections: cfg.Concurrency}
+	runner, err := client.New(cfg)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	var meter runMeter
+	begin, sched := time.Now(), report.ReadSched()
+	ms := measureRun(ctx, runner, &meter)
+	wall, schedEnd := time.Since(begin), report.ReadSched()
+	if ms.err != nil {
+		st.Error = strings.TrimSpace(fatalError(ms.err).Message)
+	}
+	res := ms.res
+	if res == nil || res.Extra == nil || res.Extra.Rate == nil {
+		if st.Error == "" {
+			st.Error = "the step measured nothing"
+		}
+		return st
+	}
+	rr := res.Extra.Rate
+	sf, err := steadyOf(res, s.settle)
+	if err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, int64(res.Non2xx)
+	if sf.span > 0 {
+		st.AchievedPerS = float64(sf.requests) / sf.span.Seconds()
+	}
+	cor := sf.corrected
+	pct := func(p float64) int64 { return cor.ValueAtQuantile(p) }
+	st.P50Us, st.P99Us, st.P999Us = pct(50), pct(99), pct(99.9)
+	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
+	f := threshold.Figures{Complete: sf.requests, Failed: sf.failures, Non2xx: int64(res.Non2xx),
+		RPS: st.AchievedPerS, MeanUS: cor.Mean(), MinUS: float64(cor.Min()), MaxUS: float64(cor.Max()),
+		Percentile: func(p float64) float64 { return float64(pct(p)) }}
+	vs, ok := threshold.CheckAll(s.objectives, f)
+	for _, v := range vs {
+		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
+	}
+	st.Kept = st.AchievedPerS >= capacity.MinAchieved*rate
+	busy := 0.0
+	if cfg.Concurrency > 0 {
+		busy = st.AchievedPerS * st.UncorrectedMeanUs / 1e6 / float64(cfg.Concurrency)
+	}
+	cb := report.ClientBound(report.ClientLoad{
+		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
+		Sent: rr.Sent, Behind: behindPast(rr.BehindAtEnd, rate, behindGrace), Busy: busy,
+		SchedP99: waitedFor(vs, st.Kept, schedEnd.P99Since(sched)), SchedBound: s.schedBound(),
+	})
+	// A step that met every objective at the rate shows the server's
+	// capacity whatever the client's limits (they only add to the
+	// latencies); a failing one is the client's when the client was at its
+	// limit, or when the server runs inside gab (--demo).
+	st.Pass = ok && st.Kept && st.Error == ""
+	if !st.Pass && s.inProcess {
+		cb.Bound, cb.Reasons = true, append(cb.Reasons, "the server runs in gab's own process (--demo): its limit is gab's")
+	}
+	if !st.Pass && cb.Bound {
+		st.ClientBound, st.ClientReasons = true, cb.Reasons
+	}
+	return st
+}
+
+// behindGrace is how late a request may still be unsent at a step's end
+// without counting as the client falling behind: a timer woken late on a busy
+// machine is not a client that cannot keep the rate.
+const behindGrace = 100 * time.Millisecond
+
+// behindPast is behind less the requests due in the grace before the end.
+func behindPast(behind int64, rate float64, grace time.Duration) int64 {
+	return max(0, behind-int64(math.Ceil(rate*grace.Seconds())))
+}
+
+// waitedFor is the client's scheduling wait (p99) when it may explain the
+// step's failures: the rate kept and every failing objective a latency that
+// would pass without that wait; 0 otherwise (a failure it cannot explain is
+// the server's).
+func waitedFor(vs []threshold.Verdict, kept bool, wait time.Duration) time.Duration {
+	if !kept {
+		return 0
+	}
+	for _, v := range vs {
+		if v.Pass {
+			continue
+		}
+		if v.Kind != threshold.Latency || v.NoData {
+			return 0
+		}
+		if !v.Holds(v.Actual - float64(wait.Microseconds())) {
+			return 0
+		}
+	}
+	return wait
+}
+
+// steady is a step's figures past its settle.
+type steady struct {
+	corrected, total   *hdrhistogram.Histogram
+	requests, failures int64
+	span               time.Duration
+}
+
+// steadyOf gathers the figures of the run's whole intervals from settle on
+// (the whole run without a settle, or without a timeline).
+func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
+	sf := &steady{corrected: samples.NewHist(), total: samples.NewHist()}
+	tl := res.Timeline
+	if settle == 0 || tl == nil {
+		rr := res.Extra.Rate
+		sf.corrected, sf.total = rr.Corrected.Hist, res.Extra.Phases[client.PhaseTotal].Hist
+		if sf.corrected == nil || sf.total == nil {
+			return nil, errors.New("the step kept no latency histogram")
+		}
+		sf.requests, sf.failures, sf.span = int64(res.Complete), int64(res.Failed.Total), res.Elapsed
+		return sf, nil
+	}
+	for _, iv := range tl.Intervals {
+		if iv.Start < settle || iv.Length < tl.Interval {
+			continue
+		}
+		sf.requests += iv.Requests
+		sf.failures += iv.Failures
+		sf.span += iv.Length
+		for _, p := range [...]struct {
+			enc string
+			to  *hdrhistogram.Histogram
+		}{{iv.Corrected.Histogram, sf.corrected}, {iv.Latency.Histogram, sf.total}} {
+			if p.enc == "" {
+				continue
+			}
+			h, err := samples.DecodeHist(p.enc)
+			if err != nil {
+				return nil, fmt.Errorf("the step's timeline: %v", err)
+			}
+			p.to.Merge(h)
+		}
+	}
+	return sf, nil
+}

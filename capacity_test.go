@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gab/internal/capacity"
+)
+
+// serialServer is a server whose capacity is known by construction: one
+// worker that serves requests one at a time, each taking service. It keeps
+// the worker's schedule as a clock of its own (a request starts when it
+// arrives or when the previous one ends, whichever is later, and is answered
+// at its end), so a late timer wake-up does not lower its capacity: it serves
+// exactly 1/service requests per second. conns counts the connections it
+// accepted.
+func serialServer(t *testing.T, service time.Duration) (url string, conns *atomic.Int64) {
+	t.Helper()
+	var mu sync.Mutex
+	var free time.Time // when the worker is free
+	conns = new(atomic.Int64)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		now := time.Now()
+		if free.Before(now) {
+			free = now
+		}
+		free = free.Add(service)
+		end := free
+		mu.Unlock()
+		if d := time.Until(end); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", conns
+}
+
+// capacityOf runs gab capacity with args and returns its document.
+func capacityOf(t *testing.T, args ...string) *capacity.Document {
+	t.Helper()
+	status, out, errs := runGab(t, append([]string{"gab", "capacity", "--format", "json"}, args...)...)
+	if status != 0 {
+		t.Fatalf("gab capacity %v: exit %d\n%s", args, status, errs)
+	}
+	d, err := capacity.Decode([]byte(out))
+	if err != nil {
+		t.Fatalf("the document: %v\n%s", err, out)
+	}
+	return d
+}
+
+// Against one worker with a 2 ms service time (500 req/s), a search for
+// p99<50ms finds 500 req/s within 10 %; with 1 ms (1000 req/s), about twice
+// as much. Steps of a second keep the test short; each search's steps are
+// bounded, and the test's time with them.
+func TestCapacityKnownServer(t *testing.T) {
+	var caps [2]float64
+	for i, svc := range []time.Duration{2 * time.Millisecond, time.Millisecond} {
+		url, _ := serialServer(t, svc)
+		var d *capacity.Document
+		var r capacity.Result
+		// A search that finds gab itself starved (a machine far busier than
+		// its cores) measured nothing of the server's: it says so, and the
+		// test searches again, at most three times.
+		for range 3 {
+			d = capacityOf(t, "--slo", "p99<50ms", "--step", "1s", "--start", "100", url)
+			if r = d.Targets[0].Runs[0].Result; !r.ClientBound {
+				break
+			}
+			t.Logf("service %v: the search was client-bound: %+v", svc, d.Targets[0].Runs[0].Steps)
+		}
+		want := 1 / svc.Seconds()
+		if !r.Found || r.ClientBound || r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want {
+			t.Fatalf("service %v: capacity %+v, want %.0f ± 10 %% (steps %+v)", svc, r, want, d.Targets[0].Runs[0].Steps)
+		}
+		caps[i] = r.CapacityPerS
+		for _, s := range d.Targets[0].Runs[0].Steps {
+			if s.TargetPerS > 1.2*want && s.Pass {
+				t.Errorf("service %v: a step at %.0f/s passed, above the server's %.0f", svc, s.TargetPerS, want)
+			}
+		}
+	}
+	if ratio := caps[1] / caps[0]; ratio < 1.75 || ratio > 2.25 {
+		t.Errorf("twice as fast a server: capacity %.0f against %.0f (ratio %.2f), want about 2", caps[1], caps[0], ratio)
+	}
+}
+
+// A search that gab cannot drive (one CPU for gab and the built-in server
+// beside it, an objective any rate meets) says it is client-bound and reports
+// no capacity of the server's.
+func TestCapacityClientBound(t *testing.T) {
+	status, out, errs := runGab(t, "gab", "capacity", "--cpus", "1", "--demo", "--slo", "p99<5s", "--step", "0.3s", "--start", "2000", "-c", "64")
+	if status != 0 {
+		t.Fatalf("exit %d\n%s", status, errs)
+	}
+	if !strings.Contains(out, "client-bound: ") || !strings.Contains(out, "Capacity: ") {
+		t.Fatalf("no client-bound verdict:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Capacity: ") && !strings.Contains(line, "at least") && !strings.Contains(line, "not measured") {
+			t.Errorf("a capacity reported as the server's: %q", line)
+		}
+	}
+}
+
+func TestCapacityUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"http://127.0.0.1:1/"}, "--slo is required"},
+		{[]string{"--slo", "rps>5", "http://127.0.0.1:1/"}, "an objective is on latency"},
+		{[]string{"--slo", "p99<", "http://127.0.0.1:1/"}, "--slo"},
+		{[]string{"--slo", "p99<1s", "-n", "100", "http://127.0.0.1:1/"}, "-n does not apply"},
+		{[]string{"--slo", "p99<1s", "--rate", "100", "http://127.0.0.1:1/"}, "--rate does not apply"},
+		{[]string{"--slo", "p99<1s", "--step", "10ms", "http://127.0.0.1:1/"}, "--step must be at least"},
+		{[]string{"--slo", "p99<1s", "--repeat", "0", "http://127.0.0.1:1/"}, "--repeat"},
+		{[]string{"--slo", "p99<1s", "--demo", "http://127.0.0.1:1/"}, "takes no TARGET"},
+	} {
+		status, _, errs := runGab(t, append([]string{"gab", "capacity"}, c.args...)...)
+		if status != exitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errs, exitUsage, c.want)
+		}
+	}
+}
+
+// The document is JSON that Decode reads back, and refuses others.
+func TestCapacityDocumentDecode(t *testing.T) {
+	if _, err := capacity.Decode([]byte(`{"kind":"gab-sweep"}`)); err == nil {
+		t.Error("a sweep document decoded as a capacity one")
+	}
+	d := &capacity.Document{Kind: capacity.Kind, SchemaVersion: capacity.SchemaVersion + 1, Targets: []*capacity.Target{{}}}
+	b, _ := json.Marshal(d)
+	if _, err := capacity.Decode(b); err == nil || !strings.Contains(err.Error(), "schema version") {
+		t.Errorf("a newer schema: %v", err)
+	}
+}

@@ -1,0 +1,252 @@
+// Package capacity is gab capacity's search for the highest constant rate a
+// server sustains within latency objectives, and its document: a geometric
+// climb from a start rate until a step fails, then a bisection between the
+// highest passing and the lowest failing rate to a stated resolution. A step
+// that the client itself could not drive ends the search: the capacity is
+// then at least the highest passing rate, limited by the client, and is never
+// reported as the server's.
+package capacity
+
+import "gab/internal/sweep"
+
+// Step is one measured step: a constant rate held for the step's time.
+type Step struct {
+	TargetPerS   float64 `json:"target_per_s"`
+	AchievedPerS float64 `json:"achieved_per_s"`
+	Connections  int     `json:"connections"`
+	// Corrected latencies (from each request's intended send time), µs.
+	P50Us  int64 `json:"corrected_p50_us"`
+	P99Us  int64 `json:"corrected_p99_us"`
+	P999Us int64 `json:"corrected_p99_9_us"`
+	// UncorrectedP99Us is the p99 of the requests' own times (send → end).
+	UncorrectedP99Us int64 `json:"uncorrected_p99_us"`
+	// UncorrectedMeanUs is their mean, for the knee chart and the rule that
+	// tells busy connections from a late client.
+	UncorrectedMeanUs float64 `json:"uncorrected_mean_us"`
+	Complete          int64   `json:"complete"`
+	Failed            int64   `json:"failed"`
+	Non2xx            int64   `json:"non2xx"`
+	// Objectives are the --slo checks, each "EXPR: passed|FAILED (figure)".
+	Objectives []string `json:"objectives"`
+	// Kept says whether the achieved rate reached MinAchieved of the target.
+	Kept bool `json:"kept_rate"`
+	// ClientBound and ClientReasons: the step failed with gab itself at its
+	// limit (a passing step passes whatever the client's limits).
+	ClientBound   bool     `json:"client_bound"`
+	ClientReasons []string `json:"client_reasons,omitempty"`
+	// Error is what ended the step's run early, if anything.
+	Error string `json:"error,omitempty"`
+	// Pass: every objective held, the rate was kept, no error.
+	Pass bool `json:"pass"`
+	// Retry: the step measures again a rate whose first step failed (a
+	// rate fails only when it fails twice in a row).
+	Retry bool `json:"retry,omitempty"`
+}
+
+// Verdict is the step's verdict in a word.
+func (s *Step) Verdict() string {
+	switch {
+	case s.ClientBound:
+		return "client-bound"
+	case s.Pass:
+		return "pass"
+	case s.Error != "":
+		return "error"
+	case !s.Kept:
+		return "fail (rate)"
+	}
+	return "fail (slo)"
+}
+
+// MinAchieved is the share of the target rate a passing step must achieve.
+const MinAchieved = 0.98
+
+// Limits of a search.
+const (
+	// MaxSteps bounds one search's steps.
+	MaxSteps = 60
+	// MinRate is the lowest rate a search tries (requests per second).
+	MinRate = 1.0
+)
+
+// Search is one search's state: Next gives the rate of its next step,
+// Record takes the step's outcome. A step that fails (on the objectives, the
+// rate or the client's limits, not by an error) is measured again at once,
+// and the rate fails only if it fails again: a stall of the machine in one
+// step does not end the climb.
+type Search struct {
+	Start      float64 // the first step's rate
+	MaxRate    float64 // no step above it (0: no limit)
+	Resolution float64 // stop when (failing − passing) ≤ Resolution × passing
+	Steps      []Step
+
+	lo, hi      float64 // highest passing rate, lowest failing (0: none yet)
+	retry       float64 // a rate that failed once, measured again next
+	done        bool
+	clientBound bool
+	reachedMax  bool
+}
+
+// Next is the next step's rate; ok is false when the search is over.
+func (s *Search) Next() (rate float64, ok bool) {
+	if s.done {
+		return 0, false
+	}
+	switch {
+	case s.retry > 0:
+		return s.retry, true
+	case len(s.Steps) == 0:
+		return s.Start, true
+	case s.hi == 0:
+		r := s.lo * 2
+		if s.MaxRate > 0 && r > s.MaxRate {
+			r = s.MaxRate
+		}
+		return r, true
+	case s.lo == 0:
+		return s.hi / 2, true
+	}
+	return (s.lo + s.hi) / 2, true
+}
+
+// Record takes the outcome of the step at Next's rate.
+func (s *Search) Record(st Step) {
+	r := st.TargetPerS
+	st.Retry = s.retry > 0
+	s.retry = 0
+	s.Steps = append(s.Steps, st)
+	if !st.Pass && !st.Retry && st.Error == "" && len(s.Steps) < MaxSteps {
+		s.retry = r // a failure on a busy machine may be a stall of a passing rate: measure it again
+		return
+	}
+	switch {
+	case st.ClientBound:
+		s.clientBound, s.done = true, true
+		return
+	case st.Pass:
+		s.lo = max(s.lo, r)
+		if s.hi == 0 && s.MaxRate > 0 && r >= s.MaxRate {
+			s.reachedMax, s.done = true, true
+		}
+	default:
+		if s.hi == 0 || r < s.hi {
+			s.hi = r
+		}
+	}
+	switch {
+	case len(s.Steps) >= MaxSteps:
+		s.done = true
+	case s.hi > 0 && s.lo > 0 && s.hi-s.lo <= s.Resolution*s.lo:
+		s.done = true
+	case s.hi > 0 && s.lo == 0 && s.hi/2 < MinRate:
+		s.done = true
+	}
+}
+
+// Done reports whether the search is over.
+func (s *Search) Done() bool { return s.done }
+
+// Result is a search's outcome.
+type Result struct {
+	// CapacityPerS is the highest passing rate (0: none passed).
+	CapacityPerS float64 `json:"capacity_per_s"`
+	// Found: a failing rate bounds it from above within the resolution (or
+	// the search met a failing rate only). False when the client limited the
+	// search (ClientBound), the search reached MaxRate or ran out of steps.
+	Found bool `json:"found"`
+	// ClientBound: a step was limited by gab itself; the capacity is at least
+	// CapacityPerS.
+	ClientBound bool `json:"client_bound"`
+	// ReachedMax: every step passed up to --max-rate.
+	ReachedMax  bool    `json:"reached_max_rate"`
+	FailingPerS float64 `json:"lowest_failing_per_s,omitempty"`
+}
+
+// Result is the search's outcome so far.
+func (s *Search) Result() Result {
+	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi}
+	r.Found = !s.clientBound && !s.reachedMax && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
+	return r
+}
+
+// Line says the result in words.
+func (r Result) Line(fmtRate func(float64) string) string {
+	switch {
+	case r.ClientBound && r.CapacityPerS > 0:
+		return "at least " + fmtRate(r.CapacityPerS) + " req/s: limited by the client (gab), not measured to the server's limit"
+	case r.ClientBound:
+		return "not measured: the client (gab) could not drive the first rate"
+	case r.ReachedMax:
+		return "at least " + fmtRate(r.CapacityPerS) + " req/s: every step passed up to --max-rate"
+	case !r.Found && r.CapacityPerS > 0:
+		return "at least " + fmtRate(r.CapacityPerS) + " req/s: the search ran out of steps"
+	case r.CapacityPerS == 0:
+		return "below " + fmtRate(max(r.FailingPerS, MinRate)) + " req/s: no rate met the objectives"
+	}
+	return fmtRate(r.CapacityPerS) + " req/s"
+}
+
+// Target is one target's searches (one per repetition).
+type Target struct {
+	Label    string   `json:"label"`
+	URL      string   `json:"url"`
+	Searches []Search `json:"-"`
+	Runs     []Run    `json:"searches"`
+	// Capacity is the mean of the repetitions' capacities with its 95 %
+	// interval (sweep's Student's t; none with one repetition).
+	Capacity Summary `json:"capacity"`
+}
+
+// Run is one search as the document holds it.
+type Run struct {
+	Steps  []Step `json:"steps"`
+	Result Result `json:"result"`
+}
+
+// Summary is a target's capacity over its repetitions.
+type Summary struct {
+	N           int     `json:"repetitions"`
+	MeanPerS    float64 `json:"mean_per_s"`
+	LoPerS      float64 `json:"ci95_lo_per_s"`
+	HiPerS      float64 `json:"ci95_hi_per_s"`
+	ClientBound bool    `json:"client_bound"` // some repetition was limited by the client
+	Found       bool    `json:"found"`        // every repetition found the capacity
+	Rank        int     `json:"rank,omitempty"`
+	Tied        bool    `json:"tied,omitempty"`
+}
+
+// Finish fills Runs and Capacity from the searches.
+func (t *Target) Finish() {
+	t.Runs = t.Runs[:0]
+	var caps []float64
+	found := len(t.Searches) > 0
+	cb := false
+	for i := range t.Searches {
+		s := &t.Searches[i]
+		r := s.Result()
+		t.Runs = append(t.Runs, Run{Steps: s.Steps, Result: r})
+		caps = append(caps, r.CapacityPerS)
+		found = found && r.Found
+		cb = cb || r.ClientBound
+	}
+	iv := sweep.IntervalOf(caps)
+	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found}
+}
+
+// Rank ranks the targets by capacity (highest first) with sweep's tie rule
+// (sweep.TieRule); targets whose capacity was not found (client-bound, out
+// of steps) come last, apart. It returns the targets in rank order.
+func Rank(ts []*Target) []*Target {
+	ivs := make([]sweep.Interval, len(ts))
+	for i, t := range ts {
+		c := t.Capacity
+		ivs[i] = sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
+	}
+	out := make([]*Target, len(ts))
+	for i, p := range sweep.RankIntervals(ivs, true) {
+		t := ts[p.Index]
+		t.Capacity.Rank, t.Capacity.Tied = p.Rank, p.Tied
+		out[i] = t
+	}
+	return out
+}

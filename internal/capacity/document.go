@@ -1,0 +1,165 @@
+package capacity
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gab/internal/chart"
+	"gab/report"
+)
+
+// Kind is the document's kind, SchemaVersion its version (docs/capacity-schema.json).
+const (
+	Kind          = "gab-capacity"
+	SchemaVersion = 1
+)
+
+// Document is gab capacity's result: its settings, every target's searches
+// with every step, and the capacities ranked.
+type Document struct {
+	Kind              string    `json:"kind"`
+	SchemaVersion     int       `json:"schema_version"`
+	CommandLine       []string  `json:"command_line"`
+	Start             time.Time `json:"start"`
+	End               time.Time `json:"end"`
+	Complete          bool      `json:"complete"`
+	Objectives        []string  `json:"objectives"`
+	StepS             float64   `json:"step_s"`
+	SettleS           float64   `json:"settle_s"`
+	ResolutionPercent float64   `json:"resolution_percent"`
+	MinAchieved       float64   `json:"min_achieved"`
+	MaxConnections    int       `json:"max_connections"`
+	Repeat            int       `json:"repeat"`
+	TieRule           string    `json:"tie_rule"`
+	Machine           Machine   `json:"machine"`
+	Targets           []*Target `json:"targets"`
+}
+
+// Machine is where the search ran.
+type Machine struct {
+	CPUs      int       `json:"cpus"`
+	Cores     float64   `json:"cores_usable"`
+	LoadStart []float64 `json:"load_start,omitempty"`
+	LoadEnd   []float64 `json:"load_end,omitempty"`
+}
+
+// maxDocument bounds a document read back.
+const maxDocument = 64 << 20
+
+// Decode reads a capacity document, checking its kind, version and shape.
+func Decode(raw []byte) (*Document, error) {
+	if len(raw) > maxDocument {
+		return nil, fmt.Errorf("a capacity document of %d bytes, at most %d", len(raw), maxDocument)
+	}
+	var d Document
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+		return nil, errors.New(chart.Printable(err.Error()))
+	}
+	report.EscapeStrings(&d)
+	switch {
+	case d.Kind != Kind:
+		return nil, fmt.Errorf("not a capacity document (kind %q)", d.Kind)
+	case d.SchemaVersion < 1 || d.SchemaVersion > SchemaVersion:
+		return nil, fmt.Errorf("capacity schema version %d, this gab reads 1 to %d", d.SchemaVersion, SchemaVersion)
+	case len(d.Targets) == 0 || len(d.Targets) > 100:
+		return nil, errors.New("a capacity document holds 1 to 100 targets")
+	}
+	for _, t := range d.Targets {
+		if t == nil || len(t.Runs) > 100 {
+			return nil, errors.New("a capacity target holds at most 100 searches")
+		}
+		for _, r := range t.Runs {
+			if len(r.Steps) > MaxSteps {
+				return nil, fmt.Errorf("a search of more than %d steps", MaxSteps)
+			}
+		}
+	}
+	return &d, nil
+}
+
+// Rate formats a rate in requests per second.
+func Rate(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func ms(us int64) string { return strconv.FormatFloat(float64(us)/1e3, 'f', 3, 64) }
+
+// WriteText writes every search's steps, the capacity lines and the ranking.
+func WriteText(w io.Writer, d *Document) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Capacity search: the highest constant rate meeting %s on the corrected latencies, achieving >= %.0f %% of the target\n",
+		chart.Printable(strings.Join(d.Objectives, ", ")), 100*d.MinAchieved)
+	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a failing rate measured twice), bisected to %g %%, at most %d connections (kept alive)\n",
+		d.StepS, d.SettleS, d.ResolutionPercent, d.MaxConnections)
+	for _, t := range d.Targets {
+		for i, r := range t.Runs {
+			fmt.Fprintf(&b, "\n%s (%s)", chart.Printable(t.Label), chart.Printable(t.URL))
+			if len(t.Runs) > 1 {
+				fmt.Fprintf(&b, ", search %d of %d", i+1, len(t.Runs))
+			}
+			b.WriteString(":\n")
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tverdict\t")
+			for _, s := range r.Steps {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
+					ms(s.P50Us), ms(s.P99Us), ms(s.P999Us), ms(s.UncorrectedP99Us), s.Failed, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
+			}
+			tw.Flush()
+			for _, s := range r.Steps {
+				if s.Error != "" {
+					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(s.Error))
+				}
+				if s.ClientBound {
+					fmt.Fprintf(&b, "  %s/s: client-bound: %s\n", Rate(s.TargetPerS), chart.Printable(strings.Join(s.ClientReasons, "; ")))
+				}
+			}
+			fmt.Fprintf(&b, "Capacity: %s\n", r.Result.Line(Rate))
+		}
+		if c := t.Capacity; c.N > 1 {
+			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s req/s (95 %% interval %s to %s)%s\n", chart.Printable(t.Label), c.N,
+				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), map[bool]string{true: ", at least: limited by the client", false: ""}[c.ClientBound])
+		}
+	}
+	if len(d.Targets) > 1 {
+		fmt.Fprintf(&b, "\nRanking by capacity (1 = highest); %s:\n", d.TieRule)
+		ranked := append([]*Target(nil), d.Targets...)
+		Rank(ranked)
+		for _, t := range orderByRank(ranked) {
+			rank := strconv.Itoa(t.Capacity.Rank)
+			if t.Capacity.Tied {
+				rank = "=" + rank
+			}
+			note := ""
+			if !t.Capacity.Found {
+				note = " (not found: " + t.Runs[len(t.Runs)-1].Result.Line(Rate) + ")"
+			}
+			fmt.Fprintf(&b, "  %3s  %s  %s req/s%s\n", rank, chart.Printable(t.Label), Rate(t.Capacity.MeanPerS), note)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// orderByRank is ts by rank, stable.
+func orderByRank(ts []*Target) []*Target {
+	out := append([]*Target(nil), ts...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Capacity.Rank < out[j-1].Capacity.Rank; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"gab/client"
+)
+
+// --rate's forms: a constant, a ramp FROM:TO/DURATION, steps R1,R2,... of
+// --step each; a schedule without -t lasts its phases.
+func TestRateSchedules(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		rate   float64
+		phases []client.RatePhase
+		limit  time.Duration
+	}{
+		{[]string{"--rate", "250", "-n", "10"}, 250, nil, 0},
+		{[]string{"--rate", "100:5000/60s"}, 5000, []client.RatePhase{{From: 100, To: 5000, For: time.Minute}}, time.Minute},
+		{[]string{"--rate", "1000,2000,4000", "--step", "10s"}, 4000,
+			[]client.RatePhase{{From: 1000, To: 1000, For: 10 * time.Second}, {From: 2000, To: 2000, For: 10 * time.Second}, {From: 4000, To: 4000, For: 10 * time.Second}}, 30 * time.Second},
+		{[]string{"--rate", "10,20"}, 20, []client.RatePhase{{From: 10, To: 10, For: 10 * time.Second}, {From: 20, To: 20, For: 10 * time.Second}}, 20 * time.Second},
+		{[]string{"--rate", "10,20", "--step", "2", "-t", "5"}, 20, []client.RatePhase{{From: 10, To: 10, For: 2 * time.Second}, {From: 20, To: 20, For: 2 * time.Second}}, 5 * time.Second},
+	} {
+		o, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &strings.Builder{})
+		if done {
+			t.Fatalf("%v: exit %d", c.args, status)
+		}
+		cfg := o.Config
+		if cfg.Rate != c.rate || len(cfg.RateSchedule) != len(c.phases) || cfg.TimeLimit != c.limit {
+			t.Errorf("%v: rate %v, schedule %v, -t %v", c.args, cfg.Rate, cfg.RateSchedule, cfg.TimeLimit)
+			continue
+		}
+		for i, p := range c.phases {
+			if cfg.RateSchedule[i] != p {
+				t.Errorf("%v: phase %d %+v, want %+v", c.args, i, cfg.RateSchedule[i], p)
+			}
+		}
+		if c.phases != nil && c.limit == client.ScheduleLength(c.phases) && cfg.Requests != uncappedRequests {
+			t.Errorf("%v: -n %d, want no limit but the schedule's time", c.args, cfg.Requests)
+		}
+	}
+}
+
+func TestRateScheduleErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "0"}, "--rate must be a positive"},
+		{[]string{"--rate", "x"}, "--rate must be a positive"},
+		{[]string{"--rate", "100:0/10s"}, "a ramp is FROM:TO/DURATION"},
+		{[]string{"--rate", "100:200"}, "a ramp is FROM:TO/DURATION"},
+		{[]string{"--rate", "100:200/0s"}, "a ramp is FROM:TO/DURATION"},
+		{[]string{"--rate", "100:200/10s", "--step", "1s"}, "--step is for a --rate list"},
+		{[]string{"--rate", "100,-5"}, "every step must be a positive"},
+		{[]string{"--rate", "100,200", "--step", "0"}, "--step must be a positive"},
+		{[]string{"--rate", "100", "--step", "1s"}, "--step needs a --rate list"},
+		{[]string{"--step", "1s"}, "--step needs a --rate list"},
+		{[]string{"--rate", "1,2", "--shard", "1/2", "--run-id", "x", "--json", "/dev/null"}, "--shard cannot split a --rate schedule"},
+	} {
+		var errb strings.Builder
+		_, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &errb)
+		if !done || status != exitUsage || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errb.String(), exitUsage, c.want)
+		}
+	}
+}
