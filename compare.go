@@ -19,13 +19,15 @@ import (
 // read into report.CompareGroups (a run, or a sweep's points) and the
 // settings of a command line; the comparison is report.Compare.
 
-const compareUsage = `Usage: %s compare [--format text|json] A.json B.json
-Compares two gab JSON documents (runs, merged runs from gab merge, or sweeps
+const compareUsage = `Usage: %s compare [--format text|json] A.json B.json [C.json...]
+Compares gab JSON documents, each after the first with the first (runs, merged runs from gab merge, or sweeps
 from gab sweep --json): the figures gab --extended lists (req/s, latency,
 failures, bandwidth, the client's and server's CPU where present), with the
 change from A to B in per cent. Where both sides have repetitions it says whether the
 difference is outside the spread (the repetitions' ranges do not overlap).
 Sweeps are compared point by point (same target label, size and concurrency).
+With more than two files each comparison follows the last (--format json: an
+array of them). gab sweep --baseline compares the targets of one sweep.
 `
 
 // readCompareSide reads a run document or a sweep.
@@ -85,41 +87,65 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		return status
 	}
 	fset, format, usage := sc.fset, sc.format, sc.usage
-	if fset.NArg() != 2 {
-		fmt.Fprintf(stderr, "gab compare: want two files, A and B, not %d\n", fset.NArg())
+	if fset.NArg() < 2 {
+		fmt.Fprintf(stderr, "gab compare: want two files or more, A and B..., not %d\n", fset.NArg())
 		usage(stderr)
 		return exitUsage
 	}
-	nameA, nameB := fset.Arg(0), fset.Arg(1)
-	ga, err := readCompareSide(nameA)
-	if err == nil {
-		var gb []report.CompareGroup
-		gb, err = readCompareSide(nameB)
-		if err == nil {
-			var doc *report.Comparison
-			doc, err = report.Compare(nameA, nameB, ga, gb, commandSettings)
-			if err == nil {
-				out := newBufferedWriter(stdout)
-				if *format == "json" {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					err = enc.Encode(doc)
-				} else {
-					err = doc.WriteText(out)
-				}
-				if err == nil {
-					err = out.Flush()
-				}
-				if err != nil {
-					fmt.Fprintf(stderr, "gab compare: stdout: %v\n", err)
-					return exitError
-				}
-				return exitOK
+	docs, err := compareAll(fset.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "gab compare: %v\n", err)
+		return exitError
+	}
+	out := newBufferedWriter(stdout)
+	switch {
+	case *format == "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if len(docs) == 1 {
+			err = enc.Encode(docs[0])
+		} else {
+			err = enc.Encode(docs)
+		}
+	default:
+		for i, doc := range docs {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			if err = doc.WriteText(out); err != nil {
+				break
 			}
 		}
 	}
-	fmt.Fprintf(stderr, "gab compare: %v\n", err)
-	return exitError
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab compare: stdout: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// compareAll compares every document after the first with the first.
+func compareAll(names []string) ([]*report.Comparison, error) {
+	ga, err := readCompareSide(names[0])
+	if err != nil {
+		return nil, err
+	}
+	var docs []*report.Comparison
+	for _, nameB := range names[1:] {
+		gb, err := readCompareSide(nameB)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := report.Compare(names[0], nameB, ga, gb, commandSettings)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	return docs, nil
 }
 
 // reportOnly are the options that change what gab prints or writes, not

@@ -187,7 +187,7 @@ func TestCompareBadInput(t *testing.T) {
 		status int
 		want   string
 	}{
-		{[]string{a}, exitUsage, "want two files"},
+		{[]string{a}, exitUsage, "want two files or more"},
 		{[]string{a, filepath.Join(dir, "none.json")}, exitError, "none.json: no such file"},
 		{[]string{a, trunc}, exitError, "t.json: not a complete JSON document"},
 		{[]string{a, sw}, exitError, "a single run compares with a run or a one-point sweep"},
@@ -300,5 +300,52 @@ func TestCompareHostileDocuments(t *testing.T) {
 	evilA, evilB := sweepOf("x\x1b]52;c;eA==\x07", spreadRun(100, 1000, 10)), sweepOf("x\x1b]52;c;eA==\x07", spreadRun(100, 1000, 10))
 	if stdout := compareText(t, writeJSONTo(t, dir, "ea.json", evilA), writeJSONTo(t, dir, "eb.json", evilB), `x\x1b]52;c;eA==\x07 -c 8`); strings.ContainsAny(stdout, "\x1b\x07") {
 		t.Errorf("a label's control bytes reach the terminal:\n%q", stdout)
+	}
+}
+
+// TestCompareSeveral: gab compare A B C compares B and C each with A: two
+// comparisons in the text, an array of two in the JSON.
+func TestCompareSeveral(t *testing.T) {
+	dir := t.TempDir()
+	a := writeJSONTo(t, dir, "a.json", sweepWith("nginx", 100, 101, 102))
+	b := writeJSONTo(t, dir, "b.json", sweepWith("nginx", 110, 111, 112))
+	c := writeJSONTo(t, dir, "c.json", sweepWith("nginx", 90, 91, 92))
+	status, stdout, stderr := runGab(t, "gab", "compare", a, b, c)
+	if status != exitOK || strings.Count(stdout, "b.json") == 0 || strings.Count(stdout, "c.json") == 0 || strings.Count(stdout, "a.json") < 2 {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	status, stdout, _ = runGab(t, "gab", "compare", "--format", "json", a, b, c)
+	var docs []json.RawMessage
+	if status != exitOK || json.Unmarshal([]byte(stdout), &docs) != nil || len(docs) != 2 {
+		t.Errorf("JSON: status %d, %d comparisons\n%s", status, len(docs), stdout)
+	}
+}
+
+// TestPlotSweepConfigurations: gab plot nic=A.json toe=B.json draws two
+// sweeps as configurations of one study, each target as LABEL:target.
+func TestPlotSweepConfigurations(t *testing.T) {
+	dir := t.TempDir()
+	a := writeJSONTo(t, dir, "a.json", sweepWith("nginx", 100, 101, 102))
+	b := writeJSONTo(t, dir, "b.json", sweepWith("nginx", 110, 111, 112))
+	out := filepath.Join(dir, "cfg.html")
+	status, stdout, stderr := runGab(t, "gab", "plot", "-o", out, "nic="+a, "toe="+b)
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"nic:nginx", "toe:nginx"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if status, _, stderr := runGab(t, "gab", "plot", "-o", out, "x="+a, "x="+b); status != exitUsage || !strings.Contains(stderr, `two sweeps are labelled "x"`) {
+		t.Errorf("same label: %d %q", status, stderr)
+	}
+	run := writeJSONTo(t, dir, "run.json", syntheticDoc(1000, 2000, 0))
+	if status, _, stderr := runGab(t, "gab", "plot", "-o", out, a, run); status != exitUsage || !strings.Contains(stderr, "not with runs") {
+		t.Errorf("a sweep with a run: %d %q", status, stderr)
 	}
 }

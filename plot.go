@@ -29,7 +29,9 @@ import (
 
 const plotUsage = `Usage: gab plot [-o FILE.png|FILE.svg|FILE.pdf|FILE.html] [LABEL=]RUN.json...
 Draws the charts of saved gab JSON documents (gab --json FILE, gab --format json,
-gab sweep --json FILE). Several runs are overlaid, labelled by file name or LABEL.
+gab sweep --json FILE). Several runs are overlaid, labelled by file name or LABEL;
+several sweeps are configurations of one study (nic=A.json toe=B.json), each
+target drawn as LABEL:target.
 The default output is the first document's name with .png added (run.json.png);
 its gnuplot script and data are kept beside it (run.json.png.gp, run.json.png.dat).
 `
@@ -105,8 +107,15 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 			sweeps++
 		}
 	}
-	if sweeps > 0 && len(inputs) > 1 {
-		return fail(exitUsage, "a sweep document is drawn on its own, not with other documents")
+	if sweeps > 0 && sweeps < len(inputs) {
+		return fail(exitUsage, "a sweep document is drawn with other sweeps (as configurations), not with runs")
+	}
+	if sweeps > 1 {
+		combined, err := sweepConfigurations(inputs)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		inputs, sweeps = []plotInput{{label: "configurations", sweep: combined}}, 1
 	}
 	title := "gab plot " + strings.Join(fs.Args(), " ")
 	var err error
@@ -123,6 +132,86 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
+
+// sweepConfigurations joins several sweeps, each a configuration of one
+// study, into one document: every target becomes LABEL:target (LABEL the
+// input's), the lists are the union of the sweeps' (sizes by bytes), and
+// where the sweeps' size options differ each point's bandwidth is the one
+// that grows with its size (received for --sizes, sent for --post-sizes).
+// The rankings are each sweep's own and are left out.
+func sweepConfigurations(inputs []plotInput) (*sweep.Document, error) {
+	first := inputs[0].sweep
+	d := &sweep.Document{Schema: first.Schema, SchemaVersion: first.SchemaVersion, Tool: first.Tool,
+		StartTime: first.StartTime, EndTime: first.EndTime, Complete: true, Machine: first.Machine}
+	d.Settings = first.Settings
+	d.Settings.Targets, d.Settings.Sizes, d.Settings.Concurrency = nil, nil, nil
+	seenLabel, seenSize, seenConc := map[string]bool{}, map[int64]bool{}, map[int]bool{}
+	mixed := false
+	for _, in := range inputs {
+		if seenLabel[in.label] {
+			return nil, fmt.Errorf("two sweeps are labelled %q: give them LABEL=FILE", in.label)
+		}
+		seenLabel[in.label] = true
+		sw := in.sweep
+		d.CommandLine = append(d.CommandLine, in.label+"="+in.path)
+		d.Complete = d.Complete && sw.Complete
+		mixed = mixed || sw.Settings.SizeOption != first.Settings.SizeOption
+		if sw.Settings.Repeat != first.Settings.Repeat {
+			d.Settings.Repeat = min(d.Settings.Repeat, sw.Settings.Repeat)
+		}
+		if q := sw.Settings.Param; q == nil || first.Settings.Param == nil || q.Name != first.Settings.Param.Name {
+			d.Settings.Param = nil
+		}
+		for _, t := range sw.Settings.Targets {
+			t.Label = in.label + ":" + t.Label
+			d.Settings.Targets = append(d.Settings.Targets, t)
+		}
+		for _, sz := range sw.Settings.Sizes {
+			if !seenSize[sz.Bytes] {
+				seenSize[sz.Bytes] = true
+				d.Settings.Sizes = append(d.Settings.Sizes, sz)
+			}
+		}
+		for _, c := range sw.Settings.Concurrency {
+			if !seenConc[c] {
+				seenConc[c] = true
+				d.Settings.Concurrency = append(d.Settings.Concurrency, c)
+			}
+		}
+		for _, p := range sw.Points {
+			p.Label = in.label + ":" + p.Label
+			if sw.Settings.SizeOption == "--post-sizes" {
+				p.MbitPerS = p.SentMbitPerS
+			}
+			d.Points = append(d.Points, p)
+		}
+	}
+	if len(d.Settings.Targets) > sweep.MaxListLength {
+		return nil, fmt.Errorf("%d targets in the sweeps together, at most %d", len(d.Settings.Targets), sweep.MaxListLength)
+	}
+	sort.SliceStable(d.Settings.Sizes, func(i, j int) bool { return d.Settings.Sizes[i].Bytes < d.Settings.Sizes[j].Bytes })
+	sort.Ints(d.Settings.Concurrency)
+	if mixed {
+		d.Settings.SizeOption = sizeOptionMixed
+	} else if d.Settings.SizeOption == "--post-sizes" {
+		for i := range d.Points {
+			d.Points[i].MbitPerS = d.Points[i].SentMbitPerS // as a --post-sizes sweep's own chart
+		}
+		d.Settings.SizeOption = sizeOptionMixed
+	}
+	if d.Settings.Param == nil {
+		for i := range d.Points {
+			d.Points[i].ParamValue = ""
+		}
+	}
+	d.Rankings = nil
+	return d, nil
+}
+
+// sizeOptionMixed is the size option of configurations whose sweeps' size
+// options differ (or are all --post-sizes): each point's bandwidth is then
+// already the direction that grows.
+const sizeOptionMixed = "--sizes or --post-sizes"
 
 // loadPlotInput reads one document and checks it as gab merge and gab
 // compare do (report.DecodeDocument, sweep.DecodeDocument): its strings made
@@ -473,8 +562,11 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 	xl := "size (" + d.Settings.SizeOption + ", bytes)"
 	post := d.Settings.SizeOption == "--post-sizes"
 	bwTitle, bwLabel, bwCol := "Received bandwidth against size (mean over the runs)", "received (Mbit/s)", "received_mbit_per_s"
-	if post {
+	switch d.Settings.SizeOption {
+	case "--post-sizes":
 		bwTitle, bwLabel, bwCol = "Sent bandwidth against size (request bodies; mean over the runs)", "sent (Mbit/s)", "sent_mbit_per_s"
+	case sizeOptionMixed:
+		bwTitle, bwLabel, bwCol = "Bandwidth against size (received for --sizes sweeps, sent for --post-sizes ones; mean over the runs)", "Mbit/s", "mbit_per_s"
 	}
 	bw := chart.Panel{Title: bwTitle, XLabel: xl, YLabel: bwLabel, LogX: true, XTics: tics, YFromZero: true}
 	lat := chart.Panel{Title: "Latency against size (min: solid, p50: dashed; every request of every run)", XLabel: xl,
