@@ -81,7 +81,7 @@ func mixedServer(t *testing.T) string {
 
 // reportViews are the element ids every run's HTML report shows: the charts
 // and the first run's tables.
-var reportViews = []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter",
+var reportViews = []string{"rate-over-time", "status-over-time", "latency-over-time", "phases-over-time", "latency-scatter",
 	"percentiles", "ranges", "latency-vs-throughput", "apdex-1", "objectives-1", "status-codes-1", "errors-1", "ranges-1"}
 
 // viewsScript evaluates, in the page, to the ids of reportViews that hold
@@ -185,8 +185,11 @@ func millionRun() *client.Result {
 		hists[k].RecordValue(int64(total))
 		los[k], his[k] = min(los[k], int64(total)), max(his[k], int64(total))
 		ivs[k].Requests++
+		ivs[k].Status[2]++
 		if i%500 == 0 {
 			ivs[k].Failures++
+			ivs[k].Status[2]--
+			ivs[k].Status[5]++
 		}
 	}
 	for k := range ivs {
@@ -249,7 +252,7 @@ func TestHTMLReportOfMillionRequests(t *testing.T) {
 	if len(rep.Problems) > 0 {
 		t.Errorf("problems in Chromium:\n%s", strings.Join(rep.Problems, "\n"))
 	}
-	for _, id := range []string{"rate-over-time", "latency-over-time", "phases-over-time", "latency-scatter", "percentiles", "ranges",
+	for _, id := range []string{"rate-over-time", "status-over-time", "latency-over-time", "phases-over-time", "latency-scatter", "percentiles", "ranges",
 		"latency-vs-throughput", "status-codes-1", "ranges-1", "script"} {
 		if !slices.Contains(strings.Fields(rep.Eval), id) {
 			t.Errorf("no %s in the page (views with content: %s)", id, rep.Eval)

@@ -185,6 +185,9 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			switch l.Style {
 			case chart.Points:
 				with = "points pointtype 7 pointsize 0.25"
+			case chart.Stacked:
+				// x, top, width, base: a box from base to top.
+				using, with = "1:(($2+$4)/2):($1-$3/2):($1+$3/2):4:2", "boxxyerror fill transparent solid 0.6 noborder"
 			case chart.Marks:
 				with = "points pointtype 7 pointsize 1.5"
 			case chart.Lines:

@@ -283,34 +283,25 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 	var out []chart.Interval
 	for i := 0; i < len(tl.Intervals); i += k {
 		j := min(i+k, len(tl.Intervals))
+		iv := tl.Intervals[i]
+		if k > 1 {
+			a := intervalAcc{corrected: tl.Corrected}
+			for m := i; m < j; m++ {
+				if a.add(&tl.Intervals[m], tl.Intervals[m].StartUs) != nil {
+					return nil, ""
+				}
+			}
+			iv = a.interval()
+		}
 		start, _ := tl.span(i)
 		ls, ll := tl.span(j - 1)
-		ci := chart.Interval{StartS: start, LengthS: ls + ll - start}
-		var acc, cacc latencyAcc
-		for m := i; m < j; m++ {
-			iv := &tl.Intervals[m]
-			ci.Requests += iv.Requests
-			ci.Failures += iv.Failures
-			if k == 1 {
-				ci.P50Us, ci.P90Us, ci.P99Us, ci.MaxUs = iv.P50Us, iv.P90Us, iv.P99Us, iv.MaxUs
-				if iv.Corrected != nil {
-					ci.CorrectedP99Us = iv.Corrected.P99Us
-				}
-				continue
-			}
-			if acc.add(iv.Requests, iv.IntervalLatency) != nil {
-				return nil, ""
-			}
-			if iv.Corrected != nil && cacc.add(iv.Requests, *iv.Corrected) != nil {
-				return nil, ""
-			}
+		ci := chart.Interval{StartS: start, LengthS: ls + ll - start, Requests: iv.Requests, Failures: iv.Failures,
+			P50Us: iv.P50Us, P90Us: iv.P90Us, P99Us: iv.P99Us, MaxUs: iv.MaxUs}
+		if iv.Corrected != nil {
+			ci.CorrectedP99Us = iv.Corrected.P99Us
 		}
-		if k > 1 && acc.h != nil {
-			l := acc.latency()
-			ci.P50Us, ci.P90Us, ci.P99Us, ci.MaxUs = l.P50Us, l.P90Us, l.P99Us, l.MaxUs
-			if cacc.h != nil {
-				ci.CorrectedP99Us = cacc.latency().P99Us
-			}
+		if iv.Status != nil {
+			ci.Status, ci.HasStatus = iv.Status.counts(), true
 		}
 		out = append(out, ci)
 	}

@@ -63,9 +63,31 @@ type intervalFigures struct {
 	Requests int64 `json:"requests"`
 	Failures int64 `json:"failures"`
 	Bytes    int64 `json:"bytes"`
+	// Status counts the requests by status class (absent in documents of
+	// gab versions before it).
+	Status *statusClasses `json:"status_classes,omitempty"`
 	IntervalLatency
 	// Corrected is the latency from each request's intended send time (rate mode).
 	Corrected *IntervalLatency `json:"corrected,omitempty"`
+}
+
+// statusClasses are an interval's requests by the class of their status.
+type statusClasses struct {
+	None int64 `json:"none"` // no status read, or one outside 100–599
+	C1xx int64 `json:"1xx"`
+	C2xx int64 `json:"2xx"`
+	C3xx int64 `json:"3xx"`
+	C4xx int64 `json:"4xx"`
+	C5xx int64 `json:"5xx"`
+}
+
+func statusOf(c [6]int64) *statusClasses {
+	return &statusClasses{None: c[0], C1xx: c[1], C2xx: c[2], C3xx: c[3], C4xx: c[4], C5xx: c[5]}
+}
+
+// Counts are the classes in client.Interval.Status's order.
+func (s *statusClasses) counts() [6]int64 {
+	return [6]int64{s.None, s.C1xx, s.C2xx, s.C3xx, s.C4xx, s.C5xx}
 }
 
 func intervalLatency(l client.IntervalLatency) IntervalLatency {
@@ -92,7 +114,7 @@ func timelineOf(res *client.Result) *timelineSection {
 	for _, iv := range rt.Intervals {
 		j := intervalFigures{
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
-			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes,
+			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, Status: statusOf(iv.Status),
 			IntervalLatency: intervalLatency(iv.Latency),
 		}
 		if tl.Corrected {
@@ -161,6 +183,8 @@ func (a *latencyAcc) latency() IntervalLatency {
 type intervalAcc struct {
 	start, end             int64 // µs
 	req, fail, bytes       int64
+	status                 [6]int64
+	noStatus               bool // an interval without status classes was added
 	lat, cor               latencyAcc
 	corrected, anyIncluded bool
 }
@@ -174,6 +198,13 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 	a.req += iv.Requests
 	a.fail += iv.Failures
 	a.bytes += iv.Bytes
+	if iv.Status == nil {
+		a.noStatus = true
+	} else {
+		for i, c := range iv.Status.counts() {
+			a.status[i] += c
+		}
+	}
 	if err := a.lat.add(iv.Requests, iv.IntervalLatency); err != nil {
 		return err
 	}
@@ -189,6 +220,9 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 func (a *intervalAcc) interval() intervalFigures {
 	iv := intervalFigures{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
 		Bytes: a.bytes, IntervalLatency: a.lat.latency()}
+	if !a.noStatus {
+		iv.Status = statusOf(a.status)
+	}
 	if a.corrected {
 		c := a.cor.latency()
 		iv.Corrected = &c

@@ -89,6 +89,10 @@ type Interval struct {
 	P50Us, P90Us, P99Us, MaxUs int64
 	CorrectedP99Us             int64
 	ConnectUs, WaitUs, RestUs  float64
+	// Status counts the requests by status class (none, 1xx … 5xx) when
+	// HasStatus.
+	Status    [6]int64
+	HasStatus bool
 }
 
 // TablePercents are the rows of the reports' percentile tables.

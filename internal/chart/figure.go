@@ -62,6 +62,7 @@ func (p *Panel) TicRange() {
 // its chart that element id.
 const (
 	PanelRate        = "rate-over-time"
+	PanelStatus      = "status-over-time"
 	PanelLatencyTime = "latency-over-time"
 	PanelPhases      = "phases-over-time"
 	PanelScatter     = "latency-scatter"
@@ -107,6 +108,10 @@ func RunFigure(title string, runs []*Data) *Figure {
 	}
 	if p, ok := intervalRatePanel(runs, label); ok {
 		p.Title += note
+		timeAxis(&p)
+		f.Panels = append(f.Panels, p)
+	}
+	if p, ok := statusPanel(runs); ok {
 		timeAxis(&p)
 		f.Panels = append(f.Panels, p)
 	}
@@ -430,6 +435,46 @@ func logIfDecades(p *Panel) {
 	}
 }
 
+// statusPanel stacks one run's responses per second by status class, per
+// interval (JMeter's codes per second); with several runs it is left out.
+func statusPanel(runs []*Data) (Panel, bool) {
+	p := Panel{ID: PanelStatus, Title: "Responses per second by status class, per interval (stacked)",
+		XLabel: "time since the start of the run (s)", YLabel: "per second", XFromZero: true, YFromZero: true}
+	if len(runs) != 1 || len(runs[0].Intervals) == 0 || !runs[0].Intervals[0].HasStatus {
+		return p, false
+	}
+	names := [6]string{"no status", "1xx", "2xx", "3xx", "4xx", "5xx"}
+	colors := [6]int{8, 5, 3, 1, 2, 4} // grey, purple, green, blue, orange, red
+	var seen [6]bool
+	for _, iv := range runs[0].Intervals {
+		for c, n := range iv.Status {
+			seen[c] = seen[c] || n > 0
+		}
+	}
+	for _, c := range []int{2, 3, 1, 4, 5, 0} {
+		if !seen[c] {
+			continue
+		}
+		l := Line{Title: names[c], Style: Stacked, Color: colors[c], Columns: []string{"interval_mid_s", "top_per_s", "interval_s", "base_per_s"},
+			Note: names[c] + " responses per second in each interval, stacked on the classes before it"}
+		for _, iv := range runs[0].Intervals {
+			if iv.LengthS <= 0 {
+				continue
+			}
+			base := 0.0
+			for _, b := range []int{2, 3, 1, 4, 5, 0} {
+				if b == c {
+					break
+				}
+				base += float64(iv.Status[b])
+			}
+			l.Rows = append(l.Rows, []float64{iv.StartS + iv.LengthS/2, (base + float64(iv.Status[c])) / iv.LengthS, iv.LengthS, base / iv.LengthS})
+		}
+		p.Lines = append(p.Lines, l)
+	}
+	return p, len(p.Lines) > 0
+}
+
 // intervalRatePanel draws each interval's requests and failures per second
 // from the runs' timelines.
 func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
@@ -504,6 +549,7 @@ const (
 	Bars                   // a translucent bar one x unit wide centred on each x (x y)
 	ErrorBars              // a polyline with vertical error bars (x y low high)
 	Marks                  // a large dot per row, for a few points that must stand out (x y)
+	Stacked                // a bar from a base to a top, as wide as its third column (x top width base)
 )
 
 // Line is one data set of a panel: a block of the data file.

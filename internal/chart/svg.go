@@ -185,6 +185,16 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 			}
 			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.5" fill="none"/>`, e, color)
 		}
+	case Stacked:
+		for _, r := range l.Rows {
+			if len(r) < 4 || bad(r[0], r[1]) || bad(r[2], r[3]) {
+				continue
+			}
+			x0, x1 := x.at(r[0]-r[2]/2), x.at(r[0]+r[2]/2)
+			y0, y1 := y.at(r[3]), y.at(r[1])
+			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.6"/>`,
+				x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), color)
+		}
 	case Bars:
 		for _, r := range l.Rows {
 			if len(r) < 2 || bad(r[0], r[1]) {
@@ -239,7 +249,7 @@ func dataRange(p *Panel) (xs, ys [2]float64) {
 				continue
 			}
 			lo, hi := r[0], r[0]
-			if l.Style == Bars {
+			if l.Style == Bars || l.Style == Stacked {
 				w := 1.0
 				if len(r) >= 3 && r[2] > 0 {
 					w = r[2]
