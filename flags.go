@@ -87,6 +87,9 @@ type cliOptions struct {
 	FailIf []threshold.Threshold
 	// Apdex are --apdex's thresholds (nil without the option).
 	Apdex *report.Apdex
+	// Ranges are the upper edges of the charts' response-time ranges
+	// (--ranges; nil: report.DefaultRangeEdgesMs).
+	Ranges []time.Duration
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
@@ -127,6 +130,7 @@ type longOptions struct {
 	step                                                           durationValue
 	warmup                                                         warmupValue
 	apdex                                                          apdexValue
+	ranges                                                         rangesValue
 	shard                                                          shardFlags
 
 	http3, earlyData bool // --http3, --early-data
@@ -167,6 +171,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	addShardFlags(fs, &lo.shard)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
+	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
 	fs.StringArrayVar(&lo.failIf, "fail-if", nil, "a threshold checked after the report, exit 3 unless `EXPR` holds (p99<50ms, mean<10ms, failed<1%, non2xx=0, rps>5000; repeatable)")
 	fs.BoolVar(&lo.help, "help", false, "print this help (ab's options and gab's) on stdout and exit")
 	return fs
@@ -198,6 +203,36 @@ func (d *durationValue) Set(s string) error {
 		return errors.New("a negative duration")
 	}
 	*d = durationValue(v)
+	return nil
+}
+
+// rangesValue is --ranges: ascending durations, at most 10.
+type rangesValue []time.Duration
+
+func (r *rangesValue) String() string {
+	var parts []string
+	for _, d := range *r {
+		parts = append(parts, d.String())
+	}
+	return strings.Join(parts, ",")
+}
+func (r *rangesValue) Type() string { return "LIST" }
+func (r *rangesValue) Set(s string) error {
+	var out rangesValue
+	for _, part := range strings.Split(s, ",") {
+		var d durationValue
+		if err := d.Set(strings.TrimSpace(part)); err != nil {
+			return err
+		}
+		if d <= 0 || len(out) > 0 && time.Duration(d) <= out[len(out)-1] {
+			return errors.New("the edges must be above 0 and ascending")
+		}
+		out = append(out, time.Duration(d))
+	}
+	if len(out) > 10 {
+		return errors.New("at most 10 edges")
+	}
+	*r = out
 	return nil
 }
 
@@ -1011,6 +1046,12 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 			return errors.New("--apdex needs --extended, --json, --format json or --html to show it")
 		}
 		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
+	}
+	if len(lo.ranges) > 0 {
+		if o.PlotFile == "" && o.HTMLFile == "" {
+			return errors.New("--ranges needs --plot or --html to draw them")
+		}
+		o.Ranges = lo.ranges
 	}
 	o.HlogFile = lo.hlogFile
 	o.Interval = time.Duration(lo.interval)

@@ -298,3 +298,37 @@ func TestApdexOption(t *testing.T) {
 		}
 	}
 }
+
+// TestRangesOption: --ranges sets the response-time ranges of the charts and
+// the page's table; a list that is not ascending durations, or no picture to
+// draw them in, is one line and exit 22 before any request.
+func TestRangesOption(t *testing.T) {
+	url := mixedServer(t)
+	page := filepath.Join(t.TempDir(), "run.html")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ranges", "1ms,5ms"}, "gab: --ranges needs --plot or --html to draw them"},
+		{[]string{"--ranges", "5ms,1ms", "--html", page}, `gab: --ranges "5ms,1ms": the edges must be above 0 and ascending`},
+		{[]string{"--ranges", "1ms,x", "--html", page}, `not a duration`},
+	} {
+		got := runInProcess(append(append([]string{"ab", "-n", "10"}, c.args...), url), runHooks{})
+		if got.Exit != exitUsage || !strings.Contains(got.Stderr, c.want) || strings.Count(got.Stderr, "\n") != 1 || got.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", c.args, got.Exit, got.Stdout, got.Stderr, exitUsage, c.want)
+		}
+	}
+	if _, err := os.Stat(page); err == nil {
+		t.Fatal("a refused command line wrote the page")
+	}
+	got := runInProcess([]string{"ab", "-n", "300", "-c", "2", "--ranges", "1ms,5ms", "--html", page, url}, runHooks{})
+	if got.Exit != 0 {
+		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
+	}
+	html, _ := os.ReadFile(page)
+	for _, want := range []string{"<td>t ≤ 1 ms</td>", "<td>1 ms &lt; t ≤ 5 ms</td>", "<td>5 ms &lt; t</td>", ">t ≤ 1 ms</text>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+}

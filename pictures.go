@@ -76,7 +76,11 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 
 // chartOptions are the charts' settings from the command line.
 func chartOptions(o *cliOptions, points int) report.ChartOptions {
-	return report.ChartOptions{MaxPoints: points, AdaptIntervals: o.Interval == 0}
+	c := report.ChartOptions{MaxPoints: points, AdaptIntervals: o.Interval == 0}
+	for _, d := range o.Ranges {
+		c.RangeEdgesMs = append(c.RangeEdgesMs, float64(d)/float64(time.Millisecond))
+	}
+	return c
 }
 
 // timelineInterval is the timeline's interval: --interval's; else, for the

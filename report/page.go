@@ -263,18 +263,9 @@ func rangeRows(c *chart.Data) [][]string {
 		}
 		return fmt.Sprintf("%.2f%%", 100*float64(n)/float64(total))
 	}
-	e := c.RangeEdgesMs
+	names := chart.RangeNames(c.RangeEdgesMs)
 	for i, n := range c.Ranges {
-		var name string
-		switch {
-		case i == 0:
-			name = fmt.Sprintf("t ≤ %g ms", e[0])
-		case i == len(e):
-			name = fmt.Sprintf("t > %g ms", e[i-1])
-		default:
-			name = fmt.Sprintf("%g ms < t ≤ %g ms", e[i-1], e[i])
-		}
-		rows = append(rows, []string{name, strconv.FormatInt(n, 10), share(n)})
+		rows = append(rows, []string{names[i], strconv.FormatInt(n, 10), share(n)})
 	}
 	return append(rows, []string{"failed (ab's Failed requests, also counted above)", strconv.Itoa(c.Failed), share(int64(c.Failed))})
 }

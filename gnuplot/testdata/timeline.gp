@@ -68,7 +68,7 @@ unset logscale y
 set xtics autofreq
 set xrange [2.9:5.1]
 set yrange [0:*]
-plot 'tl.png.dat' index 8 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#1f77b4' dashtype 1 title 'p50', \
-     '' index 9 using 1:2 with points pointtype 7 pointsize 0.25 linecolor rgb '#ff7f0e' dashtype 1 title 'p99'
+plot 'tl.png.dat' index 8 using 1:2 with points pointtype 7 pointsize 1.5 linecolor rgb '#1f77b4' dashtype 1 title 'p50', \
+     '' index 9 using 1:2 with points pointtype 7 pointsize 1.5 linecolor rgb '#ff7f0e' dashtype 1 title 'p99'
 
 unset multiplot

@@ -283,18 +283,8 @@ func rangesPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 			continue
 		}
 		if len(p.XTics) == 0 {
-			e := d.RangeEdgesMs
-			for j := range d.Ranges {
-				var t string
-				switch {
-				case j == 0:
-					t = "t ≤ " + formatMs(e[0])
-				case j == len(e):
-					t = formatMs(e[j-1]) + " < t"
-				default:
-					t = formatMs(e[j-1]) + " < t ≤ " + formatMs(e[j])
-				}
-				p.XTics = append(p.XTics, Tic{t, float64(j)})
+			for j, name := range RangeNames(d.RangeEdgesMs) {
+				p.XTics = append(p.XTics, Tic{name, float64(j)})
 			}
 			p.XTics = append(p.XTics, Tic{"failed", float64(len(d.Ranges))})
 		}
@@ -311,7 +301,26 @@ func rangesPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	return p, true
 }
 
-func formatMs(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + " ms" }
+// RangeNames name the response-time ranges below, between and above the
+// edges (ms): "t ≤ 800 ms", "800 ms < t ≤ 1200 ms", "1200 ms < t".
+func RangeNames(edgesMs []float64) []string {
+	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + " ms" }
+	if len(edgesMs) == 0 {
+		return []string{"all"}
+	}
+	var out []string
+	for j := range len(edgesMs) + 1 {
+		switch {
+		case j == 0:
+			out = append(out, "t ≤ "+ms(edgesMs[0]))
+		case j == len(edgesMs):
+			out = append(out, ms(edgesMs[j-1])+" < t")
+		default:
+			out = append(out, ms(edgesMs[j-1])+" < t ≤ "+ms(edgesMs[j]))
+		}
+	}
+	return out
+}
 
 // kneePanel draws each interval's latency against its throughput: where a
 // server saturates, latency climbs while throughput stays.
@@ -320,9 +329,9 @@ func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 		XLabel: "requests per second in the interval", YLabel: "latency (ms)", YFromZero: true}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for k, d := range runs {
-		p50 := Line{Title: label(d, "p50"), Style: Points, Color: k + 1, Columns: []string{"requests_per_s", "p50_ms"},
+		p50 := Line{Title: label(d, "p50"), Style: Marks, Color: k + 1, Columns: []string{"requests_per_s", "p50_ms"},
 			Note: "each interval's requests over its length, and its latency percentiles"}
-		p99 := Line{Title: label(d, "p99"), Style: Points, Color: len(runs) + k + 1, Columns: []string{"requests_per_s", "p99_ms"}}
+		p99 := Line{Title: label(d, "p99"), Style: Marks, Color: len(runs) + k + 1, Columns: []string{"requests_per_s", "p99_ms"}}
 		for _, iv := range d.Intervals {
 			if iv.Requests == 0 || iv.LengthS <= 0 {
 				continue
