@@ -578,6 +578,7 @@ var badLongValues = map[string][]string{
 	"http2":           {"--http2=maybe"},
 	"http1.1":         {"--http1.1=maybe"},
 	"http3":           {"--http3=maybe"},
+	"early-data":      {"--early-data"},
 	"streams":         {"--streams", "0"},
 	"cgi":             {"--cgi", ""},
 	"cgi-env":         {"--cgi-env", "NOVALUE"},

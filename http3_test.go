@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/quic-go/quic-go"
+
 	"gab/internal/h3test"
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
@@ -47,6 +49,9 @@ func TestHTTP3UsageErrors(t *testing.T) {
 		{[]string{"--http3", "-Z", "AES128-SHA", url}, "gab: -Z cannot be used with --http3 (QUIC uses TLS 1.3, whose cipher suites Go does not let a client choose)\n"},
 		{[]string{"--http3", "-f", "TLS1.2", url}, "gab: --http3 needs TLS 1.3 (-f TLS1.2 asks for another version)\n"},
 		{[]string{"--http3", "--demo"}, "gab: --http3 needs an https:// URL (QUIC is always encrypted)\n"},
+		{[]string{"--early-data", "--tls-resume", url}, "gab: --early-data needs --http3 (0-RTT is QUIC's)\n"},
+		{[]string{"--http3", "--early-data", url}, "gab: --early-data needs --tls-resume (0-RTT data goes on connections that resume a session)\n"},
+		{[]string{"--http3", "--tls-resume", "--early-data", "-m", "POST", url}, "gab: --early-data sends only GET and HEAD requests (a server may replay 0-RTT data)\n"},
 	} {
 		argv := append([]string{"ab"}, tc.argv...)
 		_, status, done, stdout, stderr := parse(t, argv...)
@@ -57,6 +62,7 @@ func TestHTTP3UsageErrors(t *testing.T) {
 	for _, argv := range [][]string{
 		{"ab", "--http3", "-f", "TLS1.3", url},
 		{"ab", "--http3", "-f", "ALL", "--streams", "4", "-k", url},
+		{"ab", "--http3", "--tls-resume", "--early-data", "-i", url},
 	} {
 		if _, status, done, _, stderr := parse(t, argv...); done {
 			t.Errorf("%q: status %d, %s", argv, status, stderr)
@@ -200,5 +206,21 @@ func TestHTTP3MergeShards(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("merged report lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// --early-data: --extended says on how many connections the server took
+// the first requests as 0-RTT data.
+func TestHTTP3EarlyDataReport(t *testing.T) {
+	port := h3test.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "0rtt")
+	}), &quic.Config{Allow0RTT: true})
+	status, stdout, stderr := runGab(t, "ab", "--http3", "-k", "--tls-resume", "--early-data", "--extended", "-n", "30", "-c", "3",
+		fmt.Sprintf("https://127.0.0.1:%d/", port))
+	if status != 0 {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Complete requests:      30\n") || !strings.Contains(stdout, "sent their first requests as 0-RTT data, which the server accepted\n") {
+		t.Errorf("report:\n%s", stdout)
 	}
 }

@@ -83,6 +83,9 @@ type TLSOptions struct {
 	// connections (--tls-resume); ab, like the default, makes a full handshake
 	// on every connection.
 	Resume bool
+	// EarlyData sends requests as 0-RTT data on QUIC connections that
+	// resume a session (--early-data, with --http3 and --tls-resume).
+	EarlyData bool
 }
 
 // Config is everything the engine needs. flags.go fills it in; tests build it directly.

@@ -80,6 +80,10 @@ type h3Transport struct {
 
 	statsMu sync.Mutex
 	stats   QUICStats // the ended connections' counters
+
+	// noEarly: a server rejected 0-RTT data (--early-data), so new
+	// connections make a full handshake before their requests.
+	noEarly atomic.Bool
 }
 
 // QUICStats are quic-go's counters (quic.ConnectionStats) summed over a
@@ -92,6 +96,9 @@ type QUICStats struct {
 	BytesSent, BytesReceived     uint64
 	BytesLost                    uint64
 	MinRTT                       time.Duration // the least of the connections'
+	// EarlyData counts the connections whose 0-RTT data (--early-data) the
+	// server accepted.
+	EarlyData int
 }
 
 // add sums one ended connection's counters into s.
@@ -457,6 +464,10 @@ func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err
 	switch {
 	case r.isStopped():
 		h.settle(r, t, s, FailAbandoned, err)
+	case errors.Is(err, quic.Err0RTTRejected):
+		c.rejected()
+		t.TotalRead += s.resp.read
+		return h3Retry // the server discarded the 0-RTT data
 	case errors.As(err, &se) && se.Remote:
 		if se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeRequestRejected) && !s.resp.final {
 			t.TotalRead += s.resp.read
@@ -567,7 +578,15 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, erro
 		return nil, err
 	}
 	tr := &quic.Transport{Conn: udp}
-	qc, err := tr.Dial(ctx, raddr, h.tlsConf, h.quicConf)
+	early := h.cfg.TLS.EarlyData && !h.noEarly.Load()
+	var qc *quic.Conn
+	if early {
+		// Returns before the handshake completes when the session cache
+		// holds a ticket that allows 0-RTT: the requests go at once.
+		qc, err = tr.DialEarly(ctx, raddr, h.tlsConf, h.quicConf)
+	} else {
+		qc, err = tr.Dial(ctx, raddr, h.tlsConf, h.quicConf)
+	}
 	if err != nil {
 		_ = tr.Close() // the handshake failed; nothing to keep
 		_ = udp.Close()
@@ -580,8 +599,10 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, erro
 	}
 	h.d.markWorked()
 	h.opened.Add(1)
-	cs := qc.ConnectionState().TLS
-	r.quicTLSDone(&cs)
+	if !early {
+		cs := qc.ConnectionState().TLS
+		r.quicTLSDone(&cs)
+	}
 	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t, away: make(chan struct{}),
 		inflight: make([]atomic.Pointer[quic.Stream], h.cfg.Streams)}
 	c.goaway.Store(-1)
@@ -736,18 +757,33 @@ func (c *h3Conn) cleanup() {
 // connection ends, then releases the connection's sockets.
 func (c *h3Conn) acceptUni() {
 	defer c.h.connWG.Done()
+	select { // an --early-data connection's handshake may still be under way
+	case <-c.qc.HandshakeComplete():
+		if c.h.cfg.TLS.EarlyData {
+			cs := c.qc.ConnectionState().TLS
+			c.r.quicTLSDone(&cs)
+		}
+	case <-c.qc.Context().Done():
+	}
 	for {
 		str, err := c.qc.AcceptUniStream(context.Background())
 		if err != nil {
-			break // the connection has ended
+			if errors.Is(err, quic.Err0RTTRejected) {
+				c.rejected()
+			}
+			break // the connection has ended, or is given up
 		}
 		c.unis.Add(1)
 		go c.uni(str)
 	}
 	c.unis.Wait()
 	st := c.qc.ConnectionStats()
+	early := c.qc.ConnectionState().Used0RTT
 	c.h.statsMu.Lock()
 	c.h.stats.add(st)
+	if early {
+		c.h.stats.EarlyData++
+	}
 	c.h.statsMu.Unlock()
 	c.cleanup()
 }
@@ -787,6 +823,14 @@ func (c *h3Conn) uni(str *quic.ReceiveStream) {
 	if e != nil {
 		c.fail(e)
 	}
+}
+
+// rejected gives up a connection whose 0-RTT data the server rejected: its
+// requests were not processed and go again, on connections that make a
+// full handshake first.
+func (c *h3Conn) rejected() {
+	c.h.noEarly.Store(true)
+	c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
 }
 
 // fail closes the connection for a protocol error on the server's streams.

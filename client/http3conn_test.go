@@ -280,3 +280,60 @@ func versionNegotiation(p []byte) []byte {
 	b = append(b, dcid...)
 	return binary.BigEndian.AppendUint32(b, 0x5a6a7a8a)
 }
+
+// --early-data: the connections that resume a session send their first
+// requests as 0-RTT data, which a server that allows it accepts.
+func TestHTTP3EarlyData(t *testing.T) {
+	checkEngineLeaks(t)
+	var hits atomic.Int64
+	port := h3test.ServeTLS(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte("early"))
+	}), h3test.TLSConfig(t), &quic.Config{Allow0RTT: true})
+	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", port), 40, 4, 1)
+	cfg.TLS.Resume, cfg.TLS.EarlyData = true, true
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 40 || res.Failed.Total != 0 || hits.Load() != 40 || res.QUIC == nil || res.QUIC.EarlyData == 0 {
+		t.Errorf("complete %d failed %+v, server saw %d, QUIC %+v; want 40 with 0-RTT connections", res.Complete, res.Failed, hits.Load(), res.QUIC)
+	}
+	if res.TLS == nil || res.TLS.Protocol != "TLSv1.3" {
+		t.Errorf("TLS %+v", res.TLS)
+	}
+}
+
+// A server that rejects 0-RTT data (it restarted without 0-RTT, with the
+// same session ticket and stateless reset keys): the requests sent in it
+// were not processed and go again on connections that make a full
+// handshake first. (The first connection's request in flight at the
+// restart is a Receive failure: the new server resets the connection.)
+func TestHTTP3EarlyDataRejected(t *testing.T) {
+	checkEngineLeaks(t)
+	conf := h3test.TLSConfig(t)
+	conf.SetSessionTicketKeys([][32]byte{{1, 2, 3}})
+	var key quic.StatelessResetKey
+	copy(key[:], "the servers' stateless reset key")
+	first, second := resetTransport(t, &key), resetTransport(t, &key)
+	var proxy *udpProxy
+	var hits atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if hits.Add(1) == 1 {
+			proxy.target.Store(second.Conn.LocalAddr().(*net.UDPAddr)) // the "restart", without 0-RTT
+		}
+		_, _ = w.Write([]byte("late"))
+	})
+	h3test.ServeOn(t, first, handler, conf, &quic.Config{Allow0RTT: true})
+	h3test.ServeOn(t, second, handler, conf.Clone(), nil)
+	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr))
+	cfg := h3TestConfig(t, proxy.url(), 30, 3, 1)
+	cfg.TLS.Resume, cfg.TLS.EarlyData = true, true
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != 30 || res.Failed.Total != res.Failed.Receive || res.Failed.Receive > 1 || res.Retries == 0 || res.QUIC == nil || res.QUIC.EarlyData != 0 {
+		t.Errorf("complete %d failed %+v (%v) retries %d QUIC %+v; want 30, the rejected ones sent again", res.Complete, res.Failed, res.FirstError, res.Retries, res.QUIC)
+	}
+}

@@ -257,6 +257,9 @@ func WriteExtended(w io.Writer, r *Run) error {
 		p.printf("QUIC (quic-go):         %d connections: %d packets sent, %d received, %d lost (%.2f%%, their frames sent again), min RTT %s [ms]\n",
 			q.Connections, q.PacketsSent, q.PacketsReceived, q.PacketsLost, 100*float64(q.PacketsLost)/float64(max(q.PacketsSent, 1)),
 			ms3(float64(q.MinRTT.Microseconds())))
+		if q.EarlyData > 0 {
+			p.printf("                        %d of them sent their first requests as 0-RTT data, which the server accepted\n", q.EarlyData)
+		}
 	}
 	if cpu := x.ClientCPU; cpu != nil && cpu.CoresBusy != nil {
 		p.printf("Client CPU:             %.3f [s] user, %.3f [s] sys, %.1f%% of one core, %.2f cores busy\n",
