@@ -79,7 +79,7 @@ func TestPlotRun(t *testing.T) {
 	}
 	gp, _ := os.ReadFile(filepath.Join(dir, "run.png.gp"))
 	if !strings.Contains(string(gp), "all 200 requests") || !strings.Contains(string(gp), "set output 'run.png'") ||
-		!strings.Contains(string(gp), "Requests and failures per second, per interval of the timeline") {
+		!strings.Contains(string(gp), "Requests and failures per second per interval") {
 		t.Errorf("script:\n%s", gp)
 	}
 	if strings.Contains(got.Stdout, "histogram") || strings.Contains(got.Stderr, "gab:") {

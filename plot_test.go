@@ -59,7 +59,7 @@ func TestPlotSavedRuns(t *testing.T) {
 	gp, _ := os.ReadFile(filepath.Join(dir, "cmp.png.gp"))
 	// The documents' timelines give the rates and latency per interval.
 	for _, want := range []string{"title 'c1'", "title 'four'", "Latency percentile distribution",
-		"Requests and failures per second, per interval of the timeline", "title 'c1 failures'", "title 'four p99'"} {
+		"Requests and failures per second per interval", "title 'c1 failures'", "title 'four p99'"} {
 		if !strings.Contains(string(gp), want) {
 			t.Errorf("script lacks %q:\n%s", want, gp)
 		}

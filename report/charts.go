@@ -135,6 +135,9 @@ func RunChartData(r *Run, res *client.Result, o ChartOptions) *chart.Data {
 		d.HasPhases = true
 	}
 	d.Objectives = objectives(r)
+	if r.Rate != nil {
+		d.TargetPerS = r.Rate.TargetPerS
+	}
 	return d
 }
 
@@ -305,12 +308,12 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 		}
 		out = append(out, ci)
 	}
-	note := "intervals of " + tl.length().String()
+	note := tl.length().String() + " intervals"
 	if k > 1 {
-		note = fmt.Sprintf("intervals of %v (%d of the timeline's %v each)", time.Duration(k)*tl.length(), k, tl.length())
+		note = fmt.Sprintf("%v intervals (%d × %v)", time.Duration(k)*tl.length(), k, tl.length())
 	}
 	if adapt {
-		note += ", chosen from the run's length (--interval sets them)"
+		note += ", chosen from the run's length"
 	}
 	return out, note
 }
@@ -380,5 +383,8 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 	}
 	out.Intervals, out.IntervalNote = chartIntervals(d.Timeline, false)
 	out.Objectives = objectives(d)
+	if d.Rate != nil {
+		out.TargetPerS = d.Rate.TargetPerS
+	}
 	return out, nil
 }

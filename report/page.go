@@ -382,7 +382,7 @@ figure { margin: 0; }
 {{if .Figures}}<h3>ab's figures</h3>
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
 {{end}}</table>{{end}}
-{{if .IntervalNote}}<p class="note">Timeline: {{.IntervalNote}}.</p>{{end}}
+{{if .IntervalNote}}<p class="note">Timeline: {{.IntervalNote}} (--interval sets them).</p>{{end}}
 {{if .Apdex}}<h3>APDEX</h3>
 <table id="apdex-{{.N}}">{{range $i, $row := .Apdex}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}

@@ -11,8 +11,8 @@ set key top left
 set boxwidth 1 absolute
 set multiplot layout 5,1 title 'gab -t 3 --json x.json'
 
-# 1. Requests and failures per second, per interval of the timeline
-set title 'Requests and failures per second, per interval of the timeline'
+# 1. Requests and failures per second per interval
+set title 'Requests and failures per second per interval'
 set xlabel 'time since the start of the run (s)'
 set ylabel 'per second'
 unset logscale x

@@ -56,6 +56,9 @@ type Data struct {
 	IntervalNote string
 	// HasPhases says the intervals' phase means are set.
 	HasPhases bool
+	// TargetPerS is rate mode's target rate (a schedule's mean over the
+	// run); 0 outside rate mode.
+	TargetPerS float64
 
 	// Ranges counts the recorded requests by total time in bands (Gatling's
 	// response-time ranges): RangeEdgesMs are the bands' upper edges, the

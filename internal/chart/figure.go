@@ -487,7 +487,7 @@ func statusPanel(runs []*Data) (Panel, bool) {
 // intervalRatePanel draws each interval's requests and failures per second
 // from the runs' timelines.
 func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
-	p := Panel{ID: PanelRate, Title: "Requests and failures per second, per interval of the timeline", XLabel: "time since the start of the run (s)",
+	p := Panel{ID: PanelRate, Title: "Requests and failures per second per interval", XLabel: "time since the start of the run (s)",
 		YLabel: "per second", XFromZero: true, YFromZero: true}
 	for k, d := range runs {
 		if len(d.Intervals) == 0 {
@@ -506,6 +506,13 @@ func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, b
 			fail.Rows = append(fail.Rows, []float64{x, float64(iv.Failures) / iv.LengthS, iv.LengthS})
 		}
 		p.Lines = append(p.Lines, req, fail)
+		if d.TargetPerS > 0 && len(req.Rows) > 0 {
+			last := d.Intervals[len(d.Intervals)-1]
+			p.Lines = append(p.Lines, Line{Title: label(d, "target"), Style: Lines, Color: 2*k + 1, Dashed: true,
+				Columns: []string{"time_s", "target_per_s"}, Note: "rate mode's target rate (--rate; a schedule's mean over the run)",
+				Rows: [][]float64{{0, d.TargetPerS}, {last.StartS + last.LengthS, d.TargetPerS}}})
+			p.Title = "Requests per second (target dashed) and failures per interval"
+		}
 	}
 	return p, len(p.Lines) > 0
 }
