@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"gab/internal/capacity"
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
@@ -111,6 +112,44 @@ func TestServerComparison(t *testing.T) {
 		t.Errorf("settings %+v, %d ratios, %d changes", d.Settings, len(d.BaselineRatios), len(d.Changes))
 	}
 	for _, name := range []string{"sweep.csv", "table.txt", "command.txt", "load.txt", "sweep.html"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The comparison's capacity mode against two real servers, with steps short
+// enough and a rate low enough for a test: every search ends (every step up
+// to -m passes, or the client was the limit) and its document decodes.
+func TestServerComparisonCapacity(t *testing.T) {
+	for _, tool := range [][2]string{{"nginx", "nginx-light"}, {"lighttpd", "lighttpd"}} {
+		testtool.Need(t, tool[0], tool[1])
+	}
+	out := t.TempDir()
+	run(t, buildGab(t), "server-comparison/run.sh", "-C", "p99<1s", "-t", "0.3s", "-m", "400", "-s", "100b", "-r", "1", "-S", "nginx lighttpd", "-o", out)
+	raw, err := os.ReadFile(filepath.Join(out, "capacity-100b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := capacity.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Complete || len(d.Targets) != 2 || d.Targets[0].Label != "nginx" || d.Targets[1].Label != "lighttpd" {
+		t.Fatalf("document %+v", d)
+	}
+	for _, tg := range d.Targets {
+		r := tg.Runs[0].Result
+		if !r.ReachedMax && !r.ClientBound {
+			t.Errorf("%s: %+v (steps %+v)", tg.Label, r, tg.Runs[0].Steps)
+		}
+		for _, s := range tg.Runs[0].Steps {
+			if s.Error != "" || s.Failed != 0 || s.Complete == 0 {
+				t.Errorf("%s: step %+v", tg.Label, s)
+			}
+		}
+	}
+	for _, name := range []string{"capacity-100b.txt", "command.txt", "load.txt"} {
 		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}

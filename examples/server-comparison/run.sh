@@ -14,13 +14,14 @@
 # side by side); the servers are stopped at the end.
 #
 #   run.sh [-n REQUESTS | -p PER_CLIENT] [-c LIST] [-s SIZES] [-r REPEAT] [-k] [-R RAMP] [-o OUTDIR] [-S SERVERS]
-#   run.sh -C SLO [-t STEP] [-s SIZES] [-r REPEAT] [-c MAXCONNS] [-o OUTDIR] [-S SERVERS]
+#   run.sh -C SLO [-t STEP] [-m MAXRATE] [-s SIZES] [-r REPEAT] [-c MAXCONNS] [-o OUTDIR] [-S SERVERS]
 #
 # Capacity mode (-C, e.g. -C 'p99<10ms'): per file size, one `gab capacity`
 # over every server (interleaved step by step, kept-alive connections, -c the
 # most a step opens, default 256): each server's highest constant rate at
 # which the corrected p99 (or whatever SLO says) holds, with its 95 %
-# interval over -r searches, ranked; steps of -t (default 5s). Results:
+# interval over -r searches, ranked; steps of -t (default 5s), no step above
+# -m req/s (default gab's). Results:
 # OUTDIR/capacity-SIZE.txt and capacity-SIZE.json.
 #
 # Defaults: -p 10 (each client makes 10 requests: -n is c × 10) -c 1000,5000
@@ -38,9 +39,9 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-n="" per=10 conc=1000,5000 sizes=100b,10k,100k repeat=3 out=$here/results keep="" ramp="" slo="" step=5s
+n="" per=10 conc=1000,5000 sizes=100b,10k,100k repeat=3 out=$here/results keep="" ramp="" slo="" step=5s maxrate=""
 servers="apache nginx lighttpd h2o caddy"
-while getopts n:p:c:s:r:o:S:kR:C:t: opt; do
+while getopts n:p:c:s:r:o:S:kR:C:t:m: opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	p) per=$OPTARG ;;
@@ -48,12 +49,13 @@ while getopts n:p:c:s:r:o:S:kR:C:t: opt; do
 	R) ramp=$OPTARG ;;
 	C) slo=$OPTARG ;;
 	t) step=$OPTARG ;;
+	m) maxrate=$OPTARG ;;
 	c) conc=$OPTARG ;;
 	s) sizes=$OPTARG ;;
 	r) repeat=$OPTARG ;;
 	o) out=$OPTARG ;;
 	S) servers=$OPTARG ;;
-	*) sed -n '2,38p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,39p' "$0" >&2; exit 2 ;;
 	esac
 done
 baseport=${BASEPORT:-18080}
@@ -238,6 +240,7 @@ if [ -n "$slo" ]; then
 	: >"$out/command.txt"
 	for sz in $(echo "$sizes" | tr , ' '); do
 		set -- capacity --slo "$slo" --step "$step" --repeat "$repeat" -c "$conc" --json "$out/capacity-$sz.json"
+		[ -n "$maxrate" ] && set -- "$@" --max-rate "$maxrate"
 		for t in $targets; do set -- "$@" "${t//\{size\}/$sz}"; done
 		[ -n "$client_cpu" ] && set -- capacity --cpus 1 "${@:2}"
 		echo "$client_cpu gab $*" | sed "s|$work|WORK|g" >>"$out/command.txt"
