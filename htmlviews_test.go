@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -120,6 +121,10 @@ func TestHTMLReportViewsInChromium(t *testing.T) {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the page has no %q", want)
 		}
+	}
+	// The Length failures' first error, with when it ended.
+	if !regexp.MustCompile(`<tr><td>length</td><td>\d+</td><td>[^<]+</td><td>[0-3]\.\d{3}</td></tr>`).Match(html) {
+		t.Errorf("no length row with its first error's time in the errors table")
 	}
 	want := strings.Join(reportViews, " ")
 	for _, noScript := range []bool{false, true} {

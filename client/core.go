@@ -75,6 +75,7 @@ type Tally struct {
 	statusCount int
 	statuses    map[int]int
 	firstError  [failureKinds]string
+	firstAt     [failureKinds]int64 // when each first error ended (ns since the start)
 
 	lastDone int64 // clock of this worker's latest recording (Elapsed is the max)
 
@@ -133,9 +134,9 @@ func (t *Tally) flushStatus() {
 	t.statusCount = 0
 }
 
-func (t *Tally) noteError(f Failure, err error) {
+func (t *Tally) noteError(f Failure, err error, at int64) {
 	if err != nil && t.firstError[f] == "" {
-		t.firstError[f] = err.Error()
+		t.firstError[f], t.firstAt[f] = err.Error(), at
 	}
 }
 
@@ -317,9 +318,9 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			return false
 		}
 		if o.Class == FailConnect {
-			t.noteError(FailureConnect, o.Err)
+			t.noteError(FailureConnect, o.Err, o.End)
 		} else {
-			t.noteError(FailureExceptions, o.Err)
+			t.noteError(FailureExceptions, o.Err, o.End)
 		}
 		r.unclaim()
 		// ab: if (bad++ > 10) abort, so the 12th such failure is fatal.
@@ -348,7 +349,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
 			return false
 		}
-		t.noteError(FailureConnect, o.Err)
+		t.noteError(FailureConnect, o.Err, o.End)
 		r.reportReceiveError(o.Err)
 		t.Failed.Connect++
 		r.bad.Add(1)
@@ -358,18 +359,18 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
 			return false
 		}
-		t.noteError(FailureReceive, o.Err)
+		t.noteError(FailureReceive, o.Err, o.End)
 		if r.cfg.KeepGoing {
 			r.reportReceiveError(o.Err)
 		}
 		t.Failed.Receive++
 		r.bad.Add(1)
 	case FailException:
-		t.noteError(FailureExceptions, o.Err)
+		t.noteError(FailureExceptions, o.Err, o.End)
 		t.Failed.Exceptions++
 		r.bad.Add(1)
 	case FailWrite:
-		t.noteError(FailureWrite, o.Err)
+		t.noteError(FailureWrite, o.Err, o.End)
 		t.WriteErrors++
 		r.events.SendFailed()
 	case OK:
@@ -380,7 +381,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		if o.KeptAlive {
 			t.KeepAlive++
 		}
-		r.checkLength(t, o.Body)
+		r.checkLength(t, o.Body, o.End)
 	}
 	return r.record(t, o)
 }
@@ -395,7 +396,7 @@ var errLengthDiffers = errors.New("body length differs from the first response's
 
 // checkLength applies ab's rule: the first successful response fixes Document
 // Length; later ones of another length are Length failures unless -l.
-func (r *run) checkLength(t *Tally, body int64) {
+func (r *run) checkLength(t *Tally, body, at int64) {
 	if r.good.Add(1) == 1 {
 		r.docLen.Store(body)
 		r.docLenState.Store(2)
@@ -410,7 +411,7 @@ func (r *run) checkLength(t *Tally, body int64) {
 	if !r.cfg.VariableLength && body != r.docLen.Load() {
 		t.Failed.Length++
 		r.bad.Add(1)
-		t.noteError(FailureLength, errLengthDiffers)
+		t.noteError(FailureLength, errLengthDiffers, at)
 	}
 }
 
@@ -589,7 +590,7 @@ func (rn *Runner) emptyResult(w *Result) *Result {
 		Fatal:        w.Fatal,
 		Samples:      samples.New(0, 1),
 		StatusCounts: map[int]int{},
-		FirstError:   map[string]string{},
+		FirstError:   map[string]string{}, FirstErrorAt: map[string]time.Duration{},
 	}
 }
 
@@ -775,7 +776,7 @@ func (rn *Runner) result() *Result {
 		TLS:          r.tlsInfo.Load(),
 		Protocol:     r.protocol,
 		StatusCounts: map[int]int{},
-		FirstError:   map[string]string{},
+		FirstError:   map[string]string{}, FirstErrorAt: map[string]time.Duration{},
 	}
 	if !r.stopped.Load() {
 		r.stopAt = r.clock()
@@ -803,8 +804,9 @@ func (rn *Runner) result() *Result {
 			res.StatusCounts[k] += v
 		}
 		for f, msg := range t.firstError {
-			if k := Failure(f).String(); msg != "" && res.FirstError[k] == "" {
-				res.FirstError[k] = msg
+			at := time.Duration(t.firstAt[f])
+			if k := Failure(f).String(); msg != "" && (res.FirstError[k] == "" || at < res.FirstErrorAt[k]) {
+				res.FirstError[k], res.FirstErrorAt[k] = msg, at
 			}
 		}
 	}

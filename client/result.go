@@ -140,8 +140,11 @@ type Result struct {
 	// StatusCounts counts responses per status code (gab's extended report).
 	StatusCounts map[int]int
 	// FirstError holds the first error message of each failure class, by
-	// Failure.String() ("connect", "receive", "length", "exceptions", "write").
-	FirstError map[string]string
+	// Failure.String() ("connect", "receive", "length", "exceptions", "write"),
+	// and FirstErrorAt when it ended (since the start): the earliest of the
+	// workers' first errors.
+	FirstError   map[string]string
+	FirstErrorAt map[string]time.Duration
 
 	// Warmup describes the warm-up (--warmup) sent before the measured run;
 	// nil without one. None of its requests is in any other figure.

@@ -95,7 +95,12 @@ func extendedOf(res *client.Result, cpu CPUUsage) *extendedFigures {
 	f := res.Failed
 	for i, n := range [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, res.WriteErrors} {
 		name := failureClassNames[i]
-		e.FailuresByClass[name] = failureClass{Count: n, FirstError: res.FirstError[name]}
+		fc := failureClass{Count: n, FirstError: res.FirstError[name]}
+		if at, ok := res.FirstErrorAt[name]; ok && fc.FirstError != "" {
+			s := at.Seconds()
+			fc.FirstAtS = &s
+		}
+		e.FailuresByClass[name] = fc
 	}
 	if cpu.Known {
 		e.ClientCPU = &clientCPU{UserMs: float64(cpu.User) / 1e6, SysMs: float64(cpu.Sys) / 1e6}

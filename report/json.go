@@ -380,6 +380,9 @@ func (p *phaseDists) list() [client.PhaseCount]*distFigures {
 type failureClass struct {
 	Count      int    `json:"count"`
 	FirstError string `json:"first_error,omitempty"`
+	// FirstAtS is when the first error ended, in seconds since start_time
+	// (absent without one, and in documents of earlier gab versions).
+	FirstAtS *float64 `json:"first_at_s,omitempty"`
 }
 
 // throughputFigures is the recorded-request rate over whole 1-second intervals.

@@ -242,10 +242,14 @@ func errorRows(d *Run) [][]string {
 		return nil
 	}
 	sort.Strings(names)
-	rows := [][]string{{"class", "failures", "first error"}}
+	rows := [][]string{{"class", "failures", "first error", "at (s)"}}
 	for _, name := range names {
 		f := x.FailuresByClass[name]
-		rows = append(rows, []string{name, strconv.Itoa(f.Count), OneLine(f.FirstError)})
+		at := ""
+		if f.FirstAtS != nil {
+			at = strconv.FormatFloat(*f.FirstAtS, 'f', 3, 64)
+		}
+		rows = append(rows, []string{name, strconv.Itoa(f.Count), OneLine(f.FirstError), at})
 	}
 	return rows
 }
@@ -393,7 +397,7 @@ figure { margin: 0; }
 <table id="status-codes-{{.N}}">{{range $i, $row := .Status}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Errors}}<h3>Errors</h3>
-<p class="note">Failures per class with the first error of each; failures over time are in the requests and failures chart.</p>
+<p class="note">Failures per class with the first error of each and when it ended (since the start); failures over time are in the requests and failures chart.</p>
 <table id="errors-{{.N}}">{{range $i, $row := .Errors}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Ranges}}<h3>Response-time ranges</h3>

@@ -1,0 +1,32 @@
+package client
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestFirstErrorAt: each failure class's first error is the earliest of the
+// workers' first errors, with when it ended; a Length failure's time is its
+// response's end.
+func TestFirstErrorAt(t *testing.T) {
+	script := func(r *run, k int64, sent int64) Outcome {
+		end := (k + 1) * int64(time.Millisecond)
+		o := Outcome{Start: end - 100_000, End: end, Status: 200, Body: 10}
+		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
+		switch k {
+		case 5, 7:
+			o.Class, o.Err = FailException, errors.New("exception "+string(rune('0'+k)))
+		case 9:
+			o.Body = 11 // a Length failure
+		}
+		return o
+	}
+	res := runScript(t, Config{Requests: 12, Concurrency: 3}, script)
+	if res.FirstError["exceptions"] != "exception 5" || res.FirstErrorAt["exceptions"] != 6*time.Millisecond {
+		t.Errorf("exceptions: %q at %v, want exception 5 at 6ms", res.FirstError["exceptions"], res.FirstErrorAt["exceptions"])
+	}
+	if res.FirstErrorAt["length"] != 10*time.Millisecond {
+		t.Errorf("length: %q at %v, want 10ms", res.FirstError["length"], res.FirstErrorAt["length"])
+	}
+}
