@@ -22,16 +22,20 @@ import (
 // The --http3 transport: HTTP/3 (RFC 9114) over QUIC (RFC 9000), with
 // quic-go carrying the QUIC connections and gab the HTTP/3 frames on them
 // (http3rules.go). -c QUIC connections are opened and kept explicitly, each
-// on its own UDP socket (the server sees -c client addresses, as it sees -c
-// TCP connections for HTTP/1 and HTTP/2, and each socket has its own reader
-// goroutine in quic-go instead of one demultiplexing every connection's
-// packets); each carries --streams request streams at once.
+// on its own UDP socket: the server sees -c client addresses, as it sees -c
+// TCP connections for HTTP/1 and HTTP/2 (a server that spreads connections
+// over its workers by address, SO_REUSEPORT, spreads gab's too), and each
+// socket has its own reader goroutine in quic-go instead of one
+// demultiplexing every connection's packets. Each connection carries
+// --streams request streams at once.
 //
 // Slot i runs its requests on connection i % c. A slot opens a stream,
 // writes the pre-encoded request (one HEADERS frame, and one DATA frame with
 // -p/-u) with FIN, and reads the response into its own fixed buffer until
 // the server's FIN: no goroutine, timer or allocation of gab's per request
-// (quic-go allocates its stream state). The server's unidirectional streams
+// (quic-go allocates its stream state). The requests a connection's slots
+// have ready at once are written together (send), so that quic-go packs
+// them into one packet. The server's unidirectional streams
 // (control, QPACK encoder and decoder) are read by a goroutine each; GOAWAY
 // on the control stream stops new streams on the connection, which is
 // replaced once its requests are done.
@@ -62,7 +66,6 @@ type h3Transport struct {
 	quicConf *quic.Config
 	request  []byte // the request's frames, the same for every request
 	headReq  bool   // the method is HEAD: a content-length comes without a body
-	hasBody  bool
 	ramp     tlsRamp
 
 	d       *dialer
@@ -166,7 +169,6 @@ func newHTTP3(cfg *Config) (transport, error) {
 		},
 		request: request,
 		headReq: cfg.Spec.Method == "HEAD",
-		hasBody: cfg.Spec.HasBody && len(cfg.Spec.Body) > 0,
 		ramp:    newTLSRamp(),
 		conns:   map[*h3Conn]struct{}{},
 	}, nil

@@ -337,3 +337,20 @@ func TestHTTP3EarlyDataRejected(t *testing.T) {
 		t.Errorf("complete %d failed %+v (%v) retries %d QUIC %+v; want 30, the rejected ones sent again", res.Complete, res.Failed, res.FirstError, res.Retries, res.QUIC)
 	}
 }
+
+// A server whose TLS does not offer h3 in ALPN ends the run before any
+// request, with a message that says so (exit 1).
+func TestHTTP3RefusesServerWithoutH3(t *testing.T) {
+	tr := resetTransport(t, nil)
+	conf := h3test.TLSConfig(t)
+	conf.NextProtos = []string{"hq-interop"}
+	ln, err := tr.Listen(conf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	res, err, _ := runH2Within(t, h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", tr.Conn.LocalAddr().(*net.UDPAddr).Port), 5, 1, 1), 30*time.Second)
+	if err == nil || res.Ending != EndFatal || res.Fatal.Message != "gab: server does not speak HTTP/3 (ALPN: no h3)\n" || res.Complete != 0 {
+		t.Fatalf("ending %v, err %v, complete %d", res.Ending, err, res.Complete)
+	}
+}
