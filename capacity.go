@@ -37,7 +37,7 @@ type capacityOptions struct {
 	slo                     []string
 	step, settle            durationValue
 	start, maxRate, resolve float64
-	repeat                  int
+	repeat, attempts        int
 	format, jsonFile        string
 	demo, help              bool
 }
@@ -52,6 +52,7 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.Float64Var(&co.start, "start", 100, "the first step's `RATE` (requests per second); the climb doubles it")
 	fs.Float64Var(&co.maxRate, "max-rate", 1e7, "no step above `RATE`")
 	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
+	fs.IntVar(&co.attempts, "attempts", 2, "a rate fails when `K` steps in a row fail (2 to 10; a busy machine's stall fails a step, never passes one)")
 	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the mean with its 95 % interval")
 	fs.StringVar(&co.format, "format", "text", "output `text|json`")
 	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
@@ -63,7 +64,8 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 const capacityUsage = `Usage: %s capacity --slo EXPR [--slo EXPR ...] [ab options] [capacity options] TARGET...
 TARGET is URL or LABEL=URL. The highest constant rate at which every objective holds on the
 corrected latencies (from each request's intended send time) and the achieved rate is at least
-98 %% of the target: a geometric climb until a step fails, then a bisection. Every step is a run at
+98 %% of the target: a geometric climb until a rate fails (--attempts steps in a row), then a
+bisection. Every step is a run at
 a constant --rate for --step on kept-alive connections (-k implied), after --settle. Unless an
 objective on failed is given, failed<0.1%% is one. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
@@ -246,6 +248,8 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		return nil, errors.New("--max-rate must be from --start to 1e9 requests per second")
 	case math.IsNaN(co.resolve) || co.resolve < 0.1 || co.resolve > 100:
 		return nil, errors.New("--resolution must be from 0.1 to 100 (per cent)")
+	case co.attempts < 2 || co.attempts > 10:
+		return nil, errors.New("--attempts must be from 2 to 10")
 	case co.repeat < 1 || co.repeat > 100:
 		return nil, errors.New("--repeat must be from 1 to 100")
 	case co.format != "text" && co.format != "json":
@@ -338,7 +342,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 		cpus = o.CPUs
 		ct := &capacityTarget{Target: &capacity.Target{Label: t.Label, URL: t.URL}, o: o}
 		for range ca.opts.repeat {
-			ct.Searches = append(ct.Searches, capacity.Search{Start: ca.opts.start, MaxRate: ca.opts.maxRate, Resolution: ca.opts.resolve / 100})
+			ct.Searches = append(ct.Searches, capacity.Search{Start: ca.opts.start, MaxRate: ca.opts.maxRate, Resolution: ca.opts.resolve / 100, Attempts: ca.opts.attempts})
 		}
 		ts = append(ts, ct)
 	}
@@ -346,7 +350,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
 	}
 	doc := &capacity.Document{Kind: capacity.Kind, SchemaVersion: capacity.SchemaVersion,
-		CommandLine: redactCredentials(argv), Start: time.Now(), Repeat: ca.opts.repeat,
+		CommandLine: redactCredentials(argv), Start: time.Now(), Repeat: ca.opts.repeat, Attempts: ca.opts.attempts,
 		StepS: s.step.Seconds(), SettleS: s.settle.Seconds(), ResolutionPercent: ca.opts.resolve,
 		MinAchieved: capacity.MinAchieved, MaxConnections: s.conns, TieRule: sweep.TieRule,
 		Machine: capacity.Machine{CPUs: runtime.NumCPU(), Cores: report.Cores(), LoadStart: loadAverage()}}

@@ -71,8 +71,10 @@ func capacityOf(t *testing.T, args ...string) *capacity.Document {
 
 // Against one worker with a 2 ms service time (500 req/s), a search for
 // p99<50ms finds 500 req/s within 10 %; with 1 ms (1000 req/s), about twice
-// as much. Steps of a second keep the test short; each search's steps are
-// bounded, and the test's time with them.
+// as much. Steps of half a second keep the test short (each search's steps
+// are bounded, and the test's time with them); on a machine far busier than
+// its cores a stall fails a step now and then, never passes one above the
+// server's capacity, so a rate fails only when three steps in a row fail.
 func TestCapacityKnownServer(t *testing.T) {
 	var caps [2]float64
 	for i, svc := range []time.Duration{2 * time.Millisecond, time.Millisecond} {
@@ -83,7 +85,7 @@ func TestCapacityKnownServer(t *testing.T) {
 		// its cores) measured nothing of the server's: it says so, and the
 		// test searches again, at most three times.
 		for range 3 {
-			d = capacityOf(t, "--slo", "p99<50ms", "--step", "1s", "--start", "100", url)
+			d = capacityOf(t, "--slo", "p99<50ms", "--step", "0.5s", "--attempts", "3", "--start", "100", url)
 			if r = d.Targets[0].Runs[0].Result; !r.ClientBound {
 				break
 			}

@@ -72,16 +72,21 @@ const (
 // Search is one search's state: Next gives the rate of its next step,
 // Record takes the step's outcome. A step that fails (on the objectives, the
 // rate or the client's limits, not by an error) is measured again at once,
-// and the rate fails only if it fails again: a stall of the machine in one
-// step does not end the climb.
+// and the rate fails only if it fails Attempts times in a row: a stall of
+// the machine in one step does not end the climb.
 type Search struct {
 	Start      float64 // the first step's rate
 	MaxRate    float64 // no step above it (0: no limit)
 	Resolution float64 // stop when (failing − passing) ≤ Resolution × passing
-	Steps      []Step
+	// Attempts is how many steps in a row a rate must fail to fail (0: 2).
+	// Noise only fails a step (a rate above the server's capacity cannot pass
+	// it), so one passing attempt shows the rate sustained.
+	Attempts int
+	Steps    []Step
 
 	lo, hi      float64 // highest passing rate, lowest failing (0: none yet)
-	retry       float64 // a rate that failed once, measured again next
+	retry       float64 // a rate that failed, measured again next
+	failures    int     // its failed steps so far
 	done        bool
 	clientBound bool
 	reachedMax  bool
@@ -113,11 +118,17 @@ func (s *Search) Next() (rate float64, ok bool) {
 func (s *Search) Record(st Step) {
 	r := st.TargetPerS
 	st.Retry = s.retry > 0
+	if !st.Retry {
+		s.failures = 0
+	}
 	s.retry = 0
 	s.Steps = append(s.Steps, st)
-	if !st.Pass && !st.Retry && st.Error == "" && len(s.Steps) < MaxSteps {
-		s.retry = r // a failure on a busy machine may be a stall of a passing rate: measure it again
-		return
+	if !st.Pass && st.Error == "" {
+		s.failures++
+		if s.failures < max(s.Attempts, 2) && len(s.Steps) < MaxSteps {
+			s.retry = r // a failure on a busy machine may be a stall of a passing rate: measure it again
+			return
+		}
 	}
 	switch {
 	case st.ClientBound:

@@ -37,6 +37,7 @@ type Document struct {
 	MinAchieved       float64   `json:"min_achieved"`
 	MaxConnections    int       `json:"max_connections"`
 	Repeat            int       `json:"repeat"`
+	Attempts          int       `json:"attempts"`
 	TieRule           string    `json:"tie_rule"`
 	Machine           Machine   `json:"machine"`
 	Targets           []*Target `json:"targets"`
@@ -102,8 +103,8 @@ func WriteText(w io.Writer, d *Document) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Capacity search: the highest constant rate meeting %s on the corrected latencies, achieving >= %.0f %% of the target\n",
 		chart.Printable(strings.Join(d.Objectives, ", ")), 100*d.MinAchieved)
-	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a failing rate measured twice), bisected to %g %%, at most %d connections (kept alive)\n",
-		d.StepS, d.SettleS, d.ResolutionPercent, d.MaxConnections)
+	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a rate fails when %d in a row fail), bisected to %g %%, at most %d connections (kept alive)\n",
+		d.StepS, d.SettleS, d.Attempts, d.ResolutionPercent, d.MaxConnections)
 	for _, t := range d.Targets {
 		for i, r := range t.Runs {
 			fmt.Fprintf(&b, "\n%s (%s)", chart.Printable(t.Label), chart.Printable(t.URL))

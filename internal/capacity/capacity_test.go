@@ -1,0 +1,111 @@
+package capacity
+
+import (
+	"testing"
+
+	"gab/internal/sweep"
+)
+
+// search runs a search against a simulated server: a rate passes when
+// pass(rate, attempt) says so.
+func search(s *Search, pass func(rate float64, attempt int) (ok, client bool)) {
+	attempt := map[float64]int{}
+	for {
+		r, ok := s.Next()
+		if !ok {
+			return
+		}
+		attempt[r]++
+		p, cb := pass(r, attempt[r])
+		s.Record(Step{TargetPerS: r, Pass: p, ClientBound: cb && !p})
+	}
+}
+
+func TestSearchFindsCapacity(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05}
+	search(s, func(r float64, _ int) (bool, bool) { return r <= 730, false })
+	res := s.Result()
+	if !res.Found || res.CapacityPerS < 730/1.05 || res.CapacityPerS > 730 {
+		t.Fatalf("%+v, want within 5 %% below 730 (steps %v)", res, s.Steps)
+	}
+	// 100 200 400 800 (twice) 600 700 750 (twice) 725 737.5 (twice): every
+	// failing rate twice, nothing more.
+	fails := 0
+	for _, st := range s.Steps {
+		if !st.Pass {
+			fails++
+		}
+	}
+	if len(s.Steps) > 16 || fails%2 != 0 {
+		t.Errorf("%d steps, %d failing", len(s.Steps), fails)
+	}
+}
+
+// A stall that fails a passing rate's first attempt does not end the climb.
+func TestSearchRetriesFailure(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05, Attempts: 3}
+	search(s, func(r float64, a int) (bool, bool) { return r <= 1000 && (r != 400 || a == 3), false })
+	if res := s.Result(); !res.Found || res.CapacityPerS < 950 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+}
+
+func TestSearchFirstRateFails(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05}
+	search(s, func(r float64, _ int) (bool, bool) { return r <= 30, false })
+	if res := s.Result(); !res.Found || res.CapacityPerS < 30/1.05 || res.CapacityPerS > 30 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	s = &Search{Start: 100, Resolution: 0.05}
+	search(s, func(float64, int) (bool, bool) { return false, false })
+	if res := s.Result(); res.CapacityPerS != 0 || len(s.Steps) > MaxSteps {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// A failing step with the client at its limit ends the search: at least the
+// highest passing rate, never found.
+func TestSearchClientBound(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05}
+	search(s, func(r float64, _ int) (bool, bool) { return r <= 400, r > 400 })
+	res := s.Result()
+	if !res.ClientBound || res.Found || res.CapacityPerS != 400 {
+		t.Fatalf("%+v", res)
+	}
+	if line := res.Line(Rate); line != "at least 400 req/s: limited by the client (gab), not measured to the server's limit" {
+		t.Errorf("line %q", line)
+	}
+}
+
+func TestSearchMaxRate(t *testing.T) {
+	s := &Search{Start: 100, MaxRate: 300, Resolution: 0.05}
+	search(s, func(float64, int) (bool, bool) { return true, false })
+	if res := s.Result(); !res.ReachedMax || res.Found || res.CapacityPerS != 300 || len(s.Steps) != 3 {
+		t.Fatalf("%+v, %d steps", res, len(s.Steps))
+	}
+}
+
+// Targets are ranked by capacity with sweep's tie rule: overlapping intervals
+// share a rank; a capacity not found comes last.
+func TestRank(t *testing.T) {
+	mk := func(label string, caps ...float64) *Target {
+		tg := &Target{Label: label}
+		for _, c := range caps {
+			s := Search{lo: c, hi: c * 1.01, Resolution: 0.05}
+			tg.Searches = append(tg.Searches, s)
+		}
+		tg.Finish()
+		return tg
+	}
+	a, b, c := mk("a", 100, 102, 98), mk("b", 101, 99, 103), mk("c", 200, 201, 199)
+	cb := mk("cb", 500)
+	cb.Searches[0].clientBound = true
+	cb.Finish()
+	out := Rank([]*Target{a, b, cb, c})
+	if out[0] != c || out[3] != cb || a.Capacity.Rank != 2 || b.Capacity.Rank != 2 || !a.Capacity.Tied || cb.Capacity.Rank != 4 {
+		t.Fatalf("ranks: %s %+v, %s %+v, %s %+v, %s %+v", out[0].Label, out[0].Capacity, out[1].Label, out[1].Capacity, out[2].Label, out[2].Capacity, out[3].Label, out[3].Capacity)
+	}
+	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
+		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
+	}
+}
