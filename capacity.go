@@ -18,6 +18,7 @@ import (
 
 	"gab/client"
 	"gab/internal/capacity"
+	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/samples"
 	"gab/internal/sweep"
@@ -39,6 +40,7 @@ type capacityOptions struct {
 	start, maxRate, resolve float64
 	repeat, attempts        int
 	format, jsonFile        string
+	plotFile, htmlFile      string
 	demo, help              bool
 }
 
@@ -56,6 +58,8 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the mean with its 95 % interval")
 	fs.StringVar(&co.format, "format", "text", "output `text|json`")
 	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
+	fs.StringVar(&co.plotFile, "plot", "", "draw the knee (p99 against achieved req/s, corrected and uncorrected) into `FILE`.png|.svg|.pdf with gnuplot")
+	fs.StringVar(&co.htmlFile, "html", "", "write a self-contained HTML report (the knee, every step, the ranking) to `FILE`")
 	fs.BoolVar(&co.demo, "demo", false, "search the built-in server")
 	fs.BoolVarP(&co.help, "help", "h", false, "print this help")
 	return fs
@@ -111,8 +115,7 @@ func splitCapacityArgs(args []string) (*capacityArgs, error) {
 			f := cfs.Lookup(name)
 			if f == nil {
 				switch name {
-				case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram",
-					"plot", "html", "version", "shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
+				case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version", "shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
 					return nil, fmt.Errorf("--%s does not apply to gab capacity", name)
 				}
 				if f = abfs.Lookup(name); f == nil {
@@ -357,6 +360,16 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	for _, t := range s.objectives {
 		doc.Objectives = append(doc.Objectives, t.Expr)
 	}
+	doc.LatencyObjectiveMs = float64(s.latencyMax.Microseconds()) / 1e3
+	for _, f := range []string{ca.opts.jsonFile, ca.opts.plotFile, ca.opts.htmlFile} {
+		if f == "" {
+			continue
+		}
+		if err := outfile.CheckWritable(f); err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitError
+		}
+	}
 	interrupted := false
 	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
 		for active := true; active && !interrupted; {
@@ -392,6 +405,10 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 			fmt.Fprintf(stderr, "gab: %v\n", err)
 			return exitError
 		}
+	}
+	if err := capacityPictures(ctx, ca.opts.plotFile, ca.opts.htmlFile, doc); err != nil {
+		fmt.Fprintf(stderr, "%s capacity: %v\n", argv0, err)
+		return exitError
 	}
 	if ca.opts.format == "json" {
 		if err := writeCapacityJSON(out, doc); err != nil {
@@ -573,4 +590,69 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 		}
 	}
 	return sf, nil
+}
+
+// capacityFigure is the knee of every target's steps (all its searches).
+func capacityFigure(d *capacity.Document) *chart.Figure {
+	var ts []chart.KneeTarget
+	for _, t := range d.Targets {
+		kt := chart.KneeTarget{Label: t.Label}
+		for _, r := range t.Runs {
+			for _, s := range r.Steps {
+				if s.Complete == 0 {
+					continue
+				}
+				kt.Steps = append(kt.Steps, chart.KneeStep{AchievedPerS: s.AchievedPerS, CorrectedP50Ms: float64(s.P50Us) / 1e3,
+					CorrectedP99Ms: float64(s.P99Us) / 1e3, UncorrectedP99Ms: float64(s.UncorrectedP99Us) / 1e3})
+			}
+		}
+		ts = append(ts, kt)
+	}
+	return chart.CapacityFigure("gab capacity: "+strings.Join(d.Objectives, ", "), ts, d.LatencyObjectiveMs)
+}
+
+// capacityPictures draws the knee into plot (gnuplot) and writes the HTML
+// report into html, each when named.
+func capacityPictures(ctx context.Context, plot, html string, d *capacity.Document) error {
+	if plot != "" {
+		if err := drawPlot(context.WithoutCancel(ctx), plot, capacityFigure(d)); err != nil {
+			return pictureError("--plot: ", err)
+		}
+	}
+	if html == "" {
+		return nil
+	}
+	page := &report.Page{Title: "gab capacity", Command: d.CommandLine, Figure: capacityFigure(d),
+		Environment: []report.PageRow{
+			{Name: "Started", Value: d.Start.Format(time.RFC3339)}, {Name: "Ended", Value: d.End.Format(time.RFC3339)},
+			{Name: "Complete", Value: strconv.FormatBool(d.Complete)},
+			{Name: "Objectives", Value: strings.Join(d.Objectives, ", ")},
+			{Name: "Steps", Value: fmt.Sprintf("%gs after a %gs settle; a rate fails when %d in a row fail; bisected to %g %%", d.StepS, d.SettleS, d.Attempts, d.ResolutionPercent)},
+			{Name: "CPUs", Value: strconv.Itoa(d.Machine.CPUs)},
+		}}
+	rank := [][]string{{"rank", "target", "capacity req/s", "95 % interval", "searches", "result"}}
+	for _, t := range d.Targets {
+		c := t.Capacity
+		r := strconv.Itoa(c.Rank)
+		if c.Tied {
+			r = "=" + r
+		}
+		iv := "-"
+		if c.N > 1 {
+			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
+		}
+		rank = append(rank, []string{r, t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
+		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "verdict", "client"}}
+		for _, run := range t.Runs {
+			for _, s := range run.Steps {
+				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
+					strconv.FormatFloat(float64(s.P50Us)/1e3, 'f', 3, 64), strconv.FormatFloat(float64(s.P99Us)/1e3, 'f', 3, 64),
+					strconv.FormatFloat(float64(s.P999Us)/1e3, 'f', 3, 64), strconv.FormatFloat(float64(s.UncorrectedP99Us)/1e3, 'f', 3, 64),
+					strconv.FormatInt(s.Failed, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
+			}
+		}
+		page.Tables = append(page.Tables, report.PageTable{Title: "Steps: " + t.Label + " (" + t.URL + ")", Rows: steps})
+	}
+	page.Tables = append([]report.PageTable{{Title: "Capacity", Note: d.TieRule, Rows: rank}}, page.Tables...)
+	return outfile.WriteAtomic(html, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
 }

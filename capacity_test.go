@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"gab/internal/capacity"
+	"gab/internal/testtool"
 )
 
 // serialServer is a server whose capacity is known by construction: one
@@ -155,5 +158,34 @@ func TestCapacityDocumentDecode(t *testing.T) {
 	b, _ := json.Marshal(d)
 	if _, err := capacity.Decode(b); err == nil || !strings.Contains(err.Error(), "schema version") {
 		t.Errorf("a newer schema: %v", err)
+	}
+}
+
+// --html and --plot draw the knee: every target's p99 against its achieved
+// rate, corrected and uncorrected, with the objective.
+func TestCapacityPictures(t *testing.T) {
+	testtool.Need(t, "gnuplot", "gnuplot-nox")
+	url, _ := serialServer(t, time.Millisecond)
+	dir := t.TempDir()
+	html, png := filepath.Join(dir, "c.html"), filepath.Join(dir, "c.png")
+	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--html", html, "--plot", png, "a="+url)
+	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
+		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+	script, err := os.ReadFile(png + ".gp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() == 0 || !strings.Contains(string(script), "a corrected p99") {
+		t.Errorf("the plot: %v\n%s", err, script)
 	}
 }

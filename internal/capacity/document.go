@@ -24,23 +24,26 @@ const (
 // Document is gab capacity's result: its settings, every target's searches
 // with every step, and the capacities ranked.
 type Document struct {
-	Kind              string    `json:"kind"`
-	SchemaVersion     int       `json:"schema_version"`
-	CommandLine       []string  `json:"command_line"`
-	Start             time.Time `json:"start"`
-	End               time.Time `json:"end"`
-	Complete          bool      `json:"complete"`
-	Objectives        []string  `json:"objectives"`
-	StepS             float64   `json:"step_s"`
-	SettleS           float64   `json:"settle_s"`
-	ResolutionPercent float64   `json:"resolution_percent"`
-	MinAchieved       float64   `json:"min_achieved"`
-	MaxConnections    int       `json:"max_connections"`
-	Repeat            int       `json:"repeat"`
-	Attempts          int       `json:"attempts"`
-	TieRule           string    `json:"tie_rule"`
-	Machine           Machine   `json:"machine"`
-	Targets           []*Target `json:"targets"`
+	Kind          string    `json:"kind"`
+	SchemaVersion int       `json:"schema_version"`
+	CommandLine   []string  `json:"command_line"`
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	Complete      bool      `json:"complete"`
+	Objectives    []string  `json:"objectives"`
+	// LatencyObjectiveMs is the largest latency objective's bound (the
+	// knee chart's flat line; 0 without one).
+	LatencyObjectiveMs float64   `json:"latency_objective_ms,omitempty"`
+	StepS              float64   `json:"step_s"`
+	SettleS            float64   `json:"settle_s"`
+	ResolutionPercent  float64   `json:"resolution_percent"`
+	MinAchieved        float64   `json:"min_achieved"`
+	MaxConnections     int       `json:"max_connections"`
+	Repeat             int       `json:"repeat"`
+	Attempts           int       `json:"attempts"`
+	TieRule            string    `json:"tie_rule"`
+	Machine            Machine   `json:"machine"`
+	Targets            []*Target `json:"targets"`
 }
 
 // Machine is where the search ran.
