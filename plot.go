@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/gnuplot"
+	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/sweep"
@@ -41,6 +42,7 @@ type plotInput struct {
 	label, path string
 	run         *report.Run
 	sweep       *sweep.Document
+	capacity    *capacity.Document
 }
 
 // runPlot is `gab plot ARGS...` (argv[0] is "plot"'s caller, argv[1] "plot").
@@ -106,6 +108,12 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 		if inputs[i].sweep != nil {
 			sweeps++
 		}
+	}
+	if done, err := plotCapacities(ctx, out, isHTML, inputs); done {
+		if err != nil {
+			return fail(exitError, "%v", err)
+		}
+		return exitOK
 	}
 	if sweeps > 0 && sweeps < len(inputs) {
 		return fail(exitUsage, "a sweep document is drawn with other sweeps (as configurations), not with runs")
@@ -237,6 +245,12 @@ func loadPlotInput(in *plotInput) error {
 		in.sweep, err = sweep.DecodeDocument(in.path, raw)
 		return err
 	}
+	if head.Schema == capacity.Schema {
+		if in.capacity, err = capacity.Decode(raw); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		return nil
+	}
 	in.run, err = report.DecodeDocument(in.path, raw)
 	return err
 }
@@ -314,8 +328,13 @@ func sizeOf(p *sweep.DocPoint) float64 {
 	return float64(p.Size.Bytes)
 }
 
+// maxBarGroups is the most sizes (times --param values) that get bar
+// charts of their own; past it the charts against size compare the targets.
+const maxBarGroups = 4
+
 // sweepFigure is a sweep's charts, chosen from what it varied: with several
-// targets, per size (and --param value) the targets side by side as bars of
+// targets and at most maxBarGroups sizes (times --param values), per size
+// (and --param value) the targets side by side as bars of
 // requests per second with their 95 % whiskers and of latency deviation, one
 // bar per concurrency (the server studies' figures); against concurrency,
 // requests per second with its interval and p50/p99 latency, and the
@@ -326,7 +345,11 @@ func sizeOf(p *sweep.DocPoint) float64 {
 func sweepFigure(d *sweep.Document) *chart.Figure {
 	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
-	if len(d.Settings.Targets) > 1 {
+	groups := max(len(d.Settings.Sizes), 1)
+	if q := d.Settings.Param; q != nil {
+		groups *= max(len(q.Values), 1)
+	}
+	if len(d.Settings.Targets) > 1 && groups <= maxBarGroups {
 		f.Panels = append(f.Panels, barPanels(d)...)
 	}
 	if len(d.Settings.Concurrency) > 1 {

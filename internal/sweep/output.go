@@ -670,7 +670,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 		if len(s.Concurrency) == 1 {
 			what = fmt.Sprintf("size %s to %s", s.Sizes[0].Text, s.Sizes[len(s.Sizes)-1].Text)
 		}
-		if err := writeComparisons(w, s, "Change of each target from "+what+" (ratio last/first, with 95 % intervals, delta method):", ch, true); err != nil {
+		if err := writeComparisons(w, s, "Change of each target from "+what+" (ratio last/first, with 95 % intervals, delta method, log scale):", ch, true); err != nil {
 			return err
 		}
 	}
