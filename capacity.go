@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -352,7 +354,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	if cpus > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
 	}
-	doc := &capacity.Document{Kind: capacity.Kind, SchemaVersion: capacity.SchemaVersion,
+	doc := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion,
 		CommandLine: redactCredentials(argv), Start: time.Now(), Repeat: ca.opts.repeat, Attempts: ca.opts.attempts,
 		StepS: s.step.Seconds(), SettleS: s.settle.Seconds(), ResolutionPercent: ca.opts.resolve,
 		MinAchieved: capacity.MinAchieved, MaxConnections: s.conns, TieRule: sweep.TieRule,
@@ -655,4 +657,152 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 	}
 	page.Tables = append([]report.PageTable{{Title: "Capacity", Note: d.TieRule, Rows: rank}}, page.Tables...)
 	return outfile.WriteAtomic(html, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
+}
+
+// plotCapacities is gab plot of capacity documents: their knee (several
+// documents' targets as LABEL:target) into out. done is false when no input
+// is one.
+func plotCapacities(ctx context.Context, out string, isHTML bool, inputs []plotInput) (done bool, err error) {
+	var docs []*capacity.Document
+	for _, in := range inputs {
+		if in.capacity != nil {
+			docs = append(docs, in.capacity)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		return false, nil
+	case len(docs) < len(inputs):
+		return true, errors.New("a capacity document is drawn with other capacity documents, not with runs or sweeps")
+	}
+	d := docs[0]
+	if len(docs) > 1 {
+		c := *d
+		c.Targets, c.CommandLine = nil, nil
+		for i, x := range docs {
+			c.CommandLine = append(c.CommandLine, inputs[i].label+"="+inputs[i].path)
+			for _, t := range x.Targets {
+				tt := *t
+				tt.Label = inputs[i].label + ":" + t.Label
+				c.Targets = append(c.Targets, &tt)
+			}
+		}
+		d = &c
+	}
+	if isHTML {
+		return true, capacityPictures(ctx, "", out, d)
+	}
+	return true, capacityPictures(ctx, out, "", d)
+}
+
+// CapacityChange is one target's capacity in two capacity documents.
+type CapacityChange struct {
+	Target        string  `json:"target"`
+	APerS         float64 `json:"a_per_s"`
+	BPerS         float64 `json:"b_per_s"`
+	ChangePercent float64 `json:"change_percent"`
+	// Apart: the 95 % intervals do not overlap (sweep.TieRule's test);
+	// Found: both capacities were found (none is a client's "at least").
+	Apart bool `json:"apart"`
+	Found bool `json:"found"`
+}
+
+// readCapacity reads a capacity document; ok is false when name holds
+// another kind of document (or none).
+func readCapacity(name string) (d *capacity.Document, ok bool, err error) {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, false, nil // gab compare's own reading says what is wrong
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.Schema != capacity.Schema {
+		return nil, false, nil
+	}
+	d, err = capacity.Decode(raw)
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %v", chart.Printable(name), err)
+	}
+	return d, true, nil
+}
+
+// compareCapacities is gab compare of capacity documents: every document
+// after the first against the first, target by target (by label). done is
+// false when the first file is not a capacity document.
+func compareCapacities(names []string, format string, stdout, stderr io.Writer) (status int, done bool) {
+	fail := func(err error) (int, bool) {
+		fmt.Fprintf(stderr, "gab compare: %v\n", err)
+		return exitError, true
+	}
+	a, ok, err := readCapacity(names[0])
+	if !ok {
+		return 0, false
+	}
+	if err != nil {
+		return fail(err)
+	}
+	iv := func(c capacity.Summary) sweep.Interval {
+		return sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
+	}
+	var all [][]CapacityChange
+	for _, name := range names[1:] {
+		b, ok, err := readCapacity(name)
+		if !ok && err == nil {
+			err = fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", chart.Printable(name))
+		}
+		if err != nil {
+			return fail(err)
+		}
+		var rows []CapacityChange
+		for _, ta := range a.Targets {
+			for _, tb := range b.Targets {
+				if ta.Label != tb.Label {
+					continue
+				}
+				ca, cb := ta.Capacity, tb.Capacity
+				r := CapacityChange{Target: ta.Label, APerS: ca.MeanPerS, BPerS: cb.MeanPerS, Found: ca.Found && cb.Found,
+					Apart: ca.Found && cb.Found && sweep.Apart(iv(ca), iv(cb))}
+				if ca.MeanPerS > 0 {
+					r.ChangePercent = 100 * (cb.MeanPerS - ca.MeanPerS) / ca.MeanPerS
+				}
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			return fail(fmt.Errorf("%s and %s have no target in common", chart.Printable(names[0]), chart.Printable(name)))
+		}
+		all = append(all, rows)
+	}
+	out := newBufferedWriter(stdout)
+	if format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(all)
+	} else {
+		for i, rows := range all {
+			fmt.Fprintf(out, "Capacity: %s (A) against %s (B)\n", chart.Printable(names[0]), chart.Printable(names[i+1]))
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "target\tA req/s\tB req/s\tchange %\t\t")
+			for _, r := range rows {
+				note := "intervals overlap"
+				switch {
+				case !r.Found:
+					note = "a capacity not found (client-bound, --max-rate or out of steps): at least"
+				case r.Apart:
+					note = "apart"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f\t%s\t\n", chart.Printable(r.Target), capacity.Rate(r.APerS), capacity.Rate(r.BPerS), r.ChangePercent, note)
+			}
+			tw.Flush()
+		}
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab compare: stdout: %v\n", err)
+		return exitError, true
+	}
+	return exitOK, true
 }

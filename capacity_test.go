@@ -151,10 +151,10 @@ func TestCapacityUsageErrors(t *testing.T) {
 
 // The document is JSON that Decode reads back, and refuses others.
 func TestCapacityDocumentDecode(t *testing.T) {
-	if _, err := capacity.Decode([]byte(`{"kind":"gab-sweep"}`)); err == nil {
+	if _, err := capacity.Decode([]byte(`{"tool":"gab","schema":"gab-sweep"}`)); err == nil {
 		t.Error("a sweep document decoded as a capacity one")
 	}
-	d := &capacity.Document{Kind: capacity.Kind, SchemaVersion: capacity.SchemaVersion + 1, Targets: []*capacity.Target{{}}}
+	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion + 1, Targets: []*capacity.Target{{}}}
 	b, _ := json.Marshal(d)
 	if _, err := capacity.Decode(b); err == nil || !strings.Contains(err.Error(), "schema version") {
 		t.Errorf("a newer schema: %v", err)
@@ -168,7 +168,8 @@ func TestCapacityPictures(t *testing.T) {
 	url, _ := serialServer(t, time.Millisecond)
 	dir := t.TempDir()
 	html, png := filepath.Join(dir, "c.html"), filepath.Join(dir, "c.png")
-	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--html", html, "--plot", png, "a="+url)
+	doc := filepath.Join(dir, "c.json")
+	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--html", html, "--plot", png, "--json", doc, "a="+url)
 	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
 		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
 	}
@@ -187,5 +188,21 @@ func TestCapacityPictures(t *testing.T) {
 	}
 	if st, err := os.Stat(png); err != nil || st.Size() == 0 || !strings.Contains(string(script), "a corrected p99") {
 		t.Errorf("the plot: %v\n%s", err, script)
+	}
+
+	// gab plot draws a saved document's knee; gab compare compares two.
+	again := filepath.Join(dir, "again.html")
+	if status, _, errs := runGab(t, "gab", "plot", "-o", again, "x="+doc, "y="+doc); status != 0 {
+		t.Fatalf("gab plot: %d %s", status, errs)
+	}
+	if page, err := os.ReadFile(again); err != nil || !strings.Contains(string(page), "x:a corrected p99") || !strings.Contains(string(page), "y:a uncorrected p99") {
+		t.Errorf("gab plot's page: %v", err)
+	}
+	status, out, errs := runGab(t, "gab", "compare", doc, doc)
+	if status != 0 || !strings.Contains(out, "Capacity: ") || !strings.Contains(out, "+0.0") {
+		t.Errorf("gab compare: %d %q %s", status, out, errs)
+	}
+	if status, _, errs := runGab(t, "gab", "compare", doc, html); status == 0 || !strings.Contains(errs, "not a capacity document") {
+		t.Errorf("gab compare with a page: %d %s", status, errs)
 	}
 }

@@ -92,6 +92,9 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		usage(stderr)
 		return exitUsage
 	}
+	if status, done := compareCapacities(fset.Args(), *format, stdout, stderr); done {
+		return status
+	}
 	docs, err := compareAll(fset.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "gab compare: %v\n", err)

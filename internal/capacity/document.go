@@ -15,16 +15,18 @@ import (
 	"gab/report"
 )
 
-// Kind is the document's kind, SchemaVersion its version (docs/capacity-schema.json).
+// Schema names the document's kind (as a sweep's "gab-sweep"),
+// SchemaVersion its version (docs/capacity-schema.json).
 const (
-	Kind          = "gab-capacity"
+	Schema        = "gab-capacity"
 	SchemaVersion = 1
 )
 
 // Document is gab capacity's result: its settings, every target's searches
 // with every step, and the capacities ranked.
 type Document struct {
-	Kind          string    `json:"kind"`
+	Tool          string    `json:"tool"` // "gab"
+	Schema        string    `json:"schema"`
 	SchemaVersion int       `json:"schema_version"`
 	CommandLine   []string  `json:"command_line"`
 	Start         time.Time `json:"start"`
@@ -68,8 +70,8 @@ func Decode(raw []byte) (*Document, error) {
 	}
 	report.EscapeStrings(&d)
 	switch {
-	case d.Kind != Kind:
-		return nil, fmt.Errorf("not a capacity document (kind %q)", d.Kind)
+	case d.Tool != "gab" || d.Schema != Schema:
+		return nil, fmt.Errorf("not a gab capacity document (tool %q, schema %q)", d.Tool, d.Schema)
 	case d.SchemaVersion < 1 || d.SchemaVersion > SchemaVersion:
 		return nil, fmt.Errorf("capacity schema version %d, this gab reads 1 to %d", d.SchemaVersion, SchemaVersion)
 	case len(d.Targets) == 0 || len(d.Targets) > 100:
