@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -403,18 +402,6 @@ func sweepDataNote(d *sweep.Document) string {
 	return "command line: " + strings.Join(d.CommandLine, " ")
 }
 
-// meanInterval is values' mean with its 95 % confidence interval (Student's
-// t; the mean alone for fewer than two).
-func meanInterval(values []float64) (mean, lo, hi float64) {
-	sp := report.SpreadOf(values)
-	mean, lo, hi = sp.Mean, sp.Mean, sp.Mean
-	if len(values) > 1 {
-		h := sweep.TQuantile975(len(values)-1) * sp.SD / math.Sqrt(float64(len(values)))
-		lo, hi = mean-h, mean+h
-	}
-	return mean, lo, hi
-}
-
 // barPanels are the server studies' figures: per size and --param value,
 // the targets side by side, one bar per concurrency, of requests per second
 // (whiskers: its 95 % interval) and of latency deviation (by the sweep's
@@ -479,8 +466,8 @@ func barPanels(d *sweep.Document) []chart.Panel {
 			whiskers = append(whiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"},
 				Rows: [][]float64{{x, p.RPS.MeanPerS, lo, p.RPS.MeanPerS + p.RPS.CI95PerS}}})
 			if p.Latency.Count > 0 {
-				_, slo, shi := meanInterval(p.Latency.RunSDsMs)
-				shift := p.Latency.DeviationMs - report.SpreadOf(p.Latency.RunSDsMs).Mean
+				iv := sweep.IntervalOf(p.Latency.RunSDsMs)
+				slo, shi, shift := iv.Lo, iv.Hi, p.Latency.DeviationMs-iv.Mean
 				devBars[i].Rows = append(devBars[i].Rows, []float64{x, p.Latency.DeviationMs, width})
 				if len(p.Latency.RunSDsMs) > 1 {
 					devWhiskers = append(devWhiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "deviation_ms", "ci95_low", "ci95_high"},
