@@ -609,6 +609,8 @@ var badLongValues = map[string][]string{
 	"start-at-force":  {"--start-at-force"},
 	"warmup":          {"--warmup", "0"},
 	"fail-if":         {"--fail-if", "p99<50"},
+	"apdex":           {"--apdex", "0"},
+	"ranges":          {"--ranges", "2ms,1ms", "--html", "x.html"},
 	"help":            {"--help=maybe"},
 }
 
