@@ -513,15 +513,15 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 	series := groupPoints(d.Points, byTarget, concurrencyOf)
 	rps := chart.Panel{Title: fmt.Sprintf("Requests per second against concurrency (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
 		XLabel: "concurrency (-c)", YLabel: "requests per second", LogX: logConc, XTics: concTics(), YFromZero: true}
-	lat := chart.Panel{Title: "Latency against concurrency (p50 and p99 of every request of every run)",
+	lat := chart.Panel{Title: "Latency against concurrency (p50: solid, p99: dashed in the same colour; every request of every run)",
 		XLabel: "concurrency (-c)", YLabel: "latency (ms)", LogX: logConc, XTics: concTics(), YFromZero: true}
 	cpu := chart.Panel{Title: "Server CPU per request against concurrency (--server-pid, 10 ms ticks)",
 		XLabel: "concurrency (-c)", YLabel: "server CPU per request (µs)", LogX: logConc, XTics: concTics(), YFromZero: true}
 	for k, s := range series {
 		l := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"concurrency", "rps_mean", "ci95_low", "ci95_high"},
 			Note: "requests per second across the repetitions: mean and its 95 % confidence interval (whiskers below zero stop at zero)"}
-		p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"concurrency", "p50_ms"}, Color: k + 1}
-		p99 := chart.Line{Title: s.label + " p99", Style: chart.Lines, Columns: []string{"concurrency", "p99_ms"}, Color: k + 1, Dashed: true}
+		p50 := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "p50_ms"}, Color: k + 1, Note: "p50 of " + s.label}
+		p99 := chart.Line{Style: chart.Lines, Columns: []string{"concurrency", "p99_ms"}, Color: k + 1, Dashed: true, Note: "p99 of " + s.label}
 		c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
 		for _, p := range s.points {
 			x := float64(p.Concurrency)
@@ -579,18 +579,18 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 		bwTitle, bwLabel, bwCol = "Bandwidth against size (received for --sizes sweeps, sent for --post-sizes ones; mean over the runs)", "Mbit/s", "mbit_per_s"
 	}
 	bw := chart.Panel{Title: bwTitle, XLabel: xl, YLabel: bwLabel, LogX: true, XTics: tics, YFromZero: true}
-	lat := chart.Panel{Title: "Latency against size (min: solid, p50: dashed; every request of every run)", XLabel: xl,
+	lat := chart.Panel{Title: "Latency against size (min: solid, p50: dashed in the same colour; every request of every run)", XLabel: xl,
 		YLabel: "latency (ms)", LogX: true, XTics: tics, YFromZero: true}
-	cpu := chart.Panel{Title: "CPU per request against size (client: solid; --server-pid: dashed)", XLabel: xl,
+	cpu := chart.Panel{Title: "CPU per request against size (client: solid; --server-pid: dashed in the same colour)", XLabel: xl,
 		YLabel: "CPU per request (µs)", LogX: true, XTics: tics, YFromZero: true}
 	host := chart.Panel{Title: "Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)", XLabel: xl,
 		YLabel: "host CPU per request (µs)", LogX: true, XTics: tics, YFromZero: true}
 	for k, s := range groupPoints(d.Points, byConc, sizeOf) {
 		b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", bwCol}, Color: k + 1}
-		minL := chart.Line{Title: s.label + " min", Style: chart.Lines, Columns: []string{"size_bytes", "min_ms"}, Color: k + 1}
-		p50 := chart.Line{Title: s.label + " p50", Style: chart.Lines, Columns: []string{"size_bytes", "p50_ms"}, Color: k + 1, Dashed: true}
-		cli := chart.Line{Title: s.label + " client", Style: chart.Lines, Columns: []string{"size_bytes", "client_cpu_us_per_request"}, Color: k + 1}
-		srv := chart.Line{Title: s.label + " server", Style: chart.Lines, Columns: []string{"size_bytes", "server_cpu_us_per_request"}, Color: k + 1, Dashed: true}
+		minL := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "min_ms"}, Color: k + 1, Note: "min of " + s.label}
+		p50 := chart.Line{Style: chart.Lines, Columns: []string{"size_bytes", "p50_ms"}, Color: k + 1, Dashed: true, Note: "p50 of " + s.label}
+		cli := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "client_cpu_us_per_request"}, Color: k + 1, Note: "client CPU of " + s.label}
+		srv := chart.Line{Style: chart.Lines, Columns: []string{"size_bytes", "server_cpu_us_per_request"}, Color: k + 1, Dashed: true, Note: "server CPU of " + s.label}
 		h := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "host_busy_us_per_request"}, Color: k + 1}
 		for _, p := range s.points {
 			x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
@@ -612,6 +612,9 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 			if p.HostCPU != nil {
 				h.Rows = append(h.Rows, []float64{x, p.HostCPU.BusyUsPerReq})
 			}
+		}
+		if len(cli.Rows) == 0 { // the server's line names the series then
+			srv.Title = s.label
 		}
 		bw.Lines = append(bw.Lines, b)
 		lat.Lines = append(lat.Lines, minL, p50)

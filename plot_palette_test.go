@@ -102,20 +102,10 @@ func checkLooks(t *testing.T, name string, f *chart.Figure) {
 			}
 			seen[look] = m[3]
 		}
-		if n := countTitled(&p); len(seen) != n {
+		if n := p.Titled(); len(seen) != n {
 			t.Errorf("%s, panel %q: %d distinct legend entries for %d titled data sets", name, p.Title, len(seen), n)
 		}
 	}
-}
-
-func countTitled(p *chart.Panel) int {
-	n := 0
-	for _, l := range p.Lines {
-		if l.Title != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // TestChartLooksDistinct: the sweep charts of a server study (5 targets, 3
@@ -126,6 +116,17 @@ func countTitled(p *chart.Panel) int {
 func TestChartLooksDistinct(t *testing.T) {
 	study := studyDocument([]string{"apache", "nginx", "lighttpd", "h2o", "caddy"}, []string{"1k", "16k", "256k"}, []int{1000, 5000}, false)
 	checkLooks(t, "server study", sweepFigure(study))
+	// Its panels of 10 or 15 series put their legends right of the plot,
+	// after the bar charts' (two entries) inside.
+	var script bytes.Buffer
+	term, _ := gnuplot.TerminalFor("x.png")
+	if err := gnuplot.WriteScript(&script, sweepFigure(study), term, "x.dat", "x.png"); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Index(script.String(), "set key outside right top vertical\n")
+	if first := strings.Index(script.String(), "\nplot "); out < first {
+		t.Errorf("the long legends stay inside the plots:\n%s", script.String())
+	}
 	var runs []*chart.Data
 	for i := range 8 {
 		runs = append(runs, &chart.Data{Label: fmt.Sprintf("run%d", i), ElapsedS: 2,
@@ -156,8 +157,8 @@ func TestSweepStudyFigures(t *testing.T) {
 		"Requests per second per target at size 4 (mean of 3 runs; whiskers: 95 % interval)",
 		"Latency deviation per target at size 1k (mean-of-runs; whiskers: 95 % interval of the runs' sds)",
 		"Sent bandwidth against size (request bodies; mean over the runs)",
-		"Latency against size (min: solid, p50: dashed; every request of every run)",
-		"CPU per request against size (client: solid; --server-pid: dashed)",
+		"Latency against size (min: solid, p50: dashed in the same colour; every request of every run)",
+		"CPU per request against size (client: solid; --server-pid: dashed in the same colour)",
 		"Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)",
 	}
 	for _, w := range want {

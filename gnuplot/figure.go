@@ -145,9 +145,19 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	p("set grid\nset key top left\nset boxwidth 1 absolute\n")
 	p("set multiplot layout %d,1 title %s\n", n, quote(f.Title))
 	block := 0
+	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
 		p("set title %s\n", quote(pn.Title))
+		// A long legend goes right of the plot, where it covers no data.
+		if outside := pn.Titled() > maxKeyInside; outside != keyOutside {
+			keyOutside = outside
+			if outside {
+				p("set key outside right top vertical\n")
+			} else {
+				p("set key inside top left\n")
+			}
+		}
 		p("set xlabel %s\nset ylabel %s\n", quote(pn.XLabel), quote(pn.YLabel))
 		if pn.LogX {
 			p("set logscale x\n")
@@ -174,12 +184,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		} else {
 			p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
 		}
-		if top, ok := stackTop(&pn); ok {
-			// gnuplot's autoscale does not reach a boxxyerror's top.
-			p("set yrange [0:%s]\n", appendNumber(nil, top*1.05))
-		} else {
-			p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
-		}
+		p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
 		var plots []string
 		for j, l := range pn.Lines {
 			src := "''"
@@ -227,22 +232,6 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	}
 	p("\nunset multiplot\n")
 	return bw.Flush()
-}
-
-// stackTop is the highest top of p's Stacked data sets, if it has any.
-func stackTop(p *chart.Panel) (float64, bool) {
-	top, ok := 0.0, false
-	for _, l := range p.Lines {
-		if l.Style != chart.Stacked {
-			continue
-		}
-		for _, r := range l.Rows {
-			if len(r) >= 2 && !math.IsNaN(r[1]) && !math.IsInf(r[1], 0) {
-				top, ok = max(top, r[1]), true
-			}
-		}
-	}
-	return top, ok && top > 0
 }
 
 func fromZero(on bool) string {
@@ -475,3 +464,7 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// maxKeyInside is the most legend entries a panel's key holds inside the
+// plot; a longer key goes outside, on the right.
+const maxKeyInside = 8

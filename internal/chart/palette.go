@@ -80,3 +80,14 @@ func (lk Look) MarkerFill() string {
 	}
 	return lk.Color
 }
+
+// Titled is the number of a panel's data sets with a legend entry.
+func (p *Panel) Titled() int {
+	n := 0
+	for _, l := range p.Lines {
+		if l.Title != "" {
+			n++
+		}
+	}
+	return n
+}
