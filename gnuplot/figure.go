@@ -184,7 +184,12 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		} else {
 			p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
 		}
-		p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
+		if top, ok := stackTop(&pn); ok {
+			// gnuplot's autoscale does not reach a boxxyerror's top.
+			p("set yrange [0:%s]\n", appendNumber(nil, top*1.05))
+		} else {
+			p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
+		}
 		var plots []string
 		for j, l := range pn.Lines {
 			src := "''"
@@ -232,6 +237,22 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	}
 	p("\nunset multiplot\n")
 	return bw.Flush()
+}
+
+// stackTop is the highest top of p's Stacked data sets, if it has any.
+func stackTop(p *chart.Panel) (float64, bool) {
+	top, ok := 0.0, false
+	for _, l := range p.Lines {
+		if l.Style != chart.Stacked {
+			continue
+		}
+		for _, r := range l.Rows {
+			if len(r) >= 2 && !math.IsNaN(r[1]) && !math.IsInf(r[1], 0) {
+				top, ok = max(top, r[1]), true
+			}
+		}
+	}
+	return top, ok && top > 0
 }
 
 func fromZero(on bool) string {
