@@ -816,6 +816,9 @@ func (rn *Runner) result() *Result {
 	}
 	if r.tl != nil {
 		res.Timeline = r.tl.result(res.Elapsed)
+		if r.sched != nil {
+			r.sched.fillDue(res.Timeline)
+		}
 	}
 	if r.rampEnd > 0 { // the run's figures start after the ramp-up
 		res.RampUp = r.rampSent.Load()

@@ -238,3 +238,14 @@ func (s *schedule) behind(stopAt, n int64) int64 {
 	}
 	return 0
 }
+
+// fillDue sets each interval's Due: the requests the schedule had due in it.
+func (s *schedule) fillDue(tl *Timeline) {
+	if tl == nil {
+		return
+	}
+	for i := range tl.Intervals {
+		iv := &tl.Intervals[i]
+		iv.Due = s.countAt(int64(iv.Start+iv.Length)) - s.countAt(int64(iv.Start))
+	}
+}

@@ -537,6 +537,7 @@ func TestRateScheduleKeepsConnections(t *testing.T) {
 	phases := []RatePhase{{100, 100, 400 * time.Millisecond}, {200, 200, 400 * time.Millisecond}, {400, 400, 400 * time.Millisecond}}
 	cfg.Rate, cfg.RateSchedule = 400, phases
 	cfg.TimeLimit = ScheduleLength(phases)
+	cfg.Interval = 400 * time.Millisecond // one interval per step
 	res, err := h1Run(t, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -556,5 +557,15 @@ func TestRateScheduleKeepsConnections(t *testing.T) {
 	}
 	if rr := res.Extra.Rate; rr == nil || rr.Target < 200 || rr.Target > 250 {
 		t.Errorf("rate result %+v, want a mean target of 700/3 over 1.2 s", rr)
+	}
+	// The timeline's intervals say what the schedule had due in each: the
+	// steps' 40, 80 and 160 requests.
+	if res.Timeline == nil || len(res.Timeline.Intervals) < 3 {
+		t.Fatalf("timeline %+v", res.Timeline)
+	}
+	for i, want := range []float64{40, 80, 160} {
+		if due := res.Timeline.Intervals[i].Due; due < want-0.01 || due > want+0.01 {
+			t.Errorf("interval %d: %v due, want %v", i, due, want)
+		}
 	}
 }

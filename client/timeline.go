@@ -88,6 +88,9 @@ type Interval struct {
 	// Corrected is the rate-mode latency from each request's intended send
 	// time (--rate); zero otherwise.
 	Corrected IntervalLatency
+	// Due is how many requests the rate schedule had due in the interval
+	// (--rate; 0 otherwise): over Length, the target rate.
+	Due float64
 }
 
 // Timeline is the run's latency over time.

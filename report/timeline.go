@@ -69,6 +69,10 @@ type intervalFigures struct {
 	IntervalLatency
 	// Corrected is the latency from each request's intended send time (rate mode).
 	Corrected *IntervalLatency `json:"corrected,omitempty"`
+	// TargetPerS is the rate the schedule asked for in the interval (rate
+	// mode: a ramp's or a step's rate there); the achieved rate is Requests
+	// over the length.
+	TargetPerS float64 `json:"target_per_s,omitempty"`
 }
 
 // statusClasses are an interval's requests by the class of their status.
@@ -116,6 +120,9 @@ func timelineOf(res *client.Result) *timelineSection {
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
 			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, Status: statusOf(iv.Status),
 			IntervalLatency: intervalLatency(iv.Latency),
+		}
+		if iv.Length > 0 && iv.Due > 0 {
+			j.TargetPerS = iv.Due / iv.Length.Seconds()
 		}
 		if tl.Corrected {
 			c := intervalLatency(iv.Corrected)
@@ -187,6 +194,7 @@ type intervalAcc struct {
 	noStatus               bool // an interval without status classes was added
 	lat, cor               latencyAcc
 	corrected, anyIncluded bool
+	due                    float64 // requests the schedule had due (rate mode)
 }
 
 func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
@@ -198,6 +206,7 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 	a.req += iv.Requests
 	a.fail += iv.Failures
 	a.bytes += iv.Bytes
+	a.due += iv.TargetPerS * float64(iv.LengthUs) / 1e6
 	if iv.Status == nil {
 		a.noStatus = true
 	} else {
@@ -220,6 +229,9 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 func (a *intervalAcc) interval() intervalFigures {
 	iv := intervalFigures{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
 		Bytes: a.bytes, IntervalLatency: a.lat.latency()}
+	if iv.LengthUs > 0 && a.due > 0 {
+		iv.TargetPerS = a.due / (float64(iv.LengthUs) / 1e6)
+	}
 	if !a.noStatus {
 		iv.Status = statusOf(a.status)
 	}
@@ -351,16 +363,21 @@ func writeTimelineTable(p *errWriter, tl *timelineSection) {
 		p.printf("\n")
 	}
 	if tl.Corrected {
-		p.printf("\nCorrected latency over time (ms, from each request's intended send time)\n")
-		p.printf("%10s%10s%10s%10s%10s%10s%10s\n", "start(s)", "requests", "p50", "p90", "p99", "p99.9", "max")
+		p.printf("\nCorrected latency over time (ms, from each request's intended send time; the schedule's target\n")
+		p.printf("  and the achieved rate per second; uncorrected p99 beside)\n")
+		p.printf("%10s%10s%10s%10s%10s%10s%10s%10s%10s%10s\n", "start(s)", "target/s", "achvd/s", "requests", "p50", "p90", "p99", "p99.9", "max", "uncor.p99")
 		for _, r := range rows {
-			p.printf("%10.3f%10d", float64(r.StartUs)/1e6, r.Requests)
+			achieved := 0.0
+			if r.LengthUs > 0 {
+				achieved = float64(r.Requests) / (float64(r.LengthUs) / 1e6)
+			}
+			p.printf("%10.3f%10.1f%10.1f%10d", float64(r.StartUs)/1e6, r.TargetPerS, achieved, r.Requests)
 			if r.Requests == 0 {
-				p.printf("%10s%10s%10s%10s%10s\n", "-", "-", "-", "-", "-")
+				p.printf("%10s%10s%10s%10s%10s%10s\n", "-", "-", "-", "-", "-", "-")
 				continue
 			}
 			c := r.Corrected
-			for _, v := range []int64{c.P50Us, c.P90Us, c.P99Us, c.P999Us, c.MaxUs} {
+			for _, v := range []int64{c.P50Us, c.P90Us, c.P99Us, c.P999Us, c.MaxUs, r.P99Us} {
 				p.printf("%10s", ms3(float64(v)))
 			}
 			p.printf("\n")

@@ -257,6 +257,9 @@ func TestTimelineTableCompacts(t *testing.T) {
 	}
 	rows := 0
 	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "Corrected latency over time") {
+			break // the corrected table's rows are checked elsewhere
+		}
 		f := strings.Fields(l)
 		if len(f) != 10 || f[0] == "start(s)" {
 			continue
