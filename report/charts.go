@@ -21,10 +21,11 @@ import (
 // each request's latency over time, the latency percentile curve, and the
 // requests of each second (chart.Data).
 
-// Curve percentiles: 0 to 99.99, evenly spaced on the 1/(1−p) axis that HDR
-// histogram plots use (10 points a decade), appended to dst.
+// Curve percentiles: 0 to 99.9999, evenly spaced on the 1/(1−p) axis that
+// HDR histogram plots use (10 points a decade), as far as count requests
+// resolve them, appended to dst.
 func appendCurvePercents(dst []float64, count int) []float64 {
-	for i := 0; i <= 40; i++ {
+	for i := 0; i <= 60; i++ {
 		x := math.Pow(10, float64(i)/10) // 1/(1−p)
 		if i > 0 && x > float64(count) {
 			break // fewer requests than the percentile needs: the rest is the maximum
@@ -35,7 +36,7 @@ func appendCurvePercents(dst []float64, count int) []float64 {
 }
 
 // maxCurvePoints is the most points a run's percentile curve has.
-const maxCurvePoints = 42
+const maxCurvePoints = 62
 
 // chartCurve computes the run's percentile curve and table for its charts,
 // from every recorded request, into the record (no allocation).
@@ -371,6 +372,16 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 				out.Table = append(out.Table, chart.CurvePoint{Percent: p, Us: at(p)})
 			}
 			out.CurvePrecision = "HDR histogram, 3 significant digits; maximum exact"
+			out.RangeEdgesMs = DefaultRangeEdgesMs
+			out.Ranges = make([]int64, len(DefaultRangeEdgesMs)+1)
+			for _, b := range h.Distribution() {
+				i := 0 // the range of the bucket's lowest value
+				for i < len(DefaultRangeEdgesMs) && float64(b.From) > DefaultRangeEdgesMs[i]*1000 {
+					i++
+				}
+				out.Ranges[i] += b.Count
+			}
+			out.RangesNote = "every recorded request by its total time (HDR histogram, 3 significant digits)"
 		}
 		out.PerSecond = wholeSeconds(x.Throughput.PerSecond, r.TimeTakenS)
 	} else if len(r.PercentageServed) > 0 {

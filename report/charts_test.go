@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -52,5 +53,31 @@ func TestRunChartDataLTTB(t *testing.T) {
 	}
 	if len(d.PerSecond) != 2 {
 		t.Errorf("per second %v, want the two whole seconds", d.PerSecond)
+	}
+}
+
+// TestDocumentChartDataRanges: a saved document's response-time ranges come
+// from its latency histogram and count every recorded request; its curve and
+// objectives are there too.
+func TestDocumentChartDataRanges(t *testing.T) {
+	_, s := extFixture()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := DecodeDocument("x.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DocumentChartData(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, c := range d.Ranges {
+		n += c
+	}
+	if len(d.Ranges) != 3 || n != int64(doc.Report.CompleteRequests) || d.Failed != doc.Report.FailedRequests || !strings.Contains(d.RangesNote, "HDR") {
+		t.Errorf("ranges %v (%s), failed %d; want 3 ranges adding up to %d", d.Ranges, d.RangesNote, d.Failed, doc.Report.CompleteRequests)
 	}
 }
