@@ -609,6 +609,7 @@ var badLongValues = map[string][]string{
 	"start-at-force":  {"--start-at-force"},
 	"warmup":          {"--warmup", "0"},
 	"fail-if":         {"--fail-if", "p99<50"},
+	"step":            {"--step", "10s"},
 	"apdex":           {"--apdex", "0"},
 	"ranges":          {"--ranges", "2ms,1ms", "--html", "x.html"},
 	"help":            {"--help=maybe"},
