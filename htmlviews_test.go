@@ -87,14 +87,29 @@ var reportViews = []string{"rate-over-time", "status-over-time", "latency-over-t
 
 // viewsScript evaluates, in the page, to the ids of reportViews that hold
 // their content (a chart with a drawn path or rect, a table with rows), and
-// "script" when the page's script ran (the scatter's hover text exists).
+// "script" when the page's script works: hover names a request, a drag
+// zooms the time axis, a double-click restores it.
 var viewsScript = `(function () {
   var ids = ` + "`" + strings.Join(reportViews, " ") + "`" + `.split(" "), ok = [];
   ids.forEach(function (id) {
     var e = document.getElementById(id);
     if (e && (e.querySelector("svg path, svg rect, svg circle") || e.querySelectorAll("tr").length > 1)) ok.push(id);
   });
-  if (document.querySelector("#latency-scatter svg > text:last-child") && document.querySelector("#latency-scatter svg").lastChild.nodeName === "text" && document.querySelector("#latency-scatter svg").lastChild.getAttribute("text-anchor") === "end") ok.push("script");
+  // With script: hovering the plot names a request, a drag zooms the time
+  // axis and a double-click restores it.
+  var svg = document.querySelector("#latency-scatter svg"), tip = svg && svg.lastChild;
+  if (tip && tip.nodeName === "text" && tip.getAttribute("text-anchor") === "end") {
+    var r = svg.getBoundingClientRect(), plot = svg.querySelector("g.plot");
+    var at = function (type, fx) {
+      svg.dispatchEvent(new MouseEvent(type, {clientX: r.left + r.width * fx, clientY: r.top + r.height / 2, bubbles: true}));
+    };
+    at("mousemove", 0.5);
+    var hover = /^t = \d+\.\d{3} s, \d+\.\d{3} ms$/.test(tip.textContent);
+    at("mousedown", 0.3); at("mouseup", 0.6);
+    var zoomed = /scale\(/.test(plot.getAttribute("transform") || "") && /^showing /.test(tip.textContent);
+    at("dblclick", 0.5);
+    if (hover && zoomed && !plot.getAttribute("transform")) ok.push("script");
+  }
   return ok.join(" ");
 })()`
 
