@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +69,54 @@ func TestRateScheduleErrors(t *testing.T) {
 		if !done || status != exitUsage || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errb.String(), exitUsage, c.want)
 		}
+	}
+}
+
+// A schedule's run reports each step: --extended's table and the JSON's
+// rate.steps, the target and achieved rates and the latencies of each.
+func TestRateStepsReported(t *testing.T) {
+	url := extServer(t)
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "r.json")
+	status, out, errs := runGab(t, "gab", "-k", "-c", "4", "--rate", "40,120", "--step", "0.5s", "--interval", "250ms", "--extended", "--json", doc, url+"/")
+	if status != 0 {
+		t.Fatalf("exit %d: %s", status, errs)
+	}
+	if !strings.Contains(out, "Rate schedule by step") || !strings.Contains(out, "target/s") {
+		t.Fatalf("no step table:\n%s", out)
+	}
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Rate struct {
+			Steps []struct {
+				Target         float64 `json:"target_per_s"`
+				Achieved       float64 `json:"achieved_per_s"`
+				Requests       int64   `json:"requests"`
+				Intervals      int     `json:"intervals"`
+				CorrectedP99Us int64   `json:"corrected_p99_us"`
+			} `json:"steps"`
+		} `json:"rate"`
+		Timeline struct {
+			Intervals []struct {
+				Target float64 `json:"target_per_s"`
+			} `json:"intervals"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Rate.Steps
+	if len(s) != 2 || s[0].Target != 40 || s[1].Target != 120 || s[0].Intervals != 2 || s[1].Intervals < 1 {
+		t.Fatalf("steps %+v", s)
+	}
+	// 20 requests due in the first step, 60 in the second.
+	if s[0].Requests < 15 || s[0].Requests > 25 || s[1].Requests < 40 || s[1].CorrectedP99Us <= 0 {
+		t.Errorf("steps %+v", s)
+	}
+	if iv := d.Timeline.Intervals; len(iv) < 3 || iv[0].Target != 40 || iv[2].Target != 120 {
+		t.Errorf("the timeline's targets %+v", iv)
 	}
 }

@@ -214,6 +214,7 @@ func (e *extraStats) result(r *run) *ExtraResult {
 			Corrected:   corrected,
 			Lag:         lag,
 			BehindAtEnd: r.sched.behind(r.stopAt, r.n),
+			Phases:      r.cfg.RateSchedule,
 		}
 	}
 	return x

@@ -31,6 +31,9 @@ type RateResult struct {
 	// BehindAtEnd is the number of requests the schedule had due by the time
 	// the run stopped that were never sent (0 when the client kept up).
 	BehindAtEnd int64
+	// Phases is the schedule's phases (Config.RateSchedule; nil for a
+	// constant rate).
+	Phases []RatePhase
 }
 
 // RatePhase is one part of a rate schedule (--rate 100:5000/60s, --rate

@@ -340,6 +340,7 @@ func WriteCorrected(w io.Writer, r *Run) error {
 		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleTolUs)), rr.DueButNotSent)
 	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99: nearest rank, from an HDR histogram, 3 significant digits)\n",
 		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
+	writeRateSteps(p, rr.Steps)
 	d := &rr.Corrected
 	if d.Count == 0 {
 		return p.flush()

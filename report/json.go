@@ -450,6 +450,9 @@ type rateFigures struct {
 	Corrected          distFigures   `json:"corrected"`
 	CorrectedServed    []served      `json:"corrected_percentage_served"`
 	CorrectedHistogram histogramData `json:"corrected_histogram"`
+	// Steps are a schedule's steps (--rate R1,R2,... or a ramp; with the
+	// timeline), absent for a constant rate.
+	Steps []rateStep `json:"steps,omitempty"`
 }
 
 // NotStarted is the run of a command line that never ran (an error in it, or

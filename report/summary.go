@@ -206,6 +206,9 @@ func Summarize(res *client.Result, o Options) *Run {
 		r.Warmup = &warmupFigures{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
 	}
 	r.Timeline = timelineOf(res)
+	if r.Rate != nil {
+		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r.Timeline)
+	}
 	r.Apdex = newApdex(o.Apdex)
 	r.local.serverCPU = o.ServerCPU
 	rp := r.Report

@@ -1,0 +1,101 @@
+package report
+
+import (
+	"strconv"
+
+	"gab/client"
+)
+
+// A rate schedule's steps (--rate R1,R2,... --step, or a ramp as one step):
+// each step's figures from the timeline's intervals that start in it.
+
+// rateStep is one step of a rate schedule.
+type rateStep struct {
+	StartS  float64 `json:"start_s"`
+	LengthS float64 `json:"length_s"`
+	// TargetPerS is the step's rate (a ramp's from its start to
+	// TargetEndPerS); AchievedPerS its recorded requests over the time of its
+	// intervals.
+	TargetPerS    float64 `json:"target_per_s"`
+	TargetEndPerS float64 `json:"target_end_per_s"`
+	AchievedPerS  float64 `json:"achieved_per_s"`
+	Requests      int64   `json:"requests"`
+	Failures      int64   `json:"failures"`
+	// Intervals is how many of the timeline's intervals the figures cover.
+	Intervals int `json:"intervals"`
+	// Corrected (from the intended send times) and uncorrected latency, µs.
+	CorrectedP50Us    int64 `json:"corrected_p50_us"`
+	CorrectedP99Us    int64 `json:"corrected_p99_us"`
+	CorrectedP999Us   int64 `json:"corrected_p99_9_us"`
+	UncorrectedP50Us  int64 `json:"uncorrected_p50_us"`
+	UncorrectedP99Us  int64 `json:"uncorrected_p99_us"`
+	UncorrectedP999Us int64 `json:"uncorrected_p99_9_us"`
+}
+
+// rateStepsOf is the schedule's steps (none for a constant rate, or without
+// a timeline with the corrected latencies); an interval belongs to the step
+// it starts in.
+func rateStepsOf(phases []client.RatePhase, tl *timelineSection) []rateStep {
+	if len(phases) == 0 || tl == nil || !tl.Corrected {
+		return nil
+	}
+	var out []rateStep
+	var at int64 // µs
+	for _, ph := range phases {
+		end := at + ph.For.Microseconds()
+		st := rateStep{StartS: float64(at) / 1e6, LengthS: ph.For.Seconds(), TargetPerS: ph.From, TargetEndPerS: ph.To}
+		a := intervalAcc{corrected: true}
+		var span int64
+		for i := range tl.Intervals {
+			iv := &tl.Intervals[i]
+			if iv.StartUs < at || iv.StartUs >= end {
+				continue
+			}
+			if a.add(iv, iv.StartUs) != nil {
+				return nil // a document's timeline that does not add up: no steps rather than wrong ones
+			}
+			span += iv.LengthUs
+			st.Intervals++
+		}
+		if st.Intervals > 0 {
+			m := a.interval()
+			st.Requests, st.Failures = m.Requests, m.Failures
+			if span > 0 {
+				st.AchievedPerS = float64(m.Requests) / (float64(span) / 1e6)
+			}
+			st.UncorrectedP50Us, st.UncorrectedP99Us, st.UncorrectedP999Us = m.P50Us, m.P99Us, m.P999Us
+			if c := m.Corrected; c != nil {
+				st.CorrectedP50Us, st.CorrectedP99Us, st.CorrectedP999Us = c.P50Us, c.P99Us, c.P999Us
+			}
+		}
+		out = append(out, st)
+		at = end
+	}
+	return out
+}
+
+// writeRateSteps writes the schedule's steps for rate mode's section.
+func writeRateSteps(p *errWriter, steps []rateStep) {
+	if len(steps) == 0 {
+		return
+	}
+	p.printf("\nRate schedule by step (the timeline's intervals that start in each; latency in ms: corrected from the\n")
+	p.printf("  intended send times, uncorrected from the actual ones; nearest rank, bucket tops of HDR histograms)\n")
+	p.printf("%9s%9s%11s%11s%10s%8s%9s%9s%10s%9s%9s\n", "start(s)", "length", "target/s", "achvd/s", "requests", "failed",
+		"c.p50", "c.p99", "c.p99.9", "u.p50", "u.p99")
+	for _, s := range steps {
+		target := fmtRate(s.TargetPerS)
+		if s.TargetEndPerS != s.TargetPerS {
+			target += ">" + fmtRate(s.TargetEndPerS)
+		}
+		p.printf("%9.3f%9.3f%11s%11.1f%10d%8d", s.StartS, s.LengthS, target, s.AchievedPerS, s.Requests, s.Failures)
+		if s.Requests == 0 {
+			p.printf("%9s%9s%10s%9s%9s\n", "-", "-", "-", "-", "-")
+			continue
+		}
+		p.printf("%9s%9s%10s%9s%9s\n", ms3(float64(s.CorrectedP50Us)), ms3(float64(s.CorrectedP99Us)), ms3(float64(s.CorrectedP999Us)),
+			ms3(float64(s.UncorrectedP50Us)), ms3(float64(s.UncorrectedP99Us)))
+	}
+}
+
+func fmtRate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
