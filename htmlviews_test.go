@@ -352,3 +352,29 @@ func TestRangesOption(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineIntervalForPictures: without --interval the pictures' timeline
+// has about a hundredth of -t (at least 100 ms), or 100 ms without -t; with
+// it, --interval's; without a picture, the default second.
+func TestTimelineIntervalForPictures(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"--html", "x.html", "-t", "30"}, 300 * time.Millisecond},
+		{[]string{"--plot", "x.png", "-t", "1"}, 100 * time.Millisecond},
+		{[]string{"--html", "x.html", "-t", "125"}, 1200 * time.Millisecond},
+		{[]string{"--html", "x.html", "-n", "10"}, 100 * time.Millisecond},
+		{[]string{"--html", "x.html", "-t", "30", "--interval", "2s"}, 2 * time.Second},
+		{[]string{"--extended", "-t", "30"}, time.Second},
+	} {
+		var stderr strings.Builder
+		o, _, done := parseArgs(append(append([]string{"ab"}, c.args...), "http://127.0.0.1/"), io.Discard, &stderr)
+		if done {
+			t.Fatalf("%v: %s", c.args, stderr.String())
+		}
+		if got := timelineInterval(o); got != c.want {
+			t.Errorf("%v: interval %v, want %v", c.args, got, c.want)
+		}
+	}
+}

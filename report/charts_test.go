@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -79,5 +80,30 @@ func TestDocumentChartDataRanges(t *testing.T) {
 	}
 	if len(d.Ranges) != 3 || n != int64(doc.Report.CompleteRequests) || d.Failed != doc.Report.FailedRequests || !strings.Contains(d.RangesNote, "HDR") {
 		t.Errorf("ranges %v (%s), failed %d; want 3 ranges adding up to %d", d.Ranges, d.RangesNote, d.Failed, doc.Report.CompleteRequests)
+	}
+}
+
+// TestChartIntervalsAdapt: 200 intervals of 100 ms chosen for the pictures
+// become 100 of 200 ms (two each), their counts summed and their
+// percentiles those of the merged histograms; given with --interval they
+// stay as they are.
+func TestChartIntervalsAdapt(t *testing.T) {
+	raw, vals := randomTimeline(200, 100*time.Millisecond, 3)
+	tl := raw.record()
+	ivs, note := chartIntervals(tl, true)
+	if len(ivs) != 100 || note != "200ms intervals (2 × 100ms), chosen from the run's length" {
+		t.Fatalf("%d intervals, note %q", len(ivs), note)
+	}
+	for i, iv := range ivs {
+		d := samples.NewDist()
+		for _, v := range append(append([]int64(nil), vals[2*i]...), vals[2*i+1]...) {
+			d.Add(v)
+		}
+		if iv.Requests != d.Count || iv.P99Us != d.Percentile(99) || iv.MaxUs != d.Max || math.Abs(iv.StartS-float64(i)*0.2) > 1e-9 || math.Abs(iv.LengthS-0.2) > 1e-9 {
+			t.Fatalf("interval %d: %+v; want %d requests, p99 %d, max %d", i, iv, d.Count, d.Percentile(99), d.Max)
+		}
+	}
+	if ivs, note := chartIntervals(tl, false); len(ivs) != 200 || note != "100ms intervals" {
+		t.Errorf("given: %d intervals, note %q", len(ivs), note)
 	}
 }
