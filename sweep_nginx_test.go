@@ -337,3 +337,28 @@ func TestSweepNginxRamp(t *testing.T) {
 		t.Errorf("time taken %.3f s of a %.3f s run: the ramp-up is not left out", taken, span)
 	}
 }
+
+// TestSweepBeforeFails: a --before command that fails stops the sweep
+// (status 1, naming the command), and the outputs hold the runs measured
+// before it, marked incomplete; --param without --before, or a --before
+// without {NAME}, is a usage error.
+func TestSweepBeforeFails(t *testing.T) {
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, _, stderr := runGab(t, "gab", "sweep", "--demo", "-n", "5", "--param", "v=a,b", "--before", "test {v} = a", "--json", jsonFile)
+	if status != exitError || !strings.Contains(stderr, `--before "test b = a": exit status 1; stopped after 1 of 2 runs`) {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+	if d := readSweepDoc(t, jsonFile); d.Complete || len(d.Points) != 1 || d.Points[0].ParamValue != "a" {
+		t.Errorf("document: complete %v, points %+v", d.Complete, d.Points)
+	}
+	for _, c := range [][]string{
+		{"--param", "v=a,b"},
+		{"--param", "v=a,b", "--before", "true"},
+		{"--param", "v=a,b;c", "--before", "echo {v}"},
+	} {
+		status, stdout, stderr := runGab(t, append([]string{"gab", "sweep", "--demo", "-n", "5"}, c...)...)
+		if status != exitUsage || stdout != "" || !strings.Contains(stderr, "--") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: status %d, stderr %q", c, status, stderr)
+		}
+	}
+}
