@@ -1,0 +1,86 @@
+package capacity
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A document with every field set matches docs/capacity-schema.json: each
+// key is one the schema names, each required key is there, each enum holds.
+func TestDocumentMatchesSchema(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/capacity-schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	s := Search{Start: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, Pass: true, Objectives: []string{"p99<1s: passed"}})
+	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}, Error: "e"})
+	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}})
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
+	tg.Finish()
+	Rank([]*Target{tg})
+	d := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
+		Complete: true, Objectives: []string{"p99<1s"}, LatencyObjectiveMs: 1000, StepS: 1, SettleS: 0.2, ResolutionPercent: 5,
+		MinAchieved: MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2, TieRule: "t",
+		Machine: Machine{CPUs: 2, Cores: 2, LoadStart: []float64{1, 2, 3}, LoadEnd: []float64{1, 2, 3}}, Targets: []*Target{tg}}
+	d.Targets[0].Runs[0].Result.FailingPerS = 200
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(b); err != nil {
+		t.Fatal(err)
+	}
+	defs := schema["$defs"].(map[string]any)
+	var check func(s map[string]any, v any, path string)
+	check = func(s map[string]any, v any, path string) {
+		if ref, ok := s["$ref"].(string); ok {
+			check(defs[ref[strings.LastIndexByte(ref, '/')+1:]].(map[string]any), v, path)
+			return
+		}
+		if enum, ok := s["enum"].([]any); ok {
+			found := false
+			for _, e := range enum {
+				found = found || e == v
+			}
+			if !found {
+				t.Errorf("%s: %v is none of %v", path, v, enum)
+			}
+		}
+		switch s["type"] {
+		case "object":
+			m, _ := v.(map[string]any)
+			props, _ := s["properties"].(map[string]any)
+			for _, r := range s["required"].([]any) {
+				if _, ok := m[r.(string)]; !ok {
+					t.Errorf("%s: no %s", path, r)
+				}
+			}
+			for k, x := range m {
+				ps, ok := props[k].(map[string]any)
+				if !ok {
+					t.Errorf("%s.%s: not in the schema", path, k)
+					continue
+				}
+				check(ps, x, path+"."+k)
+			}
+		case "array":
+			a, _ := v.([]any)
+			for _, x := range a {
+				check(s["items"].(map[string]any), x, path+"[]")
+			}
+		}
+	}
+	check(schema, doc, "$")
+}
