@@ -46,6 +46,7 @@ type sweepOptions struct {
 	order, deviation, baseline          string
 	param, before                       string
 	requestsPerConn                     int
+	seed                                uint64
 }
 
 func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
@@ -58,6 +59,7 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.StringVar(&so.ci, "ci", "5%", "flag points whose req/s 95 % interval's half-width exceeds `PCT` % of the mean; --repeat auto repeats until it does not")
 	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds; at most 1h)")
 	fs.StringVar(&so.order, "order", sweep.OrderInterleaved, "run order: `interleaved` (every point's first repetition, then every point's second, ...) or random (each such round shuffled; the seed is in --json)")
+	fs.Uint64Var(&so.seed, "seed", 0, "--order random's seed `N` (1 or more; default: from the clock), as the JSON records it, to run an order again")
 	fs.IntVar(&so.requestsPerConn, "requests-per-conn", 0, "each point sends c × `N` requests (-n), so every client makes N at every concurrency (not with -n or -t)")
 	fs.StringVar(&so.param, "param", "", "sweep a parameter: `NAME=V1,V2,...`, set by --before's command before each run (a column and an x axis)")
 	fs.StringVar(&so.before, "before", "", "run `COMMAND` (sh -c; {NAME} replaced by --param's value) before each run; a failure stops the sweep")
@@ -529,11 +531,16 @@ func (sw *sweepRun) methodSettings() error {
 	switch so.order {
 	case sweep.OrderInterleaved:
 	case sweep.OrderRandom:
-		s.Seed = uint64(time.Now().UnixNano())
+		if s.Seed = so.seed; s.Seed == 0 {
+			s.Seed = uint64(time.Now().UnixNano()) | 1
+		}
 	default:
 		return fmt.Errorf("--order must be interleaved or random, not %q", so.order)
 	}
 	s.Order = so.order
+	if so.seed != 0 && s.Order != sweep.OrderRandom {
+		return errors.New("--seed is --order random's seed: give --order random")
+	}
 	switch so.deviation {
 	case sweep.DeviationPooled, sweep.DeviationMeanOfRuns:
 		s.Deviation = so.deviation

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -269,6 +270,24 @@ func TestSweepOrderRandom(t *testing.T) {
 	d := readSweepDoc(t, jsonFile)
 	if d.Settings.Order != "random" || d.Settings.Seed == 0 {
 		t.Errorf("settings %+v", d.Settings)
+	}
+	// The recorded seed runs the same order again.
+	order := func(d *sweep.Document) map[string]int {
+		out := map[string]int{}
+		for _, p := range d.Points {
+			for _, r := range p.Runs {
+				out[fmt.Sprintf("%s %d %d", p.Label, p.Concurrency, r.Repetition)] = r.Order
+			}
+		}
+		return out
+	}
+	again := filepath.Join(t.TempDir(), "again.json")
+	if status, _, stderr := runGab(t, "gab", "sweep", "-n", "5", "-c", "1,2,3,4", "--repeat", "3", "--order", "random",
+		"--seed", strconv.FormatUint(d.Settings.Seed, 10), "--json", again, "a="+n.base+"/a.html", "b="+n.base+"/a.html"); status != exitOK {
+		t.Fatalf("again: status %d\n%s", status, stderr)
+	}
+	if a, b := order(d), order(readSweepDoc(t, again)); !maps.Equal(a, b) {
+		t.Errorf("--seed %d ran another order:\n%v\n%v", d.Settings.Seed, a, b)
 	}
 	points := len(d.Points)
 	orders := make([]int, 0, points*3)

@@ -123,6 +123,7 @@ var badSweepValues = map[string][]string{
 	"deviation":         {"--deviation", "median"},
 	"baseline":          {"--baseline", "nobody"},
 	"ramp":              {"--ramp", "2h"},
+	"seed":              {"--seed", "7"},
 }
 
 // Every sweep option given a bad value, and every run option that a sweep
