@@ -543,6 +543,8 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 	rps.TicRange()
 	lat.TicRange()
 	cpu.TicRange()
+	lat.LogIfDecades()
+	cpu.LogIfDecades()
 	if len(cpu.Lines) > 0 {
 		return []chart.Panel{rps, lat, cpu}
 	}
@@ -635,6 +637,9 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 	}
 	for i := range out {
 		out[i].TicRange()
+		if i > 0 { // latency and CPU; bandwidth grows with size by design
+			out[i].LogIfDecades()
+		}
 	}
 	return out
 }
@@ -679,6 +684,7 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 	}
 	rps.TicRange()
 	lat.TicRange()
+	lat.LogIfDecades()
 	return []chart.Panel{rps, lat}
 }
 

@@ -197,4 +197,12 @@ func TestSweepStudyFigures(t *testing.T) {
 		t.Errorf("bandwidth against size plots %v %v, want the sent bandwidth", sent.Lines[0].Columns, sent.Lines[0].Rows)
 	}
 	checkLooks(t, "post study", f)
+
+	// Latencies that span decades are drawn on a log axis, said in the title.
+	d.Points[1].Latency.P50Ms = 1000
+	for _, p := range sweepFigure(d).Panels {
+		if strings.HasPrefix(p.Title, "Latency against size") && (!p.LogY || !strings.HasSuffix(p.Title, "; log scale")) {
+			t.Errorf("panel %q: log y %v", p.Title, p.LogY)
+		}
+	}
 }

@@ -91,3 +91,7 @@ func (p *Panel) Titled() int {
 	}
 	return n
 }
+
+// LogIfDecades puts the panel's y axis on a log scale when its positive
+// values span more than two decades, and says so in its title.
+func (p *Panel) LogIfDecades() { logIfDecades(p) }
