@@ -142,9 +142,9 @@ func readSweepDoc(t *testing.T, name string) *sweep.Document {
 // point carries the host's CPU (/proc/stat).
 func TestSweepNginxTiesAndBaseline(t *testing.T) {
 	n := startSweepNginx(t, map[string]int{"small.html": 100, "big.bin": 256 << 10})
-	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	jsonFile, csvFile := filepath.Join(t.TempDir(), "s.json"), filepath.Join(t.TempDir(), "s.csv")
 	status, stdout, stderr := runGab(t, "gab", "sweep", "-k", "-n", "1000", "-c", "2", "--repeat", "5",
-		"--baseline", "nginx", "--json", jsonFile,
+		"--baseline", "nginx", "--json", jsonFile, "--csv", csvFile,
 		"nginx="+n.base+"/small.html", "again="+n.base+"/small.html", "big="+n.base+"/big.bin")
 	if status != exitOK {
 		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
@@ -175,6 +175,12 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 	for _, p := range d.Points {
 		if h := p.HostCPU; h == nil || h.BusyUsPerReq <= 0 || h.BusyPercent <= 0 || h.UserPercent+h.SystemPercent+h.SoftIRQPercent+h.StealPercent > 100.5 {
 			t.Errorf("point %s host CPU %+v", p.Label, h)
+		}
+	}
+	rows, col := readCSV(t, csvFile)
+	for _, r := range rows[1:] {
+		if r[col["host_busy_us_per_req"]] == "" || r[col["host_softirq_pct"]] == "" || r[col["deviation_ms"]] == "" {
+			t.Errorf("CSV row without the host's CPU or the deviation: %q", r)
 		}
 	}
 	if d.Settings.Baseline != "nginx" || d.Settings.TieRule == "" || len(d.BaselineRatios) != 2 {

@@ -379,6 +379,21 @@ var csvLayout = []string{"label", "url", "size", "size_bytes", "concurrency", "r
 	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s", "sent_mbit_s",
 	"client_cpu_pct", "client_cpu_us_per_req", "server_cpu_us_per_req", "server_cpu_pct"}
 
+// csvExtra are the point's columns after the catalog's figures: the
+// --param value, the latency deviation by the sweep's estimator, and the
+// whole host's CPU (empty where not measured).
+var csvExtra = []string{"param", "deviation_ms", "host_busy_us_per_req", "host_user_pct", "host_system_pct", "host_softirq_pct", "host_steal_pct"}
+
+// hostColumn is a host CPU column: empty where /proc/stat was not read.
+func hostColumn(v func(*HostCPU) float64) func(p *PointResult) string {
+	return func(p *PointResult) string {
+		if !p.HostCPU.Known {
+			return ""
+		}
+		return f(v(&p.HostCPU), 1)
+	}
+}
+
 // pointColumns are the CSV columns that are not figures of a run: the
 // point's settings and the spread of requests per second across its runs
 // (empty for fewer than two runs, where it has none).
@@ -407,6 +422,18 @@ var pointColumns = map[string]func(p *PointResult) string{
 	"rps_cv":         func(p *PointResult) string { return multi(p, p.RPS.CV, 4) },
 	"cv_above_max":   func(p *PointResult) string { return strconv.FormatBool(p.RPS.Unstable) },
 	"error_runs":     func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) },
+	"param":          func(p *PointResult) string { return p.ParamValue },
+	"deviation_ms": func(p *PointResult) string {
+		if p.LatencyCount == 0 {
+			return ""
+		}
+		return f(p.DeviationMs, 3)
+	},
+	"host_busy_us_per_req": hostColumn(func(h *HostCPU) float64 { return h.BusyUsPerReq }),
+	"host_user_pct":        hostColumn(func(h *HostCPU) float64 { return h.UserPct }),
+	"host_system_pct":      hostColumn(func(h *HostCPU) float64 { return h.SystemPct }),
+	"host_softirq_pct":     hostColumn(func(h *HostCPU) float64 { return h.SoftIRQPct }),
+	"host_steal_pct":       hostColumn(func(h *HostCPU) float64 { return h.StealPct }),
 }
 
 // multi is a spread statistic, empty for fewer than two runs.
@@ -418,7 +445,7 @@ func multi(p *PointResult, v float64, prec int) string {
 }
 
 // CSVHeader are the --csv columns: csvLayout, then the catalog's other
-// figures by their CSV name.
+// figures by their CSV name, then csvExtra.
 func CSVHeader() []string {
 	out := append([]string(nil), csvLayout...)
 	for _, fig := range report.Catalog {
@@ -426,7 +453,7 @@ func CSVHeader() []string {
 			out = append(out, fig.CSV)
 		}
 	}
-	return out
+	return append(out, csvExtra...)
 }
 
 // csvFigure is the catalog's figure of that CSV name.
