@@ -100,90 +100,47 @@ type capacityArgs struct {
 // first target; long options anywhere).
 func splitCapacityArgs(args []string) (*capacityArgs, error) {
 	ca := &capacityArgs{}
-	cfs := newCapacityFlagSet(&ca.opts)
-	ca.fs = cfs
-	var lo longOptions
-	abfs := newLongFlagSet(&lo)
-	var own []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			ca.targets = append(ca.targets, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			dst := &own
-			f := cfs.Lookup(name)
-			if f == nil {
-				switch name {
-				case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version", "shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
-					return nil, fmt.Errorf("--%s does not apply to gab capacity", name)
-				}
-				if f = abfs.Lookup(name); f == nil {
-					return nil, fmt.Errorf("unknown option --%s", name)
-				}
-				dst = &ca.ab
+	ca.fs = newCapacityFlagSet(&ca.opts)
+	var err error
+	ca.ab, ca.targets, err = splitSubArgs(args, subArgRules{
+		own: ca.fs,
+		long: func(name string) error {
+			switch name {
+			case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version",
+				"shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
+				return fmt.Errorf("--%s does not apply to gab capacity", name)
 			}
-			*dst = append(*dst, a)
-			if !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
-				i++
-				*dst = append(*dst, args[i])
+			return nil
+		},
+		flag: func(c byte) (bool, error) {
+			switch c {
+			case 'h':
+				ca.opts.help = true
+				return true, nil
+			case 'k':
+				return true, nil // every step keeps its connections alive
+			case 'w', 'V':
+				return false, fmt.Errorf("-%c does not apply to gab capacity", c)
 			}
-		case len(a) > 1 && a[0] == '-' && len(ca.targets) == 0:
-			kept := "-"
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				if !takesArgument(c) {
-					switch c {
-					case 'h':
-						ca.opts.help = true
-					case 'w', 'V', 'k':
-						if c != 'k' {
-							return nil, fmt.Errorf("-%c does not apply to gab capacity", c)
-						}
-					default:
-						kept += string(c)
-					}
-					continue
+			return false, nil
+		},
+		value: func(c byte, value string) (bool, error) {
+			switch c {
+			case 'c':
+				n, err := strconv.Atoi(value)
+				if err != nil || n < 1 || n > maxConcurrency {
+					return false, fmt.Errorf("-c %q: the most connections a step may open, 1 to %d", value, maxConcurrency)
 				}
-				value := a[j+1:]
-				if value == "" {
-					if i+1 >= len(args) {
-						return nil, fmt.Errorf("option -%c needs a value", c)
-					}
-					i++
-					value = args[i]
-				}
-				switch c {
-				case 'c':
-					n, err := strconv.Atoi(value)
-					if err != nil || n < 1 || n > maxConcurrency {
-						return nil, fmt.Errorf("-c %q: the most connections a step may open, 1 to %d", value, maxConcurrency)
-					}
-					ca.conns = n
-				case 'n', 't', 'e', 'g', 'v':
-					return nil, fmt.Errorf("-%c does not apply to gab capacity", c)
-				default:
-					ca.ab = append(ca.ab, kept+string(c), value)
-					kept = "-"
-				}
-				break
+				ca.conns = n
+				return false, nil
+			case 'n', 't', 'e', 'g', 'v':
+				return false, fmt.Errorf("-%c does not apply to gab capacity", c)
 			}
-			if kept != "-" {
-				ca.ab = append(ca.ab, kept)
-			}
-		case len(a) > 1 && a[0] == '-':
-			return nil, fmt.Errorf("ab's options go before the targets (%q follows a target)", a)
-		default:
-			ca.targets = append(ca.targets, a)
-		}
-	}
-	if err := cfs.Parse(own); err != nil {
-		return nil, longOptionError(err)
-	}
-	if name := emptyValue(cfs); name != "" {
-		return nil, fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
+			return true, nil
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ca, nil
 }

@@ -105,92 +105,46 @@ type sweepArgs struct {
 // the first target.
 func splitSweepArgs(args []string) (*sweepArgs, error) {
 	sa := &sweepArgs{}
-	sfs := newSweepFlagSet(&sa.opts)
-	var lo longOptions
-	abfs := newLongFlagSet(&lo)
-	var sweepLong []string
-	takesValue := func(f *pflag.Flag) bool { return f.NoOptDefVal == "" }
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			sa.targets = append(sa.targets, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			dst := &sweepLong
-			f := sfs.Lookup(name)
-			if f == nil {
-				switch name {
-				case "format", "extended":
-					return nil, fmt.Errorf("--%s does not apply to gab sweep (see --csv and --json)", name)
-				case "version", "histogram", "hlog", "progress", "fail-if",
-					"start-at", "start-at-force", "shard", "shards", "run-id":
-					// Single runs' outputs and scheduling: no sweep run would use them.
-					return nil, fmt.Errorf("--%s does not apply to gab sweep", name)
-				}
-				if f = abfs.Lookup(name); f == nil {
-					return nil, fmt.Errorf("unknown option --%s", name)
-				}
-				dst = &sa.ab
+	var err error
+	sa.ab, sa.targets, err = splitSubArgs(args, subArgRules{
+		own: newSweepFlagSet(&sa.opts),
+		long: func(name string) error {
+			switch name {
+			case "format", "extended":
+				return fmt.Errorf("--%s does not apply to gab sweep (see --csv and --json)", name)
+			case "version", "histogram", "hlog", "progress", "fail-if",
+				"start-at", "start-at-force", "shard", "shards", "run-id":
+				// Single runs' outputs and scheduling: no sweep run would use them.
+				return fmt.Errorf("--%s does not apply to gab sweep", name)
 			}
-			*dst = append(*dst, a)
-			if !hasValue && takesValue(f) && i+1 < len(args) {
-				i++
-				*dst = append(*dst, args[i])
+			return nil
+		},
+		flag: func(c byte) (bool, error) {
+			switch c {
+			case 'h':
+				sa.opts.help = true
+				return true, nil
+			case 'w', 'V':
+				return false, fmt.Errorf("-%c does not apply to gab sweep", c)
 			}
-		case len(a) > 1 && a[0] == '-' && len(sa.targets) == 0:
-			kept := "-"
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				if !takesArgument(c) {
-					if c == 'h' {
-						sa.opts.help = true
-						continue
-					}
-					if strings.IndexByte("wV", c) >= 0 {
-						return nil, fmt.Errorf("-%c does not apply to gab sweep", c)
-					}
-					kept += string(c)
-					continue
-				}
-				value := a[j+1:]
-				if value == "" {
-					if i+1 >= len(args) {
-						return nil, fmt.Errorf("option -%c needs a value", c)
-					}
-					i++
-					value = args[i]
-				}
-				sa.shortSeen[c] = true
-				switch c {
-				case 'c':
-					sa.concurrency = value
-				case 'e', 'g', 'x', 'y', 'z':
-					return nil, fmt.Errorf("-%c does not apply to gab sweep (each run would overwrite it; see --csv and --json)", c)
-				default:
-					if c == 'v' {
-						sa.verbose = true
-					}
-					sa.ab = append(sa.ab, kept+string(c), value)
-					kept = "-"
-				}
-				break
+			return false, nil
+		},
+		value: func(c byte, value string) (bool, error) {
+			sa.shortSeen[c] = true
+			switch c {
+			case 'c':
+				sa.concurrency = value
+				return false, nil
+			case 'e', 'g', 'x', 'y', 'z':
+				return false, fmt.Errorf("-%c does not apply to gab sweep (each run would overwrite it; see --csv and --json)", c)
+			case 'v':
+				sa.verbose = true
 			}
-			if kept != "-" {
-				sa.ab = append(sa.ab, kept)
-			}
-		case len(a) > 1 && a[0] == '-':
-			return nil, fmt.Errorf("ab's options go before the targets (%q follows a target)", a)
-		default:
-			sa.targets = append(sa.targets, a)
-		}
-	}
-	if err := sfs.Parse(sweepLong); err != nil {
-		return nil, longOptionError(err)
-	}
-	if name := emptyValue(sfs); name != "" {
-		return nil, fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
+			return true, nil
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
 	return sa, nil
 }
