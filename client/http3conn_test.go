@@ -145,9 +145,9 @@ func TestHTTP3StatelessReset(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("hello"))
 	})
+	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr)) // before the handlers can run
 	serveH3On(t, first, handler, nil)
 	serveH3On(t, second, handler, nil)
-	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr))
 	const n = 40
 	res, err, _ := runH2Within(t, h3TestConfig(t, proxy.url(), n, 1, 2), 30*time.Second)
 	if err != nil {
@@ -176,8 +176,8 @@ func TestHTTP3IdleTimeout(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("hello"))
 	})
+	proxy = startUDPProxy(t, tr.Conn.LocalAddr().(*net.UDPAddr)) // before the handler can run
 	serveH3On(t, tr, handler, &quic.Config{MaxIdleTimeout: 400 * time.Millisecond})
-	proxy = startUDPProxy(t, tr.Conn.LocalAddr().(*net.UDPAddr))
 	const n = 30
 	res, err, _ := runH2Within(t, h3TestConfig(t, proxy.url(), n, 1, 1), 30*time.Second)
 	if err != nil {
@@ -324,9 +324,9 @@ func TestHTTP3EarlyDataRejected(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("late"))
 	})
+	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr)) // before the handlers can run
 	h3test.ServeOn(t, first, handler, conf, &quic.Config{Allow0RTT: true})
 	h3test.ServeOn(t, second, handler, conf.Clone(), nil)
-	proxy = startUDPProxy(t, first.Conn.LocalAddr().(*net.UDPAddr))
 	cfg := h3TestConfig(t, proxy.url(), 30, 3, 1)
 	cfg.TLS.Resume, cfg.TLS.EarlyData = true, true
 	res, err, _ := runH2Within(t, cfg, 30*time.Second)
