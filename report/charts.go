@@ -304,6 +304,7 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 		if iv.Corrected != nil {
 			ci.CorrectedP99Us = iv.Corrected.P99Us
 		}
+		ci.TargetPerS = iv.TargetPerS
 		if iv.Status != nil {
 			ci.Status, ci.HasStatus = iv.Status.counts(), true
 		}

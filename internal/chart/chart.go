@@ -92,6 +92,9 @@ type Interval struct {
 	P50Us, P90Us, P99Us, MaxUs int64
 	CorrectedP99Us             int64
 	ConnectUs, WaitUs, RestUs  float64
+	// TargetPerS is rate mode's target rate in the interval (0 when not
+	// known).
+	TargetPerS float64
 	// Status counts the requests by status class (none, 1xx … 5xx) when
 	// HasStatus.
 	Status    [6]int64

@@ -427,6 +427,28 @@ func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel
 	return p, len(p.Lines) > 0
 }
 
+// targetLine is rate mode's target over the run, dashed: each interval's own
+// (a step per interval) where the timeline has them, else the run's.
+func targetLine(d *Data) (Line, bool) {
+	l := Line{Style: Lines, Dashed: true, Columns: []string{"time_s", "target_per_s"},
+		Note: "rate mode's target rate in each interval (--rate)"}
+	for _, iv := range d.Intervals {
+		if iv.TargetPerS > 0 {
+			l.Rows = append(l.Rows, []float64{iv.StartS, iv.TargetPerS}, []float64{iv.StartS + iv.LengthS, iv.TargetPerS})
+		}
+	}
+	if len(l.Rows) > 0 {
+		return l, true
+	}
+	if d.TargetPerS <= 0 || len(d.Intervals) == 0 {
+		return l, false
+	}
+	last := d.Intervals[len(d.Intervals)-1]
+	l.Note = "rate mode's target rate (--rate; a schedule's mean over the run)"
+	l.Rows = [][]float64{{0, d.TargetPerS}, {last.StartS + last.LengthS, d.TargetPerS}}
+	return l, true
+}
+
 // logIfDecades puts p's y axis on a log scale when its positive values span
 // more than two decades, and says so in its title.
 func logIfDecades(p *Panel) {
@@ -506,11 +528,9 @@ func intervalRatePanel(runs []*Data, label func(*Data, string) string) (Panel, b
 			fail.Rows = append(fail.Rows, []float64{x, float64(iv.Failures) / iv.LengthS, iv.LengthS})
 		}
 		p.Lines = append(p.Lines, req, fail)
-		if d.TargetPerS > 0 && len(req.Rows) > 0 {
-			last := d.Intervals[len(d.Intervals)-1]
-			p.Lines = append(p.Lines, Line{Title: label(d, "target"), Style: Lines, Color: 2*k + 1, Dashed: true,
-				Columns: []string{"time_s", "target_per_s"}, Note: "rate mode's target rate (--rate; a schedule's mean over the run)",
-				Rows: [][]float64{{0, d.TargetPerS}, {last.StartS + last.LengthS, d.TargetPerS}}})
+		if target, ok := targetLine(d); ok && len(req.Rows) > 0 {
+			target.Title, target.Color = label(d, "target"), 11+len(Colors)*k // black, then black in another dash
+			p.Lines = append(p.Lines, target)
 			p.Title = "Requests per second (target dashed) and failures per interval"
 		}
 	}

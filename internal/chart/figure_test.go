@@ -46,6 +46,14 @@ func TestRunFigureViews(t *testing.T) {
 	if l := rate.Lines[len(rate.Lines)-1]; l.Title != "target" || !l.Dashed || l.Rows[0][1] != 100 || l.Rows[1][0] != 2 {
 		t.Errorf("rate panel's last line %+v, want the dashed target at 100/s to 2 s", l)
 	}
+	// A schedule's target: a step per interval.
+	for i := range d.Intervals {
+		d.Intervals[i].TargetPerS = 100 + 10*float64(i)
+	}
+	steps := RunFigure("t", []*Data{d}).Panels[0]
+	if l := steps.Lines[len(steps.Lines)-1]; len(l.Rows) != 8 || l.Rows[2][0] != 0.5 || l.Rows[2][1] != 110 || l.Rows[3][0] != 1 || l.Rows[7][1] != 130 {
+		t.Errorf("target steps %v", l.Rows)
+	}
 	// Stacked 2xx, 4xx, 5xx, none: each base is the classes before it.
 	st := byID(PanelStatus)
 	var titles []string
