@@ -595,6 +595,9 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 		return nil, status
 	}
 	o.Config.RampUp = s.Ramp
+	if o.Config.TimeLimit > 0 {
+		o.Config.TimeLimit += s.Ramp // -t is the measured time, after the ramp-up
+	}
 	if t.Label == "demo" && strings.HasPrefix(url, "http://127.0.0.1:") {
 		o.Config.NoSpin = true // the built-in server runs on gab's own cores
 	}

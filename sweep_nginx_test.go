@@ -387,3 +387,17 @@ func TestSweepBeforeFails(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRampTimeLimit: with -t, --ramp comes before the -t measured
+// seconds: the run's time taken is about -t, not -t less the ramp.
+func TestSweepRampTimeLimit(t *testing.T) {
+	jsonFile := filepath.Join(t.TempDir(), "s.json")
+	status, stdout, stderr := runGab(t, "gab", "sweep", "--demo", "-k", "-t", "1", "-n", "50000000", "-c", "2", "--ramp", "500ms", "--json", jsonFile)
+	if status != exitOK {
+		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	}
+	d := readSweepDoc(t, jsonFile)
+	if taken := d.Points[0].Runs[0].Document.Report.TimeTakenS; taken < 0.9 {
+		t.Errorf("time taken %.3f s: the ramp-up took its share of -t 1", taken)
+	}
+}
