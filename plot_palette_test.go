@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,6 +127,26 @@ func TestChartLooksDistinct(t *testing.T) {
 	out := strings.Index(script.String(), "set key outside right top vertical\n")
 	if first := strings.Index(script.String(), "\nplot "); out < first {
 		t.Errorf("the long legends stay inside the plots:\n%s", script.String())
+	}
+	// and so do the SVG charts', in a column right of the frame.
+	for _, p := range sweepFigure(study).Panels {
+		if p.Titled() <= 8 {
+			continue
+		}
+		var svg bytes.Buffer
+		if err := chart.WriteSVG(&svg, &p, 900, 320); err != nil {
+			t.Fatal(err)
+		}
+		frame := regexp.MustCompile(`<rect x="64" y="30" width="([0-9.]+)"`).FindStringSubmatch(svg.String())
+		label := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9.]+">` + regexp.QuoteMeta(p.Lines[0].Title) + `</text>`).FindStringSubmatch(svg.String())
+		if frame == nil || label == nil {
+			t.Fatalf("panel %q: no frame or legend entry", p.Title)
+		}
+		w, _ := strconv.ParseFloat(frame[1], 64)
+		lx, _ := strconv.ParseFloat(label[1], 64)
+		if lx < 64+w {
+			t.Errorf("panel %q: legend at x %v inside the frame (right edge %v)", p.Title, lx, 64+w)
+		}
 	}
 	var runs []*chart.Data
 	for i := range 8 {

@@ -95,3 +95,10 @@ func (p *Panel) Titled() int {
 // LogIfDecades puts the panel's y axis on a log scale when its positive
 // values span more than two decades, and says so in its title.
 func (p *Panel) LogIfDecades() { logIfDecades(p) }
+
+// maxLegendInside is the most legend entries an SVG panel holds inside its
+// plot; a longer legend gets svgLegendWidth pixels right of it.
+const (
+	maxLegendInside = 8
+	svgLegendWidth  = 190.0
+)

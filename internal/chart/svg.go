@@ -41,8 +41,15 @@ func (a axis) at(v float64) float64 {
 func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	bw := bufio.NewWriter(w)
 	W, H := float64(width), float64(height)
+	// A long legend gets a column right of the plot, where it covers no
+	// data; a short one sits inside, top left.
+	right, lx := svgRight, svgLeft
+	if p.Titled() > maxLegendInside {
+		right = svgRight + svgLegendWidth
+		lx = W - right + 8
+	}
 	xs, ys := dataRange(p)
-	x := axis{lo: xs[0], hi: xs[1], log: p.LogX, pxLo: svgLeft, px: W - svgLeft - svgRight}
+	x := axis{lo: xs[0], hi: xs[1], log: p.LogX, pxLo: svgLeft, px: W - svgLeft - right}
 	y := axis{lo: ys[0], hi: ys[1], log: p.LogY, pxLo: H - svgBottom, px: -(H - svgTop - svgBottom)}
 	if x.log {
 		x.lo, x.hi = math.Log10(math.Max(x.lo, 1e-12)), math.Log10(math.Max(x.hi, 1e-12))
@@ -75,7 +82,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	}
 	for _, v := range yticks {
 		py := y.at(v)
-		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, svgLeft, py, W-svgRight, py)
+		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, svgLeft, py, W-right, py)
 	}
 	bw.WriteString(`</g><g fill="#333">`)
 	for _, t := range xticks {
@@ -84,19 +91,19 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	for _, v := range yticks {
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, svgLeft-6, y.at(v)+4, formatTick(v))
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, svgLeft+(W-svgLeft-svgRight)/2, H-8, esc(p.XLabel))
+	fmt.Fprintf(bw, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, svgLeft+(W-svgLeft-right)/2, H-8, esc(p.XLabel))
 	fmt.Fprintf(bw, `<text transform="translate(14,%g) rotate(-90)" text-anchor="middle">%s</text>`, svgTop+(H-svgTop-svgBottom)/2, esc(p.YLabel))
 	bw.WriteString(`</g>`)
-	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom)
+	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-right, H-svgTop-svgBottom)
 
 	// Data sets, clipped to the frame.
 	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g clip-path="url(#clip-%s)"><g class="plot">`,
-		clipID(p), svgLeft, svgTop, W-svgLeft-svgRight, H-svgTop-svgBottom, clipID(p))
+		clipID(p), svgLeft, svgTop, W-svgLeft-right, H-svgTop-svgBottom, clipID(p))
 	for i, l := range p.Lines {
 		writeLine(bw, &l, x, y, LookOf(&l, i))
 	}
 	bw.WriteString("</g></g>")
-	// Legend, top left inside the frame.
+	// Legend, top left inside the frame or in its column.
 	ly := svgTop + 14
 	for i, l := range p.Lines {
 		if l.Title == "" {
@@ -106,15 +113,15 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		color := lk.Color
 		switch {
 		case l.Style == Points && lk.Square: // a dot, as the series is drawn
-			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, svgLeft+11, ly-7, lk.MarkerFill(), color)
+			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+11, ly-7, lk.MarkerFill(), color)
 		case l.Style == Points:
-			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, svgLeft+14, ly-4, lk.MarkerFill(), color)
+			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, lk.MarkerFill(), color)
 		case lk.SVGDash != "":
-			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color, lk.SVGDash)
+			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, lx+8, ly-4, lx+20, ly-4, color, lk.SVGDash)
 		default:
-			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, svgLeft+8, ly-4, svgLeft+20, ly-4, color)
+			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, lx+8, ly-4, lx+20, ly-4, color)
 		}
-		fmt.Fprintf(bw, `<text x="%g" y="%g">%s</text>`, svgLeft+24, ly, esc(l.Title))
+		fmt.Fprintf(bw, `<text x="%g" y="%g">%s</text>`, lx+24, ly, esc(l.Title))
 		ly += 14
 	}
 	bw.WriteString("</svg>")
