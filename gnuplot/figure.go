@@ -150,7 +150,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
 		p("set title %s\n", quote(pn.Title))
 		// A long legend goes right of the plot, where it covers no data.
-		if outside := pn.Titled() > maxKeyInside; outside != keyOutside {
+		if outside := pn.Titled() > chart.MaxLegendInside; outside != keyOutside {
 			keyOutside = outside
 			if outside {
 				p("set key outside right top vertical\n")
@@ -485,7 +485,3 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// maxKeyInside is the most legend entries a panel's key holds inside the
-// plot; a longer key goes outside, on the right.
-const maxKeyInside = 8

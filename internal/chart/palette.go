@@ -96,9 +96,10 @@ func (p *Panel) Titled() int {
 // values span more than two decades, and says so in its title.
 func (p *Panel) LogIfDecades() { logIfDecades(p) }
 
-// maxLegendInside is the most legend entries an SVG panel holds inside its
-// plot; a longer legend gets svgLegendWidth pixels right of it.
+// MaxLegendInside is the most legend entries a panel holds inside its plot,
+// in the SVG charts and gnuplot's; a longer legend goes right of the plot
+// (in SVG, svgLegendWidth pixels wide).
 const (
-	maxLegendInside = 8
+	MaxLegendInside = 8
 	svgLegendWidth  = 190.0
 )

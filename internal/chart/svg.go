@@ -44,7 +44,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	// A long legend gets a column right of the plot, where it covers no
 	// data; a short one sits inside, top left.
 	right, lx := svgRight, svgLeft
-	if p.Titled() > maxLegendInside {
+	if p.Titled() > MaxLegendInside {
 		right = svgRight + svgLegendWidth
 		lx = W - right + 8
 	}
