@@ -76,7 +76,8 @@ a constant --rate for --step on kept-alive connections (-k implied), after --set
 objective on failed is given, failed<0.1%% is one. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
                     rate x the largest latency objective x 1.5 of them, at least 2
-    -n, -t, --rate, --warmup    set by the search
+    -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
+                    resets are failures counted against the objectives)
 A failing step where gab itself was at its limit (its CPU at the cores it may use, its goroutines
 waiting for a CPU, a schedule behind with connections free; or --demo's server in its process)
 ends the search: the capacity is then "at least", the client's.
@@ -405,6 +406,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	cfg.Concurrency = s.connsFor(rate)
 	cfg.WarmupRequests, cfg.WarmupTime = 0, 0
 	cfg.Extended, cfg.Quiet, cfg.Events = true, true, nil
+	cfg.KeepGoing = true // -r: a reset connection is a failure counted, not the end of the step
 	cfg.Interval = 0
 	if s.settle > 0 {
 		cfg.Interval = s.settle
@@ -436,6 +438,9 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		return st
 	}
 	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, int64(res.Non2xx)
+	if st.Error != "" {
+		st.Failed = max(st.Failed, int64(res.Failed.Total)) // the run's, settle included: it ended early
+	}
 	if sf.span > 0 {
 		st.AchievedPerS = float64(sf.requests) / sf.span.Seconds()
 	}

@@ -206,3 +206,40 @@ func TestCapacityPictures(t *testing.T) {
 		t.Errorf("gab compare with a page: %d %s", status, errs)
 	}
 }
+
+// A server that resets every connection fails every step with the failures
+// counted (gab capacity implies -r), and the search ends with no capacity,
+// in bounded time.
+func TestCapacityServerResets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close() // a reset
+		}
+	}()
+	start := time.Now()
+	d := capacityOf(t, "--slo", "p99<50ms", "--step", "0.2s", "--settle", "0.1s", "--start", "20", "http://"+ln.Addr().String()+"/")
+	r := d.Targets[0].Runs[0]
+	if r.Result.CapacityPerS != 0 || len(r.Steps) == 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, s := range r.Steps {
+		// (A rate below one request in the step's 0.2 s has none due there.)
+		if s.Pass || (s.Failed == 0 && s.TargetPerS*0.2 >= 1) {
+			t.Errorf("a step passed or counted no failure: %+v", s)
+		}
+	}
+	// At most 60 steps of 0.3 s, and far fewer: every rate from 20/s down.
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("the search took %v", el)
+	}
+}
