@@ -103,7 +103,12 @@ var viewsScript = `(function () {
     var at = function (type, fx) {
       svg.dispatchEvent(new MouseEvent(type, {clientX: r.left + r.width * fx, clientY: r.top + r.height / 2, bubbles: true}));
     };
-    at("mousemove", 0.5);
+    // Hover on the first request drawn.
+    var m = /M([-0-9.]+) ([-0-9.]+)h0/.exec(plot.querySelector("path").getAttribute("d"));
+    var pt = svg.createSVGPoint();
+    pt.x = +m[1]; pt.y = +m[2];
+    pt = pt.matrixTransform(svg.getScreenCTM());
+    svg.dispatchEvent(new MouseEvent("mousemove", {clientX: pt.x, clientY: pt.y, bubbles: true}));
     var hover = /^t = \d+\.\d{3} s, \d+\.\d{3} ms$/.test(tip.textContent);
     at("mousedown", 0.3); at("mouseup", 0.6);
     var zoomed = /scale\(/.test(plot.getAttribute("transform") || "") && /^showing /.test(tip.textContent);
