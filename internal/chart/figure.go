@@ -41,7 +41,8 @@ func percentileX(p, top float64) float64 {
 	return 1 / (1 - p/100)
 }
 
-// TicRange fixes p's x range to its tics with a margin: half a unit on a
+// TicRange fixes p's x range to its tics with a margin, so that no point
+// sits on the frame: half a unit or 5 % of the span, whichever is more, on a
 // linear axis, a factor of 1.5 on a log one.
 func (p *Panel) TicRange() {
 	if len(p.XTics) == 0 {
@@ -54,7 +55,8 @@ func (p *Panel) TicRange() {
 	if p.LogX {
 		p.XMin, p.XMax = lo/1.5, hi*1.5
 	} else {
-		p.XMin, p.XMax = lo-0.5, hi+0.5
+		m := max(0.5, (hi-lo)*0.05)
+		p.XMin, p.XMax = lo-m, hi+m
 	}
 }
 
