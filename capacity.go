@@ -473,6 +473,10 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	if !st.Pass && s.inProcess {
 		cb.Bound, cb.Reasons = true, append(cb.Reasons, "the server runs in gab's own process (--demo): its limit is gab's")
 	}
+	// Every connection busy while the server answered within the largest
+	// objective (uncorrected p99): the queue was in gab's connections.
+	st.AtMaxConnections = !st.Pass && cfg.Concurrency >= s.conns && busy >= report.ClientBusyFree &&
+		time.Duration(st.UncorrectedP99Us)*time.Microsecond < s.latencyMax
 	if !st.Pass && cb.Bound {
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}

@@ -243,3 +243,28 @@ func TestCapacityServerResets(t *testing.T) {
 		t.Errorf("the search took %v", el)
 	}
 }
+
+// Too few connections for the rate, against a server that answers every
+// request in 5 ms whatever the load: the failing steps kept every
+// connection busy while the server met the objective, and the output says a
+// larger -c might carry more.
+func TestCapacityAtMaxConnections(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	status, out, errs := runGab(t, "gab", "capacity", "--slo", "p99<100ms", "--step", "0.3s", "--settle", "0.1s", "--start", "100", "--max-rate", "800", "-c", "2", srv.URL+"/")
+	if status != 0 {
+		t.Fatalf("exit %d: %s", status, errs)
+	}
+	// Two connections carry at most 400 requests per second at 5 ms each.
+	if !strings.Contains(out, "kept all 2 connections (-c) busy while the server answered within the objective") {
+		t.Errorf("no note on -c:\n%s", out)
+	}
+}

@@ -41,6 +41,10 @@ type Step struct {
 	// Retry: the step measures again a rate whose first step failed (a
 	// rate fails only when it fails twice in a row).
 	Retry bool `json:"retry,omitempty"`
+	// AtMaxConnections: a failing step opened -c's connections and kept them
+	// busy (80 % or more) while the server answered within the largest
+	// latency objective: more connections might have carried the rate.
+	AtMaxConnections bool `json:"at_max_connections,omitempty"`
 }
 
 // Verdict is the step's verdict in a word.

@@ -132,6 +132,16 @@ func WriteText(w io.Writer, d *Document) error {
 					fmt.Fprintf(&b, "  %s/s: client-bound: %s\n", Rate(s.TargetPerS), chart.Printable(strings.Join(s.ClientReasons, "; ")))
 				}
 			}
+			atMax := 0
+			for _, s := range r.Steps {
+				if s.AtMaxConnections {
+					atMax++
+				}
+			}
+			if atMax > 0 {
+				fmt.Fprintf(&b, "  %d failing step(s) kept all %d connections (-c) busy while the server answered within the objective: a larger -c might carry more\n",
+					atMax, d.MaxConnections)
+			}
 			fmt.Fprintf(&b, "Capacity: %s\n", r.Result.Line(Rate))
 		}
 		if c := t.Capacity; c.N > 1 {

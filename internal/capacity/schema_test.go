@@ -21,7 +21,7 @@ func TestDocumentMatchesSchema(t *testing.T) {
 	}
 	s := Search{Start: 100, Resolution: 0.05}
 	s.Record(Step{TargetPerS: 100, Pass: true, Objectives: []string{"p99<1s: passed"}})
-	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}, Error: "e"})
+	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
 	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}})
 	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
 	tg.Finish()
