@@ -379,7 +379,8 @@ var csvLayout = []string{"label", "url", "size", "size_bytes", "concurrency", "r
 	"latency_mean_ms", "latency_sd_ms", "p50_ms", "p99_ms", "complete", "failed", "error_runs", "mbit_s", "sent_mbit_s",
 	"client_cpu_pct", "client_cpu_us_per_req", "server_cpu_us_per_req", "server_cpu_pct"}
 
-// csvExtra are the point's columns after the catalog's figures: the
+// csvExtra are the point's columns after csvLayout's, before the catalog's
+// other figures: the
 // --param value, the latency deviation by the sweep's estimator, and the
 // whole host's CPU (empty where not measured).
 var csvExtra = []string{"param", "deviation_ms", "host_busy_us_per_req", "host_user_pct", "host_system_pct", "host_softirq_pct", "host_steal_pct"}
@@ -444,16 +445,16 @@ func multi(p *PointResult, v float64, prec int) string {
 	return f(v, prec)
 }
 
-// CSVHeader are the --csv columns: csvLayout, then the catalog's other
-// figures by their CSV name, then csvExtra.
+// CSVHeader are the --csv columns: csvLayout, csvExtra, then the catalog's
+// other figures by their CSV name.
 func CSVHeader() []string {
-	out := append([]string(nil), csvLayout...)
+	out := append(append([]string(nil), csvLayout...), csvExtra...)
 	for _, fig := range report.Catalog {
 		if !slices.Contains(csvLayout, fig.CSV) {
 			out = append(out, fig.CSV)
 		}
 	}
-	return append(out, csvExtra...)
+	return out
 }
 
 // csvFigure is the catalog's figure of that CSV name.
