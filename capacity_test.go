@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -266,5 +267,30 @@ func TestCapacityAtMaxConnections(t *testing.T) {
 	// Two connections carry at most 400 requests per second at 5 ms each.
 	if !strings.Contains(out, "kept all 2 connections (-c) busy while the server answered within the objective") {
 		t.Errorf("no note on -c:\n%s", out)
+	}
+}
+
+// An interrupted search ends at once with what it measured, marked
+// incomplete, and exits with an error.
+func TestCapacityInterrupted(t *testing.T) {
+	url, _ := serialServer(t, time.Millisecond)
+	doc := filepath.Join(t.TempDir(), "c.json")
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	start := time.Now()
+	status, _, errs := runArgs(t, ctx, "gab", "capacity", "--slo", "p99<50ms", "--step", "1s", "--json", doc, url)
+	if status != exitError || !strings.Contains(errs, "interrupted") {
+		t.Fatalf("exit %d: %s", status, errs)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("ended %v after the start, the interrupt came at 1.5 s", el)
+	}
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := capacity.Decode(raw)
+	if err != nil || d.Complete || len(d.Targets[0].Runs[0].Steps) == 0 {
+		t.Fatalf("%v: %+v", err, d)
 	}
 }
