@@ -52,7 +52,7 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringArrayVar(&co.slo, "slo", nil, "an objective every passing step meets on the corrected latencies: `EXPR` as --fail-if's (p99<20ms, p99.9<100ms, mean<5ms, failed<0.1%); repeatable, at least one")
 	fs.Var(&co.step, "step", "each step's measured `DURATION` (default 10s)")
-	fs.Var(&co.settle, "settle", "the warm-up at each step's rate before it is measured, `DURATION` (default a fifth of --step, at most 2s)")
+	fs.Var(&co.settle, "settle", "each step's first `DURATION` at its rate, on its connections, left out of its figures (default a fifth of --step, 100ms to 2s; 0: none)")
 	fs.Float64Var(&co.start, "start", 100, "the first step's `RATE` (requests per second); the climb doubles it")
 	fs.Float64Var(&co.maxRate, "max-rate", 1e7, "no step above `RATE`")
 	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
@@ -69,11 +69,11 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 
 const capacityUsage = `Usage: %s capacity --slo EXPR [--slo EXPR ...] [ab options] [capacity options] TARGET...
 TARGET is URL or LABEL=URL. The highest constant rate at which every objective holds on the
-corrected latencies (from each request's intended send time) and the achieved rate is at least
-98 %% of the target: a geometric climb until a rate fails (--attempts steps in a row), then a
-bisection. Every step is a run at
-a constant --rate for --step on kept-alive connections (-k implied), after --settle. Unless an
-objective on failed is given, failed<0.1%% is one. ab's options apply to every step, except:
+corrected latencies (from each request's intended send time) and at least 98 %% of the rate is
+achieved: a geometric climb until a rate fails (--attempts steps in a row), then a bisection.
+Each step is a run at a constant --rate: --settle, then --step measured, on the same kept-alive
+connections. Unless an objective on failed is given, failed<0.1%% is one. Several targets are
+searched step by step in turn and ranked. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
                     rate x the largest latency objective x 1.5 of them, at least 2
     -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
