@@ -294,3 +294,43 @@ func TestCapacityInterrupted(t *testing.T) {
 		t.Fatalf("%v: %+v", err, d)
 	}
 }
+
+// Several targets are searched step by step in turn (A's first step, B's,
+// A's second, ...: the servers' first and last requests interleave), each
+// --repeat times, and ranked with sweep's tie rule.
+func TestCapacityTargetsInTurn(t *testing.T) {
+	type seen struct {
+		mu          sync.Mutex
+		first, last time.Time
+	}
+	serve := func(s *seen) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			now := time.Now()
+			s.mu.Lock()
+			if s.first.IsZero() {
+				s.first = now
+			}
+			s.last = now
+			s.mu.Unlock()
+			w.Header().Set("Content-Length", "2")
+			w.Write([]byte("ok"))
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/"
+	}
+	var a, b seen
+	d := capacityOf(t, "--slo", "p99<500ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--repeat", "2",
+		"A="+serve(&a), "B="+serve(&b))
+	if !a.first.Before(b.first) || !b.first.Before(a.last) || !a.last.Before(b.last) {
+		t.Errorf("not in turn: A %v to %v, B %v to %v", a.first, a.last, b.first, b.last)
+	}
+	if len(d.Targets) != 2 {
+		t.Fatalf("%d targets", len(d.Targets))
+	}
+	for _, tg := range d.Targets {
+		c := tg.Capacity
+		if c.N != 2 || len(tg.Runs) != 2 || c.MeanPerS != 200 || c.LoPerS != 200 || c.HiPerS != 200 || c.Found || c.Rank != 1 || !c.Tied {
+			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found)", tg.Label, c)
+		}
+	}
+}

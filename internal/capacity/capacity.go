@@ -249,8 +249,9 @@ func (t *Target) Finish() {
 }
 
 // Rank ranks the targets by capacity (highest first) with sweep's tie rule
-// (sweep.TieRule); targets whose capacity was not found (client-bound, out
-// of steps) come last, apart. It returns the targets in rank order.
+// (sweep.TieRule); targets whose capacity was not found (client-bound, at
+// --max-rate, out of steps: lower bounds, which do not order) share the
+// last rank. It returns the targets in rank order.
 func Rank(ts []*Target) []*Target {
 	ivs := make([]sweep.Interval, len(ts))
 	for i, t := range ts {
@@ -258,10 +259,23 @@ func Rank(ts []*Target) []*Target {
 		ivs[i] = sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
 	}
 	out := make([]*Target, len(ts))
+	unknown, unknownRank := 0, 0
 	for i, p := range sweep.RankIntervals(ivs, true) {
 		t := ts[p.Index]
 		t.Capacity.Rank, t.Capacity.Tied = p.Rank, p.Tied
+		if !ivs[p.Index].Known {
+			if unknown == 0 {
+				unknownRank = p.Rank
+			}
+			unknown++
+			t.Capacity.Rank = unknownRank
+		}
 		out[i] = t
+	}
+	for _, t := range out {
+		if !t.Capacity.Found && unknown > 1 {
+			t.Capacity.Tied = true
+		}
 	}
 	return out
 }

@@ -101,8 +101,12 @@ func TestRank(t *testing.T) {
 	cb := mk("cb", 500)
 	cb.Searches[0].clientBound = true
 	cb.Finish()
-	out := Rank([]*Target{a, b, cb, c})
-	if out[0] != c || out[3] != cb || a.Capacity.Rank != 2 || b.Capacity.Rank != 2 || !a.Capacity.Tied || cb.Capacity.Rank != 4 {
+	cb2 := mk("cb2", 50)
+	cb2.Searches[0].clientBound = true
+	cb2.Finish()
+	out := Rank([]*Target{a, b, cb, c, cb2})
+	if out[0] != c || out[3] != cb || a.Capacity.Rank != 2 || b.Capacity.Rank != 2 || !a.Capacity.Tied || cb.Capacity.Rank != 4 ||
+		cb2.Capacity.Rank != 4 || !cb.Capacity.Tied || !cb2.Capacity.Tied || c.Capacity.Tied {
 		t.Fatalf("ranks: %s %+v, %s %+v, %s %+v, %s %+v", out[0].Label, out[0].Capacity, out[1].Label, out[1].Capacity, out[2].Label, out[2].Capacity, out[3].Label, out[3].Capacity)
 	}
 	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
