@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/gnuplot"
 	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/outfile"
@@ -148,13 +149,14 @@ func splitCapacityArgs(args []string) (*capacityArgs, error) {
 
 // capacitySettings are the search's settings, checked.
 type capacitySettings struct {
-	objectives []threshold.Threshold
-	latencyMax time.Duration // the largest latency objective (1s without one)
-	step       time.Duration
-	settle     time.Duration
-	conns      int
-	inProcess  bool // --demo: the server shares gab's process
-	co         *capacityOptions
+	objectives   []threshold.Threshold
+	latencyMax   time.Duration // the largest latency objective (1s without one)
+	latencyGiven bool          // an objective on latency was given
+	step         time.Duration
+	settle       time.Duration
+	conns        int
+	inProcess    bool // --demo: the server shares gab's process
+	co           *capacityOptions
 }
 
 // settings checks capacity's own options.
@@ -179,6 +181,7 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		case threshold.Latency:
 			if t.Op == "<" || t.Op == "<=" {
 				s.latencyMax = max(s.latencyMax, time.Duration(t.Value)*time.Microsecond)
+				s.latencyGiven = true
 			}
 		}
 		hasFailed = hasFailed || t.Metric == "failed"
@@ -320,8 +323,19 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	for _, t := range s.objectives {
 		doc.Objectives = append(doc.Objectives, t.Expr)
 	}
-	doc.LatencyObjectiveMs = float64(s.latencyMax.Microseconds()) / 1e3
-	for _, f := range []string{ca.opts.jsonFile, ca.opts.plotFile, ca.opts.htmlFile} {
+	if s.latencyGiven {
+		doc.LatencyObjectiveMs = float64(s.latencyMax.Microseconds()) / 1e3
+	}
+	if f := ca.opts.plotFile; f != "" {
+		if _, err := gnuplot.TerminalFor(f); err != nil {
+			return usage(fmt.Errorf("--plot: %v", err))
+		}
+		if err := gnuplot.CheckImagePath(f); err != nil {
+			fmt.Fprintf(stderr, "gab: --plot: %v\n", err)
+			return exitError
+		}
+	}
+	for _, f := range []string{ca.opts.jsonFile, ca.opts.htmlFile} {
 		if f == "" {
 			continue
 		}
@@ -348,7 +362,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 				}
 				srch.Record(st)
 				if s.co.format == "text" {
-					fmt.Fprintf(stderr, "%s: %.0f/s: %s\n", t.Label, rate, st.Verdict())
+					fmt.Fprintf(stderr, "%s: %s/s: %s\n", chart.Printable(t.Label), capacity.Rate(rate), st.Verdict())
 				}
 			}
 		}

@@ -142,6 +142,7 @@ func TestCapacityUsageErrors(t *testing.T) {
 		{[]string{"--slo", "p99<1s", "--step", "10ms", "http://127.0.0.1:1/"}, "--step must be at least"},
 		{[]string{"--slo", "p99<1s", "--repeat", "0", "http://127.0.0.1:1/"}, "--repeat"},
 		{[]string{"--slo", "p99<1s", "--demo", "http://127.0.0.1:1/"}, "takes no TARGET"},
+		{[]string{"--slo", "p99<1s", "--plot", "x.bmp", "http://127.0.0.1:1/"}, "--plot"},
 	} {
 		status, _, errs := runGab(t, append([]string{"gab", "capacity"}, c.args...)...)
 		if status != exitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
