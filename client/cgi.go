@@ -215,7 +215,7 @@ func (tr *cgiTransport) prepare(_ context.Context, r *run) error {
 
 func (tr *cgiTransport) slots() int { return tr.cfg.Concurrency }
 
-func (tr *cgiTransport) work(r *run, _ int, t *Tally) {
+func (tr *cgiTransport) work(r *run, _ int, t *tally) {
 	w := &cgiWorker{tr: tr, buf: make([]byte, 64<<10)}
 	w.parser.nph = tr.nph
 	defer w.lingering.Wait() // the run's result waits for their Reap figures
@@ -233,7 +233,7 @@ type cgiWorker struct {
 	buf    []byte
 	parser cgiParser
 	phases cgiSample
-	out    Outcome
+	out    outcome
 	// lingering counts this worker's programs being reaped in the background.
 	lingering sync.WaitGroup
 }
@@ -388,7 +388,7 @@ func cgiEnvironment(cfg *Config, base string) []string {
 		env.add("HTTP_HOST", spec.Host)
 	}
 	if !hasAgent {
-		env.add("HTTP_USER_AGENT", UserAgent)
+		env.add("HTTP_USER_AGENT", abUserAgent)
 	}
 	if !hasAccept {
 		env.add("HTTP_ACCEPT", "*/*")

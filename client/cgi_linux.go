@@ -54,7 +54,7 @@ const (
 )
 
 // cgiProc is one running program. Its Close (called by a stopping run through
-// Tally.SetConn) kills its whole process group.
+// tally.setConn) kills its whole process group.
 type cgiProc struct {
 	pid    int
 	pidfd  int // a pidfd for the program (readable once it exits), or -1
@@ -215,22 +215,22 @@ func (p *cgiProc) reapGroup() {
 // do runs one request and returns its outcome (owned by the worker): it
 // spawns the program, writes its stdin, reads its output, ends the request
 // (reaping the program now or in the background) and classifies the outcome.
-func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
+func (w *cgiWorker) do(r *run, t *tally) *outcome {
 	tr := w.tr
 	o := &w.out
-	*o = Outcome{CGI: &w.phases}
+	*o = outcome{CGI: &w.phases}
 	w.phases = cgiSample{}
 	o.Start = r.clock()
 	p, err := tr.spawn()
 	if err != nil {
 		o.End = r.clock()
-		o.Class, o.Err = FailConnect, err
+		o.Class, o.Err = failConnect, err
 		return o
 	}
 	o.TCPDone = r.clock()
 	o.Connect = o.TCPDone
 	t.activity.Store(o.Connect)
-	t.SetConn(r, p) // false: the run stopped and p is being killed; go on and reap it
+	t.setConn(r, p) // false: the run stopped and p is being killed; go on and reap it
 	var timer *time.Timer
 	if d := tr.cfg.RequestTimeout; d > 0 {
 		timer = time.AfterFunc(d-time.Duration(o.Connect-o.Start), func() { p.kill(killTimeout) })
@@ -252,7 +252,7 @@ func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
 // fits in the empty pipe at once; a large one is written concurrently, so that
 // a program that writes before it reads cannot deadlock with gab: the bytes
 // it wrote then come on the channel returned (nil otherwise).
-func (w *cgiWorker) writeBody(r *run, t *Tally, p *cgiProc) (wrote chan int64) {
+func (w *cgiWorker) writeBody(r *run, t *tally, p *cgiProc) (wrote chan int64) {
 	o, body := &w.out, w.tr.body
 	switch {
 	case p.stdin == nil:
@@ -282,7 +282,7 @@ func (w *cgiWorker) writeBody(r *run, t *Tally, p *cgiProc) (wrote chan int64) {
 // capped by the parser. A head that cannot be a response (over cgiMaxHead, or
 // malformed) ends the request at once: the group is killed rather than read
 // for ever.
-func (w *cgiWorker) readOutput(r *run, t *Tally, p *cgiProc) error {
+func (w *cgiWorker) readOutput(r *run, t *tally, p *cgiProc) error {
 	o := &w.out
 	w.parser.reset()
 	for {
@@ -319,7 +319,7 @@ func (w *cgiWorker) readOutput(r *run, t *Tally, p *cgiProc) error {
 // request's Total); one that goes on running is reaped in the background, and
 // the request ends at the EOF. It returns the program's exit status (zero if
 // it is reaped later) and why gab killed it, if it did.
-func (w *cgiWorker) end(r *run, t *Tally, p *cgiProc, eof int64, wrote chan int64, timer *time.Timer) (syscall.WaitStatus, int) {
+func (w *cgiWorker) end(r *run, t *tally, p *cgiProc, eof int64, wrote chan int64, timer *time.Timer) (syscall.WaitStatus, int) {
 	o := &w.out
 	exited := p.exitedWithin(cgiLinger)
 	var ws syscall.WaitStatus
@@ -337,7 +337,7 @@ func (w *cgiWorker) end(r *run, t *Tally, p *cgiProc, eof int64, wrote chan int6
 	if wrote != nil { // the group is gone (or the writer stopped), so a blocked writer has returned
 		t.TotalSent += <-wrote
 	}
-	t.SetConn(r, nil)
+	t.setConn(r, nil)
 
 	w.phases = cgiSample{
 		Spawn:     usec(o.Connect - o.Start),
@@ -361,7 +361,7 @@ func (w *cgiWorker) end(r *run, t *Tally, p *cgiProc, eof int64, wrote chan int6
 
 // response reads the response out of the parser: status, body, the Server
 // header, and -v 2's events.
-func (w *cgiWorker) response(r *run, t *Tally) {
+func (w *cgiWorker) response(r *run, t *tally) {
 	o := &w.out
 	w.parser.finish()
 	o.Status = w.parser.status
@@ -383,19 +383,19 @@ func (w *cgiWorker) classify(ws syscall.WaitStatus, why int, readErr error) {
 	o := &w.out
 	switch {
 	case why == killStop:
-		o.Class = FailAbandoned
+		o.Class = failAbandoned
 	case why == killTimeout:
-		o.Class, o.Err = FailException, fmt.Errorf("killed after --request-timeout %v", w.tr.cfg.RequestTimeout)
+		o.Class, o.Err = failException, fmt.Errorf("killed after --request-timeout %v", w.tr.cfg.RequestTimeout)
 	case why == killMalformed:
-		o.Class, o.Err = FailException, w.parser.err
+		o.Class, o.Err = failException, w.parser.err
 	case ws.Signaled():
-		o.Class, o.Err = FailException, fmt.Errorf("program killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+		o.Class, o.Err = failException, fmt.Errorf("program killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
 	case ws.Exited() && ws.ExitStatus() != 0:
-		o.Class, o.Err = FailException, fmt.Errorf("program exited with status %d", ws.ExitStatus())
+		o.Class, o.Err = failException, fmt.Errorf("program exited with status %d", ws.ExitStatus())
 	case readErr != nil:
-		o.Class, o.Err = FailException, readErr
+		o.Class, o.Err = failException, readErr
 	case w.parser.err != nil:
-		o.Class, o.Err = FailException, w.parser.err
+		o.Class, o.Err = failException, w.parser.err
 	}
 }
 

@@ -10,6 +10,6 @@ func cgiSupported() error { return errors.New("--cgi is supported on Linux only"
 
 func cgiPrepareProcess() error { return cgiSupported() }
 
-func (w *cgiWorker) do(r *run, t *Tally) *Outcome {
-	return &Outcome{Class: FailAbandoned}
+func (w *cgiWorker) do(r *run, t *tally) *outcome {
+	return &outcome{Class: failAbandoned}
 }

@@ -18,37 +18,37 @@ import (
 // classes, the abort after 10 failures, recording by index, progress, and the
 // ways a run ends (-t, -s, SIGINT, fatal errors).
 
-// FailClass is how one request attempt ended.
-type FailClass uint8
+// failClass is how one request attempt ended.
+type failClass uint8
 
 const (
-	// OK: a complete response (any status).
-	OK FailClass = iota
-	// FailConnect: the connection could not be set up. Not recorded; the request
+	// classOK: a complete response (any status).
+	classOK failClass = iota
+	// failConnect: the connection could not be set up. Not recorded; the request
 	// is issued again; counts towards ab's abort after 10 failures.
-	FailConnect
-	// FailRefused: connection refused. Without -r it is fatal
+	failConnect
+	// failRefused: connection refused. Without -r it is fatal
 	// ("apr_socket_recv: Connection refused (111)"), with -r a recorded Connect failure.
-	FailRefused
-	// FailReceive: a receive error (reset, EOF before any byte or mid-body).
+	failRefused
+	// failReceive: a receive error (reset, EOF before any byte or mid-body).
 	// Without -r a reset is fatal as in ab; an early EOF is always just counted.
-	FailReceive
-	// FailReceiveCounted: a receive failure that is counted whatever -r says.
-	FailReceiveCounted
-	// FailException: a malformed response, or one overdue under --request-timeout. Recorded.
-	FailException
-	// FailWrite: sending the request failed ("Send request failed!"). Recorded, Write errors+1.
-	FailWrite
-	// FailHeaderOverflow: a response head over 8191 bytes. Non-2xx+1, Failed+1 with
+	failReceive
+	// failReceiveCounted: a receive failure that is counted whatever -r says.
+	failReceiveCounted
+	// failException: a malformed response, or one overdue under --request-timeout. Recorded.
+	failException
+	// failWrite: sending the request failed ("Send request failed!"). Recorded, Write errors+1.
+	failWrite
+	// failHeaderOverflow: a response head over 8191 bytes. Non-2xx+1, Failed+1 with
 	// no class, not recorded, issued again; counts towards the abort.
-	FailHeaderOverflow
-	// FailAbandoned: the run stopped while the request was in flight. Not counted at all.
-	FailAbandoned
+	failHeaderOverflow
+	// failAbandoned: the run stopped while the request was in flight. Not counted at all.
+	failAbandoned
 )
 
-// Outcome is what a transport reports for one request attempt. Times are
+// outcome is what a transport reports for one request attempt. Times are
 // nanoseconds since the run's start (run.clock), from the monotonic clock.
-type Outcome struct {
+type outcome struct {
 	Start     int64 // request start: before connect, or when the previous response on a kept-alive connection ended
 	TCPDone   int64 // TCP connection established (before TLS); == Start on reuse
 	Connect   int64 // connection ready (TLS included) and the write begins (== Start on reuse)
@@ -57,18 +57,18 @@ type Outcome struct {
 	End       int64 // response complete (or failure noticed)
 	Status    int   // status code, 0 if none was read
 	Body      int64 // decoded body bytes of this response
-	Class     FailClass
+	Class     failClass
 	// Intended is the request's scheduled send time in rate mode (ns since the
-	// start); finish sets it from Tally.Intended, transports need not.
+	// start); finish sets it from tally.Intended, transports need not.
 	Intended  int64
 	KeptAlive bool       // completed on a connection kept alive for the next request (ab doneka)
 	Err       error      // the cause, for failures
 	CGI       *cgiSample // per-request CGI phases (CGI transport only; copied when recorded)
 }
 
-// Tally holds one worker's counters. Only its worker writes it, except
+// tally holds one worker's counters. Only its worker writes it, except
 // activity, which the watchdog reads; tallies are summed when the run ends.
-type Tally struct {
+type tally struct {
 	Counters
 
 	statusCode  int // run-length cache in front of statuses, so a map is touched only on change
@@ -97,12 +97,12 @@ type Tally struct {
 type connBox struct{ c io.Closer }
 
 // Touch records socket activity now (for ab's -s idle timeout).
-func (t *Tally) Touch(r *run) { t.activity.Store(r.clock()) }
+func (t *tally) touch(r *run) { t.activity.Store(r.clock()) }
 
 // SetConn registers the worker's current connection (or process), so that a
 // stopping run can interrupt its blocking I/O. It returns false if the run has
 // already stopped, in which case c has been closed.
-func (t *Tally) SetConn(r *run, c io.Closer) bool {
+func (t *tally) setConn(r *run, c io.Closer) bool {
 	if c == nil {
 		t.conn.Store(nil)
 		return true
@@ -115,7 +115,7 @@ func (t *Tally) SetConn(r *run, c io.Closer) bool {
 	return true
 }
 
-func (t *Tally) addStatus(code int) {
+func (t *tally) addStatus(code int) {
 	if code == t.statusCode {
 		t.statusCount++
 		return
@@ -124,7 +124,7 @@ func (t *Tally) addStatus(code int) {
 	t.statusCode, t.statusCount = code, 1
 }
 
-func (t *Tally) flushStatus() {
+func (t *tally) flushStatus() {
 	if t.statusCount > 0 {
 		if t.statuses == nil {
 			t.statuses = make(map[int]int)
@@ -134,7 +134,7 @@ func (t *Tally) flushStatus() {
 	t.statusCount = 0
 }
 
-func (t *Tally) noteError(f Failure, err error, at int64) {
+func (t *tally) noteError(f Failure, err error, at int64) {
 	if err != nil && t.firstError[f] == "" {
 		t.firstError[f], t.firstAt[f] = err.Error(), at
 	}
@@ -157,7 +157,7 @@ type transport interface {
 	// slots is the number of concurrent request loops to run.
 	slots() int
 	// work is one request loop; it returns when claim fails or the run stops.
-	work(r *run, slot int, t *Tally)
+	work(r *run, slot int, t *tally)
 }
 
 // run is the state of one benchmark run, shared by its workers.
@@ -191,7 +191,7 @@ type run struct {
 	stopAt        int64 // clock when the run was stopped
 
 	mu      sync.Mutex
-	tallies []*Tally
+	tallies []*tally
 
 	protocol string // Result.Protocol: set by the transport's prepare ("h2", "h2c")
 
@@ -216,7 +216,7 @@ func (r *run) clock() int64 { return int64(time.Since(r.start)) }
 // claim hands out the next request; false when n requests are out or the run
 // stopped. In rate mode (--rate) it also waits for the request's intended send
 // time, which it stores in t.Intended (and when the wait ended, in t.Sent).
-func (r *run) claim(t *Tally) bool {
+func (r *run) claim(t *tally) bool {
 	if r.stopped.Load() {
 		return false
 	}
@@ -274,8 +274,8 @@ func (r *run) setServer(s string) { r.server.CompareAndSwap(nil, &s) }
 // setTLS records the first handshake's parameters.
 func (r *run) setTLS(info *TLSInfo) { r.tlsInfo.CompareAndSwap(nil, info) }
 
-func (r *run) newTally() *Tally {
-	t := &Tally{}
+func (r *run) newTally() *tally {
+	t := &tally{}
 	if r.cfg.Live {
 		t.live = new(liveHist)
 	}
@@ -299,25 +299,25 @@ func usec(ns int64) uint32 {
 
 // finish accounts for one attempt. It returns false when the worker should stop
 // (the run ended). The caller must have claimed the request.
-func (r *run) finish(t *Tally, o *Outcome) bool {
-	if o.Start < r.rampEnd && o.Class != FailAbandoned {
+func (r *run) finish(t *tally, o *outcome) bool {
+	if o.Start < r.rampEnd && o.Class != failAbandoned {
 		// Started during the ramp-up: its ticket goes back, nothing counts.
 		r.unclaim()
 		r.rampSent.Add(1)
 		return !r.isStopped()
 	}
 	switch o.Class {
-	case FailAbandoned:
+	case failAbandoned:
 		r.unclaim()
 		return false
-	case FailConnect, FailHeaderOverflow:
+	case failConnect, failHeaderOverflow:
 		if e := errnoOf(o.Err); e == syscall.EMFILE || e == syscall.ENFILE {
 			// ab: "socket: Too many open files (24)", fatal at once.
 			r.unclaim()
 			r.stop(EndFatal, sysError("socket", o.Err))
 			return false
 		}
-		if o.Class == FailConnect {
+		if o.Class == failConnect {
 			t.noteError(FailureConnect, o.Err, o.End)
 		} else {
 			t.noteError(FailureExceptions, o.Err, o.End)
@@ -325,7 +325,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		r.unclaim()
 		// ab: if (bad++ > 10) abort, so the 12th such failure is fatal.
 		if r.bad.Add(1)-1 > 10 {
-			if o.Class == FailHeaderOverflow {
+			if o.Class == failHeaderOverflow {
 				r.stop(EndFatal, &FatalError{Message: "\nTest aborted after 10 failures\n\n\n", Exit: 1, Err: o.Err})
 			} else {
 				fe := sysError("apr_socket_connect()", o.Err)
@@ -334,7 +334,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			}
 			return false
 		}
-		if o.Class == FailConnect {
+		if o.Class == failConnect {
 			t.Failed.Connect++
 		} else {
 			t.Non2xx++
@@ -343,7 +343,7 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 			r.tl.failure(t, o.End)
 		}
 		return !r.isStopped()
-	case FailRefused:
+	case failRefused:
 		if !r.cfg.KeepGoing {
 			r.unclaim()
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
@@ -353,8 +353,8 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		r.reportReceiveError(o.Err)
 		t.Failed.Connect++
 		r.bad.Add(1)
-	case FailReceive, FailReceiveCounted:
-		if o.Class == FailReceive && !r.cfg.KeepGoing {
+	case failReceive, failReceiveCounted:
+		if o.Class == failReceive && !r.cfg.KeepGoing {
 			r.unclaim()
 			r.stop(EndFatal, sysError("apr_socket_recv", o.Err))
 			return false
@@ -365,15 +365,15 @@ func (r *run) finish(t *Tally, o *Outcome) bool {
 		}
 		t.Failed.Receive++
 		r.bad.Add(1)
-	case FailException:
+	case failException:
 		t.noteError(FailureExceptions, o.Err, o.End)
 		t.Failed.Exceptions++
 		r.bad.Add(1)
-	case FailWrite:
+	case failWrite:
 		t.noteError(FailureWrite, o.Err, o.End)
 		t.WriteErrors++
 		r.events.SendFailed()
-	case OK:
+	case classOK:
 		if o.Status < 200 || o.Status > 299 {
 			t.Non2xx++
 		}
@@ -396,7 +396,7 @@ var errLengthDiffers = errors.New("body length differs from the first response's
 
 // checkLength applies ab's rule: the first successful response fixes Document
 // Length; later ones of another length are Length failures unless -l.
-func (r *run) checkLength(t *Tally, body, at int64) {
+func (r *run) checkLength(t *tally, body, at int64) {
 	if r.good.Add(1) == 1 {
 		r.docLen.Store(body)
 		r.docLenState.Store(2)
@@ -416,7 +416,7 @@ func (r *run) checkLength(t *Tally, body, at int64) {
 }
 
 // record stores the attempt's sample if fewer than n are recorded.
-func (r *run) record(t *Tally, o *Outcome) bool {
+func (r *run) record(t *tally, o *outcome) bool {
 	i := r.done.Add(1)
 	if i > r.n {
 		r.done.Add(-1)
@@ -587,7 +587,7 @@ func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
 func (rn *Runner) emptyResult(w *Result) *Result {
 	return &Result{
 		Ending:       w.Ending,
-		Fatal:        w.Fatal,
+		fatal:        w.fatal,
 		Samples:      samples.New(0, 1),
 		StatusCounts: map[int]int{},
 		FirstError:   map[string]string{}, FirstErrorAt: map[string]time.Duration{},
@@ -605,8 +605,8 @@ func (rn *Runner) measure(ctx context.Context) (*Result, error) {
 	}
 	rn.watch(ctx, r, rn.startWorkers(r))
 	res := rn.result()
-	if res.Fatal != nil {
-		return res, res.Fatal
+	if res.fatal != nil {
+		return res, res.fatal
 	}
 	return res, nil
 }
@@ -674,7 +674,7 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	for i := 0; i < slots; i++ {
 		t := r.newTally()
 		wg.Add(1)
-		go func(i int, t *Tally) {
+		go func(i int, t *tally) {
 			defer wg.Done()
 			if ramp := rn.cfg.RampUp; ramp > 0 {
 				// Slot i opens at i/slots of the ramp-up.
@@ -769,7 +769,7 @@ func (rn *Runner) result() *Result {
 	res := &Result{
 		Start:        r.start,
 		Ending:       r.ending,
-		Fatal:        r.fatal,
+		fatal:        r.fatal,
 		Complete:     int(r.done.Load()),
 		Samples:      r.samples,
 		DocLength:    r.docLen.Load(),
@@ -831,7 +831,7 @@ func (rn *Runner) result() *Result {
 }
 
 // failOpen ends o, an attempt that got no connection, at now with err.
-func (r *run) failOpen(o *Outcome, now int64, err error) {
+func (r *run) failOpen(o *outcome, now int64, err error) {
 	if o.TCPDone == 0 {
 		o.TCPDone = now
 	}
@@ -841,14 +841,14 @@ func (r *run) failOpen(o *Outcome, now int64, err error) {
 
 // openFailClass is the class of an attempt that got no connection: not
 // counted if the run is stopping, a refusal, or a connect failure.
-func (r *run) openFailClass(err error) FailClass {
+func (r *run) openFailClass(err error) failClass {
 	switch {
 	case r.isStopped():
-		return FailAbandoned
+		return failAbandoned
 	case isRefused(err):
-		return FailRefused
+		return failRefused
 	}
-	return FailConnect
+	return failConnect
 }
 
 // isRefused reports a connection refusal.

@@ -20,7 +20,7 @@ import (
 // waker, raw non-blocking sockets to the resolved addresses, and the wait
 // that keeps the loop's P.
 
-// epWaker is registered with Tally.SetConn: a stopping run "closes" it, which
+// epWaker is registered with tally.setConn: a stopping run "closes" it, which
 // makes the loop's epoll_wait return.
 type epWaker struct {
 	mu sync.Mutex
@@ -52,7 +52,7 @@ const wakeID = -1
 // epPoller is one event loop's epoll instance, clock and addresses.
 type epPoller struct {
 	r       *run
-	t       *Tally
+	t       *tally
 	d       *dialer
 	epfd    int
 	wake    *epWaker
@@ -77,7 +77,7 @@ type epPoller struct {
 
 // init creates the epoll instance and its waker; maxEvents bounds one wait's
 // events; loops is the number of event loops of the run.
-func (p *epPoller) init(r *run, t *Tally, d *dialer, maxEvents, loops int) error {
+func (p *epPoller) init(r *run, t *tally, d *dialer, maxEvents, loops int) error {
 	p.r, p.t, p.d = r, t, d
 	if runtime.GOMAXPROCS(0) > loops && !r.cfg.NoSpin {
 		// A P (core) beyond the loops': spinning briefly before sleeping

@@ -25,7 +25,7 @@ func TestEpollSpinsOnlyWithACoreToSpare(t *testing.T) {
 		cfg := Config{NoSpin: tc.noSpin}
 		r := &run{cfg: &cfg, start: time.Now()}
 		var p epPoller
-		err := p.init(r, &Tally{}, d, 4, tc.loops)
+		err := p.init(r, &tally{}, d, 4, tc.loops)
 		runtime.GOMAXPROCS(prev)
 		if err != nil {
 			t.Fatalf("init: %v", err)

@@ -10,13 +10,13 @@ import (
 // workers' first errors, with when it ended; a Length failure's time is its
 // response's end.
 func TestFirstErrorAt(t *testing.T) {
-	script := func(r *run, k int64, sent int64) Outcome {
+	script := func(r *run, k int64, sent int64) outcome {
 		end := (k + 1) * int64(time.Millisecond)
-		o := Outcome{Start: end - 100_000, End: end, Status: 200, Body: 10}
+		o := outcome{Start: end - 100_000, End: end, Status: 200, Body: 10}
 		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
 		switch k {
 		case 5, 7:
-			o.Class, o.Err = FailException, errors.New("exception "+string(rune('0'+k)))
+			o.Class, o.Err = failException, errors.New("exception "+string(rune('0'+k)))
 		case 9:
 			o.Body = 11 // a Length failure
 		}

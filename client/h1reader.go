@@ -162,12 +162,12 @@ func (r *h1Reader) fail(err error) h1Step {
 }
 
 // h1FailClass is the failure class of a response that failed with err.
-func h1FailClass(err error) FailClass {
+func h1FailClass(err error) failClass {
 	switch err {
 	case errHeadOverflow:
-		return FailHeaderOverflow
+		return failHeaderOverflow
 	case errTruncated:
-		return FailReceiveCounted
+		return failReceiveCounted
 	}
-	return FailException
+	return failException
 }

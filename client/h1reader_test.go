@@ -114,7 +114,7 @@ func TestH1ReaderInterimBound(t *testing.T) {
 			if k <= maxInterim && (got.step != h1Done || got.status != 200 || got.body != 2 || got.end != len(data)) {
 				t.Errorf("%d interim, splits %v: %+v, want the 200 with its 2 bytes", k, splits, got)
 			}
-			if k > maxInterim && (got.step != h1Fail || got.err != errTooManyInterim || h1FailClass(got.err) != FailException) {
+			if k > maxInterim && (got.step != h1Fail || got.err != errTooManyInterim || h1FailClass(got.err) != failException) {
 				t.Errorf("%d interim, splits %v: %+v, want the interim bound (an Exception)", k, splits, got)
 			}
 		}

@@ -27,7 +27,7 @@ type h2Conn struct {
 	bw     *bufio.Writer
 	br     *bufio.Reader
 	fr     *http2.Framer
-	owner  *Tally // touched on connection-level activity (-s)
+	owner  *tally // touched on connection-level activity (-s)
 	closed atomic.Bool
 
 	// Writing. writers counts goroutines in or waiting for a write section: the
@@ -65,7 +65,7 @@ type h2ReaderState struct {
 
 // open dials, handshakes (h2 over TLS with ALPN, or h2c with prior knowledge),
 // sends the connection preface and starts the connection's reader.
-func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
+func (h *h2Transport) open(r *run, t *tally, o *outcome) (*h2Conn, error) {
 	ctx := stopContext{r}
 	raw, err := h.d.connect(ctx)
 	if err != nil {
@@ -74,7 +74,7 @@ func (h *h2Transport) open(r *run, t *Tally, o *Outcome) (*h2Conn, error) {
 	nc := raw
 	o.TCPDone = r.clock()
 	if h.tlsConfig != nil {
-		if !t.SetConn(r, raw) { // so that a stopping run interrupts the handshake
+		if !t.setConn(r, raw) { // so that a stopping run interrupts the handshake
 			_ = raw.Close() // the run stopped
 			return nil, context.Canceled
 		}
@@ -343,7 +343,7 @@ func (c *h2Conn) releaseLocked() {
 }
 
 // completeLocked ends st with its result and wakes its slot; smu held.
-func (c *h2Conn) completeLocked(st *h2Stream, class FailClass, err error) {
+func (c *h2Conn) completeLocked(st *h2Stream, class failClass, err error) {
 	st.end = c.r.clock()
 	st.class, st.err = class, err
 	st.next = h2Completed
@@ -358,12 +358,12 @@ func (c *h2Conn) completeLocked(st *h2Stream, class FailClass, err error) {
 // is released.
 func (c *h2Conn) endedLocked(st *h2Stream) {
 	class, err := st.endClass(c.h.headReq)
-	if class != OK || !st.fastOK {
+	if class != classOK || !st.fastOK {
 		c.completeLocked(st, class, err)
 		return
 	}
 	st.end = c.r.clock()
-	st.class, st.err = OK, nil
+	st.class, st.err = classOK, nil
 	c.forgetLocked(st)
 	c.fast = append(c.fast, st)
 }

@@ -74,13 +74,13 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		} else if h2Unopened(f.StreamID, c.nextID) {
 			return errUnopenedStream
 		} else {
-			c.owner.Touch(c.r)
+			c.owner.touch(c.r)
 		}
 		c.cur = st
 		c.heads.begin(resp, f.StreamEnded())
 		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.ContinuationFrame:
-		c.owner.Touch(c.r) // the server is not silent, whatever the block is for
+		c.owner.touch(c.r) // the server is not silent, whatever the block is for
 		c.smu.Lock()
 		defer c.smu.Unlock()
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
@@ -93,7 +93,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 			c.smu.Unlock()
 			return errUnopenedStream
 		} else if st != nil {
-			c.completeLocked(st, FailException, st.takeReset(f.ErrCode))
+			c.completeLocked(st, failException, st.takeReset(f.ErrCode))
 		}
 		c.smu.Unlock()
 	case *http2.SettingsFrame:
@@ -108,21 +108,21 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.cond.Broadcast()
 		c.smu.Unlock()
 	case *http2.PingFrame:
-		c.owner.Touch(c.r)
+		c.owner.touch(c.r)
 		if !f.IsAck() {
 			c.lockReply()
 			defer c.wmu.Unlock()
 			return c.fr.WritePing(true, f.Data)
 		}
 	case *http2.GoAwayFrame:
-		c.owner.Touch(c.r)
+		c.owner.touch(c.r)
 		c.smu.Lock()
 		c.goaway = true
 		c.lastID = f.LastStreamID
 		for id, st := range c.streams {
 			if id > f.LastStreamID {
 				st.retry = true
-				c.completeLocked(st, FailException, errGoAwayRefused)
+				c.completeLocked(st, failException, errGoAwayRefused)
 			}
 		}
 		if c.active == 0 {
@@ -171,7 +171,7 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 		c.smu.Unlock()
 		return errUnopenedStream
 	} else if st == nil {
-		c.owner.Touch(c.r)
+		c.owner.touch(c.r)
 	} else {
 		now := c.r.clock()
 		st.tally.activity.Store(now)
@@ -209,7 +209,7 @@ func (c *h2Conn) onData(f *http2.DataFrame) error {
 }
 
 func (c *h2Conn) onSettings(f *http2.SettingsFrame) error {
-	c.owner.Touch(c.r)
+	c.owner.touch(c.r)
 	if f.IsAck() {
 		return nil
 	}
@@ -301,7 +301,7 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	}
 	c.active++
 	st.reset()
-	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
 	c.openStreamLocked(st)
 	c.smu.Unlock()

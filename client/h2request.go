@@ -64,7 +64,7 @@ func h2Fields(cfg *Config) []hpack.HeaderField {
 		{Name: ":path", Value: path},
 	}
 	if userAgent {
-		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: UserAgent})
+		fields = append(fields, hpack.HeaderField{Name: "user-agent", Value: abUserAgent})
 	}
 	if accept {
 		fields = append(fields, hpack.HeaderField{Name: "accept", Value: "*/*"})

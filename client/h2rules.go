@@ -72,7 +72,7 @@ type h2Resp struct {
 	length    int64  // the final head's content-length, -1 if none (set with final)
 	malformed error  // why the final head is malformed, nil if it is not
 	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
-	class     FailClass
+	class     failClass
 	err       error
 	retry     bool // not processed by the server: issue the request again
 	peerReset bool // the server sent RST_STREAM
@@ -107,16 +107,16 @@ func (st *h2Resp) takeReset(code http2.ErrCode) error {
 // response is malformed (RFC 9113 §8.1.1, §8.3): no final head with exactly
 // one :status, or a body whose length is not the content-length (which a
 // response to HEAD, a 204 and a 304 may carry without a body).
-func (st *h2Resp) endClass(headRequest bool) (FailClass, error) {
+func (st *h2Resp) endClass(headRequest bool) (failClass, error) {
 	switch {
 	case !st.final || st.status == 0:
-		return FailException, errNoStatus
+		return failException, errNoStatus
 	case st.malformed != nil:
-		return FailException, st.malformed
+		return failException, st.malformed
 	case st.length >= 0 && st.length != st.body && !headRequest && st.status != 204 && st.status != 304:
-		return FailException, errH2LengthMismatch
+		return failException, errH2LengthMismatch
 	}
-	return OK, nil
+	return classOK, nil
 }
 
 // finalHead notes the stream's final response head.
@@ -338,13 +338,13 @@ func h2Unopened(id, next uint32) bool { return id%2 == 0 || id >= next }
 // was sent again *retries times: true means send it again (*retries counts
 // it); false means o is settled (abandoned if the run is stopping, an
 // Exception past h2MaxRetries).
-func h2Resend(r *run, o *Outcome, retries *int, now int64) bool {
+func h2Resend(r *run, o *outcome, retries *int, now int64) bool {
 	switch {
 	case r.isStopped():
-		o.Class = FailAbandoned
+		o.Class = failAbandoned
 		return false
 	case *retries >= h2MaxRetries:
-		o.Class, o.Err, o.End, o.FirstByte = FailException, errRefusedTooOften, now, now
+		o.Class, o.Err, o.End, o.FirstByte = failException, errRefusedTooOften, now, now
 		return false
 	}
 	*retries++
@@ -355,16 +355,16 @@ func h2Resend(r *run, o *Outcome, retries *int, now int64) bool {
 // before the stream did. Such a request is never sent again: the server may
 // have processed it. One that got nothing back on a working connection (a
 // connection that sent its SETTINGS) is counted whatever -r says.
-func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) FailClass {
+func h2LostClass(stopping bool, st *h2Resp, sawSettings bool, err error) failClass {
 	switch {
 	case stopping:
-		return FailAbandoned
+		return failAbandoned
 	case isH2ProtocolError(err):
-		return FailException // the server broke the protocol; gab ended the connection
+		return failException // the server broke the protocol; gab ended the connection
 	case (st.firstByte != 0 || !sawSettings) && errnoOf(err) == syscall.ECONNRESET:
-		return FailReceive
+		return failReceive
 	}
-	return FailReceiveCounted
+	return failReceiveCounted
 }
 
 // h2GoAwayCode is the error code of the GOAWAY that gab sends before it

@@ -3,7 +3,7 @@ package client
 // The client tests' shared helpers: faultServer, a raw TCP server whose
 // connections run scripts (and the scripts several tests use), the usual
 // HTTP/1 run (h1Config, h1Run), and scriptTransport, a transport that sends
-// nothing and reports the Outcomes a script builds.
+// nothing and reports the outcomes a script builds.
 
 import (
 	"bufio"
@@ -344,7 +344,7 @@ func newRunner(tb testing.TB, cfg Config) (*Runner, error) {
 }
 
 // fakeProtocol marks a run on scriptTransport: a transport that sends nothing
-// and reports Outcomes built by a script, so the accounting of extra figures
+// and reports outcomes built by a script, so the accounting of extra figures
 // can be checked exactly, without sockets.
 const fakeProtocol Protocol = 200
 
@@ -353,7 +353,7 @@ func newScriptTransport(cfg *Config) (transport, error) { return &scriptTranspor
 // scriptFunc builds the outcome of the k-th request a worker sends (k counts
 // across all workers, from 0). sent is r.clock() right after claim returned;
 // it may sleep to simulate a slow server.
-type scriptFunc func(r *run, k int64, sent int64) Outcome
+type scriptFunc func(r *run, k int64, sent int64) outcome
 
 var scripts sync.Map // *Config.Target.Path → scriptFunc
 
@@ -373,7 +373,7 @@ func (s *scriptTransport) prepare(ctx context.Context, r *run) error {
 
 func (s *scriptTransport) slots() int { return s.cfg.Concurrency }
 
-func (s *scriptTransport) work(r *run, slot int, t *Tally) {
+func (s *scriptTransport) work(r *run, slot int, t *tally) {
 	v, _ := scripts.Load(s.cfg.Target.Path)
 	script := v.(scriptFunc)
 	for r.claim(t) {
@@ -383,7 +383,7 @@ func (s *scriptTransport) work(r *run, slot int, t *Tally) {
 		s.k++
 		s.mu.Unlock()
 		o := script(r, k, sent)
-		t.Touch(r)
+		t.touch(r)
 		r.sawHeader()
 		if !r.finish(t, &o) {
 			return

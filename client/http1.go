@@ -105,7 +105,7 @@ func (h *http1) slots() int {
 	return h.cfg.Concurrency
 }
 
-func (h *http1) work(r *run, slot int, t *Tally) {
+func (h *http1) work(r *run, slot int, t *tally) {
 	if h.loops > 0 {
 		h.workEpoll(r, slot, t)
 		return
@@ -124,7 +124,7 @@ func (h *http1) work(r *run, slot int, t *Tally) {
 type h1conn struct {
 	h    *http1
 	r    *run
-	t    *Tally
+	t    *tally
 	raw  net.Conn // the TCP connection (deadlines and interruption act on it)
 	conn net.Conn // raw, or the TLS connection over it
 	buf  []byte
@@ -134,28 +134,28 @@ type h1conn struct {
 	lastEnd   int64 // when the previous response on this connection ended
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
-	out       Outcome
+	out       outcome
 	ramped    bool // the slot's first connection has been opened (or failed)
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
-func touchAt(t *Tally, now int64) { t.activity.Store(now) }
+func touchAt(t *tally, now int64) { t.activity.Store(now) }
 
 func (c *h1conn) close() {
 	if c.conn != nil {
 		_ = c.conn.Close() // nothing to do about a failed close
 		c.conn, c.raw = nil, nil
-		c.t.SetConn(c.r, nil)
+		c.t.setConn(c.r, nil)
 	}
 	c.pos, c.have, c.rerr = 0, 0, nil
 }
 
-// roundTrip performs one request and leaves its Outcome in c.out. A request
+// roundTrip performs one request and leaves its outcome in c.out. A request
 // whose reused connection was closed before any answer is sent again once on a
 // new connection when its method is idempotent.
 func (c *h1conn) roundTrip() {
 	o := &c.out
-	*o = Outcome{}
+	*o = outcome{}
 	start := int64(-1)
 	retried := false
 	for {
@@ -193,16 +193,16 @@ func (c *h1conn) roundTrip() {
 		if reused && c.h.idempotent && !retried {
 			retried = true
 			c.t.Retries++
-			*o = Outcome{}
+			*o = outcome{}
 			continue
 		}
-		o.Class, o.Err = FailReceiveCounted, errNoAnswer
+		o.Class, o.Err = failReceiveCounted, errNoAnswer
 		return
 	}
 }
 
 // open connects (and handshakes) for a request starting at o.Start.
-func (c *h1conn) open(o *Outcome) bool {
+func (c *h1conn) open(o *outcome) bool {
 	r, t := c.r, c.t
 	ctx := c.h.ctx
 	if c.h.reqTimeout > 0 {
@@ -215,15 +215,15 @@ func (c *h1conn) open(o *Outcome) bool {
 	if err != nil {
 		r.failOpen(o, now, err)
 		// The dialer's own deadline can fire before the context records it.
-		if o.Class != FailAbandoned && c.h.reqTimeout > 0 && (ctx.Err() == context.DeadlineExceeded || isTimeout(err)) {
-			o.Class, o.Err = FailException, errRequestTimeout
+		if o.Class != failAbandoned && c.h.reqTimeout > 0 && (ctx.Err() == context.DeadlineExceeded || isTimeout(err)) {
+			o.Class, o.Err = failException, errRequestTimeout
 		}
 		return false
 	}
 	c.h.d.markWorked()
 	touchAt(t, now)
 	o.TCPDone = now
-	if !t.SetConn(r, raw) {
+	if !t.setConn(r, raw) {
 		_ = raw.Close() // the run stopped
 		r.failOpen(o, now, context.Canceled)
 		return false
@@ -239,8 +239,8 @@ func (c *h1conn) open(o *Outcome) bool {
 		if err != nil {
 			c.close()
 			r.failOpen(o, now, err)
-			if o.Class != FailAbandoned && c.h.reqTimeout > 0 && isTimeout(err) {
-				o.Class, o.Err = FailException, errRequestTimeout
+			if o.Class != failAbandoned && c.h.reqTimeout > 0 && isTimeout(err) {
+				o.Class, o.Err = failException, errRequestTimeout
 			}
 			return false
 		}
@@ -254,12 +254,12 @@ func (c *h1conn) open(o *Outcome) bool {
 // exchange writes the request and reads the response. It returns true when the
 // connection was closed before any byte of the answer arrived (the caller
 // retries or fails); otherwise o holds the result.
-func (c *h1conn) exchange(o *Outcome, reused bool) (noAnswer bool) {
+func (c *h1conn) exchange(o *outcome, reused bool) (noAnswer bool) {
 	r, t := c.r, c.t
 	if c.h.reqTimeout > 0 && reused {
 		_ = c.raw.SetDeadline(r.start.Add(time.Duration(o.Start) + c.h.reqTimeout))
 		if r.isStopped() { // the deadline above may have replaced stop's interruption
-			c.fail(o, FailAbandoned, context.Canceled, r.clock())
+			c.fail(o, failAbandoned, context.Canceled, r.clock())
 			return false
 		}
 	}
@@ -270,13 +270,13 @@ func (c *h1conn) exchange(o *Outcome, reused bool) (noAnswer bool) {
 		o.WriteEnd, o.FirstByte = now, now
 		switch {
 		case r.isStopped():
-			c.fail(o, FailAbandoned, err, now)
+			c.fail(o, failAbandoned, err, now)
 		case c.h.reqTimeout > 0 && isTimeout(err):
-			c.fail(o, FailException, errRequestTimeout, now)
+			c.fail(o, failException, errRequestTimeout, now)
 		case reused:
 			return true // the server had closed the kept connection
 		default:
-			c.fail(o, FailWrite, err, now)
+			c.fail(o, failWrite, err, now)
 		}
 		return false
 	}
@@ -286,7 +286,7 @@ func (c *h1conn) exchange(o *Outcome, reused bool) (noAnswer bool) {
 }
 
 // fail ends the attempt with class and closes the connection.
-func (c *h1conn) fail(o *Outcome, class FailClass, err error, now int64) {
+func (c *h1conn) fail(o *outcome, class failClass, err error, now int64) {
 	o.Class, o.Err, o.End = class, err, now
 	if o.FirstByte == 0 {
 		o.FirstByte = now
@@ -321,7 +321,7 @@ func (c *h1conn) read(p []byte) (int, error) {
 
 // readResponse reads one response, fed to h1Reader as it arrives. It returns
 // true when the connection closed before any byte of it (see exchange).
-func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
+func (c *h1conn) readResponse(o *outcome, reused bool) (noAnswer bool) {
 	buf := c.buf
 	pos, have := c.pos, c.have // bytes left over from the previous response start this one
 	if pos > 0 {
@@ -377,7 +377,7 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 		}
 		c.endBody(o)
 		if isEOF(err) {
-			c.fail(o, FailReceiveCounted, errTruncated, c.lastRead)
+			c.fail(o, failReceiveCounted, errTruncated, c.lastRead)
 			return false
 		}
 		return c.readFailed(o, err, true, false)
@@ -387,7 +387,7 @@ func (c *h1conn) readResponse(o *Outcome, reused bool) (noAnswer bool) {
 // headDone accounts for a response's final head, on either path: ab's
 // "header seen", its Server cut (taken from the head and whatever followed it
 // in the buffer, as ab searches its buffer) and the -v 2 status line.
-func (r *run) headDone(o *Outcome, h *respHead, from []byte, verbose bool) {
+func (r *run) headDone(o *outcome, h *respHead, from []byte, verbose bool) {
 	r.sawHeader()
 	if r.wantServer() {
 		r.setServer(abServerSoftware(from[:min(len(from), maxHeadLen)]))
@@ -398,7 +398,7 @@ func (r *run) headDone(o *Outcome, h *respHead, from []byte, verbose bool) {
 	}
 }
 
-func (c *h1conn) endBody(o *Outcome) {
+func (c *h1conn) endBody(o *outcome) {
 	c.t.BodyRead += c.rd.body
 	o.Body = c.rd.body
 }
@@ -406,7 +406,7 @@ func (c *h1conn) endBody(o *Outcome) {
 // complete ends a framed response whose bytes end at pos: keep the
 // connection (buf[pos:have] starts the next response), or wait for the
 // server's close as ab does, or close it.
-func (c *h1conn) complete(o *Outcome, pos, have int) {
+func (c *h1conn) complete(o *outcome, pos, have int) {
 	h := &c.rd.head
 	if c.h.keep(h) {
 		o.KeptAlive = true
@@ -463,7 +463,7 @@ func (t *http1) keep(h *respHead) bool {
 
 // readFailed classifies a read error; got tells whether any byte of the
 // response had arrived. It returns true for "closed before any answer".
-func (c *h1conn) readFailed(o *Outcome, err error, got, reused bool) bool {
+func (c *h1conn) readFailed(o *outcome, err error, got, reused bool) bool {
 	now := c.r.clock()
 	class, cause, noAnswer := readFailure(err, got, reused, c.r.isStopped(), c.h.reqTimeout > 0 && isTimeout(err))
 	if noAnswer {
@@ -477,20 +477,20 @@ func (c *h1conn) readFailed(o *Outcome, err error, got, reused bool) bool {
 // readFailure is how a read error ends an HTTP/1 attempt, on either path.
 // noAnswer means nothing of the answer came back on a closed (or, when reused,
 // reset) connection: the caller may send the request again.
-func readFailure(err error, got, reused, stopped, timedOut bool) (class FailClass, cause error, noAnswer bool) {
+func readFailure(err error, got, reused, stopped, timedOut bool) (class failClass, cause error, noAnswer bool) {
 	switch {
 	case stopped:
-		return FailAbandoned, err, false
+		return failAbandoned, err, false
 	case timedOut:
-		return FailException, errRequestTimeout, false
+		return failException, errRequestTimeout, false
 	case !got && (isEOF(err) || reused):
-		return OK, err, true
+		return classOK, err, true
 	case isEOF(err):
-		return FailReceiveCounted, errTruncated, false
+		return failReceiveCounted, errTruncated, false
 	case tlsGaveUp(err):
-		return FailReceiveCounted, err, false
+		return failReceiveCounted, err, false
 	}
-	return FailReceive, err, false
+	return failReceive, err, false
 }
 
 func isEOF(err error) bool {

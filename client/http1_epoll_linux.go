@@ -73,7 +73,7 @@ const (
 	epWriting                   // the request is partly written
 	epRead                      // reading the response (h1Reader)
 	epDrain                     // response complete; waiting for the server's close
-	epDone                      // the attempt's Outcome is final: finish it
+	epDone                      // the attempt's outcome is final: finish it
 )
 
 // epConn is one of the loop's connections and its current request.
@@ -94,7 +94,7 @@ type epConn struct {
 	lastEnd   int64 // end of the previous response on this connection
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
-	out       Outcome
+	out       outcome
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -104,7 +104,7 @@ type epConn struct {
 // the run's clock.
 const readBudget = 256 << 10
 
-// epLoop is one event loop: its poller, its connections and its Tally.
+// epLoop is one event loop: its poller, its connections and its tally.
 type epLoop struct {
 	epPoller
 	h       *http1
@@ -119,7 +119,7 @@ type epLoop struct {
 }
 
 // workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
-func (h *http1) workEpoll(r *run, slot int, t *Tally) {
+func (h *http1) workEpoll(r *run, slot int, t *tally) {
 	// Not locked to its thread: a locked goroutine's Gosched hands the P to
 	// another thread and back (futex wake-ups), an unlocked one just goes on.
 	epollLoopsStarted.Add(1)
@@ -129,7 +129,7 @@ func (h *http1) workEpoll(r *run, slot int, t *Tally) {
 		return
 	}
 	defer lp.shutdown()
-	if !t.SetConn(r, lp.wake) {
+	if !t.setConn(r, lp.wake) {
 		return
 	}
 	started := lp.rampTo(0)
@@ -193,7 +193,7 @@ func (lp *epLoop) pumpAgain() {
 	lp.spare = cur[:0]
 }
 
-func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
+func newEpLoop(h *http1, r *run, slot int, t *tally) (*epLoop, error) {
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
 	lp := &epLoop{h: h, conns: make([]epConn, count),
 		again: make([]int32, 0, count), spare: make([]int32, 0, count)}
@@ -209,7 +209,7 @@ func newEpLoop(h *http1, r *run, slot int, t *Tally) (*epLoop, error) {
 
 // shutdown closes every socket, the waker and the epoll instance.
 func (lp *epLoop) shutdown() {
-	lp.t.SetConn(lp.r, nil)
+	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
 		lp.closeConn(&lp.conns[i])
 	}
@@ -240,7 +240,7 @@ func (lp *epLoop) pump(c *epConn) {
 				lp.active--
 				return
 			}
-			c.out = Outcome{}
+			c.out = outcome{}
 			c.retried, c.start = false, -1
 			c.state = epStart
 		case epStart:
@@ -377,12 +377,12 @@ func (lp *epLoop) writeFailed(c *epConn, err error, now int64) {
 	o.WriteEnd, o.FirstByte = now, now
 	switch {
 	case lp.r.isStopped():
-		lp.fail(c, FailAbandoned, err, now)
+		lp.fail(c, failAbandoned, err, now)
 	case c.reused:
 		o.End, o.Err = now, err
 		lp.noAnswer(c)
 	default:
-		lp.fail(c, FailWrite, err, now)
+		lp.fail(c, failWrite, err, now)
 	}
 }
 
@@ -416,7 +416,7 @@ func (lp *epLoop) waitOutput(c *epConn) bool {
 			lp.closeConn(c)
 			lp.failOpen(c, err)
 		} else {
-			lp.fail(c, FailWrite, err, lp.tick())
+			lp.fail(c, failWrite, err, lp.tick())
 		}
 		return true
 	}
@@ -492,7 +492,7 @@ func (lp *epLoop) readResp(c *epConn) bool {
 		}
 		lp.endBody(c)
 		if isEOF(err) {
-			lp.fail(c, FailReceiveCounted, errTruncated, c.lastRead)
+			lp.fail(c, failReceiveCounted, errTruncated, c.lastRead)
 			return true
 		}
 		lp.readFailed(c, err, true)
@@ -560,16 +560,16 @@ func (lp *epLoop) noAnswer(c *epConn) {
 	if c.reused && lp.h.idempotent && !c.retried {
 		c.retried = true
 		lp.t.Retries++
-		c.out = Outcome{}
+		c.out = outcome{}
 		c.state = epStart
 		return
 	}
-	c.out.Class, c.out.Err = FailReceiveCounted, errNoAnswer
+	c.out.Class, c.out.Err = failReceiveCounted, errNoAnswer
 	c.state = epDone
 }
 
 // fail ends the attempt with class and closes the connection.
-func (lp *epLoop) fail(c *epConn, class FailClass, err error, now int64) {
+func (lp *epLoop) fail(c *epConn, class failClass, err error, now int64) {
 	o := &c.out
 	o.Class, o.Err, o.End = class, err, now
 	if o.FirstByte == 0 {

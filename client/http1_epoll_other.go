@@ -12,6 +12,6 @@ var epollLoopsStarted atomic.Int64
 func epollLoops(*Config, *dialer) int { return 0 }
 
 // workEpoll is never called when epollLoops returns 0.
-func (h *http1) workEpoll(r *run, slot int, t *Tally) {
+func (h *http1) workEpoll(r *run, slot int, t *tally) {
 	panic("gab: the epoll path exists only on Linux")
 }

@@ -23,7 +23,7 @@ import (
 // common path (a successful response, no --request-timeout, no body, no
 // --rate) the reader records the result itself and sends the slot's next
 // request, flushing once per batch of frames read, so the slot's goroutine is
-// not woken for every request; the slot's Tally is then written by the reader
+// not woken for every request; the slot's tally is then written by the reader
 // while the slot waits, a hand-over ordered by smu and the slot's done channel.
 //
 // The server must speak HTTP/2: over TLS, ALPN must select h2; over plain TCP
@@ -146,7 +146,7 @@ func (h *h2Transport) slots() int {
 // reader goroutine fills the response fields while holding the connection's
 // smu and then signals done; the slot reads them after receiving from done.
 type h2Stream struct {
-	tally *Tally
+	tally *tally
 	done  chan struct{} // one value per completed request
 	id    uint32
 	conn  *h2Conn
@@ -163,7 +163,7 @@ type h2Stream struct {
 
 	// The request in flight and how far it got. The slot owns these, except
 	// while the reader runs the fast path for it (see h2Conn.finishFast).
-	o           Outcome
+	o           outcome
 	opened      bool      // the request opened its connection
 	retries     int       // times the request was sent again
 	fastAllowed bool      // the slot lets the reader finish its requests and send its next ones
@@ -200,7 +200,7 @@ func (st *h2Stream) settle() {
 
 func (s *h2Stream) reset() { s.h2Resp = h2Resp{} }
 
-func (h *h2Transport) work(r *run, slot int, t *Tally) {
+func (h *h2Transport) work(r *run, slot int, t *tally) {
 	if h.loops > 0 {
 		h.workEpoll(r, slot, t)
 		return
@@ -250,9 +250,9 @@ func (h *h2Transport) work(r *run, slot int, t *Tally) {
 // issue runs one request to its end and reports it. It returns h2Stop when
 // the slot should stop, h2Claimed when the reader has claimed the slot's next
 // request, and h2Continue otherwise.
-func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer *time.Timer, registered *net.Conn) h2Handoff {
+func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
-	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {
@@ -269,13 +269,13 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 		}
 		st.opened = opened
 		if c.nc != *registered {
-			if !t.SetConn(r, c.nc) {
-				o.Class = FailAbandoned
+			if !t.setConn(r, c.nc) {
+				o.Class = failAbandoned
 				return finish()
 			}
 			*registered = c.nc
 		}
-		t.Touch(r)
+		t.touch(r)
 		st.fastOK = false // not registered anywhere now: no reader reads it
 		switch c.send(st) {
 		case h2SendRetry:
@@ -296,7 +296,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 				t.Retries++
 				continue
 			}
-			o.Class, o.Err, o.End = FailWrite, st.err, r.clock()
+			o.Class, o.Err, o.End = failWrite, st.err, r.clock()
 			return finish()
 		}
 		o.WriteEnd = r.clock()
@@ -314,9 +314,9 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 				timer.Stop()
 			case <-timer.C:
 				if c.cancel(st) {
-					o.Class = FailException
+					o.Class = failException
 					if r.isStopped() {
-						o.Class = FailAbandoned // the run ended meanwhile: not counted
+						o.Class = failAbandoned // the run ended meanwhile: not counted
 					}
 					o.Err = fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout)
 					o.End = r.clock()
@@ -351,7 +351,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *Tally, timer 
 }
 
 // account fills in the outcome of a request whose stream ended.
-func (h *h2Transport) account(t *Tally, st *h2Resp, o *Outcome, opened bool) {
+func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool) {
 	t.TotalSent += int64(len(h.block)) + int64(len(h.body))
 	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
 	o.End = st.end
@@ -365,7 +365,7 @@ func (h *h2Transport) account(t *Tally, st *h2Resp, o *Outcome, opened bool) {
 // connection returns the holder's live connection, opening a new one if there
 // is none; opened reports that this call opened it (o.TCPDone and o.Connect
 // are then set).
-func (h *h2Transport) connection(r *run, hd *h2Holder, t *Tally, o *Outcome) (c *h2Conn, opened bool, err error) {
+func (h *h2Transport) connection(r *run, hd *h2Holder, t *tally, o *outcome) (c *h2Conn, opened bool, err error) {
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	if c := hd.c; c != nil && c.usable() {

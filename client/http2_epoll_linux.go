@@ -57,7 +57,7 @@ type h2eSlot struct {
 	h2Resp
 	state   h2eState
 	id      uint32
-	o       Outcome
+	o       outcome
 	opened  bool // the request opened its connection
 	retries int  // times the request was sent again
 	done    bool // no ticket was left for it: never started again
@@ -137,7 +137,7 @@ const h2ReadBuf = 64 << 10
 
 var errOutputStuck = errors.New("gab: the server does not read what gab sends")
 
-func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
+func (h *h2Transport) workEpoll(r *run, slot int, t *tally) {
 	h2EpollLoopsStarted.Add(1)
 	lp := &h2Loop{h: h}
 	count := (h.cfg.Concurrency - slot + h.loops - 1) / h.loops
@@ -153,7 +153,7 @@ func (h *h2Transport) workEpoll(r *run, slot int, t *Tally) {
 			in: make([]byte, h2ReadBuf), streams: make(map[uint32]*h2eSlot, h.cfg.Streams)}
 	}
 	defer lp.shutdown()
-	if !t.SetConn(r, lp.wake) {
+	if !t.setConn(r, lp.wake) {
 		return
 	}
 	if slot == 0 && !r.headerSeen.Load() {
@@ -243,7 +243,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	}
 	now := lp.tick()
 	st.state = h2eWaiting
-	st.o = Outcome{Start: now, TCPDone: now, Connect: now}
+	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
 	return true
 }
@@ -546,7 +546,7 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
 			return errUnopenedStream
 		} else if st != nil {
-			lp.end(c, st, FailException, st.takeReset(f.ErrCode))
+			lp.end(c, st, failException, st.takeReset(f.ErrCode))
 		}
 	case *http2.SettingsFrame:
 		if f.IsAck() {
@@ -567,7 +567,7 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 		for id, st := range c.streams {
 			if id > f.LastStreamID {
 				st.retry = true
-				lp.end(c, st, FailException, errGoAwayRefused)
+				lp.end(c, st, failException, errGoAwayRefused)
 			}
 		}
 		if c.active == 0 {
@@ -620,7 +620,7 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHe
 
 // end ends st's stream with class: the request is recorded and the slot's
 // next one claimed, or it waits to be issued again (st.retry).
-func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class FailClass, err error) {
+func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class failClass, err error) {
 	delete(c.streams, st.id)
 	c.active--
 	if c.cur == st {
@@ -698,7 +698,7 @@ func (lp *h2Loop) closeConn(c *h2eConn) {
 
 // shutdown closes every socket, the waker and the epoll instance.
 func (lp *h2Loop) shutdown() {
-	lp.t.SetConn(lp.r, nil)
+	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
 		lp.closeConn(&lp.conns[i])
 	}

@@ -198,7 +198,7 @@ type h3Slot struct {
 	buf        []byte
 	resp       h3Resp
 	fields     *h3Fields
-	o          Outcome
+	o          outcome
 	registered *h3Conn
 	pos        int // the slot's place among its connection's streams (h3Conn.inflight)
 
@@ -211,7 +211,7 @@ type h3Slot struct {
 	err   error
 }
 
-func (h *h3Transport) work(r *run, slot int, t *Tally) {
+func (h *h3Transport) work(r *run, slot int, t *tally) {
 	h.working.Add(1)
 	defer func() {
 		if h.working.Add(-1) == 0 {
@@ -238,10 +238,10 @@ const (
 
 // issue runs one request to its end and reports it; false when the slot
 // should stop.
-func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *Tally) bool {
+func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	now := r.clock()
 	o := &s.o
-	*o = Outcome{Start: now, TCPDone: now, Connect: now}
+	*o = outcome{Start: now, TCPDone: now, Connect: now}
 	retries := 0
 	for {
 		c, opened, err := h.connection(r, hd, t, o)
@@ -251,13 +251,13 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *Tally) bool {
 			return r.finish(t, o)
 		}
 		if c != s.registered {
-			if !t.SetConn(r, c) {
-				o.Class = FailAbandoned
+			if !t.setConn(r, c) {
+				o.Class = failAbandoned
 				return r.finish(t, o)
 			}
 			s.registered = c
 		}
-		t.Touch(r)
+		t.touch(r)
 		if h.roundTrip(r, c, s, t) == h3Retry {
 			if !h2Resend(r, o, &retries, r.clock()) {
 				return r.finish(t, o)
@@ -272,7 +272,7 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *Tally) bool {
 
 // roundTrip sends the request on a new stream of c and reads its response,
 // settling s.o unless it returns h3Retry.
-func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result {
+func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result {
 	c.active.Add(1)
 	defer c.release()
 	s.resp.reset()
@@ -292,8 +292,8 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 		if h.lost(r, t, c, s, s.id, s.err) == h3Retry {
 			return h3Retry
 		}
-		if s.o.Class != FailAbandoned {
-			s.o.Class = FailWrite
+		if s.o.Class != failAbandoned {
+			s.o.Class = failWrite
 		}
 		return h3Done
 	}
@@ -302,10 +302,10 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 		n, err := str.Read(s.buf)
 		if n > 0 {
 			now := r.clock()
-			t.Touch(r)
+			t.touch(r)
 			if perr := s.resp.take(r, s.fields, now, s.buf[:n]); perr != nil {
 				c.fault(str, perr)
-				h.settle(r, t, s, FailException, perr)
+				h.settle(r, t, s, failException, perr)
 				return h3Done
 			}
 		}
@@ -322,7 +322,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *Tally) h3Result
 			return h.lost(r, t, c, s, s.id, err)
 		case r.isStopped():
 			h3Cancel(str, http3.ErrCodeRequestCanceled)
-			h.settle(r, t, s, FailAbandoned, errRunStopped)
+			h.settle(r, t, s, failAbandoned, errRunStopped)
 			return h3Done
 		}
 	}
@@ -445,7 +445,7 @@ func h3Cancel(str *quic.Stream, code http3.ErrCode) {
 }
 
 // settle fills in the outcome of a request whose stream ended.
-func (h *h3Transport) settle(r *run, t *Tally, s *h3Slot, class FailClass, err error) {
+func (h *h3Transport) settle(r *run, t *tally, s *h3Slot, class failClass, err error) {
 	o, resp := &s.o, &s.resp
 	t.TotalRead += resp.read
 	t.BodyRead += resp.body
@@ -460,12 +460,12 @@ func (h *h3Transport) settle(r *run, t *Tally, s *h3Slot, class FailClass, err e
 // lost settles a request whose stream failed with err (id is the stream's,
 // -1 if the request was never sent): h3Retry if the server provably did
 // not process it, else its failure class in s.o.
-func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err error) h3Result {
+func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err error) h3Result {
 	var se *quic.StreamError
 	g := c.goaway.Load()
 	switch {
 	case r.isStopped():
-		h.settle(r, t, s, FailAbandoned, err)
+		h.settle(r, t, s, failAbandoned, err)
 	case errors.Is(err, quic.Err0RTTRejected):
 		c.rejected()
 		t.TotalRead += s.resp.read
@@ -475,9 +475,9 @@ func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err
 			t.TotalRead += s.resp.read
 			return h3Retry
 		}
-		h.settle(r, t, s, FailException, errors.New(h3StreamErrorText(se.ErrorCode)))
+		h.settle(r, t, s, failException, errors.New(h3StreamErrorText(se.ErrorCode)))
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		h.settle(r, t, s, FailException, fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout))
+		h.settle(r, t, s, failException, fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout))
 	case id < 0 || g >= 0 && id >= g:
 		if id < 0 && !errors.Is(err, errGoAwayRefused) {
 			c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError)) // no stream opens on it: it has ended
@@ -496,7 +496,7 @@ func (h *h3Transport) lost(r *run, t *Tally, c *h3Conn, s *h3Slot, id int64, err
 
 // connection returns the holder's live connection, opening a new one if there
 // is none; opened reports that this call opened it (o.Connect is then set).
-func (h *h3Transport) connection(r *run, hd *h3Holder, t *Tally, o *Outcome) (*h3Conn, bool, error) {
+func (h *h3Transport) connection(r *run, hd *h3Holder, t *tally, o *outcome) (*h3Conn, bool, error) {
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	if c := hd.c; c != nil && c.usable() {
@@ -528,7 +528,7 @@ type h3Conn struct {
 	qc     *quic.Conn
 	tr     *quic.Transport
 	udp    *net.UDPConn
-	owner  *Tally        // touched on connection-level activity (-s)
+	owner  *tally        // touched on connection-level activity (-s)
 	goaway atomic.Int64  // the stream ID of the server's GOAWAY, -1 before one
 	away   chan struct{} // closed on the server's first GOAWAY
 	// inflight holds each of the connection's slots' stream in flight (nil
@@ -549,7 +549,7 @@ type h3Conn struct {
 
 // open sets up a QUIC connection (its own UDP socket, the handshake), opens
 // gab's control stream and starts the reader of the server's streams.
-func (h *h3Transport) open(r *run, t *Tally) (*h3Conn, error) {
+func (h *h3Transport) open(r *run, t *tally) (*h3Conn, error) {
 	ctx := stopContext{r}
 	for {
 		idx := h.d.current.Load()
@@ -564,7 +564,7 @@ func (h *h3Transport) open(r *run, t *Tally) (*h3Conn, error) {
 	}
 }
 
-func (h *h3Transport) dial(ctx context.Context, r *run, t *Tally) (*h3Conn, error) {
+func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, error) {
 	ip := h.d.addrs[int(h.d.current.Load())%len(h.d.addrs)]
 	raddr := &net.UDPAddr{IP: ip.IP, Zone: ip.Zone, Port: h.d.port}
 	network := "udp6"
@@ -696,7 +696,7 @@ func (c *h3Conn) Err() error {
 	}
 }
 
-// Close ends the connection: the run is stopping (Tally.SetConn).
+// Close ends the connection: the run is stopping (tally.setConn).
 func (c *h3Conn) Close() error {
 	c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
 	return nil
@@ -865,7 +865,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 			}
 			return errH3ControlClosed
 		}
-		c.owner.Touch(c.r)
+		c.owner.touch(c.r)
 		if first != (typ == h3FrameSettings) {
 			if first {
 				return errH3NoSettings
@@ -1065,7 +1065,7 @@ func h3ConnLost(err error) error {
 // may have processed it. When gab ended the connection because the server
 // broke the protocol (or quic-go found a QUIC protocol violation), it is an
 // Exception; otherwise a Receive failure counted whatever -r says.
-func h3LostClass(err error) (FailClass, error) {
+func h3LostClass(err error) (failClass, error) {
 	var (
 		ae *quic.ApplicationError
 		te *quic.TransportError
@@ -1073,9 +1073,9 @@ func h3LostClass(err error) (FailClass, error) {
 	switch {
 	case errors.As(err, &ae) && !ae.Remote && ae.ErrorCode != quic.ApplicationErrorCode(http3.ErrCodeNoError),
 		errors.As(err, &te) && !te.Remote:
-		return FailException, h3ConnLost(err)
+		return failException, h3ConnLost(err)
 	}
-	return FailReceiveCounted, h3ConnLost(err)
+	return failReceiveCounted, h3ConnLost(err)
 }
 
 // h3NotH3 is the fatal error for a server whose TLS does not offer h3 in

@@ -212,7 +212,7 @@ func TestHTTP3SilentServer(t *testing.T) {
 	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 2, 2)
 	cfg.Timeout = 700 * time.Millisecond
 	res, err, took := runH2Within(t, cfg, 20*time.Second)
-	if err == nil || res.Ending != EndFatal || res.Fatal.Exit != 119 || res.Complete != 0 {
+	if err == nil || res.Ending != EndFatal || res.fatal.Exit != 119 || res.Complete != 0 {
 		t.Fatalf("ending %v (%v), %d complete; want -s's timeout", res.Ending, err, res.Complete)
 	}
 	if took > 10*time.Second {
@@ -249,7 +249,7 @@ func TestHTTP3VersionNegotiationFails(t *testing.T) {
 	}()
 	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 1, 1)
 	res, err, _ := runH2Within(t, cfg, 30*time.Second)
-	if err == nil || res.Ending != EndFatal || !strings.Contains(res.Fatal.Message, "Test aborted after 10 failures") {
+	if err == nil || res.Ending != EndFatal || !strings.Contains(res.fatal.Message, "Test aborted after 10 failures") {
 		t.Fatalf("ending %v (%v), want the abort after 10 failed connects", res.Ending, err)
 	}
 	if e := res.FirstError["connect"]; !strings.HasPrefix(e, "QUIC version negotiation failed") {
@@ -350,7 +350,7 @@ func TestHTTP3RefusesServerWithoutH3(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ln.Close() })
 	res, err, _ := runH2Within(t, h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", tr.Conn.LocalAddr().(*net.UDPAddr).Port), 5, 1, 1), 30*time.Second)
-	if err == nil || res.Ending != EndFatal || res.Fatal.Message != "gab: server does not speak HTTP/3 (ALPN: no h3)\n" || res.Complete != 0 {
+	if err == nil || res.Ending != EndFatal || res.fatal.Message != "gab: server does not speak HTTP/3 (ALPN: no h3)\n" || res.Complete != 0 {
 		t.Fatalf("ending %v, err %v, complete %d", res.Ending, err, res.Complete)
 	}
 }

@@ -440,7 +440,7 @@ func TestHTTP3StallsAndEndlessResponses(t *testing.T) {
 			res, err, took := runH2Within(t, cfg, 20*time.Second)
 			heap := peak()
 			if tc.silent {
-				if err == nil || res.Ending != EndFatal || res.Fatal.Exit != 119 {
+				if err == nil || res.Ending != EndFatal || res.fatal.Exit != 119 {
 					t.Errorf("ending %v (%v), want -s's timeout (exit 119)", res.Ending, err)
 				}
 			} else if err != nil || res.Ending != EndTimeLimit {

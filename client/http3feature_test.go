@@ -64,7 +64,7 @@ func TestHTTP3RequestHeadersAndBody(t *testing.T) {
 	h.mu.Unlock()
 	if r.Method != "POST" || r.URL.RequestURI() != "/path?q=1" || body != "a=1&b=2" || r.Header.Get("X-Test") != "yes" ||
 		r.Header.Get("Cookie") != "k=v" || r.Header.Get("Authorization") != "Basic dTpw" ||
-		r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || r.Header.Get("User-Agent") != UserAgent || r.ContentLength != 7 {
+		r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" || r.Header.Get("User-Agent") != abUserAgent || r.ContentLength != 7 {
 		t.Errorf("server saw %s %s, body %q, header %v", r.Method, r.URL.RequestURI(), body, r.Header)
 	}
 }
@@ -221,7 +221,7 @@ func TestHTTP3VerifyTLS(t *testing.T) {
 	ev := &h1Events{}
 	cfg.Events = ev
 	res, _, err := runH3(t, cfg)
-	if err == nil || res.Ending != EndFatal || !strings.Contains(res.Fatal.Message, "Test aborted after 10 failures") {
+	if err == nil || res.Ending != EndFatal || !strings.Contains(res.fatal.Message, "Test aborted after 10 failures") {
 		t.Fatalf("ending %v, err %v", res.Ending, err)
 	}
 	if got := ev.tlsFailed.Load(); got != 12 {
@@ -250,7 +250,7 @@ func TestHTTP3ResponseParsingAllocs(t *testing.T) {
 		if e := p.take(r, d, 2, resp[cut:]); e != nil {
 			t.Fatal(e)
 		}
-		if class, err := p.ended(false); class != OK || p.status != 200 || p.body != 5 || p.read != int64(len(resp)) {
+		if class, err := p.ended(false); class != classOK || p.status != 200 || p.body != 5 || p.read != int64(len(resp)) {
 			t.Fatalf("cut at %d: class %v (%v), status %d, body %d, read %d", cut, class, err, p.status, p.body, p.read)
 		}
 	}

@@ -278,9 +278,9 @@ func (p *h3Resp) payloadDone(r *run, d *h3Fields, block []byte) *h3Error {
 // ended checks a stream that the server finished (FIN) and settles the
 // request's class: a stream may not end inside a frame (a connection
 // error); the response must be complete and well-formed (endClass).
-func (p *h3Resp) ended(headRequest bool) (FailClass, error) {
+func (p *h3Resp) ended(headRequest bool) (failClass, error) {
 	if p.inFrame || p.hdrLen > 0 {
-		return FailException, errH3Truncated
+		return failException, errH3Truncated
 	}
 	return p.endClass(headRequest)
 }

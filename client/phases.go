@@ -20,7 +20,7 @@ import (
 type Phase int
 
 const (
-	PhaseTCP   Phase = iota // TCP connect: Outcome.TCPDone − Start (0 on a reused connection)
+	PhaseTCP   Phase = iota // TCP connect: outcome.TCPDone − Start (0 on a reused connection)
 	PhaseTLS                // TLS handshake: Connect − TCPDone (0 without TLS or on reuse)
 	PhaseWrite              // request write: WriteEnd − Connect
 	PhaseWait               // waiting for the first byte (TTFB): FirstByte − WriteEnd, ab's "Waiting"
@@ -108,7 +108,7 @@ func newExtraStats(rate bool, lookups *lookupTimer) *extraStats {
 
 // state returns the worker's extra state, assigning it a shard on first use.
 // Only t's own worker calls it.
-func (e *extraStats) state(t *Tally) *tallyExtra {
+func (e *extraStats) state(t *tally) *tallyExtra {
 	if t.extra != nil {
 		return t.extra
 	}
@@ -139,7 +139,7 @@ func spanUS(from, to int64) int64 {
 
 // observe records one recorded attempt (called from run.record, concurrently
 // from every worker).
-func (e *extraStats) observe(t *Tally, o *Outcome) {
+func (e *extraStats) observe(t *tally, o *outcome) {
 	s := e.state(t).shard
 	sec := o.End / int64(time.Second)
 	if sec < 0 {
@@ -163,7 +163,7 @@ func (e *extraStats) observe(t *Tally, o *Outcome) {
 	s.mu.Unlock()
 }
 
-func (e *extraStats) observeLag(t *Tally, us int64) {
+func (e *extraStats) observeLag(t *tally, us int64) {
 	s := e.state(t).shard
 	s.mu.Lock()
 	s.lag.Add(us)

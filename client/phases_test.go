@@ -10,10 +10,10 @@ import (
 // fixedPhases answers every request with the same phase lengths (in µs):
 // TCP 300, TLS 200, write 10, wait 1500, body 90 → total 2100; the k-th request
 // ends k×100 ms after the start, so requests fall ten to a second.
-func fixedPhases(r *run, k int64, sent int64) Outcome {
+func fixedPhases(r *run, k int64, sent int64) outcome {
 	us := int64(time.Microsecond)
 	start := k * int64(100*time.Millisecond)
-	return Outcome{
+	return outcome{
 		Start:     start,
 		TCPDone:   start + 300*us,
 		Connect:   start + 500*us,
@@ -93,8 +93,8 @@ func BenchmarkExtraObserve(b *testing.B) {
 	e := newExtraStats(false, nil)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		t := &Tally{}
-		o := Outcome{Start: 1000, TCPDone: 50_000, Connect: 60_000, WriteEnd: 70_000, FirstByte: 900_000, End: 1_200_000, Status: 200}
+		t := &tally{}
+		o := outcome{Start: 1000, TCPDone: 50_000, Connect: 60_000, WriteEnd: 70_000, FirstByte: 900_000, End: 1_200_000, Status: 200}
 		for pb.Next() {
 			o.End += 997
 			e.observe(t, &o)

@@ -165,7 +165,7 @@ func (s *schedule) target(t int64) float64 {
 // wait blocks until the next slot's due time (a timer, no polling), stores it
 // in t.Intended and records the dispatch lag. It returns false if the run
 // stopped meanwhile.
-func (s *schedule) wait(r *run, t *Tally) bool {
+func (s *schedule) wait(r *run, t *tally) bool {
 	k := s.next.Add(1) - 1
 	due := s.due(k)
 	te := r.extra.state(t)
@@ -211,7 +211,7 @@ func (s *schedule) wait(r *run, t *Tally) bool {
 // request when the previous response ended, but in rate mode it then waited
 // for its slot (and for the timer's lateness past it), and ab's
 // (uncorrected) tables must not count that wait.
-func (s *schedule) stamp(t *Tally, o *Outcome) {
+func (s *schedule) stamp(t *tally, o *outcome) {
 	o.Intended = t.Intended
 	if o.Start < t.Sent {
 		o.Start = t.Sent

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// UserAgent is the User-Agent ab sends.
-const UserAgent = "ApacheBench/2.3"
+// abUserAgent is the User-Agent ab sends.
+const abUserAgent = "ApacheBench/2.3"
 
 // DefaultContentType is the Content-type of a body when -T is not given.
 const DefaultContentType = "text/plain"
@@ -148,7 +148,7 @@ func requestHead(spec RequestSpec, bodyLen int) string {
 		b.WriteString("\r\n")
 	}
 	if !hasUA {
-		b.WriteString("User-Agent: " + UserAgent + "\r\n")
+		b.WriteString("User-Agent: " + abUserAgent + "\r\n")
 	}
 	if !hasAccept {
 		b.WriteString("Accept: */*\r\n")

@@ -182,7 +182,7 @@ func testRun(cfg *Config) *run {
 }
 
 type parsed struct {
-	class     FailClass
+	class     failClass
 	status    int
 	body      int64
 	keptAlive bool
@@ -190,7 +190,7 @@ type parsed struct {
 
 // parseStream reads responses from data (split as scriptedConn does) the way
 // the transport does on one connection, until the connection is not kept.
-func parseStream(tb testing.TB, data, splits []byte, http11, head bool) ([]parsed, *Tally) {
+func parseStream(tb testing.TB, data, splits []byte, http11, head bool) ([]parsed, *tally) {
 	cfg := &Config{Protocol: HTTP10, KeepAlive: true, Verbosity: 2}
 	if http11 {
 		cfg.Protocol = HTTP11
@@ -198,14 +198,14 @@ func parseStream(tb testing.TB, data, splits []byte, http11, head bool) ([]parse
 	r := testRun(cfg)
 	h := &http1{cfg: cfg, headRequest: head, http11: http11, askKeepAlive: true, verbose: true}
 	conn := &scriptedConn{data: data, splits: splits}
-	c := &h1conn{h: h, r: r, t: &Tally{}, buf: make([]byte, readBufSize), raw: conn, conn: conn}
+	c := &h1conn{h: h, r: r, t: &tally{}, buf: make([]byte, readBufSize), raw: conn, conn: conn}
 	var out []parsed
 	for i := 0; ; i++ {
 		if i > len(data)+1 {
 			tb.Errorf("no progress after %d responses", i)
 			break
 		}
-		c.out = Outcome{}
+		c.out = outcome{}
 		if c.readResponse(&c.out, false) {
 			out = append(out, parsed{class: 255})
 			break
@@ -222,8 +222,8 @@ func parseStream(tb testing.TB, data, splits []byte, http11, head bool) ([]parse
 func TestReadResponseHeadLimit(t *testing.T) {
 	for _, tc := range []struct {
 		headLen int
-		want    FailClass
-	}{{maxHeadLen, OK}, {maxHeadLen + 1, FailHeaderOverflow}} {
+		want    failClass
+	}{{maxHeadLen, classOK}, {maxHeadLen + 1, failHeaderOverflow}} {
 		prefix := "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Pad: "
 		pad := strings.Repeat("p", tc.headLen-len(prefix)-4)
 		resp := prefix + pad + "\r\n\r\n"
@@ -242,7 +242,7 @@ func TestReadResponsePipelined(t *testing.T) {
 	three := "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end"
 	data := []byte(one + two + three)
 	got, tally := parseStream(t, data, nil, true, false)
-	want := []parsed{{OK, 200, 3, true}, {OK, 200, 2, true}, {OK, 200, 13, false}}
+	want := []parsed{{classOK, 200, 3, true}, {classOK, 200, 2, true}, {classOK, 200, 13, false}}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v", got)
 	}
@@ -281,7 +281,7 @@ func FuzzParseResponse(f *testing.F) {
 		}
 		type result struct {
 			out   []parsed
-			tally *Tally
+			tally *tally
 		}
 		run := func(splits []byte) result {
 			done := make(chan result, 1)

@@ -16,7 +16,7 @@ const (
 	EndTimeLimit
 	// EndInterrupted: SIGINT/SIGTERM (the context was cancelled); the report is partial.
 	EndInterrupted
-	// EndFatal: a fatal error (Result.Fatal) ended the run; ab prints no report.
+	// EndFatal: a fatal error (Result.fatal) ended the run; ab prints no report.
 	EndFatal
 )
 
@@ -123,7 +123,7 @@ type Result struct {
 	Start   time.Time     // just before the first connect (wall clock, for -g)
 	Elapsed time.Duration // ab's lasttime − start
 	Ending  Ending
-	Fatal   *FatalError // set when Ending == EndFatal
+	fatal   *FatalError // set when Ending == EndFatal
 
 	Complete int // ab's done: recorded requests
 	Counters

@@ -11,9 +11,9 @@ import (
 
 func TestRecordStoresStartInMilliseconds(t *testing.T) {
 	step := int64(1_234_567) // ns between request starts
-	res := runScript(t, Config{Requests: 20, Concurrency: 1}, func(r *run, k int64, sent int64) Outcome {
+	res := runScript(t, Config{Requests: 20, Concurrency: 1}, func(r *run, k int64, sent int64) outcome {
 		start := k * step
-		return Outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: start, FirstByte: start + 1000,
+		return outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: start, FirstByte: start + 1000,
 			End: start + 2000, Status: 200}
 	})
 	base := res.Start.UnixMicro()
@@ -36,14 +36,14 @@ func TestSpillThroughRunner(t *testing.T) {
 	t.Setenv("TMPDIR", dir)
 	const n = 400
 	us := int64(time.Microsecond)
-	outcomeOf := func(k int64) Outcome {
+	outcomeOf := func(k int64) outcome {
 		start := k * 37 * us
 		total := (k*7919%23 + 1) * 100 * us
-		return Outcome{Start: start, TCPDone: start, Connect: start + total/4, WriteEnd: start + total/4,
+		return outcome{Start: start, TCPDone: start, Connect: start + total/4, WriteEnd: start + total/4,
 			FirstByte: start + total/2, End: start + total, Status: 200}
 	}
 	res := runScript(t, Config{Requests: n, Concurrency: 4, SampleLimit: 50, KeepAllRows: true},
-		func(r *run, k int64, sent int64) Outcome { return outcomeOf(k) })
+		func(r *run, k int64, sent int64) outcome { return outcomeOf(k) })
 	defer res.Samples.Close()
 	if res.Complete != n || res.Samples.Rows() != n {
 		t.Fatalf("Complete %d, Rows %d, want %d", res.Complete, res.Samples.Rows(), n)

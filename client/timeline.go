@@ -18,7 +18,7 @@ import (
 // times and the counts of completions, failures and bytes, and in rate mode a
 // second histogram of the coordinated-omission-corrected times.
 //
-// A request belongs to the interval holding its end time (Outcome.End), so a
+// A request belongs to the interval holding its end time (outcome.End), so a
 // stall shows in exactly the intervals it covered. Recording takes no lock and
 // allocates nothing, as HdrHistogram's Recorder: workers record into shards
 // (a handful, chosen round-robin per worker, like extraStats), each with two
@@ -366,7 +366,7 @@ func newTimeline(d time.Duration, rate bool, workers int, clock func() int64) *t
 }
 
 // shard assigns t a shard on its first recording. Only t's worker calls it.
-func (tl *timeline) shard(t *Tally) *tlShard {
+func (tl *timeline) shard(t *tally) *tlShard {
 	if t.tl.shard == nil {
 		t.tl.shard = &tl.shards[int(tl.next.Add(1)-1)%len(tl.shards)]
 	}
@@ -374,7 +374,7 @@ func (tl *timeline) shard(t *Tally) *tlShard {
 }
 
 // observe records one recorded request (from run.record).
-func (tl *timeline) observe(t *Tally, o *Outcome) {
+func (tl *timeline) observe(t *tally, o *outcome) {
 	sh := tl.shard(t)
 	bytes := t.TotalRead - t.tl.read
 	t.tl.read = t.TotalRead
@@ -398,7 +398,7 @@ func statusClass(code int) int {
 
 // failure counts an attempt that failed without being recorded (a connect
 // failure or an oversized response head, issued again).
-func (tl *timeline) failure(t *Tally, end int64) {
+func (tl *timeline) failure(t *tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
 	tl.add(sh, end, 0, 0, 0, 0, true, false)

@@ -60,11 +60,11 @@ func BenchmarkTimelineInterval(b *testing.B) {
 // (ns since the start) after lasting lat[k], failing when fail[k], with the
 // status scriptedStatus(k).
 func scriptedEnds(ends, lat []int64, fail []bool) scriptFunc {
-	return func(r *run, k int64, sent int64) Outcome {
-		o := Outcome{Start: ends[k] - lat[k], End: ends[k], Status: scriptedStatus(k)}
+	return func(r *run, k int64, sent int64) outcome {
+		o := outcome{Start: ends[k] - lat[k], End: ends[k], Status: scriptedStatus(k)}
 		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
 		if fail[k] {
-			o.Class, o.Err = FailException, errors.New("scripted")
+			o.Class, o.Err = failException, errors.New("scripted")
 		}
 		return o
 	}
@@ -171,7 +171,7 @@ func TestTimelineExactIntervals(t *testing.T) {
 // harvested is still counted in its own interval (the collector's late path).
 func TestTimelineLateRecording(t *testing.T) {
 	const d = 20 * time.Millisecond
-	script := func(r *run, k int64, sent int64) Outcome {
+	script := func(r *run, k int64, sent int64) outcome {
 		end := int64(5*time.Millisecond) + k*int64(time.Millisecond)
 		if k == 3 {
 			// Wait until interval 0 has surely been harvested, then end in it.
@@ -179,7 +179,7 @@ func TestTimelineLateRecording(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 		}
-		return Outcome{Start: end - int64(time.Millisecond), End: end, Status: 200}
+		return outcome{Start: end - int64(time.Millisecond), End: end, Status: 200}
 	}
 	res := runScript(t, Config{Requests: 5, Concurrency: 1, Interval: d}, script)
 	iv := res.Timeline.Intervals
@@ -421,7 +421,7 @@ func BenchmarkTimelineObserve(b *testing.B) {
 
 // bareTimeline is a rate-mode timeline of 1-minute intervals on a clock
 // that stays at 0, a worker's tally and an outcome in interval 0.
-func bareTimeline() (*timeline, *Tally, *Outcome) {
+func bareTimeline() (*timeline, *tally, *outcome) {
 	tl := newTimeline(time.Minute, true, 1, func() int64 { return 0 })
-	return tl, &Tally{}, &Outcome{Start: 1000, End: 2_000_000, Intended: 500, Status: 200}
+	return tl, &tally{}, &outcome{Start: 1000, End: 2_000_000, Intended: 500, Status: 200}
 }

@@ -372,7 +372,7 @@ func (g tlsRamp) enter(done <-chan struct{}) bool {
 func (g tlsRamp) leave() { <-g }
 
 // handshakeTLS runs the client handshake on raw (which the caller registered
-// with Tally.SetConn, so a stopping run interrupts it): the goroutine paths'
+// with tally.setConn, so a stopping run interrupts it): the goroutine paths'
 // handshake. The event loops run the same crypto/tls handshake over a
 // tlsLink (tlsloop_linux.go); both end in tlsFailed or tlsDone.
 func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
