@@ -65,10 +65,10 @@ const (
 	ClientCPUBound = 0.90
 	// ClientLateBound is the share of requests sent late (or left unsent),
 	// with connections free, above which the schedule was the client's limit.
-	ClientLateBound = 0.05
+	clientLateBound = 0.05
 	// ClientLagBound is the schedule's p95 send lag above which, with
 	// connections free, the client fell behind.
-	ClientLagBound = 10 * time.Millisecond
+	clientLagBound = 10 * time.Millisecond
 	// ClientSchedBound is SchedBound's default.
 	ClientSchedBound = 5 * time.Millisecond
 	// ClientBusyFree is the connections' occupancy below which a late
@@ -110,9 +110,9 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 		}
 		switch {
 		case l.Busy >= ClientBusyFree:
-		case late > ClientLateBound:
+		case late > clientLateBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule fell behind (%.0f %% late or unsent) with connections free (%.0f %% busy)", 100*late, 100*l.Busy))
-		case l.LagP95 > ClientLagBound:
+		case l.LagP95 > clientLagBound:
 			v.Reasons = append(v.Reasons, fmt.Sprintf("the schedule's send lag grew (p95 %v) with connections free (%.0f %% busy)", l.LagP95.Round(time.Millisecond), 100*l.Busy))
 		}
 	}

@@ -43,20 +43,20 @@ import (
 
 // Thresholds of the verdicts (docs: README's "Verdicts").
 const (
-	BusyOthersShare = 0.10 // of the machine's cores, used by other processes
-	BusyStealShare  = 0.05 // of the machine's CPU time, stolen by the hypervisor
-	KernelShare     = 0.01 // retransmitted segments or resets per request
-	ShortRun        = time.Second
-	TailConnect     = 900 * time.Millisecond
+	busyOthersShare = 0.10 // of the machine's cores, used by other processes
+	busyStealShare  = 0.05 // of the machine's CPU time, stolen by the hypervisor
+	kernelShare     = 0.01 // retransmitted segments or resets per request
+	shortRun        = time.Second
+	tailConnect     = 900 * time.Millisecond
 )
 
 // The verdicts' kinds.
 const (
-	VerdictClientBound = "client_bound"
-	VerdictBusyMachine = "busy_machine"
-	VerdictKernelDrops = "kernel_drops"
-	VerdictTooShort    = "too_short"
-	VerdictTooFew      = "too_few"
+	verdictClientBound = "client_bound"
+	verdictBusyMachine = "busy_machine"
+	verdictKernelDrops = "kernel_drops"
+	verdictTooShort    = "too_short"
+	verdictTooFew      = "too_few"
 )
 
 // verdictsSection is the record's "verdicts": what the checks found, and
@@ -143,7 +143,7 @@ func (r *Run) judge(in judgeInputs) {
 		}
 	}
 	if cb := ClientBound(load); cb.Bound {
-		vs.Found = append(vs.Found, verdict{Kind: VerdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
+		vs.Found = append(vs.Found, verdict{Kind: verdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
 			Advice:   "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less.",
 			Evidence: map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}})
 	}
@@ -151,7 +151,7 @@ func (r *Run) judge(in judgeInputs) {
 	// busy_machine
 	h := in.host
 	if !h.Checked(hoststat.FileStat) || h.Cores == 0 || h.Elapsed <= 0 {
-		vs.NotChecked = append(vs.NotChecked, VerdictBusyMachine+": "+hoststat.FileStat+" unreadable")
+		vs.NotChecked = append(vs.NotChecked, verdictBusyMachine+": "+hoststat.FileStat+" unreadable")
 	} else {
 		others := h.CPU.Busy() - load.CPU
 		if in.server != nil {
@@ -164,14 +164,14 @@ func (r *Run) judge(in judgeInputs) {
 		if t := h.CPU.Total(); t > 0 {
 			steal = h.CPU.Steal.Seconds() / t.Seconds()
 		}
-		if share >= BusyOthersShare || steal >= BusyStealShare {
+		if share >= busyOthersShare || steal >= busyStealShare {
 			who := "processes other than gab"
 			if in.server != nil {
 				who += " and --server-pid's"
 			} else {
 				who += " (the server among them: --server-pid names it)"
 			}
-			vs.Found = append(vs.Found, verdict{Kind: VerdictBusyMachine,
+			vs.Found = append(vs.Found, verdict{Kind: verdictBusyMachine,
 				Message: fmt.Sprintf("%s used %.2f of the machine's %d cores (%.0f %%) during the run; steal %.1f %%; load average %.2f before, %.2f after.",
 					who, othersCores, h.Cores, 100*share, 100*steal, h.LoadBefore[0], h.LoadAfter[0]),
 				Advice: "Timings and rates include waiting for a CPU: repeat on a quiet machine or pin gab and the server to their own cores.",
@@ -182,14 +182,14 @@ func (r *Run) judge(in judgeInputs) {
 
 	// kernel_drops
 	if !h.Checked(hoststat.FileNetstat) || !h.Checked(hoststat.FileSNMP) {
-		vs.NotChecked = append(vs.NotChecked, VerdictKernelDrops+": "+hoststat.FileNetstat+" or "+hoststat.FileSNMP+" unreadable")
+		vs.NotChecked = append(vs.NotChecked, verdictKernelDrops+": "+hoststat.FileNetstat+" or "+hoststat.FileSNMP+" unreadable")
 	} else if v, ok := kernelVerdict(h, requests, in.connect, r.Extended); ok {
 		vs.Found = append(vs.Found, v)
 	}
 
 	// too_short
-	if wall < ShortRun {
-		vs.Found = append(vs.Found, verdict{Kind: VerdictTooShort,
+	if wall < shortRun {
+		vs.Found = append(vs.Found, verdict{Kind: verdictTooShort,
 			Message: fmt.Sprintf("the run took %.3f s: its CPU figures (gab's, the server's, the machine's) are a few clock ticks.", wall.Seconds()),
 			Advice:  "Run for a second or more (-n, -t).", Evidence: map[string]float64{"wall_s": wall.Seconds()}})
 	}
@@ -208,7 +208,7 @@ func (r *Run) judge(in judgeInputs) {
 			}
 		}
 		if len(few) > 0 {
-			vs.Found = append(vs.Found, verdict{Kind: VerdictTooFew,
+			vs.Found = append(vs.Found, verdict{Kind: verdictTooFew,
 				Message: fmt.Sprintf("%d requests: %s (below that the percentile is the slowest request).", n, strings.Join(few, ", ")),
 				Advice:  "Send more requests (-n) for those percentiles.", Evidence: map[string]float64{"requests": float64(n)}})
 		}
@@ -247,13 +247,13 @@ func kernelVerdict(h *hoststat.Delta, requests int, x *client.ExtraResult, ext *
 	add(t.SynRetrans, "SYN retransmissions")
 	add(t.AttemptFails, "failed connection attempts")
 	per := float64(max(requests, 1))
-	if float64(t.RetransSegs)/per >= KernelShare {
+	if float64(t.RetransSegs)/per >= kernelShare {
 		add(t.RetransSegs, "retransmitted segments")
 	}
-	if float64(t.OutRsts)/per >= KernelShare {
+	if float64(t.OutRsts)/per >= kernelShare {
 		add(t.OutRsts, "resets sent")
 	}
-	if float64(t.EstabResets)/per >= KernelShare {
+	if float64(t.EstabResets)/per >= kernelShare {
 		add(t.EstabResets, "established connections reset")
 	}
 	exhausted := false
@@ -267,7 +267,7 @@ func kernelVerdict(h *hoststat.Delta, requests int, x *client.ExtraResult, ext *
 	if len(parts) == 0 {
 		return verdict{}, false
 	}
-	v := verdict{Kind: VerdictKernelDrops, Evidence: ev,
+	v := verdict{Kind: verdictKernelDrops, Evidence: ev,
 		Message: "the kernel counted " + strings.Join(parts, ", ") + " during the run (the network namespace's counters: other programs' connections count too)."}
 	tail, near1, near3, maxUs := connectTail(x)
 	ev["slow_connects"] = float64(tail)
@@ -277,7 +277,7 @@ func kernelVerdict(h *hoststat.Delta, requests int, x *client.ExtraResult, ext *
 		ev["slow_connect_share"] = share
 		v.Message += fmt.Sprintf(" %d requests (%.1f %%) waited %.1f s or more to connect (%d near 1 s, %d near 3 s, the slowest %.3f s):"+
 			" SYNs the listener dropped and the client sent again after 1 s, 3 s, ...; the server's accept queue overflowed.",
-			tail, 100*share, TailConnect.Seconds(), near1, near3, float64(maxUs)/1e6)
+			tail, 100*share, tailConnect.Seconds(), near1, near3, float64(maxUs)/1e6)
 		somax := ""
 		if h.Somaxconn > 0 {
 			somax = fmt.Sprintf(" (now %d)", h.Somaxconn)
@@ -297,7 +297,7 @@ func connectTail(x *client.ExtraResult) (tail, near1, near3, maxUs int64) {
 	if x == nil || x.Connect.Hist == nil {
 		return
 	}
-	from := TailConnect.Microseconds()
+	from := tailConnect.Microseconds()
 	for _, b := range x.Connect.Hist.Distribution() {
 		if b.Count == 0 || b.From < from {
 			continue

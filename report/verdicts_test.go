@@ -48,7 +48,7 @@ func TestVerdictsNotJudgedWithoutMachine(t *testing.T) {
 // nothing but its size (p99 needs 100 requests, p99.9 1000).
 func TestVerdictsQuietRunOnlyTooFew(t *testing.T) {
 	r := judged(t, quietHost(), nil)
-	if got := kinds(r); got != VerdictTooFew {
+	if got := kinds(r); got != verdictTooFew {
 		t.Fatalf("verdicts %q, want too_few alone: %v", got, r.VerdictLines())
 	}
 	if l := r.VerdictLines()[0]; !strings.Contains(l, "p99 needs 100, p99.9 needs 1000") {
@@ -74,7 +74,7 @@ func TestVerdictsBusyMachine(t *testing.T) {
 	h.CPU.User = cpu.User + cpu.Sys + server.CPU + 5*time.Second
 	h.LoadBefore, h.LoadAfter = [3]float64{3.5}, [3]float64{4.25}
 	r := judged(t, h, func(o *Options) { o.ServerCPU = server })
-	v := find(r, VerdictBusyMachine)
+	v := find(r, verdictBusyMachine)
 	if v == nil {
 		t.Fatalf("no busy_machine: %v", r.VerdictLines())
 	}
@@ -88,12 +88,12 @@ func TestVerdictsBusyMachine(t *testing.T) {
 	}
 	// Just below the threshold: quiet.
 	h.CPU.User = cpu.User + cpu.Sys + server.CPU + time.Duration(0.099*4*2.5*float64(time.Second))
-	if v := find(judged(t, h, func(o *Options) { o.ServerCPU = server }), VerdictBusyMachine); v != nil {
+	if v := find(judged(t, h, func(o *Options) { o.ServerCPU = server }), verdictBusyMachine); v != nil {
 		t.Fatalf("below the threshold: %s", v.Message)
 	}
 	// Steal alone.
 	h.CPU.User, h.CPU.Steal = 0, time.Second
-	if find(judged(t, h, nil), VerdictBusyMachine) == nil {
+	if find(judged(t, h, nil), verdictBusyMachine) == nil {
 		t.Fatal("10 % steal is a busy machine")
 	}
 }
@@ -124,7 +124,7 @@ func TestVerdictsAcceptQueueTail(t *testing.T) {
 	res.Extra.Connect.Add(1_010_000)
 	res.Extra.Connect.Add(3_020_000)
 	r := Summarize(res, Options{Host: "h", Concurrency: 2, CommandLine: fixtureCommandLine, Machine: h})
-	v := find(r, VerdictKernelDrops)
+	v := find(r, verdictKernelDrops)
 	if v == nil {
 		t.Fatalf("no kernel_drops: %v", r.VerdictLines())
 	}
@@ -139,11 +139,11 @@ func TestVerdictsAcceptQueueTail(t *testing.T) {
 	// No tail: the counters, no attribution.
 	res2, _ := extFixture()
 	r2 := Summarize(res2, Options{Host: "h", Concurrency: 2, CommandLine: fixtureCommandLine, Machine: h})
-	if v := find(r2, VerdictKernelDrops); v == nil || strings.Contains(v.Message, "accept queue") || v.Advice != "" {
+	if v := find(r2, verdictKernelDrops); v == nil || strings.Contains(v.Message, "accept queue") || v.Advice != "" {
 		t.Fatalf("%+v", v)
 	}
 	// Quiet counters: no verdict.
-	if v := find(judged(t, quietHost(), nil), VerdictKernelDrops); v != nil {
+	if v := find(judged(t, quietHost(), nil), verdictKernelDrops); v != nil {
 		t.Fatalf("%+v", v)
 	}
 }
@@ -155,24 +155,24 @@ func TestVerdictsClientBound(t *testing.T) {
 	wall := 2500 * time.Millisecond // the fixture's elapsed
 	full := time.Duration(float64(wall) * cores)
 	r := judged(t, quietHost(), func(o *Options) { o.CPU = CPUUsage{User: full * 95 / 100, Known: true} })
-	if find(r, VerdictClientBound) == nil {
+	if find(r, verdictClientBound) == nil {
 		t.Fatalf("95 %% of the cores: %v", r.VerdictLines())
 	}
 	h := quietHost()
 	h.RunDelay = full / 2
 	r = judged(t, h, func(o *Options) { o.CPU = CPUUsage{User: full / 2, Known: true} })
-	if v := find(r, VerdictClientBound); v == nil || !strings.Contains(v.Message, "waited") {
+	if v := find(r, verdictClientBound); v == nil || !strings.Contains(v.Message, "waited") {
 		t.Fatalf("half the cores used, half waited for: %v", r.VerdictLines())
 	}
 	r = judged(t, quietHost(), func(o *Options) { o.CPU = CPUUsage{User: full / 2, Known: true} })
-	if find(r, VerdictClientBound) != nil {
+	if find(r, verdictClientBound) != nil {
 		t.Fatalf("half the cores: %v", r.VerdictLines())
 	}
 	// Rate mode: the fixture's schedule sent 1 of 10 late with its
 	// connections almost idle.
 	res, _ := extFixture()
 	r = Summarize(res, Options{Host: "h", Concurrency: 2, CommandLine: fixtureCommandLine, Machine: quietHost()})
-	if v := find(r, VerdictClientBound); v == nil || !strings.Contains(v.Message, "schedule fell behind") {
+	if v := find(r, verdictClientBound); v == nil || !strings.Contains(v.Message, "schedule fell behind") {
 		t.Fatalf("a late schedule with free connections: %v", r.VerdictLines())
 	}
 }
@@ -268,10 +268,10 @@ func TestVerdictsShortRunAndPortExhaustion(t *testing.T) {
 	res.Elapsed = 400 * time.Millisecond
 	res.FirstError["connect"] = "dial tcp 127.0.0.1:80: connect: cannot assign requested address"
 	r := Summarize(res, Options{Host: "h", Concurrency: 2, CommandLine: fixtureCommandLine, Machine: quietHost()})
-	if v := find(r, VerdictTooShort); v == nil || !strings.Contains(v.Message, "0.400 s") {
+	if v := find(r, verdictTooShort); v == nil || !strings.Contains(v.Message, "0.400 s") {
 		t.Fatalf("too_short: %v", r.VerdictLines())
 	}
-	v := find(r, VerdictKernelDrops)
+	v := find(r, verdictKernelDrops)
 	if v == nil || !strings.Contains(v.Message, "1 connects failed for want of a local port") ||
 		!strings.Contains(v.Advice, "ip_local_port_range") || v.Evidence["port_exhaustion_failures"] != 1 {
 		t.Fatalf("port exhaustion: %+v", v)
