@@ -94,5 +94,6 @@ func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
 	opts := reportOptions(o, argv, ms.cpu, ms.server)
 	opts.Machine = ms.machine
 	opts.Ceiling = calibratedCeiling(o)
+	opts.InProcessServer = o.Demo
 	return report.Summarize(ms.res, opts)
 }

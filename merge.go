@@ -95,10 +95,9 @@ func writeMergedText(w io.Writer, m *report.Run, notes []string) error {
 	if _, err := w.Write(bytes.TrimPrefix(b.Bytes(), []byte("\n\n"))); err != nil {
 		return err
 	}
-	if err := report.WritePercentiles(w, m); err != nil { // nothing without --percentiles
-		return err
-	}
-	if err := report.WriteFigures(w, m); err != nil {
+	// the --percentiles, corrected and --server-pid tables where the merged
+	// run has them, then the catalog's figures
+	if err := report.WriteSections(w, m, report.Sections{Tables: true, Figures: true}); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {

@@ -28,18 +28,15 @@ import (
 // With --format json stdout carries exactly one JSON document, whatever the
 // ending (notStarted covers command-line errors).
 
-// summaryWriter is one output: a writer of a run's summary.
-type summaryWriter func(io.Writer, *report.Run) error
-
 // output is what gab writes after the run, chosen from the command line.
 type output struct {
 	o    *cliOptions
 	argv []string
 	// jsonStdout: stdout carries the JSON document and nothing else.
 	jsonStdout bool
-	// tables follow ab's text report, in this order (none with -w or
-	// --format json).
-	tables []summaryWriter
+	// sections follow ab's report (only the warm-up and --fail-if lines
+	// with -w; none with --format json).
+	sections report.Sections
 
 	// meter reads the client's CPU and --server-pid's over the run
 	// (measure.go); its start is the run's, or newOutput's until the run.
@@ -52,20 +49,13 @@ type output struct {
 func newOutput(o *cliOptions, argv []string) *output {
 	out := &output{o: o, argv: argv, jsonStdout: o.Format == "json", meter: runMeter{label: o.ServerLabel, started: time.Now()}}
 	if !out.jsonStdout && !o.HTML {
-		out.tables = append(out.tables, report.WriteCGI) // prints nothing outside --cgi
-		if len(o.Percentiles) > 0 {
-			out.tables = append(out.tables, report.WritePercentiles)
-		}
-		out.tables = append(out.tables, report.WriteCorrected) // prints nothing outside --rate
-		if o.Extended {
-			out.tables = append(out.tables, report.WriteExtended, report.WriteApdex, report.WriteVerdicts)
-		}
-		out.tables = append(out.tables, report.WriteServerCPU) // prints nothing without --server-pid
+		// each prints nothing where the run has no such figures
+		out.sections.Tables, out.sections.Extended = true, o.Extended
 	}
 	if !out.jsonStdout {
 		// After the HTML report too: these lines say what the report left out
 		// and how the run is judged.
-		out.tables = append(out.tables, report.WriteWarmup, report.WriteThresholds)
+		out.sections.Warmup, out.sections.Thresholds = true, true
 	}
 	return out
 }
@@ -196,11 +186,9 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 	if stdout.reportWriteError(stderr, err) {
 		return exitError
 	}
-	for _, w := range out.tables {
-		if err := w(stdout, sum); err != nil {
-			fmt.Fprintf(stderr, "gab: %v\n", err)
-			return exitError
-		}
+	if err := report.WriteSections(stdout, sum, out.sections); err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
 	}
 	if err := out.writeHlog(sum); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
@@ -230,7 +218,7 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 		return exitError
 	}
 	if out.jsonStdout { // stdout is the document's; the verdicts go to stderr as well
-		_ = report.WriteThresholds(stderr, sum) // stderr errors are not reported anywhere
+		_ = report.WriteSections(stderr, sum, report.Sections{Thresholds: true}) // stderr errors are not reported anywhere
 	}
 	return status
 }

@@ -150,7 +150,9 @@ func TestVerdictListenQueueOverflow(t *testing.T) {
 }
 
 // TestVerdictClientBoundDemo: the demo server inside gab on one CPU with 64
-// keep-alive connections is gab's own limit.
+// keep-alive connections is gab's own limit: whatever gab's CPU share came to
+// (a short run on a loaded machine may read below the CPU bound), the server
+// shares gab's one core, and the verdict says so.
 func TestVerdictClientBoundDemo(t *testing.T) {
 	bin := buildGab(t)
 	js := filepath.Join(t.TempDir(), "run.json")
@@ -166,7 +168,7 @@ func TestVerdictClientBoundDemo(t *testing.T) {
 	if v.Evidence["cores"] != 1 {
 		t.Fatalf("cores %v, want 1 (--cpus 1)", v.Evidence["cores"])
 	}
-	if !strings.Contains(string(out), "client-bound: gab used") {
+	if !strings.Contains(string(out), "client-bound: ") || !strings.Contains(v.Message, "the server runs inside gab (--demo) on the same 1 core(s)") {
 		t.Fatalf("--extended lacks the verdict:\n%s", out)
 	}
 	t.Logf("%s", v.Message)

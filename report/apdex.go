@@ -93,7 +93,7 @@ func (r *Run) deriveApdex(t *tables) {
 }
 
 // WriteApdex writes the APDEX line of --extended (nothing without --apdex).
-func WriteApdex(w io.Writer, r *Run) error {
+func writeApdex(w io.Writer, r *Run) error {
 	a := r.Apdex
 	if a == nil || a.Requests == 0 {
 		return nil

@@ -34,7 +34,7 @@ func TestApdex(t *testing.T) {
 		t.Errorf("--fail-if apdex>0.7 failed at %v", a.Score)
 	}
 	var b bytes.Buffer
-	if err := WriteApdex(&b, s); err != nil || !strings.Contains(b.String(), "APDEX (T 500µs, F 1ms): 0.688\n  satisfied 438, tolerating 500, frustrated 62 of 1000 requests (0 failed)") {
+	if err := writeApdex(&b, s); err != nil || !strings.Contains(b.String(), "APDEX (T 500µs, F 1ms): 0.688\n  satisfied 438, tolerating 500, frustrated 62 of 1000 requests (0 failed)") {
 		t.Errorf("text %q (%v)", b.String(), err)
 	}
 	b.Reset()
@@ -62,7 +62,7 @@ func TestApdex(t *testing.T) {
 	// Without --apdex: no section, no figure, no line.
 	s = Summarize(pastStore(0), Options{Concurrency: 1})
 	b.Reset()
-	if s.Apdex != nil || strings.Contains(figureKeys(s), " apdex ") || WriteApdex(&b, s) != nil || b.Len() > 0 {
+	if s.Apdex != nil || strings.Contains(figureKeys(s), " apdex ") || writeApdex(&b, s) != nil || b.Len() > 0 {
 		t.Errorf("without --apdex: %+v, %q", s.Apdex, b.String())
 	}
 }

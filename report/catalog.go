@@ -361,9 +361,9 @@ func (fv *FigureValues) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// WriteFigures writes the figure block of a run's text report (gab merge's):
-// each catalog figure the run has, with its key and unit.
-func WriteFigures(w io.Writer, d *Run) error {
+// writeFigureBlock writes the figure block of a run's text report (gab
+// merge's): each catalog figure the run has, with its key and unit.
+func writeFigureBlock(w io.Writer, d *Run) error {
 	e := newErrWriter(w)
 	writeFigures(e, d)
 	return e.flush()

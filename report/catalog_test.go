@@ -56,7 +56,7 @@ func TestCatalogReadsTheDocument(t *testing.T) {
 	// A run that never started has no figure, and no block.
 	ns := NotStarted([]string{"gab"}, time.Unix(0, 0), "x\n", 22)
 	var b bytes.Buffer
-	if err := WriteFigures(&b, ns); err != nil || len(ns.Figures) != 0 || b.Len() != 0 {
+	if err := writeFigureBlock(&b, ns); err != nil || len(ns.Figures) != 0 || b.Len() != 0 {
 		t.Errorf("not started: %v %q %v", ns.Figures, b.String(), err)
 	}
 }
@@ -168,7 +168,7 @@ func TestFailIfCatalogFigure(t *testing.T) {
 	res, _ := extFixture()
 	s := Summarize(res, Options{Concurrency: 2, FailIf: ts})
 	var b bytes.Buffer
-	if err := WriteThresholds(&b, s); err != nil {
+	if err := writeThresholds(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "\n--fail-if sd<3ms: FAILED (sd = 3.031 ms)\n--fail-if received_mbit_per_s>=0.4: passed (received_mbit_per_s = 0.400 Mbit/s)\n" +

@@ -56,7 +56,7 @@ func phaseStats(values []uint32) columnStats {
 
 // WriteCGI prints the "CGI times (ms)" table in the layout of ab's
 // "Connection Times (ms)" table. It prints nothing outside CGI mode.
-func WriteCGI(w io.Writer, r *Run) error {
+func writeCGI(w io.Writer, r *Run) error {
 	s := r.CGI
 	if s == nil {
 		return nil

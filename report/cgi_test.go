@@ -19,7 +19,7 @@ func TestWriteCGITable(t *testing.T) {
 		ChildCPU:  []uint32{123_456, 0, 1_000_000},
 	}}
 	var buf bytes.Buffer
-	if err := WriteCGI(&buf, Summarize(res, Options{})); err != nil {
+	if err := writeCGI(&buf, Summarize(res, Options{})); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nCGI times (ms)\n" +
@@ -40,7 +40,7 @@ func TestWriteCGITable(t *testing.T) {
 func TestWriteCGINothingOutsideCGIMode(t *testing.T) {
 	for _, res := range []*client.Result{{}, {CGI: &client.CGITimes{}}} {
 		var buf bytes.Buffer
-		if err := WriteCGI(&buf, Summarize(res, Options{})); err != nil || buf.Len() != 0 {
+		if err := writeCGI(&buf, Summarize(res, Options{})); err != nil || buf.Len() != 0 {
 			t.Errorf("WriteCGI(%+v) wrote %q, err %v; want nothing", res, buf.String(), err)
 		}
 	}
@@ -53,7 +53,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 func TestWriteCGIReportsWriteError(t *testing.T) {
 	res := &client.Result{CGI: &client.CGITimes{Spawn: []uint32{1}, FirstByte: []uint32{1},
 		Output: []uint32{1}, Reap: []uint32{1}, ChildCPU: []uint32{1}}}
-	if err := WriteCGI(failingWriter{}, Summarize(res, Options{})); err == nil {
+	if err := writeCGI(failingWriter{}, Summarize(res, Options{})); err == nil {
 		t.Error("WriteCGI to a failing writer returned no error")
 	}
 }

@@ -56,7 +56,7 @@ func (r *Run) thresholdFigures(t *tables) threshold.Figures {
 
 // WriteWarmup says how many warm-up requests were sent and left out (nothing
 // without --warmup).
-func WriteWarmup(w io.Writer, r *Run) error {
+func writeWarmup(w io.Writer, r *Run) error {
 	if r.Warmup == nil {
 		return nil
 	}
@@ -68,7 +68,7 @@ func WriteWarmup(w io.Writer, r *Run) error {
 
 // WriteThresholds writes one verdict line per --fail-if threshold, after a
 // blank line (nothing without the option).
-func WriteThresholds(w io.Writer, r *Run) error {
+func writeThresholds(w io.Writer, r *Run) error {
 	if len(r.local.verdicts) == 0 {
 		return nil
 	}

@@ -56,6 +56,11 @@ type ClientLoad struct {
 	// ConnsAsked is how many connections the run asked for, ConnsOpened how
 	// many were open in time (the caller's measure).
 	ConnsAsked, ConnsOpened int
+
+	// InProcessServer: the server runs inside gab (--demo), on the same
+	// cores, so every request's work on both sides is gab's CPU: the run
+	// cannot tell the server's limit from the client's.
+	InProcessServer bool
 }
 
 // Thresholds of the rule.
@@ -125,6 +130,9 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 	}
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time", l.ConnsOpened, l.ConnsAsked))
+	}
+	if l.InProcessServer {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the server runs inside gab (--demo) on the same %s core(s)", fmtCores(l.Cores)))
 	}
 	v.Bound = len(v.Reasons) > 0
 	return v

@@ -26,6 +26,7 @@ func TestClientBound(t *testing.T) {
 		{"waited, generous bound", ClientLoad{SchedP99: 20 * time.Millisecond, SchedBound: 100 * time.Millisecond}, false, ""},
 		{"on time", ClientLoad{Sent: 1000, LateShare: 0.01, Busy: 0.1}, false, ""},
 		{"connections slow", ClientLoad{ConnsAsked: 100, ConnsOpened: 40}, true, "40 of 100 connections"},
+		{"server inside gab", ClientLoad{CPU: 100 * time.Millisecond, Wall: time.Second, Cores: 1, InProcessServer: true}, true, "the server runs inside gab (--demo) on the same 1 core(s)"},
 		{"unknown", ClientLoad{}, false, ""},
 	} {
 		v := ClientBound(c.load)

@@ -183,7 +183,7 @@ func sampleStorePrecision(rp *abReport) string {
 
 // WriteExtended writes the --extended report, to follow ab's report (and the
 // --percentiles table).
-func WriteExtended(w io.Writer, r *Run) error {
+func writeExtended(w io.Writer, r *Run) error {
 	p := newErrWriter(w)
 	x, rp := r.Extended, r.Report
 	p.printf("\nExtended report (gab)\n")
@@ -321,7 +321,7 @@ func correctedRows(extra []float64) []float64 {
 // achieved rates, how far the client fell behind its schedule, and ab's two
 // tables again with every time counted from the request's intended send time.
 // It writes nothing outside rate mode.
-func WriteCorrected(w io.Writer, r *Run) error {
+func writeCorrected(w io.Writer, r *Run) error {
 	rr := r.Rate
 	if rr == nil || r.Report == nil {
 		return nil

@@ -114,7 +114,7 @@ func fixtureCPU() CPUUsage {
 func TestWriteExtendedGolden(t *testing.T) {
 	_, s := extFixture()
 	var b bytes.Buffer
-	if err := WriteExtended(&b, s); err != nil {
+	if err := writeExtended(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "ext-extended.golden", b.Bytes())
@@ -183,7 +183,7 @@ func TestThroughputOf(t *testing.T) {
 func TestWriteCorrectedGolden(t *testing.T) {
 	_, s := extFixture(99.9)
 	var b bytes.Buffer
-	if err := WriteCorrected(&b, s); err != nil {
+	if err := writeCorrected(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "ext-corrected.golden", b.Bytes())
@@ -210,7 +210,7 @@ func TestWriteCorrectedGolden(t *testing.T) {
 	res, _ := extFixture()
 	res.Extra.Rate.Target = 200000
 	b.Reset()
-	if err := WriteCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil ||
+	if err := writeCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil ||
 		!strings.Contains(b.String(), "Achieved rate:          4.00 [#/sec] (mean)\nWARNING: the achieved rate is 0.0% of the target: the client (or its -c connections) did not keep up\n") {
 		t.Errorf("no shortfall warning:\n%s", b.String())
 	}
@@ -218,7 +218,7 @@ func TestWriteCorrectedGolden(t *testing.T) {
 	res, _ = extFixture()
 	res.Extra.Rate = nil
 	b.Reset()
-	if err := WriteCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil || b.Len() != 0 {
+	if err := writeCorrected(&b, Summarize(res, Options{Concurrency: 2})); err != nil || b.Len() != 0 {
 		t.Errorf("wrote %q outside rate mode", b.String())
 	}
 }

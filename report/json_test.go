@@ -314,9 +314,9 @@ func TestJSONNumbersMatchText(t *testing.T) {
 	if err := WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	_ = WritePercentiles(&b, s)
-	_ = WriteExtended(&b, s)
-	_ = WriteCorrected(&b, s)
+	_ = writePercentiles(&b, s)
+	_ = writeExtended(&b, s)
+	_ = writeCorrected(&b, s)
 	text := b.String()
 	r := d.Report
 	want := []string{

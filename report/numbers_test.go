@@ -114,7 +114,7 @@ func TestPercentilesPastTheStore(t *testing.T) {
 		t.Errorf("p10 = %d µs, want 162", got)
 	}
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, past); err != nil || !strings.Contains(b.String(), "from HDR histograms of all 1000: 3 significant digits") {
+	if err := writePercentiles(&b, past); err != nil || !strings.Contains(b.String(), "from HDR histograms of all 1000: 3 significant digits") {
 		t.Errorf("title does not state the precision:\n%s", b.String())
 	}
 	if d := past; d.PercentilesSource != "hdr_histogram" || d.Percentiles[0].TotalUs != 162 {
@@ -164,7 +164,7 @@ func TestShortRunHasNoCPUShare(t *testing.T) {
 	res.Elapsed = 20 * time.Millisecond
 	s := Summarize(res, Options{Concurrency: 2, CPU: fixtureCPU()})
 	var b bytes.Buffer
-	if err := WriteExtended(&b, s); err != nil {
+	if err := writeExtended(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "Client CPU:             1.500 [s] user, 0.500 [s] sys (no share of a core: the run took under 1s)\n") ||

@@ -122,7 +122,7 @@ func percentileTitle(r *Run) string {
 // Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written
 // without the option or when fewer than two requests were recorded (as ab's
 // own table).
-func WritePercentiles(w io.Writer, r *Run) error {
+func writePercentiles(w io.Writer, r *Run) error {
 	rows := r.Percentiles
 	if r.local.count < 2 || len(rows) == 0 {
 		return nil

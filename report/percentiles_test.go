@@ -87,7 +87,7 @@ func TestPercentileRowsUseNearestRank(t *testing.T) {
 func TestWritePercentilesLayout(t *testing.T) {
 	s := Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 90, 99.9}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s); err != nil {
+	if err := writePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nPercentage of the requests served within a certain time (µs, nearest rank, exact)\n" +
@@ -100,7 +100,7 @@ func TestWritePercentilesLayout(t *testing.T) {
 	}
 	// ab's own widths when every label is short.
 	b.Reset()
-	_ = WritePercentiles(&b, Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 100}}))
+	_ = writePercentiles(&b, Summarize(tenSamples(), Options{Concurrency: 1, Percentiles: []float64{50, 100}}))
 	if want := "\nPercentage of the requests served within a certain time (µs, nearest rank, exact)\n" +
 		"        Connect  Waiting (TTFB)     Total\n" +
 		"  50%       400             540      5004\n" +
@@ -114,7 +114,7 @@ func TestWritePercentilesNeedsTwoRequests(t *testing.T) {
 	smp.Put(smp.Len(), samples.Sample{Total: 5}, nil)
 	s := Summarize(&client.Result{Complete: 1, Samples: smp}, Options{Concurrency: 1, Percentiles: []float64{50}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s); err != nil || b.Len() != 0 {
+	if err := writePercentiles(&b, s); err != nil || b.Len() != 0 {
 		t.Fatalf("wrote %q (err %v) for a single request; ab prints no table then", b.String(), err)
 	}
 }
@@ -128,7 +128,7 @@ func TestWritePercentilesFromHistograms(t *testing.T) {
 	}
 	s := Summarize(&client.Result{Complete: 10, Samples: smp}, Options{Concurrency: 1, Percentiles: []float64{50}})
 	var b bytes.Buffer
-	if err := WritePercentiles(&b, s); err != nil {
+	if err := writePercentiles(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "\nPercentage of the requests served within a certain time (µs, nearest rank; exact for the first 4 requests, then 1 ms buckets)\n" +

@@ -44,7 +44,7 @@ func TestRateSteps(t *testing.T) {
 	}
 	matchesSchema(t, b.Bytes())
 	b.Reset()
-	if err := WriteCorrected(&b, s); err != nil {
+	if err := writeCorrected(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "Rate schedule by step") || !strings.Contains(b.String(), "20>30") {

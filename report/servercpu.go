@@ -63,7 +63,7 @@ func pidList(pids []int) string {
 
 // WriteServerCPU prints the server CPU lines after ab's report (--server-pid);
 // nothing without the option.
-func WriteServerCPU(w io.Writer, r *Run) error {
+func writeServerCPU(w io.Writer, r *Run) error {
 	f := r.ServerCPU
 	if f == nil {
 		return nil

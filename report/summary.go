@@ -69,6 +69,9 @@ type Options struct {
 	// kind of requests (gab calibrate; 0: none), for the client-bound
 	// verdict.
 	Ceiling float64
+	// InProcessServer says the target runs inside gab (--demo), on the
+	// cores gab may use: the run measures gab as much as the server.
+	InProcessServer bool
 }
 
 // HTMLAttrs are the -x, -y and -z strings, used verbatim (the CLI supplies
@@ -218,7 +221,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.derive(t, o.Percentiles)
 	r.chartCurve(t)
 	r.checkThresholds(t, o.FailIf)
-	r.judge(judgeInputs{host: o.Machine, ceiling: o.Ceiling, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, percents: o.Percentiles})
+	r.judge(judgeInputs{host: o.Machine, ceiling: o.Ceiling, inProcess: o.InProcessServer, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, percents: o.Percentiles})
 	if ct := r.Report.ConnectionTimes; o.Histogram && ct != nil {
 		r.local.histogram = t.latencyHistogram(&ct.Total, histogramRows)
 	}

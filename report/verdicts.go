@@ -112,12 +112,14 @@ func (v verdict) line() string {
 
 // judgeInputs are what the checks read beyond the record.
 type judgeInputs struct {
-	host     *hoststat.Delta // nil: not judged
-	ceiling  float64         // calibrated req/s per core (0: none)
-	cpu      CPUUsage
-	server   *ServerCPU
-	connect  *client.ExtraResult
-	percents []float64
+	host    *hoststat.Delta // nil: not judged
+	ceiling float64         // calibrated req/s per core (0: none)
+	// inProcess: the server runs inside gab (Options.InProcessServer)
+	inProcess bool
+	cpu       CPUUsage
+	server    *ServerCPU
+	connect   *client.ExtraResult
+	percents  []float64
 }
 
 // judge computes the verdicts of a measured run.
@@ -131,7 +133,7 @@ func (r *Run) judge(in judgeInputs) {
 	requests := rp.CompleteRequests + rp.FailedRequests
 
 	// client_bound
-	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay, RPS: rp.RequestsPerSecond, Ceiling: in.ceiling}
+	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay, RPS: rp.RequestsPerSecond, Ceiling: in.ceiling, InProcessServer: in.inProcess}
 	if in.cpu.Known {
 		load.CPU = in.cpu.User + in.cpu.Sys
 	}
@@ -315,7 +317,7 @@ func connectTail(x *client.ExtraResult) (tail, near1, near3, maxUs int64) {
 
 // WriteVerdicts writes the verdicts block (nothing when the run was not
 // judged): one line per verdict, then what could not be checked.
-func WriteVerdicts(w io.Writer, r *Run) error {
+func writeVerdicts(w io.Writer, r *Run) error {
 	vs := r.Verdicts
 	if vs == nil {
 		return nil

@@ -39,7 +39,7 @@ func TestVerdictsNotJudgedWithoutMachine(t *testing.T) {
 		t.Fatalf("verdicts without readings: %+v", r.Verdicts)
 	}
 	var b bytes.Buffer
-	if err := WriteVerdicts(&b, r); err != nil || b.Len() != 0 {
+	if err := writeVerdicts(&b, r); err != nil || b.Len() != 0 {
 		t.Fatalf("%q %v", b.String(), err)
 	}
 }
@@ -183,7 +183,7 @@ func TestVerdictsNotChecked(t *testing.T) {
 	h.Missing = []string{hoststat.FileStat, hoststat.FileNetstat}
 	r := judged(t, h, nil)
 	var b bytes.Buffer
-	if err := WriteVerdicts(&b, r); err != nil {
+	if err := writeVerdicts(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"not checked: busy_machine: /proc/stat unreadable", "not checked: kernel_drops:"} {
@@ -223,7 +223,7 @@ func TestVerdictsDocument(t *testing.T) {
 	}
 	d.Verdicts.Found[0].Message = "evil\x1b[2J\x07"
 	var out bytes.Buffer
-	_ = WriteVerdicts(&out, d)
+	_ = writeVerdicts(&out, d)
 	if strings.ContainsAny(out.String(), "\x1b\x07") {
 		t.Fatalf("control bytes reach the terminal: %q", out.String())
 	}

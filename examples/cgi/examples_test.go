@@ -92,7 +92,7 @@ func TestExamplesRunUnderGabCGI(t *testing.T) {
 				m, res.Complete, res.Failed.Total, res.Non2xx, res.DocLength, n, size, res.FirstError)
 		}
 		var table bytes.Buffer
-		if err := report.WriteCGI(&table, report.Summarize(res, report.Options{})); err != nil || !bytes.Contains(table.Bytes(), []byte("\nCGI times (ms)\n")) {
+		if err := report.WriteSections(&table, report.Summarize(res, report.Options{}), report.Sections{Tables: true}); err != nil || !bytes.Contains(table.Bytes(), []byte("\nCGI times (ms)\n")) {
 			t.Errorf("%s: CGI table %q, err %v", m, table.String(), err)
 		}
 	}
