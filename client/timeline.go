@@ -91,6 +91,11 @@ type Interval struct {
 	// Due is how many requests the rate schedule had due in the interval
 	// (--rate; 0 otherwise): over Length, the target rate.
 	Due float64
+	// TLSHandshakes counts the interval's requests that opened a connection
+	// with a TLS handshake (outcome.Connect after TCPDone), TLSUs the sum of
+	// those handshakes' times (Connect − TCPDone, the extended report's TLS
+	// phase) in µs.
+	TLSHandshakes, TLSUs int64
 }
 
 // Timeline is the run's latency over time.
@@ -227,6 +232,7 @@ func LatencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
 type tlBuf struct {
 	k              int64 // the interval it gathers
 	n, fail, bytes int64 // atomics while live
+	tlsN, tlsUs    int64 // TLS handshakes and their µs (atomics while live)
 	status         [6]int64
 	lat, cor       tlDist
 	corrected      bool
@@ -244,6 +250,8 @@ func (b *tlBuf) mergeFrom(o *tlBuf) {
 	b.n += o.n
 	b.fail += o.fail
 	b.bytes += o.bytes
+	b.tlsN += o.tlsN
+	b.tlsUs += o.tlsUs
 	for i, c := range o.status {
 		b.status[i] += c
 	}
@@ -254,7 +262,7 @@ func (b *tlBuf) mergeFrom(o *tlBuf) {
 }
 
 func (b *tlBuf) reset(k int64) {
-	b.k, b.n, b.fail, b.bytes = k, 0, 0, 0
+	b.k, b.n, b.fail, b.bytes, b.tlsN, b.tlsUs = k, 0, 0, 0, 0, 0
 	b.status = [6]int64{}
 	b.lat.reset()
 	if b.corrected {
@@ -385,7 +393,11 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 	if tl.rate {
 		cor = spanUS(o.Intended, o.End)
 	}
-	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, bytes, statusClass(o.Status), failed, true)
+	tls := int64(-1) // no handshake
+	if o.Connect > o.TCPDone {
+		tls = spanUS(o.TCPDone, o.Connect)
+	}
+	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, tls, bytes, statusClass(o.Status), failed, true)
 }
 
 // statusClass is Interval.Status's index for a status code.
@@ -401,22 +413,24 @@ func statusClass(code int) int {
 func (tl *timeline) failure(t *tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
-	tl.add(sh, end, 0, 0, 0, 0, true, false)
+	tl.add(sh, end, 0, 0, -1, 0, 0, true, false)
 }
 
-func (tl *timeline) add(sh *tlShard, end, us, cor, bytes int64, class int, failed, recorded bool) {
+// add records into the interval of end: us the total time, cor the corrected
+// one, tls the TLS handshake's time (−1 without a handshake).
+func (tl *timeline) add(sh *tlShard, end, us, cor, tls, bytes int64, class int, failed, recorded bool) {
 	k := max(end, 0) / tl.d
 	e := sh.ph.enter()
 	b := sh.slot[k&1].Load()
 	if b.k == k {
-		b.record(us, cor, bytes, class, failed, recorded)
+		b.record(us, cor, tls, bytes, class, failed, recorded)
 	} else {
-		tl.slow(k, us, cor, bytes, class, failed, recorded)
+		tl.slow(k, us, cor, tls, bytes, class, failed, recorded)
 	}
 	sh.ph.exit(e)
 }
 
-func (b *tlBuf) record(us, cor, bytes int64, class int, failed, recorded bool) {
+func (b *tlBuf) record(us, cor, tls, bytes int64, class int, failed, recorded bool) {
 	if failed {
 		atomic.AddInt64(&b.fail, 1)
 	}
@@ -428,6 +442,10 @@ func (b *tlBuf) record(us, cor, bytes int64, class int, failed, recorded bool) {
 	if bytes != 0 {
 		atomic.AddInt64(&b.bytes, bytes)
 	}
+	if tls >= 0 {
+		atomic.AddInt64(&b.tlsN, 1)
+		atomic.AddInt64(&b.tlsUs, tls)
+	}
 	b.lat.add(us)
 	if b.corrected {
 		b.cor.add(cor)
@@ -435,7 +453,7 @@ func (b *tlBuf) record(us, cor, bytes int64, class int, failed, recorded bool) {
 }
 
 // slow records into interval k when the shard's live buffer is not k's.
-func (tl *timeline) slow(k, us, cor, bytes int64, class int, failed, recorded bool) {
+func (tl *timeline) slow(k, us, cor, tls, bytes int64, class int, failed, recorded bool) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	m := tl.open
@@ -447,7 +465,7 @@ func (tl *timeline) slow(k, us, cor, bytes int64, class int, failed, recorded bo
 		b = tl.bufLocked(k)
 		m[k] = b
 	}
-	b.record(us, cor, bytes, class, failed, recorded)
+	b.record(us, cor, tls, bytes, class, failed, recorded)
 }
 
 // bufLocked returns a clean buffer for interval k (tl.mu held).
@@ -532,6 +550,9 @@ func (tl *timeline) interval(b *tlBuf) Interval {
 		Status:   b.status,
 		Bytes:    b.bytes,
 		Latency:  b.lat.latency(b.n, tl.scratch),
+
+		TLSHandshakes: b.tlsN,
+		TLSUs:         b.tlsUs,
 	}
 	if tl.rate {
 		iv.Corrected = b.cor.latency(b.n, tl.scratch)
@@ -608,6 +629,8 @@ func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
 		iv.Status[i] += c
 	}
 	iv.Bytes += b.bytes
+	iv.TLSHandshakes += b.tlsN
+	iv.TLSUs += b.tlsUs
 	iv.Latency = tl.mergeLatency(iv.Latency, &b.lat, iv.Requests)
 	if tl.rate {
 		iv.Corrected = tl.mergeLatency(iv.Corrected, &b.cor, iv.Requests)

@@ -48,7 +48,7 @@ func BenchmarkTimelineInterval(b *testing.B) {
 	defer tl.result(0)
 	buf := newTLBuf(true)
 	for i := int64(0); i < 300; i++ {
-		buf.record(1000+i*37, 2000+i*37, 100, 2, false, true)
+		buf.record(1000+i*37, 2000+i*37, -1, 100, 2, false, true)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -423,5 +423,67 @@ func BenchmarkTimelineObserve(b *testing.B) {
 // that stays at 0, a worker's tally and an outcome in interval 0.
 func bareTimeline() (*timeline, *tally, *outcome) {
 	tl := newTimeline(time.Minute, true, 1, func() int64 { return 0 })
-	return tl, &tally{}, &outcome{Start: 1000, End: 2_000_000, Intended: 500, Status: 200}
+	return tl, &tally{}, &outcome{Start: 1000, TCPDone: 1500, Connect: 3000, End: 2_000_000, Intended: 500, Status: 200}
+}
+
+// TestTimelineTLSHandshakes: the timeline counts each request that opened a
+// connection with a TLS handshake, in the interval of its end, with the
+// handshake's time: the intervals' sum is the extended report's TLS phase
+// to the µs, on every path (HTTP/1 and HTTP/2, event loops and goroutines);
+// a kept-alive connection's later requests and a plain run count none.
+func TestTimelineTLSHandshakes(t *testing.T) {
+	sum := func(t *testing.T, res *Result) (n, us int64) {
+		t.Helper()
+		if res.Timeline == nil {
+			t.Fatal("no timeline")
+		}
+		for _, iv := range res.Timeline.Intervals {
+			if iv.TLSHandshakes > iv.Requests || iv.TLSHandshakes == 0 && iv.TLSUs != 0 {
+				t.Errorf("interval at %v: %d handshakes, %d µs, %d requests", iv.Start, iv.TLSHandshakes, iv.TLSUs, iv.Requests)
+			}
+			n += iv.TLSHandshakes
+			us += iv.TLSUs
+		}
+		if phase := res.Extra.Phases[PhaseTLS].Sum; us != phase {
+			t.Errorf("timeline's TLS time %d µs, the TLS phase's %d µs", us, phase)
+		}
+		return n, us
+	}
+	run := func(t *testing.T, cfg Config) *Result {
+		t.Helper()
+		cfg.Interval, cfg.Extended = MinInterval, true
+		res, err := h1Run(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, res, cfg.Requests, Failures{})
+		return res
+	}
+	h1Paths(t, func(t *testing.T) {
+		srv := newTLSTestServer(t, nil)
+		cfg := tlsConfigFor(srv.port(), 30, false, TLSOptions{ServerName: "127.0.0.1"})
+		cfg.Concurrency = 2
+		if n, us := sum(t, run(t, cfg)); n != 30 || us <= 0 {
+			t.Errorf("a run without keep-alive: %d handshakes of %d µs, want 30 of some time", n, us)
+		}
+		if n, us := sum(t, run(t, tlsConfigFor(srv.port(), 20, true, TLSOptions{ServerName: "127.0.0.1"}))); n != 1 || us <= 0 {
+			t.Errorf("a kept-alive connection: %d handshakes of %d µs, want 1", n, us)
+		}
+		plain := newBenchServer(t, false)
+		if n, us := sum(t, run(t, h1Config(plain.port(), 20, 2, false))); n != 0 || us != 0 {
+			t.Errorf("a plain run: %d handshakes of %d µs", n, us)
+		}
+	})
+	h2Paths(t, func(t *testing.T) {
+		ts := startGoH2(t, newH2Counter(0, []byte("x")), true)
+		cfg := h2TestConfig(t, ts.URL+"/doc", 40, 2, 5)
+		cfg.Interval, cfg.Extended = MinInterval, true
+		res, err := runH2(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, us := sum(t, res); n != 2 || us <= 0 {
+			t.Errorf("HTTP/2 over 2 connections: %d handshakes of %d µs, want 2", n, us)
+		}
+	})
 }
