@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,15 +17,16 @@ import (
 	"gab/report"
 )
 
-// runShards runs -n n -c c as shards 0..count-1 of run id against url and
-// returns the documents' paths.
-func runShards(t *testing.T, dir, url, runID string, n, c, count int) []string {
+// runShards runs -n n -c c as shards 0..count-1 of run id against url, with
+// the options more, and returns the documents' paths.
+func runShards(t *testing.T, dir, url, runID string, n, c, count int, more ...string) []string {
 	t.Helper()
 	var files []string
 	for i := 0; i < count; i++ {
 		f := filepath.Join(dir, fmt.Sprintf("%s-%d.json", runID, i))
-		status, _, stderr := runArgs(t, t.Context(), "gab", "-k", "-n", fmt.Sprint(n), "-c", fmt.Sprint(c),
-			"--shard", fmt.Sprintf("%d/%d", i, count), "--run-id", runID, "--json", f, url+"/")
+		args := append([]string{"gab", "-k", "-n", fmt.Sprint(n), "-c", fmt.Sprint(c)}, more...)
+		status, _, stderr := runArgs(t, t.Context(), append(args,
+			"--shard", fmt.Sprintf("%d/%d", i, count), "--run-id", runID, "--json", f, url+"/")...)
 		if status != 0 {
 			t.Fatalf("shard %d: status %d: %s", i, status, stderr)
 		}
@@ -67,6 +69,49 @@ func TestMergeShards(t *testing.T) {
 	if d.Report.CompleteRequests != 25 || d.Shard == nil || len(d.Shard.Merged) != 3 || d.Sums.Total.Count != 25 ||
 		d.Extended == nil || d.Extended.StatusCounts["200"] != 25 || d.Run.Requests != 25 || d.Run.Concurrency != 4 {
 		t.Errorf("merged document: %+v", d)
+	}
+}
+
+// TestMergeApdexOfShards: shards run with --apdex merge into the APDEX of
+// one run over their requests: the counts of every request, the score
+// (satisfied + tolerating/2) / requests, exact (no request failed), in the
+// document, its figures and the text.
+func TestMergeApdexOfShards(t *testing.T) {
+	url, _ := startDocServer(t)
+	files := runShards(t, t.TempDir(), url, "ap", 25, 4, 2, "--apdex", "300us,2ms")
+	var sat, tol, fru int
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := report.DecodeDocument(f, raw)
+		if err != nil || d.Apdex == nil {
+			t.Fatalf("%s: %v, apdex %v", f, err, d.Apdex)
+		}
+		sat, tol, fru = sat+d.Apdex.Satisfied, tol+d.Apdex.Tolerating, fru+d.Apdex.Frustrated
+	}
+	status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab", "merge", "--format", "json"}, files...)...)
+	if status != 0 {
+		t.Fatalf("merge: %d %s", status, stderr)
+	}
+	d, err := report.DecodeDocument("merged", []byte(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := d.Apdex
+	score := (float64(sat) + float64(tol)/2) / 25
+	if a == nil || a.Requests != 25 || a.Satisfied != sat || a.Tolerating != tol || a.Frustrated != fru || a.Failed != 0 ||
+		a.Score != score || a.Bound != "exact" || a.Source != "exact" || a.SatisfiedUs != 300 || a.ToleratedUs != 2000 {
+		t.Fatalf("merged apdex %+v; want %d, %d, %d of 25, score %v", a, sat, tol, fru, score)
+	}
+	if !slices.Contains(d.Figures, report.FigureValue{Key: "apdex", Value: score}) {
+		t.Errorf("figures %v lack apdex %v", d.Figures, score)
+	}
+	status, stdout, stderr = runArgs(t, t.Context(), append([]string{"gab", "merge"}, files...)...)
+	want := fmt.Sprintf("APDEX (T 300µs, F 2ms): %.3f\n  satisfied %d, tolerating %d, frustrated %d of 25 requests (0 failed)\n", score, sat, tol, fru)
+	if status != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("merge: %d %s; the text lacks %q:\n%s", status, stderr, want, stdout)
 	}
 }
 
@@ -148,7 +193,7 @@ func mergeAllocated(t *testing.T, files []string) (status int, stdout, stderr st
 func TestMergeHostileDocuments(t *testing.T) {
 	url, _ := startDocServer(t)
 	dir := t.TempDir()
-	valid := runShards(t, dir, url, "v", 6, 2, 2)
+	valid := runShards(t, dir, url, "v", 6, 2, 2, "--apdex", "50ms", "--extended")
 	_, _, _, validCost := mergeAllocated(t, valid)
 	for _, c := range []struct {
 		name   string
@@ -174,6 +219,16 @@ func TestMergeHostileDocuments(t *testing.T) {
 		{"time taken past a Duration", func(i int, d *report.Run) { d.Report.TimeTakenUs = math.MaxInt64 / 100 },
 			"report.time_taken_us: 92233720368547758 is beyond what a gab document holds (2^53)"},
 		{"a mean of 6e13 µs", func(i int, d *report.Run) { d.Sums.Total.SumUs = 18e13 }, "sums.total.sum_us: 180000000000000 is not within count × [min_us, max_us]"},
+		{"an APDEX of 2", func(i int, d *report.Run) { d.Apdex.Score = 2 }, "apdex.score: 2 is not within 0..1"},
+		{"-3 satisfied", func(i int, d *report.Run) { d.Apdex.Satisfied = -3 }, "apdex.satisfied: -3 is negative"},
+		{"T of 0", func(i int, d *report.Run) { d.Apdex.SatisfiedUs = 0 }, "apdex.satisfied_us: 0: T must be above 0"},
+		{"APDEX of 2^30 requests", func(i int, d *report.Run) { d.Apdex.Requests, d.Apdex.Satisfied = 1<<30, 1<<30 },
+			"apdex.requests: 1073741824, but report.complete_requests is 3"},
+		{"a first error a day after the run", func(i int, d *report.Run) {
+			f, day := d.Extended.FailuresByClass["receive"], 86400.0
+			f.FirstAtS = &day
+			d.Extended.FailuresByClass["receive"] = f
+		}, "extended.failures_by_class.receive.first_at_s: 86400 s, after the run's end"},
 	} {
 		sub := t.TempDir()
 		var files []string

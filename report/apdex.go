@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -46,9 +47,18 @@ func newApdex(a *Apdex) *apdexSection {
 // deriveApdex counts the recorded requests by their total time (the ranks of
 // the Total column: exact, or 1 ms buckets past the exact store, or merged
 // histograms) and computes the score.
+// A merged run's section arrives counted (mergeApdex: its runs' counts
+// added up, Source set) and only gets its score.
 func (r *Run) deriveApdex(t *tables) {
 	a := r.Apdex
-	if a == nil || t.n == 0 {
+	if a == nil {
+		return
+	}
+	if a.Source != "" {
+		a.score()
+		return
+	}
+	if t.n == 0 {
 		return
 	}
 	a.Source = "exact"
@@ -81,15 +91,69 @@ func (r *Run) deriveApdex(t *tables) {
 	tol := within(a.ToleratedUs) - s
 	rp := r.Report
 	failed := min(t.n, rp.FailedRequests-rp.Failures.Connect+rp.Non2xxResponses)
-	a.Requests, a.Failed, a.Bound = t.n, max(failed, 0), "exact"
-	if a.Failed > 0 {
-		a.Bound = "lower"
-	}
+	a.Requests, a.Failed = t.n, max(failed, 0)
 	take := min(a.Failed, s)
 	s -= take
 	tol -= min(a.Failed-take, tol)
 	a.Satisfied, a.Tolerating, a.Frustrated = s, tol, t.n-s-tol
-	a.Score = (float64(s) + float64(tol)/2) / float64(t.n)
+	a.score()
+}
+
+// score computes the score and its bound from the counts (a run's, or the
+// sums of a merged run's).
+func (a *apdexSection) score() {
+	if a.Requests == 0 {
+		return
+	}
+	a.Bound = "exact"
+	if a.Failed > 0 {
+		a.Bound = "lower"
+	}
+	a.Score = (float64(a.Satisfied) + float64(a.Tolerating)/2) / float64(a.Requests)
+}
+
+// apdexSources are the ways of counting from the most exact: a merged run's
+// is the least exact of its runs'.
+var apdexSources = [...]string{"exact", "hdr_histogram", "1ms_buckets"}
+
+// mergeApdex adds up the runs' APDEX counts (each run's failed requests
+// were taken from its own satisfied ones, so the sums are what one run over
+// the same requests counts, or a closer lower bound); deriveApdex then
+// scores them. It is nil, with why when the runs have sections that cannot
+// be added up: only some have one, or their T or F differ.
+func mergeApdex(runs []*Run) (*apdexSection, string) {
+	var m *apdexSection
+	source := -1
+	for _, d := range runs {
+		a := d.Apdex
+		switch {
+		case (a == nil) != (runs[0].Apdex == nil):
+			return nil, "no APDEX: only some of the documents have one"
+		case a == nil:
+			continue
+		case m == nil:
+			m = &apdexSection{SatisfiedUs: a.SatisfiedUs, ToleratedUs: a.ToleratedUs}
+		case a.SatisfiedUs != m.SatisfiedUs || a.ToleratedUs != m.ToleratedUs:
+			return nil, fmt.Sprintf("no APDEX: the documents' thresholds differ (%s and %s)", m.thresholds(), a.thresholds())
+		}
+		m.Requests += a.Requests
+		m.Satisfied += a.Satisfied
+		m.Tolerating += a.Tolerating
+		m.Frustrated += a.Frustrated
+		m.Failed += a.Failed
+		if a.Requests > 0 {
+			source = max(source, slices.Index(apdexSources[:], a.Source))
+		}
+	}
+	if m != nil && source >= 0 {
+		m.Source = apdexSources[source]
+	}
+	return m, ""
+}
+
+// thresholds is "T 100ms, F 400ms".
+func (a *apdexSection) thresholds() string {
+	return fmt.Sprintf("T %v, F %v", time.Duration(a.SatisfiedUs)*time.Microsecond, time.Duration(a.ToleratedUs)*time.Microsecond)
 }
 
 // WriteApdex writes the APDEX line of --extended (nothing without --apdex).
@@ -98,8 +162,7 @@ func writeApdex(w io.Writer, r *Run) error {
 	if a == nil || a.Requests == 0 {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "\nAPDEX (T %v, F %v): %.3f%s\n  %s\n", time.Duration(a.SatisfiedUs)*time.Microsecond,
-		time.Duration(a.ToleratedUs)*time.Microsecond, a.Score, a.boundNote(), a.counts())
+	_, err := fmt.Fprintf(w, "\nAPDEX (%s): %.3f%s\n  %s\n", a.thresholds(), a.Score, a.boundNote(), a.counts())
 	return err
 }
 

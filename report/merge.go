@@ -43,8 +43,9 @@ func (e *mergeError) Error() string {
 // refuses, with every reason, documents of a newer schema or without a
 // report or sums, documents that started more than maxStartSpread apart, and
 // documents whose figures add up past what the arithmetic holds; and, unless
-// force, documents of different runs, URLs or options, missing or duplicated
-// shards, and runs that ended in an error or were interrupted.
+// force, documents of different runs, URLs or options (--apdex's thresholds
+// too), missing or duplicated shards, and runs that ended in an error or were
+// interrupted.
 func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes []string, err error) {
 	if len(in) == 0 {
 		return nil, nil, &mergeError{Reasons: []string{"no documents"}}
@@ -85,6 +86,7 @@ func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes [
 	}
 	soft := append(checkEndings(in), checkShards(in)...)
 	soft = append(soft, checkRuns(in)...)
+	soft = append(soft, checkApdex(in)...)
 	if len(soft) > 0 && !force {
 		return nil, nil, &mergeError{Reasons: soft, Forceable: true}
 	}
@@ -104,6 +106,9 @@ func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes [
 	notes = mergeNotes(in, starts, order)
 	if r.local.timelineNote != "" {
 		notes = append(notes, r.local.timelineNote)
+	}
+	if _, why := mergeApdex(docs); why != "" {
+		notes = append(notes, why)
 	}
 	for _, reason := range soft {
 		notes = append(notes, "--force: merged although "+reason)
@@ -280,6 +285,28 @@ func checkRuns(in []MergeInput) []string {
 		}
 		if sh.TotalRequests < math.MaxInt32 && reqs != sh.TotalRequests {
 			out = append(out, fmt.Sprintf("the shards' -n add up to %d, not the run's %d", reqs, sh.TotalRequests))
+		}
+	}
+	return out
+}
+
+// checkApdex: every document with the same --apdex thresholds, or none
+// with any.
+func checkApdex(in []MergeInput) []string {
+	ref := in[0]
+	var out []string
+	for _, m := range in[1:] {
+		a, b := m.Doc.Apdex, ref.Doc.Apdex
+		switch {
+		case a == nil && b == nil:
+		case a == nil || b == nil:
+			with, without := ref.Name, m.Name
+			if a != nil {
+				with, without = without, with
+			}
+			out = append(out, fmt.Sprintf("%s: written without --apdex, %s with it", without, with))
+		case a.SatisfiedUs != b.SatisfiedUs || a.ToleratedUs != b.ToleratedUs:
+			out = append(out, fmt.Sprintf("%s: --apdex %s, not %s as in %s", m.Name, a.thresholds(), b.thresholds(), ref.Name))
 		}
 	}
 	return out

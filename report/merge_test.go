@@ -20,6 +20,7 @@ type shardedRun struct {
 	shards []*client.Result
 	conc   []int
 	values [4][]int64 // every request's column values, for the true ranks
+	apdex  *Apdex     // --apdex of the shards' documents
 }
 
 func randomShardedRun(rng *rand.Rand, n, shards, limit int) *shardedRun {
@@ -103,6 +104,7 @@ func (r *shardedRun) shardDocuments(t *testing.T, runID string) []MergeInput {
 	var out []MergeInput
 	for k, res := range r.shards {
 		o := mergeOptions(r.conc[k])
+		o.Apdex = r.apdex
 		o.Run = &RunInfo{
 			URL: "http://127.0.0.1:8080/x", Method: "GET", RequestSHA256: "ab12", Protocol: "http1.0",
 			Requests: res.Complete, Concurrency: r.conc[k],

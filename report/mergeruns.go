@@ -18,13 +18,14 @@ import (
 // first start; ab's timing columns come from the runs' exact sums (min, max,
 // mean and sd with a single run's arithmetic, medians and percentiles from the
 // merged HDR histograms); the extended and rate sections' distributions merge
-// with samples.Dist.Merge and the timelines by wall-clock interval; then
-// derive computes every figure that follows from these, as Summarize does.
+// with samples.Dist.Merge and the timelines by wall-clock interval; the
+// APDEX counts add up; then derive computes every figure that follows from these, as Summarize does.
 
 // MergeRuns merges runs that each have a report (of Summarize, or read with
 // DecodeDocument) into one. ab's timing tables need every run's sums (a run
 // whose JSON document was asked for has them), the extended, rate and
-// timeline sections every run's own; a section some run lacks is absent.
+// timeline sections every run's own; a section some run lacks is absent (and
+// APDEX where the runs' thresholds differ).
 // The runs are not checked for being parts of one run: gab merge's Merge
 // does that.
 func MergeRuns(runs []*Run) (*Run, error) {
@@ -59,6 +60,7 @@ func mergeRuns(runs []*Run, names []string) (*Run, error) {
 	}
 	r.Extended = mg.extended()
 	r.Rate = mg.rate()
+	r.Apdex, _ = mergeApdex(runs)
 	r.local.timelineNote = mg.timeline(r)
 	r.derive(t, mg.percents())
 	return r, nil
@@ -315,7 +317,8 @@ func mergeDists(ds []*distFigures) (distFigures, *samples.Dist) {
 // one): the phases' distributions, DNS, status codes, failure classes, the
 // requests of each second (each run's seconds counted from its own start,
 // shifted by whole seconds from the first start) and the client CPU (when
-// every run knows it).
+// every run knows it); each failure class's first error is the earliest
+// (mergeFailureClasses).
 func (mg *merging) extended() *extendedFigures {
 	var xs []*extendedFigures
 	for _, i := range mg.order {
@@ -344,15 +347,9 @@ func (mg *merging) extended() *extendedFigures {
 		for code, n := range x.StatusCounts {
 			e.StatusCounts[code] += n
 		}
-		for name, f := range x.FailuresByClass {
-			g := e.FailuresByClass[name]
-			g.Count += f.Count
-			if g.FirstError == "" {
-				g.FirstError = f.FirstError
-			}
-			e.FailuresByClass[name] = g
-		}
-		off := int(mg.starts[mg.order[k]].Sub(first) / time.Second)
+		since := mg.starts[mg.order[k]].Sub(first)
+		mergeFailureClasses(e.FailuresByClass, x.FailuresByClass, since)
+		off := int(since / time.Second)
 		for j, n := range x.Throughput.PerSecond {
 			for len(perSecond) <= off+j {
 				perSecond = append(perSecond, 0)
@@ -369,6 +366,34 @@ func (mg *merging) extended() *extendedFigures {
 	e.Throughput.PerSecond = perSecond
 	e.ClientCPU = cpu
 	return e
+}
+
+// mergeFailureClasses adds the failure classes of a run that started since
+// after the merged run into into (the runs come by start time). A class's
+// first error is the earliest by first_at_s shifted by since, with its
+// message; when a run with an error of the class does not say when (a
+// document of an earlier gab), the message is the earliest run's, without
+// a time.
+func mergeFailureClasses(into, from map[string]failureClass, since time.Duration) {
+	for name, f := range from {
+		g := into[name]
+		g.Count += f.Count
+		var at *float64
+		if f.FirstAtS != nil {
+			s := *f.FirstAtS + since.Seconds()
+			at = &s
+		}
+		switch {
+		case f.FirstError == "":
+		case g.FirstError == "":
+			g.FirstError, g.FirstAtS = f.FirstError, at
+		case g.FirstAtS == nil || at == nil:
+			g.FirstAtS = nil
+		case *at < *g.FirstAtS:
+			g.FirstError, g.FirstAtS = f.FirstError, at
+		}
+		into[name] = g
+	}
 }
 
 // rate merges the runs' rate sections (none unless every run has one).

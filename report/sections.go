@@ -13,7 +13,8 @@ type Sections struct {
 	// APDEX and the verdicts, between the corrected tables and
 	// --server-pid's lines.
 	Extended bool
-	// Figures: the catalog's figures alone (gab merge), after the tables.
+	// Figures: the catalog's figures alone (gab merge), after the tables,
+	// and the APDEX line (without Extended, which has both).
 	Figures bool
 	// Warmup and Thresholds: the warm-up's line and the --fail-if verdicts,
 	// last.
@@ -22,7 +23,7 @@ type Sections struct {
 
 // WriteSections writes the sections asked for, in this order: CGI,
 // --percentiles, corrected, extended (figures, APDEX, verdicts),
-// --server-pid, figures, warm-up, --fail-if. Each writes nothing where the
+// --server-pid, figures (and APDEX), warm-up, --fail-if. Each writes nothing where the
 // run has no such figures.
 func WriteSections(w io.Writer, r *Run, s Sections) error {
 	var writers []func(io.Writer, *Run) error
@@ -37,6 +38,9 @@ func WriteSections(w io.Writer, r *Run, s Sections) error {
 	}
 	if s.Figures {
 		writers = append(writers, writeFigureBlock)
+		if !s.Extended {
+			writers = append(writers, writeApdex)
+		}
 	}
 	if s.Warmup {
 		writers = append(writers, writeWarmup)

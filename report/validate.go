@@ -217,6 +217,9 @@ func (c *checker) document(d *Run) {
 	if d.Rate != nil {
 		c.rate(d.Rate, limit)
 	}
+	if d.Apdex != nil {
+		c.apdex(d.Apdex, d.Report, limit)
+	}
 	if d.Timeline != nil {
 		c.timeline(d.Timeline, d.Report, limit)
 	}
@@ -485,6 +488,11 @@ func (c *checker) dist(field string, d *distFigures, limit int64) {
 	}
 }
 
+// firstErrorSlack is how far past time_taken_s a failure class's first_at_s
+// may be: an attempt that fails while the run is ending (after the last
+// recorded request, before the workers see the stop) still counts.
+const firstErrorSlack = time.Second
+
 func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 	p := &x.Phases
 	if r != nil && p.Total.Count != int64(r.CompleteRequests) {
@@ -514,6 +522,15 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 		if r == nil {
 			continue
 		}
+		if at := f.FirstAtS; at != nil {
+			field := "extended.failures_by_class." + name + ".first_at_s"
+			switch {
+			case math.IsNaN(*at) || math.IsInf(*at, 0) || *at < 0:
+				c.fail(field, "%g is not a time since start_time", *at)
+			case *at > r.TimeTakenS+firstErrorSlack.Seconds():
+				c.fail(field, "%g s, after the run's end (time_taken_s %g)", *at, r.TimeTakenS)
+			}
+		}
 		want := map[string]int{"connect": r.Failures.Connect, "receive": r.Failures.Receive, "length": r.Failures.Length,
 			"exceptions": r.Failures.Exceptions, "write": r.WriteErrors}[name]
 		if f.Count != want {
@@ -529,6 +546,39 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 	}
 	if r != nil && int64(x.Throughput.Intervals) != r.TimeTakenUs/1e6 {
 		c.fail("extended.throughput.intervals", "%d, but the run took %d whole seconds", x.Throughput.Intervals, r.TimeTakenUs/1e6)
+	}
+}
+
+// apdex checks the APDEX section: thresholds 0 < T < F, counts of the
+// recorded requests that add up, and the score they give.
+func (c *checker) apdex(a *apdexSection, r *abReport, limit int64) {
+	c.count("apdex.requests", int64(a.Requests), limit)
+	n := int64(a.Satisfied) + int64(a.Tolerating) + int64(a.Frustrated)
+	switch {
+	case a.SatisfiedUs <= 0:
+		c.fail("apdex.satisfied_us", "%d: T must be above 0", a.SatisfiedUs)
+	case a.ToleratedUs <= a.SatisfiedUs:
+		c.fail("apdex.tolerated_us", "%d: F must be above T (%d)", a.ToleratedUs, a.SatisfiedUs)
+	case a.Satisfied < 0 || a.Tolerating < 0 || a.Frustrated < 0 || a.Failed < 0:
+		c.fail("apdex", "satisfied, tolerating, frustrated and failed (%d, %d, %d, %d) must not be negative",
+			a.Satisfied, a.Tolerating, a.Frustrated, a.Failed)
+	case n != int64(a.Requests):
+		c.fail("apdex.requests", "%d, but satisfied, tolerating and frustrated add up to %d", a.Requests, n)
+	case r != nil && a.Requests != 0 && a.Requests != r.CompleteRequests:
+		c.fail("apdex.requests", "%d, but report.complete_requests is %d", a.Requests, r.CompleteRequests)
+	case a.Failed > a.Frustrated:
+		c.fail("apdex.failed", "%d, more than the %d frustrated", a.Failed, a.Frustrated)
+	case math.IsNaN(a.Score) || a.Score < 0 || a.Score > 1:
+		c.fail("apdex.score", "%g is not within 0..1", a.Score)
+	case a.Requests > 0 && !near(a.Score, (float64(a.Satisfied)+float64(a.Tolerating)/2)/float64(a.Requests)):
+		c.fail("apdex.score", "%g, but (satisfied + tolerating/2) / requests is %g", a.Score,
+			(float64(a.Satisfied)+float64(a.Tolerating)/2)/float64(a.Requests))
+	case a.Requests == 0 && (a.Score != 0 || a.Bound != "" || a.Source != ""):
+		c.fail("apdex", "score, bound or source set with no request")
+	case a.Requests > 0 && a.Bound != map[bool]string{false: "exact", true: "lower"}[a.Failed > 0]:
+		c.fail("apdex.bound", "%q, but %d requests failed (exact without failures, lower with)", a.Bound, a.Failed)
+	case a.Requests > 0 && !slices.Contains(apdexSources[:], a.Source):
+		c.fail("apdex.source", "%q is not exact, hdr_histogram or 1ms_buckets", a.Source)
 	}
 }
 
