@@ -179,6 +179,7 @@ type run struct {
 	server      atomic.Pointer[string]
 	tlsInfo     atomic.Pointer[TLSInfo]
 	headerSeen  atomic.Bool
+	rampAt      atomic.Int64 // clock when the first response head arrived (0: none yet)
 	rampUp      chan struct{}
 	rampOnce    sync.Once
 
@@ -206,6 +207,7 @@ type run struct {
 	cgi   *cgiStore   // CGI phase store (--cgi); nil otherwise
 	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
 	tl    *timeline   // Config.Interval's latency timeline; nil otherwise
+	opens *connOpens  // when the first connections were established (with extra); nil otherwise
 }
 
 // clock is the time since the run's start in ns, from the monotonic clock.
@@ -259,10 +261,60 @@ func (r *run) openRamp() { r.rampOnce.Do(func() { close(r.rampUp) }) }
 // sawHeader is called when a complete response head arrives: ab opens its other
 // c−1 connections only then (ramp-up).
 func (r *run) sawHeader() {
-	if !r.headerSeen.Load() {
-		r.headerSeen.Store(true)
+	if !r.headerSeen.Load() && r.headerSeen.CompareAndSwap(false, true) {
+		r.rampAt.Store(max(r.clock(), 1))
 		r.openRamp()
 	}
+}
+
+// connOpens times the run's first connections: when each of the first
+// len(at) TCP connections was established (ns since the start), and how many
+// were established in all. One atomic add per connection, nothing per request.
+type connOpens struct {
+	n  atomic.Int64
+	at []int64 // written once each by the opener, read once the workers have returned
+}
+
+// established notes a TCP connection established at now.
+func (c *connOpens) established(now int64) {
+	if c == nil {
+		return
+	}
+	if i := c.n.Add(1); i <= int64(len(c.at)) {
+		c.at[i-1] = now
+	}
+}
+
+// connWindowMin is the least window of ConnOpening's rule.
+const connWindowMin = 100 * time.Millisecond
+
+// connsInTime applies ConnOpening's rule to a run of conns connections that
+// lasted end ns: opened holds when its first connections were established
+// (at most conns), total how many were established in all, rampAt when the
+// first response head arrived (0: never) and rampUp is Config.RampUp in ns.
+func connsInTime(opened []int64, total int64, conns int, rampAt, rampUp, end int64) ConnOpening {
+	w := max(int64(connWindowMin), end/10)
+	o := ConnOpening{Window: time.Duration(w)}
+	asks := min(w, end-w) // the asks that had a whole window to be answered before the end
+	if conns <= 0 || total <= 0 || asks < 0 {
+		return o
+	}
+	switch {
+	case rampUp > 0: // slot i asks at i/conns of the ramp-up
+		o.Asked = int(min(int64(conns), asks*int64(conns)/rampUp+1))
+	case rampAt > 0 && rampAt <= asks: // ab's ramp: the others ask once the first head arrived
+		o.Asked = conns
+	default:
+		o.Asked = 1
+	}
+	o.Asked = int(min(int64(o.Asked), total)) // slots that found no request left asked for none
+	for _, at := range opened[:min(int64(len(opened)), total)] {
+		if at <= asks+w {
+			o.Opened++
+		}
+	}
+	o.Opened = min(o.Opened, o.Asked)
+	return o
 }
 
 // wantServer reports whether the Server header still has to be captured.
@@ -633,6 +685,9 @@ func (rn *Runner) newRun() *run {
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
 	}
+	if cfg.Extended && r.sched == nil { // ConnOpening: a closed-model run asks for its connections at once
+		r.opens = &connOpens{at: make([]int64, max(cfg.Concurrency, 0))}
+	}
 	r.start = time.Now()
 	r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
 	if cfg.KeepAllRows {
@@ -811,6 +866,10 @@ func (rn *Runner) result() *Result {
 		}
 	}
 	res.Failed.Total = int(r.bad.Load())
+	if o := r.opens; o != nil && o.n.Load() > 0 {
+		in := connsInTime(o.at, o.n.Load(), len(o.at), r.rampAt.Load(), int64(rn.cfg.RampUp), r.stopAt)
+		res.Opening = &in
+	}
 	if res.Ending == EndCompleted {
 		res.Elapsed = time.Duration(lastDone)
 	}

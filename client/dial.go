@@ -142,8 +142,12 @@ func (d *dialer) fallback(idx int32, stopping bool) bool {
 	return true
 }
 
-// markWorked ends the address fallback: a connection has been established.
-func (d *dialer) markWorked() {
+// markWorked notes a TCP connection established at now (for r's
+// ConnOpening; r nil: not counted) and ends the address fallback.
+func (d *dialer) markWorked(r *run, now int64) {
+	if r != nil {
+		r.opens.established(now)
+	}
 	if !d.worked.Load() {
 		d.worked.Store(true)
 	}

@@ -73,6 +73,7 @@ func (h *h2Transport) open(r *run, t *tally, o *outcome) (*h2Conn, error) {
 	}
 	nc := raw
 	o.TCPDone = r.clock()
+	h.d.markWorked(r, o.TCPDone)
 	if h.tlsConfig != nil {
 		if !t.setConn(r, raw) { // so that a stopping run interrupts the handshake
 			_ = raw.Close() // the run stopped
@@ -96,7 +97,6 @@ func (h *h2Transport) open(r *run, t *tally, o *outcome) (*h2Conn, error) {
 		}
 		nc = tc
 	}
-	h.d.markWorked()
 	c := &h2Conn{
 		h:          h,
 		r:          r,

@@ -220,7 +220,7 @@ func (c *h1conn) open(o *outcome) bool {
 		}
 		return false
 	}
-	c.h.d.markWorked()
+	c.h.d.markWorked(r, now)
 	touchAt(t, now)
 	o.TCPDone = now
 	if !t.setConn(r, raw) {

@@ -427,7 +427,7 @@ func (lp *epLoop) waitOutput(c *epConn) bool {
 func (lp *epLoop) connected(c *epConn, at int64) {
 	c.out.TCPDone, c.out.Connect = at, at
 	c.state = epWriting
-	lp.d.markWorked()
+	lp.d.markWorked(lp.r, at)
 }
 
 // read reads into p; (0, nil) means nothing more for now. A read shorter than
@@ -596,7 +596,7 @@ func (lp *epLoop) handshake(c *epConn) bool {
 			switch errno := connectOutcome(c.fd); errno {
 			case 0:
 				c.out.TCPDone = before
-				lp.d.markWorked()
+				lp.d.markWorked(lp.r, before)
 				l.start()
 			case unix.EAGAIN:
 				return lp.waitOutput(c)

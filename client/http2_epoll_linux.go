@@ -397,7 +397,7 @@ func (lp *h2Loop) write(c *h2eConn) {
 		}
 		if c.connecting {
 			c.connecting = false
-			lp.d.markWorked()
+			lp.d.markWorked(lp.r, before)
 			if st := c.opener; st != nil && st.opened {
 				st.o.TCPDone, st.o.Connect = before, before
 			}
@@ -722,7 +722,7 @@ func (lp *h2Loop) writeTLS(c *h2eConn) {
 			return
 		}
 		c.connecting = false
-		lp.d.markWorked()
+		lp.d.markWorked(lp.r, before)
 		if st := c.opener; st != nil && st.opened {
 			st.o.TCPDone = before
 		}

@@ -599,7 +599,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 		}
 		return nil, h3ConnLost(err)
 	}
-	h.d.markWorked()
+	h.d.markWorked(nil, 0) // a QUIC connection's opening includes the server's handshake: not ConnOpening's
 	h.opened.Add(1)
 	if !early {
 		cs := qc.ConnectionState().TLS

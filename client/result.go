@@ -160,6 +160,27 @@ type Result struct {
 	Timeline *Timeline
 	// CGI holds the CGI-mode breakdown (nil otherwise).
 	CGI *CGITimes
+	// Opening says whether the connections opened as promptly as the run
+	// asked for them (Config.Extended without Config.Rate, whose schedule asks
+	// for connections as it needs them; with TCP connections; nil otherwise).
+	Opening *ConnOpening
+}
+
+// ConnOpening is how promptly a run's TCP connections (HTTP/1.x, HTTP/2)
+// were established once it asked for them. The rule: the window W is
+// max(100 ms, a tenth of the run's time). A closed-model run of -c N asks for
+// its first connection at the start and for the other N−1 when the first
+// response head arrives (ab's ramp), or for slot i's at i/N of --ramp-up.
+// Asked is how many of the N it asked for by min(W, run − W) (so each had a
+// whole window before the run's end), and no more than the connections
+// established over the whole run (slots that found no request left ask for
+// none); Opened is how many connections were established by that moment
+// plus W, at most Asked. Opened < Asked: gab took more than W to open a
+// connection it had asked for. Every connection counts, so a run without
+// keep-alive that opens connections again quickly counts as prompt.
+type ConnOpening struct {
+	Asked, Opened int
+	Window        time.Duration // W
 }
 
 // CGITimes are the per-request CGI phases in µs, one entry per recorded request

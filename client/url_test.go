@@ -146,7 +146,7 @@ func TestDialerFallback(t *testing.T) {
 		t.Errorf("fell back past the last address")
 	}
 	d = &dialer{addrs: two}
-	d.markWorked()
+	d.markWorked(nil, 0)
 	if d.fallback(0, false) {
 		t.Errorf("fell back after a connection had worked")
 	}

@@ -54,8 +54,10 @@ type ClientLoad struct {
 	RPS, Ceiling float64
 
 	// ConnsAsked is how many connections the run asked for, ConnsOpened how
-	// many were open in time (the caller's measure).
+	// many were open in time, within ConnsWindow of the asking
+	// (client.ConnOpening's rule).
 	ConnsAsked, ConnsOpened int
+	ConnsWindow             time.Duration
 
 	// InProcessServer: the server runs inside gab (--demo), on the same
 	// cores, so every request's work on both sides is gab's CPU: the run
@@ -129,7 +131,7 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 			l.RPS, 100*l.RPS/(l.Ceiling*l.Cores), fmtCores(l.Cores), l.Ceiling))
 	}
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time", l.ConnsOpened, l.ConnsAsked))
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time (within %v of asking)", l.ConnsOpened, l.ConnsAsked, l.ConnsWindow.Round(time.Millisecond)))
 	}
 	if l.InProcessServer {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("the server runs inside gab (--demo) on the same %s core(s)", fmtCores(l.Cores)))

@@ -1,9 +1,17 @@
 package report
 
 import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"gab/client"
 )
 
 func TestClientBound(t *testing.T) {
@@ -25,7 +33,8 @@ func TestClientBound(t *testing.T) {
 		{"waited a little", ClientLoad{SchedP99: 2 * time.Millisecond}, false, ""},
 		{"waited, generous bound", ClientLoad{SchedP99: 20 * time.Millisecond, SchedBound: 100 * time.Millisecond}, false, ""},
 		{"on time", ClientLoad{Sent: 1000, LateShare: 0.01, Busy: 0.1}, false, ""},
-		{"connections slow", ClientLoad{ConnsAsked: 100, ConnsOpened: 40}, true, "40 of 100 connections"},
+		{"connections slow", ClientLoad{ConnsAsked: 100, ConnsOpened: 40, ConnsWindow: 150 * time.Millisecond}, true, "40 of 100 connections opened in time (within 150ms of asking)"},
+		{"connections prompt", ClientLoad{ConnsAsked: 100, ConnsOpened: 100, ConnsWindow: 150 * time.Millisecond}, false, ""},
 		{"server inside gab", ClientLoad{CPU: 100 * time.Millisecond, Wall: time.Second, Cores: 1, InProcessServer: true}, true, "the server runs inside gab (--demo) on the same 1 core(s)"},
 		{"unknown", ClientLoad{}, false, ""},
 	} {
@@ -62,5 +71,66 @@ func TestSchedReading(t *testing.T) {
 	}
 	if p := after.P99Since(SchedReading{}); p != 0 {
 		t.Errorf("against no reading: %v", p)
+	}
+}
+
+// slowOpenRun runs -c 20 -k for 1.5 s against an in-process HTTP server on
+// loopback, its connections dialled through dial (nil: the system's), and
+// summarizes it with a quiet machine's readings.
+func slowOpenRun(t *testing.T, dial client.DialFunc) *Run {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	defer srv.Close()
+	tg, err := client.ParseURL(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := client.RequestSpec{Method: "GET", Target: tg.Path, KeepAlive: true, Host: srv.Listener.Addr().String()}
+	req, headLen := client.BuildRequest(spec)
+	rn, err := client.New(client.Config{Target: tg, Request: req, HeadLen: headLen, Spec: spec, Requests: 1 << 30, Concurrency: 20,
+		TimeLimit: 1500 * time.Millisecond, Timeout: 10 * time.Second, KeepAlive: true, Extended: true, SampleLimit: 1000, Dial: dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := rn.Run(ctx)
+	if err != nil || ctx.Err() != nil {
+		t.Fatalf("run: %v %v", err, ctx.Err())
+	}
+	return Summarize(res, Options{Host: "127.0.0.1", Port: tg.Port, Path: "/", Concurrency: 20, Machine: quietHost()})
+}
+
+// TestClientBoundConnectionsSlowToOpen: a client that opens one connection
+// at a time, 30 ms each (a dial that waits on the client's side; the server
+// accepts at once), opens about 2W/30ms of -c 20 by twice the window W (a
+// tenth of the run, about 150 ms): the run is client-bound and says so, with
+// the figures as evidence. The same run with the system's dialler opens all
+// 20 in time: no such reason.
+func TestClientBoundConnectionsSlowToOpen(t *testing.T) {
+	var mu sync.Mutex
+	var nd net.Dialer
+	slow := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+		return nd.DialContext(ctx, network, addr)
+	}
+	r := slowOpenRun(t, slow)
+	lines := strings.Join(r.VerdictLines(), "\n")
+	t.Log(lines)
+	if !strings.Contains(lines, "client-bound: ") || !strings.Contains(lines, " of 20 connections opened in time (within ") {
+		t.Fatalf("slow opening not named: %s", lines)
+	}
+	for _, v := range r.Verdicts.Found {
+		// One dial per 30 ms: by twice the window, no more than 2W/30ms.
+		ev := v.Evidence
+		if v.Kind == verdictClientBound && (ev["conns_asked"] != 20 || ev["conns_opened"] > 2*ev["conns_window_s"]/0.030) {
+			t.Errorf("evidence %v", ev)
+		}
+	}
+	r = slowOpenRun(t, nil)
+	if lines := strings.Join(r.VerdictLines(), "\n"); strings.Contains(lines, "opened in time") {
+		t.Fatalf("prompt connections called slow: %s", lines)
 	}
 }

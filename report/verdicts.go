@@ -19,7 +19,10 @@ import (
 // sweep points' flags and gab sweep's stderr lines.
 //
 //   - client_bound: ClientBound's rule (clientbound.go) over gab's CPU, the
-//     time its threads waited for a CPU, and rate mode's schedule.
+//     time its threads waited for a CPU, rate mode's schedule, and how
+//     promptly its connections opened (client.ConnOpening; not when
+//     connects failed or the kernel dropped or resent SYNs, the server's or
+//     the network's doing).
 //   - busy_machine: CPU that processes other than gab and --server-pid's used
 //     during the run (the host's /proc/stat minus the measured processes) at
 //     or above BusyOthersShare of the machine's cores, or steal time at or
@@ -119,6 +122,7 @@ type judgeInputs struct {
 	cpu       CPUUsage
 	server    *ServerCPU
 	connect   *client.ExtraResult
+	opening   *client.ConnOpening
 	percents  []float64
 }
 
@@ -144,10 +148,20 @@ func (r *Run) judge(in judgeInputs) {
 			load.Busy = rr.AchievedPerS * float64(ct.Total.MeanUs) / 1e6 / float64(rp.ConcurrencyLevel)
 		}
 	}
+	// Connections that failed to open, or SYNs the kernel dropped or sent
+	// again, are the server's or the network's doing, not a slow client's.
+	if o := in.opening; o != nil && rp.Failures.Connect == 0 && in.host.TCP.SynRetrans == 0 &&
+		in.host.TCP.ListenOverflows == 0 && in.host.TCP.ListenDrops == 0 {
+		load.ConnsAsked, load.ConnsOpened, load.ConnsWindow = o.Asked, o.Opened, o.Window
+	}
 	if cb := ClientBound(load); cb.Bound {
+		ev := map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}
+		if load.ConnsAsked > 0 {
+			ev["conns_asked"], ev["conns_opened"], ev["conns_window_s"] = float64(load.ConnsAsked), float64(load.ConnsOpened), load.ConnsWindow.Seconds()
+		}
 		vs.Found = append(vs.Found, verdict{Kind: verdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
 			Advice:   "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less.",
-			Evidence: map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}})
+			Evidence: ev})
 	}
 
 	// busy_machine
