@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/hoststat"
 )
 
 func TestClientBound(t *testing.T) {
@@ -132,5 +133,34 @@ func TestClientBoundConnectionsSlowToOpen(t *testing.T) {
 	r = slowOpenRun(t, nil)
 	if lines := strings.Join(r.VerdictLines(), "\n"); strings.Contains(lines, "opened in time") {
 		t.Fatalf("prompt connections called slow: %s", lines)
+	}
+}
+
+// TestVerdictConnectionsSlowUnlessServers: connections opened late make the
+// run client-bound, unless connects failed or the kernel dropped or resent
+// SYNs: then the server or the network made them late.
+func TestVerdictConnectionsSlowUnlessServers(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		connect int
+		tcp     hoststat.TCP
+		named   bool
+	}{
+		{"late", 0, hoststat.TCP{}, true},
+		{"connects failed", 1, hoststat.TCP{}, false},
+		{"SYNs resent", 0, hoststat.TCP{SynRetrans: 3}, false},
+		{"listen overflows", 0, hoststat.TCP{ListenOverflows: 2, ListenDrops: 2}, false},
+	} {
+		res, _ := extFixture()
+		res.Extra.Rate = nil
+		res.Failed.Connect = c.connect
+		res.Opening = &client.ConnOpening{Asked: 20, Opened: 7, Window: 250 * time.Millisecond}
+		h := quietHost()
+		h.TCP = c.tcp
+		r := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 20, CommandLine: fixtureCommandLine, Machine: h})
+		lines := strings.Join(r.VerdictLines(), "\n")
+		if named := strings.Contains(lines, "client-bound: 7 of 20 connections opened in time (within 250ms of asking)"); named != c.named {
+			t.Errorf("%s: named %v, want %v: %s", c.name, named, c.named, lines)
+		}
 	}
 }
