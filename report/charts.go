@@ -132,7 +132,8 @@ func RunChartData(r *Run, res *client.Result, o ChartOptions) *chart.Data {
 	}
 	d.Intervals, d.IntervalNote = chartIntervals(r.Timeline, o.AdaptIntervals)
 	if d.Stored == d.Recorded && len(d.Intervals) > 0 {
-		intervalPhases(d.Intervals, smp)
+		d.HasTLS = r.Timeline.hasTLS()
+		intervalPhases(d.Intervals, smp, d.HasTLS)
 		d.HasPhases = true
 	}
 	d.Objectives = objectives(r)
@@ -217,8 +218,13 @@ func latencyScatter(d *chart.Data, smp []samples.Sample, totals []uint32, limit 
 }
 
 // intervalPhases sets each interval's phase means from the samples, each in
-// the interval of its end time.
-func intervalPhases(ivs []chart.Interval, smp []samples.Sample) {
+// the interval of its end time. With tls, the intervals' TLSUs (from the
+// timeline: a sample has no TLS time) is taken out of the connect time,
+// leaving the TCP connect. The timeline puts a request in the interval of
+// its end to the ns, a sample to the ms (its start is kept in ms), so at an
+// interval's boundary the two may differ by a request: TLSUs is capped by
+// the samples' connect mean, and the four phases make their mean total.
+func intervalPhases(ivs []chart.Interval, smp []samples.Sample, tls bool) {
 	type acc struct{ n, connect, wait, rest float64 }
 	a := make([]acc, len(ivs))
 	for _, s := range smp {
@@ -238,6 +244,10 @@ func intervalPhases(ivs []chart.Interval, smp []samples.Sample) {
 	for i := range ivs {
 		if a[i].n > 0 {
 			ivs[i].ConnectUs, ivs[i].WaitUs, ivs[i].RestUs = a[i].connect/a[i].n, a[i].wait/a[i].n, max(a[i].rest/a[i].n, 0)
+		}
+		if tls {
+			ivs[i].TLSUs = min(ivs[i].TLSUs, ivs[i].ConnectUs)
+			ivs[i].ConnectUs -= ivs[i].TLSUs
 		}
 	}
 }
@@ -305,6 +315,7 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 			ci.CorrectedP99Us = iv.Corrected.P99Us
 		}
 		ci.TargetPerS = iv.TargetPerS
+		ci.TLSUs = iv.tlsPerRequestUs()
 		if iv.Status != nil {
 			ci.Status, ci.HasStatus = iv.Status.counts(), true
 		}

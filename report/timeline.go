@@ -73,6 +73,21 @@ type intervalFigures struct {
 	// mode: a ramp's or a step's rate there); the achieved rate is Requests
 	// over the length.
 	TargetPerS float64 `json:"target_per_s,omitempty"`
+	// TLSHandshakes counts the interval's requests that opened a connection
+	// with a TLS handshake, TLSHandshakeUs is the sum of those handshakes'
+	// times (the extended report's TLS phase); both absent when none did.
+	TLSHandshakes  int64 `json:"tls_handshakes,omitempty"`
+	TLSHandshakeUs int64 `json:"tls_handshake_us,omitempty"`
+}
+
+// tlsPerRequestUs is the interval's TLS handshake time per request (µs):
+// the TLS phase's mean over all its requests, those on a kept-alive
+// connection counting 0, as ab's Connect column averages the connect.
+func (iv *intervalFigures) tlsPerRequestUs() float64 {
+	if iv.Requests == 0 {
+		return 0
+	}
+	return float64(iv.TLSHandshakeUs) / float64(iv.Requests)
 }
 
 // statusClasses are an interval's requests by the class of their status.
@@ -120,6 +135,7 @@ func timelineOf(res *client.Result) *timelineSection {
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
 			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, Status: statusOf(iv.Status),
 			IntervalLatency: intervalLatency(iv.Latency),
+			TLSHandshakes:   iv.TLSHandshakes, TLSHandshakeUs: iv.TLSUs,
 		}
 		if iv.Length > 0 && iv.Due > 0 {
 			j.TargetPerS = iv.Due / iv.Length.Seconds()
@@ -131,6 +147,19 @@ func timelineOf(res *client.Result) *timelineSection {
 		tl.Intervals = append(tl.Intervals, j)
 	}
 	return tl
+}
+
+// hasTLS reports whether a request of the timeline did a TLS handshake.
+func (tl *timelineSection) hasTLS() bool {
+	if tl == nil {
+		return false
+	}
+	for i := range tl.Intervals {
+		if tl.Intervals[i].TLSHandshakes > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // span is interval i's start and length in seconds: to the nanosecond in the
@@ -190,6 +219,7 @@ func (a *latencyAcc) latency() IntervalLatency {
 type intervalAcc struct {
 	start, end             int64 // µs
 	req, fail, bytes       int64
+	tlsN, tlsUs            int64 // TLS handshakes and their time (µs)
 	status                 [6]int64
 	noStatus               bool // an interval without status classes was added
 	lat, cor               latencyAcc
@@ -206,6 +236,8 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 	a.req += iv.Requests
 	a.fail += iv.Failures
 	a.bytes += iv.Bytes
+	a.tlsN += iv.TLSHandshakes
+	a.tlsUs += iv.TLSHandshakeUs
 	a.due += iv.TargetPerS * float64(iv.LengthUs) / 1e6
 	if iv.Status == nil {
 		a.noStatus = true
@@ -228,7 +260,7 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 
 func (a *intervalAcc) interval() intervalFigures {
 	iv := intervalFigures{StartUs: a.start, LengthUs: a.end - a.start, Requests: a.req, Failures: a.fail,
-		Bytes: a.bytes, IntervalLatency: a.lat.latency()}
+		Bytes: a.bytes, IntervalLatency: a.lat.latency(), TLSHandshakes: a.tlsN, TLSHandshakeUs: a.tlsUs}
 	if iv.LengthUs > 0 && a.due > 0 {
 		iv.TargetPerS = a.due / (float64(iv.LengthUs) / 1e6)
 	}
@@ -247,10 +279,11 @@ func (a *intervalAcc) interval() intervalFigures {
 // [start+i·interval, start+(i+1)·interval), start being the earliest
 // document's start_time (returned), and each document's interval goes into
 // the merged interval in which its midpoint falls, so shards started
-// together (--start-at) line up exactly. Counts add up; percentiles come from
-// the merged histograms (exact to 3 significant digits), min and max stay
-// exact. Every document must have a timeline with the same interval; the
-// corrected latencies are kept only if every document has them.
+// together (--start-at) line up exactly. Counts add up (the TLS handshakes'
+// counts and times too); percentiles come from the merged histograms (exact
+// to 3 significant digits), min and max stay exact. Every document must have
+// a timeline with the same interval; the corrected latencies are kept only
+// if every document has them.
 func mergeTimelines(docs []*Run) (*timelineSection, time.Time, error) {
 	var base time.Time
 	var d int64

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -203,15 +204,39 @@ func TestHlogReadByGoLibrary(t *testing.T) {
 
 // TestMergeTimelines merges two documents whose runs started 1.2 s apart
 // with 1 s intervals: each second interval goes into the merged interval
-// holding its midpoint, counts add up, and the merged percentiles are those
-// of all the values together.
+// holding its midpoint, counts add up (the TLS handshakes and their time
+// too, through the JSON document), and the merged percentiles are those of
+// all the values together.
 func TestMergeTimelines(t *testing.T) {
 	a, av := randomTimeline(4, time.Second, 3)
 	b, bv := randomTimeline(3, time.Second, 4)
 	b.Start = a.Start.Add(1200 * time.Millisecond)
 	b.Intervals[2].Length = 300 * time.Millisecond
+	for _, ivs := range [][]client.Interval{a.Intervals, b.Intervals} {
+		for k := range ivs {
+			ivs[k].TLSHandshakes, ivs[k].TLSUs = ivs[k].Requests/10, ivs[k].Requests/10*(700+int64(k))
+		}
+	}
 	docA := &Run{StartTime: a.Start.Format(time.RFC3339Nano), Timeline: a.record()}
 	docB := &Run{StartTime: b.Start.Format(time.RFC3339Nano), Timeline: b.record()}
+	for _, doc := range []**Run{&docA, &docB} {
+		js, err := json.Marshal(*doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*doc = &Run{}
+		if err := json.Unmarshal(js, *doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantTLS := [][2]int64{{0, 0}, {0, 0}, {0, 0}, {0, 0}}
+	for k, iv := range a.Intervals {
+		wantTLS[k][0], wantTLS[k][1] = iv.TLSHandshakes, iv.TLSUs
+	}
+	for k, iv := range b.Intervals {
+		wantTLS[k+1][0] += iv.TLSHandshakes
+		wantTLS[k+1][1] += iv.TLSUs
+	}
 	m, start, err := mergeTimelines([]*Run{docB, docA})
 	if err != nil {
 		t.Fatal(err)
@@ -234,6 +259,9 @@ func TestMergeTimelines(t *testing.T) {
 		}
 		if iv.Bytes != 150*iv.Requests || iv.Corrected == nil {
 			t.Errorf("merged interval %d: %d bytes for %d requests, corrected %v", k, iv.Bytes, iv.Requests, iv.Corrected)
+		}
+		if got := [2]int64{iv.TLSHandshakes, iv.TLSHandshakeUs}; got != wantTLS[k] || k != 2 && got[0] == 0 {
+			t.Errorf("merged interval %d: TLS handshakes and µs %v, want %v", k, got, wantTLS[k])
 		}
 	}
 	docB.Timeline.IntervalUs = 500_000

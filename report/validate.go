@@ -628,6 +628,13 @@ func (c *checker) timeline(tl *timelineSection, r *abReport, limit int64) {
 		}
 		c.count(f+".requests", iv.Requests, limit)
 		c.count(f+".failures", iv.Failures, limit)
+		switch {
+		case iv.TLSHandshakes < 0 || iv.TLSHandshakes > iv.Requests:
+			c.fail(f+".tls_handshakes", "%d is not within 0..requests (%d)", iv.TLSHandshakes, iv.Requests)
+		case iv.TLSHandshakeUs < 0 || iv.TLSHandshakes == 0 && iv.TLSHandshakeUs != 0 ||
+			iv.TLSHandshakeUs/max(iv.TLSHandshakes, 1) > samples.HistHighestUS:
+			c.fail(f+".tls_handshake_us", "%d is not the time of %d handshakes", iv.TLSHandshakeUs, iv.TLSHandshakes)
+		}
 		if c.err != nil {
 			return
 		}

@@ -129,6 +129,8 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 			iv := &d.Timeline.Intervals[0]
 			iv.Requests++
 		}},
+		{"timeline.intervals[0].tls_handshakes: 5 is not within 0..requests (4)", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakes = 5 }},
+		{"timeline.intervals[0].tls_handshake_us: 7 is not the time of 0 handshakes", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakeUs = 7 }},
 		{"percentiles[0].percent: 101 is above 100", func(d *Run) { d.Percentiles[0].Percent = 101 }},
 	} {
 		d := roundTrip(t, fixture)

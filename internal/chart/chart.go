@@ -54,8 +54,10 @@ type Data struct {
 	// how long they are and how that was chosen.
 	Intervals    []Interval
 	IntervalNote string
-	// HasPhases says the intervals' phase means are set.
-	HasPhases bool
+	// HasPhases says the intervals' phase means are set, HasTLS that their
+	// TLSUs is too (the run did TLS handshakes): ConnectUs is then the TCP
+	// connect alone.
+	HasPhases, HasTLS bool
 	// TargetPerS is rate mode's target rate (a schedule's mean over the
 	// run); 0 outside rate mode.
 	TargetPerS float64
@@ -84,14 +86,16 @@ type Objective struct {
 // Interval is one interval of a run's timeline: the requests recorded and
 // the failures that ended in it, and its requests' latency percentiles (HDR
 // histogram bucket tops, 3 significant digits; the maximum exact), the
-// phases' means in µs (when Data.HasPhases); CorrectedP99Us (rate mode) is 0
-// when not kept.
+// phases' means in µs (when Data.HasPhases; TLSUs the TLS handshake's when
+// Data.HasTLS, else part of ConnectUs), each over all the interval's
+// requests; CorrectedP99Us (rate mode) is 0 when not kept.
 type Interval struct {
 	StartS, LengthS            float64
 	Requests, Failures         int64
 	P50Us, P90Us, P99Us, MaxUs int64
 	CorrectedP99Us             int64
-	ConnectUs, WaitUs, RestUs  float64
+	ConnectUs, TLSUs           float64
+	WaitUs, RestUs             float64
 	// TargetPerS is rate mode's target rate in the interval (0 when not
 	// known).
 	TargetPerS float64

@@ -358,27 +358,40 @@ func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 func phasePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	p := Panel{ID: PanelPhases, Title: "Mean time per phase, per interval (connect: TCP and TLS; waiting: to the first byte; rest: sending and receiving)",
 		XLabel: "time since the start of the run (s)", YLabel: "mean (ms)", XFromZero: true, YFromZero: true}
-	for k, d := range runs {
+	color := 0
+	for _, d := range runs {
 		if !d.HasPhases {
 			continue
 		}
 		names := []string{"connect", "waiting", "rest"}
-		var ls [3]Line
+		if d.HasTLS {
+			names = []string{"connect", "TLS", "waiting", "rest"}
+			p.Title = "Mean time per phase, per interval (connect: TCP; TLS: the handshake; waiting: to the first byte; rest: sending and receiving)"
+		}
+		ls := make([]Line, len(names))
 		for j := range ls {
-			ls[j] = Line{Title: label(d, names[j]), Style: Lines, Color: 3*k + j + 1, Columns: []string{"interval_mid_s", names[j] + "_ms"}}
+			ls[j] = Line{Title: label(d, names[j]), Style: Lines, Color: color + j + 1, Columns: []string{"interval_mid_s", strings.ToLower(names[j]) + "_ms"}}
 		}
 		ls[0].Note = "mean phase times of the requests that ended in each interval (exact µs)"
+		if d.HasTLS {
+			ls[1].Note = "TLS handshake time per request of the interval, from the timeline (a request on a kept-alive connection counts 0)"
+		}
 		for _, iv := range d.Intervals {
 			if iv.Requests == 0 {
 				continue
 			}
 			x := iv.StartS + iv.LengthS/2
-			for j, v := range []float64{iv.ConnectUs, iv.WaitUs, iv.RestUs} {
+			vs := []float64{iv.ConnectUs, iv.WaitUs, iv.RestUs}
+			if d.HasTLS {
+				vs = []float64{iv.ConnectUs, iv.TLSUs, iv.WaitUs, iv.RestUs}
+			}
+			for j, v := range vs {
 				ls[j].Rows = append(ls[j].Rows, []float64{x, v / 1000})
 			}
 		}
 		if len(ls[0].Rows) > 0 {
-			p.Lines = append(p.Lines, ls[:]...)
+			p.Lines = append(p.Lines, ls...)
+			color += len(ls)
 		}
 	}
 	return p, len(p.Lines) > 0

@@ -83,3 +83,49 @@ func TestRunFigureViews(t *testing.T) {
 		t.Errorf("range bars %v: want 3 ranges and the failed", rows)
 	}
 }
+
+// TestPhasePanelTLS: a run with TLS handshakes draws connect (TCP), TLS,
+// waiting and rest apart, a plain run its connect, waiting and rest; overlaid,
+// every line has its own colour.
+func TestPhasePanelTLS(t *testing.T) {
+	run := func(label string, tls bool) *Data {
+		d := &Data{Label: label, ElapsedS: 1, HasPhases: true, HasTLS: tls}
+		for i := range 2 {
+			iv := Interval{StartS: float64(i) * 0.5, LengthS: 0.5, Requests: 10, ConnectUs: 100, WaitUs: 500, RestUs: 50}
+			if tls {
+				iv.TLSUs = 900
+			}
+			d.Intervals = append(d.Intervals, iv)
+		}
+		return d
+	}
+	lines := func(runs ...*Data) ([]string, []Line, string) {
+		t.Helper()
+		p, ok := phasePanel(runs, func(d *Data, what string) string { return strings.TrimSpace(d.Label + " " + what) })
+		if !ok {
+			t.Fatal("no phase panel")
+		}
+		var titles []string
+		for _, l := range p.Lines {
+			titles = append(titles, l.Title)
+		}
+		return titles, p.Lines, p.Title
+	}
+	titles, ls, title := lines(run("", true))
+	if strings.Join(titles, "|") != "connect|TLS|waiting|rest" || ls[1].Columns[1] != "tls_ms" || ls[1].Rows[0][1] != 0.9 || ls[0].Rows[0][1] != 0.1 ||
+		!strings.Contains(title, "connect: TCP; TLS: the handshake") {
+		t.Errorf("TLS run: lines %v, TLS rows %v, title %q", titles, ls[1].Rows, title)
+	}
+	titles, _, title = lines(run("", false))
+	if strings.Join(titles, "|") != "connect|waiting|rest" || !strings.Contains(title, "connect: TCP and TLS") {
+		t.Errorf("plain run: lines %v, title %q", titles, title)
+	}
+	titles, ls, _ = lines(run("a", false), run("b", true))
+	colors := map[int]bool{}
+	for _, l := range ls {
+		colors[l.Color] = true
+	}
+	if len(titles) != 7 || titles[3] != "b connect" || titles[4] != "b TLS" || len(colors) != 7 {
+		t.Errorf("overlaid: lines %v, %d colours", titles, len(colors))
+	}
+}
