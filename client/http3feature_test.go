@@ -201,13 +201,18 @@ func TestHTTP3TLSResume(t *testing.T) {
 		}
 		port := h3test.ServeTLS(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("r")) }), conf, nil)
 		url := fmt.Sprintf("https://127.0.0.1:%d/", port)
-		cfg := h3TestConfig(t, url, 8, 4, 1)
+		// How many of the 4 connections open depends on how fast the first
+		// one serves the rest once ab's ramp lets the others start; with 200
+		// requests more than one does. Every handshake after the first
+		// resumes with --tls-resume, none without.
+		cfg := h3TestConfig(t, url, 200, 4, 1)
 		cfg.TLS.Resume = resume
 		if _, _, err := runH3(t, cfg); err != nil {
 			t.Fatal(err)
 		}
-		if resume && (full.Load() != 1 || resumed.Load() != 3) || !resume && (full.Load() != 4 || resumed.Load() != 0) {
-			t.Errorf("--tls-resume %v: %d full handshakes, %d resumed", resume, full.Load(), resumed.Load())
+		f, r := full.Load(), resumed.Load()
+		if f+r < 2 || f+r > 4 || resume && f != 1 || !resume && r != 0 {
+			t.Errorf("--tls-resume %v: %d full handshakes, %d resumed; want 2 to 4 in all, all but the first resumed with --tls-resume, none without", resume, f, r)
 		}
 	}
 }
