@@ -882,6 +882,9 @@ func (rn *Runner) result() *Result {
 	if r.rampEnd > 0 { // the run's figures start after the ramp-up
 		res.RampUp = r.rampSent.Load()
 		res.Elapsed = max(res.Elapsed-time.Duration(r.rampEnd), 0)
+		for k, at := range res.FirstErrorAt { // as the time taken, from the ramp-up's end
+			res.FirstErrorAt[k] = max(at-time.Duration(r.rampEnd), 0)
+		}
 	}
 	if q, ok := rn.tr.(interface{ quicStats() *QUICStats }); ok {
 		res.QUIC = q.quicStats()
