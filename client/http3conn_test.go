@@ -281,9 +281,19 @@ func versionNegotiation(p []byte) []byte {
 	return binary.BigEndian.AppendUint32(b, 0x5a6a7a8a)
 }
 
+// earlyDataRaceNote is why the 0-RTT tests do not run under the race
+// detector: quic-go (v0.65.0) opens a stream of an early connection reading
+// the peer's transport parameters while its handshake goroutine writes them,
+// a race of its own that the detector reports. scripts/test.sh runs these
+// tests again without it.
+const earlyDataRaceNote = "quic-go's 0-RTT path races on the peer's transport parameters; scripts/test.sh runs this test without -race"
+
 // --early-data: the connections that resume a session send their first
 // requests as 0-RTT data, which a server that allows it accepts.
 func TestHTTP3EarlyData(t *testing.T) {
+	if raceEnabled {
+		t.Skip(earlyDataRaceNote)
+	}
 	checkEngineLeaks(t)
 	var hits atomic.Int64
 	port := h3test.ServeTLS(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -310,6 +320,9 @@ func TestHTTP3EarlyData(t *testing.T) {
 // handshake first. (The first connection's request in flight at the
 // restart is a Receive failure: the new server resets the connection.)
 func TestHTTP3EarlyDataRejected(t *testing.T) {
+	if raceEnabled {
+		t.Skip(earlyDataRaceNote)
+	}
 	checkEngineLeaks(t)
 	conf := h3test.TLSConfig(t)
 	conf.SetSessionTicketKeys([][32]byte{{1, 2, 3}})
