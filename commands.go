@@ -28,7 +28,7 @@ func commands() []command {
 		{"sweep", "many runs: targets x sizes x concurrencies, repeated; a table, CSV, JSON and charts", runSweep},
 		{"plot", "the charts of saved JSON documents (runs overlaid, or a sweep)", runPlot},
 		{"merge", "the report of a run measured as shards (--shard), from their JSON documents", runMerge},
-		{"compare", "two runs, merged runs or sweeps side by side, with the change in per cent", runCompare},
+		{"compare", "runs, merged runs or sweeps side by side, each against the first, with the change in per cent", runCompare},
 		{"calibrate", "what gab can drive on this machine and the latency it adds, for the client-bound verdict", runCalibrate},
 		{"capacity", "the highest rate each target sustains within latency objectives (--slo), searched step by step", runCapacity},
 	}
