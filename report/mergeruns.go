@@ -84,6 +84,20 @@ func startOrder(starts []time.Time) []int {
 	return order
 }
 
+// everyRun is each run's section (got by section), by start time, or nil
+// when some run lacks it.
+func everyRun[T any](mg *merging, section func(*Run) *T) []*T {
+	out := make([]*T, 0, len(mg.order))
+	for _, i := range mg.order {
+		s := section(mg.runs[i])
+		if s == nil {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // first is the earliest run.
 func (mg *merging) first() *Run { return mg.runs[mg.order[0]] }
 
@@ -320,13 +334,8 @@ func mergeDists(ds []*distFigures) (distFigures, *samples.Dist) {
 // every run knows it); each failure class's first error is the earliest
 // (mergeFailureClasses).
 func (mg *merging) extended() *extendedFigures {
-	var xs []*extendedFigures
-	for _, i := range mg.order {
-		if x := mg.runs[i].Extended; x != nil {
-			xs = append(xs, x)
-		}
-	}
-	if len(xs) != len(mg.runs) {
+	xs := everyRun(mg, func(r *Run) *extendedFigures { return r.Extended })
+	if xs == nil {
 		return nil
 	}
 	e := &extendedFigures{StatusCounts: map[string]int{}, FailuresByClass: map[string]failureClass{}}
@@ -398,13 +407,8 @@ func mergeFailureClasses(into, from map[string]failureClass, since time.Duration
 
 // rate merges the runs' rate sections (none unless every run has one).
 func (mg *merging) rate() *rateFigures {
-	var rs []*rateFigures
-	for _, i := range mg.order {
-		if r := mg.runs[i].Rate; r != nil {
-			rs = append(rs, r)
-		}
-	}
-	if len(rs) != len(mg.runs) {
+	rs := everyRun(mg, func(r *Run) *rateFigures { return r.Rate })
+	if rs == nil {
 		return nil
 	}
 	r := &rateFigures{OnScheduleTolUs: rs[0].OnScheduleTolUs}
@@ -432,22 +436,22 @@ func (mg *merging) rate() *rateFigures {
 // intervals differ: shards of one run never do, so only a --force merge
 // gets there) and the merged run then has none.
 func (mg *merging) timeline(r *Run) string {
-	var docs []*Run
+	have := 0
 	for _, d := range mg.runs {
 		if d.Timeline != nil {
-			docs = append(docs, d)
+			have++
 		}
 	}
-	if len(docs) == 0 {
+	if have == 0 {
 		return ""
 	}
-	if len(docs) < len(mg.runs) {
-		return fmt.Sprintf("no timeline: only %d of the %d documents have one", len(docs), len(mg.runs))
+	if have < len(mg.runs) {
+		return fmt.Sprintf("no timeline: only %d of the %d documents have one", have, len(mg.runs))
 	}
-	if n, most := mergedIntervals(docs); n > most {
+	if n, most := mergedIntervals(mg.runs, mg.starts); n > most {
 		return fmt.Sprintf("no timeline: the documents' timelines span %d intervals, more than %d (they are far apart)", n, most)
 	}
-	tl, _, err := mergeTimelines(docs)
+	tl, _, err := mergeTimelines(mg.runs)
 	if err != nil {
 		return "no timeline: " + err.Error()
 	}
@@ -455,17 +459,15 @@ func (mg *merging) timeline(r *Run) string {
 	return ""
 }
 
-// mergedIntervals is how many intervals the merged timeline of docs spans,
-// and the most a merge makes: twice the documents' intervals and an hour of
-// 1-second ones (the gaps between documents become empty intervals).
-func mergedIntervals(docs []*Run) (n, most int64) {
-	var starts []time.Time
+// mergedIntervals is how many intervals the merged timeline of docs (that
+// started at starts) spans, and the most a merge makes: twice the
+// documents' intervals and an hour of 1-second ones (the gaps between
+// documents become empty intervals).
+func mergedIntervals(docs []*Run, starts []time.Time) (n, most int64) {
 	base := time.Time{}
 	for i, d := range docs {
-		t, _ := time.Parse(time.RFC3339Nano, d.StartTime) // parsed by mergeRuns already
-		starts = append(starts, t)
-		if i == 0 || t.Before(base) {
-			base = t
+		if i == 0 || starts[i].Before(base) {
+			base = starts[i]
 		}
 		most += 2 * int64(len(d.Timeline.Intervals))
 	}
