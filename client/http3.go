@@ -842,6 +842,16 @@ func (c *h3Conn) fail(e *h3Error) {
 	}
 }
 
+// criticalEnded is the error for one of the server's critical streams
+// (control, QPACK) that ended: none while the connection or the run is
+// ending, else H3_CLOSED_CRITICAL_STREAM.
+func (c *h3Conn) criticalEnded() *h3Error {
+	if c.qc.Context().Err() != nil || c.r.isStopped() {
+		return nil
+	}
+	return errH3ControlClosed
+}
+
 // control reads the server's control stream (RFC 9114 §6.2.1, §7.2): a
 // SETTINGS frame first, then GOAWAY frames; frames of unknown types are
 // skipped, every frame is activity for -s, and the stream may not end
@@ -860,10 +870,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 			n, err = quicvarint.Read(br)
 		}
 		if err != nil {
-			if c.qc.Context().Err() != nil || c.r.isStopped() {
-				return nil
-			}
-			return errH3ControlClosed
+			return c.criticalEnded()
 		}
 		c.owner.touch(c.r)
 		if first != (typ == h3FrameSettings) {
@@ -881,10 +888,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 			buf = buf[:0]
 			buf = append(buf, make([]byte, n)...)
 			if _, err := io.ReadFull(br, buf); err != nil {
-				if c.qc.Context().Err() != nil || c.r.isStopped() {
-					return nil
-				}
-				return errH3ControlClosed
+				return c.criticalEnded()
 			}
 			if typ == h3FrameSettings {
 				if e := h3Settings(buf); e != nil {
@@ -903,10 +907,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 			return h3ConnError(http3.ErrCodeIDError, "CANCEL_PUSH although gab allows no push")
 		default:
 			if err := br.skip(n); err != nil {
-				if c.qc.Context().Err() != nil || c.r.isStopped() {
-					return nil
-				}
-				return errH3ControlClosed
+				return c.criticalEnded()
 			}
 		}
 	}
@@ -925,10 +926,7 @@ func (c *h3Conn) qpackEncoder(str *quic.ReceiveStream) *h3Error {
 			}
 		}
 		if err != nil {
-			if c.qc.Context().Err() != nil || c.r.isStopped() {
-				return nil
-			}
-			return errH3ControlClosed // a critical stream ended
+			return c.criticalEnded()
 		}
 	}
 }
@@ -940,10 +938,7 @@ func (c *h3Conn) discard(str *quic.ReceiveStream) *h3Error {
 	var buf [512]byte
 	for {
 		if _, err := str.Read(buf[:]); err != nil {
-			if c.qc.Context().Err() != nil || c.r.isStopped() {
-				return nil
-			}
-			return errH3ControlClosed
+			return c.criticalEnded()
 		}
 	}
 }
