@@ -230,12 +230,41 @@ func LatencyOf(h *hdrhistogram.Histogram, count, lo, hi int64) IntervalLatency {
 
 // tlBuf gathers one interval in one shard (or, as an aggregate, in all).
 type tlBuf struct {
-	k              int64 // the interval it gathers
-	n, fail, bytes int64 // atomics while live
-	tlsN, tlsUs    int64 // TLS handshakes and their µs (atomics while live)
+	k int64 // the interval it gathers
+	tlCounts
+	lat, cor  tlDist
+	corrected bool
+}
+
+// tlCounts are an interval's counts (atomics while live): Interval's
+// Requests, Failures, Bytes, TLSHandshakes, TLSUs and Status.
+type tlCounts struct {
+	n, fail, bytes int64
+	tlsN, tlsUs    int64
 	status         [6]int64
-	lat, cor       tlDist
-	corrected      bool
+}
+
+func (c *tlCounts) add(o *tlCounts) {
+	c.n += o.n
+	c.fail += o.fail
+	c.bytes += o.bytes
+	c.tlsN += o.tlsN
+	c.tlsUs += o.tlsUs
+	for i, v := range o.status {
+		c.status[i] += v
+	}
+}
+
+// addTo adds the counts to iv's.
+func (c *tlCounts) addTo(iv *Interval) {
+	iv.Requests += c.n
+	iv.Failures += c.fail
+	iv.Bytes += c.bytes
+	iv.TLSHandshakes += c.tlsN
+	iv.TLSUs += c.tlsUs
+	for i, v := range c.status {
+		iv.Status[i] += v
+	}
 }
 
 func newTLBuf(rate bool) *tlBuf {
@@ -247,14 +276,7 @@ func newTLBuf(rate bool) *tlBuf {
 }
 
 func (b *tlBuf) mergeFrom(o *tlBuf) {
-	b.n += o.n
-	b.fail += o.fail
-	b.bytes += o.bytes
-	b.tlsN += o.tlsN
-	b.tlsUs += o.tlsUs
-	for i, c := range o.status {
-		b.status[i] += c
-	}
+	b.tlCounts.add(&o.tlCounts)
 	b.lat.mergeFrom(&o.lat)
 	if b.corrected {
 		b.cor.mergeFrom(&o.cor)
@@ -262,8 +284,7 @@ func (b *tlBuf) mergeFrom(o *tlBuf) {
 }
 
 func (b *tlBuf) reset(k int64) {
-	b.k, b.n, b.fail, b.bytes, b.tlsN, b.tlsUs = k, 0, 0, 0, 0, 0
-	b.status = [6]int64{}
+	b.k, b.tlCounts = k, tlCounts{}
 	b.lat.reset()
 	if b.corrected {
 		b.cor.reset()
@@ -543,17 +564,11 @@ func (tl *timeline) harvest(k int64) {
 
 func (tl *timeline) interval(b *tlBuf) Interval {
 	iv := Interval{
-		Start:    time.Duration(b.k * tl.d),
-		Length:   time.Duration(tl.d),
-		Requests: b.n,
-		Failures: b.fail,
-		Status:   b.status,
-		Bytes:    b.bytes,
-		Latency:  b.lat.latency(b.n, tl.scratch),
-
-		TLSHandshakes: b.tlsN,
-		TLSUs:         b.tlsUs,
+		Start:   time.Duration(b.k * tl.d),
+		Length:  time.Duration(tl.d),
+		Latency: b.lat.latency(b.n, tl.scratch),
 	}
+	b.addTo(&iv)
 	if tl.rate {
 		iv.Corrected = b.cor.latency(b.n, tl.scratch)
 	}
@@ -623,14 +638,7 @@ func (tl *timeline) result(elapsed time.Duration) *Timeline {
 
 // mergeLate adds records that arrived after their interval was harvested.
 func (tl *timeline) mergeLate(iv Interval, b *tlBuf) Interval {
-	iv.Requests += b.n
-	iv.Failures += b.fail
-	for i, c := range b.status {
-		iv.Status[i] += c
-	}
-	iv.Bytes += b.bytes
-	iv.TLSHandshakes += b.tlsN
-	iv.TLSUs += b.tlsUs
+	b.addTo(&iv)
 	iv.Latency = tl.mergeLatency(iv.Latency, &b.lat, iv.Requests)
 	if tl.rate {
 		iv.Corrected = tl.mergeLatency(iv.Corrected, &b.cor, iv.Requests)
