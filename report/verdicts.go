@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/chart"
 	"gab/internal/hoststat"
 )
 
@@ -330,7 +331,8 @@ func connectTail(x *client.ExtraResult) (tail, near1, near3, maxUs int64) {
 }
 
 // WriteVerdicts writes the verdicts block (nothing when the run was not
-// judged): one line per verdict, then what could not be checked.
+// judged): one line per verdict, then what could not be checked, each made
+// printable (a decoded document's text reaches a terminal).
 func writeVerdicts(w io.Writer, r *Run) error {
 	vs := r.Verdicts
 	if vs == nil {
@@ -342,23 +344,12 @@ func writeVerdicts(w io.Writer, r *Run) error {
 		e.printf("  none: not client-bound, machine quiet, no kernel drops, long and large enough\n")
 	}
 	for _, v := range vs.Found {
-		e.printf("  %s\n", sanitizeLine(v.line()))
+		e.printf("  %s\n", chart.Printable(v.line()))
 	}
 	for _, n := range vs.NotChecked {
-		e.printf("  not checked: %s\n", sanitizeLine(n))
+		e.printf("  not checked: %s\n", chart.Printable(n))
 	}
 	return e.flush()
-}
-
-// sanitizeLine keeps a line printable: a decoded document's text reaches a
-// terminal.
-func sanitizeLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
 }
 
 // verdictBanner is the HTML report's banner of a run's verdicts, every text
