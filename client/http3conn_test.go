@@ -112,22 +112,6 @@ func serveH3On(tb testing.TB, tr *quic.Transport, handler http.Handler, conf *qu
 	h3test.ServeOn(tb, tr, handler, h3test.TLSConfig(tb), conf)
 }
 
-// resetTransport is a QUIC transport on 127.0.0.1 with the given
-// stateless reset key (nil: none).
-func resetTransport(tb testing.TB, key *quic.StatelessResetKey) *quic.Transport {
-	tb.Helper()
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tr := &quic.Transport{Conn: udp, StatelessResetKey: key}
-	tb.Cleanup(func() {
-		_ = tr.Close()
-		_ = udp.Close()
-	})
-	return tr
-}
-
 // A server that loses its connections' state (it restarted: another
 // server with the same stateless reset key now gets the packets) answers
 // with a stateless reset: the requests in flight are Receive failures,
@@ -136,7 +120,7 @@ func TestHTTP3StatelessReset(t *testing.T) {
 	checkEngineLeaks(t)
 	var key quic.StatelessResetKey
 	copy(key[:], "a stateless reset key for tests")
-	first, second := resetTransport(t, &key), resetTransport(t, &key)
+	first, second := h3test.Transport(t, &key), h3test.Transport(t, &key)
 	var proxy *udpProxy
 	var served atomic.Int64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -166,7 +150,7 @@ func TestHTTP3StatelessReset(t *testing.T) {
 // new connection's handshake waits for the path to come back, and the run
 // goes on.
 func TestHTTP3IdleTimeout(t *testing.T) {
-	tr := resetTransport(t, nil)
+	tr := h3test.Transport(t, nil)
 	var proxy *udpProxy
 	var served atomic.Int64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -328,7 +312,7 @@ func TestHTTP3EarlyDataRejected(t *testing.T) {
 	conf.SetSessionTicketKeys([][32]byte{{1, 2, 3}})
 	var key quic.StatelessResetKey
 	copy(key[:], "the servers' stateless reset key")
-	first, second := resetTransport(t, &key), resetTransport(t, &key)
+	first, second := h3test.Transport(t, &key), h3test.Transport(t, &key)
 	var proxy *udpProxy
 	var hits atomic.Int64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -354,7 +338,7 @@ func TestHTTP3EarlyDataRejected(t *testing.T) {
 // A server whose TLS does not offer h3 in ALPN ends the run before any
 // request, with a message that says so (exit 1).
 func TestHTTP3RefusesServerWithoutH3(t *testing.T) {
-	tr := resetTransport(t, nil)
+	tr := h3test.Transport(t, nil)
 	conf := h3test.TLSConfig(t)
 	conf.NextProtos = []string{"hq-interop"}
 	ln, err := tr.Listen(conf, nil)

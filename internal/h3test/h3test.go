@@ -83,17 +83,25 @@ func Serve(tb testing.TB, handler http.Handler, conf *quic.Config) int {
 // ServeTLS is Serve with the server's TLS configuration.
 func ServeTLS(tb testing.TB, handler http.Handler, tlsConf *tls.Config, conf *quic.Config) int {
 	tb.Helper()
+	tr := Transport(tb, nil)
+	ServeOn(tb, tr, handler, tlsConf, conf)
+	return tr.Conn.LocalAddr().(*net.UDPAddr).Port
+}
+
+// Transport is a QUIC transport on a UDP socket of 127.0.0.1, closed when
+// the test ends, with the given stateless reset key (nil: none).
+func Transport(tb testing.TB, key *quic.StatelessResetKey) *quic.Transport {
+	tb.Helper()
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tr := &quic.Transport{Conn: udp}
+	tr := &quic.Transport{Conn: udp, StatelessResetKey: key}
 	tb.Cleanup(func() {
 		_ = tr.Close()
 		_ = udp.Close()
 	})
-	ServeOn(tb, tr, handler, tlsConf, conf)
-	return udp.LocalAddr().(*net.UDPAddr).Port
+	return tr
 }
 
 // ServeOn serves handler over HTTP/3 on tr until the test ends.
