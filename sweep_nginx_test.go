@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
@@ -28,75 +24,23 @@ type sweepNginx struct {
 	dir, base string
 }
 
-// startSweepNginx starts nginx in the foreground, stopped by its PID when
-// the test ends. files are written to its document root first.
+// startSweepNginx starts nginx, stopped by its PID when the test ends.
+// files (name: size in bytes) are written to its document root first.
 func startSweepNginx(t *testing.T, files map[string]int) *sweepNginx {
 	t.Helper()
-	bin := testtool.Need(t, "nginx", "nginx-light")
-	dir := t.TempDir()
-	for _, d := range []string{"www", "logs", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	www := map[string][]byte{}
 	for name, size := range files {
-		if err := os.WriteFile(filepath.Join(dir, "www", name), []byte(strings.Repeat("x", size)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		www[name] = []byte(strings.Repeat("x", size))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	conf := fmt.Sprintf(`worker_processes 1;
-daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    log_format req '$request_uri $connection $connection_requests $msec';
+	n := testtool.StartNginx(t, www, 1, `    log_format req '$request_uri $connection $connection_requests $msec';
     access_log %[1]s/logs/access.log req;
-    client_body_temp_path %[1]s/tmp/body;
-    proxy_temp_path %[1]s/tmp/proxy;
-    fastcgi_temp_path %[1]s/tmp/fcgi;
-    uwsgi_temp_path %[1]s/tmp/uwsgi;
-    scgi_temp_path %[1]s/tmp/scgi;
-    default_type text/plain;
     keepalive_requests 100000;
     server {
         listen 127.0.0.1:%[2]d backlog=1024;
         server_name localhost;
         root %[1]s/www;
-    }
-}
-`, dir, port)
-	confPath := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-c", confPath, "-p", dir, "-e", filepath.Join(dir, "logs", "error.log"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	t.Cleanup(func() {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if !waitFor(10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatal("nginx did not start listening")
-	}
-	return &sweepNginx{dir: dir, base: "http://" + addr}
+    }`)
+	return &sweepNginx{dir: n.Dir, base: "http://127.0.0.1:" + strconv.Itoa(n.Ports[0])}
 }
 
 // requests are the access log's lines: URI, connection number, that

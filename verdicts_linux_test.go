@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -229,59 +228,10 @@ func TestVerdictBusyMachine(t *testing.T) {
 // when the test ends.
 func nginxFor(t *testing.T) (string, int) {
 	t.Helper()
-	bin := testtool.Need(t, "nginx", "nginx-light")
-	dir := t.TempDir()
-	for _, d := range []string{"www", "logs", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "www", "f100.txt"), []byte(strings.Repeat("a", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	conf := fmt.Sprintf(`worker_processes 1;
-daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/logs/error.log warn;
-events { worker_connections 256; }
-http {
-    access_log off;
-    client_body_temp_path %[1]s/tmp/body;
-    proxy_temp_path %[1]s/tmp/proxy;
-    fastcgi_temp_path %[1]s/tmp/fcgi;
-    uwsgi_temp_path %[1]s/tmp/uwsgi;
-    scgi_temp_path %[1]s/tmp/scgi;
-    default_type text/plain;
-    server { listen 127.0.0.1:%[2]d; root %[1]s/www; }
-}
-`, dir, port)
-	cf := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-c", cf, "-p", dir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	if !waitFor(10*time.Second, func() bool {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	}) {
-		t.Fatal("nginx did not start")
-	}
-	return "http://" + addr + "/f100.txt", cmd.Process.Pid
+	n := testtool.StartNginx(t, map[string][]byte{"f100.txt": []byte(strings.Repeat("a", 100))}, 1,
+		`    access_log off;
+    server { listen 127.0.0.1:%[2]d; root %[1]s/www; }`)
+	return "http://127.0.0.1:" + strconv.Itoa(n.Ports[0]) + "/f100.txt", n.Cmd.Process.Pid
 }
 
 // TestVerdictQuietNginx: a modest run against nginx (its CPU named with
