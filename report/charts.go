@@ -331,10 +331,6 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 	return out, note
 }
 
-func latencyPoint(s samples.Sample) chart.LatencyPoint {
-	return chart.LatencyPoint{StartS: float64(s.Start) / 1000, LatencyUs: s.Total}
-}
-
 // wholeSeconds drops a series' last, partial second.
 func wholeSeconds(perSecond []int64, elapsedS float64) []int64 {
 	whole := int(elapsedS)
