@@ -2,15 +2,13 @@ package testsrv
 
 import (
 	"bytes"
-	"fmt"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // startRealNginx runs the nginx binary with the goldens' configuration on a
@@ -18,79 +16,15 @@ import (
 // missing and skips otherwise.
 func startRealNginx(t *testing.T) int {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		if _, statErr := os.Stat("/usr/sbin/nginx"); statErr == nil {
-			bin = "/usr/sbin/nginx"
-		} else if os.Getenv("CI") != "" {
-			t.Fatal("nginx is required under CI (apt-get install nginx-light)")
-		} else {
-			t.Skip("nginx not installed")
-		}
-	}
-	dir := t.TempDir()
-	www := filepath.Join(dir, "www")
-	for _, d := range []string{www, filepath.Join(dir, "logs"), filepath.Join(dir, "tmp")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range nginxFiles {
-		if err := os.WriteFile(filepath.Join(www, name), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	port, err := ClosedPort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := fmt.Sprintf(`worker_processes 1;
-daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/logs/error.log warn;
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path %[1]s/tmp/body;
-    proxy_temp_path %[1]s/tmp/proxy;
-    fastcgi_temp_path %[1]s/tmp/fcgi;
-    uwsgi_temp_path %[1]s/tmp/uwsgi;
-    scgi_temp_path %[1]s/tmp/scgi;
-    default_type text/plain;
+	n := testtool.StartNginx(t, nginxFiles, 1, `    access_log off;
     server {
         listen 127.0.0.1:%[2]d;
         server_name localhost;
         root %[1]s/www;
         location = /notfound { return 404; }
         location = /post { client_max_body_size 10m; return 200 "posted\n"; }
-    }
-}
-`, dir, port)
-	confPath := filepath.Join(dir, "nginx.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-c", confPath, "-p", dir, "-e", filepath.Join(dir, "logs", "error.log"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err == nil {
-			c.Close()
-			return port
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+    }`)
+	return n.Ports[0]
 }
 
 // exchange sends one raw request and reads until the server closes or the
