@@ -301,13 +301,22 @@ func (d *h2HeadDecoder) onField(f hpack.HeaderField) {
 		return // fragment fails the connection once this frame is decoded
 	}
 	if d.verbose {
-		if f.Name == ":status" {
-			d.text = append(append(append(d.text, "HTTP/2 "...), f.Value...), "\r\n"...)
-		} else if len(f.Name) > 0 && f.Name[0] != ':' {
-			d.text = append(append(append(append(d.text, f.Name...), ": "...), f.Value...), "\r\n"...)
-		}
+		d.text = headLine(d.text, "HTTP/2 ", f)
 	}
 	d.head.note(d.r, f)
+}
+
+// headLine appends field f of a response head to text as -v 2 shows it:
+// :status as a status line after version, other pseudo-fields not at all,
+// the rest as "name: value" lines.
+func headLine(text []byte, version string, f hpack.HeaderField) []byte {
+	switch {
+	case f.Name == ":status":
+		return append(append(append(text, version...), f.Value...), "\r\n"...)
+	case len(f.Name) > 0 && f.Name[0] != ':':
+		return append(append(append(append(text, f.Name...), ": "...), f.Value...), "\r\n"...)
+	}
+	return text
 }
 
 // h2Settings takes what gab uses from a server's SETTINGS frame: the most

@@ -399,11 +399,7 @@ func (d *h3Fields) wants(name string) bool {
 // field notes one field of a response head.
 func (d *h3Fields) field(f hpack.HeaderField) {
 	if d.verbose {
-		if f.Name == ":status" {
-			d.text = append(append(append(d.text, "HTTP/3 "...), f.Value...), "\r\n"...)
-		} else if len(f.Name) > 0 && f.Name[0] != ':' {
-			d.text = append(append(append(append(d.text, f.Name...), ": "...), f.Value...), "\r\n"...)
-		}
+		d.text = headLine(d.text, "HTTP/3 ", f)
 	}
 	d.head.note(d.r, f)
 }
