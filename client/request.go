@@ -72,14 +72,11 @@ func hasPrefixFold(s, prefix string) bool {
 // With HTTP11 the request line says HTTP/1.1, keep-alive is implicit and a
 // non-keep-alive run sends "Connection: close".
 func BuildRequest(spec RequestSpec) (req []byte, headLen int) {
-	head := requestHead(spec, len(spec.Body))
 	if !spec.HasBody {
+		head := requestHead(spec, len(spec.Body))
 		return []byte(head), len(head)
 	}
-	req = make([]byte, len(head)+len(spec.Body))
-	copy(req, head)
-	copy(req[len(head):], spec.Body)
-	return req, len(head)
+	return BuildRequestWithBody(spec, len(spec.Body), func(body []byte) { copy(body, spec.Body) })
 }
 
 // BuildRequestWithBody is BuildRequest for a body of n bytes that fill writes
