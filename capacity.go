@@ -246,19 +246,7 @@ type capacityTarget struct {
 	o *cliOptions
 }
 
-// runCapacity is gab capacity; argv[1] is "capacity".
-func runCapacity(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	status := capacityMain(ctx, argv, out, stderr)
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
-		if status == exitOK {
-			status = exitError
-		}
-	}
-	return status
-}
-
+// capacityMain is gab capacity; argv[1] is "capacity".
 func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
 	argv0 := argv[0]
 	usage := func(err error) int {

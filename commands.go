@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -25,12 +26,29 @@ type command struct {
 // which the subcommands call.)
 func commands() []command {
 	return []command{
-		{"sweep", "many runs: targets x sizes x concurrencies, repeated; a table, CSV, JSON and charts", runSweep},
+		{"sweep", "many runs: targets x sizes x concurrencies, repeated; a table, CSV, JSON and charts", buffered(sweepMain)},
 		{"plot", "the charts of saved JSON documents (runs overlaid, or a sweep)", runPlot},
 		{"merge", "the report of a run measured as shards (--shard), from their JSON documents", runMerge},
 		{"compare", "runs, merged runs or sweeps side by side, each against the first, with the change in per cent", runCompare},
 		{"calibrate", "what gab can drive on this machine and the latency it adds, for the client-bound verdict", runCalibrate},
-		{"capacity", "the highest rate each target sustains within latency objectives (--slo), searched step by step", runCapacity},
+		{"capacity", "the highest rate each target sustains within latency objectives (--slo), searched step by step", buffered(capacityMain)},
+	}
+}
+
+// buffered is a subcommand that writes its stdout through a buffer: main
+// writes to out, and a write error (the buffer's first, reported at its
+// flush) turns an exit status of 0 into 1.
+func buffered(main func(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int) func(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	return func(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+		out := bufio.NewWriterSize(stdout, 64<<10)
+		status := main(ctx, argv, out, stderr)
+		if err := out.Flush(); err != nil {
+			fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
+			if status == exitOK {
+				status = exitError
+			}
+		}
+		return status
 	}
 }
 

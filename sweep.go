@@ -155,19 +155,6 @@ type sweepPoint struct {
 	argv []string // the equivalent single-run command line
 }
 
-// runSweep is gab sweep; argv[1] is "sweep".
-func runSweep(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	status := sweepMain(ctx, argv, out, stderr)
-	if err := out.Flush(); err != nil {
-		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
-		if status == exitOK {
-			status = exitError
-		}
-	}
-	return status
-}
-
 // sweepMain is gab sweep, phase by phase: the command line (settings), what
 // must hold before the first request (prepare), the runs (measureAll) and the
 // outputs (finish).
