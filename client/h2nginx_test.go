@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // h2Nginx is a real nginx started by a test with an h2c listener and an
@@ -27,31 +28,6 @@ type h2Nginx struct {
 	dir            string
 	h2cPort, hPort int
 	cmd            *exec.Cmd
-}
-
-func nginxBinary(t *testing.T) string {
-	t.Helper()
-	if bin, err := exec.LookPath("nginx"); err == nil {
-		return bin
-	}
-	if _, err := os.Stat("/usr/sbin/nginx"); err == nil {
-		return "/usr/sbin/nginx"
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("nginx is required under CI (apt-get install nginx-light)")
-	}
-	t.Skip("nginx not installed")
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // writeSelfSigned writes a fresh CN=localhost certificate and key.
@@ -92,72 +68,26 @@ func writeSelfSigned(t *testing.T, certPath, keyPath string) {
 // then sends GOAWAY), 0 for nginx's default.
 func startH2Nginx(t *testing.T, keepaliveRequests int) *h2Nginx {
 	t.Helper()
-	bin := nginxBinary(t)
-	n := &h2Nginx{dir: t.TempDir(), h2cPort: freePort(t), hPort: freePort(t)}
-	for _, d := range []string{"www", "logs", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(n.dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(n.dir, "www", "f100.txt"), []byte(strings.Repeat("a", 100)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	writeSelfSigned(t, filepath.Join(n.dir, "cert.pem"), filepath.Join(n.dir, "key.pem"))
+	certs := t.TempDir()
+	writeSelfSigned(t, filepath.Join(certs, "cert.pem"), filepath.Join(certs, "key.pem"))
 	ka := ""
 	if keepaliveRequests > 0 {
 		ka = "keepalive_requests " + strconv.Itoa(keepaliveRequests) + ";"
 	}
-	conf := fmt.Sprintf(`worker_processes 1;
-daemon off;
-master_process off;
-pid %[1]s/nginx.pid;
-error_log %[1]s/logs/error.log warn;
-events { worker_connections 256; }
-http {
-    log_format proto '$server_port $server_protocol $status $body_bytes_sent';
+	ng := testtool.StartNginx(t, map[string][]byte{"f100.txt": []byte(strings.Repeat("a", 100))}, 2, `    log_format proto '$server_port $server_protocol $status $body_bytes_sent';
     access_log %[1]s/logs/access.log proto;
-    client_body_temp_path %[1]s/tmp/body;
-    proxy_temp_path %[1]s/tmp/proxy;
-    fastcgi_temp_path %[1]s/tmp/fcgi;
-    uwsgi_temp_path %[1]s/tmp/uwsgi;
-    scgi_temp_path %[1]s/tmp/scgi;
-    default_type text/plain;
     sendfile off;
-    %[4]s
+    `+ka+`
     server {
         listen 127.0.0.1:%[2]d http2;
         listen 127.0.0.1:%[3]d ssl http2;
-        ssl_certificate %[1]s/cert.pem;
-        ssl_certificate_key %[1]s/key.pem;
+        ssl_certificate `+strings.ReplaceAll(certs, "%", "%%")+`/cert.pem;
+        ssl_certificate_key `+strings.ReplaceAll(certs, "%", "%%")+`/key.pem;
         server_name localhost;
         root %[1]s/www;
-    }
-}
-`, n.dir, n.h2cPort, n.hPort, ka)
-	confPath := filepath.Join(n.dir, "nginx.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n.cmd = exec.Command(bin, "-c", confPath, "-p", n.dir, "-e", filepath.Join(n.dir, "logs", "error.log"))
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+    }`)
+	n := &h2Nginx{dir: ng.Dir, h2cPort: ng.Ports[0], hPort: ng.Ports[1], cmd: ng.Cmd}
 	t.Cleanup(n.stop)
-	deadline := time.Now().Add(5 * time.Second)
-	for _, port := range []int{n.h2cPort, n.hPort} {
-		for {
-			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-			if err == nil {
-				c.Close()
-				break
-			}
-			if time.Now().After(deadline) {
-				log, _ := os.ReadFile(filepath.Join(n.dir, "logs", "error.log"))
-				t.Fatalf("nginx did not start: %v\n%s", err, log)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	return n
 }
 
