@@ -712,9 +712,7 @@ func (c *h3Conn) shut(code quic.ApplicationErrorCode) {
 // fault ends what a protocol error spoiled: the stream (cancelled with the
 // error's code) or the whole connection.
 func (c *h3Conn) fault(str *quic.Stream, e *h3Error) {
-	code := quic.StreamErrorCode(e.code)
-	str.CancelWrite(code)
-	str.CancelRead(code)
+	h3Cancel(str, e.code)
 	if e.conn {
 		c.shut(quic.ApplicationErrorCode(e.code))
 	}
