@@ -143,13 +143,15 @@ func init() {
 	}
 }
 
-// catalogFigure reads the run's catalog figure of that key, for --fail-if.
+// catalogFigure is the run's catalog figure of that key, for --fail-if: as
+// derive found it (r.Figures), not computed again.
 func (r *Run) catalogFigure(key string) (float64, bool) {
-	f, ok := FigureByKey(key)
-	if !ok {
-		return 0, false
+	for _, f := range r.Figures {
+		if f.Key == key {
+			return f.Value, true
+		}
 	}
-	return f.Value(r)
+	return 0, false
 }
 
 // FigureByKey finds the catalog's figure of that key.
