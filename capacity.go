@@ -765,12 +765,5 @@ func compareCapacities(names []string, format string, stdout, stderr io.Writer) 
 			tw.Flush()
 		}
 	}
-	if err == nil {
-		err = out.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gab compare: stdout: %v\n", err)
-		return exitError, true
-	}
-	return exitOK, true
+	return flushStdout(out, err, "compare", stderr), true
 }

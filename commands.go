@@ -52,6 +52,19 @@ func buffered(main func(ctx context.Context, argv []string, out *bufio.Writer, s
 	}
 }
 
+// flushStdout ends gab NAME's output: it flushes out unless writing failed
+// already (err), and a write error is one line on stderr and exit status 1.
+func flushStdout(out *syncWriter, err error, name string, stderr io.Writer) int {
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab %s: stdout: %v\n", name, err)
+		return exitError
+	}
+	return exitOK
+}
+
 // lookupCommand returns the subcommand that argv names (nil: a run of ab's
 // command line).
 func lookupCommand(argv []string) *command {

@@ -120,14 +120,7 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 			}
 		}
 	}
-	if err == nil {
-		err = out.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gab compare: stdout: %v\n", err)
-		return exitError
-	}
-	return exitOK
+	return flushStdout(out, err, "compare", stderr)
 }
 
 // compareAll compares every document after the first with the first.

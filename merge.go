@@ -73,14 +73,7 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 	} else {
 		err = writeMergedText(out, m, notes)
 	}
-	if err == nil {
-		err = out.Flush()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gab merge: stdout: %v\n", err)
-		return exitError
-	}
-	return exitOK
+	return flushStdout(out, err, "merge", stderr)
 }
 
 // writeMergedText writes ab's report of the merged run, its figures (the
