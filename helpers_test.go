@@ -155,6 +155,17 @@ func waitExit(t *testing.T, cmd *exec.Cmd, done <-chan error, limit time.Duratio
 	}
 }
 
+// runWithin starts cmd and waits for it as waitExit does.
+func runWithin(t *testing.T, cmd *exec.Cmd, limit time.Duration) error {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return waitExit(t, cmd, done, limit)
+}
+
 func exitStatus(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

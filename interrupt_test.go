@@ -189,12 +189,7 @@ func TestWriteErrorsReported(t *testing.T) {
 				defer f.Close()
 				cmd.Stdout = f
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			err := waitExit(t, cmd, done, 20*time.Second)
+			err := runWithin(t, cmd, 20*time.Second)
 			if st := exitStatus(err); st == 0 || st == -1 {
 				t.Errorf("exit status %d (%v), want a non-zero status", st, err)
 			}

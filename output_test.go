@@ -416,12 +416,7 @@ func TestJSONToDevStdout(t *testing.T) {
 				defer f.Close()
 				cmd.Stdout = f
 			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			if err := waitExit(t, cmd, done, time.Minute); err != nil {
+			if err := runWithin(t, cmd, time.Minute); err != nil {
 				t.Fatalf("%v, stderr %q", err, stderr.String())
 			}
 			out := stdout.String()
