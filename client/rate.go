@@ -2,6 +2,7 @@ package client
 
 import (
 	"math"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -113,16 +114,8 @@ func (s *schedule) due(k int64) int64 {
 		return int64(float64(k) * 1e9 / s.rate)
 	}
 	x := float64(k)
-	lo, hi := 0, len(s.phases)-1 // the last phase whose count is at most x
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if s.phases[mid].count <= x {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	p := &s.phases[lo]
+	// The last phase whose count is at most x (the first's is 0).
+	p := &s.phases[sort.Search(len(s.phases), func(i int) bool { return s.phases[i].count > x })-1]
 	x -= p.count
 	// count(τ) = From·τ + a·τ²/2 with a = (To − From)/For; τ for count x,
 	// in the form that keeps its precision when a is near 0.
@@ -141,11 +134,8 @@ func (s *schedule) countAt(t int64) float64 {
 	if s.phases == nil {
 		return float64(t) * s.rate / 1e9
 	}
-	i := len(s.phases) - 1
-	for i > 0 && s.phases[i].at > t {
-		i--
-	}
-	p := &s.phases[i]
+	// The last phase that starts by t (or the first).
+	p := &s.phases[max(sort.Search(len(s.phases), func(i int) bool { return s.phases[i].at > t })-1, 0)]
 	tau := float64(t-p.at) / 1e9
 	a := 0.0
 	if p.For > 0 {
