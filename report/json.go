@@ -122,9 +122,9 @@ type local struct {
 	// precision replaces the 1 ms histograms' line under ab's tables (a
 	// merged report says how exact its medians and percentiles are).
 	precision string
-	// timelineNote says why a merged run has no timeline ("" when it has one
-	// or no input had one).
-	timelineNote string
+	// mergeNotes say why a merged run lacks a section some of its runs had
+	// (the timeline, APDEX).
+	mergeNotes []string
 }
 
 // Ending names.

@@ -104,12 +104,7 @@ func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes [
 	order := startOrder(starts)
 	r.Shard = mergedShard(in, order, r.Run, force && len(soft) > 0)
 	notes = mergeNotes(in, starts, order)
-	if r.local.timelineNote != "" {
-		notes = append(notes, r.local.timelineNote)
-	}
-	if _, why := mergeApdex(docs); why != "" {
-		notes = append(notes, why)
-	}
+	notes = append(notes, r.local.mergeNotes...)
 	for _, reason := range soft {
 		notes = append(notes, "--force: merged although "+reason)
 	}

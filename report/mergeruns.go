@@ -60,8 +60,13 @@ func mergeRuns(runs []*Run, names []string) (*Run, error) {
 	}
 	r.Extended = mg.extended()
 	r.Rate = mg.rate()
-	r.Apdex, _ = mergeApdex(runs)
-	r.local.timelineNote = mg.timeline(r)
+	var apdexNote string
+	r.Apdex, apdexNote = mergeApdex(runs)
+	for _, note := range []string{mg.timeline(r), apdexNote} {
+		if note != "" {
+			r.local.mergeNotes = append(r.local.mergeNotes, note)
+		}
+	}
 	r.derive(t, mg.percents())
 	return r, nil
 }
