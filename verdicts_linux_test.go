@@ -20,23 +20,30 @@ import (
 // verdictDoc is the part of the JSON document the verdict tests read.
 type verdictDoc struct {
 	Verdicts *struct {
-		Found []struct {
-			Kind     string             `json:"kind"`
-			Message  string             `json:"message"`
-			Advice   string             `json:"advice"`
-			Evidence map[string]float64 `json:"evidence"`
-		} `json:"found"`
-		NotChecked []string `json:"not_checked"`
+		Found      []verdictJSON `json:"found"`
+		NotChecked []string      `json:"not_checked"`
 	} `json:"verdicts"`
+	Extended struct {
+		ClientCPU struct {
+			UserMs float64 `json:"user_ms"`
+			SysMs  float64 `json:"sys_ms"`
+		} `json:"client_cpu"`
+	} `json:"extended"`
+	ServerCPU struct {
+		CPUMs float64 `json:"cpu_ms"`
+	} `json:"server_cpu"`
 }
 
-// find returns the verdict of that kind (nil if none).
-func (d *verdictDoc) find(kind string) *struct {
+// verdictJSON is one verdict of the document.
+type verdictJSON struct {
 	Kind     string             `json:"kind"`
 	Message  string             `json:"message"`
 	Advice   string             `json:"advice"`
 	Evidence map[string]float64 `json:"evidence"`
-} {
+}
+
+// find returns the verdict of that kind (nil if none).
+func (d *verdictDoc) find(kind string) *verdictJSON {
 	if d.Verdicts == nil {
 		return nil
 	}
@@ -256,22 +263,7 @@ func TestVerdictQuietNginx(t *testing.T) {
 	if v := d.find("client_bound"); v != nil {
 		t.Fatalf("a quiet run against nginx reported client-bound: %s\n%s", v.Message, out)
 	}
-	b, _ := os.ReadFile(js)
-	var cpu struct {
-		Extended struct {
-			ClientCPU struct {
-				UserMs float64 `json:"user_ms"`
-				SysMs  float64 `json:"sys_ms"`
-			} `json:"client_cpu"`
-		} `json:"extended"`
-		ServerCPU struct {
-			CPUMs float64 `json:"cpu_ms"`
-		} `json:"server_cpu"`
-	}
-	if err := json.Unmarshal(b, &cpu); err != nil {
-		t.Fatal(err)
-	}
-	measured := (cpu.Extended.ClientCPU.UserMs + cpu.Extended.ClientCPU.SysMs + cpu.ServerCPU.CPUMs) / 1000
+	measured := (d.Extended.ClientCPU.UserMs + d.Extended.ClientCPU.SysMs + d.ServerCPU.CPUMs) / 1000
 	others := (h.CPU.Busy().Seconds() - measured) / h.Elapsed.Seconds() / float64(h.Cores)
 	v := d.find("busy_machine")
 	switch {
