@@ -22,6 +22,7 @@ import (
 	"gab/gnuplot"
 	"gab/internal/capacity"
 	"gab/internal/chart"
+	"gab/internal/hoststat"
 	"gab/internal/outfile"
 	"gab/internal/samples"
 	"gab/internal/sweep"
@@ -307,7 +308,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 		CommandLine: redactCredentials(argv), Start: time.Now(), Repeat: ca.opts.repeat, Attempts: ca.opts.attempts,
 		StepS: s.step.Seconds(), SettleS: s.settle.Seconds(), ResolutionPercent: ca.opts.resolve,
 		MinAchieved: capacity.MinAchieved, MaxConnections: s.conns, TieRule: sweep.TieRule,
-		Machine: capacity.Machine{CPUs: runtime.NumCPU(), Cores: report.Cores(), LoadStart: loadAverage()}}
+		Machine: capacity.Machine{CPUs: runtime.NumCPU(), Cores: report.Cores(), LoadStart: hoststat.LoadAverage()}}
 	for _, t := range s.objectives {
 		doc.Objectives = append(doc.Objectives, t.Expr)
 	}
@@ -355,7 +356,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 			}
 		}
 	}
-	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), loadAverage(), !interrupted
+	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), hoststat.LoadAverage(), !interrupted
 	for _, t := range ts {
 		t.Finish()
 		doc.Targets = append(doc.Targets, t.Target)

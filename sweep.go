@@ -340,7 +340,7 @@ type sweepRuns struct {
 // repetition, until its end or an interruption.
 func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	s := sw.s
-	m := &sweepRuns{start: time.Now(), loadStart: loadAverage()}
+	m := &sweepRuns{start: time.Now(), loadStart: hoststat.LoadAverage()}
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
 	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
@@ -426,7 +426,7 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		return exitError
 	}
 	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: complete,
-		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: loadAverage()}}
+		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: hoststat.LoadAverage()}}
 	if err := sw.files.write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
@@ -740,27 +740,6 @@ func redactSweepArgs(argv []string) []string {
 	}
 	rest := redactCredentials(append([]string{argv[0]}, argv[2:]...))
 	return append([]string{argv[0], argv[1]}, rest[1:]...)
-}
-
-// loadAverage is /proc/loadavg's three figures (nil where unknown).
-func loadAverage() []float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return nil
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return nil
-	}
-	var out []float64
-	for _, s := range f[:3] {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // sweepFiles are --csv and --json, created before the first request.

@@ -87,19 +87,35 @@ func (s *Snapshot) readStat(b []byte) {
 }
 
 func (s *Snapshot) readLoad(b []byte) {
+	if l, ok := parseLoad(b); ok {
+		s.Load = l
+	} else {
+		s.Missing = append(s.Missing, FileLoadavg)
+	}
+}
+
+// LoadAverage is /proc/loadavg's three figures (nil where unknown).
+func LoadAverage() []float64 {
+	if l, ok := parseLoad(readFile(FileLoadavg)); ok {
+		return l[:]
+	}
+	return nil
+}
+
+// parseLoad reads /proc/loadavg's first three fields.
+func parseLoad(b []byte) (l [3]float64, ok bool) {
 	f := strings.Fields(string(b))
 	if len(f) < 3 {
-		s.Missing = append(s.Missing, FileLoadavg)
-		return
+		return l, false
 	}
-	for i := range 3 {
+	for i := range l {
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil {
-			s.Missing = append(s.Missing, FileLoadavg)
-			return
+			return l, false
 		}
-		s.Load[i] = v
+		l[i] = v
 	}
+	return l, true
 }
 
 // readPairs reads /proc/net/netstat's and /proc/net/snmp's format: a line of

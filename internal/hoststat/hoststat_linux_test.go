@@ -21,3 +21,17 @@ func TestReadStatusAllowed(t *testing.T) {
 		t.Fatalf("allowed %d missing %v", s.Allowed, s.Missing)
 	}
 }
+
+func TestParseLoad(t *testing.T) {
+	if l, ok := parseLoad([]byte("0.50 1.25 2.00 1/234 5678\n")); !ok || l != [3]float64{0.5, 1.25, 2} {
+		t.Fatalf("%v %v", l, ok)
+	}
+	for _, in := range []string{"", "0.5 1", "0.5 x 2"} {
+		if _, ok := parseLoad([]byte(in)); ok {
+			t.Fatalf("%q must fail", in)
+		}
+	}
+	if l := LoadAverage(); len(l) != 3 {
+		t.Fatalf("LoadAverage %v", l)
+	}
+}

@@ -9,3 +9,6 @@ import "time"
 func Read() *Snapshot {
 	return &Snapshot{Time: time.Now(), Missing: []string{FileStat, FileLoadavg, FileNetstat, FileSNMP, FileStatus, FileSchedule}}
 }
+
+// LoadAverage is /proc/loadavg's three figures: nil outside Linux.
+func LoadAverage() []float64 { return nil }
