@@ -62,11 +62,8 @@ type h3Script struct {
 
 func startH3Hostile(tb testing.TB, sc h3Script) *h3Hostile {
 	tb.Helper()
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &h3Hostile{tr: &quic.Transport{Conn: udp}, closed: make(chan struct{})}
+	s := &h3Hostile{tr: h3test.Transport(tb, nil), closed: make(chan struct{})}
+	var err error
 	s.ln, err = s.tr.Listen(h3test.TLSConfig(tb), &quic.Config{MaxIncomingStreams: 1000, MaxIncomingUniStreams: 100})
 	if err != nil {
 		tb.Fatal(err)
@@ -90,8 +87,7 @@ func startH3Hostile(tb testing.TB, sc h3Script) *h3Hostile {
 	tb.Cleanup(func() {
 		close(s.closed)
 		_ = s.ln.Close()
-		_ = s.tr.Close()
-		_ = udp.Close()
+		_ = s.tr.Close() // its connections end; h3test.Transport's cleanup closes the socket
 		s.wg.Wait()
 	})
 	return s
