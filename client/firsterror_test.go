@@ -12,8 +12,8 @@ import (
 func TestFirstErrorAt(t *testing.T) {
 	script := func(r *run, k int64, sent int64) outcome {
 		end := (k + 1) * int64(time.Millisecond)
-		o := outcome{Start: end - 100_000, End: end, Status: 200, Body: 10}
-		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
+		o := scriptedOutcome(end-100_000, end)
+		o.Body = 10
 		switch k {
 		case 5, 7:
 			o.Class, o.Err = failException, errors.New("exception "+string(rune('0'+k)))
@@ -37,8 +37,8 @@ func TestFirstErrorAt(t *testing.T) {
 func TestFirstErrorAtAfterRampUp(t *testing.T) {
 	script := func(r *run, k int64, sent int64) outcome {
 		end := 5*int64(time.Millisecond) + k*int64(time.Millisecond)
-		o := outcome{Start: end - 100_000, End: end, Status: 200, Body: 10}
-		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
+		o := scriptedOutcome(end-100_000, end)
+		o.Body = 10
 		if k == 3 {
 			o.Class, o.Err = failException, errors.New("exception")
 		}

@@ -391,6 +391,12 @@ func (s *scriptTransport) work(r *run, slot int, t *tally) {
 	}
 }
 
+// scriptedOutcome is a script's 200 response that lasted from start to end,
+// connected, written and answered at start.
+func scriptedOutcome(start, end int64) outcome {
+	return outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: start, FirstByte: start, End: end, Status: 200}
+}
+
 // runScript runs the fake transport with cfg's counts and the given script.
 func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
 	t.Helper()

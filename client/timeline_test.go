@@ -61,8 +61,8 @@ func BenchmarkTimelineInterval(b *testing.B) {
 // status scriptedStatus(k).
 func scriptedEnds(ends, lat []int64, fail []bool) scriptFunc {
 	return func(r *run, k int64, sent int64) outcome {
-		o := outcome{Start: ends[k] - lat[k], End: ends[k], Status: scriptedStatus(k)}
-		o.TCPDone, o.Connect, o.WriteEnd, o.FirstByte = o.Start, o.Start, o.Start, o.Start
+		o := scriptedOutcome(ends[k]-lat[k], ends[k])
+		o.Status = scriptedStatus(k)
 		if fail[k] {
 			o.Class, o.Err = failException, errors.New("scripted")
 		}
