@@ -94,7 +94,7 @@ func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes [
 	for i, m := range in {
 		docs[i], names[i] = m.Doc, m.Name
 	}
-	r, err := mergeRuns(docs, names)
+	r, err := mergeRuns(docs, names, starts)
 	if err != nil {
 		return nil, nil, &mergeError{Reasons: []string{err.Error()}}
 	}

@@ -29,20 +29,13 @@ import (
 // The runs are not checked for being parts of one run: gab merge's Merge
 // does that.
 func MergeRuns(runs []*Run) (*Run, error) {
-	names := make([]string, len(runs))
-	for i := range names {
-		names[i] = fmt.Sprintf("run %d", i+1)
-	}
-	return mergeRuns(runs, names)
-}
-
-// mergeRuns is MergeRuns, its errors naming the runs by names.
-func mergeRuns(runs []*Run, names []string) (*Run, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
+	names := make([]string, len(runs))
 	starts := make([]time.Time, len(runs))
 	for i, d := range runs {
+		names[i] = fmt.Sprintf("run %d", i+1)
 		if d.Report == nil {
 			return nil, fmt.Errorf("%s: has no report (ending %s)", names[i], d.Ending)
 		}
@@ -52,6 +45,12 @@ func mergeRuns(runs []*Run, names []string) (*Run, error) {
 		}
 		starts[i] = t
 	}
+	return mergeRuns(runs, names, starts)
+}
+
+// mergeRuns is MergeRuns of runs that each have a report and started at
+// starts, its errors naming the runs by names.
+func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 	mg := &merging{runs: runs, names: names, starts: starts, order: startOrder(starts)}
 	r := mg.counts()
 	t := &tables{}
