@@ -468,18 +468,19 @@ def main():
         else:
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
     gab = args.gab
-    bindir = tempfile.mkdtemp(prefix="gab-bin-")
+    caddy_cells = any(c.proto in CADDY for c in cells)
+    build_h3peer = caddy_cells and "h3peer" in tools
+    bindir = tempfile.mkdtemp(prefix="gab-bin-") if not gab or build_h3peer else ""  # only for what is built
     if not gab:
         need("go")
         gab = os.path.join(bindir, "gab")
         subprocess.check_call(["go", "build", "-o", gab, "."], cwd=ROOT)
     h3peer = os.path.join(bindir, "h3peer")
-    caddy_cells = any(c.proto in CADDY for c in cells)
     if caddy_cells:
         need("caddy")
-        if "h3peer" in tools:
-            need("go")
-            subprocess.check_call(["go", "build", "-o", h3peer, "./bench/h3peer"], cwd=ROOT)
+    if build_h3peer:
+        need("go")
+        subprocess.check_call(["go", "build", "-o", h3peer, "./bench/h3peer"], cwd=ROOT)
 
     print(f"nginx on CPU 0 (TLS {args.tls} only, {args.key} certificate), each client on CPU 1; "
           f"{reps} interleaved repetition(s), requests x{scale:g}", flush=True)
