@@ -455,7 +455,7 @@ func (mg *merging) timeline(r *Run) string {
 	if n, most := mergedIntervals(mg.runs, mg.starts); n > most {
 		return fmt.Sprintf("no timeline: the documents' timelines span %d intervals, more than %d (they are far apart)", n, most)
 	}
-	tl, _, err := mergeTimelines(mg.runs)
+	tl, _, err := mergeTimelines(mg.runs, mg.starts)
 	if err != nil {
 		return "no timeline: " + err.Error()
 	}

@@ -276,28 +276,23 @@ func (a *intervalAcc) interval() intervalFigures {
 
 // mergeTimelines merges the timelines of several documents (shards of one
 // run, say) by wall-clock interval: interval i of the result covers
-// [start+i·interval, start+(i+1)·interval), start being the earliest
-// document's start_time (returned), and each document's interval goes into
+// [start+i·interval, start+(i+1)·interval), start being the earliest of
+// the documents' starts (returned), and each document's interval goes into
 // the merged interval in which its midpoint falls, so shards started
 // together (--start-at) line up exactly. Counts add up (the TLS handshakes'
 // counts and times too); percentiles come from the merged histograms (exact
 // to 3 significant digits), min and max stay exact. Every document must have
 // a timeline with the same interval; the corrected latencies are kept only
 // if every document has them.
-func mergeTimelines(docs []*Run) (*timelineSection, time.Time, error) {
+func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Time, error) {
 	var base time.Time
 	var d int64
 	corrected := true
-	starts := make([]time.Time, len(docs))
 	for i, doc := range docs {
 		if doc.Timeline == nil {
 			return nil, time.Time{}, fmt.Errorf("document %d has no timeline", i+1)
 		}
-		st, err := time.Parse(time.RFC3339Nano, doc.StartTime)
-		if err != nil {
-			return nil, time.Time{}, fmt.Errorf("document %d: start_time: %w", i+1, err)
-		}
-		starts[i] = st
+		st := starts[i]
 		if i == 0 || st.Before(base) {
 			base = st
 		}

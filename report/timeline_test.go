@@ -237,7 +237,7 @@ func TestMergeTimelines(t *testing.T) {
 		wantTLS[k+1][0] += iv.TLSHandshakes
 		wantTLS[k+1][1] += iv.TLSUs
 	}
-	m, start, err := mergeTimelines([]*Run{docB, docA})
+	m, start, err := mergeTimelines([]*Run{docB, docA}, []time.Time{b.Start, a.Start})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestMergeTimelines(t *testing.T) {
 		}
 	}
 	docB.Timeline.IntervalUs = 500_000
-	if _, _, err := mergeTimelines([]*Run{docA, docB}); err == nil {
+	if _, _, err := mergeTimelines([]*Run{docA, docB}, []time.Time{a.Start, b.Start}); err == nil {
 		t.Error("merged timelines of different intervals")
 	}
 }
