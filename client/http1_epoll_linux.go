@@ -36,7 +36,8 @@ import (
 // through the connection's tlsLink.
 //
 // The portable path is used instead for -b, -B, --rate,
-// --request-timeout, an injected Config.Dial, IPv6 zones, and whenever
+// --request-timeout, a ramp-up (Config.RampUp: each slot opens at its own
+// time), an injected Config.Dial, IPv6 zones, and whenever
 // Config.Portable asks for it (the command line sets it from GAB_NETPOLL=go).
 
 // epollLoopsStarted counts event loops started, so tests can tell which path ran.
@@ -44,11 +45,8 @@ var epollLoopsStarted atomic.Int64
 
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
-	if cfg.Portable || cfg.RampUp > 0 {
-		return 0
-	}
-	if cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
-		cfg.Rate > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
+		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
 		return 0
 	}
 	for _, a := range d.addrs {
