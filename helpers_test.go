@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"gab/internal/sweep"
+	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
 )
 
@@ -128,6 +131,23 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(builtGab.dir)
 	}
 	os.Exit(code)
+}
+
+// readSweepDoc reads and validates a sweep document.
+func readSweepDoc(t *testing.T, name string) *sweep.Document {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweeptest.Validate(raw, "docs"); err != nil {
+		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
+	}
+	var d sweep.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
 }
 
 // waitFor polls cond every 5 ms for up to limit.

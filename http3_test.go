@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,8 +13,6 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"gab/internal/h3test"
-	"gab/internal/sweep"
-	"gab/internal/sweep/sweeptest"
 	"gab/report"
 )
 
@@ -160,17 +157,7 @@ func TestHTTP3Sweep(t *testing.T) {
 	if hits.Load() != 4*30 {
 		t.Errorf("server saw %d requests, want 2 concurrencies × 2 runs × 30", hits.Load())
 	}
-	raw, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sweeptest.Validate(raw, "docs"); err != nil {
-		t.Errorf("the sweep document does not match the schemas: %v", err)
-	}
-	var doc sweep.Document
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readSweepDoc(t, jsonFile)
 	for _, p := range doc.Points {
 		for _, run := range p.Runs {
 			if r := run.Document.Report; r == nil || r.Protocol != "h3" || r.StreamsPerConnection != 3 || r.ConcurrencyLevel != 3*p.Concurrency {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"gab/internal/sweep"
-	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
 )
 
@@ -60,23 +58,6 @@ func (n *sweepNginx) requests(t *testing.T) [][4]string {
 		}
 	}
 	return out
-}
-
-// readSweepDoc reads and validates a sweep document.
-func readSweepDoc(t *testing.T, name string) *sweep.Document {
-	t.Helper()
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sweeptest.Validate(raw, "docs"); err != nil {
-		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
-	}
-	var d sweep.Document
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	return &d
 }
 
 // TestSweepNginxTiesAndBaseline: two labels pointing at the same nginx file

@@ -24,7 +24,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/internal/sweep"
-	"gab/internal/sweep/sweeptest"
 
 	"gab/internal/testtool"
 )
@@ -287,17 +286,7 @@ func TestSweepTwoTargets(t *testing.T) {
 			t.Errorf("row %q", r)
 		}
 	}
-	raw, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sweeptest.Validate(raw, "docs"); err != nil {
-		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
-	}
-	var doc sweep.Document
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readSweepDoc(t, jsonFile)
 	if !doc.Complete || len(doc.Points) != 12 || len(doc.Rankings) != 4 {
 		t.Fatalf("document: complete %v, %d points, %d rankings", doc.Complete, len(doc.Points), len(doc.Rankings))
 	}
@@ -371,17 +360,7 @@ func TestSweepInterrupted(t *testing.T) {
 	if !strings.Contains(out.String(), "INCOMPLETE") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
-	raw, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sweeptest.Validate(raw, "docs"); err != nil {
-		t.Errorf("schema: %v", err)
-	}
-	var doc sweep.Document
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := readSweepDoc(t, jsonFile)
 	if doc.Complete || len(doc.Points) != 2 || doc.Points[0].Complete || doc.Points[0].Repeats != 1 ||
 		doc.Points[1].Runs[0].Ending != "interrupted" {
 		t.Errorf("document: complete %v, points %+v", doc.Complete, doc.Points)
