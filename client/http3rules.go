@@ -288,22 +288,21 @@ func (p *h3Resp) ended(headRequest bool) (failClass, error) {
 // h3Fields decodes a connection's QPACK field sections. gab advertises no
 // dynamic table (SETTINGS_QPACK_MAX_TABLE_CAPACITY 0, the default), so a
 // section may refer only to the static table and literals; anything else is
-// QPACK_DECOMPRESSION_FAILED. Decoded strings are interned per connection
-// as internal/hpackdec does, so a server that repeats its fields costs no
-// allocation. Only one goroutine uses an h3Fields at a time (the slot whose
-// response it decodes).
+// QPACK_DECOMPRESSION_FAILED. Decoded strings are interned per slot as
+// internal/hpackdec interns them per connection, so a server that repeats
+// its fields costs no allocation. Each slot has its own h3Fields.
 type h3Fields struct {
 	r       *run
 	head    h2Head
 	list    int // size of the section so far (values gab does not decode counted as encoded)
 	verbose bool
 	text    []byte
-	key     bytes.Buffer      // a literal's interning key: its Huffman flag and encoded bytes
-	strs    map[string]string // encoded bytes (Huffman flag first) → decoded string
+	huff    map[string]string // Huffman-encoded bytes → decoded string
+	plain   map[string]string // raw literal bytes → the same as a string
 }
 
 func newH3Fields(r *run) *h3Fields {
-	return &h3Fields{r: r, verbose: r.cfg.Verbosity >= 2, strs: make(map[string]string)}
+	return &h3Fields{r: r, verbose: r.cfg.Verbosity >= 2, huff: map[string]string{}, plain: map[string]string{}}
 }
 
 // h3Static is QPACK's static table (RFC 9204 Appendix A), read once from
@@ -426,28 +425,24 @@ func (d *h3Fields) str(p []byte, n uint8, decode bool) (string, int, []byte, err
 	if !decode {
 		return "", len(raw), rest, nil
 	}
-	d.key.Reset()
+	m := d.plain
 	if huff {
-		d.key.WriteByte(1)
-	} else {
-		d.key.WriteByte(0)
+		m = d.huff
 	}
-	d.key.Write(raw)
-	if s, ok := d.strs[string(d.key.Bytes())]; ok {
+	if s, ok := m[string(raw)]; ok {
 		return s, 0, rest, nil
 	}
-	key := d.key.String()
-	s := string(raw)
-	if huff {
-		if s, err = hpack.HuffmanDecodeToString(raw); err != nil {
-			return "", 0, nil, err
-		}
+	var s string
+	if !huff {
+		s = string(raw)
+	} else if s, err = hpack.HuffmanDecodeToString(raw); err != nil {
+		return "", 0, nil, err
 	}
 	if len(raw) <= 96 {
-		if len(d.strs) >= 64 {
-			clear(d.strs)
+		if len(m) >= 64 {
+			clear(m)
 		}
-		d.strs[key] = s
+		m[string(raw)] = s
 	}
 	return s, 0, rest, nil
 }
