@@ -292,8 +292,8 @@ func (c *checker) report(r *abReport, limit int64) {
 	case ct != nil && r.CompleteRequests == 0:
 		c.fail("report.connection_times", "present, with no complete request")
 	case ct != nil:
-		for _, col := range []namedColumn{{"connect", &ct.Connect}, {"processing", &ct.Processing}, {"waiting", &ct.Waiting}, {"total", &ct.Total}} {
-			c.column("report.connection_times."+col.name, col.col)
+		for col := range column(4) {
+			c.column("report.connection_times."+columnName(col), ct.column(col))
 		}
 	}
 	c.served("report.percentage_served", r.PercentageServed, ct)
@@ -332,8 +332,9 @@ func (c *checker) column(field string, col *columnStats) {
 	}
 }
 
-// served checks ab's percentile table: percents up to 100, times ascending
-// within the total column's min and max.
+// served checks a percentile table (ab's, or rate mode's corrected one):
+// percents up to 100, times ascending, within the total column's min and
+// max when ct is given.
 func (c *checker) served(field string, rows []served, ct *connectionTimes) {
 	var prev int64
 	for i, r := range rows {
@@ -354,9 +355,9 @@ func (c *checker) sums(s *sumsSection, r *abReport, limit int64) {
 	if s.HistogramPrecision != precisionHDR && s.HistogramPrecision != precisionMs {
 		c.fail("sums.histogram_precision", "%q is not %q or %q", s.HistogramPrecision, precisionHDR, precisionMs)
 	}
-	cols := [4]*exactSums{&s.Connect, &s.Processing, &s.Waiting, &s.Total}
-	for i, cs := range cols {
-		field := "sums." + columnName(column(i))
+	for i := range column(4) {
+		cs := s.column(i)
+		field := "sums." + columnName(i)
 		c.columnSums(field, cs, limit)
 		if cs.Count != s.Total.Count {
 			c.fail(field+".count", "%d, but sums.total.count is %d", cs.Count, s.Total.Count)
@@ -365,8 +366,8 @@ func (c *checker) sums(s *sumsSection, r *abReport, limit int64) {
 			continue
 		}
 		if ct := r.ConnectionTimes; ct != nil && cs.Count > 0 {
-			col := [4]*columnStats{&ct.Connect, &ct.Processing, &ct.Waiting, &ct.Total}[i]
-			name := "report.connection_times." + columnName(column(i))
+			col := ct.column(i)
+			name := "report.connection_times." + columnName(i)
 			mean := truncatedMean(cs.SumUs, int(cs.Count))
 			switch {
 			case col.MinUs != cs.MinUs:
@@ -593,17 +594,7 @@ func (c *checker) rate(r *rateFigures, limit int64) {
 	if r.CorrectedHistogram.Data != "" {
 		c.histogram("rate.corrected_histogram", &r.CorrectedHistogram, r.Corrected.Count)
 	}
-	var prev int64
-	for i, row := range r.CorrectedServed {
-		f := fmt.Sprintf("rate.corrected_percentage_served[%d]", i)
-		switch {
-		case row.Percent > 100:
-			c.fail(f+".percent", "%g is above 100", row.Percent)
-		case row.TotalUs < prev:
-			c.fail(f+".total_us", "%d is below the row before (%d)", row.TotalUs, prev)
-		}
-		prev = row.TotalUs
-	}
+	c.served("rate.corrected_percentage_served", r.CorrectedServed, nil)
 }
 
 // timeline checks the intervals: consecutive from the start, of gab's
