@@ -61,13 +61,9 @@ func (r *Run) deriveApdex(t *tables) {
 	if t.n == 0 {
 		return
 	}
-	a.Source = "exact"
-	if r.Report.StatisticsFromHistogram {
-		a.Source = "1ms_buckets"
-	}
+	a.Source = t.source(r.Report)
 	within := func(us int64) int { // requests with a total time of at most us
 		if t.hdr != nil {
-			a.Source = "hdr_histogram"
 			n := int64(0)
 			for _, b := range t.hdr.total.Hist.Distribution() {
 				if b.From <= us {

@@ -133,6 +133,20 @@ func (t *tables) percentile(c column, p float64) int64 {
 	return t.valueAt(c, int(samples.NearestRank(int64(t.n), p))-1)
 }
 
+// source says where the figures from the tables beyond ab's (the
+// --percentiles table, APDEX's counts) come from: every exact sample
+// ("exact"), past the exact store the HDR histograms of every request
+// ("hdr_histogram") or else the 1 ms buckets ("1ms_buckets").
+func (t *tables) source(rp *abReport) string {
+	switch {
+	case t.hdr != nil:
+		return "hdr_histogram"
+	case rp.StatisticsFromHistogram:
+		return "1ms_buckets"
+	}
+	return "exact"
+}
+
 // median is ab's median of the column (see medianIndexes).
 func (t *tables) median(c column) int64 {
 	lo, hi := medianIndexes(t.n)
@@ -261,14 +275,7 @@ func (r *Run) derive(t *tables, percents []float64) {
 		}
 		if len(percents) > 0 {
 			r.Percentiles = t.percentileRows(percents)
-			switch {
-			case t.hdr != nil:
-				r.PercentilesSource = "hdr_histogram"
-			case rp.StatisticsFromHistogram:
-				r.PercentilesSource = "1ms_buckets"
-			default:
-				r.PercentilesSource = "exact"
-			}
+			r.PercentilesSource = t.source(rp)
 		}
 	}
 	store := r.local.precision
