@@ -24,6 +24,7 @@ import (
 	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
+	"gab/report"
 )
 
 // runArgs runs gab in-process with a fresh context and returns its exit status and output.
@@ -131,6 +132,20 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(builtGab.dir)
 	}
 	os.Exit(code)
+}
+
+// readRun reads and decodes a run's JSON document.
+func readRun(t *testing.T, name string) *report.Run {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Run
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
 }
 
 // readSweepDoc reads and validates a sweep document.

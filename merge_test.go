@@ -164,16 +164,9 @@ const hostileHistogram = "HISTFAAAAB14nJJpmSzMgACsUJrRAcqw/wChAQEAAP//PksCvA=="
 func mutateDocuments(t *testing.T, files []string, mutate func(i int, d *report.Run)) {
 	t.Helper()
 	for i, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d report.Run
-		if err := json.Unmarshal(raw, &d); err != nil {
-			t.Fatal(err)
-		}
-		mutate(i, &d)
-		writeJSONTo(t, filepath.Dir(f), filepath.Base(f), &d)
+		d := readRun(t, f)
+		mutate(i, d)
+		writeJSONTo(t, filepath.Dir(f), filepath.Base(f), d)
 	}
 }
 

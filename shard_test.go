@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-
-	"gab/report"
 )
 
 func TestShareAddsUp(t *testing.T) {
@@ -150,14 +147,7 @@ func TestShardRunsItsShare(t *testing.T) {
 	if hits.Load() != 3 || !strings.Contains(stdout, "Complete requests:      3\n") || !strings.Contains(stdout, "Concurrency Level:      1\n") {
 		t.Errorf("hits %d, report:\n%s", hits.Load(), stdout)
 	}
-	raw, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d report.Run
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readRun(t, js)
 	sh := d.Shard
 	if sh == nil || sh.Index != 1 || sh.Count != 3 || sh.RunID != "start-"+strconv.FormatInt(at.UnixNano(), 10) ||
 		sh.TotalRequests != 10 || sh.TotalConcurrency != 4 || sh.StartDelayUs == nil || *sh.StartDelayUs < 0 {

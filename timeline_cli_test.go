@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"gab/internal/hdrjs"
-	"gab/report"
 )
 
 // TestHlogReadBackByHdrHistogramJS runs gab in rate mode with --hlog and
@@ -23,14 +20,7 @@ func TestHlogReadBackByHdrHistogramJS(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, stderr)
 	}
-	raw, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d report.Run
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readRun(t, doc)
 	tl := d.Timeline
 	if tl == nil || !tl.Corrected || tl.IntervalUs != 100_000 || len(tl.Intervals) < 5 {
 		t.Fatalf("JSON timeline %+v", tl)
