@@ -259,6 +259,7 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 		}
 		t.touch(r)
 		if h.roundTrip(r, c, s, t) == h3Retry {
+			t.TotalRead += s.resp.read // what the refused stream brought
 			if !h2Resend(r, o, &retries, r.clock()) {
 				return r.finish(t, o)
 			}
@@ -459,7 +460,8 @@ func (h *h3Transport) settle(r *run, t *tally, s *h3Slot, class failClass, err e
 
 // lost settles a request whose stream failed with err (id is the stream's,
 // -1 if the request was never sent): h3Retry if the server provably did
-// not process it, else its failure class in s.o.
+// not process it (issue counts what its stream brought), else its failure
+// class in s.o.
 func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err error) h3Result {
 	var se *quic.StreamError
 	g := c.goaway.Load()
@@ -468,11 +470,9 @@ func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err
 		h.settle(r, t, s, failAbandoned, err)
 	case errors.Is(err, quic.Err0RTTRejected):
 		c.rejected()
-		t.TotalRead += s.resp.read
 		return h3Retry // the server discarded the 0-RTT data
 	case errors.As(err, &se) && se.Remote:
 		if se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeRequestRejected) && !s.resp.final {
-			t.TotalRead += s.resp.read
 			return h3Retry
 		}
 		h.settle(r, t, s, failException, errors.New(h3StreamErrorText(se.ErrorCode)))
@@ -482,7 +482,6 @@ func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err
 		if id < 0 && !errors.Is(err, errGoAwayRefused) {
 			c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError)) // no stream opens on it: it has ended
 		}
-		t.TotalRead += s.resp.read
 		return h3Retry // never sent, or at or above the server's GOAWAY
 	default:
 		if cause := context.Cause(c.qc.Context()); cause != nil {
