@@ -105,9 +105,9 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 		wanted := (l.CPU + l.Waited).Seconds() / l.Wall.Seconds() / l.Cores
 		switch {
 		case share >= ClientCPUBound:
-			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use", 100*share, fmtCores(l.Cores)))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use", 100*share, decimal(l.Cores)))
 		case wanted >= ClientCPUBound:
-			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use and waited %.2f s for a CPU: it wanted %.0f %%", 100*share, fmtCores(l.Cores), l.Waited.Seconds(), 100*wanted))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("gab used %.0f %% of the %s core(s) it may use and waited %.2f s for a CPU: it wanted %.0f %%", 100*share, decimal(l.Cores), l.Waited.Seconds(), 100*wanted))
 		}
 	}
 	if l.Sent > 0 {
@@ -128,19 +128,17 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 	}
 	if l.Ceiling > 0 && l.Cores > 0 && l.RPS >= ClientCPUBound*l.Ceiling*l.Cores {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%.0f req/s is %.0f %% of what gab drives on %s core(s) here (gab calibrate: %.0f req/s per core)",
-			l.RPS, 100*l.RPS/(l.Ceiling*l.Cores), fmtCores(l.Cores), l.Ceiling))
+			l.RPS, 100*l.RPS/(l.Ceiling*l.Cores), decimal(l.Cores), l.Ceiling))
 	}
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time (within %v of asking)", l.ConnsOpened, l.ConnsAsked, l.ConnsWindow.Round(time.Millisecond)))
 	}
 	if l.InProcessServer {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("the server runs inside gab (--demo) on the same %s core(s)", fmtCores(l.Cores)))
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the server runs inside gab (--demo) on the same %s core(s)", decimal(l.Cores)))
 	}
 	v.Bound = len(v.Reasons) > 0
 	return v
 }
-
-func fmtCores(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 
 // Cores is how many cores this process may use: GOMAXPROCS (which --cpus
 // sets), the CPUs of its affinity mask (runtime.NumCPU, read at start), and

@@ -179,7 +179,7 @@ func runView(r PageRun) pageRunView {
 			case c.Value != nil && c.Unit == "us":
 				val = ms3(*c.Value) + " ms"
 			case c.Value != nil:
-				val = strconv.FormatFloat(*c.Value, 'f', -1, 64) + " " + c.Unit
+				val = decimal(*c.Value) + " " + c.Unit
 			}
 			if c.Passed {
 				verdict = "met"
@@ -201,7 +201,7 @@ func runView(r PageRun) pageRunView {
 		v.Precision = r.Chart.CurvePrecision
 		v.Percentiles = append(v.Percentiles, []string{"percentile", "total (ms)"})
 		for _, c := range r.Chart.Table {
-			name := strconv.FormatFloat(c.Percent, 'f', -1, 64) + "%"
+			name := percentLabel(c.Percent)
 			if c.Percent == 100 {
 				name += " (longest request)"
 			}

@@ -33,7 +33,7 @@ func ParsePercentiles(list string) ([]float64, error) {
 }
 
 // percentLabel prints p as typed, shortest form: 50, 99.9, 99.99.
-func percentLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) + "%" }
+func percentLabel(p float64) string { return decimal(p) + "%" }
 
 // percentileColumns are the --percentiles table's columns, in this order.
 var percentileColumns = [...]struct {

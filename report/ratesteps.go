@@ -1,10 +1,6 @@
 package report
 
-import (
-	"strconv"
-
-	"gab/client"
-)
+import "gab/client"
 
 // A rate schedule's steps (--rate R1,R2,... --step, or a ramp as one step):
 // each step's figures from the timeline's intervals that start in it.
@@ -84,9 +80,9 @@ func writeRateSteps(p *errWriter, steps []rateStep) {
 	p.printf("%9s%9s%11s%11s%10s%8s%9s%9s%10s%9s%9s\n", "start(s)", "length", "target/s", "achvd/s", "requests", "failed",
 		"c.p50", "c.p99", "c.p99.9", "u.p50", "u.p99")
 	for _, s := range steps {
-		target := fmtRate(s.TargetPerS)
+		target := decimal(s.TargetPerS)
 		if s.TargetEndPerS != s.TargetPerS {
-			target += ">" + fmtRate(s.TargetEndPerS)
+			target += ">" + decimal(s.TargetEndPerS)
 		}
 		p.printf("%9.3f%9.3f%11s%11.1f%10d%8d", s.StartS, s.LengthS, target, s.AchievedPerS, s.Requests, s.Failures)
 		if s.Requests == 0 {
@@ -97,5 +93,3 @@ func writeRateSteps(p *errWriter, steps []rateStep) {
 			ms3(float64(s.UncorrectedP50Us)), ms3(float64(s.UncorrectedP99Us)))
 	}
 }
-
-func fmtRate(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // errWriter formats to a buffered writer and keeps the first error, so the
@@ -27,6 +28,10 @@ func (e *errWriter) flush() error {
 	}
 	return e.w.Flush()
 }
+
+// decimal is v in the fewest decimal digits that read back as v, without
+// an exponent (rates, cores, percents).
+func decimal(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // port16 prints the port as ab's %hu does.
 func port16(p int) uint16 { return uint16(p) }
