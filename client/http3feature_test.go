@@ -31,7 +31,7 @@ func TestHTTP3ExactCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := h3Request(&cfg)
+	req := mustH3Request(t, &cfg)
 	if res.Complete != n || res.Failed.Total != 0 || res.TotalRead != int64(n*len(resp)) || res.BodyRead != n*321 || res.TotalSent != int64(n*len(req)) {
 		t.Errorf("complete %d failed %+v read %d body %d sent %d; want %d, none, %d, %d, %d",
 			res.Complete, res.Failed, res.TotalRead, res.BodyRead, res.TotalSent, n, n*len(resp), n*321, n*len(req))
