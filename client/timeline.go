@@ -418,7 +418,18 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 	if o.Connect > o.TCPDone {
 		tls = spanUS(o.TCPDone, o.Connect)
 	}
-	tl.add(sh, o.End, spanUS(o.Start, o.End), cor, tls, bytes, statusClass(o.Status), failed, true)
+	tl.add(sh, o.End, tlRecord{us: spanUS(o.Start, o.End), cor: cor, tls: tls, bytes: bytes,
+		class: statusClass(o.Status), failed: failed, recorded: true})
+}
+
+// tlRecord is what one attempt adds to its interval: us the total time, cor
+// the corrected one, tls the TLS handshake's time (−1 without a handshake),
+// bytes those read since the worker's previous recording, class the status's
+// (statusClass); failed counts a failure, recorded a recorded request.
+type tlRecord struct {
+	us, cor, tls, bytes int64
+	class               int
+	failed, recorded    bool
 }
 
 // statusClass is Interval.Status's index for a status code.
@@ -434,47 +445,46 @@ func statusClass(code int) int {
 func (tl *timeline) failure(t *tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
-	tl.add(sh, end, 0, 0, -1, 0, 0, true, false)
+	tl.add(sh, end, tlRecord{tls: -1, failed: true})
 }
 
-// add records into the interval of end: us the total time, cor the corrected
-// one, tls the TLS handshake's time (−1 without a handshake).
-func (tl *timeline) add(sh *tlShard, end, us, cor, tls, bytes int64, class int, failed, recorded bool) {
+// add records rec into the interval of end.
+func (tl *timeline) add(sh *tlShard, end int64, rec tlRecord) {
 	k := max(end, 0) / tl.d
 	e := sh.ph.enter()
 	b := sh.slot[k&1].Load()
 	if b.k == k {
-		b.record(us, cor, tls, bytes, class, failed, recorded)
+		b.record(&rec)
 	} else {
-		tl.slow(k, us, cor, tls, bytes, class, failed, recorded)
+		tl.slow(k, &rec)
 	}
 	sh.ph.exit(e)
 }
 
-func (b *tlBuf) record(us, cor, tls, bytes int64, class int, failed, recorded bool) {
-	if failed {
+func (b *tlBuf) record(rec *tlRecord) {
+	if rec.failed {
 		atomic.AddInt64(&b.fail, 1)
 	}
-	if !recorded {
+	if !rec.recorded {
 		return
 	}
 	atomic.AddInt64(&b.n, 1)
-	atomic.AddInt64(&b.status[class], 1)
-	if bytes != 0 {
-		atomic.AddInt64(&b.bytes, bytes)
+	atomic.AddInt64(&b.status[rec.class], 1)
+	if rec.bytes != 0 {
+		atomic.AddInt64(&b.bytes, rec.bytes)
 	}
-	if tls >= 0 {
+	if rec.tls >= 0 {
 		atomic.AddInt64(&b.tlsN, 1)
-		atomic.AddInt64(&b.tlsUs, tls)
+		atomic.AddInt64(&b.tlsUs, rec.tls)
 	}
-	b.lat.add(us)
+	b.lat.add(rec.us)
 	if b.corrected {
-		b.cor.add(cor)
+		b.cor.add(rec.cor)
 	}
 }
 
 // slow records into interval k when the shard's live buffer is not k's.
-func (tl *timeline) slow(k, us, cor, tls, bytes int64, class int, failed, recorded bool) {
+func (tl *timeline) slow(k int64, rec *tlRecord) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	m := tl.open
@@ -486,7 +496,7 @@ func (tl *timeline) slow(k, us, cor, tls, bytes int64, class int, failed, record
 		b = tl.bufLocked(k)
 		m[k] = b
 	}
-	b.record(us, cor, tls, bytes, class, failed, recorded)
+	b.record(rec)
 }
 
 // bufLocked returns a clean buffer for interval k (tl.mu held).

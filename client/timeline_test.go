@@ -48,7 +48,7 @@ func BenchmarkTimelineInterval(b *testing.B) {
 	defer tl.result(0)
 	buf := newTLBuf(true)
 	for i := int64(0); i < 300; i++ {
-		buf.record(1000+i*37, 2000+i*37, -1, 100, 2, false, true)
+		buf.record(&tlRecord{us: 1000 + i*37, cor: 2000 + i*37, tls: -1, bytes: 100, class: 2, recorded: true})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
