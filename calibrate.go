@@ -15,7 +15,6 @@ import (
 	"io"
 	"math/big"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,19 +255,16 @@ func calibrate(ctx context.Context, argv0 string, seconds, requests int, stderr 
 	echo, plain, secure := "127.0.0.1:"+ports[0], "127.0.0.1:"+ports[1], "127.0.0.1:"+ports[2]
 
 	// gab's in-process target: the demo's handler, plain and over TLS (h2).
-	inPlain, stopPlain, err := startDemoServer()
+	inPlain, stopPlain, err := startDemoServer(nil)
 	if err != nil {
 		return nil, err
 	}
 	defer stopPlain()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}})
+	inSecure, stopSecure, err := startDemoServer(&tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}})
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(demoHandler), ReadHeaderTimeout: 30 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	inSecure := "https://" + ln.Addr().String()
+	defer stopSecure()
 
 	if c.LoopbackRTTUs, err = loopbackRTT(echo, 2000); err != nil {
 		return nil, err

@@ -271,7 +271,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 		if len(ca.targets) > 0 {
 			return usage(fmt.Errorf("--demo searches its own server and takes no TARGET (%s)", ca.targets[0]))
 		}
-		base, stop, err := startDemoServer()
+		base, stop, err := startDemoServer(nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: --demo: %v\n", err)
 			return exitError

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -62,11 +63,16 @@ func demoHandler(w http.ResponseWriter, r *http.Request) {
 }
 
 // startDemoServer starts the demo server on a free loopback port and returns
-// its base URL (http://127.0.0.1:PORT) and the function that shuts it down.
-func startDemoServer() (base string, stop func(), err error) {
+// its base URL (http://127.0.0.1:PORT, or https:// with tlsConf) and the
+// function that shuts it down.
+func startDemoServer(tlsConf *tls.Config) (base string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
+	}
+	base = "http://" + ln.Addr().String()
+	if tlsConf != nil {
+		ln, base = tls.NewListener(ln, tlsConf), "https://"+ln.Addr().String()
 	}
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(demoHandler),
@@ -76,10 +82,11 @@ func startDemoServer() (base string, stop func(), err error) {
 	// Also speak HTTP/2 with prior knowledge, so that --demo --http2 works.
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetHTTP2(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() {
+	return base, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		if srv.Shutdown(ctx) != nil {
@@ -92,7 +99,7 @@ func startDemoServer() (base string, stop func(), err error) {
 // startDemo starts --demo's server, points o at it (http://127.0.0.1:PORT/),
 // and returns the function that shuts it down.
 func startDemo(o *cliOptions) (stop func(), err error) {
-	base, stop, err := startDemoServer()
+	base, stop, err := startDemoServer(nil)
 	if err != nil {
 		return nil, err
 	}

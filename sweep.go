@@ -260,7 +260,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	s, so, stderr := sw.s, &sw.sa.opts, sw.stderr
 	targetArgs := sw.sa.targets
 	if so.demo {
-		base, stop, err := startDemoServer()
+		base, stop, err := startDemoServer(nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: --demo: %v\n", err)
 			return exitError, true
