@@ -220,9 +220,12 @@ func calibrationFileText() string {
 
 // calibrate takes the measurements.
 func calibrate(ctx context.Context, argv0 string, seconds, requests int, stderr io.Writer) (*calibration, error) {
-	h := hoststat.Read()
+	var loadBefore float64
+	if l := hoststat.LoadAverage(); l != nil {
+		loadBefore = l[0]
+	}
 	c := &calibration{Schema: calibrationSchema, SchemaVersion: 1, Time: time.Now().UTC().Format(time.RFC3339),
-		GabVersion: version, Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: h.Load[0],
+		GabVersion: version, Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadBefore,
 		ClockNs: clockResolution(), Ceiling: map[string]float64{}}
 	cert, err := selfSignedCert()
 	if err != nil {
