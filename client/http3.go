@@ -901,7 +901,7 @@ func (c *h3Conn) control(str *quic.ReceiveStream) *h3Error {
 		case h3FrameData, h3FrameHeaders, h3FramePushPromise, h3FrameMaxPushID, 0x2, 0x6, 0x8, 0x9:
 			return errH3ControlFrame
 		case h3FrameCancelPush:
-			return h3ConnError(http3.ErrCodeIDError, "CANCEL_PUSH although gab allows no push")
+			return errH3CancelPush
 		default:
 			if err := br.skip(n); err != nil {
 				return c.criticalEnded()

@@ -104,6 +104,7 @@ var (
 	errH3BadSettings      = h3ConnError(http3.ErrCodeSettingsError, "malformed or forbidden setting")
 	errH3DuplicateStream  = h3ConnError(http3.ErrCodeStreamCreationError, "second control or QPACK stream")
 	errH3PushStream       = h3ConnError(http3.ErrCodeIDError, "push stream although gab allows no push")
+	errH3CancelPush       = h3ConnError(http3.ErrCodeIDError, "CANCEL_PUSH although gab allows no push")
 	errH3QPACKInstruction = h3ConnError(qpackEncoderStreamError, "QPACK encoder instruction although gab allows no dynamic table")
 )
 
