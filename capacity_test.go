@@ -175,15 +175,7 @@ func TestCapacityPictures(t *testing.T) {
 	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
 		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
 	}
-	page, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("the HTML report lacks %q", want)
-		}
-	}
+	wantInFile(t, html, "<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput")
 	script, err := os.ReadFile(png + ".gp")
 	if err != nil {
 		t.Fatal(err)

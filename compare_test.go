@@ -332,15 +332,7 @@ func TestPlotSweepConfigurations(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
 	}
-	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"nic:nginx", "toe:nginx"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("the page lacks %q", want)
-		}
-	}
+	wantInFile(t, out, "nic:nginx", "toe:nginx")
 	if status, _, stderr := runGab(t, "gab", "plot", "-o", out, "x="+a, "x="+b); status != exitUsage || !strings.Contains(stderr, `two sweeps are labelled "x"`) {
 		t.Errorf("same label: %d %q", status, stderr)
 	}

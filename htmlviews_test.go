@@ -350,12 +350,7 @@ func TestRangesOption(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	html, _ := os.ReadFile(page)
-	for _, want := range []string{"<td>t ≤ 1 ms</td>", "<td>1 ms &lt; t ≤ 5 ms</td>", "<td>5 ms &lt; t</td>", ">t ≤ 1 ms</text>"} {
-		if !strings.Contains(string(html), want) {
-			t.Errorf("the page has no %q", want)
-		}
-	}
+	wantInFile(t, page, "<td>t ≤ 1 ms</td>", "<td>1 ms &lt; t ≤ 5 ms</td>", "<td>5 ms &lt; t</td>", ">t ≤ 1 ms</text>")
 }
 
 // TestTimelineIntervalForPictures: without --interval the pictures' timeline

@@ -217,15 +217,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	html, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores"} {
-		if !strings.Contains(string(html), want) {
-			t.Errorf("the page has no %q", want)
-		}
-	}
+	wantInFile(t, page, "Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores")
 	rep, err := headless.Open(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page, 1000, 1400)
 	if err != nil {
 		t.Fatal(err)
