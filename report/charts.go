@@ -294,19 +294,15 @@ func chartIntervals(tl *timelineSection, adapt bool) ([]chart.Interval, string) 
 	if adapt {
 		k = max(1, (len(tl.Intervals)+chartIntervalsWanted/2)/chartIntervalsWanted)
 	}
+	groups, err := tl.grouped(k)
+	if err != nil {
+		return nil, ""
+	}
 	var out []chart.Interval
-	for i := 0; i < len(tl.Intervals); i += k {
+	for g := range groups {
+		iv := &groups[g]
+		i := g * k
 		j := min(i+k, len(tl.Intervals))
-		iv := tl.Intervals[i]
-		if k > 1 {
-			a := intervalAcc{corrected: tl.Corrected}
-			for m := i; m < j; m++ {
-				if a.add(&tl.Intervals[m], tl.Intervals[m].StartUs) != nil {
-					return nil, ""
-				}
-			}
-			iv = a.interval()
-		}
 		start, _ := tl.span(i)
 		ls, ll := tl.span(j - 1)
 		ci := chart.Interval{StartS: start, LengthS: ls + ll - start, Requests: iv.Requests, Failures: iv.Failures,

@@ -342,21 +342,28 @@ func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Tim
 const maxTimelineRows = 60
 
 func timelineRows(tl *timelineSection) ([]intervalFigures, int, error) {
-	per := (len(tl.Intervals) + maxTimelineRows - 1) / maxTimelineRows
-	if per <= 1 {
-		return tl.Intervals, 1, nil
+	per := max(1, (len(tl.Intervals)+maxTimelineRows-1)/maxTimelineRows)
+	rows, err := tl.grouped(per)
+	return rows, per, err
+}
+
+// grouped is the intervals merged k at a time (the last group may be
+// shorter); the intervals themselves for k 1.
+func (tl *timelineSection) grouped(k int) ([]intervalFigures, error) {
+	if k <= 1 {
+		return tl.Intervals, nil
 	}
-	var rows []intervalFigures
-	for i := 0; i < len(tl.Intervals); i += per {
+	var out []intervalFigures
+	for i := 0; i < len(tl.Intervals); i += k {
 		a := intervalAcc{corrected: tl.Corrected}
-		for j := i; j < min(i+per, len(tl.Intervals)); j++ {
+		for j := i; j < min(i+k, len(tl.Intervals)); j++ {
 			if err := a.add(&tl.Intervals[j], tl.Intervals[j].StartUs); err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 		}
-		rows = append(rows, a.interval())
+		out = append(out, a.interval())
 	}
-	return rows, per, nil
+	return out, nil
 }
 
 // writeTimelineTable writes the --extended report's latency-over-time table.
