@@ -30,10 +30,8 @@ func PercentileTicsTo(top float64) []Tic {
 
 func maxX(top float64) float64 { return top * 10 }
 
-// PercentileX is where percent p lies on the percentile axis: 1/(1−p/100),
-// the maximum (p = 100) a decade past p99.99.
-func PercentileX(p float64) float64 { return percentileX(p, 1e4) }
-
+// percentileX is where percent p lies on the percentile axis: 1/(1−p/100),
+// the maximum (p = 100) a decade past top.
 func percentileX(p, top float64) float64 {
 	if p >= 100 {
 		return maxX(top)
