@@ -221,7 +221,7 @@ func (r *Run) judge(in judgeInputs) {
 			}
 			seen[p] = true
 			if need := minRequestsFor(p); n < need {
-				few = append(few, fmt.Sprintf("p%s needs %d", formatPercent(p), need))
+				few = append(few, fmt.Sprintf("p%s needs %d", decimal(p), need))
 			}
 		}
 		if len(few) > 0 {
@@ -237,10 +237,6 @@ func (r *Run) judge(in judgeInputs) {
 // 100/(100-p), rounded up.
 func minRequestsFor(p float64) int {
 	return int(math.Ceil(100/(100-p) - 1e-9))
-}
-
-func formatPercent(p float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".")
 }
 
 // kernelVerdict states the TCP counters' deltas that mean lost or refused

@@ -56,6 +56,15 @@ func TestVerdictsQuietRunOnlyTooFew(t *testing.T) {
 	}
 }
 
+// TestVerdictsTooFewNamesThePercentileAsGiven: a --percentiles entry is
+// named in its shortest form, not rounded (99.99999 is not p100).
+func TestVerdictsTooFewNamesThePercentileAsGiven(t *testing.T) {
+	r := judged(t, quietHost(), func(o *Options) { o.Percentiles = []float64{99.99999} })
+	if l := r.VerdictLines()[0]; !strings.Contains(l, "p99.99999 needs 10000000") {
+		t.Fatalf("%s", l)
+	}
+}
+
 func TestMinRequestsFor(t *testing.T) {
 	for p, want := range map[float64]int{50: 2, 90: 10, 99: 100, 99.9: 1000, 99.99: 10000} {
 		if got := minRequestsFor(p); got != want {
