@@ -80,7 +80,7 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		}
 		return exitError, true
 	}
-	if err := checkPictures(out.o); err != nil {
+	if err := checkPictures(out.o.PlotFile, out.o.HTMLFile); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError, true
 	}

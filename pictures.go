@@ -24,16 +24,16 @@ import (
 // past it, the chart draws an LTTB downsampling and says so in its title.
 const plotPointLimit = 20_000
 
-// checkPictures checks, before the run, that the pictures' files can be
-// written; it leaves no file behind.
-func checkPictures(o *cliOptions) error {
-	if o.PlotFile != "" {
-		if err := gnuplot.CheckImagePath(o.PlotFile); err != nil {
+// checkPictures checks, before the run (or gab sweep's first request), that
+// the --plot and --html files can be written; it leaves no file behind.
+func checkPictures(plot, html string) error {
+	if plot != "" {
+		if err := gnuplot.CheckImagePath(plot); err != nil {
 			return pictureError("--plot ", err)
 		}
 	}
-	if o.HTMLFile != "" {
-		if err := outfile.CheckWritable(o.HTMLFile); err != nil {
+	if html != "" {
+		if err := outfile.CheckWritable(html); err != nil {
 			return pictureError("--html ", err)
 		}
 	}

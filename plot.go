@@ -807,22 +807,6 @@ func docRank(r sweep.DocRankedPoint) string {
 	return strconv.Itoa(r.Rank)
 }
 
-// checkSweepPictures checks gab sweep's --plot and --html paths before the
-// first request.
-func checkSweepPictures(plot, html string) error {
-	if plot != "" {
-		if err := gnuplot.CheckImagePath(plot); err != nil {
-			return pictureError("--plot ", err)
-		}
-	}
-	if html != "" {
-		if err := outfile.CheckWritable(html); err != nil {
-			return pictureError("--html ", err)
-		}
-	}
-	return nil
-}
-
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.
 func sweepPictures(ctx context.Context, plot, html string, d *sweep.Document) error {
 	if plot != "" {

@@ -301,7 +301,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	if cpus := sw.points[points[0]].o.CPUs; cpus > 0 {
 		runtime.GOMAXPROCS(cpus)
 	}
-	if err := checkSweepPictures(so.plotFile, so.htmlFile); err != nil {
+	if err := checkPictures(so.plotFile, so.htmlFile); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		if _, terr := gnuplot.TerminalFor(so.plotFile); so.plotFile != "" && terr != nil {
 			return exitUsage, true
