@@ -87,7 +87,7 @@ func EscapeStrings(v any) {
 		}
 		s := x.String()
 		if n := p.last(); n == "message" || n == "first_error" || n == "error" {
-			s = strings.Join(strings.Fields(s), " ")
+			s = OneLine(s)
 		}
 		if t := chart.Printable(s); t != x.String() {
 			x.SetString(t)
