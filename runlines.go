@@ -6,9 +6,9 @@ import (
 	"io"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"gab/client"
+	"gab/internal/chart"
 	"gab/report"
 )
 
@@ -64,34 +64,17 @@ func (s *sink) HeaderReceived(buf []byte) {
 	s.out.Write(line)
 }
 
-// appendTerminalSafe appends b with every byte a terminal could take for a
-// command written as \xNN: C0 controls but tab, CR and LF (ESC starts the
-// sequences that clear the screen or write the clipboard), DEL, C1 controls
-// (U+0080–U+009F, which some terminals read as ESC sequences too) and bytes
-// that are not UTF-8. Printable text, UTF-8 included, is copied as is.
+// appendTerminalSafe appends b as chart.Printable writes text, \xNN for
+// every byte a terminal could take for a command, but keeps tab, CR and LF:
+// the head's lines stay lines.
 func appendTerminalSafe(dst, b []byte) []byte {
-	const hex = "0123456789abcdef"
-	esc := func(dst []byte, c byte) []byte { return append(dst, '\\', 'x', hex[c>>4], hex[c&15]) }
 	for len(b) > 0 {
-		c := b[0]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f {
-				dst = esc(dst, c)
-			} else {
-				dst = append(dst, c)
-			}
-			b = b[1:]
-			continue
+		i := bytes.IndexAny(b, "\t\r\n")
+		if i < 0 {
+			return append(dst, chart.Printable(string(b))...)
 		}
-		r, size := utf8.DecodeRune(b)
-		if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
-			for _, c := range b[:size] {
-				dst = esc(dst, c)
-			}
-		} else {
-			dst = append(dst, b[:size]...)
-		}
-		b = b[size:]
+		dst = append(append(dst, chart.Printable(string(b[:i]))...), b[i])
+		b = b[i+1:]
 	}
 	return dst
 }
