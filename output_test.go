@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -326,29 +325,15 @@ func TestJSONFileNotReplaced(t *testing.T) {
 	})
 	t.Run("fifo", func(t *testing.T) {
 		dir := t.TempDir()
-		fifo := filepath.Join(dir, "out.json")
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// A second name, outside dir, through which the test can wake the
-		// reader whatever happened to dir/out.json.
-		keep := filepath.Join(t.TempDir(), "keep")
-		if err := os.Link(fifo, keep); err != nil {
-			t.Fatal(err)
-		}
-		got := make(chan string, 1)
-		go func() {
-			b, _ := os.ReadFile(keep) // from the first writer's open to the last close
-			got <- string(b)
-		}()
+		f := testtool.MakeFIFO(t, dir, "out.json")
+		fifo := f.Path
+		f.Start()
 		status, stderr := gab(t, fifo)
-		if f, err := os.OpenFile(keep, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close() // gab never opened it: the reader sees an empty document
-		}
+		got := f.Read() // gab never opened it: the reader sees an empty document
 		if status != 0 {
 			t.Errorf("status %d, stderr %q", status, stderr)
 		}
-		complete(t, <-got)
+		complete(t, got)
 		if fi, err := os.Lstat(fifo); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
 			t.Errorf("out.json is no longer a FIFO (%v)", err)
 		}

@@ -157,36 +157,20 @@ func TestSymlinkLoop(t *testing.T) {
 // (without a reader, an open for writing blocks or fails).
 func TestFIFOWrittenThrough(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "out.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	// A second name for the FIFO, outside dir, through which the test can
-	// always wake its reader, whatever happened to dir/out.json.
-	keep := filepath.Join(t.TempDir(), "keep")
-	if err := os.Link(fifo, keep); err != nil {
-		t.Fatal(err)
-	}
+	f := testtool.MakeFIFO(t, dir, "out.json")
+	fifo := f.Path
 	if err := CheckWritable(fifo); err != nil {
 		t.Fatalf("CheckWritable without a reader: %v", err)
 	}
 	wantNames(t, dir, "out.json")
-	got := make(chan string, 1)
-	go func() {
-		b, _ := os.ReadFile(keep) // blocks until a writer opens the FIFO
-		got <- string(b)
-	}()
+	f.Start()
 	err := WriteAtomic(fifo, writeDoc)
-	// Should the FIFO not have been opened, an open here wakes the reader
-	// (ENXIO if it has already read to the end).
-	if f, oerr := os.OpenFile(keep, os.O_WRONLY|syscall.O_NONBLOCK, 0); oerr == nil {
-		f.Close()
-	}
+	got := f.Read() // should the FIFO not have been opened, the reader gets nothing
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := <-got; s != doc {
-		t.Errorf("the FIFO's reader got %q, want %q", s, doc)
+	if got != doc {
+		t.Errorf("the FIFO's reader got %q, want %q", got, doc)
 	}
 	if m := mode(fifo); m.Type() != fs.ModeNamedPipe {
 		t.Errorf("%s is no longer a FIFO: %v", fifo, m)
