@@ -5,13 +5,6 @@ import "sort"
 // The ranking rule for figures other than a point's (gab capacity ranks its
 // targets' capacities with it).
 
-// IntervalOf is the mean of values with its 95 % confidence interval
-// (Student's t), as a point's repetitions have it.
-func IntervalOf(values []float64) Interval { return intervalOf(values) }
-
-// Apart reports whether two intervals are apart by TieRule.
-func Apart(a, b Interval) bool { return apart(a, b) }
-
 // Place is an item's place in RankIntervals's order.
 type Place struct {
 	Index int // the item's index in the input
@@ -41,7 +34,7 @@ func RankIntervals(ivs []Interval, higher bool) []Place {
 	out := make([]Place, len(idx))
 	lead := 0
 	for i, k := range idx {
-		if i > 0 && (!ivs[k].Known || !ivs[idx[lead]].Known || apart(ivs[idx[lead]], ivs[k])) {
+		if i > 0 && (!ivs[k].Known || !ivs[idx[lead]].Known || Apart(ivs[idx[lead]], ivs[k])) {
 			lead = i
 		}
 		out[i] = Place{Index: k, Rank: lead + 1}

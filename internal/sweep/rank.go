@@ -30,8 +30,9 @@ type Interval struct {
 	Known    bool
 }
 
-// intervalOf is the mean of values and its 95 % interval.
-func intervalOf(values []float64) Interval {
+// IntervalOf is the mean of values with its 95 % confidence interval
+// (Student's t), as a point's repetitions have it.
+func IntervalOf(values []float64) Interval {
 	sp := report.SpreadOf(values)
 	iv := Interval{N: len(values), Mean: sp.Mean, SD: sp.SD, Lo: sp.Mean, Hi: sp.Mean, Known: len(values) > 0}
 	if iv.N > 1 {
@@ -41,9 +42,10 @@ func intervalOf(values []float64) Interval {
 	return iv
 }
 
-// apart reports whether two intervals do not overlap. Without two values on
-// each side there are no intervals, and different means are apart.
-func apart(a, b Interval) bool {
+// Apart reports whether two intervals are apart by TieRule: they do not
+// overlap. Without two values on each side there are no intervals, and
+// different means are apart.
+func Apart(a, b Interval) bool {
 	if a.N < 2 || b.N < 2 {
 		return a.Mean != b.Mean
 	}
@@ -56,13 +58,13 @@ func (p *PointResult) Throughput() Interval {
 	for i, r := range p.Runs {
 		v[i] = r.RPS
 	}
-	return intervalOf(v)
+	return IntervalOf(v)
 }
 
 // Deviation is the point's latency deviation by the sweep's estimator
 // (DeviationMs) with the interval of its repetitions' own sds around it.
 func (p *PointResult) Deviation() Interval {
-	iv := intervalOf(p.RunSDsMs)
+	iv := IntervalOf(p.RunSDsMs)
 	shift := p.DeviationMs - iv.Mean
 	iv.Mean, iv.Lo, iv.Hi = p.DeviationMs, iv.Lo+shift, iv.Hi+shift
 	iv.Known = p.LatencyCount > 0

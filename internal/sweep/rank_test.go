@@ -13,7 +13,7 @@ func pointWith(label string, rps []float64, sds []float64) *PointResult {
 		p.Runs = append(p.Runs, &RunResult{RPS: v})
 	}
 	p.RunSDsMs = sds
-	p.DeviationMs = intervalOf(sds).Mean
+	p.DeviationMs = IntervalOf(sds).Mean
 	p.RPS = SummarizeRPS(rps, 1)
 	return p
 }
@@ -53,7 +53,7 @@ func TestRankTies(t *testing.T) {
 // TestRatioOf: the ratio of two means with its log-scale delta-method
 // interval, positive and around the ratio; a ratio of equal figures holds 1.
 func TestRatioOf(t *testing.T) {
-	a, b := intervalOf([]float64{200, 210, 190}), intervalOf([]float64{100, 105, 95})
+	a, b := IntervalOf([]float64{200, 210, 190}), IntervalOf([]float64{100, 105, 95})
 	r := RatioOf(a, b)
 	if !r.Known || math.Abs(r.Value-2) > 1e-12 || !(0 < r.Lo && r.Lo < 2 && 2 < r.Hi) {
 		t.Errorf("%+v", r)
@@ -65,7 +65,7 @@ func TestRatioOf(t *testing.T) {
 	if math.Abs(r.Hi-want) > 1e-9 || math.Abs(r.Lo*r.Hi-4) > 1e-9 {
 		t.Errorf("interval [%v, %v], want hi %v and lo·hi = 4", r.Lo, r.Hi, want)
 	}
-	if r := RatioOf(intervalOf([]float64{5}), intervalOf([]float64{10})); r.Value != 0.5 || r.Lo != 0.5 || r.Hi != 0.5 {
+	if r := RatioOf(IntervalOf([]float64{5}), IntervalOf([]float64{10})); r.Value != 0.5 || r.Lo != 0.5 || r.Hi != 0.5 {
 		t.Errorf("one run: %+v", r)
 	}
 	if r := RatioOf(a, Interval{}); r.Known {
