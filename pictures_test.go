@@ -218,7 +218,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
 	wantInFile(t, page, "Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores")
-	rep, err := headless.Open(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page, 1000, 1400)
+	rep, err := headless.OpenWith(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page, headless.Options{Width: 1000, Height: 1400})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,14 +74,9 @@ type browser struct {
 	events chan message
 }
 
-// Open loads url in a fresh Chromium (bin) with its own profile directory
-// under dir, waits for the load event and a short settling time, and returns
-// what happened. width and height are the window's size.
-func Open(ctx context.Context, bin, dir, url string, width, height int) (*Report, error) {
-	return OpenWith(ctx, bin, dir, url, Options{Width: width, Height: height})
-}
-
-// OpenWith is Open with options.
+// OpenWith loads url in a fresh Chromium (bin) with its own profile
+// directory under dir, waits for the load event and a short settling time,
+// and returns what happened. o.Width and o.Height are the window's size.
 func OpenWith(ctx context.Context, bin, dir, url string, o Options) (*Report, error) {
 	width, height := o.Width, o.Height
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)

@@ -24,7 +24,7 @@ func TestOpenReportsProblems(t *testing.T) {
 	os.WriteFile(good, []byte(`<!DOCTYPE html><html><head><title>good</title><link rel="icon" href="data:,"></head>
 <body><h1>Hello</h1><svg width="200" height="100"><rect width="150" height="60" fill="#7b2fbf"/></svg></body></html>`), 0o644)
 
-	rep, err := Open(context.Background(), bin, filepath.Join(dir, "profile1"), "file://"+bad, 800, 600)
+	rep, err := OpenWith(context.Background(), bin, filepath.Join(dir, "profile1"), "file://"+bad, Options{Width: 800, Height: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestOpenReportsProblems(t *testing.T) {
 		t.Errorf("bad page: the request to another host was not seen: %v", rep.Requests)
 	}
 
-	rep, err = Open(context.Background(), bin, filepath.Join(dir, "profile2"), "file://"+good, 800, 600)
+	rep, err = OpenWith(context.Background(), bin, filepath.Join(dir, "profile2"), "file://"+good, Options{Width: 800, Height: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
