@@ -11,11 +11,9 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,9 +23,8 @@ import (
 // h2Nginx is a real nginx started by a test with an h2c listener and an
 // https + http2 listener, logging $server_protocol for every request.
 type h2Nginx struct {
-	dir            string
+	*testtool.Nginx
 	h2cPort, hPort int
-	cmd            *exec.Cmd
 }
 
 // writeSelfSigned writes a fresh CN=localhost certificate and key.
@@ -86,32 +83,13 @@ func startH2Nginx(t *testing.T, keepaliveRequests int) *h2Nginx {
         server_name localhost;
         root %[1]s/www;
     }`)
-	n := &h2Nginx{dir: ng.Dir, h2cPort: ng.Ports[0], hPort: ng.Ports[1], cmd: ng.Cmd}
-	t.Cleanup(n.stop)
-	return n
-}
-
-// stop ends nginx by its PID (SIGQUIT: finish the log, then exit) and waits.
-func (n *h2Nginx) stop() {
-	if n.cmd == nil {
-		return
-	}
-	_ = n.cmd.Process.Signal(syscall.SIGQUIT) // if it already exited, Wait reports it
-	done := make(chan struct{})
-	go func() { _ = n.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = n.cmd.Process.Kill() // did not quit in time
-		<-done
-	}
-	n.cmd = nil
+	return &h2Nginx{Nginx: ng, h2cPort: ng.Ports[0], hPort: ng.Ports[1]}
 }
 
 // accessLog counts the logged requests on port by "protocol status".
 func (n *h2Nginx) accessLog(t *testing.T, port int) map[string]int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(n.dir, "logs", "access.log"))
+	f, err := os.Open(filepath.Join(n.Dir, "logs", "access.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +133,7 @@ func TestHTTP2AgainstNginx(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			ng.stop()
+			ng.Stop() // the access log is complete
 			log := ng.accessLog(t, port)
 			if got := log["HTTP/2.0 200"]; got != tc.n || len(log) != 1 {
 				t.Errorf("nginx logged %v, want %d × \"HTTP/2.0 200\" and nothing else", log, tc.n)

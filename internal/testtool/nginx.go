@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -17,6 +18,7 @@ type Nginx struct {
 	Dir   string // the prefix: nginx.conf, www/ (the document root), logs/, tmp/
 	Ports []int  // the loopback ports it listens on
 	Cmd   *exec.Cmd
+	done  chan struct{} // closed when Cmd has been waited for
 }
 
 // StartNginx starts nginx (see Need) with files in its document root and the
@@ -24,7 +26,7 @@ type Nginx struct {
 // and default_type text/plain. http is a format in which %[1]s stands for
 // the prefix and %[2]d, %[3]d, ... for nports free loopback ports. It
 // returns once every port accepts a connection, with the error log in the
-// failure when one does not; nginx is killed by its PID when the test ends.
+// failure when one does not; nginx is stopped (Stop) when the test ends.
 func StartNginx(t testing.TB, files map[string][]byte, nports int, http string) *Nginx {
 	t.Helper()
 	bin := Need(t, "nginx", "nginx-light")
@@ -73,11 +75,9 @@ http {
 	if err := n.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := n.Cmd
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // by PID; an error if it has exited already
-		_ = cmd.Wait()
-	})
+	n.done = make(chan struct{})
+	go func() { _ = n.Cmd.Wait(); close(n.done) }()
+	t.Cleanup(n.Stop)
 	deadline := time.Now().Add(10 * time.Second)
 	for _, port := range n.Ports {
 		for {
@@ -94,4 +94,17 @@ http {
 		}
 	}
 	return n
+}
+
+// Stop ends nginx by its PID, SIGQUIT (finish the logs, then exit) or
+// SIGKILL when it has not exited 5 s later, and waits for it. A second call
+// returns at once.
+func (n *Nginx) Stop() {
+	_ = n.Cmd.Process.Signal(syscall.SIGQUIT) // if it already exited, done is or will be closed
+	select {
+	case <-n.done:
+	case <-time.After(5 * time.Second):
+		_ = n.Cmd.Process.Kill()
+		<-n.done
+	}
 }
