@@ -604,15 +604,11 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 	rank := [][]string{{"rank", "target", "capacity req/s", "95 % interval", "searches", "result"}}
 	for _, t := range d.Targets {
 		c := t.Capacity
-		r := strconv.Itoa(c.Rank)
-		if c.Tied {
-			r = "=" + r
-		}
 		iv := "-"
 		if c.N > 1 {
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
-		rank = append(rank, []string{r, t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
+		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
 		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "verdict", "client"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {

@@ -782,7 +782,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 			row := make([]string, 6)
 			if i < len(r.ByThroughput) {
 				t := r.ByThroughput[i]
-				row[0], row[1], row[2] = docRank(t), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+				row[0], row[1], row[2] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
 			}
 			if i < len(r.ByDeviation) {
 				t := r.ByDeviation[i]
@@ -790,21 +790,13 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 				if d.Settings.Deviation == "" { // a document of an earlier gab
 					dev = t.LatencySDMs
 				}
-				row[3], row[4], row[5] = docRank(t), t.Label, fmt.Sprintf("%.3f", dev)
+				row[3], row[4], row[5] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.3f", dev)
 			}
 			rows = append(rows, row)
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
 	}
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
-}
-
-// docRank is a ranked place as the table prints it: "=2" when shared.
-func docRank(r sweep.DocRankedPoint) string {
-	if r.Tied {
-		return "=" + strconv.Itoa(r.Rank)
-	}
-	return strconv.Itoa(r.Rank)
 }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gab/internal/chart"
+	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -154,10 +155,7 @@ func WriteText(w io.Writer, d *Document) error {
 		ranked := append([]*Target(nil), d.Targets...)
 		Rank(ranked)
 		for _, t := range orderByRank(ranked) {
-			rank := strconv.Itoa(t.Capacity.Rank)
-			if t.Capacity.Tied {
-				rank = "=" + rank
-			}
+			rank := sweep.RankText(t.Capacity.Rank, t.Capacity.Tied)
 			note := ""
 			if !t.Capacity.Found {
 				note = " (not found: " + t.Runs[len(t.Runs)-1].Result.Line(Rate) + ")"

@@ -725,12 +725,12 @@ func deviationText(estimator string) string {
 	return "pooled (the sd of every request of every run together)"
 }
 
-// RankText is a place of a ranking: "2", or "=2" when shared.
-func RankText(r Ranked) string {
-	if r.Tied {
-		return "=" + strconv.Itoa(r.Rank)
+// RankText is a place of a ranking: "2", or "=2" when shared (tied).
+func RankText(rank int, tied bool) string {
+	if tied {
+		return "=" + strconv.Itoa(rank)
 	}
-	return strconv.Itoa(r.Rank)
+	return strconv.Itoa(rank)
 }
 
 // pointName is a ranking's or comparison's point: its size, --param value
@@ -762,7 +762,7 @@ func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
 			if b.LatencyCount > 0 {
 				sd = f(b.DeviationMs, 3)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a), a.Label, f(a.RPS.Mean, 1), RankText(b), b.Label, sd)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a.Rank, a.Tied), a.Label, f(a.RPS.Mean, 1), RankText(b.Rank, b.Tied), b.Label, sd)
 		}
 	}
 	return tw.Flush()

@@ -31,14 +31,14 @@ func TestRankTies(t *testing.T) {
 	}
 	var got []string
 	for _, r := range rs[0].ByThroughput {
-		got = append(got, RankText(r)+" "+r.Label)
+		got = append(got, RankText(r.Rank, r.Tied)+" "+r.Label)
 	}
 	if s := strings.Join(got, ", "); s != "=1 a, =1 b, 3 c" {
 		t.Errorf("by req/s: %s", s)
 	}
 	got = got[:0]
 	for _, r := range rs[0].ByDeviation {
-		got = append(got, RankText(r)+" "+r.Label)
+		got = append(got, RankText(r.Rank, r.Tied)+" "+r.Label)
 	}
 	if s := strings.Join(got, ", "); s != "=1 a, =1 b, 3 c" {
 		t.Errorf("by deviation: %s", s)
