@@ -613,8 +613,7 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
 				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
-					strconv.FormatFloat(float64(s.P50Us)/1e3, 'f', 3, 64), strconv.FormatFloat(float64(s.P99Us)/1e3, 'f', 3, 64),
-					strconv.FormatFloat(float64(s.P999Us)/1e3, 'f', 3, 64), strconv.FormatFloat(float64(s.UncorrectedP99Us)/1e3, 'f', 3, 64),
+					capacity.Ms(s.P50Us), capacity.Ms(s.P99Us), capacity.Ms(s.P999Us), capacity.Ms(s.UncorrectedP99Us),
 					strconv.FormatInt(s.Failed, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
 			}
 		}

@@ -102,7 +102,8 @@ func Rate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-func ms(us int64) string { return strconv.FormatFloat(float64(us)/1e3, 'f', 3, 64) }
+// Ms is a time in microseconds as milliseconds, 3 decimals (the steps' tables).
+func Ms(us int64) string { return strconv.FormatFloat(float64(us)/1e3, 'f', 3, 64) }
 
 // WriteText writes every search's steps, the capacity lines and the ranking.
 func WriteText(w io.Writer, d *Document) error {
@@ -122,7 +123,7 @@ func WriteText(w io.Writer, d *Document) error {
 			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tverdict\t")
 			for _, s := range r.Steps {
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
-					ms(s.P50Us), ms(s.P99Us), ms(s.P999Us), ms(s.UncorrectedP99Us), s.Failed, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
+					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
 			}
 			tw.Flush()
 			for _, s := range r.Steps {
