@@ -287,7 +287,7 @@ func (t Threshold) Check(f Figures) Verdict {
 				v.Actual, ok = f.Named(t.Metric)
 			}
 			v.NoData = !ok
-			v.Pass = ok && compare(v.Actual, t.Op, t.Value)
+			v.Pass = ok && t.Holds(v.Actual)
 			return v
 		}
 		if f.Complete > 0 && f.Percentile != nil {
@@ -298,7 +298,7 @@ func (t Threshold) Check(f Figures) Verdict {
 		v.NoData = true
 		return v
 	}
-	v.Pass = compare(v.Actual, t.Op, t.Value)
+	v.Pass = t.Holds(v.Actual)
 	return v
 }
 
@@ -313,10 +313,9 @@ func percentOf(n, of int64) float64 {
 }
 
 // Holds reports whether value (in Value's unit) meets the threshold.
-func (t Threshold) Holds(value float64) bool { return compare(value, t.Op, t.Value) }
-
-func compare(a float64, op string, b float64) bool {
-	switch op {
+func (t Threshold) Holds(value float64) bool {
+	a, b := value, t.Value
+	switch t.Op {
 	case "<":
 		return a < b
 	case "<=":
