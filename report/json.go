@@ -127,7 +127,8 @@ type local struct {
 	mergeNotes []string
 }
 
-// Ending names.
+// Ending names: client.Ending's String(), and not_started for a command
+// line that never ran.
 const (
 	endCompleted   = "completed"
 	endTimeLimit   = "time_limit"
@@ -483,16 +484,4 @@ func WriteJSON(w io.Writer, r *Run) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
-}
-
-func endingName(e client.Ending) string {
-	switch e {
-	case client.EndCompleted:
-		return endCompleted
-	case client.EndTimeLimit:
-		return endTimeLimit
-	case client.EndInterrupted:
-		return endInterrupted
-	}
-	return endFatal
 }

@@ -174,7 +174,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	})
 	r := newRun(&a.run, o.CommandLine, res.Start)
 	r.Environment = o.Environment
-	r.Ending = endingName(res.Ending)
+	r.Ending = res.Ending.String()
 	r.local = local{elapsed: res.Elapsed, keepAlive: o.KeepAlive, bodySent: o.BodySent,
 		noPercentiles: o.NoPercentiles, noConfidence: o.NoConfidence, htmlAttrs: o.HTML,
 		quic: res.QUIC, retries: res.Retries}
