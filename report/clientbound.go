@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"time"
+
+	"gab/internal/hoststat"
 )
 
 // This file is the one rule that tells whether gab, not the server, limited
@@ -145,55 +145,10 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 // on Linux the cgroup's CPU quota (cpu.max), the least of them.
 func Cores() float64 {
 	c := float64(min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
-	if q := cgroupQuota(); q > 0 && q < c {
+	if q := hoststat.CPUQuota(); q > 0 && q < c {
 		c = q
 	}
 	return c
-}
-
-// cgroupQuota reads cgroup v2's cpu.max ("max 100000" or "QUOTA PERIOD") of
-// the process's own cgroup; 0: none or unreadable.
-func cgroupQuota() float64 {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil || len(b) > 1<<16 {
-		return 0
-	}
-	path := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if p, ok := strings.CutPrefix(line, "0::"); ok {
-			path = p
-		}
-	}
-	if path == "" || strings.Contains(path, "..") {
-		return 0
-	}
-	return parseCPUMax(readSmall("/sys/fs/cgroup" + strings.TrimSuffix(path, "/") + "/cpu.max"))
-}
-
-func readSmall(name string) string {
-	f, err := os.Open(name)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := f.Read(buf)
-	return string(buf[:n])
-}
-
-// parseCPUMax reads cpu.max's "QUOTA PERIOD" as cores; 0 for "max" or
-// anything else.
-func parseCPUMax(s string) float64 {
-	f := strings.Fields(s)
-	if len(f) != 2 {
-		return 0
-	}
-	q, err1 := strconv.ParseFloat(f[0], 64)
-	p, err2 := strconv.ParseFloat(f[1], 64)
-	if err1 != nil || err2 != nil || q <= 0 || p <= 0 || math.IsInf(q, 0) {
-		return 0
-	}
-	return q / p
 }
 
 // SchedReading is a reading of the Go scheduler since the process started:

@@ -216,3 +216,18 @@ func (s *Snapshot) readSchedule() {
 	}
 	s.RunDelay = sum
 }
+
+// CPUQuota is the CPU quota of the process's own cgroup (v2's cpu.max) in
+// cores; 0: none or unreadable.
+func CPUQuota() float64 {
+	path := ""
+	for line := range strings.SplitSeq(string(readFile("/proc/self/cgroup")), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			path = p
+		}
+	}
+	if path == "" || strings.Contains(path, "..") {
+		return 0
+	}
+	return parseCPUMax(string(readFile("/sys/fs/cgroup" + strings.TrimSuffix(path, "/") + "/cpu.max")))
+}

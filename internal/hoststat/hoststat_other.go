@@ -12,3 +12,6 @@ func Read() *Snapshot {
 
 // LoadAverage is /proc/loadavg's three figures: nil outside Linux.
 func LoadAverage() []float64 { return nil }
+
+// CPUQuota is the cgroup's CPU quota in cores: 0 (none) outside Linux.
+func CPUQuota() float64 { return 0 }
