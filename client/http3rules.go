@@ -11,6 +11,8 @@ import (
 	"github.com/quic-go/quic-go/http3"
 	"github.com/quic-go/quic-go/quicvarint"
 	"golang.org/x/net/http2/hpack"
+
+	"gab/internal/hpackdec"
 )
 
 // The rules of HTTP/3 (RFC 9114) responses and of the server's
@@ -289,21 +291,20 @@ func (p *h3Resp) ended(headRequest bool) (failClass, error) {
 // h3Fields decodes a connection's QPACK field sections. gab advertises no
 // dynamic table (SETTINGS_QPACK_MAX_TABLE_CAPACITY 0, the default), so a
 // section may refer only to the static table and literals; anything else is
-// QPACK_DECOMPRESSION_FAILED. Decoded strings are interned per slot as
-// internal/hpackdec interns them per connection, so a server that repeats
-// its fields costs no allocation. Each slot has its own h3Fields.
+// QPACK_DECOMPRESSION_FAILED. Decoded strings are interned per slot by
+// internal/hpackdec's Strings, so a server that repeats its fields costs no
+// allocation. Each slot has its own h3Fields.
 type h3Fields struct {
 	r       *run
 	head    h2Head
 	list    int // size of the section so far (values gab does not decode counted as encoded)
 	verbose bool
 	text    []byte
-	huff    map[string]string // Huffman-encoded bytes → decoded string
-	plain   map[string]string // raw literal bytes → the same as a string
+	strs    hpackdec.Strings // decoded strings, interned
 }
 
 func newH3Fields(r *run) *h3Fields {
-	return &h3Fields{r: r, verbose: r.cfg.Verbosity >= 2, huff: map[string]string{}, plain: map[string]string{}}
+	return &h3Fields{r: r, verbose: r.cfg.Verbosity >= 2}
 }
 
 // h3Static is QPACK's static table (RFC 9204 Appendix A), read once from
@@ -426,24 +427,9 @@ func (d *h3Fields) str(p []byte, n uint8, decode bool) (string, int, []byte, err
 	if !decode {
 		return "", len(raw), rest, nil
 	}
-	m := d.plain
-	if huff {
-		m = d.huff
-	}
-	if s, ok := m[string(raw)]; ok {
-		return s, 0, rest, nil
-	}
-	var s string
-	if !huff {
-		s = string(raw)
-	} else if s, err = hpack.HuffmanDecodeToString(raw); err != nil {
+	s, err := d.strs.Decode(raw, huff)
+	if err != nil {
 		return "", 0, nil, err
-	}
-	if len(raw) <= 96 {
-		if len(m) >= 64 {
-			clear(m)
-		}
-		m[string(raw)] = s
 	}
 	return s, 0, rest, nil
 }

@@ -34,10 +34,10 @@ var (
 	ErrSizeTooLarge   = errors.New("hpack: dynamic table size update above the advertised maximum")
 )
 
-// Interning bounds: a connection remembers at most internMax decoded
-// strings, each at most internLen bytes encoded; the table is emptied when it
-// is full, so a server that never repeats a string costs what x/net costs and
-// no more memory than this.
+// Interning bounds: Strings remembers at most internMax decoded strings, each
+// at most internLen bytes encoded; the table is emptied when it is full, so a
+// server that never repeats a string costs what x/net costs and no more
+// memory than this.
 const (
 	internMax = 64
 	internLen = 96
@@ -58,6 +58,14 @@ type Decoder struct {
 	allowed uint32 // the most a size update may ask for
 	first   bool   // the next representation is the first of its block
 
+	strs Strings
+}
+
+// Strings interns the string literals a connection's header decoder decodes
+// (HPACK's here, QPACK's in gab's HTTP/3 transport), by their encoded bytes:
+// a server that repeats its fields costs no allocation. The zero value is
+// ready to use; it is not safe for concurrent use.
+type Strings struct {
 	huff  map[string]string // Huffman-encoded bytes → decoded string
 	plain map[string]string // raw literal bytes → the same as a string
 }
@@ -70,8 +78,6 @@ func New(maxTableSize uint32) *Decoder {
 		maxSize: maxTableSize,
 		allowed: maxTableSize,
 		first:   true,
-		huff:    make(map[string]string),
-		plain:   make(map[string]string),
 	}
 }
 
@@ -154,11 +160,11 @@ func (d *Decoder) literal(p []byte, prefix uint8, indexed bool, emit func(hpack.
 	}
 	if emit != nil || indexed {
 		if nameIdx == 0 {
-			if e.name, err = d.decode(rawName, huffName); err != nil {
+			if e.name, err = d.strs.Decode(rawName, huffName); err != nil {
 				return nil, err
 			}
 		}
-		if e.value, err = d.decode(rawValue, huffValue); err != nil {
+		if e.value, err = d.strs.Decode(rawValue, huffValue); err != nil {
 			return nil, err
 		}
 	}
@@ -220,14 +226,14 @@ func (d *Decoder) evictTo(max uint32) {
 	}
 }
 
-// decode returns the string that raw encodes, from the connection's interned
-// strings when it has decoded the same bytes before.
-func (d *Decoder) decode(raw []byte, huff bool) (string, error) {
-	m := d.plain
+// Decode returns the string that raw encodes (Huffman-coded if huff), from
+// the strings interned when it has decoded the same bytes before.
+func (st *Strings) Decode(raw []byte, huff bool) (string, error) {
+	m := &st.plain
 	if huff {
-		m = d.huff
+		m = &st.huff
 	}
-	if s, ok := m[string(raw)]; ok {
+	if s, ok := (*m)[string(raw)]; ok {
 		return s, nil
 	}
 	var s string
@@ -240,10 +246,12 @@ func (d *Decoder) decode(raw []byte, huff bool) (string, error) {
 		s = string(raw)
 	}
 	if len(raw) <= internLen {
-		if len(m) >= internMax {
-			clear(m)
+		if *m == nil {
+			*m = make(map[string]string)
+		} else if len(*m) >= internMax {
+			clear(*m)
 		}
-		m[string(raw)] = s
+		(*m)[string(raw)] = s
 	}
 	return s, nil
 }

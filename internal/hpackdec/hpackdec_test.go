@@ -231,14 +231,14 @@ func TestInternedStringsBounded(t *testing.T) {
 		if err := d.Decode(buf.Bytes(), func(hpack.HeaderField) {}); err != nil {
 			t.Fatal(err)
 		}
-		if len(d.huff) > internMax || len(d.plain) > internMax {
-			t.Fatalf("after %d heads: %d and %d interned strings, bound %d", i+1, len(d.huff), len(d.plain), internMax)
+		if len(d.strs.huff) > internMax || len(d.strs.plain) > internMax {
+			t.Fatalf("after %d heads: %d and %d interned strings, bound %d", i+1, len(d.strs.huff), len(d.strs.plain), internMax)
 		}
 	}
-	if len(d.huff) == 0 {
+	if len(d.strs.huff) == 0 {
 		t.Fatal("nothing interned")
 	}
-	for k := range d.huff {
+	for k := range d.strs.huff {
 		if len(k) > internLen {
 			t.Fatalf("interned a %d-byte string, bound %d", len(k), internLen)
 		}
