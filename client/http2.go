@@ -86,10 +86,44 @@ type h2Transport struct {
 }
 
 // h2Holder is the connection that slots i with i % c == k share.
-type h2Holder struct {
+type h2Holder = connHolder[*h2Conn]
+
+// connHolder is the connection that the slots i with i % c == k share
+// (HTTP/2 and HTTP/3 on the goroutine paths).
+type connHolder[C interface {
+	comparable
+	usable() bool
+}] struct {
 	mu     sync.Mutex
-	c      *h2Conn
+	c      C
 	ramped bool // its first connection has been opened (or failed)
+}
+
+// get returns the holder's live connection, opening one with open if there
+// is none; opened reports that this call opened it. The holder's first
+// connection waits for a place in the TLS ramp-up (nil: none), and its
+// request then starts after the wait.
+func (hd *connHolder[C]) get(r *run, ramp tlsRamp, o *outcome, open func() (C, error)) (c C, opened bool, err error) {
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	var none C
+	if c := hd.c; c != none && c.usable() {
+		return c, false, nil
+	}
+	if ramp != nil && !hd.ramped {
+		hd.ramped = true
+		if !ramp.enter(r.stopCh) {
+			return none, false, context.Canceled
+		}
+		defer ramp.leave()
+		now := r.clock()
+		o.Start, o.TCPDone, o.Connect = now, now, now
+	}
+	if c, err = open(); err != nil {
+		return none, false, err
+	}
+	hd.c = c
+	return c, true, nil
 }
 
 func newHTTP2(cfg *Config) (transport, error) {
@@ -365,28 +399,8 @@ func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool) {
 // connection returns the holder's live connection, opening a new one if there
 // is none; opened reports that this call opened it (o.TCPDone and o.Connect
 // are then set).
-func (h *h2Transport) connection(r *run, hd *h2Holder, t *tally, o *outcome) (c *h2Conn, opened bool, err error) {
-	hd.mu.Lock()
-	defer hd.mu.Unlock()
-	if c := hd.c; c != nil && c.usable() {
-		return c, false, nil
-	}
-	if h.ramp != nil && !hd.ramped {
-		// The holder's first connection: the request starts after the wait.
-		hd.ramped = true
-		if !h.ramp.enter(r.stopCh) {
-			return nil, false, context.Canceled
-		}
-		defer h.ramp.leave()
-		now := r.clock()
-		o.Start, o.TCPDone, o.Connect = now, now, now
-	}
-	c, err = h.open(r, t, o)
-	if err != nil {
-		return nil, false, err
-	}
-	hd.c = c
-	return c, true, nil
+func (h *h2Transport) connection(r *run, hd *h2Holder, t *tally, o *outcome) (*h2Conn, bool, error) {
+	return hd.get(r, h.ramp, o, func() (*h2Conn, error) { return h.open(r, t, o) })
 }
 
 // errNotH2 is the fatal error for a server that does not speak HTTP/2.

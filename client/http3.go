@@ -129,11 +129,7 @@ func (h *h3Transport) quicStats() *QUICStats {
 }
 
 // h3Holder is the connection that slots i with i % c == k share.
-type h3Holder struct {
-	mu     sync.Mutex
-	c      *h3Conn
-	ramped bool // its first connection has been opened (or failed)
-}
+type h3Holder = connHolder[*h3Conn]
 
 func newHTTP3(cfg *Config) (transport, error) {
 	if cfg.ProxyHost != "" || cfg.Proxy {
@@ -496,28 +492,13 @@ func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err
 // connection returns the holder's live connection, opening a new one if there
 // is none; opened reports that this call opened it (o.Connect is then set).
 func (h *h3Transport) connection(r *run, hd *h3Holder, t *tally, o *outcome) (*h3Conn, bool, error) {
-	hd.mu.Lock()
-	defer hd.mu.Unlock()
-	if c := hd.c; c != nil && c.usable() {
-		return c, false, nil
-	}
-	if !hd.ramped {
-		// The holder's first connection: the request starts after the wait.
-		hd.ramped = true
-		if !h.ramp.enter(r.stopCh) {
-			return nil, false, context.Canceled
+	return hd.get(r, h.ramp, o, func() (*h3Conn, error) {
+		c, err := h.open(r, t)
+		if err == nil {
+			o.Connect = r.clock()
 		}
-		defer h.ramp.leave()
-		now := r.clock()
-		o.Start, o.TCPDone, o.Connect = now, now, now
-	}
-	c, err := h.open(r, t)
-	if err != nil {
-		return nil, false, err
-	}
-	o.Connect = r.clock()
-	hd.c = c
-	return c, true, nil
+		return c, err
+	})
 }
 
 // h3Conn is one QUIC connection and the HTTP/3 state gab keeps for it.
