@@ -60,6 +60,14 @@ func newH2Counter(delay time.Duration, body []byte) *h2Counter {
 	return &h2Counter{delay: delay, body: body, inFlight: map[string]int{}}
 }
 
+// flight returns, under the handler's lock, how many client addresses
+// (connections) sent requests and the most requests in flight on one.
+func (h *h2Counter) flight() (addresses, most int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.inFlight), h.maxFlight
+}
+
 func (h *h2Counter) connState(_ net.Conn, s http.ConnState) {
 	if s == http.StateNew {
 		h.connections.Add(1)

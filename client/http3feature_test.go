@@ -155,7 +155,7 @@ func TestHTTP3Warmup(t *testing.T) {
 	if res.Complete != 40 || res.Warmup == nil || res.Warmup.Complete != 30 || h.requests.Load() != 70 || res.Samples.Len() != 40 {
 		t.Errorf("complete %d warm-up %+v, server saw %d, %d samples; want 40, 30, 70, 40", res.Complete, res.Warmup, h.requests.Load(), res.Samples.Len())
 	}
-	if got := len(h.inFlight); got != 4 {
+	if got, _ := h.flight(); got != 4 {
 		t.Errorf("%d connections, want 2 for the warm-up and 2 for the run", got)
 	}
 }
