@@ -61,36 +61,44 @@ func (n *sweepNginx) requests(t *testing.T) [][4]string {
 }
 
 // TestSweepNginxTiesAndBaseline: two labels pointing at the same nginx file
-// share their rank by req/s (their intervals overlap), the third (a file
-// 1000 times larger) ranks apart; --baseline prints every target as ratios
-// to one of them, with intervals, in the table and the document; every
-// point carries the host's CPU (/proc/stat).
+// share their rank by req/s and by deviation (their intervals overlap), the
+// third (a file 1000 times larger) ranks apart; --baseline prints every
+// target as ratios to one of them, with intervals, in the table and the
+// document; every point carries the host's CPU (/proc/stat).
+//
+// The tie rule is a test at 5 %: a sweep ranks the same server apart in
+// about one sweep in twenty by design (more often by deviation, whose
+// latency sd a loaded machine's stalls drive), so the same-server ties are
+// asked of one of two sweeps: both failing has a chance well under 1 %,
+// unless the rule ranks the same server apart far more often than it says.
 func TestSweepNginxTiesAndBaseline(t *testing.T) {
 	n := startSweepNginx(t, map[string]int{"small.html": 100, "big.bin": 256 << 10})
-	jsonFile, csvFile := filepath.Join(t.TempDir(), "s.json"), filepath.Join(t.TempDir(), "s.csv")
-	status, stdout, stderr := runGab(t, "gab", "sweep", "-k", "-n", "1000", "-c", "2", "--repeat", "5",
-		"--baseline", "nginx", "--json", jsonFile, "--csv", csvFile,
-		"nginx="+n.base+"/small.html", "again="+n.base+"/small.html", "big="+n.base+"/big.bin")
-	if status != exitOK {
-		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+	var d *sweep.Document
+	var stdout, csvFile string
+	var tieErrors []string
+	for sweeps := 1; ; sweeps++ {
+		var jsonFile string
+		var status int
+		var stderr string
+		jsonFile, csvFile = filepath.Join(t.TempDir(), "s.json"), filepath.Join(t.TempDir(), "s.csv")
+		status, stdout, stderr = runGab(t, "gab", "sweep", "-k", "-n", "1000", "-c", "2", "--repeat", "5",
+			"--baseline", "nginx", "--json", jsonFile, "--csv", csvFile,
+			"nginx="+n.base+"/small.html", "again="+n.base+"/small.html", "big="+n.base+"/big.bin")
+		if status != exitOK {
+			t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
+		}
+		d = readSweepDoc(t, jsonFile)
+		if len(d.Rankings) != 1 {
+			t.Fatalf("%d rankings", len(d.Rankings))
+		}
+		tieErrors = sameServerTies(d.Rankings[0], stdout)
+		if len(tieErrors) == 0 || sweeps == 2 {
+			break
+		}
+		t.Logf("sweep %d ranked the same server apart (the next must not):\n%s", sweeps, strings.Join(tieErrors, "\n"))
 	}
-	d := readSweepDoc(t, jsonFile)
-	if len(d.Rankings) != 1 {
-		t.Fatalf("%d rankings", len(d.Rankings))
-	}
-	rank := map[string]sweep.DocRankedPoint{}
-	for _, r := range d.Rankings[0].ByThroughput {
-		rank[r.Label] = r
-	}
-	if a, b, c := rank["nginx"], rank["again"], rank["big"]; a.Rank != 1 || b.Rank != 1 || !a.Tied || !b.Tied || c.Rank != 3 || c.Tied {
-		t.Errorf("by req/s: nginx %+v again %+v big %+v; want =1 =1 3\n%s", a, b, c, stdout)
-	}
-	dev := map[string]sweep.DocRankedPoint{}
-	for _, r := range d.Rankings[0].ByDeviation {
-		dev[r.Label] = r
-	}
-	if dev["nginx"].Rank != dev["again"].Rank {
-		t.Errorf("by deviation the same server ranks apart: %+v\n%s", d.Rankings[0].ByDeviation, stdout)
+	for _, e := range tieErrors {
+		t.Error(e)
 	}
 	for _, want := range []string{"=1 nginx", "=1 again", "3 big", "Ratios to nginx (--baseline)", "deviation (pooled)"} {
 		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
@@ -124,6 +132,28 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 			t.Errorf("%s: req/s ratio %+v", c.Label, r)
 		}
 	}
+}
+
+// sameServerTies returns what is wrong with a ranking of nginx, again (the
+// same file) and big: nginx and again must share rank 1 by req/s and one
+// rank by deviation, big rank 3 by req/s.
+func sameServerTies(r sweep.DocRanking, stdout string) []string {
+	var errs []string
+	rank := map[string]sweep.DocRankedPoint{}
+	for _, p := range r.ByThroughput {
+		rank[p.Label] = p
+	}
+	if a, b, c := rank["nginx"], rank["again"], rank["big"]; a.Rank != 1 || b.Rank != 1 || !a.Tied || !b.Tied || c.Rank != 3 || c.Tied {
+		errs = append(errs, fmt.Sprintf("by req/s: nginx %+v again %+v big %+v; want =1 =1 3\n%s", a, b, c, stdout))
+	}
+	dev := map[string]sweep.DocRankedPoint{}
+	for _, p := range r.ByDeviation {
+		dev[p.Label] = p
+	}
+	if dev["nginx"].Rank != dev["again"].Rank {
+		errs = append(errs, fmt.Sprintf("by deviation the same server ranks apart: %+v\n%s", r.ByDeviation, stdout))
+	}
+	return errs
 }
 
 // TestSweepNginxMethod: --requests-per-conn sets each point's -n to c × N
