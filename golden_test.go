@@ -447,7 +447,13 @@ func TestGoldenSigint(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// As the golden was made, SIGINT after 1 s; but not before the server has
+	// received 4 requests (slow to start on a loaded machine, gab may not have
+	// sent them yet): each of the 2 workers then had an answer.
 	time.Sleep(time.Second)
+	for deadline := time.Now().Add(20 * time.Second); srv.Py.Requests() < 4 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +471,6 @@ func TestGoldenSigint(t *testing.T) {
 	if strings.Contains(got.Stdout, "..done") || strings.Contains(got.Stderr, "Finished") {
 		t.Errorf("an interrupted run printed ..done or Finished:\n%s", got.Stdout)
 	}
-	// Two workers, 200 ms per request: 8 to 10 requests fit in 1 s.
 	if d := golden.Diff(golden.Shape(srv.Ports.Rewrite(c.Stdout)), golden.Shape(got.Stdout)); d != "" {
 		t.Errorf("stdout layout: %s", d)
 	}
@@ -473,7 +478,10 @@ func TestGoldenSigint(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no Complete requests line:\n%s", got.Stdout)
 	}
-	if n, _ := strconv.Atoi(m[1]); n < 2 || n > 12 {
-		t.Errorf("Complete requests %d after 1 s of 2 × 200 ms requests", n)
+	// At least the 2 answers before the signal, at most what the server
+	// received (a second of 2 × 200 ms requests holds 8 to 10 of them, more on a
+	// loaded machine where the signal comes late).
+	if n, _ := strconv.Atoi(m[1]); n < 2 || int64(n) > srv.Py.Requests() {
+		t.Errorf("Complete requests %d; the server received %d requests", n, srv.Py.Requests())
 	}
 }
