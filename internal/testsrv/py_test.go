@@ -222,10 +222,12 @@ func TestPyMatchesPythonOriginal(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not installed")
 	}
-	port, err := ClosedPort()
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for pysrv.py
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
 	cmd := exec.Command(python, "../../testdata/golden/harness/pysrv.py", strconv.Itoa(port))
 	cmd.Env = append(os.Environ(), "AB_CAPTURE_LOG="+t.TempDir()+"/requests.log")
 	if err := cmd.Start(); err != nil {

@@ -1,7 +1,7 @@
 // Package testsrv holds the loopback servers the golden and differential
 // tests run ab and gab against: Py (a Go port of the Python harness server
 // that produced the ab goldens), Nginx (static responses laid out exactly as
-// nginx 1.22.1 lays them out), NginxTLS, and ClosedPort.
+// nginx 1.22.1 lays them out) and NginxTLS.
 //
 // Every server listens on 127.0.0.1 port 0, keeps its own request counter and
 // stops, with all its connections and sleeping handlers, when Close is called.
@@ -138,15 +138,3 @@ func (b *base) Port() int { return b.ln.Addr().(*net.TCPAddr).Port }
 
 // HostPort is "127.0.0.1:port" (the same as Addr, named for URL building).
 func (b *base) HostPort() string { return "127.0.0.1:" + strconv.Itoa(b.Port()) }
-
-// ClosedPort returns a loopback port on which nothing listens, so a connect
-// is refused. The port was bound and released, so it is not in use now.
-func ClosedPort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port, nil
-}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gab/internal/testsrv"
+	"gab/internal/testtool"
 )
 
 // Servers is a fresh set of test servers standing in for the goldens' ports.
@@ -18,10 +19,13 @@ type Servers struct {
 	Py    *testsrv.Py
 	TLS   *testsrv.Nginx
 	Ports Ports
+
+	releaseRefused func() // frees Ports.Refused, held bound meanwhile
 }
 
-// StartServers starts Nginx, Py and the TLS Nginx and picks a refused port,
-// all with 5-digit port numbers (so byte totals match the goldens).
+// StartServers starts Nginx, Py and the TLS Nginx and reserves a refused port
+// (bound, not listening, until Close), all with 5-digit port numbers (so
+// byte totals match the goldens).
 func StartServers() (*Servers, error) {
 	s := &Servers{}
 	var err error
@@ -39,7 +43,8 @@ func StartServers() (*Servers, error) {
 			s.Close()
 			return nil, err
 		}
-		refused, err := testsrv.ClosedPort()
+		var refused int
+		refused, s.releaseRefused, err = testtool.ReserveClosedPort()
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -75,6 +80,9 @@ func (s *Servers) Close() {
 	}
 	if s.TLS != nil {
 		s.TLS.Close()
+	}
+	if s.releaseRefused != nil {
+		s.releaseRefused()
 	}
 }
 
