@@ -289,7 +289,11 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		if h.lost(r, t, c, s, s.id, s.err) == h3Retry {
 			return h3Retry
 		}
-		if s.o.Class != failAbandoned {
+		// A write cut short because gab closed the connection for the
+		// server's breach of the protocol is an Exception, as the requests
+		// in flight on it are (lost classed it so); any other failed write
+		// is a write error, as ab's.
+		if s.o.Class != failAbandoned && !gabClosedForBreach(s.err) {
 			s.o.Class = failWrite
 		}
 		return h3Done
@@ -1039,16 +1043,22 @@ func h3ConnLost(err error) error {
 // broke the protocol (or quic-go found a QUIC protocol violation), it is an
 // Exception; otherwise a Receive failure counted whatever -r says.
 func h3LostClass(err error) (failClass, error) {
+	if gabClosedForBreach(err) {
+		return failException, h3ConnLost(err)
+	}
+	return failReceiveCounted, h3ConnLost(err)
+}
+
+// gabClosedForBreach reports a connection error of gab's own: gab closed
+// the connection because the server broke the protocol, or quic-go did for
+// a QUIC protocol violation.
+func gabClosedForBreach(err error) bool {
 	var (
 		ae *quic.ApplicationError
 		te *quic.TransportError
 	)
-	switch {
-	case errors.As(err, &ae) && !ae.Remote && ae.ErrorCode != quic.ApplicationErrorCode(http3.ErrCodeNoError),
-		errors.As(err, &te) && !te.Remote:
-		return failException, h3ConnLost(err)
-	}
-	return failReceiveCounted, h3ConnLost(err)
+	return errors.As(err, &ae) && !ae.Remote && ae.ErrorCode != quic.ApplicationErrorCode(http3.ErrCodeNoError) ||
+		errors.As(err, &te) && !te.Remote
 }
 
 // h3NotH3 is the fatal error for a server whose TLS does not offer h3 in

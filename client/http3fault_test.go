@@ -557,6 +557,39 @@ func TestHTTP3ServerStreams(t *testing.T) {
 	}
 }
 
+// A request whose write the breach cuts short (the server opens a second
+// control stream while gab is still sending a large body, which the server
+// does not read) is an Exception, as the requests in flight on the
+// connection gab closed are: the write failed because gab ended the
+// connection, not because the server refused the request, and how far the
+// write got when the breach arrived must not change the count.
+func TestHTTP3BreachDuringWrite(t *testing.T) {
+	checkEngineLeaks(t)
+	s := startH3Hostile(t, h3Script{early: true, stream: func(hc *h3HostileConn, str *quic.Stream, _ int64) {
+		if _, loaded := hc.data.LoadOrStore("breach", true); loaded {
+			return
+		}
+		ctrl, err := hc.OpenUniStream()
+		if err != nil {
+			return
+		}
+		_, _ = ctrl.Write([]byte{h3StreamControl, h3FrameSettings, 0})
+		<-hc.Context().Done()
+	}})
+	const n = 4
+	cfg := h3Cfg(t, s, n, 1, 1)
+	cfg.Spec.Method = "POST"
+	cfg.Spec.Body, cfg.Spec.HasBody = bytes.Repeat([]byte("p"), 4<<20), true
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "QUIC connection closed by gab: H3_STREAM_CREATION_ERROR"
+	if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n || res.WriteErrors != 0 || res.FirstError["exceptions"] != want {
+		t.Errorf("Complete %d Failed %+v write errors %d (%v), want %d Exceptions: %s", res.Complete, res.Failed, res.WriteErrors, res.FirstError, n, want)
+	}
+}
+
 // writerFunc makes a function an io.Writer.
 type writerFunc func([]byte) error
 
