@@ -25,9 +25,7 @@ import (
 func checkGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	t.Cleanup(func() {
-		// A leaked goroutine never ends; a live one can take seconds to be
-		// scheduled on a loaded machine, so the bound is generous.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(goroutineEndWait)
 		for runtime.NumGoroutine() > before {
 			if time.Now().After(deadline) {
 				buf := make([]byte, 1<<16)

@@ -11,13 +11,19 @@ import (
 	"time"
 )
 
+// goroutineEndWait bounds the wait for goroutines to end after a test or
+// the package: a leaked goroutine never ends, while one winding down can
+// wait seconds for a CPU on a loaded machine, so the bound is generous (the
+// wait ends as soon as they are gone).
+const goroutineEndWait = 20 * time.Second
+
 // TestMain fails the package's run if goroutines of the engine (any goroutine
 // with a frame in a non-test file of this package), or of the tests' servers,
 // outlive the tests: every run must stop everything it started.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
-		if left := waitForGoroutines(nil, 5*time.Second, isPackageGoroutine); len(left) > 0 {
+		if left := waitForGoroutines(nil, goroutineEndWait, isPackageGoroutine); len(left) > 0 {
 			fmt.Fprintf(os.Stderr, "FAIL: %d goroutines of package client outlived the tests:\n\n%s\n",
 				len(left), strings.Join(left, "\n\n"))
 			code = 1
@@ -36,7 +42,7 @@ func checkEngineLeaks(t *testing.T) {
 		before[goroutineID(g)] = true
 	}
 	t.Cleanup(func() {
-		if left := waitForGoroutines(before, 3*time.Second, isEngineGoroutine); len(left) > 0 {
+		if left := waitForGoroutines(before, goroutineEndWait, isEngineGoroutine); len(left) > 0 {
 			t.Errorf("%d engine goroutines outlived the test:\n\n%s", len(left), strings.Join(left, "\n\n"))
 		}
 	})
@@ -134,7 +140,7 @@ func TestGoroutineStacksParse(t *testing.T) {
 		t.Errorf("found the parked goroutine %d times", found)
 	}
 	close(release)
-	if left := waitForGoroutines(nil, 2*time.Second, func(s string) bool { return strings.Contains(s, "TestGoroutineStacksParse.func1") }); len(left) != 0 {
+	if left := waitForGoroutines(nil, goroutineEndWait, func(s string) bool { return strings.Contains(s, "TestGoroutineStacksParse.func1") }); len(left) != 0 {
 		t.Errorf("released goroutine still listed: %v", left)
 	}
 }
@@ -157,7 +163,7 @@ func TestEngineGoroutinesDetected(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if left := waitForGoroutines(nil, 3*time.Second, isEngineGoroutine); len(left) != 0 {
+	if left := waitForGoroutines(nil, goroutineEndWait, isEngineGoroutine); len(left) != 0 {
 		t.Errorf("engine goroutines remain after Run returned:\n%s", strings.Join(left, "\n\n"))
 	}
 }
