@@ -548,7 +548,8 @@ func TestHTTP3ServerStreams(t *testing.T) {
 				t.Errorf("ending %v, Complete %d Failed %+v (%v), want good responses until the time limit", res.Ending, res.Complete, res.Failed, res.FirstError)
 			}
 			if tc.err != "" && (res.Complete != n || res.Failed.Exceptions != n || res.FirstError["exceptions"] != tc.err) {
-				t.Errorf("Complete %d Failed %+v (%q), want %d Exceptions: %s", res.Complete, res.Failed, res.FirstError["exceptions"], n, tc.err)
+				t.Errorf("Complete %d Failed %+v (%q), write errors %d, non-2xx %d, retries %d, first errors %q; want %d Exceptions: %s",
+					res.Complete, res.Failed, res.FirstError["exceptions"], res.WriteErrors, res.Non2xx, res.Retries, res.FirstError, n, tc.err)
 			}
 			if took > 15*time.Second || heap > h3HeapLimit {
 				t.Errorf("run took %v with a heap of up to %d MiB", took, heap>>20)
