@@ -311,19 +311,47 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return srv.URL + "/"
 	}
-	var a, b seen
-	d := capacityOf(t, "--slo", "p99<500ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--repeat", "2",
-		"A="+serve(&a), "B="+serve(&b))
-	if !a.first.Before(b.first) || !b.first.Before(a.last) || !a.last.Before(b.last) {
-		t.Errorf("not in turn: A %v to %v, B %v to %v", a.first, a.last, b.first, b.last)
+	// Against servers that answer at once, a step whose rate gab did not
+	// drive (client-bound, or under MinAchieved of it) is gab starved by a
+	// machine far busier than its cores; the search ranks what that made of
+	// it, so the test searches again, at most three times.
+	starved := func(d *capacity.Document) bool {
+		for _, tg := range d.Targets {
+			for _, r := range tg.Runs {
+				for _, st := range r.Steps {
+					if st.ClientBound || st.AchievedPerS < capacity.MinAchieved*st.TargetPerS {
+						return true
+					}
+				}
+			}
+		}
+		return false
 	}
-	if len(d.Targets) != 2 {
-		t.Fatalf("%d targets", len(d.Targets))
+	var a, b seen
+	var d *capacity.Document
+	for range 3 {
+		a, b = seen{}, seen{}
+		d = capacityOf(t, "--slo", "p99<500ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--repeat", "2",
+			"A="+serve(&a), "B="+serve(&b))
+		if !starved(d) {
+			break
+		}
+		t.Logf("a step's rate was not driven (gab starved); searching again")
+	}
+	if len(d.Targets) != 2 || len(d.Targets[0].Runs) != 2 || len(d.Targets[1].Runs) != 2 {
+		t.Fatalf("%d targets: %+v", len(d.Targets), d.Targets)
+	}
+	// B's last step comes after A's unless A's last search took more steps
+	// than B's (a step failed by a stall of a loaded machine is tried again),
+	// and A went on alone.
+	stepsA, stepsB := len(d.Targets[0].Runs[1].Steps), len(d.Targets[1].Runs[1].Steps)
+	if !a.first.Before(b.first) || !b.first.Before(a.last) || a.last.After(b.last) != (stepsA > stepsB) {
+		t.Errorf("not in turn: A %v to %v, B %v to %v; last searches' steps A %d, B %d", a.first, a.last, b.first, b.last, stepsA, stepsB)
 	}
 	for _, tg := range d.Targets {
 		c := tg.Capacity
 		if c.N != 2 || len(tg.Runs) != 2 || c.MeanPerS != 200 || c.LoPerS != 200 || c.HiPerS != 200 || c.Found || c.Rank != 1 || !c.Tied {
-			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found)", tg.Label, c)
+			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found); runs %+v", tg.Label, c, tg.Runs)
 		}
 	}
 }
