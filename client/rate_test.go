@@ -103,16 +103,26 @@ func TestRateCoordinatedOmission(t *testing.T) {
 }
 
 // On a kept-alive connection the transport starts a request when the previous
-// response ended; in rate mode the wait for the slot must not count.
+// response ended; in rate mode the wait for the slot must not count. Each
+// response takes its time before the script returns, so that no request is
+// sent before the previous one's end, however late a loaded machine runs a
+// slot (a script that returned at once with an end still ahead let the next
+// request, late to its slot, start before that end). Request 3's response
+// takes 150 ms, past request 4's slot, which is then sent late, when 3 ends.
 func TestRateStartIsSendTime(t *testing.T) {
 	const n, gap = 6, int64(100 * time.Millisecond) // Rate 10: slot k is due at k × 100 ms
 	var mu sync.Mutex
 	prevEnd := map[*run]int64{}
 	ends, sents := make([]int64, n), make([]int64, n)
 	script := func(r *run, k int64, sent int64) outcome {
+		took := int64(time.Millisecond)
+		if k == 3 {
+			took = int64(150 * time.Millisecond)
+		}
+		end := sent + took
+		time.Sleep(time.Duration(end - r.clock()))
 		mu.Lock()
 		start := prevEnd[r]
-		end := sent + int64(time.Millisecond)
 		prevEnd[r], ends[k], sents[k] = end, end, sent
 		mu.Unlock()
 		return outcome{Start: start, TCPDone: start, Connect: start, WriteEnd: sent, FirstByte: end, End: end, Status: 200, KeptAlive: true}
@@ -128,7 +138,7 @@ func TestRateStartIsSendTime(t *testing.T) {
 		// The request starts when the wait for its slot ended, which is at
 		// or after its slot (by the timer's lateness) and at or before the
 		// transport's send time (read just after): Total lies between
-		// end − sent (the 1 ms the script takes) and end − k × 100 ms.
+		// end − sent (what the script takes) and end − k × 100 ms.
 		// Counting the wait for the slot would add the ≈ 99 ms from the
 		// previous end to the slot.
 		lo, hi := (ends[k]-sents[k])/1000, (ends[k]-int64(k)*gap)/1000
