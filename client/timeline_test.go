@@ -199,7 +199,10 @@ func (tl *timeline) harvestedCount() int64 {
 // covers completely have no completions and no bytes, the stalled request
 // shows in the interval of its end (and nowhere else is anything that slow),
 // every interval's count agrees with the recorded samples' end times, and
-// the counts sum to Complete. (Rate mode's test below takes the goroutine path.)
+// the counts sum to Complete. An interval outside the stall may be empty
+// too: a loaded machine can leave the run without a CPU for half a second
+// (seen: the first interval, the run's start); the samples then say so.
+// (Rate mode's test below takes the goroutine path.)
 func TestTimelineStallLoopback(t *testing.T) {
 	{
 		const d = 500 * time.Millisecond
@@ -268,9 +271,6 @@ func TestTimelineStallLoopback(t *testing.T) {
 			inside := from > stallFrom+slack && to < stallTo-slack
 			if inside && iv.Requests != 0 {
 				t.Errorf("interval %d lies inside the stall (%d–%d µs) but has %d requests", i, stallFrom, stallTo, iv.Requests)
-			}
-			if !inside && iv.Requests == 0 && iv.Length >= 100*time.Millisecond { // not the run's last moments
-				t.Errorf("interval %d is outside the stall (%d–%d µs) but empty", i, stallFrom, stallTo)
 			}
 			holdsEnd := stallTo >= from && stallTo < to
 			if slow := iv.Latency.MaxUs >= 2_000_000; slow != holdsEnd && stallTo > from+slack && stallTo < to-slack {
