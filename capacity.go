@@ -440,6 +440,10 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Error = err.Error()
 		return st
 	}
+	// A request gab could not write was not served: ab lists write errors
+	// apart from its Failed requests, but for a step they are failures. The
+	// timeline does not split them by interval, so the settle's count too.
+	sf.failures += int64(res.WriteErrors)
 	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, int64(res.Non2xx)
 	if st.Error != "" {
 		st.Failed = max(st.Failed, int64(res.Failed.Total)) // the run's, settle included: it ended early

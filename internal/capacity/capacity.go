@@ -24,8 +24,9 @@ type Step struct {
 	// tells busy connections from a late client.
 	UncorrectedMeanUs float64 `json:"uncorrected_mean_us"`
 	Complete          int64   `json:"complete"`
-	Failed            int64   `json:"failed"`
-	Non2xx            int64   `json:"non2xx"`
+	// Failed counts ab's Failed requests and write errors.
+	Failed int64 `json:"failed"`
+	Non2xx int64 `json:"non2xx"`
 	// Objectives are the --slo checks, each "EXPR: passed|FAILED (figure)".
 	Objectives []string `json:"objectives"`
 	// Kept says whether the achieved rate reached MinAchieved of the target.
