@@ -152,12 +152,14 @@ func TestRateStartIsSendTime(t *testing.T) {
 }
 
 func TestRateStopsWhileWaiting(t *testing.T) {
-	// One request per second for 10 requests, but a 300 ms time limit: the run
-	// must end at the limit, not after the schedule.
+	// One request per second for 10 requests, but a 600 ms time limit: the run
+	// must end at the limit, not after the schedule. The limit is far from
+	// both the first slot (at 0) and the second (at 1 s), so that a loaded
+	// machine's late timers leave one request sent.
 	begin := time.Now()
-	res := runScript(t, Config{Requests: 10, Concurrency: 2, Rate: 1, TimeLimit: 300 * time.Millisecond}, instant)
+	res := runScript(t, Config{Requests: 10, Concurrency: 2, Rate: 1, TimeLimit: 600 * time.Millisecond}, instant)
 	if took := time.Since(begin); took > 3*time.Second {
-		t.Fatalf("run took %v after a 300ms limit", took)
+		t.Fatalf("run took %v after a 600ms limit", took)
 	}
 	if res.Ending != EndTimeLimit || res.Complete != 1 {
 		t.Fatalf("ending %v with %d complete, want the time limit after 1", res.Ending, res.Complete)
