@@ -34,17 +34,26 @@ func pacedServer(t *testing.T, delay func(i int64) time.Duration) string {
 // TestSweepRepeatAuto: --repeat auto stops a steady target once its req/s
 // interval is within --ci of its mean, and runs a target whose speed
 // alternates from run to run to the maximum, which the sweep then names.
+//
+// Both go at --rate 200/s, which sets how long a run takes whatever the
+// machine does: a stall only delays requests the schedule then catches up
+// (4 connections answered in 1 ms can do 4000/s), so the steady target's
+// runs all take about 0.5 s and settle. The alternating target answers
+// every other run's requests in 40 ms, which caps those runs at 100/s: its
+// req/s alternate between about 200 and 100 or less, an interval near ±30 %
+// after 8 runs, wider than --ci 15 %. (Without --rate, on a loaded machine
+// the stalls alone kept a steady target's runs from settling.)
 func TestSweepRepeatAuto(t *testing.T) {
-	const n = 40 // requests per run: the alternating server switches every run
-	steady := pacedServer(t, func(int64) time.Duration { return 5 * time.Millisecond })
+	const n = 100 // requests per run: the alternating server switches every run
+	steady := pacedServer(t, func(int64) time.Duration { return time.Millisecond })
 	alternating := pacedServer(t, func(i int64) time.Duration {
 		if (i/n)%2 == 0 {
 			return time.Millisecond
 		}
-		return 8 * time.Millisecond
+		return 40 * time.Millisecond
 	})
 	js := filepath.Join(t.TempDir(), "sweep.json")
-	status, _, stderr := runGab(t, "ab", "sweep", "-n", "40", "-c", "4", "--repeat", "auto:8", "--ci", "20%", "--json", js,
+	status, _, stderr := runGab(t, "ab", "sweep", "-n", "100", "-c", "4", "--rate", "200", "--repeat", "auto:8", "--ci", "15%", "--json", js,
 		"steady="+steady, "alternating="+alternating)
 	if status != 0 {
 		t.Fatalf("status %d\n%s", status, stderr)
@@ -71,7 +80,7 @@ func TestSweepRepeatAuto(t *testing.T) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	if !d.Settings.RepeatAuto || d.Settings.Repeat != 8 || d.Settings.CI != 0.2 {
+	if !d.Settings.RepeatAuto || d.Settings.Repeat != 8 || d.Settings.CI != 0.15 {
 		t.Fatalf("settings %+v", d.Settings)
 	}
 	if len(d.Points) != 2 {
@@ -89,7 +98,7 @@ func TestSweepRepeatAuto(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"--repeat auto: 1 of 2 points stopped at the maximum of 8 runs with their 95 % interval wider than ±20 %: alternating",
+	for _, want := range []string{"--repeat auto: 1 of 2 points stopped at the maximum of 8 runs with their 95 % interval wider than ±15 %: alternating",
 		"wide-interval: req/s ±", "runs] too-short: the run took"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
