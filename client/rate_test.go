@@ -279,7 +279,9 @@ func TestPercentilesAroundInjectedDelay(t *testing.T) {
 	if h90 >= fastest || h982 < fastest || h99 < fastest {
 		t.Errorf("histogram p90 %d µs (want < %d), p98.2 %d µs, p99 %d µs (want ≥ %d)", h90, fastest, h982, h99, fastest)
 	}
-	if wait := &res.Extra.Phases[PhaseWait]; wait.Max < 100_000 || wait.Count != 500 {
+	// Waiting counts from when gab read the clock after its write, which a
+	// loaded machine can delay: it spans most of the 100 ms, if not all.
+	if wait := &res.Extra.Phases[PhaseWait]; wait.Max < 50_000 || wait.Count != 500 {
 		t.Errorf("waiting phase: max %d µs over %d requests", wait.Max, wait.Count)
 	}
 }
