@@ -1,6 +1,7 @@
 package testsrv
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 func newPy(t *testing.T) *Py {
@@ -218,35 +221,25 @@ func TestPyHangEndsOnClose(t *testing.T) {
 // TestPyMatchesPythonOriginal runs the Python harness server and Py side by
 // side on the same request sequences and compares the raw answers.
 func TestPyMatchesPythonOriginal(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for pysrv.py
+	python := testtool.Need(t, "python3", "python3")
+	// pysrv.py listens on a port of the system's choosing and prints it:
+	// a port picked here and closed before it bound could be taken by then.
+	cmd := exec.Command(python, "../../testdata/golden/harness/pysrv.py", "0")
+	cmd.Env = append(os.Environ(), "AB_CAPTURE_LOG="+t.TempDir()+"/requests.log")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(python, "../../testdata/golden/harness/pysrv.py", strconv.Itoa(port))
-	cmd.Env = append(os.Environ(), "AB_CAPTURE_LOG="+t.TempDir()+"/requests.log")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	pyAddr := "127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := net.Dial("tcp", pyAddr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("pysrv.py did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
+	line, err := bufio.NewReader(out).ReadString('\n') // ends with the process if it fails
+	port, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil || port <= 0 {
+		t.Fatalf("pysrv.py did not say its port: %q %v", line, err)
 	}
+	pyAddr := "127.0.0.1:" + strconv.Itoa(port)
 	goPy := newPy(t)
 	// The Python server's counter is global, so the sequence starts with it
 	// at 0 on both sides and every request below is counted on both.
