@@ -19,7 +19,6 @@ const VerdictWideInterval = "wide_interval"
 const (
 	AutoMinRepeat     = 3
 	AutoDefaultRepeat = 20
-	DefaultCI         = 0.05
 )
 
 // Settled reports whether runs (one point's, in order) are enough for
