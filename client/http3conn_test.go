@@ -180,20 +180,7 @@ func TestHTTP3IdleTimeout(t *testing.T) {
 // cannot complete and nothing arrives, so -s ends the run as ab's does for
 // a host that never answers (exit 119), on time.
 func TestHTTP3SilentServer(t *testing.T) {
-	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = udp.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			if _, _, err := udp.ReadFromUDP(buf); err != nil {
-				return
-			}
-		}
-	}()
-	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 2, 2)
+	cfg := h3TestConfig(t, udpServer(t, func([]byte) []byte { return nil }), 10, 2, 2)
 	cfg.Timeout = 700 * time.Millisecond
 	res, err, took := runH2Within(t, cfg, 20*time.Second)
 	if err == nil || res.Ending != EndFatal || res.fatal.Exit != 119 || res.Complete != 0 {
@@ -208,13 +195,28 @@ func TestHTTP3SilentServer(t *testing.T) {
 // with a Version Negotiation packet: every connect fails (Connect, issued
 // again) and the 12th ends the run, as ab's connect failures do.
 func TestHTTP3VersionNegotiationFails(t *testing.T) {
+	cfg := h3TestConfig(t, udpServer(t, versionNegotiation), 10, 1, 1)
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err == nil || res.Ending != EndFatal || !strings.Contains(res.fatal.Message, "Test aborted after 10 failures") {
+		t.Fatalf("ending %v (%v), want the abort after 10 failed connects", res.Ending, err)
+	}
+	if e := res.FirstError["connect"]; !strings.HasPrefix(e, "QUIC version negotiation failed") {
+		t.Errorf("first connect error %q", e)
+	}
+}
+
+// udpServer answers each datagram sent to it on 127.0.0.1 with answer's
+// reply to it (nothing where that is nil) until the test ends, and returns
+// its https:// URL.
+func udpServer(tb testing.TB, answer func(p []byte) []byte) string {
+	tb.Helper()
 	udp, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var done sync.WaitGroup
 	done.Add(1)
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		_ = udp.Close()
 		done.Wait()
 	})
@@ -226,19 +228,12 @@ func TestHTTP3VersionNegotiationFails(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if vn := versionNegotiation(buf[:n]); vn != nil {
-				_, _ = udp.WriteToUDP(vn, from)
+			if reply := answer(buf[:n]); reply != nil {
+				_, _ = udp.WriteToUDP(reply, from)
 			}
 		}
 	}()
-	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port), 10, 1, 1)
-	res, err, _ := runH2Within(t, cfg, 30*time.Second)
-	if err == nil || res.Ending != EndFatal || !strings.Contains(res.fatal.Message, "Test aborted after 10 failures") {
-		t.Fatalf("ending %v (%v), want the abort after 10 failed connects", res.Ending, err)
-	}
-	if e := res.FirstError["connect"]; !strings.HasPrefix(e, "QUIC version negotiation failed") {
-		t.Errorf("first connect error %q", e)
-	}
+	return fmt.Sprintf("https://127.0.0.1:%d/", udp.LocalAddr().(*net.UDPAddr).Port)
 }
 
 // versionNegotiation is the Version Negotiation packet (RFC 9000 §17.2.1)
