@@ -14,10 +14,6 @@ var Colors = [12]string{
 	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#000080",
 }
 
-// Palette is Colors as a slice (the colour of colour number n is
-// Palette[(n-1)%len(Palette)]; LookOf adds the dash).
-var Palette = Colors[:]
-
 // dash is one dash pattern: SVG's stroke-dasharray ("" solid), gnuplot's
 // dashtype, and the point shape for Points (SVG: round or square dots,
 // filled or hollow, one shape per family; gnuplot's pointtype).
