@@ -47,6 +47,6 @@ func CapacityFigure(title string, ts []KneeTarget, objectiveMs float64) *Figure 
 		p.Lines = append(p.Lines, Line{Title: "objective", Style: Lines, Color: len(ts) + 1, Dashed: true,
 			Columns: []string{"achieved_per_s", "objective_ms"}, Rows: [][]float64{{0, objectiveMs}, {hi, objectiveMs}}})
 	}
-	logIfDecades(&p)
+	p.LogIfDecades()
 	return &Figure{Title: title, Panels: []Panel{p}}
 }

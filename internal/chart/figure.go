@@ -146,7 +146,7 @@ func RunFigure(title string, runs []*Data) *Figure {
 			lat.Title += " (sampling per data set in the .dat file)"
 		}
 		timeAxis(&lat)
-		logIfDecades(&lat)
+		lat.LogIfDecades()
 		f.Panels = append(f.Panels, lat)
 	}
 	if p, ok := percentilePanel(runs, label); ok {
@@ -258,7 +258,7 @@ func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, boo
 	if len(met.Rows)+len(missed.Rows) > 0 {
 		pct.Title += "; --fail-if objectives as dots"
 	}
-	logIfDecades(&pct)
+	pct.LogIfDecades()
 	return pct, true
 }
 
@@ -348,7 +348,7 @@ func kneePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	if m := max((hi-lo)*0.05, hi*0.01); m > 0 {
 		p.XMin, p.XMax = max(lo-m, 0), hi+m // every dot inside the frame
 	}
-	logIfDecades(&p)
+	p.LogIfDecades()
 	return p, len(p.Lines) > 0
 }
 
@@ -436,7 +436,7 @@ func intervalLatencyPanel(runs []*Data, label func(*Data, string) string) (Panel
 	if corrected {
 		p.Title += "; corrected p99 (dashed, from the intended send times)"
 	}
-	logIfDecades(&p)
+	p.LogIfDecades()
 	return p, len(p.Lines) > 0
 }
 
@@ -462,9 +462,9 @@ func targetLine(d *Data) (Line, bool) {
 	return l, true
 }
 
-// logIfDecades puts p's y axis on a log scale when its positive values span
-// more than two decades, and says so in its title.
-func logIfDecades(p *Panel) {
+// LogIfDecades puts the panel's y axis on a log scale when its positive
+// values span more than two decades, and says so in its title.
+func (p *Panel) LogIfDecades() {
 	lo, hi := math.Inf(1), 0.0
 	for _, l := range p.Lines {
 		for _, r := range l.Rows {

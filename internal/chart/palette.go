@@ -88,10 +88,6 @@ func (p *Panel) Titled() int {
 	return n
 }
 
-// LogIfDecades puts the panel's y axis on a log scale when its positive
-// values span more than two decades, and says so in its title.
-func (p *Panel) LogIfDecades() { logIfDecades(p) }
-
 // MaxLegendInside is the most legend entries a panel holds inside its plot,
 // in the SVG charts and gnuplot's; a longer legend goes right of the plot
 // (in SVG, svgLegendWidth pixels wide).
