@@ -451,9 +451,7 @@ func TestGoldenSigint(t *testing.T) {
 	// received 4 requests (slow to start on a loaded machine, gab may not have
 	// sent them yet): each of the 2 workers then had an answer.
 	time.Sleep(time.Second)
-	for deadline := time.Now().Add(20 * time.Second); srv.Py.Requests() < 4 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(20*time.Second, func() bool { return srv.Py.Requests() >= 4 })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
