@@ -334,7 +334,9 @@ func mergeDists(ds []*distFigures) (distFigures, *samples.Dist) {
 // extended merges the runs' extended sections (none unless every run has
 // one): the phases' distributions, DNS, status codes, failure classes, the
 // requests of each second (each run's seconds counted from its own start,
-// shifted by whole seconds from the first start) and the client CPU (when
+// shifted by whole seconds from the first start; none when the runs started
+// more than maxStartSpread apart, which gab merge refuses but a sweep point's
+// runs read from a document may be) and the client CPU (when
 // every run knows it); each failure class's first error is the earliest
 // (mergeFailureClasses).
 func (mg *merging) extended() *extendedFigures {
@@ -352,6 +354,7 @@ func (mg *merging) extended() *extendedFigures {
 		*merged[p], _ = mergeDists(ds)
 	}
 	var perSecond []int64
+	apart := false // a run started more than maxStartSpread after the first
 	cpu := &clientCPU{}
 	first := mg.starts[mg.order[0]]
 	for k, x := range xs {
@@ -362,8 +365,12 @@ func (mg *merging) extended() *extendedFigures {
 		}
 		since := mg.starts[mg.order[k]].Sub(first)
 		mergeFailureClasses(e.FailuresByClass, x.FailuresByClass, since)
+		apart = apart || since > maxStartSpread
 		off := int(since / time.Second)
 		for j, n := range x.Throughput.PerSecond {
+			if apart {
+				break
+			}
 			for len(perSecond) <= off+j {
 				perSecond = append(perSecond, 0)
 			}
@@ -375,6 +382,9 @@ func (mg *merging) extended() *extendedFigures {
 			cpu.UserMs += x.ClientCPU.UserMs
 			cpu.SysMs += x.ClientCPU.SysMs
 		}
+	}
+	if apart {
+		perSecond = nil
 	}
 	e.Throughput.PerSecond = perSecond
 	e.ClientCPU = cpu
