@@ -2,10 +2,12 @@ package capacity
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -153,9 +155,10 @@ func WriteText(w io.Writer, d *Document) error {
 	}
 	if len(d.Targets) > 1 {
 		fmt.Fprintf(&b, "\nRanking by capacity (1 = highest); %s:\n", d.TieRule)
-		ranked := append([]*Target(nil), d.Targets...)
-		Rank(ranked)
-		for _, t := range orderByRank(ranked) {
+		Rank(d.Targets) // sets each target's Capacity.Rank
+		ranked := slices.Clone(d.Targets)
+		slices.SortStableFunc(ranked, func(a, b *Target) int { return cmp.Compare(a.Capacity.Rank, b.Capacity.Rank) })
+		for _, t := range ranked {
 			rank := sweep.RankText(t.Capacity.Rank, t.Capacity.Tied)
 			note := ""
 			if !t.Capacity.Found {
@@ -166,15 +169,4 @@ func WriteText(w io.Writer, d *Document) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// orderByRank is ts by rank, stable.
-func orderByRank(ts []*Target) []*Target {
-	out := append([]*Target(nil), ts...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Capacity.Rank < out[j-1].Capacity.Rank; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
