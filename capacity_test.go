@@ -243,17 +243,8 @@ func TestCapacityServerResets(t *testing.T) {
 // connection busy while the server met the objective, and the output says a
 // larger -c might carry more.
 func TestCapacityAtMaxConnections(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(5 * time.Millisecond):
-		case <-r.Context().Done():
-			return
-		}
-		w.Header().Set("Content-Length", "2")
-		w.Write([]byte("ok"))
-	}))
-	t.Cleanup(srv.Close)
-	status, out, errs := runGab(t, "gab", "capacity", "--slo", "p99<100ms", "--step", "0.3s", "--settle", "0.1s", "--start", "100", "--max-rate", "800", "-c", "2", srv.URL+"/")
+	url := pacedServer(t, func(int64) time.Duration { return 5 * time.Millisecond })
+	status, out, errs := runGab(t, "gab", "capacity", "--slo", "p99<100ms", "--step", "0.3s", "--settle", "0.1s", "--start", "100", "--max-rate", "800", "-c", "2", url)
 	if status != 0 {
 		t.Fatalf("exit %d: %s", status, errs)
 	}
