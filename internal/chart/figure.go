@@ -495,7 +495,8 @@ func statusPanel(runs []*Data) (Panel, bool) {
 			seen[c] = seen[c] || n > 0
 		}
 	}
-	for _, c := range []int{2, 3, 1, 4, 5, 0} {
+	order := []int{2, 3, 1, 4, 5, 0} // bottom to top: 2xx, 3xx, 1xx, 4xx, 5xx, none
+	for _, c := range order {
 		if !seen[c] {
 			continue
 		}
@@ -506,7 +507,7 @@ func statusPanel(runs []*Data) (Panel, bool) {
 				continue
 			}
 			base := 0.0
-			for _, b := range []int{2, 3, 1, 4, 5, 0} {
+			for _, b := range order {
 				if b == c {
 					break
 				}
