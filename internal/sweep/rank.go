@@ -90,7 +90,7 @@ type Ranking struct {
 	ByDeviation  []Ranked
 }
 
-// Group is the points of one size, --param value and concurrency, in the
+// groups are the points of each size, --param value and concurrency, in the
 // order of points; groups come in the order of their first point.
 func groups(points []*PointResult) [][]*PointResult {
 	type key struct{ size, param, conc int }
