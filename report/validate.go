@@ -555,6 +555,8 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 func (c *checker) apdex(a *apdexSection, r *abReport, limit int64) {
 	c.count("apdex.requests", int64(a.Requests), limit)
 	n := int64(a.Satisfied) + int64(a.Tolerating) + int64(a.Frustrated)
+	want := *a
+	want.score() // the score and bound the counts give
 	switch {
 	case a.SatisfiedUs <= 0:
 		c.fail("apdex.satisfied_us", "%d: T must be above 0", a.SatisfiedUs)
@@ -571,12 +573,11 @@ func (c *checker) apdex(a *apdexSection, r *abReport, limit int64) {
 		c.fail("apdex.failed", "%d, more than the %d frustrated", a.Failed, a.Frustrated)
 	case math.IsNaN(a.Score) || a.Score < 0 || a.Score > 1:
 		c.fail("apdex.score", "%g is not within 0..1", a.Score)
-	case a.Requests > 0 && !near(a.Score, (float64(a.Satisfied)+float64(a.Tolerating)/2)/float64(a.Requests)):
-		c.fail("apdex.score", "%g, but (satisfied + tolerating/2) / requests is %g", a.Score,
-			(float64(a.Satisfied)+float64(a.Tolerating)/2)/float64(a.Requests))
+	case a.Requests > 0 && !near(a.Score, want.Score):
+		c.fail("apdex.score", "%g, but (satisfied + tolerating/2) / requests is %g", a.Score, want.Score)
 	case a.Requests == 0 && (a.Score != 0 || a.Bound != "" || a.Source != ""):
 		c.fail("apdex", "score, bound or source set with no request")
-	case a.Requests > 0 && a.Bound != map[bool]string{false: "exact", true: "lower"}[a.Failed > 0]:
+	case a.Requests > 0 && a.Bound != want.Bound:
 		c.fail("apdex.bound", "%q, but %d requests failed (exact without failures, lower with)", a.Bound, a.Failed)
 	case a.Requests > 0 && !slices.Contains(apdexSources[:], a.Source):
 		c.fail("apdex.source", "%q is not exact, hdr_histogram or 1ms_buckets", a.Source)
