@@ -33,7 +33,6 @@ type h3Hostile struct {
 	requests atomic.Int64 // requests read (to their FIN)
 	answered atomic.Int64 // complete responses written (h3Conn.respond)
 	flooded  atomic.Int64 // bytes the conn scripts' floods wrote (h3HostileConn.flood)
-	closed   chan struct{}
 	wg       sync.WaitGroup
 }
 
@@ -63,7 +62,7 @@ type h3Script struct {
 
 func startH3Hostile(tb testing.TB, sc h3Script) *h3Hostile {
 	tb.Helper()
-	s := &h3Hostile{tr: h3test.Transport(tb, nil), closed: make(chan struct{})}
+	s := &h3Hostile{tr: h3test.Transport(tb, nil)}
 	var err error
 	s.ln, err = s.tr.Listen(h3test.TLSConfig(tb), &quic.Config{MaxIncomingStreams: 1000, MaxIncomingUniStreams: 100})
 	if err != nil {
@@ -86,7 +85,6 @@ func startH3Hostile(tb testing.TB, sc h3Script) *h3Hostile {
 		}
 	}()
 	tb.Cleanup(func() {
-		close(s.closed)
 		_ = s.ln.Close()
 		_ = s.tr.Close() // its connections end; h3test.Transport's cleanup closes the socket
 		s.wg.Wait()
