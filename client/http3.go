@@ -411,16 +411,22 @@ func (c *h3Conn) write(s *h3Slot) {
 			err = cause // Close says only that the stream was cancelled
 		}
 	}
-	var se *quic.StreamError
-	if err != nil && !(errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)) {
-		// (A server that stops reading with H3_NO_ERROR has answered
-		// already: its response is read.)
+	if err != nil && !h3StoppedAnswered(err) {
 		h3Cancel(str, http3.ErrCodeRequestCanceled)
 		s.stage, s.err = h3WriteFailed, err
 		return
 	}
 	s.stage = h3Sent
 	s.o.WriteEnd = c.r.clock()
+}
+
+// h3StoppedAnswered reports whether a write failed because the server
+// stopped reading with H3_NO_ERROR: it has answered already, and its response
+// is read. (A function of its own, so that the error path's variable is not
+// allocated for every request.)
+func h3StoppedAnswered(err error) bool {
+	var se *quic.StreamError
+	return errors.As(err, &se) && se.Remote && se.ErrorCode == quic.StreamErrorCode(http3.ErrCodeNoError)
 }
 
 // ended ends s's stream's place on c.
