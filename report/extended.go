@@ -70,13 +70,19 @@ func MbitPerSecond(bytes int64, seconds float64) float64 {
 // order (the --extended table's).
 var failureClassNames = [...]string{"connect", "receive", "length", "exceptions", "write"}
 
+// failureCounts are the counts of failureClassNames' classes, in their order.
+func (c *counters) failureCounts() [len(failureClassNames)]int {
+	f := &c.Failures
+	return [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, c.WriteErrors}
+}
+
 // minCPUShareRun is the shortest run whose client CPU share is stated: below
 // it, start-up work and the CPU clock's granularity outweigh the run.
 const minCPUShareRun = time.Second
 
-// extendedOf gathers the extended figures of a run's result; derive adds
-// the rates, means and shares.
-func extendedOf(res *client.Result, cpu CPUUsage) *extendedFigures {
+// extendedOf gathers the extended figures of a run's result (whose counts
+// are c); derive adds the rates, means and shares.
+func extendedOf(res *client.Result, c *counters, cpu CPUUsage) *extendedFigures {
 	x := res.Extra
 	e := &extendedFigures{
 		DNSUs:           x.DNS.Microseconds(),
@@ -92,8 +98,7 @@ func extendedOf(res *client.Result, cpu CPUUsage) *extendedFigures {
 	for code, n := range res.StatusCounts {
 		e.StatusCounts[strconv.Itoa(code)] = n
 	}
-	f := res.Failed
-	for i, n := range [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, res.WriteErrors} {
+	for i, n := range c.failureCounts() {
 		name := failureClassNames[i]
 		fc := failureClass{Count: n, FirstError: res.FirstError[name]}
 		if at, ok := res.FirstErrorAt[name]; ok && fc.FirstError != "" {

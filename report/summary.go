@@ -214,7 +214,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	t.useHDRPast(r, res)
 	r.CGI = summarizeCGI(res.CGI)
 	if x := res.Extra; x != nil {
-		r.Extended = extendedOf(res, o.CPU)
+		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
 		if rr := x.Rate; rr != nil {
 			r.Rate = rateOf(rr, o.Percentiles)
 		}

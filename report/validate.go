@@ -516,7 +516,8 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 		c.count("extended.status_counts."+code, int64(n), limit)
 	}
 	for name, f := range x.FailuresByClass {
-		if !slices.Contains(failureClassNames[:], name) {
+		class := slices.Index(failureClassNames[:], name)
+		if class < 0 {
 			c.fail("extended.failures_by_class", "%q is not a failure class", name)
 			continue
 		}
@@ -532,9 +533,7 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 				c.fail(field, "%g s, after the run's end (time_taken_s %g)", *at, r.TimeTakenS)
 			}
 		}
-		want := map[string]int{"connect": r.Failures.Connect, "receive": r.Failures.Receive, "length": r.Failures.Length,
-			"exceptions": r.Failures.Exceptions, "write": r.WriteErrors}[name]
-		if f.Count != want {
+		if want := r.failureCounts()[class]; f.Count != want {
 			c.fail("extended.failures_by_class."+name+".count", "%d, but the report counts %d", f.Count, want)
 		}
 	}
