@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -675,38 +674,33 @@ type CapacityChange struct {
 	Found bool `json:"found"`
 }
 
-// readCapacity reads a capacity document; ok is false when name holds
-// another kind of document (or none).
-func readCapacity(name string) (d *capacity.Document, ok bool, err error) {
-	raw, err := os.ReadFile(name)
+// readCapacity reads a capacity document other than the first gab compare
+// is given.
+func readCapacity(name string) (*capacity.Document, error) {
+	raw, schema, err := readCompareFile(name)
+	if err != nil || schema != capacity.Schema {
+		return nil, fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", chart.Printable(name))
+	}
+	return decodeCapacity(name, raw)
+}
+
+func decodeCapacity(name string, raw []byte) (*capacity.Document, error) {
+	d, err := capacity.Decode(raw)
 	if err != nil {
-		return nil, false, nil // gab compare's own reading says what is wrong
+		return nil, fmt.Errorf("%s: %v", chart.Printable(name), err)
 	}
-	var head struct {
-		Schema string `json:"schema"`
-	}
-	if json.Unmarshal(raw, &head) != nil || head.Schema != capacity.Schema {
-		return nil, false, nil
-	}
-	d, err = capacity.Decode(raw)
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %v", chart.Printable(name), err)
-	}
-	return d, true, nil
+	return d, nil
 }
 
 // compareCapacities is gab compare of capacity documents: every document
-// after the first against the first, target by target (by label). done is
-// false when the first file is not a capacity document.
-func compareCapacities(names []string, format string, stdout, stderr io.Writer) (status int, done bool) {
-	fail := func(err error) (int, bool) {
+// after the first (whose bytes are raw) against the first, target by
+// target (by label).
+func compareCapacities(names []string, raw []byte, format string, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
 		fmt.Fprintf(stderr, "gab compare: %v\n", err)
-		return exitError, true
+		return exitError
 	}
-	a, ok, err := readCapacity(names[0])
-	if !ok {
-		return 0, false
-	}
+	a, err := decodeCapacity(names[0], raw)
 	if err != nil {
 		return fail(err)
 	}
@@ -715,10 +709,7 @@ func compareCapacities(names []string, format string, stdout, stderr io.Writer) 
 	}
 	var all [][]CapacityChange
 	for _, name := range names[1:] {
-		b, ok, err := readCapacity(name)
-		if !ok && err == nil {
-			err = fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", chart.Printable(name))
-		}
+		b, err := readCapacity(name)
 		if err != nil {
 			return fail(err)
 		}
@@ -765,5 +756,5 @@ func compareCapacities(names []string, format string, stdout, stderr io.Writer) 
 			tw.Flush()
 		}
 	}
-	return flushStdout(out, err, "compare", stderr), true
+	return flushStdout(out, err, "compare", stderr)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/sweep"
 	"gab/report"
@@ -30,22 +31,38 @@ With more than two files each comparison follows the last (--format json: an
 array of them). gab sweep --baseline compares the targets of one sweep.
 `
 
-// readCompareSide reads a run document or a sweep.
-func readCompareSide(name string) ([]report.CompareGroup, error) {
-	raw, err := os.ReadFile(name)
+// readCompareFile reads a document gab compare is given, once (a pipe
+// holds it only once), and its schema.
+func readCompareFile(name string) (raw []byte, schema string, err error) {
+	raw, err = os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file", chart.Printable(name))
+		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var head struct {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("%s: not a complete JSON document: %s", chart.Printable(name), chart.Printable(err.Error()))
+		return nil, "", fmt.Errorf("%s: not a complete JSON document: %s", chart.Printable(name), chart.Printable(err.Error()))
 	}
-	if head.Schema == "gab-sweep" {
+	return raw, head.Schema, nil
+}
+
+// readCompareSide reads a run document or a sweep.
+func readCompareSide(name string) ([]report.CompareGroup, error) {
+	raw, schema, err := readCompareFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return compareSide(name, raw, schema)
+}
+
+// compareSide decodes raw, the document name of the schema, as a run
+// document or a sweep.
+func compareSide(name string, raw []byte, schema string) ([]report.CompareGroup, error) {
+	if schema == "gab-sweep" {
 		sw, err := sweep.DecodeDocument(name, raw)
 		if err != nil {
 			return nil, err
@@ -92,10 +109,16 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		usage(stderr)
 		return exitUsage
 	}
-	if status, done := compareCapacities(fset.Args(), *format, stdout, stderr); done {
-		return status
+	names := fset.Args()
+	raw, schema, err := readCompareFile(names[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "gab compare: %v\n", err)
+		return exitError
 	}
-	docs, err := compareAll(fset.Args())
+	if schema == capacity.Schema {
+		return compareCapacities(names, raw, *format, stdout, stderr)
+	}
+	docs, err := compareAll(names, raw, schema)
 	if err != nil {
 		fmt.Fprintf(stderr, "gab compare: %v\n", err)
 		return exitError
@@ -123,9 +146,10 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 	return flushStdout(out, err, "compare", stderr)
 }
 
-// compareAll compares every document after the first with the first.
-func compareAll(names []string) ([]*report.Comparison, error) {
-	ga, err := readCompareSide(names[0])
+// compareAll compares every document after the first with the first, whose
+// bytes are raw, of the schema.
+func compareAll(names []string, raw []byte, schema string) ([]*report.Comparison, error) {
+	ga, err := compareSide(names[0], raw, schema)
 	if err != nil {
 		return nil, err
 	}
