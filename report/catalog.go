@@ -183,11 +183,14 @@ func (f *Figure) Format(v float64) string {
 }
 
 // Label is the title with its unit: "Received [Mbit/s]".
-func (f *Figure) Label() string {
-	if f.Unit == "" {
-		return f.Title
+func (f *Figure) Label() string { return unitLabel(f.Title, f.Unit) }
+
+// unitLabel is a title with its unit in brackets (none for unit "").
+func unitLabel(title, unit string) string {
+	if unit == "" {
+		return title
 	}
-	return f.Title + " [" + f.Unit + "]"
+	return title + " [" + unit + "]"
 }
 
 // meanMs is the exact mean total time: from the sums or the extended total

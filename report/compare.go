@@ -221,10 +221,7 @@ func (doc *Comparison) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 		for _, r := range g.Rows {
-			name := r.Figure
-			if r.Unit != "" {
-				name += " [" + r.Unit + "]"
-			}
+			name := unitLabel(r.Figure, r.Unit)
 			change := "–"
 			if r.ChangePercent != nil {
 				change = fmt.Sprintf("%+.1f %%", *r.ChangePercent)
