@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"gab/client"
 	"gab/internal/chart"
 	"gab/internal/samples"
@@ -353,7 +351,7 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 	}
 	x := d.Extended
 	if x != nil && x.LatencyHistogram.Data != "" {
-		h, err := hdrhistogram.Decode([]byte(x.LatencyHistogram.Data))
+		h, err := samples.DecodeHist(x.LatencyHistogram.Data)
 		if err != nil {
 			return nil, fmt.Errorf("latency_histogram: %w", err)
 		}

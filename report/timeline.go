@@ -189,7 +189,7 @@ func (a *latencyAcc) add(count int64, l IntervalLatency) error {
 	if count == 0 {
 		return nil
 	}
-	h, err := hdrhistogram.Decode([]byte(l.Histogram.Data))
+	h, err := samples.DecodeHist(l.Histogram.Data)
 	if err != nil {
 		return fmt.Errorf("interval histogram: %w", err)
 	}
