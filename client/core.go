@@ -96,10 +96,10 @@ type tally struct {
 
 type connBox struct{ c io.Closer }
 
-// Touch records socket activity now (for ab's -s idle timeout).
+// touch records socket activity now (for ab's -s idle timeout).
 func (t *tally) touch(r *run) { t.activity.Store(r.clock()) }
 
-// SetConn registers the worker's current connection (or process), so that a
+// setConn registers the worker's current connection (or process), so that a
 // stopping run can interrupt its blocking I/O. It returns false if the run has
 // already stopped, in which case c has been closed.
 func (t *tally) setConn(r *run, c io.Closer) bool {

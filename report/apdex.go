@@ -152,7 +152,7 @@ func (a *apdexSection) thresholds() string {
 	return fmt.Sprintf("T %v, F %v", time.Duration(a.SatisfiedUs)*time.Microsecond, time.Duration(a.ToleratedUs)*time.Microsecond)
 }
 
-// WriteApdex writes the APDEX line of --extended (nothing without --apdex).
+// writeApdex writes the APDEX line of --extended (nothing without --apdex).
 func writeApdex(w io.Writer, r *Run) error {
 	a := r.Apdex
 	if a == nil || a.Requests == 0 {

@@ -54,7 +54,7 @@ func phaseStats(values []uint32) columnStats {
 	return newColumnStats(int64(sorted[0]), int64(sorted[n-1]), mean, abMedian(sorted), sampleSD(devSq, n))
 }
 
-// WriteCGI prints the "CGI times (ms)" table in the layout of ab's
+// writeCGI prints the "CGI times (ms)" table in the layout of ab's
 // "Connection Times (ms)" table. It prints nothing outside CGI mode.
 func writeCGI(w io.Writer, r *Run) error {
 	s := r.CGI

@@ -54,7 +54,7 @@ func (r *Run) thresholdFigures(t *tables) threshold.Figures {
 	return f
 }
 
-// WriteWarmup says how many warm-up requests were sent and left out (nothing
+// writeWarmup says how many warm-up requests were sent and left out (nothing
 // without --warmup).
 func writeWarmup(w io.Writer, r *Run) error {
 	if r.Warmup == nil {
@@ -66,7 +66,7 @@ func writeWarmup(w io.Writer, r *Run) error {
 	return e.flush()
 }
 
-// WriteThresholds writes one verdict line per --fail-if threshold, after a
+// writeThresholds writes one verdict line per --fail-if threshold, after a
 // blank line (nothing without the option).
 func writeThresholds(w io.Writer, r *Run) error {
 	if len(r.local.verdicts) == 0 {

@@ -186,7 +186,7 @@ func sampleStorePrecision(rp *abReport) string {
 	return fmt.Sprintf("exact (all %d requests stored to the µs)", rp.ExactSamples)
 }
 
-// WriteExtended writes the --extended report, to follow ab's report (and the
+// writeExtended writes the --extended report, to follow ab's report (and the
 // --percentiles table).
 func writeExtended(w io.Writer, r *Run) error {
 	p := newErrWriter(w)
@@ -322,7 +322,7 @@ func correctedRows(extra []float64) []float64 {
 	return rows
 }
 
-// WriteCorrected writes rate mode's section after ab's tables: the target and
+// writeCorrected writes rate mode's section after ab's tables: the target and
 // achieved rates, how far the client fell behind its schedule, and ab's two
 // tables again with every time counted from the request's intended send time.
 // It writes nothing outside rate mode.

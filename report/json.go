@@ -188,7 +188,7 @@ type counters struct {
 	HTMLTransferredBytes  int64 `json:"html_transferred_bytes"`
 }
 
-// Add adds o's counts to c's.
+// add adds o's counts to c's.
 func (c *counters) add(o *counters) {
 	c.CompleteRequests += o.CompleteRequests
 	c.FailedRequests += o.FailedRequests

@@ -117,7 +117,7 @@ func percentileTitle(r *Run) string {
 	return "Percentage of the requests served within a certain time (µs, nearest rank, exact)"
 }
 
-// WritePercentiles writes the --percentiles table after ab's report, in ab's
+// writePercentiles writes the --percentiles table after ab's report, in ab's
 // layout: a blank line, the title, then one row per percentile with the
 // Connect, Waiting (TTFB) and Total values in whole µs. Nothing is written
 // without the option or when fewer than two requests were recorded (as ab's

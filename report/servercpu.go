@@ -61,7 +61,7 @@ func pidList(pids []int) string {
 	return strings.Join(parts, ",")
 }
 
-// WriteServerCPU prints the server CPU lines after ab's report (--server-pid);
+// writeServerCPU prints the server CPU lines after ab's report (--server-pid);
 // nothing without the option.
 func writeServerCPU(w io.Writer, r *Run) error {
 	f := r.ServerCPU

@@ -197,7 +197,7 @@ func bucketSums(col *samples.Column) exactSums {
 	return columnSumsOf(col.Count.Load(), col.Sum.Load(), int64(col.Min()), int64(col.Max()), uint128(hi, lo), h)
 }
 
-// Dist is the distribution the column's sums describe: its histogram with
+// dist is the distribution the column's sums describe: its histogram with
 // the exact count, min and max (percentiles as samples.Dist reads them).
 func (s *exactSums) dist() (samples.Dist, error) {
 	h, err := s.Histogram.decode()

@@ -104,7 +104,7 @@ func statusOf(c [6]int64) *statusClasses {
 	return &statusClasses{None: c[0], C1xx: c[1], C2xx: c[2], C3xx: c[3], C4xx: c[4], C5xx: c[5]}
 }
 
-// Counts are the classes in client.Interval.Status's order.
+// counts are the classes in client.Interval.Status's order.
 func (s *statusClasses) counts() [6]int64 {
 	return [6]int64{s.None, s.C1xx, s.C2xx, s.C3xx, s.C4xx, s.C5xx}
 }

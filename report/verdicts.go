@@ -326,7 +326,7 @@ func connectTail(x *client.ExtraResult) (tail, near1, near3, maxUs int64) {
 	return tail, near1, near3, x.Connect.Max
 }
 
-// WriteVerdicts writes the verdicts block (nothing when the run was not
+// writeVerdicts writes the verdicts block (nothing when the run was not
 // judged): one line per verdict, then what could not be checked, each made
 // printable (a decoded document's text reaches a terminal).
 func writeVerdicts(w io.Writer, r *Run) error {

@@ -195,7 +195,7 @@ func (w *runWriter) flush() error {
 	return w.err
 }
 
-// FlushBatch moves a worker's batch into the store (at the end of a run).
+// flushBatch moves a worker's batch into the store (at the end of a run).
 func (sp *spillStore) flushBatch(batch *[]Sample) {
 	if len(*batch) > 0 {
 		sp.add(*batch)
