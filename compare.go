@@ -45,7 +45,7 @@ func readCompareFile(name string) (raw []byte, schema string, err error) {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, "", fmt.Errorf("%s: not a complete JSON document: %s", chart.Printable(name), chart.Printable(err.Error()))
+		return nil, "", report.JSONError(chart.Printable(name), "gab JSON document", err)
 	}
 	return raw, head.Schema, nil
 }

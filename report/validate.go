@@ -51,11 +51,7 @@ func DecodeDocument(name string, raw []byte) (*Run, error) {
 		Tool          string `json:"tool"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
-			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
-		}
-		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, chart.Printable(err.Error()))
+		return nil, JSONError(name, "gab JSON document", err)
 	}
 	if head.Tool != "gab" {
 		return nil, fmt.Errorf("%s: not a gab JSON document (no \"tool\": \"gab\")", name)
@@ -75,6 +71,18 @@ func DecodeDocument(name string, raw []byte) (*Run, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return &d, nil
+}
+
+// JSONError is the error for a document name (printable already) that
+// json.Unmarshal refused with err: an incomplete one (a syntax error, or
+// the input's end) says it may be truncated or still being written, any
+// other says it is not a what.
+func JSONError(name, what string, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
+		return fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
+	}
+	return fmt.Errorf("%s: not a %s: %s", name, what, chart.Printable(err.Error()))
 }
 
 // EscapeStrings replaces every string reachable from v (a pointer to a

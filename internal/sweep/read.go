@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"gab/internal/chart"
@@ -18,11 +17,7 @@ func DecodeDocument(name string, raw []byte) (*Document, error) {
 	name = chart.Printable(name)
 	var d Document
 	if err := json.Unmarshal(raw, &d); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
-			return nil, fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
-		}
-		return nil, fmt.Errorf("%s: not a gab sweep document: %s", name, chart.Printable(err.Error()))
+		return nil, report.JSONError(name, "gab sweep document", err)
 	}
 	switch {
 	case d.Tool != "gab" || d.Schema != "gab-sweep":
