@@ -4,16 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -29,6 +23,7 @@ import (
 	"gab/client"
 	"gab/internal/hoststat"
 	"gab/internal/outfile"
+	"gab/internal/selfsigned"
 	"gab/report"
 )
 
@@ -227,7 +222,7 @@ func calibrate(ctx context.Context, argv0 string, seconds, requests int, stderr 
 	c := &calibration{Schema: calibrationSchema, SchemaVersion: 1, Time: time.Now().UTC().Format(time.RFC3339),
 		GabVersion: version, Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadBefore,
 		ClockNs: clockResolution(), Ceiling: map[string]float64{}}
-	cert, err := selfSignedCert()
+	cert, err := selfsigned.Cert()
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +403,7 @@ var (
 // HTTP/1 responder and the same over TLS, on loopback; it prints their
 // ports and serves until stdin ends.
 func serveResponder(stdin io.Reader, stdout io.Writer) int {
-	cert, err := selfSignedCert()
+	cert, err := selfsigned.Cert()
 	if err != nil {
 		return exitError
 	}
@@ -469,23 +464,6 @@ func respond(c net.Conn) {
 			return
 		}
 	}
-}
-
-// selfSignedCert is a fresh P-256 certificate for 127.0.0.1 and localhost.
-func selfSignedCert() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // writeCalibration prints the calibration and the rule it gives.

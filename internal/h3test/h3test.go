@@ -3,32 +3,27 @@
 package h3test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
+
+	"gab/internal/selfsigned"
 )
 
 // TLSConfig is a server configuration with a fresh self-signed certificate
 // for localhost, 127.0.0.1 and ::1, offering h3 in ALPN.
 func TLSConfig(tb testing.TB) *tls.Config {
 	tb.Helper()
-	der, key := certificate(tb)
 	return &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		Certificates: []tls.Certificate{certificate(tb)},
 		NextProtos:   []string{"h3"},
 	}
 }
@@ -37,8 +32,9 @@ func TLSConfig(tb testing.TB) *tls.Config {
 // 127.0.0.1 and ::1 and its key as PEM files in dir, for a real server.
 func WriteCert(tb testing.TB, dir string) (certFile, keyFile string) {
 	tb.Helper()
-	der, key := certificate(tb)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	cert := certificate(tb)
+	der := cert.Certificate[0]
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -52,25 +48,14 @@ func WriteCert(tb testing.TB, dir string) (certFile, keyFile string) {
 	return certFile, keyFile
 }
 
-// certificate is a fresh self-signed certificate (DER) and its key.
-func certificate(tb testing.TB) ([]byte, *ecdsa.PrivateKey) {
+// certificate is a fresh self-signed certificate (selfsigned.Cert).
+func certificate(tb testing.TB) tls.Certificate {
 	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c, err := selfsigned.Cert()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return der, key
+	return c
 }
 
 // Serve serves handler over HTTP/3 on 127.0.0.1 (UDP) until the test ends
