@@ -410,8 +410,9 @@ func testH2GoAwayEveryRequest(t *testing.T) {
 	}
 }
 
-// Malformed responses (two :status fields; a body shorter than its
-// content-length) are Exceptions; a HEAD response's content-length needs no body.
+// Malformed responses (two :status fields; a :status that is not three
+// digits from 100 to 599; a body shorter than its content-length) are
+// Exceptions; a HEAD response's content-length needs no body.
 func testH2MalformedResponses(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -419,13 +420,19 @@ func testH2MalformedResponses(t *testing.T) {
 		body       string
 		fields     []string
 		exceptions int
+		err        error // the first exception, when set
 	}{
-		{"two :status", "GET", "hello", []string{":status", "200", ":status", "204", "content-length", "5"}, 6},
-		{"short body", "GET", "hello", []string{":status", "200", "content-length", "100"}, 6},
-		{"long body", "GET", "hello", []string{":status", "200", "content-length", "2"}, 6},
-		{"bad content-length", "GET", "hello", []string{":status", "200", "content-length", "5x"}, 6},
-		{"well formed", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0},
-		{"HEAD", "HEAD", "", []string{":status", "200", "content-length", "100"}, 0},
+		{"two :status", "GET", "hello", []string{":status", "200", ":status", "204", "content-length", "5"}, 6, errDuplicateStatus},
+		{"status -99", "GET", "hello", []string{":status", "-99", "content-length", "5"}, 6, errBadStatus},
+		{"status 600", "GET", "hello", []string{":status", "600", "content-length", "5"}, 6, errBadStatus},
+		{"status 099", "GET", "hello", []string{":status", "099", "content-length", "5"}, 6, errBadStatus},
+		{"status 2000", "GET", "hello", []string{":status", "2000", "content-length", "5"}, 6, errBadStatus},
+		{"short body", "GET", "hello", []string{":status", "200", "content-length", "100"}, 6, errH2LengthMismatch},
+		{"long body", "GET", "hello", []string{":status", "200", "content-length", "2"}, 6, errH2LengthMismatch},
+		{"bad content-length", "GET", "hello", []string{":status", "200", "content-length", "5x"}, 6, errH2ContentLength},
+		{"well formed", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0, nil},
+		{"status 599", "GET", "hello", []string{":status", "599", "content-length", "5"}, 0, nil},
+		{"HEAD", "HEAD", "", []string{":status", "200", "content-length", "100"}, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startH2Hostile(t, true, func(hc *h2HostileConn) {
@@ -443,6 +450,12 @@ func testH2MalformedResponses(t *testing.T) {
 			}
 			if res.Complete != 6 || res.Failed.Exceptions != tc.exceptions || res.Failed.Total != tc.exceptions {
 				t.Errorf("Complete %d Failed %+v, want 6 with %d Exceptions", res.Complete, res.Failed, tc.exceptions)
+			}
+			if tc.err != nil && res.FirstError["exceptions"] != tc.err.Error() {
+				t.Errorf("first exception %q, want %q", res.FirstError["exceptions"], tc.err)
+			}
+			if res.Complete-tc.exceptions != statusTotal(res.StatusCounts) {
+				t.Errorf("status counts %v for %d answers", res.StatusCounts, res.Complete-tc.exceptions)
 			}
 		})
 	}
@@ -511,4 +524,13 @@ func TestHTTP2HostileBothPaths(t *testing.T) {
 			t.Run(tc.name, tc.fn)
 		}
 	})
+}
+
+// statusTotal is the number of responses counts holds.
+func statusTotal(counts map[int]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

@@ -51,6 +51,7 @@ var (
 	errRunStopped          = errors.New("the run has stopped")
 	errNoStatus            = errors.New("stream ended without a response :status")
 	errDuplicateStatus     = errors.New("malformed response: more than one :status")
+	errBadStatus           = errors.New("malformed response: :status is not three digits from 100 to 599")
 	errH2ContentLength     = errors.New("malformed response: invalid content-length")
 	errH2LengthMismatch    = errors.New("malformed response: body length differs from content-length")
 	errHeaderBlockTooLarge = fmt.Errorf("response header block larger than %d bytes: %w", h2MaxHeaderBlock, http2.ConnectionError(http2.ErrCodeProtocol))
@@ -105,14 +106,16 @@ func (st *h2Resp) takeReset(code http2.ErrCode) error {
 
 // endClass is the class of a stream that ended normally: OK unless the
 // response is malformed (RFC 9113 §8.1.1, §8.3): no final head with exactly
-// one :status, or a body whose length is not the content-length (which a
-// response to HEAD, a 204 and a 304 may carry without a body).
+// one valid :status, or a body whose length is not the content-length (which
+// a response to HEAD, a 204 and a 304 may carry without a body).
 func (st *h2Resp) endClass(headRequest bool) (failClass, error) {
 	switch {
-	case !st.final || st.status == 0:
+	case !st.final:
 		return failException, errNoStatus
 	case st.malformed != nil:
 		return failException, st.malformed
+	case st.status == 0:
+		return failException, errNoStatus
 	case st.length >= 0 && st.length != st.body && !headRequest && st.status != 204 && st.status != 304:
 		return failException, errH2LengthMismatch
 	}
@@ -166,10 +169,10 @@ func (h *h2Head) note(r *run, f hpack.HeaderField) {
 			h.malformed = errDuplicateStatus
 			return
 		}
-		if len(f.Value) == 3 {
-			if n, err := strconv.Atoi(f.Value); err == nil {
-				h.status = n
-			}
+		if n, ok := pseudoStatus(f.Value); ok {
+			h.status = n
+		} else {
+			h.malformed = errBadStatus
 		}
 	case "content-length":
 		n, err := strconv.ParseInt(f.Value, 10, 64)
@@ -182,6 +185,17 @@ func (h *h2Head) note(r *run, f hpack.HeaderField) {
 			r.setServer(abServerCut(f.Value))
 		}
 	}
+}
+
+// pseudoStatus reads a :status value (RFC 9113 §8.3.2, RFC 9114 §4.3.2):
+// exactly three digits, a code from 100 to 599 (RFC 9110 §15). Anything
+// else, "-99", "+20", "099" or "600" among them, makes the response
+// malformed: it would be counted as a status that no response has.
+func pseudoStatus(v string) (int, bool) {
+	if len(v) != 3 || v[0] < '1' || v[0] > '5' || v[1] < '0' || v[1] > '9' || v[2] < '0' || v[2] > '9' {
+		return 0, false
+	}
+	return int(v[0]-'0')*100 + int(v[1]-'0')*10 + int(v[2]-'0'), true
 }
 
 // abServerCut is ab's cut of the Server value: bytes up to the first one

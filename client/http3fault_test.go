@@ -321,6 +321,9 @@ func TestHTTP3MalformedResponses(t *testing.T) {
 		{"two statuses", h3Frame(h3FrameHeaders, h3Section(":status", "200", ":status", "204")), false, errDuplicateStatus.Error()},
 		{"short body", append(h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "10")), h3Frame(h3FrameData, []byte("abc"))...), false, errH2LengthMismatch.Error()},
 		{"status 101", h3Frame(h3FrameHeaders, h3Section(":status", "101")), false, errH3Status101.Error()},
+		{"status -99", h3Frame(h3FrameHeaders, h3Section(":status", "-99", "content-length", "0")), false, errBadStatus.Error()},
+		{"status 600", h3Frame(h3FrameHeaders, h3Section(":status", "600", "content-length", "0")), false, errBadStatus.Error()},
+		{"status 99", h3Frame(h3FrameHeaders, h3Section(":status", "99", "content-length", "0")), false, errBadStatus.Error()},
 		{"dynamic table", h3Frame(h3FrameHeaders, []byte{0, 0, 0x80}), true, errH3QPACK.Error()},
 		{"bad huffman", h3Frame(h3FrameHeaders, []byte{0, 0, 0x54, 0x81, 0xff}), true, errH3QPACK.Error()}, // content-length: decoded
 		{"truncated frame", func() []byte { b := h3OK("hello"); return b[:len(b)-2] }(), true, errH3Truncated.Error()},
@@ -338,8 +341,8 @@ func TestHTTP3MalformedResponses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n {
-				t.Errorf("Complete %d Failed %+v, want %d Exceptions", res.Complete, res.Failed, n)
+			if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n || len(res.StatusCounts) != 0 {
+				t.Errorf("Complete %d Failed %+v statuses %v, want %d Exceptions and no status", res.Complete, res.Failed, res.StatusCounts, n)
 			}
 			if got := res.FirstError["exceptions"]; got != tc.err {
 				t.Errorf("first exception %q, want %q", got, tc.err)
