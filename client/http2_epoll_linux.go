@@ -611,7 +611,12 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHe
 	}
 	st := c.cur
 	c.cur = nil
-	if c.heads.done() {
+	switch ends, err := c.heads.done(); {
+	case err != nil: // the stream fails: an Exception, and reset
+		werr := c.fr.WriteRSTStream(st.id, h2ResetInterim) // before end, which may send the slot's next request
+		lp.end(c, st, failException, err)
+		return werr
+	case ends:
 		class, err := st.endClass(lp.h.headReq)
 		lp.end(c, st, class, err)
 	}

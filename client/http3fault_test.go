@@ -330,6 +330,7 @@ func TestHTTP3MalformedResponses(t *testing.T) {
 		{"push promise", append(h3Frame(h3FramePushPromise, []byte{0}), h3OK("hi")...), true, errH3PushPromise.Error()},
 		{"settings on a request", append(h3Frame(h3FrameSettings, nil), h3OK("hi")...), true, errH3FrameOnRequest.Error()},
 		{"huge head", big, false, errH3HeadersTooLarge.Error()},
+		{"33 informational heads", append(bytes.Repeat(h3Frame(h3FrameHeaders, h3Section(":status", "103")), maxInterim+1), h3OK("hi")...), false, errH3TooManyInterim.Error()},
 		{"data after trailers", append(append(h3OK("hi"), h3Frame(h3FrameHeaders, h3Section("x-t", "1"))...), h3Frame(h3FrameData, []byte("x"))...), false, errH3AfterTrailers.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -366,6 +367,7 @@ func TestHTTP3UnusualResponses(t *testing.T) {
 		body   int64
 	}{
 		{"interim heads", append(append(h3Frame(h3FrameHeaders, h3Section(":status", "100")), h3Frame(h3FrameHeaders, h3Section(":status", "103"))...), h3OK("hello")...), "GET", 5},
+		{"32 interim heads", append(bytes.Repeat(h3Frame(h3FrameHeaders, h3Section(":status", "103")), maxInterim), h3OK("hello")...), "GET", 5},
 		{"unknown frames", append(append(unknown, h3OK("hello")...), unknown...), "GET", 5},
 		{"trailers", append(h3OK("hello"), h3Frame(h3FrameHeaders, h3Section("x-checksum", "1"))...), "GET", 5},
 		{"head", h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "1000")), "HEAD", 0},
