@@ -585,7 +585,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 		if fe := h3NotH3(err); fe != nil {
 			r.stop(EndFatal, fe)
 		} else if !r.isStopped() && h3IsTLSError(err) {
-			r.events.TLSHandshakeFailed(err)
+			r.events.TLSHandshakeFailed(handshakeError(err))
 		}
 		return nil, h3ConnLost(err)
 	}
