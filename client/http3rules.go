@@ -95,6 +95,7 @@ var (
 	errH3TooManyInterim   = &h3Error{code: http3.ErrCodeExcessiveLoad, msg: fmt.Sprintf("more than %d informational responses", maxInterim)}
 	errH3AfterTrailers    = &h3Error{code: http3.ErrCodeMessageError, msg: "frame after the trailers"}
 	errH3Status101        = errors.New("malformed response: status 101 over HTTP/3")
+	errH3GoAwayAfterHead  = errors.New("response cut short: the server's GOAWAY refused a request it had begun to answer")
 	errH3NoSettings       = h3ConnError(http3.ErrCodeMissingSettings, "control stream does not start with SETTINGS")
 	errH3ControlClosed    = h3ConnError(http3.ErrCodeClosedCriticalStream, "the server closed its control stream")
 	errH3SecondSettings   = h3ConnError(http3.ErrCodeFrameUnexpected, "second SETTINGS frame")
