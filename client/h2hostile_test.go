@@ -414,6 +414,33 @@ func testH2GoAwayEveryRequest(t *testing.T) {
 	}
 }
 
+// A server that sends a response head, then GOAWAY with last stream ID 0,
+// as if it had processed nothing, then the body: the head proves it
+// processed the request, which is not sent again, and its response
+// completes.
+func testH2GoAwayAfterHead(t *testing.T) {
+	s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+		for id := range hc.reqs {
+			head := http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(":status", "200", "content-length", "5"), EndHeaders: true}
+			if hc.fr.WriteHeaders(head) != nil || hc.fr.WriteGoAway(0, http2.ErrCodeNo, nil) != nil || hc.fr.WriteData(id, true, []byte("hello")) != nil {
+				return
+			}
+		}
+	})
+	const n = 6
+	cfg := h2TestConfig(t, s.url(), n, 1, 1)
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != n || res.Failed.Total != 0 || res.Retries != 0 || res.BodyRead != 5*n {
+		t.Errorf("Complete %d Failed %+v (%v) Retries %d body %d, want %d answers, none sent again", res.Complete, res.Failed, res.FirstError, res.Retries, res.BodyRead, n)
+	}
+	if got := s.requests.Load(); got != n {
+		t.Errorf("server received %d requests for -n %d", got, n)
+	}
+}
+
 // Malformed responses (two :status fields; a :status that is not three
 // digits from 100 to 599; a body shorter than its content-length) are
 // Exceptions; a HEAD response's content-length needs no body.
@@ -588,6 +615,7 @@ func TestHTTP2HostileBothPaths(t *testing.T) {
 		{"ControlFlood", testH2ControlFlood},
 		{"PushPromise", testH2PushPromise},
 		{"GoAwayEveryRequest", testH2GoAwayEveryRequest},
+		{"GoAwayAfterHead", testH2GoAwayAfterHead},
 		{"MalformedResponses", testH2MalformedResponses},
 		{"UnopenedStream", testH2UnopenedStream},
 		{"HeaderListBomb", testH2HeaderListBomb},

@@ -108,7 +108,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.goaway = true
 		c.lastID = f.LastStreamID
 		for id, st := range c.streams {
-			if id > f.LastStreamID {
+			if st.refusedBy(id, f.LastStreamID) {
 				st.retry = true
 				c.completeLocked(st, failException, errGoAwayRefused)
 			}

@@ -109,6 +109,13 @@ func (st *h2Resp) takeReset(code http2.ErrCode) error {
 	return fmt.Errorf("stream reset by the server: %v", code)
 }
 
+// refusedBy reports whether a GOAWAY whose last stream ID is last refuses
+// stream id, which st is the response of: a stream above last was not
+// processed (RFC 9113 §6.8) and its request is sent again, unless its
+// final head has come, which proves the server processed it whatever its
+// GOAWAY says: such a stream is left to finish.
+func (st *h2Resp) refusedBy(id, last uint32) bool { return id > last && !st.final }
+
 // endClass is the class of a stream that ended normally: OK unless the
 // response is malformed (RFC 9113 §8.1.1, §8.3): no final head with exactly
 // one valid :status, or a body whose length is not the content-length (which

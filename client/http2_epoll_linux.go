@@ -565,7 +565,7 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 	case *http2.GoAwayFrame:
 		c.goaway = true
 		for id, st := range c.streams {
-			if id > f.LastStreamID {
+			if st.refusedBy(id, f.LastStreamID) {
 				st.retry = true
 				lp.end(c, st, failException, errGoAwayRefused)
 			}
