@@ -1,11 +1,18 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
+	"math/big"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // testCert is a self-signed localhost certificate in the shape of the one the
@@ -52,5 +59,37 @@ func TestSinkTLSHandshake(t *testing.T) {
 	s.TLSHandshake(cs)
 	if out.Len()+errb.Len() != 0 {
 		t.Errorf("-v 1 printed TLS details")
+	}
+}
+
+// A certificate's names are the server's bytes: -v 2 writes every byte a
+// terminal could take for a command (here a screen clear and an OSC 52
+// clipboard write) as \xNN, the rest as it is.
+func TestSinkTLSHandshakeEscapesNames(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := pkix.Name{CommonName: "evil\x1b[2J", Organization: []string{"\x1b]52;c;cHduZWQ=\x07 Ünïcode"}}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: name, Issuer: name,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, out, _ := newTestSink(2, 0)
+	s.TLSHandshake(&tls.ConnectionState{Version: tls.VersionTLS13, CipherSuite: tls.TLS_AES_128_GCM_SHA256, PeerCertificates: []*x509.Certificate{cert}})
+	want := `/O=\x1b]52;c;cHduZWQ=\x07 Ünïcode/CN=evil\x1b[2J`
+	for _, line := range []string{"The issuer name is " + want + "\n", "The subject name is " + want + "\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("certificate dump:\n%q\nwant the line %q", out.String(), line)
+		}
+	}
+	if i := strings.IndexFunc(out.String(), func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f }); i >= 0 {
+		t.Errorf("a control byte reached the dump at %d: %q", i, out.String())
 	}
 }

@@ -59,6 +59,7 @@ type h2ReaderState struct {
 	sawSettings bool
 	connUnacked uint32
 	cur         *h2Stream   // stream whose header block is being decoded (nil: unknown)
+	toReset     uint32      // a stream its header block failed, to reset (resetFailed); 0 if none
 	fast        []*h2Stream // streams that ended well, for finishFast
 	batching    bool        // the reader holds a place among the writers for requests it wrote
 }
@@ -282,7 +283,7 @@ func (c *h2Conn) writeBody(st *h2Stream) error {
 			// The stream ended (reset, connection lost, or answered before the
 			// body was all sent): the reader reports it. A server that answered
 			// early without resetting still waits for the rest; cancel it.
-			cancel := !c.dead && !st.peerReset
+			cancel := !c.dead && !st.resetSent
 			c.smu.Unlock()
 			if cancel {
 				return c.fr.WriteRSTStream(st.id, http2.ErrCodeCancel)

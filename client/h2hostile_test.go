@@ -26,6 +26,7 @@ type h2Hostile struct {
 	fs       *faultServer
 	requests atomic.Int64 // HEADERS frames read from gab (requests received)
 	protoErr atomic.Int64 // GOAWAY(PROTOCOL_ERROR) frames read from gab
+	calm     atomic.Int64 // RST_STREAM(ENHANCE_YOUR_CALM) frames read from gab
 }
 
 // h2HostileConn is one connection as its script sees it.
@@ -80,6 +81,9 @@ func (hc *h2HostileConn) readLoop(fc *faultConn) {
 		}
 		if g, ok := f.(*http2.GoAwayFrame); ok && g.ErrCode == http2.ErrCodeProtocol {
 			hc.srv.protoErr.Add(1)
+		}
+		if r, ok := f.(*http2.RSTStreamFrame); ok && r.ErrCode == http2.ErrCodeEnhanceYourCalm {
+			hc.srv.calm.Add(1)
 		}
 		if h, ok := f.(*http2.HeadersFrame); ok {
 			hc.srv.requests.Add(1)
@@ -410,8 +414,36 @@ func testH2GoAwayEveryRequest(t *testing.T) {
 	}
 }
 
-// Malformed responses (two :status fields; a body shorter than its
-// content-length) are Exceptions; a HEAD response's content-length needs no body.
+// A server that sends a response head, then GOAWAY with last stream ID 0,
+// as if it had processed nothing, then the body: the head proves it
+// processed the request, which is not sent again, and its response
+// completes.
+func testH2GoAwayAfterHead(t *testing.T) {
+	s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+		for id := range hc.reqs {
+			head := http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(":status", "200", "content-length", "5"), EndHeaders: true}
+			if hc.fr.WriteHeaders(head) != nil || hc.fr.WriteGoAway(0, http2.ErrCodeNo, nil) != nil || hc.fr.WriteData(id, true, []byte("hello")) != nil {
+				return
+			}
+		}
+	})
+	const n = 6
+	cfg := h2TestConfig(t, s.url(), n, 1, 1)
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != n || res.Failed.Total != 0 || res.Retries != 0 || res.BodyRead != 5*n {
+		t.Errorf("Complete %d Failed %+v (%v) Retries %d body %d, want %d answers, none sent again", res.Complete, res.Failed, res.FirstError, res.Retries, res.BodyRead, n)
+	}
+	if got := s.requests.Load(); got != n {
+		t.Errorf("server received %d requests for -n %d", got, n)
+	}
+}
+
+// Malformed responses (two :status fields; a :status that is not three
+// digits from 100 to 599; a body shorter than its content-length) are
+// Exceptions; a HEAD response's content-length needs no body.
 func testH2MalformedResponses(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -419,17 +451,31 @@ func testH2MalformedResponses(t *testing.T) {
 		body       string
 		fields     []string
 		exceptions int
+		err        error // the first exception, when set
+		interim    int   // 103 heads before the response
 	}{
-		{"two :status", "GET", "hello", []string{":status", "200", ":status", "204", "content-length", "5"}, 6},
-		{"short body", "GET", "hello", []string{":status", "200", "content-length", "100"}, 6},
-		{"long body", "GET", "hello", []string{":status", "200", "content-length", "2"}, 6},
-		{"bad content-length", "GET", "hello", []string{":status", "200", "content-length", "5x"}, 6},
-		{"well formed", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0},
-		{"HEAD", "HEAD", "", []string{":status", "200", "content-length", "100"}, 0},
+		{"two :status", "GET", "hello", []string{":status", "200", ":status", "204", "content-length", "5"}, 6, errDuplicateStatus, 0},
+		{"status -99", "GET", "hello", []string{":status", "-99", "content-length", "5"}, 6, errBadStatus, 0},
+		{"status 600", "GET", "hello", []string{":status", "600", "content-length", "5"}, 6, errBadStatus, 0},
+		{"status 099", "GET", "hello", []string{":status", "099", "content-length", "5"}, 6, errBadStatus, 0},
+		{"status 2000", "GET", "hello", []string{":status", "2000", "content-length", "5"}, 6, errBadStatus, 0},
+		{"short body", "GET", "hello", []string{":status", "200", "content-length", "100"}, 6, errH2LengthMismatch, 0},
+		{"long body", "GET", "hello", []string{":status", "200", "content-length", "2"}, 6, errH2LengthMismatch, 0},
+		{"bad content-length", "GET", "hello", []string{":status", "200", "content-length", "5x"}, 6, errH2ContentLength, 0},
+		{"well formed", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0, nil, 0},
+		{"status 599", "GET", "hello", []string{":status", "599", "content-length", "5"}, 0, nil, 0},
+		{"HEAD", "HEAD", "", []string{":status", "200", "content-length", "100"}, 0, nil, 0},
+		{"32 informational heads", "GET", "hello", []string{":status", "200", "content-length", "5"}, 0, nil, maxInterim},
+		{"33 informational heads", "GET", "hello", []string{":status", "200", "content-length", "5"}, 6, errTooManyInterim, maxInterim + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startH2Hostile(t, true, func(hc *h2HostileConn) {
 				for id := range hc.reqs {
+					for range tc.interim {
+						if hc.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(":status", "103"), EndHeaders: true}) != nil {
+							return
+						}
+					}
 					if hc.respond(id, tc.body, tc.fields...) != nil {
 						return
 					}
@@ -443,6 +489,12 @@ func testH2MalformedResponses(t *testing.T) {
 			}
 			if res.Complete != 6 || res.Failed.Exceptions != tc.exceptions || res.Failed.Total != tc.exceptions {
 				t.Errorf("Complete %d Failed %+v, want 6 with %d Exceptions", res.Complete, res.Failed, tc.exceptions)
+			}
+			if tc.err != nil && res.FirstError["exceptions"] != tc.err.Error() {
+				t.Errorf("first exception %q, want %q", res.FirstError["exceptions"], tc.err)
+			}
+			if res.Complete-tc.exceptions != statusTotal(res.StatusCounts) {
+				t.Errorf("status counts %v for %d answers", res.StatusCounts, res.Complete-tc.exceptions)
 			}
 		})
 	}
@@ -488,6 +540,67 @@ func testH2UnopenedStream(t *testing.T) {
 	}
 }
 
+// A server that sends informational (103) heads for ever on every stream
+// would hold each request for ever, -s included (every head is activity):
+// past maxInterim heads the request is an Exception and gab resets its
+// stream with ENHANCE_YOUR_CALM, so the run ends with every request
+// counted. The connection goes on (the server's further heads on the reset
+// streams are read and dropped).
+func testH2EndlessInformational(t *testing.T) {
+	s := startH2Hostile(t, true, func(hc *h2HostileConn) {
+		var open []uint32
+		for {
+			select {
+			case id, ok := <-hc.reqs:
+				if !ok {
+					return
+				}
+				open = append(open, id)
+			default:
+				if len(open) == 0 {
+					id, ok := <-hc.reqs
+					if !ok {
+						return
+					}
+					open = append(open, id)
+				}
+			}
+			for _, id := range open {
+				head := http2.HeadersFrameParam{StreamID: id, BlockFragment: hc.block(":status", "103", "link", "</a.css>; rel=preload"), EndHeaders: true}
+				if hc.fr.WriteHeaders(head) != nil {
+					return
+				}
+			}
+		}
+	})
+	const n = 4
+	cfg := h2TestConfig(t, s.url(), n, 1, 2)
+	cfg.Timeout = 10 * time.Second
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n || res.Retries != 0 {
+		t.Errorf("Complete %d Failed %+v Retries %d, want %d Exceptions", res.Complete, res.Failed, res.Retries, n)
+	}
+	if got := res.FirstError["exceptions"]; got != errTooManyInterim.Error() {
+		t.Errorf("first exception %q, want %q", got, errTooManyInterim)
+	}
+	if got := s.fs.accepted.Load(); got != 1 {
+		t.Errorf("%d connections, want 1 (a stream error leaves the connection alone)", got)
+	}
+	// The server reads the resets in its own time (see testH2UnopenedStream).
+	// The last request's may never leave: its failure ends the run, which
+	// closes the connection (and so every stream on it) at once.
+	deadline := time.Now().Add(20 * time.Second)
+	for s.calm.Load() < n-1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := s.calm.Load(); got < n-1 || got > n {
+		t.Errorf("server read %d RST_STREAM(ENHANCE_YOUR_CALM), want one per request (%d, the last one perhaps not)", got, n)
+	}
+}
+
 // A POST whose connection the server breaks after reading it (PUSH_PROMISE)
 // is never sent again: the server may have read the body. (Request bodies
 // take the goroutine path.)
@@ -502,13 +615,24 @@ func TestHTTP2HostileBothPaths(t *testing.T) {
 		{"ControlFlood", testH2ControlFlood},
 		{"PushPromise", testH2PushPromise},
 		{"GoAwayEveryRequest", testH2GoAwayEveryRequest},
+		{"GoAwayAfterHead", testH2GoAwayAfterHead},
 		{"MalformedResponses", testH2MalformedResponses},
 		{"UnopenedStream", testH2UnopenedStream},
 		{"HeaderListBomb", testH2HeaderListBomb},
+		{"EndlessInformational", testH2EndlessInformational},
 	}
 	h2Paths(t, func(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, tc.fn)
 		}
 	})
+}
+
+// statusTotal is the number of responses counts holds.
+func statusTotal(counts map[int]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

@@ -63,30 +63,18 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		return c.onData(f)
 	case *http2.HeadersFrame:
 		c.smu.Lock()
-		defer c.smu.Unlock()
-		st := c.streams[f.StreamID]
-		var resp *h2Resp
-		if st != nil {
-			now := c.r.clock()
-			st.tally.activity.Store(now)
-			st.arrived(now, f.Length)
-			resp = &st.h2Resp
-		} else if h2Unopened(f.StreamID, c.nextID) {
-			return errUnopenedStream
-		} else {
-			c.owner.touch(c.r)
-		}
-		c.cur = st
-		c.heads.begin(resp, f.StreamEnded())
-		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
+		err := c.headersLocked(f)
+		c.smu.Unlock()
+		return c.resetFailed(err)
 	case *http2.ContinuationFrame:
 		c.owner.touch(c.r) // the server is not silent, whatever the block is for
 		c.smu.Lock()
-		defer c.smu.Unlock()
 		if st := c.cur; st != nil && c.streams[f.StreamID] == st {
 			st.read += int64(f.Length) // firstByte was set by the HEADERS frame
 		}
-		return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
+		err := c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
+		c.smu.Unlock()
+		return c.resetFailed(err)
 	case *http2.RSTStreamFrame:
 		c.smu.Lock()
 		if st := c.streams[f.StreamID]; st == nil && h2Unopened(f.StreamID, c.nextID) {
@@ -120,7 +108,7 @@ func (c *h2Conn) handle(f http2.Frame) error {
 		c.goaway = true
 		c.lastID = f.LastStreamID
 		for id, st := range c.streams {
-			if id > f.LastStreamID {
+			if st.refusedBy(id, f.LastStreamID) {
 				st.retry = true
 				c.completeLocked(st, failException, errGoAwayRefused)
 			}
@@ -136,18 +124,57 @@ func (c *h2Conn) handle(f http2.Frame) error {
 	return nil
 }
 
+// headersLocked begins the header block of a HEADERS frame; smu held.
+func (c *h2Conn) headersLocked(f *http2.HeadersFrame) error {
+	st := c.streams[f.StreamID]
+	var resp *h2Resp
+	if st != nil {
+		now := c.r.clock()
+		st.tally.activity.Store(now)
+		st.arrived(now, f.Length)
+		resp = &st.h2Resp
+	} else if h2Unopened(f.StreamID, c.nextID) {
+		return errUnopenedStream
+	} else {
+		c.owner.touch(c.r)
+	}
+	c.cur = st
+	c.heads.begin(resp, f.StreamEnded())
+	return c.headerFragmentLocked(f.Length, f.HeaderBlockFragment(), f.HeadersEnded())
+}
+
 // headerFragmentLocked feeds one fragment of a header block to the
-// connection's decoder; smu held.
+// connection's decoder; smu held. A stream the block fails (headBlock) is
+// completed here and left in c.toReset for resetFailed, which writes its
+// RST_STREAM once smu is released (the write section is taken before smu).
 func (c *h2Conn) headerFragmentLocked(frameLen uint32, frag []byte, endHeaders bool) error {
 	if complete, err := c.heads.fragment(frameLen, frag, endHeaders); !complete {
 		return err
 	}
 	st := c.cur
 	c.cur = nil
-	if c.heads.done() {
+	switch ends, err := c.heads.done(); {
+	case err != nil:
+		st.resetSent = true // writeBody sends no RST_STREAM of its own
+		c.toReset = st.id
+		c.completeLocked(st, failException, err)
+	case ends:
 		c.endedLocked(st)
 	}
 	return nil
+}
+
+// resetFailed resets the stream a header block failed (c.toReset), if any,
+// with h2ResetInterim; err is the frame's error, returned as it is.
+func (c *h2Conn) resetFailed(err error) error {
+	if c.toReset == 0 || err != nil {
+		return err
+	}
+	id := c.toReset
+	c.toReset = 0
+	c.lockReply()
+	defer c.wmu.Unlock()
+	return c.fr.WriteRSTStream(id, h2ResetInterim)
 }
 
 // lockReply enters the write section for a frame of the reader's own (an

@@ -44,6 +44,10 @@ const (
 	// fails. (The goroutine path writes through a 32 KiB bufio.Writer, whose
 	// full buffer blocks the reader the same way.)
 	h2MaxOutput = 1 << 20
+	// h2ResetInterim is the code of the RST_STREAM with which gab ends a
+	// stream that brought more than maxInterim informational heads: the
+	// server is generating excessive load (RFC 9113 §7).
+	h2ResetInterim = http2.ErrCodeEnhanceYourCalm
 )
 
 var (
@@ -51,6 +55,7 @@ var (
 	errRunStopped          = errors.New("the run has stopped")
 	errNoStatus            = errors.New("stream ended without a response :status")
 	errDuplicateStatus     = errors.New("malformed response: more than one :status")
+	errBadStatus           = errors.New("malformed response: :status is not three digits from 100 to 599")
 	errH2ContentLength     = errors.New("malformed response: invalid content-length")
 	errH2LengthMismatch    = errors.New("malformed response: body length differs from content-length")
 	errHeaderBlockTooLarge = fmt.Errorf("response header block larger than %d bytes: %w", h2MaxHeaderBlock, http2.ConnectionError(http2.ErrCodeProtocol))
@@ -72,10 +77,11 @@ type h2Resp struct {
 	length    int64  // the final head's content-length, -1 if none (set with final)
 	malformed error  // why the final head is malformed, nil if it is not
 	unacked   uint32 // received DATA not yet given back with WINDOW_UPDATE
+	interim   int    // informational heads skipped
 	class     failClass
 	err       error
 	retry     bool // not processed by the server: issue the request again
-	peerReset bool // the server sent RST_STREAM
+	resetSent bool // a RST_STREAM ended the stream: the server's, or gab's own (headBlock's errors)
 }
 
 // arrived notes n payload bytes of a HEADERS, CONTINUATION or DATA frame for
@@ -99,20 +105,29 @@ func (st *h2Resp) takeData(now int64, f *http2.DataFrame) bool {
 // the server did not process it (st.retry).
 func (st *h2Resp) takeReset(code http2.ErrCode) error {
 	st.retry = code == http2.ErrCodeRefusedStream && !st.final
-	st.peerReset = true
+	st.resetSent = true
 	return fmt.Errorf("stream reset by the server: %v", code)
 }
 
+// refusedBy reports whether a GOAWAY whose last stream ID is last refuses
+// stream id, which st is the response of: a stream above last was not
+// processed (RFC 9113 §6.8) and its request is sent again, unless its
+// final head has come, which proves the server processed it whatever its
+// GOAWAY says: such a stream is left to finish.
+func (st *h2Resp) refusedBy(id, last uint32) bool { return id > last && !st.final }
+
 // endClass is the class of a stream that ended normally: OK unless the
 // response is malformed (RFC 9113 §8.1.1, §8.3): no final head with exactly
-// one :status, or a body whose length is not the content-length (which a
-// response to HEAD, a 204 and a 304 may carry without a body).
+// one valid :status, or a body whose length is not the content-length (which
+// a response to HEAD, a 204 and a 304 may carry without a body).
 func (st *h2Resp) endClass(headRequest bool) (failClass, error) {
 	switch {
-	case !st.final || st.status == 0:
+	case !st.final:
 		return failException, errNoStatus
 	case st.malformed != nil:
 		return failException, st.malformed
+	case st.status == 0:
+		return failException, errNoStatus
 	case st.length >= 0 && st.length != st.body && !headRequest && st.status != 204 && st.status != 304:
 		return failException, errH2LengthMismatch
 	}
@@ -132,21 +147,40 @@ func (st *h2Resp) finalHead(r *run, h *h2Head) {
 	}
 }
 
+// informational takes a head received before the final one and reports
+// whether it is an informational head, skipped: a well-formed 1xx on a
+// stream that goes on. It is the rule of both HTTP/2 paths and of HTTP/3:
+// at most maxInterim of them on one stream, HTTP/1's bound (a server that
+// sends 103 heads for ever would hold the request for ever, -s included,
+// since each head is activity); one more is tooMany, and the request fails
+// as an Exception with its stream reset.
+func (st *h2Resp) informational(h *h2Head, endStream bool) (skip, tooMany bool) {
+	if h.status < 100 || h.status >= 200 || h.malformed != nil || endStream {
+		return false, false
+	}
+	st.interim++
+	return true, st.interim > maxInterim
+}
+
 // headBlock takes a complete header block for st and reports whether st's
-// stream ends with it. An informational head (1xx without END_STREAM) before
-// the final one is skipped; dump, if not nil, sees the final head before it
-// is noted (-v 2 shows it before the status).
-func (st *h2Resp) headBlock(r *run, h *h2Head, endStream bool, dump func()) bool {
+// stream ends with it. An informational head before the final one is
+// skipped; past maxInterim of them, err (errTooManyInterim) says the stream
+// fails and gab resets it (RST_STREAM ENHANCE_YOUR_CALM: h2ResetInterim).
+// dump, if not nil, sees the final head before it is noted (-v 2 shows it
+// before the status).
+func (st *h2Resp) headBlock(r *run, h *h2Head, endStream bool, dump func()) (ends bool, err error) {
 	if !st.final {
-		if h.status >= 100 && h.status < 200 && h.malformed == nil && !endStream {
-			return false
+		if skip, tooMany := st.informational(h, endStream); tooMany {
+			return true, errTooManyInterim
+		} else if skip {
+			return false, nil
 		}
 		if dump != nil {
 			dump()
 		}
 		st.finalHead(r, h)
 	}
-	return endStream
+	return endStream, nil
 }
 
 // h2Head is what the fields of one response head said.
@@ -166,10 +200,10 @@ func (h *h2Head) note(r *run, f hpack.HeaderField) {
 			h.malformed = errDuplicateStatus
 			return
 		}
-		if len(f.Value) == 3 {
-			if n, err := strconv.Atoi(f.Value); err == nil {
-				h.status = n
-			}
+		if n, ok := pseudoStatus(f.Value); ok {
+			h.status = n
+		} else {
+			h.malformed = errBadStatus
 		}
 	case "content-length":
 		n, err := strconv.ParseInt(f.Value, 10, 64)
@@ -182,6 +216,17 @@ func (h *h2Head) note(r *run, f hpack.HeaderField) {
 			r.setServer(abServerCut(f.Value))
 		}
 	}
+}
+
+// pseudoStatus reads a :status value (RFC 9113 §8.3.2, RFC 9114 §4.3.2):
+// exactly three digits, a code from 100 to 599 (RFC 9110 §15). Anything
+// else, "-99", "+20", "099" or "600" among them, makes the response
+// malformed: it would be counted as a status that no response has.
+func pseudoStatus(v string) (int, bool) {
+	if len(v) != 3 || v[0] < '1' || v[0] > '5' || v[1] < '0' || v[1] > '9' || v[2] < '0' || v[2] > '9' {
+		return 0, false
+	}
+	return int(v[0]-'0')*100 + int(v[1]-'0')*10 + int(v[2]-'0'), true
 }
 
 // abServerCut is ab's cut of the Server value: bytes up to the first one
@@ -276,12 +321,13 @@ func (d *h2HeadDecoder) fragment(frameLen uint32, frag []byte, endHeaders bool) 
 }
 
 // done ends a complete block: it reports whether the stream it was decoded
-// for ends with it.
-func (d *h2HeadDecoder) done() bool {
+// for ends with it, and with err (a stream error, see headBlock) that the
+// stream fails and is to be reset.
+func (d *h2HeadDecoder) done() (ends bool, err error) {
 	st := d.resp
 	d.resp = nil
 	if st == nil {
-		return false
+		return false, nil
 	}
 	var dump func()
 	if d.verbose {

@@ -565,7 +565,7 @@ func (lp *h2Loop) handle(c *h2eConn, f http2.Frame) error {
 	case *http2.GoAwayFrame:
 		c.goaway = true
 		for id, st := range c.streams {
-			if id > f.LastStreamID {
+			if st.refusedBy(id, f.LastStreamID) {
 				st.retry = true
 				lp.end(c, st, failException, errGoAwayRefused)
 			}
@@ -611,7 +611,12 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHe
 	}
 	st := c.cur
 	c.cur = nil
-	if c.heads.done() {
+	switch ends, err := c.heads.done(); {
+	case err != nil: // the stream fails: an Exception, and reset
+		werr := c.fr.WriteRSTStream(st.id, h2ResetInterim) // before end, which may send the slot's next request
+		lp.end(c, st, failException, err)
+		return werr
+	case ends:
 		class, err := st.endClass(lp.h.headReq)
 		lp.end(c, st, class, err)
 	}

@@ -299,6 +299,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		return h3Done
 	}
 	t.TotalSent += int64(len(h.request))
+	begun := false // the final head is read, and c.inflight says so
 	for {
 		n, err := str.Read(s.buf)
 		if n > 0 {
@@ -308,6 +309,10 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 				c.fault(str, perr)
 				h.settle(r, t, s, failException, perr)
 				return h3Done
+			}
+			if !begun && s.resp.final {
+				begun = true
+				c.inflight[s.pos].begun.Store(true)
 			}
 		}
 		switch {
@@ -390,7 +395,8 @@ func (c *h3Conn) write(s *h3Slot) {
 		return
 	}
 	s.str, s.id = str, int64(str.StreamID())
-	c.inflight[s.pos].Store(str)
+	c.inflight[s.pos].begun.Store(false)
+	c.inflight[s.pos].str.Store(str)
 	if open := c.streams.Add(1); open > c.h.mostStreams.Load() {
 		c.h.noteStreams(open)
 	}
@@ -431,7 +437,7 @@ func h3StoppedAnswered(err error) bool {
 
 // ended ends s's stream's place on c.
 func (c *h3Conn) ended(s *h3Slot) {
-	c.inflight[s.pos].Store(nil)
+	c.inflight[s.pos].str.Store(nil)
 	c.streams.Add(-1)
 }
 
@@ -484,11 +490,17 @@ func (h *h3Transport) lost(r *run, t *tally, c *h3Conn, s *h3Slot, id int64, err
 		h.settle(r, t, s, failException, errors.New(h3StreamErrorText(se.ErrorCode)))
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		h.settle(r, t, s, failException, fmt.Errorf("no response within --request-timeout %v", h.cfg.RequestTimeout))
-	case id < 0 || g >= 0 && id >= g:
+	case id < 0 || g >= 0 && id >= g && !s.resp.final:
 		if id < 0 && !errors.Is(err, errGoAwayRefused) {
 			c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError)) // no stream opens on it: it has ended
 		}
 		return h3Retry // never sent, or at or above the server's GOAWAY
+	case g >= 0 && id >= g:
+		// The GOAWAY says the server did not process the request, but its
+		// response head had come: it did. The request is not sent again;
+		// its response, cut short (goAway cancelled the stream before the
+		// slot had read the head), is a failure of the server's making.
+		h.settle(r, t, s, failException, errH3GoAwayAfterHead)
 	default:
 		if cause := context.Cause(c.qc.Context()); cause != nil {
 			err = cause // the connection's end, not what it did to this stream
@@ -520,10 +532,10 @@ type h3Conn struct {
 	udp    *net.UDPConn
 	owner  *tally        // touched on connection-level activity (-s)
 	goaway atomic.Int64  // the stream ID of the server's GOAWAY, -1 before one
-	away   chan struct{} // closed on the server's first GOAWAY
-	// inflight holds each of the connection's slots' stream in flight (nil
-	// between requests), so that a GOAWAY can end those it did not process.
-	inflight []atomic.Pointer[quic.Stream]
+	away   chan struct{} // closed once the server's first GOAWAY is taken (goAway)
+	// inflight holds each of the connection's slots' stream in flight, so
+	// that a GOAWAY can end those the server did not process.
+	inflight []h3Inflight
 	active   atomic.Int32 // requests on the connection
 
 	// The slots' requests waiting for the leader's write (send).
@@ -585,7 +597,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 		if fe := h3NotH3(err); fe != nil {
 			r.stop(EndFatal, fe)
 		} else if !r.isStopped() && h3IsTLSError(err) {
-			r.events.TLSHandshakeFailed(err)
+			r.events.TLSHandshakeFailed(handshakeError(err))
 		}
 		return nil, h3ConnLost(err)
 	}
@@ -596,7 +608,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 		r.quicTLSDone(&cs)
 	}
 	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t, away: make(chan struct{}),
-		inflight: make([]atomic.Pointer[quic.Stream], h.cfg.Streams)}
+		inflight: make([]h3Inflight, h.cfg.Streams)}
 	c.goaway.Store(-1)
 	ctrl, err := qc.OpenUniStream()
 	if err == nil {
@@ -654,22 +666,46 @@ func (r *run) quicTLSDone(cs *tls.ConnectionState) {
 	}
 }
 
+// h3Inflight is a slot's stream in flight on a connection (nil between
+// requests) and whether its final response head has been read.
+type h3Inflight struct {
+	str   atomic.Pointer[quic.Stream]
+	begun atomic.Bool
+}
+
 // goAway takes the server's GOAWAY (RFC 9114 §5.2): no new streams, and
-// the requests in flight at or above id, which the server will not process,
-// end now (their slots send them again on a new connection); the
-// connection closes when its last request is done.
+// the requests in flight at or above id, which the server says it did not
+// process, end now (their slots send them again on a new connection); the
+// connection closes when its last request is done. A stream whose response
+// proves otherwise is left to end as it ends: one whose final head the slot
+// has read, or one the server has finished (h3Finished: its response, FIN
+// included, is on its way, possibly in quic-go's buffer still, which
+// cancelling the stream would discard).
 func (c *h3Conn) goAway(id int64) {
-	if c.goaway.Swap(id) < 0 {
-		close(c.away)
-	}
+	first := c.goaway.Swap(id) < 0
 	for i := range c.inflight {
-		if str := c.inflight[i].Load(); str != nil && int64(str.StreamID()) >= id {
+		f := &c.inflight[i]
+		if str := f.str.Load(); str != nil && int64(str.StreamID()) >= id && !f.begun.Load() && !h3Finished(str) {
 			str.CancelRead(quic.StreamErrorCode(http3.ErrCodeRequestCanceled))
 		}
+	}
+	if first {
+		close(c.away) // once the streams it refuses are cancelled
 	}
 	if c.active.Load() == 0 {
 		c.shut(quic.ApplicationErrorCode(http3.ErrCodeNoError))
 	}
+}
+
+// h3Finished reports whether the server has finished str's response side:
+// a FIN (or a RESET_STREAM) has told quic-go the stream's final size. (Only
+// at a GOAWAY: the probe costs an allocation.) A final size that becomes
+// known meanwhile may be missed: the stream is then treated as unfinished.
+func h3Finished(str *quic.Stream) bool {
+	known := new(atomic.Bool)
+	str.SetReceiveFinalSizeCallback(func(int64) { known.Store(true) }) // called at once if the size is known
+	str.SetReceiveFinalSizeCallback(nil)
+	return known.Load()
 }
 
 // c is the context of the streams gab opens on the connection: done when

@@ -272,6 +272,175 @@ func TestHTTP3GoAwayReplacesConnection(t *testing.T) {
 	}
 }
 
+// goneAway reports whether the script has decided to send GOAWAY(0) on
+// hc: a stream that comes then is not processed, left unanswered to the
+// connection's close (as in TestHTTP3GoAwayReplacesConnection). Else it
+// marks hc so, before the answer that precedes the GOAWAY.
+func goneAway(hc *h3HostileConn) bool {
+	_, gone := hc.data.LoadOrStore("goaway", true)
+	return gone
+}
+
+// finBeforeGoAway is a -v 2 run's Events that holds the slot at each
+// response head, read without the stream's end: it tells the server
+// (head), which then ends the stream, waits until quic-go knows the
+// stream's final size (the response is all in gab's hands), tells the
+// server (fin), which then sends GOAWAY, and waits until gab has taken it.
+type finBeforeGoAway struct {
+	h1Events
+	t         *testing.T
+	tr        *h3Transport
+	head, fin chan struct{}
+}
+
+// signal sends on ch, giving up after a while (the server has gone).
+func (e *finBeforeGoAway) signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	case <-time.After(20 * time.Second):
+		e.t.Error("the server stopped waiting")
+	}
+}
+
+func (e *finBeforeGoAway) Status(code int) {
+	e.h1Events.Status(code)
+	e.signal(e.head)
+	e.tr.connsMu.Lock()
+	var c *h3Conn
+	var str *quic.Stream
+	for k := range e.tr.conns {
+		if s := k.inflight[0].str.Load(); s != nil {
+			c, str = k, s
+		}
+	}
+	e.tr.connsMu.Unlock()
+	if str == nil {
+		e.t.Error("no stream in flight at a response head")
+		return
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !h3Finished(str) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	e.signal(e.fin)
+	select {
+	case <-c.away:
+	case <-time.After(20 * time.Second):
+		e.t.Error("the GOAWAY never came")
+	}
+}
+
+// A server that answers each POST in full, then sends GOAWAY(0), as if it
+// had processed none, and leaves what comes after unanswered: the slot is
+// held at the head (see finBeforeGoAway) until the stream's FIN has come and
+// gab has taken the GOAWAY. The response is complete, so it is an answer
+// whatever the GOAWAY says: the server answers each request once (the next
+// request, if it raced the GOAWAY, was not processed and goes again on a
+// new connection).
+func TestHTTP3GoAwayAfterAnswer(t *testing.T) {
+	ev := &finBeforeGoAway{t: t, head: make(chan struct{}), fin: make(chan struct{})}
+	s := startH3Hostile(t, h3Script{stream: func(hc *h3HostileConn, str *quic.Stream, _ int64) {
+		if goneAway(hc) {
+			return
+		}
+		hc.srv.answered.Add(1)
+		if _, err := str.Write(h3OK("hello")); err != nil {
+			return
+		}
+		select { // the FIN once gab has read the response (without its end)
+		case <-ev.head:
+		case <-hc.Context().Done():
+			return
+		}
+		_ = str.Close()
+		select {
+		case <-ev.fin:
+		case <-hc.Context().Done():
+			return
+		}
+		_ = hc.control(h3Frame(h3FrameGoAway, quicvarint.Append(nil, 0)))
+	}})
+	const n = 5
+	cfg := h3Cfg(t, s, n, 1, 1)
+	cfg.Spec.Method = "POST"
+	cfg.Spec.Body, cfg.Spec.HasBody = []byte("payload"), true
+	cfg.Events, cfg.Verbosity = ev, 2
+	rn, err := newRunner(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.tr = rn.tr.(*h3Transport)
+	res, err := rn.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != n || res.Failed.Total != 0 || res.BodyRead != 5*n {
+		t.Errorf("Complete %d Failed %+v (%v) body %d, want %d answers", res.Complete, res.Failed, res.FirstError, res.BodyRead, n)
+	}
+	if got := s.answered.Load(); got != n {
+		t.Errorf("server answered %d requests for -n %d: answered requests were sent again", got, n)
+	}
+}
+
+// headSeen signals (without blocking) each response head gab has read:
+// the engine reports the status (-v 2) once it has noted the final head.
+type headSeen struct {
+	h1Events
+	seen chan struct{}
+}
+
+func (e *headSeen) Status(code int) {
+	e.h1Events.Status(code)
+	select {
+	case e.seen <- struct{}{}:
+	default:
+	}
+}
+
+// A server that sends the response head, then GOAWAY(0) once gab has read
+// the head, then the body: it had begun to answer, so it processed the
+// request, which is not sent again. Its response completes (or, if the
+// GOAWAY overtook the slot's note that the head had come, is an Exception:
+// either way the server reads each request once).
+func TestHTTP3GoAwayAfterHead(t *testing.T) {
+	ev := &headSeen{seen: make(chan struct{}, 1)}
+	s := startH3Hostile(t, h3Script{stream: func(hc *h3HostileConn, str *quic.Stream, _ int64) {
+		if goneAway(hc) {
+			return
+		}
+		hc.srv.answered.Add(1)
+		if _, err := str.Write(h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "5"))); err != nil {
+			return
+		}
+		select {
+		case <-ev.seen:
+		case <-hc.Context().Done():
+			return
+		}
+		_ = hc.control(h3Frame(h3FrameGoAway, quicvarint.Append(nil, 0)))
+		_, _ = str.Write(h3Frame(h3FrameData, []byte("hello")))
+		_ = str.Close()
+	}})
+	const n = 6
+	cfg := h3Cfg(t, s, n, 1, 1)
+	cfg.Spec.Method = "POST"
+	cfg.Spec.Body, cfg.Spec.HasBody = []byte("payload"), true
+	cfg.Events, cfg.Verbosity = ev, 2
+	res, err, _ := runH2Within(t, cfg, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete != n || res.Failed.Total != res.Failed.Exceptions {
+		t.Errorf("Complete %d Failed %+v (%v), want %d requests", res.Complete, res.Failed, res.FirstError, n)
+	}
+	if e := res.FirstError["exceptions"]; e != "" && e != errH3GoAwayAfterHead.Error() {
+		t.Errorf("first exception %q", e)
+	}
+	if got := s.answered.Load(); got != n {
+		t.Errorf("server began %d answers for -n %d: answered requests were sent again", got, n)
+	}
+}
+
 // A server that closes its connection with an error (CONNECTION_CLOSE,
 // H3_INTERNAL_ERROR) after answering a few requests: the requests it left
 // unanswered may have been processed, so they are Receive failures, counted
@@ -321,12 +490,16 @@ func TestHTTP3MalformedResponses(t *testing.T) {
 		{"two statuses", h3Frame(h3FrameHeaders, h3Section(":status", "200", ":status", "204")), false, errDuplicateStatus.Error()},
 		{"short body", append(h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "10")), h3Frame(h3FrameData, []byte("abc"))...), false, errH2LengthMismatch.Error()},
 		{"status 101", h3Frame(h3FrameHeaders, h3Section(":status", "101")), false, errH3Status101.Error()},
+		{"status -99", h3Frame(h3FrameHeaders, h3Section(":status", "-99", "content-length", "0")), false, errBadStatus.Error()},
+		{"status 600", h3Frame(h3FrameHeaders, h3Section(":status", "600", "content-length", "0")), false, errBadStatus.Error()},
+		{"status 99", h3Frame(h3FrameHeaders, h3Section(":status", "99", "content-length", "0")), false, errBadStatus.Error()},
 		{"dynamic table", h3Frame(h3FrameHeaders, []byte{0, 0, 0x80}), true, errH3QPACK.Error()},
 		{"bad huffman", h3Frame(h3FrameHeaders, []byte{0, 0, 0x54, 0x81, 0xff}), true, errH3QPACK.Error()}, // content-length: decoded
 		{"truncated frame", func() []byte { b := h3OK("hello"); return b[:len(b)-2] }(), true, errH3Truncated.Error()},
 		{"push promise", append(h3Frame(h3FramePushPromise, []byte{0}), h3OK("hi")...), true, errH3PushPromise.Error()},
 		{"settings on a request", append(h3Frame(h3FrameSettings, nil), h3OK("hi")...), true, errH3FrameOnRequest.Error()},
 		{"huge head", big, false, errH3HeadersTooLarge.Error()},
+		{"33 informational heads", append(bytes.Repeat(h3Frame(h3FrameHeaders, h3Section(":status", "103")), maxInterim+1), h3OK("hi")...), false, errH3TooManyInterim.Error()},
 		{"data after trailers", append(append(h3OK("hi"), h3Frame(h3FrameHeaders, h3Section("x-t", "1"))...), h3Frame(h3FrameData, []byte("x"))...), false, errH3AfterTrailers.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -338,8 +511,8 @@ func TestHTTP3MalformedResponses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n {
-				t.Errorf("Complete %d Failed %+v, want %d Exceptions", res.Complete, res.Failed, n)
+			if res.Complete != n || res.Failed.Exceptions != n || res.Failed.Total != n || len(res.StatusCounts) != 0 {
+				t.Errorf("Complete %d Failed %+v statuses %v, want %d Exceptions and no status", res.Complete, res.Failed, res.StatusCounts, n)
 			}
 			if got := res.FirstError["exceptions"]; got != tc.err {
 				t.Errorf("first exception %q, want %q", got, tc.err)
@@ -363,6 +536,7 @@ func TestHTTP3UnusualResponses(t *testing.T) {
 		body   int64
 	}{
 		{"interim heads", append(append(h3Frame(h3FrameHeaders, h3Section(":status", "100")), h3Frame(h3FrameHeaders, h3Section(":status", "103"))...), h3OK("hello")...), "GET", 5},
+		{"32 interim heads", append(bytes.Repeat(h3Frame(h3FrameHeaders, h3Section(":status", "103")), maxInterim), h3OK("hello")...), "GET", 5},
 		{"unknown frames", append(append(unknown, h3OK("hello")...), unknown...), "GET", 5},
 		{"trailers", append(h3OK("hello"), h3Frame(h3FrameHeaders, h3Section("x-checksum", "1"))...), "GET", 5},
 		{"head", h3Frame(h3FrameHeaders, h3Section(":status", "200", "content-length", "1000")), "HEAD", 0},

@@ -234,6 +234,31 @@ func TestHTTP3VerifyTLS(t *testing.T) {
 	}
 }
 
+// A --verify-tls failure over QUIC quotes the certificate's names, the
+// server's bytes: the failed handshake is reported with them escaped, as
+// over TCP (TestTLSHostileCertificateNames).
+func TestHTTP3VerifyTLSNamesEscaped(t *testing.T) {
+	conf := h3test.TLSConfig(t)
+	conf.Certificates = []tls.Certificate{evilCertificate(t)}
+	port := h3test.ServeTLS(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}), conf, nil)
+	cfg := h3TestConfig(t, fmt.Sprintf("https://127.0.0.1:%d/", port), 2, 1, 1)
+	cfg.TLS.Verify, cfg.TLS.ServerName = true, "example.test"
+	ev := &tlsErrEvents{}
+	cfg.Events = ev
+	res, _, err := runH3(t, cfg)
+	if err == nil || res.Ending != EndFatal {
+		t.Fatalf("ending %v, err %v", res.Ending, err)
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	wantPrintable(t, "handshake failure", ev.texts...)
+	for class, text := range res.FirstError {
+		if strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Errorf("first %s error %q has a control byte", class, text)
+		}
+	}
+}
+
 // Parsing a response costs no allocation once the connection has seen its
 // fields (they are interned): the frames of a typical response, whole or
 // cut at every byte.

@@ -33,8 +33,6 @@ const (
 	// advertises it: a section's fields decoded (names, values and 32 bytes
 	// each, RFC 9114 §4.2.2). A larger one fails the request the same way.
 	h3MaxFieldSection = 1 << 20
-	// h3MaxInterim bounds the informational (1xx) heads before the final one.
-	h3MaxInterim = 32
 	// h3MaxControlFrame bounds a frame gab must hold whole on the control
 	// stream (SETTINGS, GOAWAY); past it the connection fails with
 	// H3_EXCESSIVE_LOAD. Unknown frames are skipped, not held.
@@ -94,9 +92,10 @@ var (
 	errH3QPACK            = h3ConnError(http3.ErrCodeQPACKDecompressionFailed, "field section does not decode without a dynamic table")
 	errH3HeadersTooLarge  = &h3Error{code: http3.ErrCodeExcessiveLoad, msg: fmt.Sprintf("HEADERS frame larger than %d bytes", h3MaxHeadersFrame)}
 	errH3SectionTooLarge  = &h3Error{code: http3.ErrCodeExcessiveLoad, msg: fmt.Sprintf("field section larger than %d bytes decoded", h3MaxFieldSection)}
-	errH3TooManyInterim   = &h3Error{code: http3.ErrCodeExcessiveLoad, msg: fmt.Sprintf("more than %d informational responses", h3MaxInterim)}
+	errH3TooManyInterim   = &h3Error{code: http3.ErrCodeExcessiveLoad, msg: fmt.Sprintf("more than %d informational responses", maxInterim)}
 	errH3AfterTrailers    = &h3Error{code: http3.ErrCodeMessageError, msg: "frame after the trailers"}
 	errH3Status101        = errors.New("malformed response: status 101 over HTTP/3")
+	errH3GoAwayAfterHead  = errors.New("response cut short: the server's GOAWAY refused a request it had begun to answer")
 	errH3NoSettings       = h3ConnError(http3.ErrCodeMissingSettings, "control stream does not start with SETTINGS")
 	errH3ControlClosed    = h3ConnError(http3.ErrCodeClosedCriticalStream, "the server closed its control stream")
 	errH3SecondSettings   = h3ConnError(http3.ErrCodeFrameUnexpected, "second SETTINGS frame")
@@ -112,8 +111,7 @@ var (
 
 // h3Resp is one response on a request stream, parsed as it arrives.
 type h3Resp struct {
-	h2Resp            // status, final head, body and bytes counted as for HTTP/2
-	interim  int      // informational heads seen
+	h2Resp            // status, final head, informational heads, body and bytes counted as for HTTP/2
 	trailers bool     // the trailer section has been read
 	hdr      [16]byte // a frame header split over reads, gathered
 	hdrLen   int
@@ -261,15 +259,15 @@ func (p *h3Resp) payloadDone(r *run, d *h3Fields, block []byte) *h3Error {
 	if err != nil {
 		return err
 	}
-	if h.status >= 100 && h.status < 200 && h.malformed == nil {
-		if h.status == 101 {
-			h.malformed = errH3Status101
-		} else {
-			if p.interim++; p.interim > h3MaxInterim {
-				return errH3TooManyInterim
-			}
-			return nil
-		}
+	if h.status == 101 && h.malformed == nil {
+		h.malformed = errH3Status101
+	}
+	// The end of the stream is not known here: a 1xx head is informational
+	// whatever follows (RFC 9114 §4.1).
+	if skip, tooMany := p.informational(h, false); tooMany {
+		return errH3TooManyInterim
+	} else if skip {
+		return nil
 	}
 	if d.verbose {
 		d.dump()

@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"gab/internal/chart"
 )
 
 // This file is ab's TLS setup (-Z -f -E -I, SNI) on top of crypto/tls, and the
@@ -377,13 +379,39 @@ func (g tlsRamp) leave() { <-g }
 // tlsLink (tlsloop_linux.go); both end in tlsFailed or tlsDone.
 func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 	tc := tls.Client(raw, conf)
-	if err := tc.Handshake(); err != nil {
+	if err := handshakeError(tc.Handshake()); err != nil {
 		r.tlsFailed(err)
 		return nil, err
 	}
 	r.tlsDone(tc)
 	return tc, nil
 }
+
+// handshakeError is err, a failed handshake's error, as gab reports it
+// (ab's "SSL handshake failed" line, the first connect error, the abort
+// message): its text can quote the server's certificate, the names a
+// --verify-tls failure cites ("certificate is valid for NAME, not HOST")
+// among them, so every byte a terminal could take for a command is written
+// \xNN, by chart.Printable, as ab's OpenSSL writes such bytes in names.
+// errors.Is and errors.As still see err.
+func handshakeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if text := chart.Printable(err.Error()); text != err.Error() {
+		return &printableError{text: text, err: err}
+	}
+	return err
+}
+
+// printableError is an error whose text was made printable.
+type printableError struct {
+	text string
+	err  error
+}
+
+func (e *printableError) Error() string { return e.text }
+func (e *printableError) Unwrap() error { return e.err }
 
 // tlsGaveUp reports a read error of crypto/tls's own making: the session
 // is unusable (an alert sent or received, a record it refused, or a limit of

@@ -1,12 +1,20 @@
 package client
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -285,5 +293,80 @@ func TestTLSHostileFloods(t *testing.T) {
 	hostileSubtest(t, "stray bytes instead of the close", h1Paths, func(t *testing.T) {
 		srv := newTLSFaultServer(t, nil, floodAfterRequest(strayAfterClose, "junk"))
 		wantStrayBytesCut(t, hostileConfig(t, srv.port(), 4, 2, false))
+	})
+}
+
+// evilName is a certificate name that would clear the screen and write the
+// clipboard (OSC 52) if it reached a terminal as it is.
+const evilName = "evil\x1b[2J\x1b]52;c;cHduZWQ=\x07.test"
+
+// evilNameEscaped is evilName as gab reports it (chart.Printable).
+const evilNameEscaped = `evil\x1b[2J\x1b]52;c;cHduZWQ=\x07.test`
+
+// evilCertificate is a self-signed certificate for evilName only.
+func evilCertificate(t testing.TB) tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: evilName}, DNSNames: []string{evilName},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// tlsErrEvents records the text of every failed handshake as Events gets it.
+type tlsErrEvents struct {
+	h1Events
+	mu    sync.Mutex
+	texts []string
+}
+
+func (e *tlsErrEvents) TLSHandshakeFailed(err error) {
+	e.h1Events.TLSHandshakeFailed(err)
+	e.mu.Lock()
+	e.texts = append(e.texts, err.Error())
+	e.mu.Unlock()
+}
+
+// wantPrintable checks that each text quotes evilName escaped, no control
+// byte in it.
+func wantPrintable(t *testing.T, what string, texts ...string) {
+	t.Helper()
+	if len(texts) == 0 {
+		t.Errorf("%s: none", what)
+	}
+	for _, s := range texts {
+		if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f }) || !strings.Contains(s, evilNameEscaped) {
+			t.Errorf("%s %q: want %s escaped and no control byte", what, s, evilNameEscaped)
+		}
+	}
+}
+
+// A --verify-tls failure quotes the certificate's names ("certificate is
+// valid for NAME, not HOST"), which are the server's bytes: every report of
+// it (ab's "SSL handshake failed" line, the first connect error, the abort
+// message) has them escaped, on both paths, HTTP/1 and --http2.
+func TestTLSHostileCertificateNames(t *testing.T) {
+	cert := evilCertificate(t)
+	onBothProtocols(t, "names", func(t *testing.T, h2 bool) {
+		srv := newTLSFaultServer(t, func(c *tls.Config) { c.Certificates = []tls.Certificate{cert} }, func(fc *faultConn) { _, _ = fc.readRequest() })
+		cfg := hostileConfig(t, srv.port(), 2, 1, h2)
+		cfg.TLS.Verify, cfg.TLS.ServerName = true, "example.test"
+		ev := &tlsErrEvents{}
+		cfg.Events = ev
+		res, err := runTimed(t, cfg, 3*time.Second)
+		wantHandshakeAbort(t, res, err, 1, &ev.h1Events, srv)
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		wantPrintable(t, "handshake failure", ev.texts...)
+		wantPrintable(t, "first connect error", res.FirstError["connect"])
+		var fe *FatalError
+		if errors.As(err, &fe) {
+			wantPrintable(t, "abort message", fe.Message)
+		}
 	})
 }

@@ -146,7 +146,7 @@ func (l *tlsLink) start() {
 	l.started = true
 	l.next, l.stop = iter.Pull(func(yield func(struct{}) bool) {
 		l.yield = yield
-		l.hsErr = l.tc.Handshake()
+		l.hsErr = handshakeError(l.tc.Handshake())
 		l.yield = nil
 	})
 	l.step()
