@@ -689,7 +689,11 @@ func (rn *Runner) newRun() *run {
 		r.opens = &connOpens{at: make([]int64, max(cfg.Concurrency, 0))}
 	}
 	r.start = time.Now()
-	r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
+	if cfg.TimeLimit > 0 { // -n is a cap, not what the run will send: the store grows as it fills
+		r.samples = samples.NewGrowing(cfg.Requests, cfg.SampleLimit)
+	} else {
+		r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
+	}
 	if cfg.KeepAllRows {
 		r.samples.SpillPastLimit("")
 	}
