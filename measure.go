@@ -39,6 +39,16 @@ func (m *runMeter) begin() {
 	m.started = time.Now()
 }
 
+// rebase takes the start readings again (not the start time) when the
+// measured part of the run begins: after a warm-up, at a ramp-up's end
+// (client.Runner.OnMeasure), so that these are left out of the client's CPU,
+// the server's and the machine's as they are of every other figure.
+func (m *runMeter) rebase() {
+	started := m.started
+	m.begin()
+	m.started = started
+}
+
 // clientCPU is the client's CPU since begin.
 func (m *runMeter) clientCPU() report.CPUUsage { return report.ProcessCPU().Sub(m.cpuBefore) }
 
@@ -69,9 +79,11 @@ type measured struct {
 	machine   *hoststat.Delta   // what the machine did over the run (the verdicts' evidence)
 }
 
-// measureRun runs the engine between the meters' readings.
+// measureRun runs the engine between the meters' readings, the first
+// taken again when its measured part begins (after a warm-up or a ramp-up).
 func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measured {
 	m.begin()
+	runner.OnMeasure(m.rebase)
 	res, err := runner.Run(ctx)
 	ms := &measured{res: res, err: err, cpu: m.clientCPU()}
 	ms.server, ms.serverErr = m.serverCPU(ms.cpu)

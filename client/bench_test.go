@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // benchServer is a minimal loopback HTTP/1 server that allocates nothing per
@@ -154,6 +155,14 @@ func BenchmarkKeepAlive100B(b *testing.B) {
 	for _, c := range []int{1, 8} {
 		b.Run(fmt.Sprintf("c%d", c), func(b *testing.B) { benchmarkRun(b, true, c) })
 	}
+}
+
+// BenchmarkKeepAlive100BTimeLimited is the fast path of a run that a time
+// limit may end (-t), whose sample store grows in 1 MiB blocks as the
+// requests come: it must report 0 allocs/op too (a block per 65,536
+// requests).
+func BenchmarkKeepAlive100BTimeLimited(b *testing.B) {
+	benchmarkRunWith(b, true, 1, false, func(cfg *Config) { cfg.TimeLimit = time.Hour })
 }
 
 // tlsServerConfig serves a throwaway self-signed ECDSA P-256 certificate,

@@ -54,7 +54,7 @@ func (l *cgiLate) recorded(s *cgiStore, i int) {
 	defer l.mu.Unlock()
 	l.store, l.idx = s, i
 	if l.reaped {
-		s.t.Reap[i], s.t.ChildCPU[i] = l.reap, l.cpu
+		s.setExit(i, l.reap, l.cpu)
 	}
 }
 
@@ -63,52 +63,65 @@ func (l *cgiLate) exited(reap, cpu uint32) {
 	defer l.mu.Unlock()
 	l.reaped, l.reap, l.cpu = true, reap, cpu
 	if l.idx >= 0 {
-		l.store.t.Reap[l.idx], l.store.t.ChildCPU[l.idx] = reap, cpu
+		l.store.setExit(l.idx, reap, cpu)
 	}
 }
 
 // cgiStore keeps the CGI phases of the first min(n, SampleLimit) recorded
-// requests, by recording index, like Samples.
-type cgiStore struct{ t CGITimes }
+// requests, by recording index, like Samples: allocated at once, or as the
+// requests come in a run that a time limit ends (see samples.NewGrowing).
+type cgiStore struct {
+	spawn, firstByte, output, reap, childCPU samples.Blocks[uint32]
+}
 
-func newCGIStore(n, limit int) *cgiStore {
+func newCGIStore(n, limit int, growing bool) *cgiStore {
 	if limit <= 0 {
 		limit = samples.DefaultLimit
 	}
 	size := max(min(n, limit), 0)
-	return &cgiStore{t: CGITimes{
-		Spawn:     make([]uint32, size),
-		FirstByte: make([]uint32, size),
-		Output:    make([]uint32, size),
-		Reap:      make([]uint32, size),
-		ChildCPU:  make([]uint32, size),
-	}}
+	first := size
+	if growing {
+		first = 0 // the blocks come as the requests do
+	}
+	return &cgiStore{
+		spawn:     samples.NewBlocks[uint32](first, size),
+		firstByte: samples.NewBlocks[uint32](first, size),
+		output:    samples.NewBlocks[uint32](first, size),
+		reap:      samples.NewBlocks[uint32](first, size),
+		childCPU:  samples.NewBlocks[uint32](first, size),
+	}
 }
 
 // put stores request i's phases; safe for concurrent use with distinct i.
 func (s *cgiStore) put(i int, c *cgiSample) {
-	if c == nil || i >= len(s.t.Spawn) {
+	if c == nil || i >= s.spawn.Limit() {
 		return
 	}
-	s.t.Spawn[i] = c.Spawn
-	s.t.FirstByte[i] = c.FirstByte
-	s.t.Output[i] = c.Output
-	s.t.Reap[i] = c.Reap
-	s.t.ChildCPU[i] = c.ChildCPU
+	s.spawn.Set(i, c.Spawn)
+	s.firstByte.Set(i, c.FirstByte)
+	s.output.Set(i, c.Output)
+	s.setExit(i, c.Reap, c.ChildCPU)
 	if c.late != nil {
 		c.late.recorded(s, i)
 	}
 }
 
-// times returns the phases of the first done requests (fewer past the limit).
+// setExit stores request i's Reap and ChildCPU.
+func (s *cgiStore) setExit(i int, reap, cpu uint32) {
+	s.reap.Set(i, reap)
+	s.childCPU.Set(i, cpu)
+}
+
+// times returns the phases of the first done requests (fewer past the
+// limit). It must not run concurrently with put or setExit.
 func (s *cgiStore) times(done int) *CGITimes {
-	k := max(min(done, len(s.t.Spawn)), 0)
+	k := max(min(done, s.spawn.Limit()), 0)
 	return &CGITimes{
-		Spawn:     s.t.Spawn[:k],
-		FirstByte: s.t.FirstByte[:k],
-		Output:    s.t.Output[:k],
-		Reap:      s.t.Reap[:k],
-		ChildCPU:  s.t.ChildCPU[:k],
+		Spawn:     s.spawn.All(k),
+		FirstByte: s.firstByte.All(k),
+		Output:    s.output.All(k),
+		Reap:      s.reap.All(k),
+		ChildCPU:  s.childCPU.All(k),
 	}
 }
 
@@ -202,7 +215,7 @@ func (tr *cgiTransport) prepare(_ context.Context, r *run) error {
 	if err := cgiPrepareProcess(); err != nil {
 		return err
 	}
-	r.cgi = newCGIStore(tr.cfg.Requests, tr.cfg.SampleLimit)
+	r.cgi = newCGIStore(tr.cfg.Requests, tr.cfg.SampleLimit, tr.cfg.TimeLimit > 0)
 	go func() {
 		<-r.stopCh // every run ends with stop
 		tr.stopLingerers()

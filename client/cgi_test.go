@@ -7,9 +7,11 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -920,4 +922,30 @@ wait
 			groupsGone(t, dir)
 		})
 	}
+}
+
+// TestCGITimeLimitedStoreFollowsItsRequests: a -t CGI run's phase store
+// grows with the programs run instead of setting aside five columns of the
+// 10,000,000-request limit (200 MB) at the start, and still holds every
+// request's phases.
+func TestCGITimeLimitedStoreFollowsItsRequests(t *testing.T) {
+	const most = 16 << 20
+	prog := writeScript(t, t.TempDir(), "ok", `printf 'Content-Type: text/plain\r\n\r\nok'`)
+	cfg := cgiConfig(t, prog, "http://localhost/ok", math.MaxInt32, 1)
+	cfg.TimeLimit = 300 * time.Millisecond
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := runCGI(t, context.Background(), cfg)
+	runtime.ReadMemStats(&after)
+	if err != nil || res.Complete == 0 || res.CGI == nil {
+		t.Fatalf("run: %v, %d complete", err, res.Complete)
+	}
+	if c := res.CGI; len(c.Spawn) != res.Complete || len(c.Reap) != res.Complete || len(c.ChildCPU) != res.Complete || c.Spawn[0] == 0 {
+		t.Errorf("%d requests complete; CGI phases of %d (reap %d, cpu %d), first spawn %d µs", res.Complete, len(c.Spawn), len(c.Reap), len(c.ChildCPU), c.Spawn[0])
+	}
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > most {
+		t.Errorf("a CGI run of %d requests holds %.1f MB of heap, want at most %d MB", res.Complete, float64(grew)/1e6, most>>20)
+	}
+	runtime.KeepAlive(res)
 }

@@ -140,7 +140,7 @@ type Config struct {
 	// starts its first request at i·RampUp/s after the run's start, instead
 	// of ab's start once the first response head arrives); every request
 	// that starts before RampUp has passed is sent but left out of every
-	// count and figure, as a warm-up's (Result.RampUp says how many). The run
+	// count and figure, as a warm-up's (Result.Ramp says how many). The run
 	// takes the goroutine-per-connection path, where a slot is a connection.
 	RampUp time.Duration
 

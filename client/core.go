@@ -92,6 +92,7 @@ type tally struct {
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
 	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
 	tl       tlTally          // the worker's link to the timeline (timeline.go)
+	ramp     rampTally        // what its requests of the ramp-up counted (ramp.go)
 }
 
 type connBox struct{ c io.Closer }
@@ -352,6 +353,9 @@ func usec(ns int64) uint32 {
 // finish accounts for one attempt. It returns false when the worker should stop
 // (the run ended). The caller must have claimed the request.
 func (r *run) finish(t *tally, o *outcome) bool {
+	if o.Start < r.rampEnd {
+		t.leaveToRamp() // its bytes are the ramp-up's, abandoned or not
+	}
 	if o.Start < r.rampEnd && o.Class != failAbandoned {
 		// Started during the ramp-up: its ticket goes back, nothing counts.
 		r.unclaim()
@@ -535,6 +539,8 @@ type Runner struct {
 	cur     atomic.Pointer[run] // r, for Completed from other goroutines
 	lookups *lookupTimer        // times name resolution for the extended report; nil otherwise
 	warmup  bool                // this runner is a warm-up's (see warmUp)
+	// onMeasure is called when the measured part begins (OnMeasure, ramp.go).
+	onMeasure func()
 }
 
 // New checks the configuration and prepares what must fail before ab's banner
@@ -601,6 +607,9 @@ func (rn *Runner) Run(ctx context.Context) (*Result, error) {
 			return res, err
 		}
 		warm = w.Warmup
+	}
+	if warm != nil && rn.cfg.RampUp <= 0 {
+		rn.measuring() // the measured part begins now (with a ramp-up, at its end: watch)
 	}
 	res, err := rn.measure(ctx)
 	if res != nil {
@@ -689,7 +698,11 @@ func (rn *Runner) newRun() *run {
 		r.opens = &connOpens{at: make([]int64, max(cfg.Concurrency, 0))}
 	}
 	r.start = time.Now()
-	r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
+	if cfg.TimeLimit > 0 { // -n is a cap, not what the run will send: the store grows as it fills
+		r.samples = samples.NewGrowing(cfg.Requests, cfg.SampleLimit)
+	} else {
+		r.samples = samples.New(cfg.Requests, cfg.SampleLimit)
+	}
 	if cfg.KeepAllRows {
 		r.samples.SpillPastLimit("")
 	}
@@ -774,9 +787,13 @@ func (rn *Runner) watch(ctx context.Context, r *run, allDone <-chan struct{}) {
 		defer tk.Stop()
 		tick = tk.C
 	}
+	rampEnd, measured := rn.rampEnds(r)
+	defer measured()
 	lastTick, lookedAgain := r.clock(), false
 	for {
 		select {
+		case <-rampEnd:
+			rn.measuring()
 		case <-allDone:
 			return
 		case <-r.stopCh:
@@ -880,7 +897,7 @@ func (rn *Runner) result() *Result {
 		}
 	}
 	if r.rampEnd > 0 { // the run's figures start after the ramp-up
-		res.RampUp = r.rampSent.Load()
+		res.Ramp = r.rampResult()
 		res.Elapsed = max(res.Elapsed-time.Duration(r.rampEnd), 0)
 		for k, at := range res.FirstErrorAt { // as the time taken, from the ramp-up's end
 			res.FirstErrorAt[k] = max(at-time.Duration(r.rampEnd), 0)

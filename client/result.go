@@ -149,9 +149,9 @@ type Result struct {
 	// Warmup describes the warm-up (--warmup) sent before the measured run;
 	// nil without one. None of its requests is in any other figure.
 	Warmup *WarmupResult
-	// RampUp is the number of requests that started during Config.RampUp,
-	// left out of every figure.
-	RampUp int64
+	// Ramp describes the requests that started during Config.RampUp, left
+	// out of every other figure; nil without a ramp-up.
+	Ramp *RampResult
 
 	Samples *samples.Store
 	// Extra holds the figures beyond ab's (Config.Extended or Config.Rate); nil otherwise.

@@ -1,7 +1,9 @@
 package client
 
 import (
+	"math"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -77,4 +79,27 @@ func sortedByTotal(all []samples.Sample) []samples.Sample {
 	want := slices.Clone(all)
 	slices.SortFunc(want, samples.CompareByTotal)
 	return want
+}
+
+// TestTimeLimitedRunStoreFollowsItsRequests: the request count of a -t run
+// is only a cap (2^31−1 with --no-cap, in a capacity step or a calibration),
+// so its sample store grows with what the run sends instead of setting
+// aside its 10,000,000-sample limit (160 MB) at the start: a few hundred
+// requests keep a few MB in use.
+func TestTimeLimitedRunStoreFollowsItsRequests(t *testing.T) {
+	const most = 16 << 20
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res := runScript(t, Config{Requests: math.MaxInt32, Concurrency: 2, TimeLimit: 300 * time.Millisecond, Rate: 2000},
+		func(r *run, k int64, sent int64) outcome { return scriptedOutcome(sent, sent+int64(time.Microsecond)) })
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if exact := len(res.Samples.Exact()); res.Complete == 0 || exact != res.Complete {
+		t.Fatalf("%d requests complete, %d samples stored", res.Complete, exact)
+	}
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > most {
+		t.Errorf("a run of %d requests holds %.1f MB of heap, want at most %d MB", res.Complete, float64(grew)/1e6, most>>20)
+	}
+	runtime.KeepAlive(res)
 }

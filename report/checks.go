@@ -88,6 +88,14 @@ type warmupFigures struct {
 	TimeS    float64 `json:"time_s"`
 }
 
+// rampFigures are the requests that started during a ramp-up
+// (client.RampResult): none of them, their bytes or the CPU of the ramp-up
+// is in another figure.
+type rampFigures struct {
+	Requests int64   `json:"requests"`
+	TimeS    float64 `json:"time_s"`
+}
+
 // thresholdVerdicts are the --fail-if verdicts.
 type thresholdVerdicts struct {
 	Passed bool `json:"passed"`

@@ -69,6 +69,9 @@ type Run struct {
 	CGI *cgiTable `json:"cgi,omitempty"`
 	// Warmup is the warm-up sent before the run (--warmup; absent without).
 	Warmup *warmupFigures `json:"warmup,omitempty"`
+	// RampUp is the ramp-up's requests, sent and left out of every other
+	// figure (gab sweep --ramp; absent without).
+	RampUp *rampFigures `json:"ramp_up,omitempty"`
 	// Thresholds are the --fail-if verdicts (absent without the option).
 	Thresholds *thresholdVerdicts `json:"thresholds,omitempty"`
 	// Environment is where gab ran (absent in documents of older versions).

@@ -222,6 +222,9 @@ func Summarize(res *client.Result, o Options) *Run {
 	if w := res.Warmup; w != nil {
 		r.Warmup = &warmupFigures{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
 	}
+	if rr := res.Ramp; rr != nil {
+		r.RampUp = &rampFigures{Requests: rr.Requests, TimeS: rr.Elapsed.Seconds()}
+	}
 	r.Timeline = timelineOf(res)
 	if r.Rate != nil {
 		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r.Timeline)

@@ -238,6 +238,7 @@ func (c *checker) document(d *Run) {
 			c.column("cgi."+col.name, col.col)
 		}
 	}
+	c.plausible(d) // plausible.go
 }
 
 // count checks a count against what the document can hold.

@@ -10,26 +10,36 @@ const DefaultLimit = 10_000_000
 // index (the order in which ab records them). Past its limit it keeps 1 ms
 // histograms with exact sums instead, so memory stays flat.
 type Store struct {
-	exact []Sample                   // preallocated; written by index, no lock
+	exact Blocks[Sample]             // written by index, no lock; allocated at once (New) or as it fills (NewGrowing)
 	count atomic.Int64               // recorded requests (exact and histogram)
 	histP atomic.Pointer[Histograms] // allocated only when the limit is passed
 	spill *spillStore                // samples past the limit, on disk too (SpillPastLimit); nil otherwise
 }
 
 // New returns a store for up to n requests, of which at most limit are
-// kept exactly.
+// kept exactly, allocated now: for a run that sends n requests.
 func New(n, limit int) *Store {
+	size := exactSize(n, limit)
+	return &Store{exact: NewBlocks[Sample](size, size)}
+}
+
+// NewGrowing returns a store for up to n requests, of which at most limit
+// are kept exactly, for a run that a time limit ends (-t), whose n is only a
+// cap: it starts with 65,536 samples (1 MiB) and adds a block of as many
+// whenever the requests reach past what it holds (see Blocks), so that a
+// short run's store costs what it holds, not 16 bytes times the cap. The first Exact gathers the blocks
+// into one slice: while it copies them, the samples are held twice.
+func NewGrowing(n, limit int) *Store {
+	return &Store{exact: NewBlocks[Sample](blockLen, exactSize(n, limit))}
+}
+
+// exactSize is the number of requests a store keeps exactly: min(n, limit),
+// limit 0 meaning DefaultLimit.
+func exactSize(n, limit int) int {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	size := n
-	if size > limit {
-		size = limit
-	}
-	if size < 0 {
-		size = 0
-	}
-	return &Store{exact: make([]Sample, size)}
+	return max(min(n, limit), 0)
 }
 
 // SpillPastLimit makes the store keep every sample past its exact limit in a
@@ -42,8 +52,8 @@ func (s *Store) SpillPastLimit(dir string) { s.spill = newSpillStore(dir) }
 // for concurrent use with distinct i and distinct batches. batch is the recording worker's own spill
 // buffer (see spill.go); nil spills at once, under the store's lock.
 func (s *Store) Put(i int, smp Sample, batch *[]Sample) {
-	if i < len(s.exact) {
-		s.exact[i] = smp
+	if i < s.exact.Limit() {
+		s.exact.Set(i, smp)
 	} else {
 		s.histograms().add(smp)
 		if s.spill != nil {
@@ -91,14 +101,15 @@ func (s *Store) histograms() *Histograms {
 func (s *Store) Len() int { return int(s.count.Load()) }
 
 // Exact returns the exactly stored samples (all of them unless Overflowed).
-// Callers may reorder the slice in place (the report sorts it).
-func (s *Store) Exact() []Sample {
-	n := s.Len()
-	if n > len(s.exact) {
-		n = len(s.exact)
-	}
-	return s.exact[:n]
-}
+// Callers may reorder the slice in place (the report sorts it). It must not
+// run concurrently with Put: a growing store gathers its blocks into one
+// slice on the first call.
+func (s *Store) Exact() []Sample { return s.exact.All(s.Len()) }
+
+// Allocated is the number of samples the store has memory for: all it may
+// keep exactly for New's, what the requests reached so far (in blocks of
+// 65,536) for NewGrowing's.
+func (s *Store) Allocated() int { return s.exact.Allocated() }
 
 // Rows is the number of samples EachByTotal yields: every recorded request
 // when nothing overflowed or the store spills past its limit, else the exact ones.
