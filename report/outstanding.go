@@ -226,6 +226,10 @@ func writeOutstanding(p *errWriter, r *Run, corrected bool) {
 	} else if o.TimeoutS > 0 {
 		failed = ", and the " + strconv.FormatInt(o.Failed, 10) + " older than -s (" + decimal(o.TimeoutS) + " s) as failed"
 	}
-	p.printf("In flight at the stop:  %d requests unanswered when the run stopped, %s %s to %s [ms] before it: %s count each as a latency of that age (a lower bound)%s\n",
-		o.Requests, since, ms3(float64(a.MinUs)), ms3(float64(a.MaxUs)), what, failed)
+	n := strconv.FormatInt(o.Requests, 10) + " requests"
+	if o.Requests == 1 {
+		n = "1 request"
+	}
+	p.printf("In flight at the stop:  %s unanswered when the run stopped, %s %s to %s [ms] before it: %s count each as a latency of that age (a lower bound)%s\n",
+		n, since, ms3(float64(a.MinUs)), ms3(float64(a.MaxUs)), what, failed)
 }
