@@ -439,11 +439,13 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Error = err.Error()
 		return st
 	}
+	unanswered := sf.addOutstanding(res, s.latencyMax)
 	// A request gab could not write was not served: ab lists write errors
 	// apart from its Failed requests, but for a step they are failures. The
 	// timeline does not split them by interval, so the settle's count too.
 	sf.failures += int64(res.WriteErrors)
-	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, int64(res.Non2xx)
+	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures+unanswered.failed, int64(res.Non2xx)
+	st.Outstanding = unanswered.requests
 	if st.Error != "" {
 		st.Failed = max(st.Failed, int64(res.Failed.Total)) // the run's, settle included: it ended early
 	}
@@ -454,7 +456,9 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	pct := func(p float64) int64 { return cor.ValueAtQuantile(p) }
 	st.P50Us, st.P99Us, st.P999Us = pct(50), pct(99), pct(99.9)
 	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
-	f := threshold.Figures{Complete: sf.requests, Failed: sf.failures, Non2xx: int64(res.Non2xx),
+	// The objectives count the unanswered requests as requests, and their
+	// ages in the latencies (addOutstanding).
+	f := threshold.Figures{Complete: sf.requests + unanswered.requests, Failed: st.Failed, Non2xx: int64(res.Non2xx),
 		RPS: st.AchievedPerS, MeanUS: cor.Mean(), MinUS: float64(cor.Min()), MaxUS: float64(cor.Max()),
 		Percentile: func(p float64) float64 { return float64(pct(p)) }}
 	vs, ok := threshold.CheckAll(s.objectives, f)
@@ -462,10 +466,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
 	}
 	st.Kept = st.AchievedPerS >= capacity.MinAchieved*rate
-	busy := 0.0
-	if cfg.Concurrency > 0 {
-		busy = st.AchievedPerS * st.UncorrectedMeanUs / 1e6 / float64(cfg.Concurrency)
-	}
+	busy := report.BusyShare(sf.inFlight, cfg.Concurrency, sf.span)
 	cb := report.ClientBound(report.ClientLoad{
 		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
 		Sent: rr.Sent, Behind: behindPast(rr.BehindAtEnd, rate, behindGrace), Busy: busy,
@@ -526,6 +527,37 @@ type steady struct {
 	corrected, total   *hdrhistogram.Histogram
 	requests, failures int64
 	span               time.Duration
+	// inFlight is the time the requests spent on their connections within
+	// the span (completed ones' totals, unanswered ones' ages within it),
+	// for the connections' busy share.
+	inFlight time.Duration
+}
+
+// unanswered are the requests a step left in flight at its end, and how
+// many of them count as failed.
+type unanswered struct{ requests, failed int64 }
+
+// addOutstanding counts the requests still unanswered at the step's end
+// (client.Result.Outstanding): each is a latency of at least its age, from
+// its intended send time (corrected) and from its actual one (total), and a
+// failure when older than the largest latency objective (bound) or -s. A
+// server that never answers some requests has them count against the
+// percentiles and failed, where they counted nowhere.
+func (sf *steady) addOutstanding(res *client.Result, bound time.Duration) unanswered {
+	if res.Timeout > 0 {
+		bound = min(bound, res.Timeout)
+	}
+	var u unanswered
+	for _, f := range res.Outstanding {
+		u.requests++
+		if f.Corrected > bound {
+			u.failed++
+		}
+		_ = sf.corrected.RecordValue(min(f.Corrected.Microseconds(), samples.HistHighestUS))
+		_ = sf.total.RecordValue(min(f.Age.Microseconds(), samples.HistHighestUS))
+		sf.inFlight += min(f.Age, sf.span)
+	}
+	return u
 }
 
 // steadyOf gathers the figures of the run's whole intervals from settle on
@@ -535,11 +567,14 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 	tl := res.Timeline
 	if settle == 0 || tl == nil {
 		rr := res.Extra.Rate
-		sf.corrected, sf.total = rr.Corrected.Hist, res.Extra.Phases[client.PhaseTotal].Hist
-		if sf.corrected == nil || sf.total == nil {
+		if rr.Corrected.Hist == nil || res.Extra.Phases[client.PhaseTotal].Hist == nil {
 			return nil, errors.New("the step kept no latency histogram")
 		}
+		// Copies: addOutstanding adds to them.
+		sf.corrected.Merge(rr.Corrected.Hist)
+		sf.total.Merge(res.Extra.Phases[client.PhaseTotal].Hist)
 		sf.requests, sf.failures, sf.span = int64(res.Complete), int64(res.Failed.Total), res.Elapsed
+		sf.inFlight = time.Duration(res.Extra.Phases[client.PhaseTotal].Sum) * time.Microsecond
 		return sf, nil
 	}
 	for _, iv := range tl.Intervals {
@@ -563,6 +598,8 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 			p.to.Merge(h)
 		}
 	}
+	// The histogram's mean: to its 3 significant digits.
+	sf.inFlight = time.Duration(sf.total.Mean() * float64(sf.total.TotalCount()) * float64(time.Microsecond))
 	return sf, nil
 }
 

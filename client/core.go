@@ -93,7 +93,15 @@ type tally struct {
 	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
 	tl       tlTally          // the worker's link to the timeline (timeline.go)
 	ramp     rampTally        // what its requests of the ramp-up counted (ramp.go)
+	// inflight are the requests this worker had in flight when the run
+	// stopped (leftInFlight); nil until then.
+	inflight []inFlightAt
 }
+
+// inFlightAt is a request the stopping run left in flight: when it started
+// and when it was due (rate mode; its start otherwise), in ns since the
+// run's start.
+type inFlightAt struct{ start, due int64 }
 
 type connBox struct{ c io.Closer }
 
@@ -364,6 +372,7 @@ func (r *run) finish(t *tally, o *outcome) bool {
 	}
 	switch o.Class {
 	case failAbandoned:
+		r.leftInFlight(t, o)
 		r.unclaim()
 		return false
 	case failConnect, failHeaderOverflow:
@@ -440,6 +449,25 @@ func (r *run) finish(t *tally, o *outcome) bool {
 		r.checkLength(t, o.Body, o.End)
 	}
 	return r.record(t, o)
+}
+
+// leftInFlight notes o's request, which the stopping run leaves in flight:
+// sent, or being sent (connecting, writing), and neither answered nor
+// failed. Every transport reports such a request once, when the run has
+// stopped: as an abandoned attempt through finish, or (the event loops,
+// which do not finish what they leave) as it shuts down. Result.Outstanding
+// lists them; nothing is noted on the hot path.
+func (r *run) leftInFlight(t *tally, o *outcome) {
+	if r.warmup || o.Start < r.rampEnd {
+		return // the warm-up's and the ramp-up's requests count nowhere
+	}
+	at := inFlightAt{start: o.Start, due: o.Start}
+	if r.sched != nil {
+		// As stamp does for a recorded request: the actual send time, and
+		// the slot's intended one.
+		at.start, at.due = max(o.Start, t.Sent), t.Intended
+	}
+	t.inflight = append(t.inflight, at)
 }
 
 func (r *run) reportReceiveError(err error) {
@@ -731,8 +759,9 @@ func (rn *Runner) begin(ctx context.Context, r *run) *FatalError {
 	return nil
 }
 
-// startWorkers starts one worker per slot of the transport (all but the first
-// wait for ab's ramp-up) and returns a channel closed when they all returned.
+// startWorkers starts one worker per slot of the transport (outside rate
+// mode all but the first wait for ab's ramp-up) and returns a channel closed
+// when they all returned.
 func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
@@ -753,7 +782,13 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 					tm.Stop()
 					return
 				}
-			} else if i > 0 {
+			} else if i > 0 && r.sched == nil {
+				// ab's ramp-up: the other slots wait for the first
+				// response head. Not in rate mode, where the schedule
+				// sends on whichever connection is free: a server slow
+				// to answer the first request must not leave the others
+				// unopened (the schedule would fall behind with the
+				// connections unused, and seem the client's doing).
 				select {
 				case <-r.rampUp:
 				case <-r.stopCh:
@@ -867,7 +902,16 @@ func (rn *Runner) result() *Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
+	if cfg := rn.cfg; cfg.Timeout > 0 {
+		res.Timeout = cfg.Timeout
+	}
 	for _, t := range r.tallies {
+		if res.Ending != EndCompleted { // n recorded: nothing is left outstanding
+			for _, at := range t.inflight {
+				res.Outstanding = append(res.Outstanding, InFlight{
+					Age: time.Duration(max(r.stopAt-at.start, 0)), Corrected: time.Duration(max(r.stopAt-at.due, 0))})
+			}
+		}
 		t.flushStatus()
 		r.samples.FlushBatch(&t.spill) // every worker has stopped
 		lastDone = max(lastDone, t.lastDone)

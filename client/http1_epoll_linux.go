@@ -205,11 +205,20 @@ func newEpLoop(h *http1, r *run, slot int, t *tally) (*epLoop, error) {
 	return lp, nil
 }
 
-// shutdown closes every socket, the waker and the epoll instance.
+// shutdown closes every socket, the waker and the epoll instance. A request
+// still connecting, being written or waiting for its response is left in
+// flight (a complete response waiting for the server's close is answered).
 func (lp *epLoop) shutdown() {
 	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
-		lp.closeConn(&lp.conns[i])
+		c := &lp.conns[i]
+		switch c.state {
+		case epConnecting, epHandshake, epWriting, epRead:
+			if lp.r.isStopped() {
+				lp.r.leftInFlight(lp.t, &c.out)
+			}
+		}
+		lp.closeConn(c)
 	}
 	lp.close()
 }

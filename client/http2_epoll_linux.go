@@ -701,11 +701,18 @@ func (lp *h2Loop) closeConn(c *h2eConn) {
 	c.pos, c.have = 0, 0
 }
 
-// shutdown closes every socket, the waker and the epoll instance.
+// shutdown closes every socket, the waker and the epoll instance. A slot's
+// request still waiting for its stream or its response is left in flight.
 func (lp *h2Loop) shutdown() {
 	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
-		lp.closeConn(&lp.conns[i])
+		c := &lp.conns[i]
+		for j := range c.slots {
+			if st := &c.slots[j]; st.state != h2eIdle && lp.r.isStopped() {
+				lp.r.leftInFlight(lp.t, &st.o)
+			}
+		}
+		lp.closeConn(c)
 	}
 	lp.close()
 }

@@ -160,10 +160,32 @@ type Result struct {
 	Timeline *Timeline
 	// CGI holds the CGI-mode breakdown (nil otherwise).
 	CGI *CGITimes
+	// Outstanding are the requests still in flight when the run stopped
+	// (-t, SIGINT, -s, a fatal error), in no order: sent, or being sent,
+	// and neither answered nor failed (none when the run recorded its n
+	// requests, and none of the warm-up's or the ramp-up's). ab counts them
+	// nowhere; gab's figures count each as a latency of at least its age,
+	// and one older than Timeout as a failure (package report).
+	Outstanding []InFlight
+	// Timeout is -s (Config.Timeout; 0 or less: none), for Outstanding's rule.
+	Timeout time.Duration
+
 	// Opening says whether the connections opened as promptly as the run
 	// asked for them (Config.Extended without Config.Rate, whose schedule asks
 	// for connections as it needs them; with TCP connections; nil otherwise).
 	Opening *ConnOpening
+}
+
+// InFlight is a request that was still in flight when the run stopped,
+// with its ages at the stop.
+type InFlight struct {
+	// Age is from its start as ab's Total column counts it: before its
+	// connect, or when the previous response on its kept-alive connection
+	// ended; in rate mode no earlier than its actual send time.
+	Age time.Duration
+	// Corrected is from its intended send time in rate mode (its slot on
+	// the schedule, as the corrected latencies count); Age otherwise.
+	Corrected time.Duration
 }
 
 // ConnOpening is how promptly a run's TCP connections (HTTP/1.x, HTTP/2)

@@ -91,7 +91,7 @@ var Catalog = []Figure{
 		return float64(d.Report.CompleteRequests), true
 	}},
 	{"failed", "Failed requests", "", "failed", lower, 0, func(d *Run) (float64, bool) {
-		return float64(d.Report.FailedRequests), true
+		return float64(int64(d.Report.FailedRequests) + d.outstandingFailed()), true
 	}},
 	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, func(d *Run) (float64, bool) {
 		return float64(d.Report.Non2xxResponses), true
@@ -195,8 +195,12 @@ func unitLabel(title, unit string) string {
 
 // meanMs is the exact mean total time: from the sums or the extended total
 // phase where the document has them, else (a document of neither) ab's
-// truncated µs mean.
+// truncated µs mean. With requests in flight at the stop, their ages count
+// too (latencyWithOutstanding), as in every latency figure below.
 func meanMs(d *Run) (float64, bool) {
+	if all, ok := latencyWithOutstanding(d); ok {
+		return all.Mean() / 1000, true
+	}
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		return float64(s.Total.SumUs) / float64(s.Total.Count) / 1000, true
 	}
@@ -210,8 +214,17 @@ func meanMs(d *Run) (float64, bool) {
 }
 
 // sdMs is the total time's sample sd (n−1): exact from the sums, else the
-// extended total phase's, else ab's.
+// extended total phase's, else ab's; with the outstanding requests' ages
+// when there are some.
 func sdMs(d *Run) (float64, bool) {
+	if all, ok := latencyWithOutstanding(d); ok {
+		return all.SD() / 1000, true
+	}
+	return sdCompleted(d)
+}
+
+// sdCompleted is sdMs of the completed requests alone.
+func sdCompleted(d *Run) (float64, bool) {
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		if sq, ok := new(big.Int).SetString(s.Total.SumSquaresUs2, 10); ok {
 			return sdOfSums(s.Total.Count, s.Total.SumUs, sq) / 1000, true
@@ -252,6 +265,9 @@ func extremeMs(d *Run, max bool) (float64, bool) {
 		}
 		return float64(lo) / 1000, true
 	}
+	if all, ok := latencyWithOutstanding(d); ok {
+		return pick(all.Min, all.Max)
+	}
 	if s := d.Sums; s != nil && s.Total.Count > 0 {
 		return pick(s.Total.MinUs, s.Total.MaxUs)
 	}
@@ -268,6 +284,9 @@ func extremeMs(d *Run, max bool) (float64, bool) {
 // the extended report's total phase.
 func percentileMs(p float64) func(d *Run) (float64, bool) {
 	return func(d *Run) (float64, bool) {
+		if all, ok := latencyWithOutstanding(d); ok {
+			return float64(all.Percentile(p)) / 1000, true
+		}
 		if s := d.Sums; s != nil && s.Total.Count > 0 {
 			if dist, err := s.Total.dist(); err == nil {
 				return float64(dist.Percentile(p)) / 1000, true

@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 
+	"gab/internal/samples"
 	"gab/internal/threshold"
 )
 
@@ -38,6 +39,10 @@ func (r *Run) ThresholdsFailed() bool { return r.Thresholds != nil && !r.Thresho
 // them: ab's counts and requests per second, the Total column's exact mean,
 // min and max, and its percentiles as the --percentiles table states them
 // (finePercentile).
+//
+// Requests in flight at the stop count as the catalog counts them
+// (outstanding.go): each a request of its age, exact to the µs, a failure
+// when older than -s.
 func (r *Run) thresholdFigures(t *tables) threshold.Figures {
 	rp := r.Report
 	f := threshold.Figures{
@@ -49,6 +54,31 @@ func (r *Run) thresholdFigures(t *tables) threshold.Figures {
 	if ct := rp.ConnectionTimes; ct != nil {
 		f.MeanUS, f.MinUS, f.MaxUS = float64(ct.Total.MeanUs), float64(ct.Total.MinUs), float64(ct.Total.MaxUs)
 		f.Percentile = func(p float64) float64 { return float64(t.finePercentile(totalColumn, p)) }
+	}
+	if ages := r.local.outstandingUs; len(ages) > 0 {
+		n, k := t.n, len(ages)
+		if rp.ConnectionTimes == nil {
+			n = 0
+		}
+		sum := f.MeanUS * float64(n) // ab's truncated mean, unless the exact sum is known
+		if x := r.Extended; x != nil && x.Phases.Total.Count == int64(n) {
+			sum = float64(x.Phases.Total.SumUs)
+		}
+		for _, a := range ages {
+			sum += float64(a)
+		}
+		f.MeanUS = sum / float64(n+k)
+		if n == 0 {
+			f.MinUS, f.MaxUS = float64(ages[0]), float64(ages[k-1])
+		} else {
+			f.MinUS, f.MaxUS = min(f.MinUS, float64(ages[0])), max(f.MaxUS, float64(ages[k-1]))
+		}
+		at := func(i int) int64 { return t.finePercentileAt(i) }
+		f.Percentile = func(p float64) float64 {
+			return float64(unionAt(n, at, ages, int(samples.NearestRank(int64(n+k), p))-1))
+		}
+		f.Complete += int64(k)
+		f.Failed += r.outstandingFailed()
 	}
 	f.Named = r.catalogFigure
 	return f

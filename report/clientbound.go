@@ -36,10 +36,12 @@ type ClientLoad struct {
 	LateShare    float64
 	// LagP95 is the 95th percentile of how late the schedule sent requests.
 	LagP95 time.Duration
-	// Busy is the connections' occupancy during the run: achieved rate × mean
-	// (uncorrected) latency / connections. A schedule that falls behind while
-	// Busy is well below 1 had connections free to send on: the client, not
-	// the server, was late.
+	// Busy is the connections' occupancy during the run (BusyShare): the
+	// time they had a request in flight, the requests still unanswered at
+	// the end included, over connections × the run's time. A schedule that
+	// falls behind while Busy is well below 1 had connections free to send
+	// on: the client, not the server, was late. A server that holds the
+	// connections makes them busy: its doing, not the client's.
 	Busy float64
 
 	// SchedP99 is the 99th percentile of how long gab's goroutines waited
@@ -95,6 +97,16 @@ func (v ClientBoundVerdict) String() string {
 		return "not client-bound"
 	}
 	return "client-bound: " + strings.Join(v.Reasons, "; ")
+}
+
+// BusyShare is the connections' occupancy: inFlight, the time requests
+// spent on them (each from its send to its end, or to the run's end for
+// one still unanswered), over conns × wall; 0 when either is unknown.
+func BusyShare(inFlight time.Duration, conns int, wall time.Duration) float64 {
+	if conns <= 0 || wall <= 0 {
+		return 0
+	}
+	return inFlight.Seconds() / wall.Seconds() / float64(conns)
 }
 
 // ClientBound applies the rule to l.

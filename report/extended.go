@@ -144,8 +144,19 @@ func (x *extendedFigures) derive(rp *abReport, elapsed time.Duration, sampleStor
 	}
 }
 
-// rateOf gathers rate mode's figures; derive adds the achieved rate.
-func rateOf(rr *client.RateResult, percents []float64) *rateFigures {
+// rateOf gathers rate mode's figures, the corrected times counting the
+// requests in flight at the stop at their age from their intended send
+// times; derive adds the achieved rate.
+func rateOf(rr *client.RateResult, inFlight []client.InFlight, percents []float64) *rateFigures {
+	cor := &rr.Corrected
+	if len(inFlight) > 0 && cor.Hist != nil {
+		all := samples.NewDist()
+		all.Merge(cor)
+		for _, f := range inFlight {
+			all.Add(f.Corrected.Microseconds())
+		}
+		cor = &all
+	}
 	return &rateFigures{
 		TargetPerS:      rr.Target,
 		Sent:            rr.Sent,
@@ -153,8 +164,8 @@ func rateOf(rr *client.RateResult, percents []float64) *rateFigures {
 		OnSchedule:      rr.OnSchedule,
 		OnScheduleTolUs: client.ScheduleTolerance.Microseconds(),
 		Lag:             distOf(&rr.Lag),
-		Corrected:       distOf(&rr.Corrected),
-		CorrectedServed: correctedServed(&rr.Corrected, percents),
+		Corrected:       distOf(cor),
+		CorrectedServed: correctedServed(cor, percents),
 	}
 }
 
@@ -248,6 +259,7 @@ func writeExtended(w io.Writer, r *Run) error {
 	}
 
 	p.printf("\n")
+	writeOutstanding(p, r, false)
 	tp := x.Throughput
 	switch {
 	case tp.Intervals >= 2:
@@ -345,6 +357,7 @@ func writeCorrected(w io.Writer, r *Run) error {
 		rr.Sent, rr.OnSchedule, ms3(float64(rr.OnScheduleTolUs)), rr.DueButNotSent)
 	p.printf("Behind schedule:        %s [ms] mean, %s [ms] p99, %s [ms] max (send time − intended; p99: nearest rank, from an HDR histogram, 3 significant digits)\n",
 		ms3(rr.Lag.MeanUs), ms3(float64(rr.Lag.P99Us)), ms3(float64(rr.Lag.MaxUs)))
+	writeOutstanding(p, r, true)
 	writeRateSteps(p, rr.Steps)
 	d := &rr.Corrected
 	if d.Count == 0 {

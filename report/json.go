@@ -82,6 +82,9 @@ type Run struct {
 	// Figures are the catalog's figures of the run (catalog.go), key → value
 	// in the figure's unit; a figure the run lacks is absent.
 	Figures FigureValues `json:"figures,omitempty"`
+	// Outstanding are the requests still in flight when the run stopped
+	// (outstanding.go; absent when there were none).
+	Outstanding *outstandingFigures `json:"outstanding,omitempty"`
 	// Apdex is the run's APDEX (--apdex; absent without the option).
 	Apdex *apdexSection `json:"apdex,omitempty"`
 	// Verdicts say whether the figures can be trusted as the server's
@@ -125,6 +128,10 @@ type local struct {
 	// precision replaces the 1 ms histograms' line under ab's tables (a
 	// merged report says how exact its medians and percentiles are).
 	precision string
+	// outstandingUs are the ages of the requests in flight at the stop in
+	// µs, ascending (--fail-if's exact figures; nil in a decoded or merged
+	// document).
+	outstandingUs []int64
 	// mergeNotes say why a merged run lacks a section some of its runs had
 	// (the timeline, APDEX).
 	mergeNotes []string

@@ -59,6 +59,7 @@ func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 	}
 	r.Extended = mg.extended()
 	r.Rate = mg.rate()
+	r.Outstanding = mg.outstanding()
 	var apdexNote string
 	r.Apdex, apdexNote = mergeApdex(runs)
 	for _, note := range []string{mg.timeline(r), apdexNote} {

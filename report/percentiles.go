@@ -101,6 +101,16 @@ func (t *tables) finePercentile(c column, p float64) int64 {
 	return d.Percentile(p)
 }
 
+// finePercentileAt is the Total column's value of rank i (0-based) as
+// finePercentile reads its ranks: exact, or past the exact store from the
+// HDR histogram.
+func (t *tables) finePercentileAt(i int) int64 {
+	if t.hdr != nil {
+		return t.hdr.total.AtIndex(int64(i))
+	}
+	return t.valueAt(totalColumn, i)
+}
+
 // percentileTitle says the unit, the rank rule and where the values come
 // from.
 func percentileTitle(r *Run) string {

@@ -213,10 +213,11 @@ func Summarize(res *client.Result, o Options) *Run {
 	}
 	t.useHDRPast(r, res)
 	r.CGI = summarizeCGI(res.CGI)
+	r.Outstanding, r.local.outstandingUs = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
 	if x := res.Extra; x != nil {
 		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
 		if rr := x.Rate; rr != nil {
-			r.Rate = rateOf(rr, o.Percentiles)
+			r.Rate = rateOf(rr, res.Outstanding, o.Percentiles)
 		}
 	}
 	if w := res.Warmup; w != nil {

@@ -225,6 +225,9 @@ func (c *checker) document(d *Run) {
 	if d.Rate != nil {
 		c.rate(d.Rate, limit)
 	}
+	if d.Outstanding != nil {
+		c.outstanding(d.Outstanding, limit)
+	}
 	if d.Apdex != nil {
 		c.apdex(d.Apdex, d.Report, limit)
 	}
@@ -604,6 +607,24 @@ func (c *checker) rate(r *rateFigures, limit int64) {
 		c.histogram("rate.corrected_histogram", &r.CorrectedHistogram, r.Corrected.Count)
 	}
 	c.served("rate.corrected_percentage_served", r.CorrectedServed, nil)
+}
+
+// outstanding checks the requests in flight at the stop: as many ages as
+// requests, no more failed than requests.
+func (c *checker) outstanding(o *outstandingFigures, limit int64) {
+	c.count("outstanding.requests", o.Requests, limit)
+	c.dist("outstanding.age", &o.Age, limit)
+	if o.CorrectedAge != nil {
+		c.dist("outstanding.corrected_age", o.CorrectedAge, limit)
+	}
+	switch {
+	case o.Failed > o.Requests:
+		c.fail("outstanding.failed", "%d, more than the %d requests", o.Failed, o.Requests)
+	case o.Age.Count != o.Requests:
+		c.fail("outstanding.age.count", "%d, but outstanding.requests is %d", o.Age.Count, o.Requests)
+	case o.CorrectedAge != nil && o.CorrectedAge.Count != o.Requests:
+		c.fail("outstanding.corrected_age.count", "%d, but outstanding.requests is %d", o.CorrectedAge.Count, o.Requests)
+	}
 }
 
 // timeline checks the intervals: consecutive from the start, of gab's

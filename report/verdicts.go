@@ -145,9 +145,7 @@ func (r *Run) judge(in judgeInputs) {
 	if rr := r.Rate; rr != nil && rr.Sent > 0 {
 		load.Sent, load.Behind = rr.Sent, rr.DueButNotSent
 		load.LateShare = float64(rr.Sent-rr.OnSchedule) / float64(rr.Sent)
-		if ct := rp.ConnectionTimes; ct != nil && rp.ConcurrencyLevel > 0 {
-			load.Busy = rr.AchievedPerS * float64(ct.Total.MeanUs) / 1e6 / float64(rp.ConcurrencyLevel)
-		}
+		load.Busy = BusyShare(r.inFlightTime(), rp.ConcurrencyLevel, wall)
 	}
 	// Connections that failed to open, or SYNs the kernel dropped or sent
 	// again, are the server's or the network's doing, not a slow client's.
@@ -231,6 +229,24 @@ func (r *Run) judge(in judgeInputs) {
 		}
 	}
 	r.Verdicts = vs
+}
+
+// inFlightTime is the time the run's requests spent on their connections:
+// the completed ones' total times (exact from the extended Total phase,
+// else ab's mean times the count) and the ages of those still in flight at
+// the stop.
+func (r *Run) inFlightTime() time.Duration {
+	var us float64
+	rp := r.Report
+	if x := r.Extended; x != nil && x.Phases.Total.Count == int64(rp.CompleteRequests) {
+		us = float64(x.Phases.Total.SumUs)
+	} else if ct := rp.ConnectionTimes; ct != nil {
+		us = float64(ct.Total.MeanUs) * float64(rp.CompleteRequests)
+	}
+	if o := r.Outstanding; o != nil {
+		us += float64(o.Age.SumUs)
+	}
+	return time.Duration(us * 1e3)
 }
 
 // minRequestsFor is the fewest requests with one above the percentile p:

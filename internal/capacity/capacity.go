@@ -24,9 +24,15 @@ type Step struct {
 	// tells busy connections from a late client.
 	UncorrectedMeanUs float64 `json:"uncorrected_mean_us"`
 	Complete          int64   `json:"complete"`
-	// Failed counts ab's Failed requests and write errors.
+	// Failed counts ab's Failed requests and write errors, and the requests
+	// unanswered at the step's end older than the largest latency objective
+	// or -s.
 	Failed int64 `json:"failed"`
-	Non2xx int64 `json:"non2xx"`
+	// Outstanding counts the requests unanswered at the step's end: each
+	// counts in the latencies at its age (from its intended send time in
+	// the corrected ones).
+	Outstanding int64 `json:"outstanding,omitempty"`
+	Non2xx      int64 `json:"non2xx"`
 	// Objectives are the --slo checks, each "EXPR: passed|FAILED (figure)".
 	Objectives []string `json:"objectives"`
 	// Kept says whether the achieved rate reached MinAchieved of the target.

@@ -142,6 +142,16 @@ func WriteText(w io.Writer, d *Document) error {
 					atMax++
 				}
 			}
+			var open, openSteps int64
+			for _, s := range r.Steps {
+				if s.Outstanding > 0 {
+					open, openSteps = open+s.Outstanding, openSteps+1
+				}
+			}
+			if openSteps > 0 {
+				fmt.Fprintf(&b, "  %d step(s) ended with requests unanswered (%d in all): each counts in the latencies at its age, and in failed when older than the largest latency objective or -s\n",
+					openSteps, open)
+			}
 			if atMax > 0 {
 				fmt.Fprintf(&b, "  %d failing step(s) kept all %d connections (-c) busy while the server answered within the objective: a larger -c might carry more\n",
 					atMax, d.MaxConnections)
