@@ -73,8 +73,9 @@ TARGET is URL or LABEL=URL. The highest constant rate at which every objective h
 corrected latencies (from each request's intended send time) and at least 98 %% of the rate is
 achieved: a geometric climb until a rate fails (--attempts steps in a row), then a bisection.
 Each step is a run at a constant --rate: --settle, then --step measured, on the same kept-alive
-connections. Unless an objective on failed is given, failed<0.1%% is one. Several targets are
-searched step by step in turn and ranked. ab's options apply to every step, except:
+connections. Unless an objective on failed is given, failed<0.1%% is one, and unless one on
+non2xx is given, non2xx<0.1%% is one: an answer that is not 2xx (a 503 of a server shedding load)
+is not capacity. Several targets are searched step by step in turn and ranked. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
                     rate x the largest latency objective x 1.5 of them, at least 2
     -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
@@ -169,7 +170,7 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 	if len(co.slo) == 0 {
 		return nil, errors.New("--slo is required: an objective such as --slo 'p99<20ms'")
 	}
-	hasFailed := false
+	hasFailed, hasNon2xx := false, false
 	for _, e := range co.slo {
 		t, err := threshold.Parse(e)
 		if err != nil {
@@ -185,11 +186,19 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 			}
 		}
 		hasFailed = hasFailed || t.Metric == "failed"
+		hasNon2xx = hasNon2xx || t.Metric == "non2xx"
 		s.objectives = append(s.objectives, t)
 	}
-	if !hasFailed {
-		t, _ := threshold.Parse("failed<0.1%")
-		s.objectives = append(s.objectives, t)
+	// The default objectives on failures: a request the server failed or
+	// answered with a status other than 2xx was not served.
+	for _, d := range []struct {
+		given bool
+		expr  string
+	}{{hasFailed, "failed<0.1%"}, {hasNon2xx, "non2xx<0.1%"}} {
+		if !d.given {
+			t, _ := threshold.Parse(d.expr)
+			s.objectives = append(s.objectives, t)
+		}
 	}
 	if s.latencyMax == 0 {
 		s.latencyMax = time.Second
@@ -434,19 +443,24 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		return st
 	}
 	rr := res.Extra.Rate
-	sf, err := steadyOf(res, s.settle)
+	// Every count and latency of the step covers one window: its whole
+	// intervals past the settle, or the whole run when it ended early (its
+	// error fails the step whatever its figures).
+	settle := s.settle
+	if ms.err != nil {
+		settle = 0
+	}
+	sf, err := steadyOf(res, settle)
 	if err != nil {
-		st.Error = err.Error()
+		if st.Error == "" {
+			st.Error = err.Error()
+		}
 		return st
 	}
 	// A request gab could not write was not served: ab lists write errors
-	// apart from its Failed requests, but for a step they are failures. The
-	// timeline does not split them by interval, so the settle's count too.
-	sf.failures += int64(res.WriteErrors)
-	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, int64(res.Non2xx)
-	if st.Error != "" {
-		st.Failed = max(st.Failed, int64(res.Failed.Total)) // the run's, settle included: it ended early
-	}
+	// apart from its Failed requests, but for a step they are failures.
+	sf.failures += sf.writeErrors
+	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures, sf.non2xx
 	if sf.span > 0 {
 		st.AchievedPerS = float64(sf.requests) / sf.span.Seconds()
 	}
@@ -454,7 +468,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	pct := func(p float64) int64 { return cor.ValueAtQuantile(p) }
 	st.P50Us, st.P99Us, st.P999Us = pct(50), pct(99), pct(99.9)
 	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
-	f := threshold.Figures{Complete: sf.requests, Failed: sf.failures, Non2xx: int64(res.Non2xx),
+	f := threshold.Figures{Complete: sf.requests, Failed: sf.failures, Non2xx: sf.non2xx,
 		RPS: st.AchievedPerS, MeanUS: cor.Mean(), MinUS: float64(cor.Min()), MaxUS: float64(cor.Max()),
 		Percentile: func(p float64) float64 { return float64(pct(p)) }}
 	vs, ok := threshold.CheckAll(s.objectives, f)
@@ -521,11 +535,13 @@ func waitedFor(vs []threshold.Verdict, kept bool, wait time.Duration) time.Durat
 	return wait
 }
 
-// steady is a step's figures past its settle.
+// steady is a step's figures past its settle: the latencies, the recorded
+// requests, the failures (ab's Failed requests), the write errors and the
+// answers whose status is not 2xx, all of the same requests.
 type steady struct {
-	corrected, total   *hdrhistogram.Histogram
-	requests, failures int64
-	span               time.Duration
+	corrected, total                        *hdrhistogram.Histogram
+	requests, failures, writeErrors, non2xx int64
+	span                                    time.Duration
 }
 
 // steadyOf gathers the figures of the run's whole intervals from settle on
@@ -540,6 +556,7 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 			return nil, errors.New("the step kept no latency histogram")
 		}
 		sf.requests, sf.failures, sf.span = int64(res.Complete), int64(res.Failed.Total), res.Elapsed
+		sf.writeErrors, sf.non2xx = int64(res.WriteErrors), int64(res.Non2xx)
 		return sf, nil
 	}
 	for _, iv := range tl.Intervals {
@@ -548,6 +565,8 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 		}
 		sf.requests += iv.Requests
 		sf.failures += iv.Failures
+		sf.writeErrors += iv.WriteErrors
+		sf.non2xx += iv.Status[1] + iv.Status[3] + iv.Status[4] + iv.Status[5]
 		sf.span += iv.Length
 		for _, p := range [...]struct {
 			enc string
@@ -612,12 +631,12 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
 		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
-		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "verdict", "client"}}
+		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
 				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
 					capacity.Ms(s.P50Us), capacity.Ms(s.P99Us), capacity.Ms(s.P999Us), capacity.Ms(s.UncorrectedP99Us),
-					strconv.FormatInt(s.Failed, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
+					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
 			}
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: "Steps: " + t.Label + " (" + t.URL + ")", Rows: steps})

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -343,6 +344,82 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 		c := tg.Capacity
 		if c.N != 2 || len(tg.Runs) != 2 || c.MeanPerS != 200 || c.LoPerS != 200 || c.HiPerS != 200 || c.Found || c.Rank != 1 || !c.Tied {
 			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found); runs %+v", tg.Label, c, tg.Runs)
+		}
+	}
+}
+
+// shedServer answers like nginx's limit_req: a request within rate
+// requests per second (a bucket of burst) gets 200, any other a 503 at once,
+// both with a 2-byte body (no length failure tells them apart). The server
+// counts its answers of each kind before it writes them.
+func shedServer(t *testing.T, rate float64, burst int) (url string, ok, shed *atomic.Int64) {
+	t.Helper()
+	var mu sync.Mutex
+	tokens, last := float64(burst), time.Now()
+	ok, shed = new(atomic.Int64), new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		now := time.Now()
+		tokens = min(float64(burst), tokens+now.Sub(last).Seconds()*rate)
+		last = now
+		admit := tokens >= 1
+		if admit {
+			tokens--
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Length", "2")
+		if !admit {
+			shed.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("no"))
+			return
+		}
+		ok.Add(1)
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", ok, shed
+}
+
+// A server that sheds load (503 at once above 100 req/s) has no capacity
+// above what it serves: non2xx<0.1% is a default objective beside
+// failed<0.1%, the steps above twice its limit fail on it, and the search
+// never reaches --max-rate.
+func TestCapacityLoadShedding(t *testing.T) {
+	const limit = 100
+	url, ok, shed := shedServer(t, limit, 10)
+	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.3s", "--settle", "0.1s", "--start", "50", "--max-rate", "400", "--resolution", "50", url)
+	if got := strings.Join(d.Objectives, ", "); got != "p99<200ms, failed<0.1%, non2xx<0.1%" {
+		t.Errorf("objectives %q, want the default ones on failed and non2xx stated", got)
+	}
+	run := d.Targets[0].Runs[0]
+	if r := run.Result; r.ReachedMax || r.CapacityPerS > 2*limit {
+		t.Errorf("capacity %+v of a server that serves %d req/s (it answered %d 200s and %d 503s); steps %+v", r, limit, ok.Load(), shed.Load(), run.Steps)
+	}
+	for _, s := range run.Steps {
+		if s.TargetPerS < 2*limit {
+			continue
+		}
+		failedOn := slices.ContainsFunc(s.Objectives, func(o string) bool { return strings.HasPrefix(o, "non2xx<0.1%: FAILED") })
+		if s.Pass || s.Non2xx == 0 || s.Non2xx > s.Complete || !failedOn {
+			t.Errorf("a step at %.0f/s, twice the server's limit: %+v", s.TargetPerS, s)
+		}
+	}
+}
+
+// Every count of a step covers its window past the settle: against a server
+// that answers every request 503, a step's non-2xx answers are its complete
+// requests, no more (the settle's are not counted), and an objective on
+// non2xx replaces the default one.
+func TestCapacityStepCountsOneWindow(t *testing.T) {
+	url, _, shed := shedServer(t, 0, 0)
+	d := capacityOf(t, "--slo", "p99<1s", "--slo", "non2xx<=100%", "--step", "0.5s", "--settle", "0.2s", "--start", "40", "--max-rate", "40", url)
+	if got := strings.Join(d.Objectives, ", "); got != "p99<1s, non2xx<=100%, failed<0.1%" {
+		t.Errorf("objectives %q", got)
+	}
+	for _, s := range d.Targets[0].Runs[0].Steps {
+		if s.Complete == 0 || s.Non2xx != s.Complete || s.Failed != 0 {
+			t.Errorf("a step of %d complete requests, %d non-2xx, %d failed; every answer was a 503 (%d in all, settle included)", s.Complete, s.Non2xx, s.Failed, shed.Load())
 		}
 	}
 }

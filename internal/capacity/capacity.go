@@ -23,10 +23,14 @@ type Step struct {
 	// UncorrectedMeanUs is their mean, for the knee chart and the rule that
 	// tells busy connections from a late client.
 	UncorrectedMeanUs float64 `json:"uncorrected_mean_us"`
-	Complete          int64   `json:"complete"`
-	// Failed counts ab's Failed requests and write errors.
-	Failed int64 `json:"failed"`
-	Non2xx int64 `json:"non2xx"`
+	// Complete, Failed and Non2xx count the requests of the step's window,
+	// the one its latencies and achieved rate cover: its whole intervals past
+	// the settle (the whole run when the run ended early on an error).
+	// Complete counts the recorded requests; Failed ab's Failed requests and
+	// write errors; Non2xx the answers whose status is not 2xx.
+	Complete int64 `json:"complete"`
+	Failed   int64 `json:"failed"`
+	Non2xx   int64 `json:"non2xx"`
 	// Objectives are the --slo checks, each "EXPR: passed|FAILED (figure)".
 	Objectives []string `json:"objectives"`
 	// Kept says whether the achieved rate reached MinAchieved of the target.

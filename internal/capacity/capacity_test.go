@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 
 	"gab/internal/sweep"
@@ -112,4 +113,35 @@ func TestRank(t *testing.T) {
 	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
 		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
 	}
+}
+
+// The step table has a non-2xx column beside failed (right-aligned under its
+// heading), and the header states every objective, the default ones too.
+func TestWriteTextNon2xxColumn(t *testing.T) {
+	s := Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Complete: 50, Failed: 3, Non2xx: 17, Kept: true})
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
+	tg.Finish()
+	d := &Document{Objectives: []string{"p99<1s", "failed<0.1%", "non2xx<0.1%"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}
+	var b strings.Builder
+	if err := WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "meeting p99<1s, failed<0.1%, non2xx<0.1% on the corrected latencies") {
+		t.Errorf("the objectives are not stated:\n%s", out)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		end := strings.Index(l, "non-2xx") + len("non-2xx")
+		if end < len("non-2xx") || i+1 == len(lines) {
+			continue
+		}
+		row := lines[i+1]
+		if fail := strings.Index(l, "failed") + len("failed"); len(row) < end || !strings.HasSuffix(row[:fail], " 3") || !strings.HasSuffix(row[:end], " 17") {
+			t.Errorf("failed 3 and non-2xx 17 not under their headings:\n%s\n%s", l, row)
+		}
+		return
+	}
+	t.Errorf("no non-2xx column:\n%s", out)
 }
