@@ -366,6 +366,11 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	}
 	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), hoststat.LoadAverage(), !interrupted
 	for _, t := range ts {
+		if interrupted {
+			for i := range t.Searches {
+				t.Searches[i].Interrupt() // a search that had not ended: at least what it passed
+			}
+		}
 		t.Finish()
 		doc.Targets = append(doc.Targets, t.Target)
 	}
@@ -766,7 +771,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 				note := "intervals overlap"
 				switch {
 				case !r.Found:
-					note = "a capacity not found (client-bound, --max-rate or out of steps): at least"
+					note = "a capacity not found (client-bound, --max-rate, out of steps or interrupted): at least"
 				case r.Apart:
 					note = "apart"
 				}

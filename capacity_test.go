@@ -256,27 +256,59 @@ func TestCapacityAtMaxConnections(t *testing.T) {
 }
 
 // An interrupted search ends at once with what it measured, marked
-// incomplete, and exits with an error.
+// incomplete, and exits with an error; its capacity line says it was
+// interrupted: "at least" the rate it passed before (the interrupt comes in
+// the second step, after the server answered more than the first step's
+// requests), or "not measured" (the interrupt comes in the first step),
+// never "no rate met the objectives".
 func TestCapacityInterrupted(t *testing.T) {
-	url, _ := serialServer(t, time.Millisecond)
-	doc := filepath.Join(t.TempDir(), "c.json")
-	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(1500*time.Millisecond, cancel)
-	start := time.Now()
-	status, _, errs := runArgs(t, ctx, "gab", "capacity", "--slo", "p99<50ms", "--step", "1s", "--json", doc, url)
-	if status != exitError || !strings.Contains(errs, "interrupted") {
-		t.Fatalf("exit %d: %s", status, errs)
-	}
-	if el := time.Since(start); el > 10*time.Second {
-		t.Errorf("ended %v after the start, the interrupt came at 1.5 s", el)
-	}
-	raw, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := capacity.Decode(raw)
-	if err != nil || d.Complete || len(d.Targets[0].Runs[0].Steps) == 0 {
-		t.Fatalf("%v: %+v", err, d)
+	for _, c := range []struct {
+		after int64 // the interrupt comes at the server's after-th request
+		line  string
+		steps int
+	}{
+		{10, "Capacity: interrupted: not measured\n", 0},
+		{130, "Capacity: at least 100 req/s (interrupted)\n", 1}, // the first step: 100/s for 1.2 s
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == c.after {
+				cancel()
+			}
+			w.Header().Set("Content-Length", "2")
+			w.Write([]byte("ok"))
+		}))
+		t.Cleanup(srv.Close)
+		doc := filepath.Join(t.TempDir(), "c.json")
+		start := time.Now()
+		status, out, errs := runArgs(t, ctx, "gab", "capacity", "--slo", "p99<500ms", "--step", "1s", "--json", doc, srv.URL+"/")
+		cancel()
+		if status != exitError || !strings.Contains(errs, "interrupted") {
+			t.Fatalf("exit %d: %s", status, errs)
+		}
+		if el := time.Since(start); el > 15*time.Second {
+			t.Errorf("ended %v after the start, a search of at most two steps of 1.2 s", el)
+		}
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := capacity.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := d.Targets[0].Runs[0]
+		// A loaded machine may fail the first step (then measured again):
+		// the line then says "not measured".
+		line := c.line
+		if c.steps > 0 && !run.Steps[0].Pass {
+			line = "Capacity: interrupted: not measured\n"
+		}
+		if d.Complete || len(run.Steps) != c.steps || !run.Result.Interrupted || run.Result.Found || !d.Targets[0].Capacity.Interrupted ||
+			!strings.Contains(out, line) || strings.Contains(out, "no rate met") {
+			t.Errorf("interrupted at request %d: %+v\n%s", c.after, run, out)
+		}
 	}
 }
 

@@ -145,3 +145,39 @@ func TestWriteTextNon2xxColumn(t *testing.T) {
 	}
 	t.Errorf("no non-2xx column:\n%s", out)
 }
+
+// An interrupted search says so: "at least" the highest rate it passed, or
+// not measured, never a capacity found nor "no rate met the objectives"; a
+// search that had ended keeps its result.
+func TestSearchInterrupted(t *testing.T) {
+	for _, c := range []struct {
+		steps []Step
+		want  string
+	}{
+		{nil, "interrupted: not measured"},
+		{[]Step{{TargetPerS: 100}, {TargetPerS: 100}}, "interrupted: not measured"},
+		{[]Step{{TargetPerS: 100, Pass: true}}, "at least 100 req/s (interrupted)"},
+		{[]Step{{TargetPerS: 100, Pass: true}, {TargetPerS: 200}, {TargetPerS: 200}, {TargetPerS: 150, Pass: true}}, "at least 150 req/s (interrupted)"},
+	} {
+		s := &Search{Start: 100, Resolution: 0.05}
+		for _, st := range c.steps {
+			s.Record(st)
+		}
+		s.Interrupt()
+		r := s.Result()
+		if _, more := s.Next(); more || r.Found || !r.Interrupted || r.Line(Rate) != c.want {
+			t.Errorf("%d steps: %+v %q, want %q", len(c.steps), r, r.Line(Rate), c.want)
+		}
+		tg := &Target{Searches: []Search{*s, *s}}
+		tg.Finish()
+		if tg.Capacity.Found || !tg.Capacity.Interrupted {
+			t.Errorf("%d steps: summary %+v", len(c.steps), tg.Capacity)
+		}
+	}
+	s := &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, Pass: true})
+	s.Interrupt()
+	if r := s.Result(); r.Interrupted || !r.ReachedMax {
+		t.Errorf("a search that had ended: %+v", r)
+	}
+}

@@ -149,8 +149,15 @@ func WriteText(w io.Writer, d *Document) error {
 			fmt.Fprintf(&b, "Capacity: %s\n", r.Result.Line(Rate))
 		}
 		if c := t.Capacity; c.N > 1 {
+			note := ""
+			switch {
+			case c.Interrupted:
+				note = ", at least: interrupted"
+			case c.ClientBound:
+				note = ", at least: limited by the client"
+			}
 			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s req/s (95 %% interval %s to %s)%s\n", chart.Printable(t.Label), c.N,
-				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), map[bool]string{true: ", at least: limited by the client", false: ""}[c.ClientBound])
+				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), note)
 		}
 	}
 	if len(d.Targets) > 1 {
