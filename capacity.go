@@ -484,6 +484,18 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	busy := 0.0
 	if cfg.Concurrency > 0 {
 		busy = st.AchievedPerS * st.UncorrectedMeanUs / 1e6 / float64(cfg.Concurrency)
+		// A request sent and still unanswered at the step's end held its
+		// connection for the server: a schedule behind with every
+		// connection waiting on a server that does not answer is the
+		// server's failure, not a client that could not drive the rate.
+		// Until the server's first answer the connections not yet opened
+		// wait on it too (ab's ramp opens them after the first response).
+		switch u := unanswered(res); {
+		case u > 0 && res.Complete == 0 && res.Failed.Total == 0:
+			busy = 1
+		default:
+			busy = max(busy, float64(u)/float64(cfg.Concurrency))
+		}
 	}
 	cb := report.ClientBound(report.ClientLoad{
 		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
@@ -506,6 +518,13 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
 	return st
+}
+
+// unanswered is how many requests of the run were sent and neither
+// recorded nor counted as failures when it ended: those its connections
+// still waited on.
+func unanswered(res *client.Result) int64 {
+	return max(0, res.Extra.Rate.Sent-int64(res.Complete)-int64(res.Failed.Connect))
 }
 
 // behindGrace is how late a request may still be unsent at a step's end

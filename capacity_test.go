@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quic-go/quic-go"
+
 	"gab/internal/capacity"
+	"gab/internal/h3test"
 	"gab/internal/testtool"
 )
 
@@ -454,4 +460,108 @@ func TestCapacityStepCountsOneWindow(t *testing.T) {
 			t.Errorf("a step of %d complete requests, %d non-2xx, %d failed; every answer was a 503 (%d in all, settle included)", s.Complete, s.Non2xx, s.Failed, shed.Load())
 		}
 	}
+}
+
+// silentServer accepts connections, reads what comes and never answers; it
+// counts the connections it accepted.
+func silentServer(t *testing.T) (url string, conns *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns = new(atomic.Int64)
+	var mu sync.Mutex
+	var open []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range open {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			mu.Lock()
+			open = append(open, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/", conns
+}
+
+// A server that never answers (over HTTP/1: connections accepted, requests
+// read; over HTTP/3: a connection that grants no stream) fails its steps as
+// the server's failure: requests sent and unanswered hold the connections
+// (and until the first answer, ab's ramp opens no other), so a schedule
+// behind is not the client's, and the search never says the client could not
+// drive the first rate. The search would go down to 1 req/s; the test
+// interrupts it after two steps, the first rate's two attempts.
+func TestCapacitySilentServer(t *testing.T) {
+	h1, conns := silentServer(t)
+	h3 := fmt.Sprintf("https://127.0.0.1:%d/", h3test.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}), &quic.Config{MaxIncomingStreams: -1}))
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"HTTP/1", []string{h1}},
+		{"HTTP/3", []string{"--http3", h3}},
+	} {
+		doc := filepath.Join(t.TempDir(), "c.json")
+		ctx, cancel := context.WithCancel(t.Context())
+		steps := &lineCounter{n: 2, done: cancel}
+		var out bytes.Buffer
+		// 400/s with p99<10ms opens 6 connections: a client that could not
+		// drive the rate would leave most of its 160 requests unsent.
+		argv := append([]string{"gab", "capacity", "--slo", "p99<10ms", "--step", "0.3s", "--settle", "0.1s", "--start", "400", "--json", doc}, c.args...)
+		run(ctx, argv, &out, steps)
+		cancel()
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		d, err := capacity.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := d.Targets[0].Runs[0]
+		if r := run.Result; r.ClientBound || r.CapacityPerS != 0 || len(run.Steps) == 0 || strings.Contains(out.String(), "could not drive") {
+			t.Errorf("%s: %+v (%s); steps %+v", c.name, r, r.Line(capacity.Rate), run.Steps)
+		}
+		for _, s := range run.Steps {
+			if s.Pass || s.ClientBound || s.Complete != 0 {
+				t.Errorf("%s: a step of a server that never answers: %+v", c.name, s)
+			}
+		}
+	}
+	if conns.Load() == 0 {
+		t.Error("the HTTP/1 server accepted no connection")
+	}
+}
+
+// lineCounter is a writer that calls done once it has been written n lines.
+type lineCounter struct {
+	mu   sync.Mutex
+	n    int
+	done func()
+}
+
+func (w *lineCounter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n > 0 {
+		if w.n -= bytes.Count(b, []byte("\n")); w.n <= 0 {
+			w.done()
+		}
+	}
+	return len(b), nil
 }
