@@ -217,16 +217,16 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		}
 	}
 	switch {
-	case math.IsNaN(co.start) || co.start < capacity.MinRate || co.start > 1e9:
+	case math.IsNaN(co.start) || co.start < capacity.MinRate || co.start > capacity.MaxRate:
 		return nil, fmt.Errorf("--start must be from %v to 1e9 requests per second", capacity.MinRate)
-	case math.IsNaN(co.maxRate) || co.maxRate < co.start || co.maxRate > 1e9:
+	case math.IsNaN(co.maxRate) || co.maxRate < co.start || co.maxRate > capacity.MaxRate:
 		return nil, errors.New("--max-rate must be from --start to 1e9 requests per second")
-	case math.IsNaN(co.resolve) || co.resolve < 0.1 || co.resolve > 100:
-		return nil, errors.New("--resolution must be from 0.1 to 100 (per cent)")
-	case co.attempts < 2 || co.attempts > 10:
-		return nil, errors.New("--attempts must be from 2 to 10")
-	case co.repeat < 1 || co.repeat > 100:
-		return nil, errors.New("--repeat must be from 1 to 100")
+	case math.IsNaN(co.resolve) || co.resolve < capacity.MinResolution || co.resolve > capacity.MaxResolution:
+		return nil, fmt.Errorf("--resolution must be from %g to %g (per cent)", capacity.MinResolution, capacity.MaxResolution)
+	case co.attempts < capacity.MinAttempts || co.attempts > capacity.MaxAttempts:
+		return nil, fmt.Errorf("--attempts must be from %d to %d", capacity.MinAttempts, capacity.MaxAttempts)
+	case co.repeat < 1 || co.repeat > capacity.MaxRepeat:
+		return nil, fmt.Errorf("--repeat must be from 1 to %d", capacity.MaxRepeat)
 	case co.format != "text" && co.format != "json":
 		return nil, fmt.Errorf("--format must be text or json, not %q", co.format)
 	}

@@ -189,6 +189,49 @@ func TestCapacityDocumentDecode(t *testing.T) {
 	}
 }
 
+// gab compare and gab plot refuse a capacity document whose figures no
+// search gives (a capacity of ±1e308: its change was -Inf per cent, which
+// gab compare --format json could not write), in one line naming the field.
+func TestCapacityCompareRefusesBadFigures(t *testing.T) {
+	srch := capacity.Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	srch.Record(capacity.Step{TargetPerS: 100, AchievedPerS: 100, Connections: 2, Complete: 100, Kept: true, Pass: true})
+	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/", Searches: []capacity.Search{srch}}
+	tg.Finish()
+	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
+		StepS: 1, SettleS: 0.2, ResolutionPercent: 5, MinAchieved: capacity.MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2,
+		Targets: []*capacity.Target{tg}}
+	dir := t.TempDir()
+	write := func(name string, mean float64) string {
+		tg.Capacity.MeanPerS = mean
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, huge, negative := write("good.json", 100), write("huge.json", 1e308), write("negative.json", -1e308)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "--format", "json", huge, negative}, "huge.json: targets[0].capacity.mean_per_s: 1e+308 is beyond what a gab document holds"},
+		{[]string{"compare", good, negative}, "negative.json: targets[0].capacity.mean_per_s: -1e+308 is negative"},
+		{[]string{"plot", "-o", filepath.Join(dir, "k.html"), huge}, "huge.json: targets[0].capacity.mean_per_s: 1e+308 is beyond"},
+	} {
+		status, out, errs := runGab(t, append([]string{"gab"}, c.args...)...)
+		if status != exitError || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("gab %v: exit %d, stdout %q, stderr %q; want exit %d and one line with %q", c.args, status, out, errs, exitError, c.want)
+		}
+	}
+	if status, out, errs := runGab(t, "gab", "compare", "--format", "json", good, good); status != 0 || !strings.Contains(out, `"change_percent": 0`) {
+		t.Errorf("two good documents: exit %d %q %s", status, out, errs)
+	}
+}
+
 // --html and --plot draw the knee: every target's p99 against its achieved
 // rate, corrected and uncorrected, with the objective.
 func TestCapacityPictures(t *testing.T) {

@@ -267,7 +267,7 @@ func (t *Target) Finish() {
 		cb = cb || r.ClientBound
 		interrupted = interrupted || r.Interrupted
 	}
-	iv := sweep.IntervalOf(caps)
+	iv := summaryOf(caps)
 	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found, Interrupted: interrupted}
 }
 
