@@ -244,7 +244,7 @@ func TestCapacityPictures(t *testing.T) {
 	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
 		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
 	}
-	wantInFile(t, html, "<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput")
+	wantInFile(t, html, "<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput", "non-2xx")
 	script, err := os.ReadFile(png + ".gp")
 	if err != nil {
 		t.Fatal(err)
