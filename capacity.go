@@ -73,8 +73,9 @@ TARGET is URL or LABEL=URL. The highest constant rate at which every objective h
 corrected latencies (from each request's intended send time) and at least 98 %% of the rate is
 achieved: a geometric climb until a rate fails (--attempts steps in a row), then a bisection.
 Each step is a run at a constant --rate: --settle, then --step measured, on the same kept-alive
-connections. Unless an objective on failed is given, failed<0.1%% is one. Several targets are
-searched step by step in turn and ranked. ab's options apply to every step, except:
+connections. Unless an objective on failed is given, failed<0.1%% is one, and unless one on
+non2xx is given, non2xx<0.1%% is one: an answer that is not 2xx (a 503 of a server shedding load)
+is not capacity. Several targets are searched step by step in turn and ranked. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
                     rate x the largest latency objective x 1.5 of them, at least 2
     -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
@@ -169,7 +170,7 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 	if len(co.slo) == 0 {
 		return nil, errors.New("--slo is required: an objective such as --slo 'p99<20ms'")
 	}
-	hasFailed := false
+	hasFailed, hasNon2xx := false, false
 	for _, e := range co.slo {
 		t, err := threshold.Parse(e)
 		if err != nil {
@@ -185,11 +186,19 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 			}
 		}
 		hasFailed = hasFailed || t.Metric == "failed"
+		hasNon2xx = hasNon2xx || t.Metric == "non2xx"
 		s.objectives = append(s.objectives, t)
 	}
-	if !hasFailed {
-		t, _ := threshold.Parse("failed<0.1%")
-		s.objectives = append(s.objectives, t)
+	// The default objectives on failures: a request the server failed or
+	// answered with a status other than 2xx was not served.
+	for _, d := range []struct {
+		given bool
+		expr  string
+	}{{hasFailed, "failed<0.1%"}, {hasNon2xx, "non2xx<0.1%"}} {
+		if !d.given {
+			t, _ := threshold.Parse(d.expr)
+			s.objectives = append(s.objectives, t)
+		}
 	}
 	if s.latencyMax == 0 {
 		s.latencyMax = time.Second
@@ -208,16 +217,16 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		}
 	}
 	switch {
-	case math.IsNaN(co.start) || co.start < capacity.MinRate || co.start > 1e9:
+	case math.IsNaN(co.start) || co.start < capacity.MinRate || co.start > capacity.MaxRate:
 		return nil, fmt.Errorf("--start must be from %v to 1e9 requests per second", capacity.MinRate)
-	case math.IsNaN(co.maxRate) || co.maxRate < co.start || co.maxRate > 1e9:
+	case math.IsNaN(co.maxRate) || co.maxRate < co.start || co.maxRate > capacity.MaxRate:
 		return nil, errors.New("--max-rate must be from --start to 1e9 requests per second")
-	case math.IsNaN(co.resolve) || co.resolve < 0.1 || co.resolve > 100:
-		return nil, errors.New("--resolution must be from 0.1 to 100 (per cent)")
-	case co.attempts < 2 || co.attempts > 10:
-		return nil, errors.New("--attempts must be from 2 to 10")
-	case co.repeat < 1 || co.repeat > 100:
-		return nil, errors.New("--repeat must be from 1 to 100")
+	case math.IsNaN(co.resolve) || co.resolve < capacity.MinResolution || co.resolve > capacity.MaxResolution:
+		return nil, fmt.Errorf("--resolution must be from %g to %g (per cent)", capacity.MinResolution, capacity.MaxResolution)
+	case co.attempts < capacity.MinAttempts || co.attempts > capacity.MaxAttempts:
+		return nil, fmt.Errorf("--attempts must be from %d to %d", capacity.MinAttempts, capacity.MaxAttempts)
+	case co.repeat < 1 || co.repeat > capacity.MaxRepeat:
+		return nil, fmt.Errorf("--repeat must be from 1 to %d", capacity.MaxRepeat)
 	case co.format != "text" && co.format != "json":
 		return nil, fmt.Errorf("--format must be text or json, not %q", co.format)
 	}
@@ -357,6 +366,11 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	}
 	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), hoststat.LoadAverage(), !interrupted
 	for _, t := range ts {
+		if interrupted {
+			for i := range t.Searches {
+				t.Searches[i].Interrupt() // a search that had not ended: at least what it passed
+			}
+		}
 		t.Finish()
 		doc.Targets = append(doc.Targets, t.Target)
 	}
@@ -434,21 +448,26 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		return st
 	}
 	rr := res.Extra.Rate
-	sf, err := steadyOf(res, s.settle)
+	// Every count and latency of the step covers one window: its whole
+	// intervals past the settle, or the whole run when it ended early (its
+	// error fails the step whatever its figures).
+	settle := s.settle
+	if ms.err != nil {
+		settle = 0
+	}
+	sf, err := steadyOf(res, settle)
 	if err != nil {
-		st.Error = err.Error()
+		if st.Error == "" {
+			st.Error = err.Error()
+		}
 		return st
 	}
-	unanswered := sf.addOutstanding(res, s.latencyMax)
+	open := sf.addOutstanding(res, s.latencyMax)
 	// A request gab could not write was not served: ab lists write errors
-	// apart from its Failed requests, but for a step they are failures. The
-	// timeline does not split them by interval, so the settle's count too.
-	sf.failures += int64(res.WriteErrors)
-	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures+unanswered.failed, int64(res.Non2xx)
-	st.Outstanding = unanswered.requests
-	if st.Error != "" {
-		st.Failed = max(st.Failed, int64(res.Failed.Total)) // the run's, settle included: it ended early
-	}
+	// apart from its Failed requests, but for a step they are failures.
+	sf.failures += sf.writeErrors
+	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures+open.failed, sf.non2xx
+	st.Outstanding = open.requests
 	if sf.span > 0 {
 		st.AchievedPerS = float64(sf.requests) / sf.span.Seconds()
 	}
@@ -458,7 +477,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
 	// The objectives count the unanswered requests as requests, and their
 	// ages in the latencies (addOutstanding).
-	f := threshold.Figures{Complete: sf.requests + unanswered.requests, Failed: st.Failed, Non2xx: int64(res.Non2xx),
+	f := threshold.Figures{Complete: sf.requests + open.requests, Failed: st.Failed, Non2xx: sf.non2xx,
 		RPS: st.AchievedPerS, MeanUS: cor.Mean(), MinUS: float64(cor.Min()), MaxUS: float64(cor.Max()),
 		Percentile: func(p float64) float64 { return float64(pct(p)) }}
 	vs, ok := threshold.CheckAll(s.objectives, f)
@@ -467,6 +486,20 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	}
 	st.Kept = st.AchievedPerS >= capacity.MinAchieved*rate
 	busy := report.BusyShare(sf.inFlight, cfg.Concurrency, sf.span)
+	if cfg.Concurrency > 0 {
+		// A request sent and still unanswered at the step's end held its
+		// connection for the server (BusyShare counts those Result.Outstanding
+		// lists; a request waiting for a stream the server never granted is
+		// counted here too), and while the server has answered nothing at all
+		// every connection waits on it: a schedule behind then is the
+		// server's failure, not a client that could not drive the rate.
+		switch u := sentUnanswered(res); {
+		case u > 0 && res.Complete == 0 && res.Failed.Total == 0:
+			busy = 1
+		default:
+			busy = max(busy, float64(u)/float64(cfg.Concurrency))
+		}
+	}
 	cb := report.ClientBound(report.ClientLoad{
 		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
 		Sent: rr.Sent, Behind: behindPast(rr.BehindAtEnd, rate, behindGrace), Busy: busy,
@@ -488,6 +521,13 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
 	return st
+}
+
+// sentUnanswered is how many requests of the run were sent and neither
+// recorded nor counted as failures when it ended: those its connections
+// still waited on.
+func sentUnanswered(res *client.Result) int64 {
+	return max(0, res.Extra.Rate.Sent-int64(res.Complete)-int64(res.Failed.Connect))
 }
 
 // behindGrace is how late a request may still be unsent at a step's end
@@ -522,11 +562,13 @@ func waitedFor(vs []threshold.Verdict, kept bool, wait time.Duration) time.Durat
 	return wait
 }
 
-// steady is a step's figures past its settle.
+// steady is a step's figures past its settle: the latencies, the recorded
+// requests, the failures (ab's Failed requests), the write errors and the
+// answers whose status is not 2xx, all of the same requests.
 type steady struct {
-	corrected, total   *hdrhistogram.Histogram
-	requests, failures int64
-	span               time.Duration
+	corrected, total                        *hdrhistogram.Histogram
+	requests, failures, writeErrors, non2xx int64
+	span                                    time.Duration
 	// inFlight is the time the requests spent on their connections within
 	// the span (completed ones' totals, unanswered ones' ages within it),
 	// for the connections' busy share.
@@ -574,6 +616,7 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 		sf.corrected.Merge(rr.Corrected.Hist)
 		sf.total.Merge(res.Extra.Phases[client.PhaseTotal].Hist)
 		sf.requests, sf.failures, sf.span = int64(res.Complete), int64(res.Failed.Total), res.Elapsed
+		sf.writeErrors, sf.non2xx = int64(res.WriteErrors), int64(res.Non2xx)
 		sf.inFlight = time.Duration(res.Extra.Phases[client.PhaseTotal].Sum) * time.Microsecond
 		return sf, nil
 	}
@@ -583,6 +626,8 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 		}
 		sf.requests += iv.Requests
 		sf.failures += iv.Failures
+		sf.writeErrors += iv.WriteErrors
+		sf.non2xx += iv.Status[1] + iv.Status[3] + iv.Status[4] + iv.Status[5]
 		sf.span += iv.Length
 		for _, p := range [...]struct {
 			enc string
@@ -649,12 +694,12 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
 		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
-		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "verdict", "client"}}
+		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
 				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
 					capacity.Ms(s.P50Us), capacity.Ms(s.P99Us), capacity.Ms(s.P999Us), capacity.Ms(s.UncorrectedP99Us),
-					strconv.FormatInt(s.Failed, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
+					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
 			}
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: "Steps: " + t.Label + " (" + t.URL + ")", Rows: steps})
@@ -784,7 +829,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 				note := "intervals overlap"
 				switch {
 				case !r.Found:
-					note = "a capacity not found (client-bound, --max-rate or out of steps): at least"
+					note = "a capacity not found (client-bound, --max-rate, out of steps or interrupted): at least"
 				case r.Apart:
 					note = "apart"
 				}

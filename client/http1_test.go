@@ -701,12 +701,21 @@ func TestHTTP1WriteFailure(t *testing.T) {
 	cfg.Request = append(h1Request("PUT", "/x", srv.port(), false), make([]byte, 32<<20)...)
 	cfg.Spec.Method = "PUT"
 	cfg.KeepGoing = true
+	cfg.Interval = MinInterval
 	res, err := h1Run(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Complete != 3 || res.WriteErrors != 3 || res.Failed.Total != 0 || res.TotalSent >= int64(3*len(cfg.Request)) {
 		t.Errorf("complete %d write errors %d failed %+v", res.Complete, res.WriteErrors, res.Failed)
+	}
+	// The timeline counts each write error in the interval it ended in.
+	var werr int64
+	for _, iv := range res.Timeline.Intervals {
+		werr += iv.WriteErrors
+	}
+	if werr != 3 {
+		t.Errorf("the timeline's intervals hold %d write errors, want 3", werr)
 	}
 }
 

@@ -79,6 +79,9 @@ type Interval struct {
 	// none read (a failure before the head), [1] to [5] 1xx to 5xx (a code
 	// outside 100–599 counts as none).
 	Status [6]int64
+	// WriteErrors counts the interval's recorded requests whose request could
+	// not be written (ab's "Write errors", which are not Failures).
+	WriteErrors int64
 	// Bytes is every byte read (heads included) by a worker since its previous
 	// recording, counted at the recording: the intervals' sum is "Total
 	// transferred" less what was read for requests never recorded.
@@ -237,16 +240,17 @@ type tlBuf struct {
 }
 
 // tlCounts are an interval's counts (atomics while live): Interval's
-// Requests, Failures, Bytes, TLSHandshakes, TLSUs and Status.
+// Requests, Failures, WriteErrors, Bytes, TLSHandshakes, TLSUs and Status.
 type tlCounts struct {
-	n, fail, bytes int64
-	tlsN, tlsUs    int64
-	status         [6]int64
+	n, fail, werr, bytes int64
+	tlsN, tlsUs          int64
+	status               [6]int64
 }
 
 func (c *tlCounts) add(o *tlCounts) {
 	c.n += o.n
 	c.fail += o.fail
+	c.werr += o.werr
 	c.bytes += o.bytes
 	c.tlsN += o.tlsN
 	c.tlsUs += o.tlsUs
@@ -259,6 +263,7 @@ func (c *tlCounts) add(o *tlCounts) {
 func (c *tlCounts) addTo(iv *Interval) {
 	iv.Requests += c.n
 	iv.Failures += c.fail
+	iv.WriteErrors += c.werr
 	iv.Bytes += c.bytes
 	iv.TLSHandshakes += c.tlsN
 	iv.TLSUs += c.tlsUs
@@ -419,17 +424,18 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 		tls = spanUS(o.TCPDone, o.Connect)
 	}
 	tl.add(sh, o.End, tlRecord{us: spanUS(o.Start, o.End), cor: cor, tls: tls, bytes: bytes,
-		class: statusClass(o.Status), failed: failed, recorded: true})
+		class: statusClass(o.Status), failed: failed, writeErr: o.Class == failWrite, recorded: true})
 }
 
 // tlRecord is what one attempt adds to its interval: us the total time, cor
 // the corrected one, tls the TLS handshake's time (−1 without a handshake),
 // bytes those read since the worker's previous recording, class the status's
-// (statusClass); failed counts a failure, recorded a recorded request.
+// (statusClass); failed counts a failure, writeErr a write error, recorded a
+// recorded request.
 type tlRecord struct {
-	us, cor, tls, bytes int64
-	class               int
-	failed, recorded    bool
+	us, cor, tls, bytes        int64
+	class                      int
+	failed, writeErr, recorded bool
 }
 
 // statusClass is Interval.Status's index for a status code.
@@ -470,6 +476,9 @@ func (b *tlBuf) record(rec *tlRecord) {
 	}
 	atomic.AddInt64(&b.n, 1)
 	atomic.AddInt64(&b.status[rec.class], 1)
+	if rec.writeErr {
+		atomic.AddInt64(&b.werr, 1)
+	}
 	if rec.bytes != 0 {
 		atomic.AddInt64(&b.bytes, rec.bytes)
 	}

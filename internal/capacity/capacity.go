@@ -23,11 +23,15 @@ type Step struct {
 	// UncorrectedMeanUs is their mean, for the knee chart and the rule that
 	// tells busy connections from a late client.
 	UncorrectedMeanUs float64 `json:"uncorrected_mean_us"`
-	Complete          int64   `json:"complete"`
-	// Failed counts ab's Failed requests and write errors, and the requests
-	// unanswered at the step's end older than the largest latency objective
-	// or -s.
-	Failed int64 `json:"failed"`
+	// Complete, Failed and Non2xx count the requests of the step's window,
+	// the one its latencies and achieved rate cover: its whole intervals past
+	// the settle (the whole run when the run ended early on an error).
+	// Complete counts the recorded requests; Failed ab's Failed requests and
+	// write errors, and the requests unanswered at the step's end older than
+	// the largest latency objective or -s; Non2xx the answers whose status is
+	// not 2xx.
+	Complete int64 `json:"complete"`
+	Failed   int64 `json:"failed"`
 	// Outstanding counts the requests unanswered at the step's end: each
 	// counts in the latencies at its age (from its intended send time in
 	// the corrected ones).
@@ -101,6 +105,7 @@ type Search struct {
 	done        bool
 	clientBound bool
 	reachedMax  bool
+	interrupted bool
 }
 
 // Next is the next step's rate; ok is false when the search is over.
@@ -168,6 +173,14 @@ func (s *Search) Record(st Step) {
 // Done reports whether the search is over.
 func (s *Search) Done() bool { return s.done }
 
+// Interrupt ends a search that is not over (SIGINT): its result says so, a
+// lower bound at most, never a capacity found.
+func (s *Search) Interrupt() {
+	if !s.done {
+		s.done, s.interrupted, s.retry = true, true, 0
+	}
+}
+
 // Result is a search's outcome.
 type Result struct {
 	// CapacityPerS is the highest passing rate (0: none passed).
@@ -182,18 +195,25 @@ type Result struct {
 	// ReachedMax: every step passed up to --max-rate.
 	ReachedMax  bool    `json:"reached_max_rate"`
 	FailingPerS float64 `json:"lowest_failing_per_s,omitempty"`
+	// Interrupted: the search was interrupted before it ended; the capacity
+	// is at least CapacityPerS (nothing was measured when it is 0).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Result is the search's outcome so far.
 func (s *Search) Result() Result {
-	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi}
-	r.Found = !s.clientBound && !s.reachedMax && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
+	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi, Interrupted: s.interrupted}
+	r.Found = !s.interrupted && !s.clientBound && !s.reachedMax && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
 	return r
 }
 
 // Line says the result in words.
 func (r Result) Line(fmtRate func(float64) string) string {
 	switch {
+	case r.Interrupted && r.CapacityPerS > 0:
+		return "at least " + fmtRate(r.CapacityPerS) + " req/s (interrupted)"
+	case r.Interrupted:
+		return "interrupted: not measured"
 	case r.ClientBound && r.CapacityPerS > 0:
 		return "at least " + fmtRate(r.CapacityPerS) + " req/s: limited by the client (gab), not measured to the server's limit"
 	case r.ClientBound:
@@ -231,8 +251,9 @@ type Summary struct {
 	MeanPerS    float64 `json:"mean_per_s"`
 	LoPerS      float64 `json:"ci95_lo_per_s"`
 	HiPerS      float64 `json:"ci95_hi_per_s"`
-	ClientBound bool    `json:"client_bound"` // some repetition was limited by the client
-	Found       bool    `json:"found"`        // every repetition found the capacity
+	ClientBound bool    `json:"client_bound"`          // some repetition was limited by the client
+	Found       bool    `json:"found"`                 // every repetition found the capacity
+	Interrupted bool    `json:"interrupted,omitempty"` // some repetition was interrupted
 	Rank        int     `json:"rank,omitempty"`
 	Tied        bool    `json:"tied,omitempty"`
 }
@@ -242,7 +263,7 @@ func (t *Target) Finish() {
 	t.Runs = t.Runs[:0]
 	var caps []float64
 	found := len(t.Searches) > 0
-	cb := false
+	cb, interrupted := false, false
 	for i := range t.Searches {
 		s := &t.Searches[i]
 		r := s.Result()
@@ -250,9 +271,10 @@ func (t *Target) Finish() {
 		caps = append(caps, r.CapacityPerS)
 		found = found && r.Found
 		cb = cb || r.ClientBound
+		interrupted = interrupted || r.Interrupted
 	}
-	iv := sweep.IntervalOf(caps)
-	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found}
+	iv := summaryOf(caps)
+	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found, Interrupted: interrupted}
 }
 
 // Rank ranks the targets by capacity (highest first) with sweep's tie rule

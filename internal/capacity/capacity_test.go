@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 
 	"gab/internal/sweep"
@@ -111,5 +112,72 @@ func TestRank(t *testing.T) {
 	}
 	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
 		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
+	}
+}
+
+// The step table has a non-2xx column beside failed (right-aligned under its
+// heading), and the header states every objective, the default ones too.
+func TestWriteTextNon2xxColumn(t *testing.T) {
+	s := Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Complete: 50, Failed: 3, Non2xx: 17, Kept: true})
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
+	tg.Finish()
+	d := &Document{Objectives: []string{"p99<1s", "failed<0.1%", "non2xx<0.1%"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}
+	var b strings.Builder
+	if err := WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "meeting p99<1s, failed<0.1%, non2xx<0.1% on the corrected latencies") {
+		t.Errorf("the objectives are not stated:\n%s", out)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		end := strings.Index(l, "non-2xx") + len("non-2xx")
+		if end < len("non-2xx") || i+1 == len(lines) {
+			continue
+		}
+		row := lines[i+1]
+		if fail := strings.Index(l, "failed") + len("failed"); len(row) < end || !strings.HasSuffix(row[:fail], " 3") || !strings.HasSuffix(row[:end], " 17") {
+			t.Errorf("failed 3 and non-2xx 17 not under their headings:\n%s\n%s", l, row)
+		}
+		return
+	}
+	t.Errorf("no non-2xx column:\n%s", out)
+}
+
+// An interrupted search says so: "at least" the highest rate it passed, or
+// not measured, never a capacity found nor "no rate met the objectives"; a
+// search that had ended keeps its result.
+func TestSearchInterrupted(t *testing.T) {
+	for _, c := range []struct {
+		steps []Step
+		want  string
+	}{
+		{nil, "interrupted: not measured"},
+		{[]Step{{TargetPerS: 100}, {TargetPerS: 100}}, "interrupted: not measured"},
+		{[]Step{{TargetPerS: 100, Pass: true}}, "at least 100 req/s (interrupted)"},
+		{[]Step{{TargetPerS: 100, Pass: true}, {TargetPerS: 200}, {TargetPerS: 200}, {TargetPerS: 150, Pass: true}}, "at least 150 req/s (interrupted)"},
+	} {
+		s := &Search{Start: 100, Resolution: 0.05}
+		for _, st := range c.steps {
+			s.Record(st)
+		}
+		s.Interrupt()
+		r := s.Result()
+		if _, more := s.Next(); more || r.Found || !r.Interrupted || r.Line(Rate) != c.want {
+			t.Errorf("%d steps: %+v %q, want %q", len(c.steps), r, r.Line(Rate), c.want)
+		}
+		tg := &Target{Searches: []Search{*s, *s}}
+		tg.Finish()
+		if tg.Capacity.Found || !tg.Capacity.Interrupted {
+			t.Errorf("%d steps: summary %+v", len(c.steps), tg.Capacity)
+		}
+	}
+	s := &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, Pass: true})
+	s.Interrupt()
+	if r := s.Result(); r.Interrupted || !r.ReachedMax {
+		t.Errorf("a search that had ended: %+v", r)
 	}
 }

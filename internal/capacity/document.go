@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -62,13 +61,15 @@ type Machine struct {
 // maxDocument bounds a document read back.
 const maxDocument = 64 << 20
 
-// Decode reads a capacity document, checking its kind, version and shape.
+// Decode reads a capacity document, checking its kind and version, making
+// its strings safe to print (report.EscapeStrings) and checking every
+// figure (Validate).
 func Decode(raw []byte) (*Document, error) {
 	if len(raw) > maxDocument {
 		return nil, fmt.Errorf("a capacity document of %d bytes, at most %d", len(raw), maxDocument)
 	}
 	var d Document
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&d); err != nil {
+	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, errors.New(chart.Printable(err.Error()))
 	}
 	report.EscapeStrings(&d)
@@ -77,18 +78,17 @@ func Decode(raw []byte) (*Document, error) {
 		return nil, fmt.Errorf("not a gab capacity document (tool %q, schema %q)", d.Tool, d.Schema)
 	case d.SchemaVersion < 1 || d.SchemaVersion > SchemaVersion:
 		return nil, fmt.Errorf("capacity schema version %d, this gab reads 1 to %d", d.SchemaVersion, SchemaVersion)
-	case len(d.Targets) == 0 || len(d.Targets) > 100:
-		return nil, errors.New("a capacity document holds 1 to 100 targets")
 	}
+	// An earlier gab wrote an interval's lower end below 0 where its
+	// searches' capacities were far apart; Validate checks the end at 0
+	// against the searches.
 	for _, t := range d.Targets {
-		if t == nil || len(t.Runs) > 100 {
-			return nil, errors.New("a capacity target holds at most 100 searches")
+		if t != nil && t.Capacity.LoPerS < 0 {
+			t.Capacity.LoPerS = 0
 		}
-		for _, r := range t.Runs {
-			if len(r.Steps) > MaxSteps {
-				return nil, fmt.Errorf("a search of more than %d steps", MaxSteps)
-			}
-		}
+	}
+	if err := Validate(&d); err != nil {
+		return nil, err
 	}
 	return &d, nil
 }
@@ -122,10 +122,10 @@ func WriteText(w io.Writer, d *Document) error {
 			}
 			b.WriteString(":\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tverdict\t")
+			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tnon-2xx\tverdict\t")
 			for _, s := range r.Steps {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
-					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
+					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Non2xx, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
 			}
 			tw.Flush()
 			for _, s := range r.Steps {
@@ -159,8 +159,15 @@ func WriteText(w io.Writer, d *Document) error {
 			fmt.Fprintf(&b, "Capacity: %s\n", r.Result.Line(Rate))
 		}
 		if c := t.Capacity; c.N > 1 {
+			note := ""
+			switch {
+			case c.Interrupted:
+				note = ", at least: interrupted"
+			case c.ClientBound:
+				note = ", at least: limited by the client"
+			}
 			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s req/s (95 %% interval %s to %s)%s\n", chart.Printable(t.Label), c.N,
-				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), map[bool]string{true: ", at least: limited by the client", false: ""}[c.ClientBound])
+				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), note)
 		}
 	}
 	if len(d.Targets) > 1 {

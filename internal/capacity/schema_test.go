@@ -19,18 +19,7 @@ func TestDocumentMatchesSchema(t *testing.T) {
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		t.Fatal(err)
 	}
-	s := Search{Start: 100, Resolution: 0.05}
-	s.Record(Step{TargetPerS: 100, Pass: true, Objectives: []string{"p99<1s: passed"}})
-	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
-	s.Record(Step{TargetPerS: 200, ClientBound: true, ClientReasons: []string{"x"}})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
-	tg.Finish()
-	Rank([]*Target{tg})
-	d := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
-		Complete: true, Objectives: []string{"p99<1s"}, LatencyObjectiveMs: 1000, StepS: 1, SettleS: 0.2, ResolutionPercent: 5,
-		MinAchieved: MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2, TieRule: "t",
-		Machine: Machine{CPUs: 2, Cores: 2, LoadStart: []float64{1, 2, 3}, LoadEnd: []float64{1, 2, 3}}, Targets: []*Target{tg}}
-	d.Targets[0].Runs[0].Result.FailingPerS = 200
+	d := fixture()
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +72,27 @@ func TestDocumentMatchesSchema(t *testing.T) {
 		}
 	}
 	check(schema, doc, "$")
+}
+
+// fixture is a document with every field set: a search that passed 100/s
+// and was client-bound at 200/s, and one interrupted after failing 400/s.
+func fixture() *Document {
+	s := Search{Start: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, Connections: 2, Kept: true, Pass: true, Objectives: []string{"p99<1s: passed"}})
+	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
+	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}})
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
+	s2 := Search{Start: 400, Resolution: 0.05}
+	s2.Record(Step{TargetPerS: 400, Connections: 3, P50Us: 1, P99Us: 2, P999Us: 3, Complete: 10, Failed: 1, Non2xx: 2})
+	s2.Interrupt()
+	tg2 := &Target{Label: "b", URL: "http://127.0.0.1/b", Searches: []Search{s2}}
+	tg.Finish()
+	tg2.Finish()
+	Rank([]*Target{tg, tg2})
+	d := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
+		Complete: true, Objectives: []string{"p99<1s"}, LatencyObjectiveMs: 1000, StepS: 1, SettleS: 0.2, ResolutionPercent: 5,
+		MinAchieved: MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2, TieRule: "t",
+		Machine: Machine{CPUs: 2, Cores: 2, LoadStart: []float64{1, 2, 3}, LoadEnd: []float64{1, 2, 3}}, Targets: []*Target{tg, tg2}}
+	d.Targets[0].Runs[0].Result.FailingPerS = 200
+	return d
 }
