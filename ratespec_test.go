@@ -26,6 +26,10 @@ func TestRateSchedules(t *testing.T) {
 			[]client.RatePhase{{From: 1000, To: 1000, For: 10 * time.Second}, {From: 2000, To: 2000, For: 10 * time.Second}, {From: 4000, To: 4000, For: 10 * time.Second}}, 30 * time.Second},
 		{[]string{"--rate", "10,20"}, 20, []client.RatePhase{{From: 10, To: 10, For: 10 * time.Second}, {From: 20, To: 20, For: 10 * time.Second}}, 20 * time.Second},
 		{[]string{"--rate", "10,20", "--step", "2", "-t", "5"}, 20, []client.RatePhase{{From: 10, To: 10, For: 2 * time.Second}, {From: 20, To: 20, For: 2 * time.Second}}, 5 * time.Second},
+		// The range's ends are rates.
+		{[]string{"--rate", "0.001", "-n", "10"}, client.MinRate, nil, 0},
+		{[]string{"--rate", "1e9", "-n", "10"}, client.MaxRate, nil, 0},
+		{[]string{"--rate", "0.001:1e9/1s"}, client.MaxRate, []client.RatePhase{{From: client.MinRate, To: client.MaxRate, For: time.Second}}, time.Second},
 	} {
 		o, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &strings.Builder{})
 		if done {
@@ -63,6 +67,19 @@ func TestRateScheduleErrors(t *testing.T) {
 		{[]string{"--rate", "100", "--step", "1s"}, "--step needs a --rate list"},
 		{[]string{"--step", "1s"}, "--step needs a --rate list"},
 		{[]string{"--rate", "1,2", "--shard", "1/2", "--run-id", "x", "--json", "/dev/null"}, "--shard cannot split a --rate schedule"},
+		// Every rate is from client.MinRate to client.MaxRate: beyond them a
+		// run lost its JSON document (1e307), sent nothing (a ramp to
+		// 1e308) or never ended (1e-320).
+		{[]string{"--rate", "1e307"}, "--rate 1e307: the rate must be " + rateRange},
+		{[]string{"--rate", "1e-320"}, "--rate 1e-320: the rate must be " + rateRange},
+		{[]string{"--rate", "0.0009"}, "the rate must be " + rateRange},
+		{[]string{"--rate", "1000000001"}, "the rate must be " + rateRange},
+		{[]string{"--rate", "1:1e308/1s"}, "a ramp's rates must be " + rateRange},
+		{[]string{"--rate", "1e-9:10/1s"}, "a ramp's rates must be " + rateRange},
+		{[]string{"--rate", "10,2e9"}, "every step must be " + rateRange},
+		{[]string{"--rate", "10,1e-4", "--step", "1s"}, "every step must be " + rateRange},
+		{[]string{"--rate", "1:2/2540400h"}, "a ramp lasts at most"},
+		{[]string{"--rate", "1,2,3", "--step", "1000000h"}, "3 steps last more than"},
 	} {
 		var errb strings.Builder
 		_, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &errb)

@@ -46,6 +46,16 @@ type RatePhase struct {
 	For      time.Duration
 }
 
+// MinRate and MaxRate bound every rate of rate mode, constant, ramp or step,
+// in requests per second: below MinRate a slot is due more than 16 minutes
+// after the previous one, above MaxRate one every nanosecond, the monotonic
+// clock's unit, and a schedule's counts and due times leave float64's and
+// int64's exact range.
+const (
+	MinRate = 0.001
+	MaxRate = 1e9
+)
+
 // MaxRatePhases bounds a schedule's phases (a lookup per request walks them
 // by bisection).
 const MaxRatePhases = 1000
