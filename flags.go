@@ -857,6 +857,9 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 	case o.HTML && len(o.Percentiles) > 0:
 		return fail("--percentiles prints a text table and cannot be used with -w (or -x, -y, -z)")
 	}
+	if err := checkStepInterval(o); err != nil {
+		return fail(err.Error())
+	}
 	return exitOK, false
 }
 
