@@ -59,6 +59,17 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 			return exitError // a stdout error is reported by runWith
 		}
 	}
+	if drawFiles(ctx, o, argv, res, sum, errw) != exitOK {
+		status = exitError
+	}
+	return status
+}
+
+// drawFiles writes the --plot and --html files of a run (after ab's report,
+// or after the error that ended it, drawn as far as it went); it returns a
+// non-zero exit status when one could not be made, and says why.
+func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer) int {
+	status := exitOK
 	if o.PlotFile != "" {
 		if err := plotRun(ctx, o, argv, res, sum); err != nil {
 			fmt.Fprintf(errw, "gab: %v\n", pictureError("--plot: ", err))
@@ -72,6 +83,25 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 		}
 	}
 	return status
+}
+
+// drawFailedRun writes the --plot and --html files of a run that ended in
+// an error (-s's timeout, a receive error without -r) from what it
+// measured (sum: its record with the error), or says on stderr why there
+// are none.
+func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer) {
+	if o.PlotFile == "" && o.HTMLFile == "" {
+		return
+	}
+	if ms == nil || ms.res == nil || sum == nil {
+		for _, f := range []struct{ option, name string }{{"--plot", o.PlotFile}, {"--html", o.HTMLFile}} {
+			if f.name != "" {
+				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it measured anything\n", f.option, chart.Printable(f.name))
+			}
+		}
+		return
+	}
+	drawFiles(context.WithoutCancel(ctx), o, argv, ms.res, sum, errw)
 }
 
 // chartOptions are the charts' settings from the command line.
