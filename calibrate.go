@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -119,24 +121,98 @@ func calibrationFile() (string, error) {
 // maxCalibrationFile bounds what a run reads of the calibration file.
 const maxCalibrationFile = 1 << 16
 
-// calibratedCeiling is this machine's calibrated req/s per core for the
-// run's mode (0: no calibration file, or nothing for that mode).
-func calibratedCeiling(o *cliOptions) float64 {
-	key := calibrationKey(o)
+// calibrationWait is how long after its start a run's read of the
+// calibration file may still be waited for when the run's figures are
+// summarized; a read not done by then (a slow or hung file system) is left
+// and the run goes without the calibration.
+const calibrationWait = time.Second
+
+// calibrationRead is a read of the calibration file under way beside a run
+// (runMeter.begin starts it): a run never waits on the file.
+type calibrationRead struct {
+	started time.Time
+	done    chan struct{}
+	c       *calibration // nil: no usable file
+}
+
+// calibrationReads are the reads under way, by file name: a run whose file
+// is still being read by an earlier one (gab sweep's, on a hung file
+// system) shares that read rather than starting another.
+var calibrationReads = struct {
+	sync.Mutex
+	pending map[string]*calibrationRead
+}{pending: map[string]*calibrationRead{}}
+
+// startCalibrationRead starts reading the calibration file in the
+// background (nil: no cache directory).
+func startCalibrationRead() *calibrationRead {
 	name, err := calibrationFile()
-	if key == "" || err != nil {
-		return 0
-	}
-	f, err := os.Open(name)
 	if err != nil {
-		return 0
+		return nil
+	}
+	calibrationReads.Lock()
+	defer calibrationReads.Unlock()
+	if cr := calibrationReads.pending[name]; cr != nil {
+		return cr
+	}
+	cr := &calibrationRead{started: time.Now(), done: make(chan struct{})}
+	calibrationReads.pending[name] = cr
+	go func() {
+		cr.c = readCalibrationFile(name)
+		calibrationReads.Lock()
+		delete(calibrationReads.pending, name)
+		calibrationReads.Unlock()
+		close(cr.done)
+	}()
+	return cr
+}
+
+// readCalibrationFile is readCalibration (tests replace it with a read
+// that hangs, as on a hung file system).
+var readCalibrationFile = readCalibration
+
+// readCalibration reads the calibration file name: nil unless it is a
+// regular file of at most maxCalibrationFile bytes holding a calibration.
+// It opens the file without blocking (a FIFO's open waits for a writer
+// otherwise) and checks what it opened, not what the name was before.
+func readCalibration(name string) *calibration {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > maxCalibrationFile {
+		return nil
+	}
 	var c calibration
 	if json.NewDecoder(io.LimitReader(f, maxCalibrationFile)).Decode(&c) != nil || c.Schema != calibrationSchema {
+		return nil
+	}
+	return &c
+}
+
+// ceiling is this machine's calibrated req/s per core for the calibration
+// mode key (0: no calibration file, nothing for that mode, or a read not
+// done calibrationWait after it started).
+func (cr *calibrationRead) ceiling(key string) float64 {
+	if cr == nil || key == "" {
 		return 0
 	}
-	v := c.Ceiling[key]
+	select {
+	case <-cr.done:
+	default:
+		t := time.NewTimer(time.Until(cr.started.Add(calibrationWait)))
+		defer t.Stop()
+		select {
+		case <-cr.done:
+		case <-t.C:
+			return 0
+		}
+	}
+	if cr.c == nil {
+		return 0
+	}
+	v := cr.c.Ceiling[key]
 	if !(v > 0 && v < 1e12) {
 		return 0
 	}

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/testtool"
 )
 
 // TestCalibrate: gab calibrate measures every mode against both targets,
@@ -110,5 +115,118 @@ func TestCalibrateUnwritableOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(out)); err == nil {
 		t.Fatal("--out's directory was made")
+	}
+}
+
+// A FIFO at the calibration file, which nothing writes, does not hold a
+// run: the file is opened without blocking and read only if it is a
+// regular file. Before, every run (a plain ab run too) waited in open(2)
+// after its last request, and a SIGINT did not end the wait.
+func TestCalibrationFIFODoesNotHoldARun(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	if err := os.MkdirAll(filepath.Join(cache, "gab"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := testtool.MakeFIFO(t, filepath.Join(cache, "gab"), "calibration.json")
+	url := extServer(t)
+	type result struct {
+		status   int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		status := run(t.Context(), []string{"ab", "-k", "-n", "20", "-c", "2", url + "/"}, &out, &errb)
+		done <- result{status, out.String(), errb.String()}
+	}()
+	select {
+	case r := <-done:
+		if r.status != 0 || !strings.Contains(r.out, "Complete requests:      20") {
+			t.Fatalf("status %d, stderr %q\n%s", r.status, r.err, r.out)
+		}
+	case <-time.After(20 * time.Second):
+		// A writer's open (without blocking: the run's open counts as a
+		// reader) ends the run's wait, so that its goroutine ends.
+		if w, err := os.OpenFile(fifo.Path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		<-done
+		t.Fatal("the run waited on the FIFO at the calibration file")
+	}
+}
+
+// readCalibration takes a regular file of a calibration only: not a FIFO
+// (at once, without a writer), a directory, nor a file over
+// maxCalibrationFile.
+func TestReadCalibrationRegularFilesOnly(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := json.Marshal(calibration{Schema: calibrationSchema, SchemaVersion: 1, Ceiling: map[string]float64{"h1_keepalive": 10}})
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if c := readCalibration(write("good.json", good)); c == nil || c.Ceiling["h1_keepalive"] != 10 {
+		t.Fatalf("a calibration file read as %+v", c)
+	}
+	big := append(bytes.Repeat([]byte(" "), maxCalibrationFile), good...)
+	fifo := testtool.MakeFIFO(t, dir, "fifo.json")
+	for _, name := range []string{write("big.json", big), dir, fifo.Path, filepath.Join(dir, "missing.json")} {
+		if c := readCalibration(name); c != nil {
+			t.Errorf("%s read as %+v", name, c)
+		}
+	}
+}
+
+// A read of the calibration file that never ends (a hung file system)
+// holds no run: a run goes without the calibration a second after the
+// read began, and a run while that read is still under way shares it
+// rather than starting another.
+func TestCalibrationReadThatHangs(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	release := make(chan struct{})
+	var reads atomic.Int64
+	readCalibrationFile = func(string) *calibration {
+		reads.Add(1)
+		<-release
+		return &calibration{Schema: calibrationSchema, Ceiling: map[string]float64{"h1_keepalive": 10}}
+	}
+	t.Cleanup(func() {
+		// The read ends; once it is no longer under way the hook can go.
+		close(release)
+		for end := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+			calibrationReads.Lock()
+			n := len(calibrationReads.pending)
+			calibrationReads.Unlock()
+			if n == 0 {
+				break
+			}
+			if time.Now().After(end) {
+				t.Error("the calibration read did not end")
+				return
+			}
+		}
+		readCalibrationFile = readCalibration
+	})
+	url := extServer(t)
+	for i := range 2 {
+		js := filepath.Join(t.TempDir(), "run.json")
+		begin := time.Now()
+		status, _, errs := runGab(t, "ab", "-k", "-n", "300", "-c", "2", "--json", js, url+"/")
+		if status != 0 {
+			t.Fatalf("run %d: status %d: %s", i, status, errs)
+		}
+		if d := time.Since(begin); d > 20*time.Second {
+			t.Fatalf("run %d took %v", i, d)
+		}
+		if v := readVerdicts(t, js).find("client_bound"); v != nil && strings.Contains(v.Message, "gab calibrate") {
+			t.Fatalf("run %d: verdict %+v from a read that never ended", i, v)
+		}
+	}
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("%d reads of the calibration file, want one shared by both runs", n)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"gab/internal/capacity"
@@ -34,7 +33,7 @@ array of them). gab sweep --baseline compares the targets of one sweep.
 // readCompareFile reads a document gab compare is given, once (a pipe
 // holds it only once), and its schema.
 func readCompareFile(name string) (raw []byte, schema string, err error) {
-	raw, err = os.ReadFile(name)
+	raw, err = readDocumentFile(name, true)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
 	}

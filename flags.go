@@ -857,6 +857,9 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 	case o.HTML && len(o.Percentiles) > 0:
 		return fail("--percentiles prints a text table and cannot be used with -w (or -x, -y, -z)")
 	}
+	if err := checkStepInterval(o); err != nil {
+		return fail(err.Error())
+	}
 	return exitOK, false
 }
 
@@ -1252,15 +1255,26 @@ func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
 // defaultStep is a --rate list's step length without --step.
 const defaultStep = 10 * time.Second
 
+// maxSchedule bounds a --rate schedule's length, as -t's is bounded (ab's
+// int seconds).
+const maxSchedule = math.MaxInt32 * time.Second
+
+// rateRange is the range every rate of --rate must be in: client.MinRate to
+// client.MaxRate.
+const rateRange = "from 0.001 to 1e9 requests per second"
+
 // parseRate reads --rate: R (a constant rate), FROM:TO/DURATION (a linear
 // ramp) or R1,R2,... (steps of step each; stepGiven: --step was given). rate
-// is the highest rate asked for; phases is nil for a constant.
+// is the highest rate asked for; phases is nil for a constant. Every rate is
+// within client.MinRate and client.MaxRate, and the schedule lasts at most
+// maxSchedule.
 func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phases []client.RatePhase, err error) {
 	bad := func(why string) error { return fmt.Errorf("--rate %q: %s", s, why) }
 	number := func(v string) (float64, bool) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		return f, err == nil && f > 0 && !math.IsInf(f, 0)
 	}
+	inRange := func(f float64) bool { return f >= client.MinRate && f <= client.MaxRate }
 	switch {
 	case strings.Contains(s, ":"):
 		if stepGiven {
@@ -1274,6 +1288,12 @@ func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phas
 		if !ok || !okA || !okB || d.Set(strings.TrimSpace(length)) != nil || d == 0 {
 			return 0, nil, bad("a ramp is FROM:TO/DURATION with positive rates and a duration (100:5000/60s)")
 		}
+		if !inRange(a) || !inRange(b) {
+			return 0, nil, bad("a ramp's rates must be " + rateRange)
+		}
+		if time.Duration(d) > maxSchedule {
+			return 0, nil, bad(fmt.Sprintf("a ramp lasts at most %v", maxSchedule))
+		}
 		return max(a, b), []client.RatePhase{{From: a, To: b, For: time.Duration(d)}}, nil
 	case strings.Contains(s, ","):
 		if !stepGiven {
@@ -1286,10 +1306,16 @@ func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phas
 		if len(parts) > client.MaxRatePhases {
 			return 0, nil, bad(fmt.Sprintf("at most %d steps", client.MaxRatePhases))
 		}
+		if step > maxSchedule/time.Duration(len(parts)) {
+			return 0, nil, fmt.Errorf("--step %v: %d steps last more than %v", step, len(parts), maxSchedule)
+		}
 		for _, p := range parts {
 			r, ok := number(p)
 			if !ok {
 				return 0, nil, bad("every step must be a positive number of requests per second")
+			}
+			if !inRange(r) {
+				return 0, nil, bad("every step must be " + rateRange)
 			}
 			rate = max(rate, r)
 			phases = append(phases, client.RatePhase{From: r, To: r, For: step})
@@ -1302,6 +1328,9 @@ func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phas
 	r, ok := number(s)
 	if !ok {
 		return 0, nil, errors.New("--rate must be a positive number of requests per second")
+	}
+	if !inRange(r) {
+		return 0, nil, fmt.Errorf("--rate %s: the rate must be %s", strings.TrimSpace(s), rateRange)
 	}
 	return r, nil, nil
 }

@@ -210,14 +210,17 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 		r.live.stop()
 	}
 	if ms.err != nil {
-		if status, done := r.output.fatal(r.out, r.errw, ms, ms.err); done {
-			return ms, status, true
+		status, done := r.output.fatal(r.out, r.errw, ms, ms.err)
+		if !done {
+			completed := 0
+			if ms.res != nil {
+				completed = ms.res.Complete
+			}
+			status = fatal(r.out, r.errw, ms.err, completed)
 		}
-		completed := 0
-		if ms.res != nil {
-			completed = ms.res.Complete
-		}
-		return ms, fatal(r.out, r.errw, ms.err, completed), true
+		// After ab's message: the pictures of what the run measured.
+		drawFailedRun(ctx, r.o, r.argv, ms, r.output.failed, r.errw)
+		return ms, status, true
 	}
 	if ms.res.Ending != client.EndInterrupted {
 		if r.o.Progress > 0 {

@@ -27,6 +27,7 @@ type runMeter struct {
 	serverBefore time.Duration
 	serverErr    error // a failed reading at the start
 	machine      *hoststat.Snapshot
+	calib        *calibrationRead // the calibration file, read beside the run
 }
 
 // begin takes the readings at the start of the run.
@@ -34,6 +35,7 @@ func (m *runMeter) begin() {
 	if m.server != nil {
 		m.serverBefore, m.serverErr = m.server.Read()
 	}
+	m.calib = startCalibrationRead()
 	m.machine = hoststat.Read()
 	m.cpuBefore = report.ProcessCPU()
 	m.started = time.Now()
@@ -77,6 +79,7 @@ type measured struct {
 	server    *report.ServerCPU // nil without --server-pid or after a failed reading
 	serverErr error             // a failed --server-pid reading
 	machine   *hoststat.Delta   // what the machine did over the run (the verdicts' evidence)
+	calib     *calibrationRead  // the calibration file's read (nil: none)
 }
 
 // measureRun runs the engine between the meters' readings, the first
@@ -85,7 +88,7 @@ func measureRun(ctx context.Context, runner *client.Runner, m *runMeter) *measur
 	m.begin()
 	runner.OnMeasure(m.rebase)
 	res, err := runner.Run(ctx)
-	ms := &measured{res: res, err: err, cpu: m.clientCPU()}
+	ms := &measured{res: res, err: err, cpu: m.clientCPU(), calib: m.calib}
 	ms.server, ms.serverErr = m.serverCPU(ms.cpu)
 	ms.machine = hoststat.Read().Sub(m.machine)
 	return ms
@@ -105,7 +108,7 @@ func fatalError(err error) *client.FatalError {
 func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
 	opts := reportOptions(o, argv, ms.cpu, ms.server)
 	opts.Machine = ms.machine
-	opts.Ceiling = calibratedCeiling(o)
+	opts.Ceiling = ms.calib.ceiling(calibrationKey(o))
 	opts.InProcessServer = o.Demo
 	return report.Summarize(ms.res, opts)
 }

@@ -107,7 +107,7 @@ func writeMergedText(w io.Writer, m *report.Run, notes []string) error {
 // readDocument reads one gab JSON document, with a message that says what is
 // wrong with a missing, truncated or foreign file.
 func readDocument(name string) (*report.Run, error) {
-	raw, err := os.ReadFile(name)
+	raw, err := readDocumentFile(name, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", chart.Printable(name))
 	}

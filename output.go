@@ -43,6 +43,9 @@ type output struct {
 	meter runMeter
 	// hlog is the --hlog file, created before the run.
 	hlog *os.File
+	// failed is the record of a run that ended in an error, as fatal wrote
+	// it (nil before, or when it measured nothing): the pictures draw it.
+	failed *report.Run
 }
 
 // newOutput chooses the outputs once the command line is parsed.
@@ -228,13 +231,15 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 // message on stderr and, on stdout, the document with the error and whatever
 // was measured, in place of ab's "Total of N requests completed" line; it
 // returns done with the exit status. In text mode it only writes the --json
-// file and leaves the rest to the caller.
+// file and leaves the rest to the caller. The run's record with the error
+// stays in out.failed for the pictures (drawFailedRun).
 func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (status int, done bool) {
 	fe := fatalError(err)
 	var sum *report.Run
-	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON()) {
+	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON() || wantsPerSecond(out.o)) {
 		sum = ms.summarize(out.o, out.argv)
 		sum.SetError(fe.Message, fe.Exit)
+		out.failed = sum
 	}
 	if werr := out.writeHlog(sum); werr != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", werr)

@@ -59,6 +59,17 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 			return exitError // a stdout error is reported by runWith
 		}
 	}
+	if drawFiles(ctx, o, argv, res, sum, errw) != exitOK {
+		status = exitError
+	}
+	return status
+}
+
+// drawFiles writes the --plot and --html files of a run (after ab's report,
+// or after the error that ended it, drawn as far as it went); it returns a
+// non-zero exit status when one could not be made, and says why.
+func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer) int {
+	status := exitOK
 	if o.PlotFile != "" {
 		if err := plotRun(ctx, o, argv, res, sum); err != nil {
 			fmt.Fprintf(errw, "gab: %v\n", pictureError("--plot: ", err))
@@ -74,6 +85,25 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 	return status
 }
 
+// drawFailedRun writes the --plot and --html files of a run that ended in
+// an error (-s's timeout, a receive error without -r) from what it
+// measured (sum: its record with the error), or says on stderr why there
+// are none.
+func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer) {
+	if o.PlotFile == "" && o.HTMLFile == "" {
+		return
+	}
+	if ms == nil || ms.res == nil || sum == nil {
+		for _, f := range []struct{ option, name string }{{"--plot", o.PlotFile}, {"--html", o.HTMLFile}} {
+			if f.name != "" {
+				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it measured anything\n", f.option, chart.Printable(f.name))
+			}
+		}
+		return
+	}
+	drawFiles(context.WithoutCancel(ctx), o, argv, ms.res, sum, errw)
+}
+
 // chartOptions are the charts' settings from the command line.
 func chartOptions(o *cliOptions, points int) report.ChartOptions {
 	c := report.ChartOptions{MaxPoints: points, AdaptIntervals: o.Interval == 0}
@@ -87,15 +117,68 @@ func chartOptions(o *cliOptions, points int) report.ChartOptions {
 // pictures, about a hundredth of -t's limit (at least client.MinInterval, in
 // whole multiples of it), or client.MinInterval without one, whose intervals
 // the charts merge into about a hundred (report.ChartOptions.AdaptIntervals);
-// else client.DefaultInterval.
+// else client.DefaultInterval. With a --rate schedule the default is
+// shortened until it divides the steps (report.StepInterval), so that no
+// interval holds two steps' requests (--interval is checked with the
+// command line: checkStepInterval).
 func timelineInterval(o *cliOptions) time.Duration {
 	switch {
 	case o.Interval > 0:
 		return o.Interval
 	case !wantsPerSecond(o):
-		return client.DefaultInterval
+		return stepInterval(o, client.DefaultInterval)
 	}
-	return max(client.MinInterval, (o.Config.TimeLimit / 100).Truncate(client.MinInterval))
+	return stepInterval(o, max(client.MinInterval, (o.Config.TimeLimit/100).Truncate(client.MinInterval)))
+}
+
+// stepInterval is want, or with a --rate schedule the longest interval up
+// to it that divides the steps, else the steps' grain (report.StepGrain)
+// itself; want if neither does (checkStepInterval refused such a schedule
+// with the command line).
+func stepInterval(o *cliOptions, want time.Duration) time.Duration {
+	cfg := &o.Config
+	for _, w := range []time.Duration{want, report.StepGrain(cfg.RateSchedule, cfg.TimeLimit)} {
+		if d := report.StepInterval(w, cfg.RateSchedule, cfg.TimeLimit); d > 0 {
+			return d
+		}
+	}
+	return want
+}
+
+// showsTimeline reports whether an output shows the latency timeline
+// (output.prepare then sets client.Config.Interval).
+func showsTimeline(o *cliOptions) bool {
+	return o.HlogFile != "" || o.Extended || o.Format == "json" || o.JSONFile != "" || o.PlotFile != "" || o.HTMLFile != ""
+}
+
+// checkStepInterval refuses a --rate schedule whose steps the timeline's
+// intervals cannot follow: a step's figures (rate.steps) are those of the
+// intervals that start in it, so every step boundary within the run must
+// be a whole number of intervals, --interval's or one of at least
+// client.MinInterval.
+func checkStepInterval(o *cliOptions) error {
+	cfg := &o.Config
+	if len(cfg.RateSchedule) == 0 || !showsTimeline(o) {
+		return nil
+	}
+	grain := report.StepGrain(cfg.RateSchedule, cfg.TimeLimit)
+	if grain == 0 {
+		return nil
+	}
+	if o.Interval > 0 {
+		if grain%o.Interval == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("--interval %v does not divide the --rate steps (their ends are multiples of %v): each step's figures need whole intervals", o.Interval, grain)
+		if d := report.StepInterval(o.Interval, cfg.RateSchedule, cfg.TimeLimit); d > 0 {
+			return fmt.Errorf("%s; --interval %v does", msg, d)
+		}
+		return errors.New(msg)
+	}
+	if report.StepInterval(grain, cfg.RateSchedule, cfg.TimeLimit) == 0 {
+		return fmt.Errorf("--rate steps whose ends are multiples of %v cannot be cut into timeline intervals of at least %v (whole µs): each step's figures need whole intervals", grain, client.MinInterval)
+	}
+	return nil
 }
 
 // htmlPointLimit is the most requests the HTML page's latency chart draws

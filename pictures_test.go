@@ -249,3 +249,32 @@ func checkOneLineFailure(t *testing.T, args []string, got golden.Result, exit in
 		t.Errorf("%v: more than one line: %q", args, got.Stderr)
 	}
 }
+
+// A run that -s's watchdog ends writes its --html page as its JSON, with
+// what it measured and the error (before, the JSON only, and nothing said
+// about the page); with nothing measured, the page shows the error alone.
+// ab's message and exit status stay ab's.
+func TestHTMLOfARunEndedByTheIdleTimeout(t *testing.T) {
+	url, _ := startDocServer(t)
+	dir := t.TempDir()
+	page, doc := filepath.Join(dir, "r.html"), filepath.Join(dir, "r.json")
+	status, stdout, stderr := runGab(t, "ab", "-n", "5", "-c", "1", "-s", "1", "--html", page, "--json", doc, url+"/hang-after-2")
+	if status != 119 || !strings.HasSuffix(stdout, "Total of 2 requests completed\n") ||
+		stderr != "apr_pollset_poll: The timeout specified has expired (70007)\n" {
+		t.Fatalf("status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	for _, f := range []string{doc, page} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "The timeout specified has expired") {
+			t.Errorf("%s lacks the error", f)
+		}
+	}
+	page = filepath.Join(dir, "nothing.html")
+	status, _, stderr = runGab(t, "ab", "-n", "5", "-c", "1", "-s", "1", "--html", page, url+"/hang")
+	if b, err := os.ReadFile(page); status != 119 || err != nil || !strings.Contains(string(b), "The timeout specified has expired") {
+		t.Errorf("nothing answered: status %d, stderr %q, page: %v", status, stderr, err)
+	}
+}

@@ -225,10 +225,13 @@ const sizeOptionMixed = "--sizes or --post-sizes"
 // printable, every figure consistent. Errors start with the file's name.
 func loadPlotInput(in *plotInput) error {
 	name := chart.Printable(in.path)
-	raw, err := os.ReadFile(in.path)
+	raw, err := readDocumentFile(in.path, true)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no such file", name)
+		}
+		if _, ok := err.(*os.PathError); !ok {
+			return err // it names the file already (a file over the bound)
 		}
 		return fmt.Errorf("%s: %s", name, chart.Printable(err.Error()))
 	}

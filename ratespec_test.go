@@ -26,6 +26,10 @@ func TestRateSchedules(t *testing.T) {
 			[]client.RatePhase{{From: 1000, To: 1000, For: 10 * time.Second}, {From: 2000, To: 2000, For: 10 * time.Second}, {From: 4000, To: 4000, For: 10 * time.Second}}, 30 * time.Second},
 		{[]string{"--rate", "10,20"}, 20, []client.RatePhase{{From: 10, To: 10, For: 10 * time.Second}, {From: 20, To: 20, For: 10 * time.Second}}, 20 * time.Second},
 		{[]string{"--rate", "10,20", "--step", "2", "-t", "5"}, 20, []client.RatePhase{{From: 10, To: 10, For: 2 * time.Second}, {From: 20, To: 20, For: 2 * time.Second}}, 5 * time.Second},
+		// The range's ends are rates.
+		{[]string{"--rate", "0.001", "-n", "10"}, client.MinRate, nil, 0},
+		{[]string{"--rate", "1e9", "-n", "10"}, client.MaxRate, nil, 0},
+		{[]string{"--rate", "0.001:1e9/1s"}, client.MaxRate, []client.RatePhase{{From: client.MinRate, To: client.MaxRate, For: time.Second}}, time.Second},
 	} {
 		o, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &strings.Builder{})
 		if done {
@@ -63,12 +67,82 @@ func TestRateScheduleErrors(t *testing.T) {
 		{[]string{"--rate", "100", "--step", "1s"}, "--step needs a --rate list"},
 		{[]string{"--step", "1s"}, "--step needs a --rate list"},
 		{[]string{"--rate", "1,2", "--shard", "1/2", "--run-id", "x", "--json", "/dev/null"}, "--shard cannot split a --rate schedule"},
+		// Every rate is from client.MinRate to client.MaxRate: beyond them a
+		// run lost its JSON document (1e307), sent nothing (a ramp to
+		// 1e308) or never ended (1e-320).
+		{[]string{"--rate", "1e307"}, "--rate 1e307: the rate must be " + rateRange},
+		{[]string{"--rate", "1e-320"}, "--rate 1e-320: the rate must be " + rateRange},
+		{[]string{"--rate", "0.0009"}, "the rate must be " + rateRange},
+		{[]string{"--rate", "1000000001"}, "the rate must be " + rateRange},
+		{[]string{"--rate", "1:1e308/1s"}, "a ramp's rates must be " + rateRange},
+		{[]string{"--rate", "1e-9:10/1s"}, "a ramp's rates must be " + rateRange},
+		{[]string{"--rate", "10,2e9"}, "every step must be " + rateRange},
+		{[]string{"--rate", "10,1e-4", "--step", "1s"}, "every step must be " + rateRange},
+		{[]string{"--rate", "1:2/2540400h"}, "a ramp lasts at most"},
+		{[]string{"--rate", "1,2,3", "--step", "1000000h"}, "3 steps last more than"},
+		// A step's figures are whole timeline intervals: --interval must
+		// divide the steps, and a step must be one interval at least.
+		{[]string{"--rate", "20,40", "--step", "0.5s", "--interval", "1s", "--extended"},
+			"--interval 1s does not divide the --rate steps (their ends are multiples of 500ms): each step's figures need whole intervals; --interval 500ms does"},
+		{[]string{"--rate", "20,40", "--step", "0.5s", "--interval", "300ms", "--json", "/dev/null"}, "--interval 250ms does"},
+		{[]string{"--rate", "20,40", "--step", "50ms", "--extended"}, "--rate steps whose ends are multiples of 50ms cannot be cut into timeline intervals of at least 100ms"},
+		// A ramp's end is a step's when the run goes on past it.
+		{[]string{"--rate", "1:2/50ms", "-t", "1", "--hlog", "/dev/null"}, "multiples of 50ms"},
+		{[]string{"--rate", "1:2/1.5s", "-t", "3", "--interval", "1s", "--extended"}, "--interval 750ms does"},
 	} {
 		var errb strings.Builder
 		_, status, done := parseArgs(append(append([]string{"gab"}, c.args...), "-c", "4", "http://127.0.0.1:1/"), &strings.Builder{}, &errb)
 		if !done || status != exitUsage || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errb.String(), exitUsage, c.want)
 		}
+	}
+}
+
+// The timeline's interval divides the steps when --interval is not given:
+// steps of 0.5 s get 500 ms intervals, not the default 1 s (whose first
+// interval held both steps' requests and left the second step none).
+// Without a timeline to show, a step of any length is taken.
+func TestRateStepsShorterThanTheInterval(t *testing.T) {
+	url := extServer(t)
+	doc := filepath.Join(t.TempDir(), "r.json")
+	status, _, errs := runGab(t, "gab", "-k", "-c", "2", "--rate", "20,40", "--step", "0.5s", "--json", doc, url+"/")
+	if status != 0 {
+		t.Fatalf("exit %d: %s", status, errs)
+	}
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Report struct {
+			Complete int64 `json:"complete_requests"`
+		} `json:"report"`
+		Rate struct {
+			Steps []struct {
+				Requests  int64 `json:"requests"`
+				Intervals int   `json:"intervals"`
+			} `json:"steps"`
+		} `json:"rate"`
+		Timeline struct {
+			IntervalUs int64 `json:"interval_us"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Rate.Steps
+	if d.Timeline.IntervalUs != 500_000 || len(s) != 2 || s[0].Intervals != 1 || s[1].Intervals != 1 {
+		t.Fatalf("interval %d µs, steps %+v; want one 500 ms interval a step", d.Timeline.IntervalUs, s)
+	}
+	// The first step's slots are the first 10: a request of the second step
+	// (due at 0.5 s or later) cannot end in the first. (A request that ends
+	// past the schedule's end is in no step.)
+	if s[0].Requests > 10 || s[0].Requests+s[1].Requests > d.Report.Complete {
+		t.Errorf("steps %+v of %d requests: want at most 10 in the first", s, d.Report.Complete)
+	}
+	status, _, errs = runGab(t, "gab", "-k", "-c", "2", "--rate", "20,40", "--step", "50ms", url+"/")
+	if status != 0 {
+		t.Fatalf("a schedule of 50 ms steps without a timeline: exit %d: %s", status, errs)
 	}
 }
 

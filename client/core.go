@@ -87,6 +87,7 @@ type tally struct {
 	Sent     int64
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
+	state    atomic.Int32 // tallyWorking, tallyPacing or tallyEnded, for -s
 	conn     atomic.Pointer[connBox]
 	extra    *tallyExtra      // the worker's share of extraStats (phases.go); nil until used
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
@@ -104,6 +105,15 @@ type tally struct {
 type inFlightAt struct{ start, due int64 }
 
 type connBox struct{ c io.Closer }
+
+// A tally's worker is working (its request, or between two), pacing (rate
+// mode: waiting for its next slot) or ended (it returned): -s's watchdog
+// (run.idleFor) waits for the server only while a worker works.
+const (
+	tallyWorking int32 = iota
+	tallyPacing
+	tallyEnded
+)
 
 // touch records socket activity now (for ab's -s idle timeout).
 func (t *tally) touch(r *run) { t.activity.Store(r.clock()) }
@@ -796,6 +806,7 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 				}
 			}
 			rn.tr.work(r, i, t)
+			t.state.Store(tallyEnded)
 		}(i, t)
 	}
 	allDone := make(chan struct{})
@@ -858,16 +869,23 @@ func (rn *Runner) watch(ctx context.Context, r *run, allDone <-chan struct{}) {
 	}
 }
 
-// idleFor is how long no worker has seen any socket event.
+// idleFor is how long no worker has seen any socket event while one waits
+// for the server: 0 while every worker waits for its rate slot or has ended
+// (the run then waits for its own schedule, not for the server).
 func (r *run) idleFor() int64 {
 	var last int64
+	waiting := false
 	r.mu.Lock()
 	for _, t := range r.tallies {
 		if a := t.activity.Load(); a > last {
 			last = a
 		}
+		waiting = waiting || t.state.Load() == tallyWorking
 	}
 	r.mu.Unlock()
+	if !waiting {
+		return 0
+	}
 	return r.clock() - last
 }
 

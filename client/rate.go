@@ -46,6 +46,16 @@ type RatePhase struct {
 	For      time.Duration
 }
 
+// MinRate and MaxRate bound every rate of rate mode, constant, ramp or step,
+// in requests per second: below MinRate a slot is due more than 16 minutes
+// after the previous one, above MaxRate one every nanosecond, the monotonic
+// clock's unit, and a schedule's counts and due times leave float64's and
+// int64's exact range.
+const (
+	MinRate = 0.001
+	MaxRate = 1e9
+)
+
 // MaxRatePhases bounds a schedule's phases (a lookup per request walks them
 // by bisection).
 const MaxRatePhases = 1000
@@ -160,14 +170,11 @@ func (s *schedule) wait(r *run, t *tally) bool {
 	due := s.due(k)
 	te := r.extra.state(t)
 	if d := due - r.clock(); d > 0 {
-		// A worker waiting for its slot is not idle: keep ab's -s watchdog
-		// quiet until the slot is due (rates below one request per -s).
-		for {
-			a := t.activity.Load()
-			if a >= due || t.activity.CompareAndSwap(a, due) {
-				break
-			}
-		}
+		// A worker waiting for its slot waits on no socket: -s's watchdog
+		// leaves it out (run.idleFor) until the slot is due, when its
+		// request starts (rates below one request per -s), and still
+		// watches the other workers' requests meanwhile.
+		t.state.Store(tallyPacing)
 		if te.timer == nil {
 			te.timer = time.NewTimer(time.Duration(d))
 		} else {
@@ -177,9 +184,12 @@ func (s *schedule) wait(r *run, t *tally) bool {
 		case <-te.timer.C:
 		case <-r.stopCh:
 			te.timer.Stop()
+			t.state.Store(tallyWorking)
 			r.unclaim()
 			return false
 		}
+		t.touch(r)
+		t.state.Store(tallyWorking)
 	}
 	if r.isStopped() {
 		r.unclaim()

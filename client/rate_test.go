@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -584,5 +585,36 @@ func TestRateScheduleKeepsConnections(t *testing.T) {
 		if due := res.Timeline.Intervals[i].Due; due < want-0.01 || due > want+0.01 {
 			t.Errorf("interval %d: %v due, want %v", i, due, want)
 		}
+	}
+}
+
+// TestRateIdleTimeoutWhileASlotWaits: a worker waiting for a slot far ahead
+// does not blind -s's watchdog to another's request that the server never
+// answers. The first request is answered; the second, due at 1 s, is held;
+// the third slot is due 1000 s later (a step of 0.001/s). -s 1 ends the run
+// a second after the held request, not at the third slot.
+func TestRateIdleTimeoutWhileASlotWaits(t *testing.T) {
+	srv := newFaultServer(t, answerThenStall(1, ""))
+	cfg := h1Config(srv.port(), 3, 2, false)
+	phases := []RatePhase{{1, 1, time.Second}, {MinRate, MinRate, time.Hour}}
+	cfg.Rate, cfg.RateSchedule = 1, phases
+	cfg.TimeLimit, cfg.Timeout = ScheduleLength(phases), time.Second
+	res, err := h1Run(t, cfg) // fails the test if the run lasts 20 s
+	var fe *FatalError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Message, "The timeout specified has expired") {
+		t.Fatalf("run ended with %v, want -s's timeout", err)
+	}
+	if got := srv.accepted.Load(); got != 2 || res == nil || res.Complete != 1 {
+		t.Fatalf("server accepted %d connections, %v; want the held request's timeout after the first answer", got, res)
+	}
+}
+
+// TestRateIdleTimeoutAfterAWorkerEnded: a worker that has no request left
+// (-n reached) is not waiting on the server either: with the other waiting
+// for its slot, -s 0.1 s does not end the run.
+func TestRateIdleTimeoutAfterAWorkerEnded(t *testing.T) {
+	res := runScript(t, Config{Requests: 2, Concurrency: 2, Rate: 4, Timeout: 100 * time.Millisecond}, instant)
+	if res.Complete != 2 || res.fatal != nil {
+		t.Fatalf("complete %d, fatal %v", res.Complete, res.fatal)
 	}
 }

@@ -172,7 +172,8 @@ func TestSchemaValidatorRejects(t *testing.T) {
 
 // validate checks v against the subset of JSON Schema that
 // docs/json-schema.json uses: type, enum, minimum, properties, required,
-// additionalProperties (false or a schema), items, $ref to #/$defs/….
+// additionalProperties (false or a schema), items, maxItems, $ref to
+// #/$defs/….
 func validate(root, schema map[string]any, v any, path string, errs *[]string) {
 	fail := func(format string, args ...any) { *errs = append(*errs, path+": "+fmt.Sprintf(format, args...)) }
 	if ref, ok := schema["$ref"].(string); ok {
@@ -255,6 +256,9 @@ func validate(root, schema map[string]any, v any, path string, errs *[]string) {
 		}
 	}
 	if arr, ok := v.([]any); ok {
+		if most, ok := schema["maxItems"].(float64); ok && float64(len(arr)) > most {
+			fail("%d items, more than maxItems %v", len(arr), most)
+		}
 		if items, ok := schema["items"].(map[string]any); ok {
 			for i, e := range arr {
 				validate(root, items, e, fmt.Sprintf("%s[%d]", path, i), errs)

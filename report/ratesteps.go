@@ -1,9 +1,15 @@
 package report
 
-import "gab/client"
+import (
+	"time"
+
+	"gab/client"
+)
 
 // A rate schedule's steps (--rate R1,R2,... --step, or a ramp as one step):
-// each step's figures from the timeline's intervals that start in it.
+// each step's figures from the timeline's intervals that start in it. The
+// timeline's interval divides every step boundary within the run
+// (StepInterval), so that no interval holds two steps' requests.
 
 // rateStep is one step of a rate schedule.
 type rateStep struct {
@@ -92,4 +98,61 @@ func writeRateSteps(p *errWriter, steps []rateStep) {
 		p.printf("%9s%9s%10s%9s%9s\n", ms3(float64(s.CorrectedP50Us)), ms3(float64(s.CorrectedP99Us)), ms3(float64(s.CorrectedP999Us)),
 			ms3(float64(s.UncorrectedP50Us)), ms3(float64(s.UncorrectedP99Us)))
 	}
+}
+
+// StepGrain is what every end of the schedule's steps within a run of limit
+// is a whole multiple of (0: a run as long as the schedule; the last step's
+// end counts when the run goes on past it, at the last rate): their greatest
+// common divisor, 0 when no step ends within the run.
+func StepGrain(phases []client.RatePhase, limit time.Duration) time.Duration {
+	var g, at time.Duration
+	for i, p := range phases {
+		at += p.For
+		if limit > 0 && at >= limit || limit <= 0 && i == len(phases)-1 {
+			break
+		}
+		for b := at; b != 0; {
+			g, b = b, g%b
+		}
+	}
+	return g
+}
+
+// StepInterval is the longest timeline interval of at most want, at least
+// client.MinInterval and in whole µs (the document's unit) that divides the
+// schedule's steps within a run of limit (StepGrain): want itself when it
+// does (or no step ends within the run), 0 when none does (or want is below
+// client.MinInterval).
+func StepInterval(want time.Duration, phases []client.RatePhase, limit time.Duration) time.Duration {
+	g := StepGrain(phases, limit)
+	if want < client.MinInterval {
+		return 0
+	}
+	if g == 0 || g%want == 0 {
+		return want
+	}
+	if g%time.Microsecond != 0 {
+		return 0
+	}
+	// The divisors of g in µs from lo to hi, the largest first: by
+	// candidate or by quotient, whichever has fewer to try.
+	gu, lo, hi := int64(g/time.Microsecond), int64(client.MinInterval/time.Microsecond), int64(want/time.Microsecond)
+	if gu < lo {
+		return 0
+	}
+	hi = min(hi, gu)
+	if hi-lo <= gu/lo-gu/hi {
+		for d := hi; d >= lo; d-- {
+			if gu%d == 0 {
+				return time.Duration(d) * time.Microsecond
+			}
+		}
+		return 0
+	}
+	for k := (gu + hi - 1) / hi; gu/k >= lo; k++ {
+		if gu%k == 0 {
+			return time.Duration(gu/k) * time.Microsecond
+		}
+	}
+	return 0
 }

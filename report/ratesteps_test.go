@@ -62,3 +62,50 @@ func matchesSchema(t *testing.T, raw []byte) {
 		t.Error(e)
 	}
 }
+
+// StepInterval: the longest interval up to the one asked for that divides
+// every step boundary within the run, in whole µs and at least
+// client.MinInterval; 0 when there is none.
+func TestStepInterval(t *testing.T) {
+	steps := func(d ...time.Duration) []client.RatePhase {
+		var ps []client.RatePhase
+		for _, x := range d {
+			ps = append(ps, client.RatePhase{From: 1, To: 1, For: x})
+		}
+		return ps
+	}
+	ms := time.Millisecond
+	for _, c := range []struct {
+		want   time.Duration
+		phases []client.RatePhase
+		limit  time.Duration
+		got    time.Duration
+	}{
+		{time.Second, steps(500*ms, 500*ms), time.Second, 500 * ms},
+		{time.Second, steps(10*time.Second, 10*time.Second, 10*time.Second), 30 * time.Second, time.Second},
+		{300 * ms, steps(10*time.Second, 10*time.Second, 10*time.Second), 30 * time.Second, 250 * ms},
+		{time.Second, steps(1500*ms, 1500*ms), 3 * time.Second, 750 * ms},
+		{time.Second, steps(150*ms, 150*ms, 150*ms), 450 * ms, 150 * ms},
+		{time.Second, steps(400*ms, 600*ms), time.Second, 400 * ms}, // one boundary, at 400 ms
+		{time.Second, steps(600*ms, 400*ms, time.Second), 2 * time.Second, 200 * ms},
+		// The last phase's end, and boundaries at or past -t, cut no interval.
+		{time.Second, steps(2500 * ms), 2500 * ms, time.Second},
+		{time.Second, steps(2500 * ms), 0, time.Second},
+		{time.Second, steps(2500 * ms), 5 * time.Second, 625 * ms}, // the last rate holds past the ramp's end
+		{time.Second, steps(time.Second, 500*ms), 0, time.Second},
+		{time.Second, steps(time.Second, 500*ms, time.Second), 1500 * ms, time.Second},
+		// None: steps shorter than the shortest interval, or of no whole µs.
+		{time.Second, steps(50*ms, 50*ms), 100 * ms, 0},
+		{time.Second, steps(130*ms, 70*ms, 100*ms), 300 * ms, 0},
+		{time.Second, steps(time.Second+1, time.Second+1), 0, 0},
+		// A long prime number of µs: no divisor between 100 ms and 1 s.
+		{time.Second, steps(999_999_937*time.Microsecond, time.Second), 0, 0},
+		{50 * ms, steps(50*ms, 50*ms), 100 * ms, 0},
+		// The grain itself, when asked for.
+		{130 * ms, steps(130*ms, 130*ms), 0, 130 * ms},
+	} {
+		if got := StepInterval(c.want, c.phases, c.limit); got != c.got {
+			t.Errorf("StepInterval(%v, %v, %v) = %v, want %v", c.want, c.phases, c.limit, got, c.got)
+		}
+	}
+}

@@ -45,6 +45,9 @@ const maxRunRequests = math.MaxInt32
 // ValidateDocument. Errors start with name.
 func DecodeDocument(name string, raw []byte) (*Run, error) {
 	name = chart.Printable(name)
+	if len(raw) > MaxDocumentBytes {
+		return nil, DocumentTooLarge(name, "run document", MaxDocumentBytes)
+	}
 	var head struct {
 		Schema        string `json:"schema"`
 		SchemaVersion int    `json:"schema_version"`
@@ -192,6 +195,10 @@ func (c *checker) document(d *Run) {
 			c.fail("start_time", "%q is not an RFC 3339 time", d.StartTime)
 		}
 	}
+	c.bounds(d)
+	if c.err != nil {
+		return
+	}
 	c.numbers(d)
 	if c.err != nil {
 		return
@@ -224,6 +231,11 @@ func (c *checker) document(d *Run) {
 	}
 	if d.Rate != nil {
 		c.rate(d.Rate, limit)
+		intervals := 0
+		if d.Timeline != nil {
+			intervals = len(d.Timeline.Intervals)
+		}
+		c.rateSteps(d.Rate.Steps, intervals, limit)
 	}
 	if d.Outstanding != nil {
 		c.outstanding(d.Outstanding, limit)

@@ -8,6 +8,10 @@ import (
 	"gab/report"
 )
 
+// MaxDocumentBytes is the largest sweep document gab reads: MaxRuns runs'
+// documents (about 10 KiB each in a sweep: no timeline) with room to spare.
+const MaxDocumentBytes = 256 << 20
+
 // DecodeDocument decodes a sweep document (gab sweep --json) read from the
 // file name, as report.DecodeDocument decodes a run's: its strings made safe
 // to print, every number checked (report.CheckNumbers), each run's document
@@ -15,6 +19,9 @@ import (
 // runs'. Errors start with name and name the field.
 func DecodeDocument(name string, raw []byte) (*Document, error) {
 	name = chart.Printable(name)
+	if len(raw) > MaxDocumentBytes {
+		return nil, report.DocumentTooLarge(name, "sweep document", MaxDocumentBytes)
+	}
 	var d Document
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, report.JSONError(name, "gab sweep document", err)
