@@ -620,6 +620,7 @@ func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
 		wc.Requests, wc.TimeLimit = math.MaxInt32, rn.cfg.WarmupTime
 	}
 	wc.Events, wc.Quiet, wc.Verbosity = nopEvents{}, true, 0
+	wc.OnInterval = nil // the warm-up's intervals are no figure's
 	wc.Extended, wc.KeepAllRows, wc.SampleLimit = false, false, 1
 	if rn.lookups != nil {
 		wc.Resolver = rn.lookups.inner // the measured run's DNS figure is its own
@@ -724,7 +725,11 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
 	if rn.cfg.Interval > 0 {
-		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock)
+		live := tlLive{on: rn.cfg.OnInterval}
+		if s := r.sched; s != nil && live.on != nil {
+			live.due = func(from, to int64) float64 { return s.countAt(to) - s.countAt(from) }
+		}
+		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock, live)
 	}
 	for i := 0; i < slots; i++ {
 		t := r.newTally()
@@ -847,8 +852,9 @@ func (rn *Runner) result() *Result {
 		res.CGI = r.cgi.times(res.Complete)
 	}
 	res.Elapsed = time.Duration(r.stopAt)
+	// The lock covers the tallies alone: the timeline's result below hands
+	// intervals on to Config.OnInterval, which may call Runner.Live.
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
 	for _, t := range r.tallies {
 		t.flushStatus()
@@ -865,6 +871,7 @@ func (rn *Runner) result() *Result {
 			}
 		}
 	}
+	r.mu.Unlock()
 	res.Failed.Total = int(r.bad.Load())
 	if o := r.opens; o != nil && o.n.Load() > 0 {
 		in := connsInTime(o.at, o.n.Load(), len(o.at), r.rampAt.Load(), int64(rn.cfg.RampUp), r.stopAt)
