@@ -92,7 +92,16 @@ type tally struct {
 	spill    []samples.Sample // samples past the exact limit on their way to disk (samples.Store.Put); nil until used
 	live     *liveHist        // total times for Runner.Live (live.go); nil without Config.Live
 	tl       tlTally          // the worker's link to the timeline (timeline.go)
+	// conns counts the connections the worker opened and has not closed
+	// (epoll loops, HTTP/1's goroutines; run.conns has the others). Only
+	// the worker writes it: a load and a store, no read-modify-write.
+	conns atomic.Int64
 }
+
+// connOpened and connClosed count one of t's connections (only t's worker
+// calls them).
+func (t *tally) connOpened() { t.conns.Store(t.conns.Load() + 1) }
+func (t *tally) connClosed() { t.conns.Store(t.conns.Load() - 1) }
 
 type connBox struct{ c io.Closer }
 
@@ -173,6 +182,9 @@ type run struct {
 	done    atomic.Int64 // recorded requests
 	good    atomic.Int64 // successful responses
 	bad     atomic.Int64 // ab's Failed requests
+	// conns counts the open connections that several goroutines may close
+	// (HTTP/2's and HTTP/3's on the goroutine path); tally.conns the others.
+	conns atomic.Int64
 
 	docLenState atomic.Int32 // 0 unset, 1 being set, 2 set
 	docLen      atomic.Int64
@@ -725,7 +737,7 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
 	if rn.cfg.Interval > 0 {
-		live := tlLive{on: rn.cfg.OnInterval}
+		live := tlLive{on: rn.cfg.OnInterval, conns: r.openConns}
 		if s := r.sched; s != nil && live.on != nil {
 			live.due = func(from, to int64) float64 { return s.countAt(to) - s.countAt(from) }
 		}

@@ -598,6 +598,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t, away: make(chan struct{}),
 		inflight: make([]atomic.Pointer[quic.Stream], h.cfg.Streams)}
 	c.goaway.Store(-1)
+	r.conns.Add(1)
 	ctrl, err := qc.OpenUniStream()
 	if err == nil {
 		_, err = ctrl.Write(h3ControlPreface)
@@ -695,6 +696,7 @@ func (c *h3Conn) Close() error {
 // shut closes the QUIC connection with code (once).
 func (c *h3Conn) shut(code quic.ApplicationErrorCode) {
 	if c.closed.CompareAndSwap(false, true) {
+		c.r.conns.Add(-1)
 		_ = c.qc.CloseWithError(code, "") // an error means it is closed already
 	}
 }

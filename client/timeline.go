@@ -110,6 +110,10 @@ type Interval struct {
 	// Due is how many requests the rate schedule had due in the interval
 	// (--rate; 0 otherwise): over Length, the target rate.
 	Due float64
+	// ConnsOpen is how many connections the run had open when the interval
+	// was handed on to Config.OnInterval (connecting ones included); 0 in
+	// Result.Timeline and in the intervals handed on at the run's end.
+	ConnsOpen int64
 	// TLSHandshakes counts the interval's requests that opened a connection
 	// with a TLS handshake (outcome.Connect after TCPDone), TLSUs the sum of
 	// those handshakes' times (Connect − TCPDone, the extended report's TLS
@@ -423,6 +427,7 @@ type timeline struct {
 	// so that an interval handed on live carries its target rate.
 	onInterval func(Interval)
 	due        func(from, to int64) float64
+	conns      func() int64 // the run's open connections (Interval.ConnsOpen)
 
 	stopCh chan struct{}
 	exited chan struct{}
@@ -431,15 +436,16 @@ type timeline struct {
 // tlLive is what a timeline hands its intervals on to as they close: its
 // onInterval and due fields.
 type tlLive struct {
-	on  func(Interval)
-	due func(from, to int64) float64
+	on    func(Interval)
+	due   func(from, to int64) float64
+	conns func() int64
 }
 
 func newTimeline(d time.Duration, rate bool, workers int, clock func() int64, live tlLive) *timeline {
 	n := min(2*runtime.GOMAXPROCS(0), 16, max(workers, 1))
 	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock,
 		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, scratch: samples.NewHist(), stopCh: make(chan struct{}), exited: make(chan struct{}),
-		onInterval: live.on, due: live.due}
+		onInterval: live.on, due: live.due, conns: live.conns}
 	for i := range tl.shards {
 		sh := &tl.shards[i]
 		sh.ph.init()
@@ -604,6 +610,9 @@ func (tl *timeline) collect() {
 		}
 		iv := tl.harvest(k)
 		if tl.onInterval != nil {
+			if tl.conns != nil {
+				iv.ConnsOpen = tl.conns()
+			}
 			tl.onInterval(iv)
 		}
 	}

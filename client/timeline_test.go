@@ -530,9 +530,16 @@ func TestTimelineOnIntervalAfterRun(t *testing.T) {
 // TestTimelineOnIntervalLive: in a rate-mode run over loopback the collector
 // hands intervals on while the run goes (ordered by the run's own count: the
 // first interval arrives before the last request is recorded), each with the
+// connections open (the run's 2 kept-alive ones, none left after it) and the
 // schedule's requests due (the last one may be handed on whole and cut
 // at the run's end in the timeline), and the calls never overlap.
 func TestTimelineOnIntervalLive(t *testing.T) {
+	for _, portable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "epoll", true: "go"}[portable], func(t *testing.T) { onIntervalLive(t, portable) })
+	}
+}
+
+func onIntervalLive(t *testing.T, portable bool) {
 	resp := respond100(true)
 	srv := newFaultServer(t, func(fc *faultConn) {
 		for {
@@ -546,6 +553,7 @@ func TestTimelineOnIntervalLive(t *testing.T) {
 	cfg := h1Config(srv.port(), n, 2, true)
 	cfg.Rate = 200
 	cfg.Interval = 100 * time.Millisecond
+	cfg.Portable = portable
 	var (
 		rn     *Runner
 		got    []Interval
@@ -587,6 +595,16 @@ func TestTimelineOnIntervalLive(t *testing.T) {
 				t.Errorf("interval %d: %v due handed on, %v in the timeline", i, iv.Due, final.Due)
 			}
 		}
+	}
+	most := int64(0)
+	for _, iv := range got {
+		most = max(most, iv.ConnsOpen)
+	}
+	if most != 2 {
+		t.Errorf("at most %d connections open at an interval's close, want the run's 2", most)
+	}
+	if n := rn.r.openConns(); n != 0 {
+		t.Errorf("%d connections counted open after the run", n)
 	}
 	if got[0].Due < 19.999 || got[0].Due > 20.001 {
 		t.Errorf("the first interval had %v requests due at 200/s over 100 ms, want 20", got[0].Due)
