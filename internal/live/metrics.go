@@ -146,9 +146,9 @@ func maxTotals(a, b Totals) Totals {
 
 // histBuckets gathers a histogram's values into DurationBounds' buckets.
 type histBuckets struct {
-	buckets           []int64
+	buckets            []int64
 	over, count, sumUs int64
-	bad               int64
+	bad                int64
 }
 
 func (b *histBuckets) init() { b.buckets = make([]int64, len(DurationBounds)) }
@@ -193,7 +193,7 @@ type sample struct {
 // a help text.
 type family struct {
 	name, typ, help, unit string
-	samples            []sample
+	samples               []sample
 }
 
 // snapshot is every family's samples now, in a fixed order.

@@ -190,7 +190,9 @@ const (
 	wireBytes  = 2
 )
 
-func appendKey(b []byte, field, wire int) []byte { return binary.AppendUvarint(b, uint64(field<<3|wire)) }
+func appendKey(b []byte, field, wire int) []byte {
+	return binary.AppendUvarint(b, uint64(field<<3|wire))
+}
 
 func appendBytesField(b []byte, field int, p []byte) []byte {
 	b = appendKey(b, field, wireBytes)
