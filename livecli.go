@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -139,7 +140,7 @@ func newLiveOutputs(o *cliOptions, stdout, stderr io.Writer) (*liveOutputs, erro
 		m := &live.Metrics{}
 		srv, err := live.Listen(s.MetricsAddr, m)
 		if err != nil {
-			l.close(0)
+			l.close(context.Background(), 0)
 			return nil, fmt.Errorf("--metrics: %v", err)
 		}
 		l.metrics = srv
@@ -152,7 +153,7 @@ func newLiveOutputs(o *cliOptions, stdout, stderr io.Writer) (*liveOutputs, erro
 	if s.RemoteWrite != "" {
 		rw, err := live.NewRemoteWriter(s.RemoteWrite, "gab/"+version)
 		if err != nil {
-			l.close(0)
+			l.close(context.Background(), 0)
 			return nil, fmt.Errorf("--remote-write: %v", err)
 		}
 		l.rw = rw
@@ -245,14 +246,25 @@ func (l *liveOutputs) finish(st *live.Stream, sum *report.Run, res *client.Resul
 // liveClosing to finish, the metrics endpoint then serves the final figures
 // for linger more, and stderr gets a line for each sink that lost lines,
 // failed or could not finish.
-func (l *liveOutputs) close(linger time.Duration) {
+func (l *liveOutputs) close(ctx context.Context, linger time.Duration) {
 	if l == nil {
 		return
 	}
 	late := l.hub.Close(liveClosing)
 	if l.metrics != nil {
 		if linger > 0 {
-			time.Sleep(linger)
+			// An interrupt (the context) ends the linger, unless the run
+			// itself was interrupted: then only a second one does (main).
+			stop := ctx.Done()
+			if ctx.Err() != nil {
+				stop = nil
+			}
+			tm := time.NewTimer(linger)
+			select {
+			case <-tm.C:
+			case <-stop:
+			}
+			tm.Stop()
 		}
 		if err := l.metrics.Close(time.Second); err != nil {
 			fmt.Fprintf(l.errw, "gab: --metrics: %v\n", err)
@@ -320,10 +332,10 @@ func (r *plainRun) startLive(stdout io.Writer) (status int, done bool) {
 
 // closeLive ends the live outputs after the report: stdout first, so that
 // the report is out while --metrics-linger keeps the endpoint up.
-func (r *plainRun) closeLive() {
+func (r *plainRun) closeLive(ctx context.Context) {
 	if r.stream == nil {
 		return
 	}
 	_ = r.out.Flush() // an error stays in the writer and is reported at the end
-	r.stream.close(r.o.Live.MetricsLinger)
+	r.stream.close(ctx, r.o.Live.MetricsLinger)
 }

@@ -101,7 +101,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if status, done := r.setup(h); done {
 		return status
 	}
-	defer r.closeLive()
+	defer r.closeLive(ctx)
 	if status, done := r.announce(ctx); done {
 		return status
 	}
