@@ -115,7 +115,7 @@ type liveOutputs struct {
 
 // liveClosing bounds the wait for the sinks after the run (the final line
 // to a reader that does not read, the final push to a slow receiver).
-const liveClosing = 5 * time.Second
+var liveClosing = 5 * time.Second
 
 // newLiveOutputs opens what the live options ask for before the first
 // request: --live's file (checked, and created unless it is a FIFO, whose

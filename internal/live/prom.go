@@ -165,9 +165,10 @@ type Server struct {
 	mu   sync.Mutex
 }
 
-// maxScrapeConns bounds the connections served at once: a scraper that
-// opens many more waits in the listen queue.
-const maxScrapeConns = 8
+// maxScrapeConns bounds the connections served at once: a client that
+// opens more waits in the listen queue until a connection ends (a silent
+// one after ReadHeaderTimeout, an idle one after IdleTimeout).
+const maxScrapeConns = 32
 
 // Listen opens addr for m: "PORT" or ":PORT" listens on loopback
 // (127.0.0.1), "HOST:PORT" on that host ("0.0.0.0:PORT" or "[::]:PORT"
@@ -187,7 +188,7 @@ func Listen(addr string, m *Metrics) (*Server, error) {
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second, // a scraper that does not read
-		IdleTimeout:       30 * time.Second,
+		IdleTimeout:       15 * time.Second,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          nil,
 	}
