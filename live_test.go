@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -347,4 +348,96 @@ func metricsFinished(addr string) bool {
 		}
 	}
 	return false
+}
+
+// TestLiveSubcommandSteps: gab sweep and gab capacity stream each run they
+// make, named by its point or step, each ending in a final line with that
+// run's counts (as the sweep's and the capacity search's documents have
+// them); --live - is refused (their table is stdout's).
+func TestLiveSubcommandSteps(t *testing.T) {
+	dir := t.TempDir()
+	finals := func(file string) []liveLine {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []liveLine
+		for _, l := range readLiveLines(t, b) {
+			if l.Final {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	stepOf := func(file string) []string {
+		b, _ := os.ReadFile(file)
+		var out []string
+		for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+			var s struct {
+				Step  string `json:"step"`
+				Final bool   `json:"final"`
+			}
+			if json.Unmarshal(l, &s) == nil && s.Final {
+				out = append(out, s.Step)
+			}
+		}
+		return out
+	}
+
+	sw, swDoc := filepath.Join(dir, "sweep.ndjson"), filepath.Join(dir, "sweep.json")
+	status, _, stderr := runGab(t, "gab", "sweep", "--demo", "-c", "1,2", "-n", "200", "--json", swDoc, "--live", sw)
+	if status != 0 {
+		t.Fatalf("sweep: status %d: %s", status, stderr)
+	}
+	d := readSweepDoc(t, swDoc)
+	f := finals(sw)
+	if got := stepOf(sw); len(f) != 2 || len(got) != 2 || got[0] != "demo c=1 rep=1" || got[1] != "demo c=2 rep=1" {
+		t.Errorf("sweep finals %v", got)
+	}
+	for i, l := range f {
+		if i < len(d.Points) && l.Complete != int64(d.Points[i].RequestsComplete) {
+			t.Errorf("sweep point %d: final line complete %d, the document %d", i, l.Complete, d.Points[i].RequestsComplete)
+		}
+	}
+
+	cp, cpDoc := filepath.Join(dir, "cap.ndjson"), filepath.Join(dir, "cap.json")
+	status, _, stderr = runGab(t, "gab", "capacity", "--demo", "--slo", "p99<200ms", "--step", "0.5s", "--settle", "0",
+		"--max-rate", "200", "--json", cpDoc, "--live", cp)
+	if status != 0 {
+		t.Fatalf("capacity: status %d: %s", status, stderr)
+	}
+	raw, err := os.ReadFile(cpDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cd struct {
+		Targets []struct {
+			Searches []struct {
+				Steps []struct {
+					TargetPerS float64 `json:"target_per_s"`
+					Complete   int64   `json:"complete"`
+				} `json:"steps"`
+			} `json:"searches"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal(raw, &cd); err != nil || len(cd.Targets) != 1 || len(cd.Targets[0].Searches) != 1 {
+		t.Fatalf("capacity document: %v %s", err, raw)
+	}
+	steps := cd.Targets[0].Searches[0].Steps
+	f, names := finals(cp), stepOf(cp)
+	if len(f) != len(steps) || len(steps) < 2 {
+		t.Fatalf("%d final lines for %d steps: %v", len(f), len(steps), names)
+	}
+	for i, st := range steps {
+		want := strconv.Itoa(i+1) + ": demo " + strconv.FormatFloat(st.TargetPerS, 'f', -1, 64) + "/s"
+		if names[i] != want || f[i].Complete != st.Complete {
+			t.Errorf("step %d: final line %q with %d complete, the document's step %q has %d", i, names[i], f[i].Complete, want, st.Complete)
+		}
+	}
+	for _, cmd := range [][]string{{"sweep", "-n", "5"}, {"capacity", "--slo", "p99<1s"}} {
+		status, _, stderr = runGab(t, append(append([]string{"gab"}, cmd...), "--demo", "--live", "-")...)
+		if status != exitUsage || !strings.Contains(stderr, "--live - needs stdout") {
+			t.Errorf("%s --live -: status %d, %q", cmd[0], status, stderr)
+		}
+	}
 }

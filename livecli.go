@@ -339,3 +339,32 @@ func (r *plainRun) closeLive(ctx context.Context) {
 	_ = r.out.Flush() // an error stays in the writer and is reported at the end
 	r.stream.close(ctx, r.o.Live.MetricsLinger)
 }
+
+// subcommandLive opens the live outputs of gab sweep or gab capacity (cmd)
+// from a run's options o: every run they make streams as a run of its own,
+// named by its step or point. --live - is refused: their table is stdout's.
+func subcommandLive(o *cliOptions, cmd string, stderr io.Writer) (l *liveOutputs, status int, done bool) {
+	if !o.Live.any() {
+		return nil, exitOK, false
+	}
+	if o.Live.File == "-" {
+		fmt.Fprintf(stderr, "%s: --live - needs stdout, where the table goes: give --live a file\n", cmd)
+		return nil, exitUsage, true
+	}
+	l, err := newLiveOutputs(o, nil, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return nil, exitError, true
+	}
+	return l, exitOK, false
+}
+
+// closeAfter ends a subcommand's live outputs after its table (out is
+// flushed first, so that the table is out during --metrics-linger).
+func (l *liveOutputs) closeAfter(ctx context.Context, out interface{ Flush() error }, o *cliOptions) {
+	if l == nil {
+		return
+	}
+	_ = out.Flush() // the command's caller reports a write error
+	l.close(ctx, o.Live.MetricsLinger)
+}
