@@ -738,6 +738,9 @@ func (h *h3Transport) closeAll() {
 
 // cleanup releases the connection's sockets once it has ended.
 func (c *h3Conn) cleanup() {
+	if c.closed.CompareAndSwap(false, true) {
+		c.r.conns.Add(-1) // the peer (or an idle timeout) ended it, not shut
+	}
 	_ = c.tr.Close() // errors: already closed
 	_ = c.udp.Close()
 	c.h.connsMu.Lock()
