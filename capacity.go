@@ -341,6 +341,12 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 			return exitError
 		}
 	}
+	lv, status, done := subcommandLive(ts[0].o, argv0+" capacity", stderr)
+	if done {
+		return status
+	}
+	defer lv.closeAfter(ctx, out, ts[0].o)
+	steps := 0
 	interrupted := false
 	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
 		for active := true; active && !interrupted; {
@@ -352,7 +358,8 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 					continue
 				}
 				active = true
-				st := s.measureStep(ctx, t.o, rate)
+				steps++
+				st := s.measureStep(ctx, t.o, rate, lv, fmt.Sprintf("%d: %s %s/s", steps, t.Label, capacity.Rate(rate)))
 				if ctx.Err() != nil {
 					interrupted = true
 					break
@@ -415,7 +422,7 @@ func firstLine(s string) string {
 // the settle and then the step, on the same connections, whose timeline
 // (intervals of the settle's length) gives the step's figures without the
 // settle's.
-func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64) capacity.Step {
+func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64, lv *liveOutputs, step string) capacity.Step {
 	cfg := o.Config
 	cfg.Rate, cfg.RateSchedule = rate, nil
 	cfg.TimeLimit, cfg.Requests = s.settle+s.step, uncappedRequests
@@ -428,6 +435,14 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		cfg.Interval = s.settle
 	}
 	st := capacity.Step{TargetPerS: rate, Connections: cfg.Concurrency}
+	// The live outputs stream the step as a run of its own (1 s intervals
+	// without a settle; with one, the settle's, which steadyOf reads).
+	stream := lv.begin(&cfg, o.URL, step, client.DefaultInterval)
+	defer func() {
+		if stream != nil {
+			lv.finish(stream, nil, nil)
+		}
+	}()
 	runner, err := client.New(cfg)
 	if err != nil {
 		st.Error = err.Error()
@@ -441,6 +456,10 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Error = strings.TrimSpace(fatalError(ms.err).Message)
 	}
 	res := ms.res
+	if stream != nil && res != nil {
+		lv.finish(stream, ms.summarize(o, nil), res)
+		stream = nil
+	}
 	if res == nil || res.Extra == nil || res.Extra.Rate == nil {
 		if st.Error == "" {
 			st.Error = "the step measured nothing"

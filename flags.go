@@ -94,6 +94,8 @@ type cliOptions struct {
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
 	HlogFile string // --hlog
+	// Live is --live, --metrics, --metrics-linger and --remote-write (livecli.go).
+	Live liveSpec
 }
 
 // newOptions returns ab's defaults.
@@ -132,6 +134,7 @@ type longOptions struct {
 	apdex                                                          apdexValue
 	ranges                                                         rangesValue
 	shard                                                          shardFlags
+	live                                                           liveFlags
 
 	http3, earlyData bool // --http3, --early-data
 }
@@ -169,6 +172,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
+	addLiveFlags(fs, &lo.live)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -898,7 +902,7 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 			return fmt.Errorf("--%s needs a value (an empty one would leave it without effect)", name)
 		}
 		for _, apply := range [...]func(*longOptions, *pflag.FlagSet) error{
-			o.applyProtocolLong, o.applyRunLong, o.applyOutputLong, o.applyMeasureLong,
+			o.applyProtocolLong, o.applyRunLong, o.applyOutputLong, o.applyLiveLong, o.applyMeasureLong,
 		} {
 			if err := apply(lo, fs); err != nil {
 				return err
@@ -1062,8 +1066,8 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		if o.Interval < client.MinInterval {
 			return fmt.Errorf("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
-		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" {
-			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot or --html to show the timeline")
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() {
+			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics or --remote-write to show the timeline")
 		}
 	}
 	return nil

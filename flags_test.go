@@ -613,6 +613,10 @@ var badLongValues = map[string][]string{
 	"apdex":           {"--apdex", "0"},
 	"ranges":          {"--ranges", "2ms,1ms", "--html", "x.html"},
 	"help":            {"--help=maybe"},
+	"live":            {"--live", ""},
+	"metrics":         {"--metrics", ":x"},
+	"metrics-linger":  {"--metrics-linger", "1s"},
+	"remote-write":    {"--remote-write", "ftp://127.0.0.1/"},
 }
 
 // oneLineNaming reports whether a usage error is one line (prefix: gab: or

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/creack/pty v1.1.24
+	github.com/golang/snappy v1.0.0
 	github.com/montanaflynn/stats v0.7.1
 	github.com/quic-go/qpack v0.6.0
 	github.com/quic-go/quic-go v0.65.0

@@ -155,7 +155,7 @@ func TestCapacityStepCountsUnanswered(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st := s.measureStep(ctx, o, 400)
+	st := s.measureStep(ctx, o, 400, nil, "")
 	held := srv.held.Load()
 	t.Logf("step %+v; the server got %d requests and held %d", st, srv.requests.Load(), held)
 	if held == 0 {

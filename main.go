@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/live"
 	"gab/internal/threshold"
+	"gab/report"
 )
 
 // version is gab's own version (--version); release builds set it with -ldflags "-X main.version=...".
@@ -49,6 +51,9 @@ type runHooks struct {
 	resolver client.Resolver // name resolution (nil: the system's)
 	dial     client.DialFunc // connecting (nil: net.Dialer)
 	location *time.Location  // time zone of the -g file (nil: time.Local)
+	// liveStdout is where --live - writes (runWith sets it: the process's
+	// stdout, while the report goes to stderr).
+	liveStdout io.Writer
 }
 
 // runWith runs the subcommand argv names (commands.go), or else follows ab's
@@ -60,6 +65,10 @@ func runWith(ctx context.Context, argv []string, stdout, stderr io.Writer, h run
 		return c.run(ctx, argv, stdout, stderr)
 	}
 	out := newBufferedWriter(stdout)
+	if liveToStdout(argv) {
+		// --live -: stdout carries the stream, and the report goes to stderr.
+		h.liveStdout, out = stdout, newBufferedWriter(stderr)
+	}
 	errw := &syncWriter{w: stderr, flushFirst: out}
 	status := runFlushed(ctx, argv, out, errw, h)
 	if out.reportWriteError(errw, out.Flush()) {
@@ -92,6 +101,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if status, done := r.setup(h); done {
 		return status
 	}
+	defer r.closeLive(ctx)
 	if status, done := r.announce(ctx); done {
 		return status
 	}
@@ -128,6 +138,8 @@ type plainRun struct {
 	live      *statusLine // --progress's status line (nil without it)
 	output    *output
 	runner    *client.Runner
+	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
+	runStream *live.Stream
 }
 
 // setup builds the engine and chooses the outputs. done says gab must exit
@@ -153,6 +165,9 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	cfg.Events = newSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
 	r.output = newOutput(o, r.argv)
 	if status, done := r.output.prepare(out, errw, cfg); done {
+		return status, true
+	}
+	if status, done := r.startLive(h.liveStdout); done {
 		return status, true
 	}
 	runner, err := client.New(*cfg)
@@ -210,6 +225,13 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 		r.live.stop()
 	}
 	if ms.err != nil {
+		if r.runStream != nil {
+			var sum *report.Run
+			if ms.res != nil {
+				sum = ms.summarize(r.o, r.argv)
+			}
+			r.stream.finish(r.runStream, sum, ms.res)
+		}
 		status, done := r.output.fatal(r.out, r.errw, ms, ms.err)
 		if !done {
 			completed := 0
@@ -237,6 +259,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location) int {
 	o, res := r.o, ms.res
 	sum := ms.summarize(o, r.argv)
+	r.stream.finish(r.runStream, sum, res)
 	if status := r.output.write(r.out, r.errw, sum, ms.serverErr, res, loc); status != exitOK {
 		return status
 	}

@@ -177,6 +177,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if status, done := sw.prepare(); done {
 		return status
 	}
+	defer sw.live.closeAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].o)
 	return sw.finish(ctx, sw.measureAll(ctx))
 }
 
@@ -192,6 +193,7 @@ type sweepRun struct {
 	points   map[sweep.Point]*sweepPoint
 	files    *sweepFiles
 	stopDemo func()
+	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
 }
 
 // usageError prints a usage error: one line, as every extension's.
@@ -312,6 +314,9 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		return exitError, true
 	}
+	if sw.live, status, done = subcommandLive(sw.points[points[0]].o, sw.argv0+" sweep", stderr); done {
+		return status, true
+	}
 	return exitOK, false
 }
 
@@ -377,7 +382,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 		if post {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
-		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr)
+		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live)
 		if post {
 			dropPostBody(&p.o.Config)
 			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
@@ -681,9 +686,10 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 // measurement (measure.go; meter is its target's, the zero runMeter without
 // --server-pid) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *liveOutputs) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
+	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
@@ -728,6 +734,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if runErr != nil {
 		sum.SetError(runErr.Message, runErr.Exit)
 	}
+	lv.finish(stream, sum, res)
 	rr.Document = sum
 	rr.Ending = rr.Document.Ending
 	return rr
@@ -819,4 +826,14 @@ func parseCI(v string) (float64, error) {
 		return 0, fmt.Errorf("--ci must be a percentage above 0 and at most 100, not %q", v)
 	}
 	return f / 100, nil
+}
+
+// sweepPointName names a run of the sweep in the live outputs: its target,
+// concurrency, size and repetition.
+func sweepPointName(s *sweep.Settings, r sweep.Run) string {
+	name := s.Targets[r.Point.Target].Label + " c=" + strconv.Itoa(s.Concurrency[r.Point.Concurrency])
+	if r.Point.Size >= 0 && r.Point.Size < len(s.Sizes) {
+		name += " size=" + s.Sizes[r.Point.Size].Text
+	}
+	return name + " rep=" + strconv.Itoa(r.Rep+1)
 }

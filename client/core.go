@@ -97,12 +97,21 @@ type tally struct {
 	// inflight are the requests this worker had in flight when the run
 	// stopped (leftInFlight); nil until then.
 	inflight []inFlightAt
+	// conns counts the connections the worker opened and has not closed
+	// (epoll loops, HTTP/1's goroutines; run.conns has the others). Only
+	// the worker writes it: a load and a store, no read-modify-write.
+	conns atomic.Int64
 }
 
 // inFlightAt is a request the stopping run left in flight: when it started
 // and when it was due (rate mode; its start otherwise), in ns since the
 // run's start.
 type inFlightAt struct{ start, due int64 }
+
+// connOpened and connClosed count one of t's connections (only t's worker
+// calls them).
+func (t *tally) connOpened() { t.conns.Store(t.conns.Load() + 1) }
+func (t *tally) connClosed() { t.conns.Store(t.conns.Load() - 1) }
 
 type connBox struct{ c io.Closer }
 
@@ -192,6 +201,9 @@ type run struct {
 	done    atomic.Int64 // recorded requests
 	good    atomic.Int64 // successful responses
 	bad     atomic.Int64 // ab's Failed requests
+	// conns counts the open connections that several goroutines may close
+	// (HTTP/2's and HTTP/3's on the goroutine path); tally.conns the others.
+	conns atomic.Int64
 
 	docLenState atomic.Int32 // 0 unset, 1 being set, 2 set
 	docLen      atomic.Int64
@@ -667,6 +679,7 @@ func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
 		wc.Requests, wc.TimeLimit = math.MaxInt32, rn.cfg.WarmupTime
 	}
 	wc.Events, wc.Quiet, wc.Verbosity = nopEvents{}, true, 0
+	wc.OnInterval = nil // the warm-up's intervals are no figure's
 	wc.Extended, wc.KeepAllRows, wc.SampleLimit = false, false, 1
 	if rn.lookups != nil {
 		wc.Resolver = rn.lookups.inner // the measured run's DNS figure is its own
@@ -776,7 +789,11 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
 	if rn.cfg.Interval > 0 {
-		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock)
+		live := tlLive{on: rn.cfg.OnInterval, conns: r.openConns}
+		if s := r.sched; s != nil && live.on != nil {
+			live.due = func(from, to int64) float64 { return s.countAt(to) - s.countAt(from) }
+		}
+		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock, live)
 	}
 	for i := 0; i < slots; i++ {
 		t := r.newTally()
@@ -917,8 +934,9 @@ func (rn *Runner) result() *Result {
 		res.CGI = r.cgi.times(res.Complete)
 	}
 	res.Elapsed = time.Duration(r.stopAt)
+	// The lock covers the tallies alone: the timeline's result below hands
+	// intervals on to Config.OnInterval, which may call Runner.Live.
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	var lastDone int64 // ab's lasttime: the latest recording of any worker
 	if cfg := rn.cfg; cfg.Timeout > 0 {
 		res.Timeout = cfg.Timeout
@@ -944,6 +962,7 @@ func (rn *Runner) result() *Result {
 			}
 		}
 	}
+	r.mu.Unlock()
 	res.Failed.Total = int(r.bad.Load())
 	if o := r.opens; o != nil && o.n.Load() > 0 {
 		in := connsInTime(o.at, o.n.Load(), len(o.at), r.rampAt.Load(), int64(rn.cfg.RampUp), r.stopAt)

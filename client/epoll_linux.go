@@ -272,6 +272,7 @@ func (p *epPoller) dial(s *epSock, out bool) error {
 			return err
 		}
 		s.fd, s.addrIdx, s.readable, s.hup = fd, idx, false, false
+		p.t.connOpened()
 		return nil
 	}
 }
@@ -289,6 +290,7 @@ func (p *epPoller) closeSock(s *epSock) {
 	if s.fd >= 0 {
 		_ = unix.Close(s.fd)
 		s.fd = -1
+		p.t.connClosed()
 	}
 	s.readable, s.hup = false, false
 }

@@ -137,6 +137,7 @@ func (h *h2Transport) open(r *run, t *tally, o *outcome) (*h2Conn, error) {
 		return nil, err
 	}
 	o.Connect = r.clock()
+	r.conns.Add(1) // c.close takes it back
 	h.connsMu.Lock()
 	h.conns[c] = struct{}{}
 	h.connsMu.Unlock()
@@ -156,6 +157,7 @@ func (h *h2Transport) closeAll() {
 
 func (c *h2Conn) close() {
 	if c.closed.CompareAndSwap(false, true) {
+		c.r.conns.Add(-1)
 		_ = c.raw.Close() // the reader sees the error and exits
 	}
 }

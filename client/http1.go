@@ -146,6 +146,7 @@ func (c *h1conn) close() {
 		_ = c.conn.Close() // nothing to do about a failed close
 		c.conn, c.raw = nil, nil
 		c.t.setConn(c.r, nil)
+		c.t.connClosed()
 	}
 	c.pos, c.have, c.rerr = 0, 0, nil
 }
@@ -229,6 +230,7 @@ func (c *h1conn) open(o *outcome) bool {
 		return false
 	}
 	c.raw, c.conn = raw, raw
+	t.connOpened()
 	c.pos, c.have, c.rerr = 0, 0, nil
 	if c.h.reqTimeout > 0 {
 		_ = raw.SetDeadline(r.start.Add(time.Duration(o.Start) + c.h.reqTimeout))

@@ -610,6 +610,7 @@ func (h *h3Transport) dial(ctx context.Context, r *run, t *tally) (*h3Conn, erro
 	c := &h3Conn{h: h, r: r, qc: qc, tr: tr, udp: udp, owner: t, away: make(chan struct{}),
 		inflight: make([]h3Inflight, h.cfg.Streams)}
 	c.goaway.Store(-1)
+	r.conns.Add(1)
 	ctrl, err := qc.OpenUniStream()
 	if err == nil {
 		_, err = ctrl.Write(h3ControlPreface)
@@ -731,6 +732,7 @@ func (c *h3Conn) Close() error {
 // shut closes the QUIC connection with code (once).
 func (c *h3Conn) shut(code quic.ApplicationErrorCode) {
 	if c.closed.CompareAndSwap(false, true) {
+		c.r.conns.Add(-1)
 		_ = c.qc.CloseWithError(code, "") // an error means it is closed already
 	}
 }
@@ -772,6 +774,9 @@ func (h *h3Transport) closeAll() {
 
 // cleanup releases the connection's sockets once it has ended.
 func (c *h3Conn) cleanup() {
+	if c.closed.CompareAndSwap(false, true) {
+		c.r.conns.Add(-1) // the peer (or an idle timeout) ended it, not shut
+	}
 	_ = c.tr.Close() // errors: already closed
 	_ = c.udp.Close()
 	c.h.connsMu.Lock()

@@ -72,6 +72,17 @@ func (s *LiveStats) Percentile(p float64) (uint64, bool) {
 	return liveBucketHigh(liveBuckets - 1), true
 }
 
+// openConns is the number of connections open now.
+func (r *run) openConns() int64 {
+	n := r.conns.Load()
+	r.mu.Lock()
+	for _, t := range r.tallies {
+		n += t.conns.Load()
+	}
+	r.mu.Unlock()
+	return max(n, 0)
+}
+
 // Live returns the run's progress so far; safe to call during Run from any
 // goroutine (a status line calls it a few times a second). Without
 // Config.Live the snapshot has no latencies.

@@ -33,6 +33,16 @@ import (
 // after the harvest, or far ahead of a late collector) takes a mutex and adds
 // into the interval's totals directly; the run's end merges what remains, so
 // every interval is exact whatever the timing.
+//
+// Config.OnInterval sees each interval as the collector closes it (live
+// results: gab's --live, --metrics, --remote-write). The collector calls it
+// after the harvest, outside the timeline's lock, so a slow callback delays
+// only the next harvest, never a worker; nothing is added to the per-request
+// path. The intervals still open when the run ends are closed by
+// timeline.result, which hands them on from the goroutine that runs
+// Runner.Run, after the collector has exited: the calls never overlap and
+// come in the order of the intervals. An interval handed on live lacks the
+// records that reach it after its harvest (they are in Result.Timeline).
 
 // DefaultInterval is the timeline's interval when none is given, and
 // MinInterval the shortest: closing an interval (its compressed histogram,
@@ -61,6 +71,10 @@ type IntervalLatency struct {
 	count int64 // the values in the histogram
 }
 
+// FailuresUnclassified is Interval.FailuresBy's index for the failures ab
+// counts in no class (after FailureConnect … FailureExceptions).
+const FailuresUnclassified = int(FailureExceptions) + 1
+
 // Interval is one interval of the timeline.
 type Interval struct {
 	// Start is the interval's start since the run's start (index × interval).
@@ -75,6 +89,11 @@ type Interval struct {
 	// the interval: recorded ones (connect with -r, receive, length,
 	// exceptions) and connect failures, which are issued again.
 	Failures int64
+	// FailuresBy splits Failures by ab's class: indexed by Failure
+	// (FailureConnect, FailureReceive, FailureLength, FailureExceptions),
+	// and [FailuresUnclassified] for those ab counts in no class (a response
+	// head past gab's limit).
+	FailuresBy [FailuresUnclassified + 1]int64
 	// Status counts the recorded requests by the class of their status: [0]
 	// none read (a failure before the head), [1] to [5] 1xx to 5xx (a code
 	// outside 100–599 counts as none).
@@ -94,6 +113,10 @@ type Interval struct {
 	// Due is how many requests the rate schedule had due in the interval
 	// (--rate; 0 otherwise): over Length, the target rate.
 	Due float64
+	// ConnsOpen is how many connections the run had open when the interval
+	// was handed on to Config.OnInterval (connecting ones included); 0 in
+	// Result.Timeline and in the intervals handed on at the run's end.
+	ConnsOpen int64
 	// TLSHandshakes counts the interval's requests that opened a connection
 	// with a TLS handshake (outcome.Connect after TCPDone), TLSUs the sum of
 	// those handshakes' times (Connect − TCPDone, the extended report's TLS
@@ -245,6 +268,7 @@ type tlCounts struct {
 	n, fail, werr, bytes int64
 	tlsN, tlsUs          int64
 	status               [6]int64
+	failBy               [FailuresUnclassified + 1]int64
 }
 
 func (c *tlCounts) add(o *tlCounts) {
@@ -256,6 +280,9 @@ func (c *tlCounts) add(o *tlCounts) {
 	c.tlsUs += o.tlsUs
 	for i, v := range o.status {
 		c.status[i] += v
+	}
+	for i, v := range o.failBy {
+		c.failBy[i] += v
 	}
 }
 
@@ -269,6 +296,9 @@ func (c *tlCounts) addTo(iv *Interval) {
 	iv.TLSUs += c.tlsUs
 	for i, v := range c.status {
 		iv.Status[i] += v
+	}
+	for i, v := range c.failBy {
+		iv.FailuresBy[i] += v
 	}
 }
 
@@ -359,6 +389,25 @@ type tlTally struct {
 	shard *tlShard
 	read  int64
 	fail  int
+	// by are the worker's failures in each of ab's classes at its previous
+	// recording (looked at only when fail changed).
+	by [FailureExceptions + 1]int
+}
+
+// failedClass is the class of the failure that made t.Failed.classified()
+// change since the worker's previous recording, and takes note of the
+// counts: a finished attempt adds at most one failure, so the first class
+// that grew is the one (FailuresUnclassified when none did).
+func (tt *tlTally) failedClass(f *Failures) int8 {
+	now := [...]int{f.Connect, f.Receive, f.Length, f.Exceptions}
+	c := int8(FailuresUnclassified)
+	for i := range now {
+		if now[i] != tt.by[i] && c == int8(FailuresUnclassified) {
+			c = int8(i)
+		}
+		tt.by[i] = now[i]
+	}
+	return c
 }
 
 // timeline gathers Result.Timeline.
@@ -378,14 +427,30 @@ type timeline struct {
 
 	scratch *hdrhistogram.Histogram // for encoding an interval (collector, then result)
 
+	// onInterval is Config.OnInterval (nil: none); due, in rate mode, the
+	// requests the schedule has due between two times (ns since the start),
+	// so that an interval handed on live carries its target rate.
+	onInterval func(Interval)
+	due        func(from, to int64) float64
+	conns      func() int64 // the run's open connections (Interval.ConnsOpen)
+
 	stopCh chan struct{}
 	exited chan struct{}
 }
 
-func newTimeline(d time.Duration, rate bool, workers int, clock func() int64) *timeline {
+// tlLive is what a timeline hands its intervals on to as they close: its
+// onInterval and due fields.
+type tlLive struct {
+	on    func(Interval)
+	due   func(from, to int64) float64
+	conns func() int64
+}
+
+func newTimeline(d time.Duration, rate bool, workers int, clock func() int64, live tlLive) *timeline {
 	n := min(2*runtime.GOMAXPROCS(0), 16, max(workers, 1))
 	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock,
-		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, scratch: samples.NewHist(), stopCh: make(chan struct{}), exited: make(chan struct{})}
+		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, scratch: samples.NewHist(), stopCh: make(chan struct{}), exited: make(chan struct{}),
+		onInterval: live.on, due: live.due, conns: live.conns}
 	for i := range tl.shards {
 		sh := &tl.shards[i]
 		sh.ph.init()
@@ -415,6 +480,10 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 	f := t.Failed.classified()
 	failed := f != t.tl.fail
 	t.tl.fail = f
+	class := int8(-1)
+	if failed {
+		class = t.tl.failedClass(&t.Failed)
+	}
 	var cor int64
 	if tl.rate {
 		cor = spanUS(o.Intended, o.End)
@@ -424,18 +493,20 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 		tls = spanUS(o.TCPDone, o.Connect)
 	}
 	tl.add(sh, o.End, tlRecord{us: spanUS(o.Start, o.End), cor: cor, tls: tls, bytes: bytes,
-		class: statusClass(o.Status), failed: failed, writeErr: o.Class == failWrite, recorded: true})
+		class: statusClass(o.Status), failed: class, writeErr: o.Class == failWrite, recorded: true})
 }
 
 // tlRecord is what one attempt adds to its interval: us the total time, cor
 // the corrected one, tls the TLS handshake's time (−1 without a handshake),
 // bytes those read since the worker's previous recording, class the status's
-// (statusClass); failed counts a failure, writeErr a write error, recorded a
-// recorded request.
+// (statusClass); failed is the class of a failure counted (Interval.FailuresBy's
+// index; −1: none), writeErr says it was a write error, recorded says a
+// request was recorded.
 type tlRecord struct {
-	us, cor, tls, bytes        int64
-	class                      int
-	failed, writeErr, recorded bool
+	us, cor, tls, bytes int64
+	class               int
+	failed              int8
+	writeErr, recorded  bool
 }
 
 // statusClass is Interval.Status's index for a status code.
@@ -451,7 +522,7 @@ func statusClass(code int) int {
 func (tl *timeline) failure(t *tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
-	tl.add(sh, end, tlRecord{tls: -1, failed: true})
+	tl.add(sh, end, tlRecord{tls: -1, failed: t.tl.failedClass(&t.Failed)})
 }
 
 // add records rec into the interval of end.
@@ -468,8 +539,9 @@ func (tl *timeline) add(sh *tlShard, end int64, rec tlRecord) {
 }
 
 func (b *tlBuf) record(rec *tlRecord) {
-	if rec.failed {
+	if rec.failed >= 0 {
 		atomic.AddInt64(&b.fail, 1)
+		atomic.AddInt64(&b.failBy[rec.failed], 1)
 	}
 	if !rec.recorded {
 		return
@@ -545,14 +617,20 @@ func (tl *timeline) collect() {
 			return
 		default:
 		}
-		tl.harvest(k)
+		iv := tl.harvest(k)
+		if tl.onInterval != nil {
+			if tl.conns != nil {
+				iv.ConnsOpen = tl.conns()
+			}
+			tl.onInterval(iv)
+		}
 	}
 }
 
 // harvest closes interval k: every shard's k buffer is swapped for a clean one
 // tagged k+2, and once no worker can be writing into them, they and what the
 // slow path gathered make interval k.
-func (tl *timeline) harvest(k int64) {
+func (tl *timeline) harvest(k int64) Interval {
 	tl.mu.Lock()
 	agg := tl.open[k]
 	if agg == nil {
@@ -576,9 +654,11 @@ func (tl *timeline) harvest(k int64) {
 		agg.mergeFrom(b)
 		tl.spare = append(tl.spare, b)
 	}
-	tl.done = append(tl.done, tl.interval(agg))
+	iv := tl.interval(agg)
+	tl.done = append(tl.done, iv)
 	tl.spare = append(tl.spare, agg)
 	tl.harvested = k + 1
+	return iv
 }
 
 func (tl *timeline) interval(b *tlBuf) Interval {
@@ -590,6 +670,9 @@ func (tl *timeline) interval(b *tlBuf) Interval {
 	b.addTo(&iv)
 	if tl.rate {
 		iv.Corrected = b.cor.latency(b.n, tl.scratch)
+	}
+	if tl.due != nil {
+		iv.Due = tl.due(int64(iv.Start), int64(iv.Start+iv.Length))
 	}
 	return iv
 }
@@ -626,6 +709,7 @@ func (tl *timeline) result(elapsed time.Duration) *Timeline {
 	for k := range tl.open {
 		last = max(last, k)
 	}
+	live := len(tl.done) // the intervals handed on live so far
 	for k := tl.harvested; k <= last; k++ {
 		b := tl.open[k]
 		if b == nil {
@@ -650,6 +734,17 @@ func (tl *timeline) result(elapsed time.Duration) *Timeline {
 		lastEnd := out.Intervals[n-1].Start + out.Intervals[n-1].Length
 		if cut := lastEnd - elapsed; cut > 0 && cut < out.Intervals[n-1].Length {
 			out.Intervals[n-1].Length -= cut
+			if tl.due != nil {
+				iv := &out.Intervals[n-1]
+				iv.Due = tl.due(int64(iv.Start), int64(iv.Start+iv.Length))
+			}
+		}
+	}
+	if tl.onInterval != nil {
+		// The intervals the collector did not close, as the run's timeline
+		// has them (the last one cut at the run's end).
+		for i := live; i < len(out.Intervals); i++ {
+			tl.onInterval(out.Intervals[i])
 		}
 	}
 	return out

@@ -1,9 +1,12 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -422,7 +425,7 @@ func BenchmarkTimelineObserve(b *testing.B) {
 // bareTimeline is a rate-mode timeline of 1-minute intervals on a clock
 // that stays at 0, a worker's tally and an outcome in interval 0.
 func bareTimeline() (*timeline, *tally, *outcome) {
-	tl := newTimeline(time.Minute, true, 1, func() int64 { return 0 })
+	tl := newTimeline(time.Minute, true, 1, func() int64 { return 0 }, tlLive{})
 	return tl, &tally{}, &outcome{Start: 1000, TCPDone: 1500, Connect: 3000, End: 2_000_000, Intended: 500, Status: 200}
 }
 
@@ -486,4 +489,124 @@ func TestTimelineTLSHandshakes(t *testing.T) {
 			t.Errorf("HTTP/2 over 2 connections: %d handshakes of %d µs, want 2", n, us)
 		}
 	})
+}
+
+// TestTimelineOnIntervalAfterRun: a run whose made-up times lie ahead of the
+// collector hands every interval on from Run itself, in order, once each,
+// equal to the Result's timeline (no record came late), with the failures
+// split by class (exceptions here) and the connect failures apart.
+func TestTimelineOnIntervalAfterRun(t *testing.T) {
+	const d = 250 * time.Millisecond
+	var ends, lat []int64
+	var fail []bool
+	for at := 20 * time.Millisecond; at < 2*time.Second; at += 20 * time.Millisecond {
+		ends = append(ends, int64(at))
+		lat = append(lat, int64(time.Millisecond))
+		fail = append(fail, len(fail)%10 == 3)
+	}
+	var got []Interval
+	cfg := Config{Requests: len(ends), Concurrency: 1, Interval: d, OnInterval: func(iv Interval) { got = append(got, iv) }}
+	res := runScript(t, cfg, scriptedEnds(ends, lat, fail))
+	want := res.Timeline.Intervals
+	if len(got) != len(want) {
+		t.Fatalf("OnInterval saw %d intervals, the timeline has %d", len(got), len(want))
+	}
+	var failed int64
+	for i := range want {
+		if got[i].Start != want[i].Start || got[i].Requests != want[i].Requests || got[i].Latency != want[i].Latency ||
+			got[i].FailuresBy != want[i].FailuresBy || got[i].Length != want[i].Length {
+			t.Errorf("interval %d: handed on %+v, the timeline has %+v", i, got[i], want[i])
+		}
+		if by := want[i].FailuresBy; by[FailureExceptions] != want[i].Failures || by[FailureExceptions]+by[FailureConnect]+by[FailureReceive]+by[FailureLength]+by[FailuresUnclassified] != want[i].Failures {
+			t.Errorf("interval %d: %d failures split as %v, want all exceptions", i, want[i].Failures, by)
+		}
+		failed += want[i].Failures
+	}
+	if failed != int64(res.Failed.Total) || failed == 0 {
+		t.Errorf("intervals hold %d failures, the run %d", failed, res.Failed.Total)
+	}
+}
+
+// TestTimelineOnIntervalLive: in a rate-mode run over loopback the collector
+// hands intervals on while the run goes (ordered by the run's own count: the
+// first interval arrives before the last request is recorded), each with the
+// connections open (the run's 2 kept-alive ones, none left after it) and the
+// schedule's requests due (the last one may be handed on whole and cut
+// at the run's end in the timeline), and the calls never overlap.
+func TestTimelineOnIntervalLive(t *testing.T) {
+	for _, portable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "epoll", true: "go"}[portable], func(t *testing.T) { onIntervalLive(t, portable) })
+	}
+}
+
+func onIntervalLive(t *testing.T, portable bool) {
+	resp := respond100(true)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			fc.write(resp)
+		}
+	})
+	const n = 120
+	cfg := h1Config(srv.port(), n, 2, true)
+	cfg.Rate = 200
+	cfg.Interval = 100 * time.Millisecond
+	cfg.Portable = portable
+	var (
+		rn     *Runner
+		got    []Interval
+		doneAt []int64
+		inside atomic.Int32
+	)
+	cfg.OnInterval = func(iv Interval) {
+		if inside.Add(1) != 1 {
+			t.Error("OnInterval calls overlap")
+		}
+		got = append(got, iv)
+		doneAt = append(doneAt, rn.Live().Done)
+		inside.Add(-1)
+	}
+	rn, err := newRunner(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rn.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < len(res.Timeline.Intervals) {
+		t.Fatalf("OnInterval saw %d intervals, the timeline has %d", len(got), len(res.Timeline.Intervals))
+	}
+	if doneAt[0] >= n {
+		t.Errorf("the first interval arrived after the run's last request (%d recorded)", doneAt[0])
+	}
+	for i, iv := range got {
+		if iv.Start != time.Duration(i)*cfg.Interval {
+			t.Fatalf("call %d handed on the interval starting at %v", i, iv.Start)
+		}
+		if i < len(res.Timeline.Intervals) {
+			final := res.Timeline.Intervals[i]
+			if iv.Requests > final.Requests {
+				t.Errorf("interval %d: %d requests handed on, %d in the end", i, iv.Requests, final.Requests)
+			}
+			if iv.Length == final.Length && math.Abs(iv.Due-final.Due) > 1e-9 {
+				t.Errorf("interval %d: %v due handed on, %v in the timeline", i, iv.Due, final.Due)
+			}
+		}
+	}
+	most := int64(0)
+	for _, iv := range got {
+		most = max(most, iv.ConnsOpen)
+	}
+	if most != 2 {
+		t.Errorf("at most %d connections open at an interval's close, want the run's 2", most)
+	}
+	if n := rn.r.openConns(); n != 0 {
+		t.Errorf("%d connections counted open after the run", n)
+	}
+	if got[0].Due < 19.999 || got[0].Due > 20.001 {
+		t.Errorf("the first interval had %v requests due at 200/s over 100 ms, want 20", got[0].Due)
+	}
 }
