@@ -159,6 +159,16 @@ type Config struct {
 	// counts of completions, failures and bytes for each Interval of the run
 	// (Result.Timeline; --interval, --hlog, --extended and the JSON document).
 	Interval time.Duration
+	// OnInterval, when set with Interval, receives each interval of the
+	// timeline as it closes, a little after its end (live results: gab
+	// --dashboard). The timeline's collector goroutine calls it, never a
+	// worker; the intervals still open when the run ends come from the
+	// goroutine running Runner.Run before it returns. Calls never overlap
+	// and come in the order of the intervals, once each; a call that takes
+	// long delays the next interval's close, not the run. An interval handed
+	// on lacks the records that arrive after its close and its Due: the
+	// Result's timeline has them. Not called for the warm-up.
+	OnInterval func(Interval)
 
 	// SampleLimit caps the exact per-request store; past it the statistics come
 	// from histograms. 0 means samples.DefaultLimit.

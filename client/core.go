@@ -620,6 +620,7 @@ func (rn *Runner) warmUp(ctx context.Context) (*Result, error) {
 		wc.Requests, wc.TimeLimit = math.MaxInt32, rn.cfg.WarmupTime
 	}
 	wc.Events, wc.Quiet, wc.Verbosity = nopEvents{}, true, 0
+	wc.OnInterval = nil // the warm-up's intervals are no figure's
 	wc.Extended, wc.KeepAllRows, wc.SampleLimit = false, false, 1
 	if rn.lookups != nil {
 		wc.Resolver = rn.lookups.inner // the measured run's DNS figure is its own
@@ -724,7 +725,7 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	var wg sync.WaitGroup
 	slots := rn.tr.slots()
 	if rn.cfg.Interval > 0 {
-		r.tl = newTimeline(rn.cfg.Interval, r.sched != nil, slots, r.clock)
+		r.tl = newTimelineWith(rn.cfg.Interval, r.sched != nil, slots, r.clock, rn.cfg.OnInterval)
 	}
 	for i := 0; i < slots; i++ {
 		t := r.newTally()

@@ -33,6 +33,11 @@ import (
 // after the harvest, or far ahead of a late collector) takes a mutex and adds
 // into the interval's totals directly; the run's end merges what remains, so
 // every interval is exact whatever the timing.
+//
+// Config.OnInterval sees each interval as the collector closes it, after the
+// harvest and outside the timeline's lock: a slow callback delays only the
+// next harvest, never a worker, and nothing is added to the per-request
+// path. The intervals still open at the run's end are handed on by result.
 
 // DefaultInterval is the timeline's interval when none is given, and
 // MinInterval the shortest: closing an interval (its compressed histogram,
@@ -373,13 +378,21 @@ type timeline struct {
 
 	scratch *hdrhistogram.Histogram // for encoding an interval (collector, then result)
 
+	on     func(Interval) // Config.OnInterval (nil: none)
+	handed int            // intervals handed to on
+
 	stopCh chan struct{}
 	exited chan struct{}
 }
 
 func newTimeline(d time.Duration, rate bool, workers int, clock func() int64) *timeline {
+	return newTimelineWith(d, rate, workers, clock, nil)
+}
+
+// newTimelineWith is newTimeline handing each closed interval to on (nil: none).
+func newTimelineWith(d time.Duration, rate bool, workers int, clock func() int64, on func(Interval)) *timeline {
 	n := min(2*runtime.GOMAXPROCS(0), 16, max(workers, 1))
-	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock,
+	tl := &timeline{d: int64(d), rate: rate, shards: make([]tlShard, n), clock: clock, on: on,
 		open: map[int64]*tlBuf{}, late: map[int64]*tlBuf{}, scratch: samples.NewHist(), stopCh: make(chan struct{}), exited: make(chan struct{})}
 	for i := range tl.shards {
 		sh := &tl.shards[i]
@@ -537,6 +550,13 @@ func (tl *timeline) collect() {
 		default:
 		}
 		tl.harvest(k)
+		if tl.on != nil {
+			tl.mu.Lock()
+			iv := tl.done[k]
+			tl.mu.Unlock()
+			tl.on(iv)
+			tl.handed = int(k) + 1
+		}
 	}
 }
 
@@ -629,6 +649,12 @@ func (tl *timeline) result(elapsed time.Duration) *Timeline {
 		tl.done[k] = tl.mergeLate(tl.done[k], b)
 	}
 	out := &Timeline{Interval: time.Duration(tl.d), Corrected: tl.rate, Intervals: tl.done}
+	defer func() {
+		// The collector has exited: the intervals it did not hand on.
+		for i := tl.handed; tl.on != nil && i < len(out.Intervals); i++ {
+			tl.on(out.Intervals[i])
+		}
+	}()
 	for n := len(out.Intervals); n > 0; n-- {
 		// Intervals the collector closed after the run's last recording.
 		if iv := out.Intervals[n-1]; iv.Start < elapsed || iv.Requests != 0 || iv.Failures != 0 {

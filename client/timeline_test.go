@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -486,4 +488,46 @@ func TestTimelineTLSHandshakes(t *testing.T) {
 			t.Errorf("HTTP/2 over 2 connections: %d handshakes of %d µs, want 2", n, us)
 		}
 	})
+}
+
+// TestTimelineOnInterval: Config.OnInterval receives every interval of the
+// run's timeline once, in order, never two calls at once; those the run's
+// end closes come before Run returns.
+func TestTimelineOnInterval(t *testing.T) {
+	const d = 250 * time.Millisecond
+	var ends, lat []int64
+	var fail []bool
+	for at := 20 * time.Millisecond; at < 2*time.Second; at += 20 * time.Millisecond {
+		ends, lat, fail = append(ends, int64(at)), append(lat, int64(time.Millisecond)), append(fail, false)
+	}
+	var (
+		mu     sync.Mutex
+		got    []Interval
+		inside atomic.Bool
+	)
+	on := func(iv Interval) {
+		if !inside.CompareAndSwap(false, true) {
+			t.Error("two OnInterval calls at once")
+		}
+		mu.Lock()
+		got = append(got, iv)
+		mu.Unlock()
+		inside.Store(false)
+	}
+	res := runScript(t, Config{Requests: len(ends), Concurrency: 1, Interval: d, OnInterval: on}, scriptedEnds(ends, lat, fail))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != len(res.Timeline.Intervals) || len(got) == 0 {
+		t.Fatalf("%d intervals handed on, the timeline has %d", len(got), len(res.Timeline.Intervals))
+	}
+	var sum int64
+	for i, iv := range got {
+		if iv.Start != time.Duration(i)*d {
+			t.Errorf("interval %d handed on starts at %v", i, iv.Start)
+		}
+		sum += iv.Requests
+	}
+	if sum > int64(res.Complete) || sum == 0 {
+		t.Errorf("the intervals handed on hold %d requests of %d", sum, res.Complete)
+	}
 }
