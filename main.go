@@ -89,6 +89,11 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		defer stop()
 	}
 	r := &plainRun{argv: argv, o: o, out: out, errw: errw}
+	defer func() {
+		if r.dash != nil {
+			r.dash.close(ctx, false) // (after a lingering close: a no-op)
+		}
+	}()
 	if status, done := r.setup(h); done {
 		return status
 	}
@@ -99,7 +104,15 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if done {
 		return status
 	}
-	return r.report(ctx, ms, h.location)
+	status = r.report(ctx, ms, h.location)
+	if r.dash != nil {
+		// The report is out before the dashboard lingers.
+		if r.out.reportWriteError(r.errw, r.out.Flush()) && status == exitOK {
+			status = exitError
+		}
+		r.dash.close(ctx, true)
+	}
+	return status
 }
 
 // parseCommandLine parses argv; with --format json even a command-line
@@ -128,6 +141,7 @@ type plainRun struct {
 	live      *statusLine // --progress's status line (nil without it)
 	output    *output
 	runner    *client.Runner
+	dash      *dashRun // --dashboard's (nil without it)
 }
 
 // setup builds the engine and chooses the outputs. done says gab must exit
@@ -154,6 +168,15 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	r.output = newOutput(o, r.argv)
 	if status, done := r.output.prepare(out, errw, cfg); done {
 		return status, true
+	}
+	if o.Dashboard != "" {
+		d, err := startDashboard(o, r.argv, errw)
+		if err != nil {
+			fmt.Fprintf(errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
+			return exitError, true
+		}
+		r.dash = d
+		cfg.OnInterval = d.interval
 	}
 	runner, err := client.New(*cfg)
 	if err != nil {
@@ -205,6 +228,9 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 	if r.live != nil {
 		r.live.start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
+	if r.dash != nil {
+		r.dash.begin(r.o, r.argv, r.cfg.Interval)
+	}
 	ms = measureRun(ctx, r.runner, &r.output.meter)
 	if r.live != nil {
 		r.live.stop()
@@ -239,7 +265,7 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 	}
 	// The pictures (--histogram, --plot, --html) come last; an interrupted
 	// run is drawn as far as it went.
-	if status := writePictures(context.WithoutCancel(ctx), o, r.argv, res, sum, r.out, r.errw); status != exitOK {
+	if status := writePictures(context.WithoutCancel(ctx), o, r.argv, res, sum, r.out, r.errw, r.dash); status != exitOK {
 		return status
 	}
 	if res.Ending == client.EndInterrupted {
