@@ -109,6 +109,8 @@ func splitCapacityArgs(args []string) (*capacityArgs, error) {
 		own: ca.fs,
 		long: func(name string) error {
 			switch name {
+			case "dashboard", "dashboard-linger":
+				return fmt.Errorf("--%s does not apply to gab capacity (it serves one run's report)", name)
 			case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version",
 				"shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
 				return fmt.Errorf("--%s does not apply to gab capacity", name)

@@ -16,6 +16,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/dashboard"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/internal/threshold"
@@ -96,6 +97,10 @@ type cliOptions struct {
 	HlogFile string // --hlog
 	// Live is --live, --metrics, --metrics-linger and --remote-write (livecli.go).
 	Live liveSpec
+	// Dashboard is --dashboard's address (the HTML report served live), and
+	// DashboardLinger how long it serves the finished report.
+	Dashboard       string
+	DashboardLinger time.Duration
 }
 
 // newOptions returns ab's defaults.
@@ -125,6 +130,8 @@ type longOptions struct {
 	streams, cpus, sampleLimit                                     int
 	cgi, format, jsonFile, plot, html, progress                    string
 	hlogFile                                                       string
+	dashboard                                                      string
+	dashboardLinger                                                durationValue
 	cgiEnv, failIf, serverPID                                      []string
 	requestTimeout, interval                                       durationValue
 	percentiles                                                    percentilesValue
@@ -169,6 +176,8 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringArrayVar(&lo.serverPID, "server-pid", nil, "report the CPU of processes `[LABEL=]PID[,PID...]` (threads, children) per request (Linux); LABEL names the server")
 	fs.StringVar(&lo.plot, "plot", "", "draw the run's charts into `FILE`.png|.svg|.pdf with gnuplot (FILE.png.gp and FILE.png.dat beside it)")
 	fs.StringVar(&lo.html, "html", "", "write a self-contained HTML report with charts to `FILE`")
+	fs.StringVar(&lo.dashboard, "dashboard", "", "serve the HTML report live at `ADDR` (:8080 is 127.0.0.1:8080), refreshed each interval; the finished report when the run ends")
+	fs.Var(&lo.dashboardLinger, "dashboard-linger", "keep serving the finished report for `DURATION` after the run (Ctrl-C ends it)")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
@@ -1006,6 +1015,14 @@ func (o *cliOptions) applyOutputLong(lo *longOptions, _ *pflag.FlagSet) error {
 		}
 	}
 	o.PlotFile, o.HTMLFile, o.Histogram = lo.plot, lo.html, lo.histogram
+	if lo.dashboard != "" {
+		if _, err := dashboard.ListenAddr(lo.dashboard); err != nil {
+			return fmt.Errorf("--dashboard %v", err)
+		}
+	} else if lo.dashboardLinger != 0 {
+		return errors.New("--dashboard-linger needs --dashboard")
+	}
+	o.Dashboard, o.DashboardLinger = lo.dashboard, time.Duration(lo.dashboardLinger)
 	switch lo.progress {
 	case "auto", "always", "never":
 		o.ProgressBar = lo.progress
@@ -1049,14 +1066,14 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		o.FailIf = append(o.FailIf, t)
 	}
 	if lo.apdex.t > 0 {
-		if !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" {
-			return errors.New("--apdex needs --extended, --json, --format json or --html to show it")
+		if !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
+			return errors.New("--apdex needs --extended, --json, --format json, --html or --dashboard to show it")
 		}
 		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
 	}
 	if len(lo.ranges) > 0 {
-		if o.PlotFile == "" && o.HTMLFile == "" {
-			return errors.New("--ranges needs --plot or --html to draw them")
+		if o.PlotFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
+			return errors.New("--ranges needs --plot, --html or --dashboard to draw them")
 		}
 		o.Ranges = lo.ranges
 	}
@@ -1066,8 +1083,8 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		if o.Interval < client.MinInterval {
 			return fmt.Errorf("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
-		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() {
-			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics or --remote-write to show the timeline")
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() && o.Dashboard == "" {
+			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics, --remote-write or --dashboard to show the timeline")
 		}
 	}
 	return nil

@@ -254,7 +254,7 @@ func TestHTMLReportOfMillionRequests(t *testing.T) {
 	}
 	began := time.Now()
 	sum := report.Summarize(res, report.Options{Host: "127.0.0.1", Port: 80, Path: "/", Concurrency: 50})
-	if err := htmlRun(o, argv, res, sum); err != nil {
+	if err := htmlRun(o, argv, res, sum, nil); err != nil {
 		t.Fatal(err)
 	}
 	made := time.Since(began)
@@ -310,7 +310,7 @@ func TestApdexOption(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--apdex", "1ms"}, "gab: --apdex needs --extended, --json, --format json or --html to show it"},
+		{[]string{"--apdex", "1ms"}, "gab: --apdex needs --extended, --json, --format json, --html or --dashboard to show it"},
 		{[]string{"--apdex", "2ms,1ms", "--extended"}, `gab: --apdex "2ms,1ms": T must be above 0 and F above T`},
 		{[]string{"--apdex", "0", "--extended"}, `T must be above 0 and F above T`},
 		{[]string{"--apdex", "x", "--extended"}, `not a duration`},
@@ -349,7 +349,7 @@ func TestRangesOption(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--ranges", "1ms,5ms"}, "gab: --ranges needs --plot or --html to draw them"},
+		{[]string{"--ranges", "1ms,5ms"}, "gab: --ranges needs --plot, --html or --dashboard to draw them"},
 		{[]string{"--ranges", "5ms,1ms", "--html", page}, `gab: --ranges "5ms,1ms": the edges must be above 0 and ascending`},
 		{[]string{"--ranges", "1ms,x", "--html", page}, `not a duration`},
 	} {

@@ -98,6 +98,11 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		defer stop()
 	}
 	r := &plainRun{argv: argv, o: o, out: out, errw: errw}
+	defer func() {
+		if r.dash != nil {
+			r.dash.close(ctx, false) // (after a lingering close: a no-op)
+		}
+	}()
 	if status, done := r.setup(h); done {
 		return status
 	}
@@ -109,7 +114,15 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if done {
 		return status
 	}
-	return r.report(ctx, ms, h.location)
+	status = r.report(ctx, ms, h.location)
+	if r.dash != nil {
+		// The report is out before the dashboard lingers.
+		if r.out.reportWriteError(r.errw, r.out.Flush()) && status == exitOK {
+			status = exitError
+		}
+		r.dash.close(ctx, true)
+	}
+	return status
 }
 
 // parseCommandLine parses argv; with --format json even a command-line
@@ -140,6 +153,7 @@ type plainRun struct {
 	runner    *client.Runner
 	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
 	runStream *live.Stream
+	dash      *dashRun // --dashboard's (nil without it)
 }
 
 // setup builds the engine and chooses the outputs. done says gab must exit
@@ -169,6 +183,21 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	}
 	if status, done := r.startLive(h.liveStdout); done {
 		return status, true
+	}
+	if o.Dashboard != "" {
+		d, err := startDashboard(o, r.argv, errw)
+		if err != nil {
+			fmt.Fprintf(errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
+			return exitError, true
+		}
+		r.dash = d
+		// The live outputs' stream (startLive) and the dashboard both take
+		// each interval; the collector calls them in turn.
+		if stream := cfg.OnInterval; stream != nil {
+			cfg.OnInterval = func(iv client.Interval) { stream(iv); d.interval(iv) }
+		} else {
+			cfg.OnInterval = d.interval
+		}
 	}
 	runner, err := client.New(*cfg)
 	if err != nil {
@@ -220,6 +249,9 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 	if r.live != nil {
 		r.live.start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
+	if r.dash != nil {
+		r.dash.begin(r.o, r.argv, r.cfg.Interval)
+	}
 	ms = measureRun(ctx, r.runner, &r.output.meter)
 	if r.live != nil {
 		r.live.stop()
@@ -241,7 +273,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 			status = fatal(r.out, r.errw, ms.err, completed)
 		}
 		// After ab's message: the pictures of what the run measured.
-		drawFailedRun(ctx, r.o, r.argv, ms, r.output.failed, r.errw)
+		drawFailedRun(ctx, r.o, r.argv, ms, r.output.failed, r.errw, r.dash)
 		return ms, status, true
 	}
 	if ms.res.Ending != client.EndInterrupted {
@@ -265,7 +297,7 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 	}
 	// The pictures (--histogram, --plot, --html) come last; an interrupted
 	// run is drawn as far as it went.
-	if status := writePictures(context.WithoutCancel(ctx), o, r.argv, res, sum, r.out, r.errw); status != exitOK {
+	if status := writePictures(context.WithoutCancel(ctx), o, r.argv, res, sum, r.out, r.errw, r.dash); status != exitOK {
 		return status
 	}
 	if res.Ending == client.EndInterrupted {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,18 +49,21 @@ func pictureError(what string, err error) error {
 
 // wantsPerSecond reports whether the pictures need the engine's per-second
 // counts (client.Config.Extended).
-func wantsPerSecond(o *cliOptions) bool { return o.PlotFile != "" || o.HTMLFile != "" }
+func wantsPerSecond(o *cliOptions) bool {
+	return o.PlotFile != "" || o.HTMLFile != "" || o.Dashboard != ""
+}
 
 // writePictures writes what the picture options ask for after the report; it
 // returns a non-zero exit status when one could not be made.
-func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer) int {
+// dash, when set, is --dashboard's, which serves the HTML report's bytes.
+func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer, dash *dashRun) int {
 	status := exitOK
 	if o.Histogram && o.Format != "json" && !o.HTML {
 		if err := report.WriteHistogram(out, sum); err != nil {
 			return exitError // a stdout error is reported by runWith
 		}
 	}
-	if drawFiles(ctx, o, argv, res, sum, errw) != exitOK {
+	if drawFiles(ctx, o, argv, res, sum, errw, dash) != exitOK {
 		status = exitError
 	}
 	return status
@@ -67,8 +71,9 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 
 // drawFiles writes the --plot and --html files of a run (after ab's report,
 // or after the error that ended it, drawn as far as it went); it returns a
-// non-zero exit status when one could not be made, and says why.
-func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer) int {
+// non-zero exit status when one could not be made, and says why. dash, when
+// set, is --dashboard's, which serves the same bytes as the --html file.
+func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer, dash *dashRun) int {
 	status := exitOK
 	if o.PlotFile != "" {
 		if err := plotRun(ctx, o, argv, res, sum); err != nil {
@@ -76,9 +81,13 @@ func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Re
 			status = exitError
 		}
 	}
-	if o.HTMLFile != "" {
-		if err := htmlRun(o, argv, res, sum); err != nil {
-			fmt.Fprintf(errw, "gab: %v\n", pictureError("--html: ", err))
+	if o.HTMLFile != "" || dash != nil {
+		if err := htmlRun(o, argv, res, sum, dash); err != nil {
+			what := "--html: "
+			if o.HTMLFile == "" {
+				what = "--dashboard: "
+			}
+			fmt.Fprintf(errw, "gab: %v\n", pictureError(what, err))
 			status = exitError
 		}
 	}
@@ -88,9 +97,9 @@ func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Re
 // drawFailedRun writes the --plot and --html files of a run that ended in
 // an error (-s's timeout, a receive error without -r) from what it
 // measured (sum: its record with the error), or says on stderr why there
-// are none.
-func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer) {
-	if o.PlotFile == "" && o.HTMLFile == "" {
+// are none; --dashboard's page (dash, nil without it) becomes that report.
+func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer, dash *dashRun) {
+	if o.PlotFile == "" && o.HTMLFile == "" && dash == nil {
 		return
 	}
 	if ms == nil || ms.res == nil || sum == nil {
@@ -101,7 +110,7 @@ func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measur
 		}
 		return
 	}
-	drawFiles(context.WithoutCancel(ctx), o, argv, ms.res, sum, errw)
+	drawFiles(context.WithoutCancel(ctx), o, argv, ms.res, sum, errw, dash)
 }
 
 // chartOptions are the charts' settings from the command line.
@@ -185,15 +194,32 @@ func checkStepInterval(o *cliOptions) error {
 // (each is a few bytes of SVG path).
 const htmlPointLimit = 8_000
 
-// htmlRun writes a finished run's HTML report.
-func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run) error {
+// htmlTitle is the HTML report's title.
+func htmlTitle(o *cliOptions) string { return "gab: " + o.Config.Target.Host + o.Config.Target.Path }
+
+// htmlRun makes a finished run's HTML report, writes it to --html's file
+// and hands the same bytes to the dashboard (dash; nil without one).
+func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, dash *dashRun) error {
 	d := report.RunChartData(sum, res, chartOptions(o, htmlPointLimit))
 	page := &report.Page{
-		Title:  "gab: " + o.Config.Target.Host + o.Config.Target.Path,
+		Title:  htmlTitle(o),
 		Runs:   []report.PageRun{{Doc: sum, Chart: d}},
 		Figure: chart.RunFigure(commandTitle(argv), []*chart.Data{d}),
 	}
-	return outfile.WriteAtomic(o.HTMLFile, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
+	var b bytes.Buffer
+	if err := report.WriteHTMLPage(&b, page); err != nil {
+		return err
+	}
+	if dash != nil {
+		dash.finish(b.Bytes(), res)
+	}
+	if o.HTMLFile == "" {
+		return nil
+	}
+	return outfile.WriteAtomic(o.HTMLFile, func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
+		return err
+	})
 }
 
 // plotRun draws a finished run's charts into image.

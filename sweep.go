@@ -110,6 +110,8 @@ func splitSweepArgs(args []string) (*sweepArgs, error) {
 		own: newSweepFlagSet(&sa.opts),
 		long: func(name string) error {
 			switch name {
+			case "dashboard", "dashboard-linger":
+				return fmt.Errorf("--%s does not apply to gab sweep (it serves one run's report)", name)
 			case "format", "extended":
 				return fmt.Errorf("--%s does not apply to gab sweep (see --csv and --json)", name)
 			case "version", "histogram", "hlog", "progress", "fail-if",

@@ -360,29 +360,9 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 			if maxUs == 0 {
 				maxUs = h.Max()
 			}
-			at := func(p float64) int64 {
-				if p >= 100 {
-					return maxUs
-				}
-				return min(h.ValueAtQuantile(p), maxUs)
-			}
-			for _, p := range appendCurvePercents(nil, n) {
-				out.Curve = append(out.Curve, chart.CurvePoint{Percent: p, Us: at(p)})
-			}
-			out.Curve = append(out.Curve, chart.CurvePoint{Percent: 100, Us: maxUs})
-			for _, p := range chart.TablePercents {
-				out.Table = append(out.Table, chart.CurvePoint{Percent: p, Us: at(p)})
-			}
+			histogramCurve(out, &samples.Dist{Hist: h, Count: int64(n), Max: maxUs})
 			out.CurvePrecision = "HDR histogram, 3 significant digits; maximum exact"
-			out.RangeEdgesMs = DefaultRangeEdgesMs
-			out.Ranges = make([]int64, len(DefaultRangeEdgesMs)+1)
-			for _, b := range h.Distribution() {
-				i := 0 // the range of the bucket's lowest value
-				for i < len(DefaultRangeEdgesMs) && float64(b.From) > DefaultRangeEdgesMs[i]*1000 {
-					i++
-				}
-				out.Ranges[i] += b.Count
-			}
+			histogramRanges(out, h, DefaultRangeEdgesMs)
 			out.RangesNote = "every recorded request by its total time (HDR histogram, 3 significant digits)"
 		}
 		out.PerSecond = wholeSeconds(x.Throughput.PerSecond, r.TimeTakenS)

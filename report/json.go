@@ -135,6 +135,9 @@ type local struct {
 	// mergeNotes say why a merged run lacks a section some of its runs had
 	// (the timeline, APDEX).
 	mergeNotes []string
+	// live marks a run in progress (Live): the page shows only the counts
+	// its intervals carry.
+	live bool
 }
 
 // Ending names: client.Ending's String(), and not_started for a command

@@ -39,6 +39,22 @@ type Page struct {
 	// Tables follow the charts (a sweep's points and rankings); each table's
 	// first row is its header.
 	Tables []PageTable
+	// Live, when set, makes the page a view of a run in progress (gab
+	// --dashboard): a line that says so and a small script that keeps the
+	// page current. Without it the page is the finished report.
+	Live *PageLive
+}
+
+// PageLive is what a live page says and how its script keeps it current:
+// every RefreshMs it reads StatePath, a JSON object with the page's Seq and
+// whether the run is Final, and when Seq changed it reads the page again
+// from PagePath and puts its body in place; when the run is final it loads
+// the page anew (the finished report).
+type PageLive struct {
+	Note                string
+	Seq                 uint64
+	RefreshMs           int
+	PagePath, StatePath string
 }
 
 // PageTable is a titled table.
@@ -58,7 +74,7 @@ type pageRunView struct {
 	Label, Command, Ending, Error string
 	Verdicts                      template.HTML // verdictBanner
 	Env                           []PageRow
-	Figures                       []PageRow
+	Figures                       []figureRow
 	Times                         [][]string // Connection Times rows
 	Catalog                       [][]string // the catalog's figures (catalog.go)
 	Percentiles                   [][]string
@@ -71,6 +87,9 @@ type pageRunView struct {
 	Apdex                         [][]string // --apdex
 	IntervalNote                  string
 }
+
+// figureRow is a row of ab's figures; ID, when set, is its value's element id.
+type figureRow struct{ Name, Value, ID string }
 
 type pageChart struct {
 	ID  string
@@ -85,11 +104,12 @@ type pageView struct {
 	Charts  []pageChart
 	Runs    []pageRunView
 	Compare [][]string // header row first
+	Live    *PageLive
 }
 
 // WriteHTMLPage writes the page.
 func WriteHTMLPage(w io.Writer, p *Page) error {
-	v := pageView{Title: p.Title, Command: strings.Join(p.Command, " "), Env: p.Environment, Tables: p.Tables}
+	v := pageView{Title: p.Title, Command: strings.Join(p.Command, " "), Env: p.Environment, Tables: p.Tables, Live: p.Live}
 	if p.Figure != nil {
 		for i := range p.Figure.Panels {
 			var b bytes.Buffer
@@ -101,7 +121,7 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 		}
 	}
 	for i, r := range p.Runs {
-		rv := runView(r)
+		rv := runView(r, len(p.Runs) == 1)
 		rv.N = i + 1
 		v.Runs = append(v.Runs, rv)
 	}
@@ -111,7 +131,9 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 	return pageTemplate.Execute(w, v)
 }
 
-func runView(r PageRun) pageRunView {
+// runView is a run's part of the page; alone, its complete count's element
+// has the id "complete" (a page's script or test finds it).
+func runView(r PageRun, alone bool) pageRunView {
 	d := r.Doc
 	v := pageRunView{Label: r.Label, Command: strings.Join(d.CommandLine, " "), Ending: d.Ending, Verdicts: verdictBanner(d)}
 	if d.Error != nil {
@@ -125,7 +147,28 @@ func runView(r PageRun) pageRunView {
 			PageRow{"Cores", fmt.Sprintf("%d (gab used %d)", e.Cores, e.GOMAXPROCS)})
 	}
 	if rp := d.Report; rp != nil {
-		f := func(name, value string) { v.Figures = append(v.Figures, PageRow{name, value}) }
+		f := func(name, value string) { v.Figures = append(v.Figures, figureRow{Name: name, Value: value}) }
+		complete := func() {
+			f("Complete requests", strconv.Itoa(rp.CompleteRequests))
+			if alone {
+				v.Figures[len(v.Figures)-1].ID = "complete"
+			}
+		}
+		if d.local.live {
+			// What the timeline's intervals carry; the rest comes with the
+			// finished report.
+			f("Server Hostname", rp.ServerHostname)
+			f("Server Port", strconv.Itoa(rp.ServerPort))
+			f("Document Path", rp.DocumentPath)
+			f("Concurrency Level", strconv.Itoa(rp.ConcurrencyLevel))
+			f("Time so far", fmt.Sprintf("%.3f seconds (the intervals finished)", rp.TimeTakenS))
+			complete()
+			f("Failed requests", fmt.Sprintf("%d (by class when the run ends)", rp.FailedRequests))
+			f("Total transferred", fmt.Sprintf("%d bytes", rp.TotalTransferredBytes))
+			f("Requests per second", fmt.Sprintf("%.2f [#/sec] (mean so far)", rp.RequestsPerSecond))
+			f("Transfer rate", fmt.Sprintf("%.2f [Kbytes/sec] received", rp.TransferReceivedKBPerS))
+			return chartTables(r, v)
+		}
 		f("Server Software", rp.ServerSoftware)
 		f("Server Hostname", rp.ServerHostname)
 		f("Server Port", strconv.Itoa(rp.ServerPort))
@@ -143,7 +186,7 @@ func runView(r PageRun) pageRunView {
 		}
 		f("Concurrency Level", strconv.Itoa(rp.ConcurrencyLevel))
 		f("Time taken for tests", fmt.Sprintf("%.3f seconds", rp.TimeTakenS))
-		f("Complete requests", strconv.Itoa(rp.CompleteRequests))
+		complete()
 		fl := rp.Failures
 		f("Failed requests", fmt.Sprintf("%d (Connect: %d, Receive: %d, Length: %d, Exceptions: %d)",
 			rp.FailedRequests, fl.Connect, fl.Receive, fl.Length, fl.Exceptions))
@@ -191,21 +234,29 @@ func runView(r PageRun) pageRunView {
 		v.Apdex = [][]string{{"APDEX", "T (satisfied)", "F (tolerating)", "requests"},
 			{fmt.Sprintf("%.3f%s", a.Score, a.boundNote()), ms3(float64(a.SatisfiedUs)) + " ms", ms3(float64(a.ToleratedUs)) + " ms", a.counts()}}
 	}
-	if c := r.Chart; c != nil {
-		v.IntervalNote = c.IntervalNote
-		if len(c.Ranges) > 0 {
-			v.Ranges = rangeRows(c)
-		}
+	return chartTables(r, v)
+}
+
+// chartTables adds a run's tables from its chart data: the timeline's note,
+// the response-time ranges and the percentile table.
+func chartTables(r PageRun, v pageRunView) pageRunView {
+	c := r.Chart
+	if c == nil {
+		return v
 	}
-	if r.Chart != nil && len(r.Chart.Table) > 0 {
-		v.Precision = r.Chart.CurvePrecision
+	v.IntervalNote = c.IntervalNote
+	if len(c.Ranges) > 0 {
+		v.Ranges = rangeRows(c)
+	}
+	if len(c.Table) > 0 {
+		v.Precision = c.CurvePrecision
 		v.Percentiles = append(v.Percentiles, []string{"percentile", "total (ms)"})
-		for _, c := range r.Chart.Table {
-			name := percentLabel(c.Percent)
-			if c.Percent == 100 {
+		for _, p := range c.Table {
+			name := percentLabel(p.Percent)
+			if p.Percent == 100 {
 				name += " (longest request)"
 			}
-			v.Percentiles = append(v.Percentiles, []string{name, ms3(float64(c.Us))})
+			v.Percentiles = append(v.Percentiles, []string{name, ms3(float64(p.Us))})
 		}
 	}
 	return v
@@ -363,7 +414,8 @@ figure { margin: 0; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-{{if .Command}}<h2>Command line</h2>
+{{if .Live}}<p class="note" id="live" data-seq="{{.Live.Seq}}">{{.Live.Note}}</p>
+{{end}}{{if .Command}}<h2>Command line</h2>
 <pre>{{.Command}}</pre>
 <table class="figures">{{range .Env}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}</table>{{end}}
 {{if .Compare}}<h2>Comparison (ranked by requests per second)</h2>
@@ -384,7 +436,7 @@ figure { margin: 0; }
 <table class="figures">{{range .Env}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}
 <tr><td>Ending</td><td>{{.Ending}}</td></tr></table>{{.Verdicts}}
 {{if .Figures}}<h3>ab's figures</h3>
-<table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
+<table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td{{if .ID}} id="{{.ID}}"{{end}}>{{.Value}}</td></tr>
 {{end}}</table>{{end}}
 {{if .IntervalNote}}<p class="note">Timeline: {{.IntervalNote}} (--interval sets them).</p>{{end}}
 {{if .Apdex}}<h3>APDEX</h3>
@@ -416,9 +468,46 @@ figure { margin: 0; }
 {{end}}
 <p class="note">Made by gab. This page is self-contained: it loads nothing from anywhere.</p>
 <script>` + pageScript + `</script>
-</body>
+{{if .Live}}<script>` + liveScript + `</script>
+{{end}}</body>
 </html>
 `))
+
+// liveScript keeps a live page current (PageLive): it reads the state every
+// RefreshMs and, when the page changed, the page, whose body it puts in
+// place (the new body's scripts removed: this one goes on); when the run is
+// final it loads the page anew, the finished report. It stops at the first
+// error (gab stopped serving) and says so in the page's live line.
+const liveScript = `(function () {
+  var every = {{.Live.RefreshMs}}, pagePath = {{.Live.PagePath}}, statePath = {{.Live.StatePath}};
+  var seq = document.getElementById("live").dataset.seq, busy = false, timer;
+  var text = function (r) {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.text();
+  };
+  var tick = function () {
+    if (busy) return;
+    busy = true;
+    fetch(statePath, {cache: "no-store"}).then(text).then(function (t) {
+      var s = JSON.parse(t);
+      if (s.final) { clearInterval(timer); location.reload(); return; }
+      if (String(s.seq) === seq) return;
+      return fetch(pagePath, {cache: "no-store"}).then(text).then(function (t) {
+        var doc = new DOMParser().parseFromString(t, "text/html"), mark = doc.getElementById("live");
+        if (!mark) { clearInterval(timer); location.reload(); return; }
+        doc.querySelectorAll("script").forEach(function (e) { e.remove(); });
+        seq = mark.dataset.seq;
+        document.title = doc.title;
+        document.body.replaceWith(document.adoptNode(doc.body));
+      });
+    }).catch(function () {
+      clearInterval(timer);
+      var mark = document.getElementById("live");
+      if (mark) mark.textContent = "gab no longer answers: this is the last state it served.";
+    }).then(function () { busy = false; });
+  };
+  timer = setInterval(tick, every);
+})();`
 
 // pageScript adds hover (a point's time and latency) and zoom on the time axis
 // (drag across it; double-click to reset) to the latency scatter. It reads

@@ -271,7 +271,11 @@ func dataRange(p *Panel) (xs, ys [2]float64) {
 		}
 	}
 	if math.IsInf(xs[0], 0) {
-		return [2]float64{0, 1}, [2]float64{0, 1}
+		xs = [2]float64{0, 1} // no data: the fixed x range, if any, still holds
+		if p.XMax > p.XMin {
+			xs = [2]float64{p.XMin, p.XMax}
+		}
+		return xs, [2]float64{0, 1}
 	}
 	if p.XFromZero {
 		xs[0] = math.Min(xs[0], 0)
