@@ -43,8 +43,9 @@ const timeLimitRequests = 50000
 // uncappedRequests stands for "no request limit" under -t --no-cap.
 const uncappedRequests = math.MaxInt32
 
-// shortOptions is ab 2.3's getopt string (TLS build).
-const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqB:m:Z:f:E:"
+// shortOptions is ab 2.3's getopt string (TLS build) with the options of
+// Apache httpd trunk's ab ("...SqQB:m:R:W:"): -Q, -R and -W.
+const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqQB:m:R:W:Z:f:E:"
 
 // cliOptions is everything the command line says: the engine's configuration
 // and how to present the results.
@@ -61,6 +62,7 @@ type cliOptions struct {
 	GnuplotFile                     string // -g
 	CSVFile                         string // -e
 	Proxy                           bool   // -X was given (ab's isproxy), even with an empty host
+	NoBanner                        bool   // -Q (httpd trunk's ab): no "This is ApacheBench" banner
 	// Progress is ab's heartbeat: a "Completed N requests" line every Progress
 	// recorded requests; 0 means no progress lines ("..." and "..done").
 	Progress int
@@ -540,6 +542,10 @@ type shortState struct {
 	timeLimit bool // -t given
 	requests  bool // -n given
 	fs        *pflag.FlagSet
+	// workers and rampDelay are -W's and -R's values as atoi read them
+	// (checked after the options); workersSet: -W was given.
+	workers, rampDelay int
+	workersSet         bool
 }
 
 // parseArgs reads argv (argv[0] included) as ab 2.3 does, plus gab's long
@@ -567,7 +573,7 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 	}
 	if lo.help {
 		writeUsage(stdout, argv0)
-		io.WriteString(stdout, "\n")
+		io.WriteString(stdout, "\n"+trunkUsage+"\n")
 		writeLongUsage(stdout, fs)
 		writeCommands(stdout, argv0) // commands.go; -h stays ab's usage and the long options
 		return o, exitOK, true
@@ -605,16 +611,18 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		return exitOK, true
 	case 'h':
 		writeUsage(stderr, o.Argv0)
-		io.WriteString(stderr, "\n")
+		io.WriteString(stderr, "\n"+trunkUsage+"\n")
 		writeLongUsage(stderr, st.fs)
 		return exitUsage, true
 	case 'n', 'k', 'r', 't', 's', 'c', 'b', 'l', 'v', 'B', 'X':
 		return o.applyRunShort(opt, arg, st, stderr)
+	case 'W', 'R':
+		o.applyTrunkShort(opt, arg, st)
 	case 'i', 'p', 'u', 'm', 'T', 'C', 'A', 'P', 'H':
 		return o.applyRequestShort(opt, arg, st, stderr)
 	case 'I', 'Z', 'f', 'E':
 		o.applyTLSShort(opt, arg)
-	case 'q', 'd', 'S', 'g', 'e', 'w', 'x', 'y', 'z':
+	case 'q', 'Q', 'd', 'S', 'g', 'e', 'w', 'x', 'y', 'z':
 		o.applyOutputShort(opt, arg, st)
 	}
 	return exitOK, false
@@ -734,6 +742,8 @@ func (o *cliOptions) applyOutputShort(opt byte, arg string, st *shortState) {
 	switch opt {
 	case 'q':
 		st.quiet = true
+	case 'Q':
+		o.NoBanner = true
 	case 'd':
 		o.NoPercentiles = true
 	case 'S':
@@ -811,6 +821,9 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	if cfg.Concurrency > cfg.Requests {
 		return usageError("Cannot use concurrency level greater than total number of requests")
+	}
+	if status, done := o.checkTrunk(st, usageError); done {
+		return status, done
 	}
 	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0

@@ -79,6 +79,8 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	}
 	if o.CPUs > 0 {
 		runtime.GOMAXPROCS(o.CPUs)
+	} else if w := o.Config.Workers; w > 0 { // -W: the run's threads (given back after it)
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w))
 	}
 	if o.Demo {
 		stop, err := startDemo(o)
@@ -173,7 +175,9 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 	// On a terminal, --start-at's wait is announced before ab's first line
 	// (which "Benchmarking ... (be patient)..." would leave unfinished).
 	noteStartAt(r.errw, o.StartAt, time.Now())
-	writeBanner(textw, o.HTML)
+	if !o.NoBanner {
+		writeBanner(textw, o.HTML)
+	}
 	if !o.HTML {
 		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)
 		if o.Proxy {

@@ -144,6 +144,16 @@ type Config struct {
 	// takes the goroutine-per-connection path, where a slot is a connection.
 	RampUp time.Duration
 
+	// Workers, when > 0, is the number of event loops (ab's -W worker
+	// threads), at most Concurrency; 0 lets the engine choose.
+	Workers int
+	// ConnectDelay, when > 0, starts slot i's first request (i mod
+	// Concurrency: its connection) at i·ConnectDelay after the run's start,
+	// instead of ab's start once the first response head arrives (-R, the
+	// next ab's ramp delay). Unlike RampUp, every request counts. The run
+	// takes the goroutine-per-connection path.
+	ConnectDelay time.Duration
+
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64
 	// RateSchedule, when not empty, replaces Rate's constant (which must

@@ -740,6 +740,11 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 					tm.Stop()
 					return
 				}
+			} else if d := rn.cfg.ConnectDelay; d > 0 {
+				// -R: slot i's connection opens at i·d, whatever the responses do.
+				if !sleepUntil(r, r.start.Add(d*time.Duration(i%max(rn.cfg.Concurrency, 1)))) {
+					return
+				}
 			} else if i > 0 {
 				select {
 				case <-r.rampUp:
@@ -753,6 +758,18 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
 	return allDone
+}
+
+// sleepUntil waits until at, false if the run stopped first.
+func sleepUntil(r *run, at time.Time) bool {
+	tm := time.NewTimer(time.Until(at))
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-r.stopCh:
+		return false
+	}
 }
 
 // watch waits until the workers are done (allDone), stopping the run on the

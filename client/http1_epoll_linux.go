@@ -46,13 +46,16 @@ var epollLoopsStarted atomic.Int64
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
-		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
 		return 0
 	}
 	for _, a := range d.addrs {
 		if a.Zone != "" || (a.IP.To4() == nil && len(a.IP) != net.IPv6len) {
 			return 0
 		}
+	}
+	if cfg.Workers > 0 { // -W
+		return min(cfg.Workers, cfg.Concurrency)
 	}
 	// One P is left for the rest of the process (the run's timers, an
 	// in-process server) unless there is only one.
