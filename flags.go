@@ -95,7 +95,8 @@ type cliOptions struct {
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
-	HlogFile string // --hlog
+	HlogFile string     // --hlog
+	urls     urlOptions // --urls, --url-order, --seed (urls.go)
 }
 
 // newOptions returns ab's defaults.
@@ -136,6 +137,7 @@ type longOptions struct {
 	shard                                                          shardFlags
 
 	http3, earlyData bool // --http3, --early-data
+	urls             urlOptions
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -171,6 +173,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
+	addURLFlags(fs, &lo.urls)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -785,6 +788,13 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		return exitUsage, true
 	}
 	wantArgs := 1
+	if o.urls.file != "" {
+		wantArgs = 0 // the URLs are the file's
+		if len(args) == 1 {
+			fmt.Fprintf(stderr, "gab: --urls takes its URLs from its file and no URL argument (%s)\n", args[0])
+			return exitUsage, true
+		}
+	}
 	if o.Demo {
 		wantArgs = 0 // the URL is the demo server's
 		if len(args) == 1 {
@@ -800,7 +810,18 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if !o.Demo {
+	if o.urls.file != "" {
+		if why := urlListConflict(o); why != "" {
+			fmt.Fprintf(stderr, "gab: %s\n", why)
+			return exitUsage, true
+		}
+		t, err := o.loadURLs(os.Stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitUsage, true
+		}
+		target, o.URL = t, t.Raw
+	} else if !o.Demo {
 		o.URL = args[0]
 		t, err := client.ParseURL(o.URL)
 		if err != nil {
@@ -914,7 +935,7 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 				return err
 			}
 		}
-		return nil
+		return o.applyURLLong(lo, fs.Changed)
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)

@@ -93,7 +93,7 @@ func TestVersion(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	status, stdout, stderr := runArgs(t, t.Context(), "./gab", "-h")
-	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\ngab's own options") {
+	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\n"+trunkUsage+"\ngab's own options") {
 		t.Errorf("-h: status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
 }

@@ -98,6 +98,13 @@ type Config struct {
 	HeadLen int
 	// Spec is what Request was built from; HTTP/2 and CGI transports read it.
 	Spec RequestSpec
+	// URLs, when set (--urls), replaces the one request target with a list
+	// of URLs taken in turn (or at random); Target is the first URL's.
+	URLs *URLList
+	// urlOrigin is the URLs' origin this configuration's connections keep
+	// to (a multiTransport gives each origin its copy).
+	urlOrigin int
+	perOrigin bool // this is an origin's copy: its transport is that origin's
 
 	Requests       int           // -n
 	Concurrency    int           // -c

@@ -560,6 +560,9 @@ func newTransport(cfg *Config) (transport, error) {
 	if cfg.transport != nil {
 		return cfg.transport(cfg)
 	}
+	if cfg.URLs != nil && len(cfg.URLs.Origins) > 1 && !cfg.perOrigin {
+		return newMultiOrigin(cfg) // urls.go: a transport per origin
+	}
 	switch cfg.Protocol {
 	case HTTP10, HTTP11:
 		return newHTTP1(cfg)

@@ -38,6 +38,8 @@ type http1 struct {
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
 	ramp         tlsRamp // nil for http://
+	// urls builds each request's bytes from --urls (nil: cfg.Request).
+	urls *h1URLs
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
@@ -58,6 +60,13 @@ func newHTTP1(cfg *Config) (transport, error) {
 		askKeepAlive: cfg.KeepAlive,
 		verbose:      cfg.Verbosity >= 2,
 		reqTimeout:   cfg.RequestTimeout,
+	}
+	if cfg.URLs != nil {
+		u, err := newH1URLs(cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.urls = u
 	}
 	// ab sets up its TLS context (-Z, -E) even for http:// URLs, so their
 	// errors end the run before the banner either way.
@@ -113,6 +122,7 @@ func (h *http1) work(r *run, slot int, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
+		c.req = h.request(&c.wbuf)
 		c.roundTrip()
 		if !r.finish(t, &c.out) {
 			return
@@ -136,6 +146,22 @@ type h1conn struct {
 	rd        h1Reader
 	out       outcome
 	ramped    bool // the slot's first connection has been opened (or failed)
+	// req is the request in flight's bytes: cfg.Request, or with --urls
+	// assembled in wbuf (which grows once to the longest request).
+	req, wbuf []byte
+}
+
+// request is the bytes of the request just claimed: cfg.Request, or with
+// --urls the next URL's request assembled in *buf.
+func (h *http1) request(buf *[]byte) []byte {
+	if h.urls == nil {
+		return h.cfg.Request
+	}
+	if *buf == nil {
+		*buf = make([]byte, 0, h.urls.maxLen())
+	}
+	*buf = h.urls.request(*buf)
+	return *buf
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
@@ -263,7 +289,7 @@ func (c *h1conn) exchange(o *outcome, reused bool) (noAnswer bool) {
 			return false
 		}
 	}
-	n, err := c.conn.Write(c.h.cfg.Request)
+	n, err := c.conn.Write(c.req)
 	t.TotalSent += int64(n)
 	now := r.clock()
 	if err != nil {

@@ -96,6 +96,7 @@ type epConn struct {
 	lastRead  int64 // clock of the last read that returned data
 	rd        h1Reader
 	out       outcome
+	req, wbuf []byte // the request in flight's bytes (http1.request)
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -243,6 +244,7 @@ func (lp *epLoop) pump(c *epConn) {
 			}
 			c.out = outcome{}
 			c.retried, c.start = false, -1
+			c.req = lp.h.request(&c.wbuf)
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)
@@ -329,7 +331,7 @@ func (lp *epLoop) failOpen(c *epConn, err error) {
 
 // send writes (the rest of) the request. It returns false to wait for EPOLLOUT.
 func (lp *epLoop) send(c *epConn) bool {
-	req := lp.h.cfg.Request
+	req := c.req
 	for c.wrote < len(req) {
 		var before int64
 		if c.state == epConnecting {
@@ -659,7 +661,7 @@ func (lp *epLoop) tlsFailed(c *epConn, err error) {
 func (lp *epLoop) sendTLS(c *epConn) bool {
 	l := c.tls
 	if c.wrote == 0 {
-		req := lp.h.cfg.Request
+		req := c.req
 		n, err := l.tc.Write(req)
 		c.wrote = len(req)
 		lp.t.TotalSent += int64(n)

@@ -1,0 +1,185 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync/atomic"
+)
+
+// Many URLs in one run (--urls): the URLs' request targets are held
+// compactly, back to back in one arena (a 1,000,000-line file costs its
+// paths plus 4 bytes of offset and 2 of origin per line), and every request
+// assembles its bytes from the origin's prefix and suffix, built once, and its
+// path, into a buffer of its connection's: no allocation per request.
+//
+// Each connection keeps to one origin (scheme, host, port): a list that names
+// several origins runs as one transport per origin (multiTransport), each
+// with its share of the -c connections, taking that origin's URLs in turn.
+
+// MaxOrigins bounds the origins one URL list may name.
+const MaxOrigins = 1000
+
+// Origin is one of a URL list's origins and the TLS server name (SNI) its
+// connections send ("" for none).
+type Origin struct {
+	Target     Target // the first URL of the origin (its Path is not used)
+	ServerName string
+}
+
+// URLList is --urls: the URLs of a run, in the file's order.
+type URLList struct {
+	arena   []byte   // every URL's request target, back to back
+	ends    []uint32 // ends[i]: where URL i's target ends in arena
+	origin  []uint16 // origin of URL i (nil while every URL has origin 0)
+	Origins []Origin
+	// Random picks every request's URL at random (--url-order random) from
+	// a sequence that Seed fixes; else the URLs are taken in turn.
+	Random bool
+	Seed   uint64
+	// maxTarget is the longest request target.
+	maxTarget int
+}
+
+// NewURLList returns an empty list whose arena holds sizeHint bytes before
+// it grows (the file's size, when known).
+func NewURLList(sizeHint int) *URLList {
+	return &URLList{arena: make([]byte, 0, max(sizeHint, 0))}
+}
+
+var errTooManyOrigins = errors.New("more than 1000 origins (scheme, host and port)")
+
+// Add appends a URL: target is its request target, t its parsed URL. A new
+// origin gets the next index, and serverName(t) is its TLS server name. Add
+// keeps copies of what it keeps, so t and target may be read from a buffer
+// that the caller reuses.
+func (l *URLList) Add(t Target, target string, serverName func(Target) string) error {
+	oi := -1
+	for i := range l.Origins {
+		if o := l.Origins[i].Target; o.TLS == t.TLS && o.Port == t.Port && o.Host == t.Host {
+			oi = i
+			break
+		}
+	}
+	if oi < 0 {
+		if len(l.Origins) >= MaxOrigins {
+			return errTooManyOrigins
+		}
+		oi = len(l.Origins)
+		t.Raw, t.Host, t.Path = strings.Clone(t.Raw), strings.Clone(t.Host), strings.Clone(t.Path)
+		l.Origins = append(l.Origins, Origin{Target: t, ServerName: serverName(t)})
+		if oi > 0 && l.origin == nil {
+			l.origin = make([]uint16, len(l.ends), cap(l.ends))
+		}
+	}
+	if len(l.arena)+len(target) > 1<<32-1 {
+		return errors.New("the URLs' paths add up to more than 4 GiB")
+	}
+	l.arena = append(l.arena, target...)
+	l.ends = append(l.ends, uint32(len(l.arena)))
+	if l.origin != nil {
+		l.origin = append(l.origin, uint16(oi))
+	}
+	l.maxTarget = max(l.maxTarget, len(target))
+	return nil
+}
+
+// Len is the number of URLs.
+func (l *URLList) Len() int { return len(l.ends) }
+
+// RequestTarget is URL i's request target.
+func (l *URLList) RequestTarget(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.arena[start:l.ends[i]:l.ends[i]]
+}
+
+// OriginOf is URL i's origin index.
+func (l *URLList) OriginOf(i int) int {
+	if l.origin == nil {
+		return 0
+	}
+	return int(l.origin[i])
+}
+
+// urlPicker hands out one origin's URLs, in turn or at random, to the
+// requests of the connections that keep to it.
+type urlPicker struct {
+	list *URLList
+	idx  []uint32 // the origin's URLs (nil: every URL of the list)
+	next atomic.Uint64
+}
+
+// pickerFor is the picker of origin oi's URLs.
+func (l *URLList) pickerFor(oi int) *urlPicker {
+	p := &urlPicker{list: l}
+	if len(l.Origins) > 1 {
+		for i := range l.ends {
+			if int(l.origin[i]) == oi {
+				p.idx = append(p.idx, uint32(i))
+			}
+		}
+	}
+	return p
+}
+
+// pick is the URL of the origin's next request.
+func (p *urlPicker) pick() int {
+	k := p.next.Add(1) - 1
+	n := uint64(p.list.Len())
+	if p.idx != nil {
+		n = uint64(len(p.idx))
+	}
+	j := k % n
+	if p.list.Random {
+		j = splitmix64(p.list.Seed+k) % n
+	}
+	if p.idx != nil {
+		return int(p.idx[j])
+	}
+	return int(j)
+}
+
+// splitmix64 is Vigna's SplitMix64 finaliser: the k-th value of the random
+// order, the same for the same --seed.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// h1URLs builds one origin's HTTP/1 requests: ab's request for the origin
+// with the request target cut out, so that a request is prefix, its URL's
+// target and suffix (head rest and body).
+type h1URLs struct {
+	*urlPicker
+	prefix, suffix []byte
+}
+
+// targetMark stands for the request target while the request is built; it
+// cannot occur in a request ab's options build (-H values hold no NUL).
+const targetMark = "\x00gab-target\x00"
+
+func newH1URLs(cfg *Config) (*h1URLs, error) {
+	spec := cfg.Spec
+	spec.Target = targetMark
+	req, _ := BuildRequest(spec)
+	i := bytes.Index(req, []byte(targetMark))
+	if i < 0 || bytes.Count(req, []byte(targetMark)) != 1 {
+		return nil, errors.New("gab: --urls: a header holds the request target's placeholder")
+	}
+	return &h1URLs{urlPicker: cfg.URLs.pickerFor(cfg.urlOrigin), prefix: req[:i:i], suffix: req[i+len(targetMark):]}, nil
+}
+
+// request assembles the next request's bytes into buf (grown once to the
+// longest request) and returns them.
+func (u *h1URLs) request(buf []byte) []byte {
+	t := u.list.RequestTarget(u.pick())
+	return append(append(append(buf[:0], u.prefix...), t...), u.suffix...)
+}
+
+// maxLen is the longest request's length.
+func (u *h1URLs) maxLen() int { return len(u.prefix) + u.list.maxTarget + len(u.suffix) }

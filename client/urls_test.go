@@ -1,0 +1,127 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// urlList is a list of n URLs on port's origin, /u0 ... /u(n-1).
+func urlList(tb testing.TB, port, n int) *URLList {
+	tb.Helper()
+	l := NewURLList(0)
+	for i := range n {
+		t, err := ParseURL(fmt.Sprintf("http://127.0.0.1:%d/u%d", port, i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := l.Add(t, t.Path, func(Target) string { return "" }); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return l
+}
+
+func TestURLListHoldsTargetsAndOrigins(t *testing.T) {
+	l := NewURLList(0)
+	for _, u := range []string{"http://a:1/x", "https://a:1/y", "http://a:1/z?q", "http://b/w"} {
+		tg, err := ParseURL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Add(tg, tg.Path, func(o Target) string { return "sni-" + o.Host }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for i := range l.Len() {
+		got = append(got, fmt.Sprintf("%s@%d", l.RequestTarget(i), l.OriginOf(i)))
+	}
+	if strings.Join(got, " ") != "/x@0 /y@1 /z?q@0 /w@2" {
+		t.Errorf("targets and origins %v", got)
+	}
+	if len(l.Origins) != 3 || l.Origins[1].ServerName != "sni-a" || !l.Origins[1].Target.TLS || l.Origins[2].Target.Port != 80 {
+		t.Errorf("origins %+v", l.Origins)
+	}
+	p := l.pickerFor(0)
+	var seq []int
+	for range 5 {
+		seq = append(seq, p.pick())
+	}
+	if fmt.Sprint(seq) != "[0 2 0 2 0]" {
+		t.Errorf("origin 0's URLs in turn: %v, want [0 2 0 2 0]", seq)
+	}
+}
+
+// The random order is the seed's: the same picks for the same seed.
+func TestURLPickerRandomIsSeeded(t *testing.T) {
+	l := urlList(t, 80, 50)
+	l.Random = true
+	picks := func(seed uint64) string {
+		l.Seed = seed
+		p := l.pickerFor(0)
+		var b strings.Builder
+		for range 100 {
+			fmt.Fprint(&b, p.pick(), " ")
+		}
+		return b.String()
+	}
+	if picks(1) != picks(1) || picks(1) == picks(2) {
+		t.Errorf("seed 1: %s\nseed 2: %s", picks(1), picks(2))
+	}
+}
+
+// With --urls the keep-alive loop still allocates nothing per request, on
+// both HTTP/1 paths: each request's bytes are assembled in its connection's
+// buffer.
+func TestURLsLoopDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand loopback requests")
+	}
+	for _, path := range []string{"epoll", "go"} {
+		t.Run(path, func(t *testing.T) {
+			usePath(t, path)
+			srv := newBenchServer(t, true)
+			list := urlList(t, srv.port(), 1000)
+			run := func(n int) map[string]int64 {
+				cfg := h1Config(srv.port(), n, 2, true)
+				cfg.URLs = list
+				var res *Result
+				var err error
+				own := gabAllocations(func() { res, err = h1Run(t, cfg) })
+				if err != nil || res.Complete != n || res.KeepAlive != n || res.BodyRead != int64(100*n) {
+					t.Fatalf("run of %d: %v, %+v", n, err, res)
+				}
+				return own
+			}
+			run(100)
+			small, large := run(2000), run(6000)
+			if more, grew := allocGrowth(small, large, isCrypto); more > 40 {
+				t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
+			}
+		})
+	}
+}
+
+// BenchmarkURLs compares one URL with a list of 1000 (--urls), on both
+// HTTP/1 paths, keep-alive, 100-byte responses:
+//
+//	go test -run '^$' -bench 'BenchmarkURLs' -benchmem -count 5 ./client
+//
+// Both must report 0 allocs/op, and the list's ns/op stay within a few
+// percent of the single URL's (a request's bytes are a copy of about 100
+// bytes into the connection's buffer).
+func BenchmarkURLs(b *testing.B) {
+	for _, path := range []string{"epoll", "go"} {
+		for _, urls := range []int{0, 1000} {
+			b.Run(fmt.Sprintf("%s/urls%d", path, urls), func(b *testing.B) {
+				usePath(b, path)
+				benchmarkRunWith(b, true, 8, false, func(cfg *Config) {
+					if urls > 0 {
+						cfg.URLs = urlList(b, cfg.Target.Port, urls)
+					}
+				})
+			})
+		}
+	}
+}

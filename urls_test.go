@@ -1,0 +1,237 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// pathRecorder is a server that records the path of every request, in the
+// order it saw them (counted before it answers).
+type pathRecorder struct {
+	mu    sync.Mutex
+	paths []string
+	srv   *httptest.Server
+}
+
+func newPathRecorder(t *testing.T) *pathRecorder {
+	t.Helper()
+	p := &pathRecorder{}
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.paths = append(p.paths, r.URL.RequestURI())
+		p.mu.Unlock()
+		w.Header().Set("Content-Length", "10")
+		w.Write([]byte("0123456789"))
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *pathRecorder) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.paths...)
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (p *pathRecorder) reset() {
+	p.mu.Lock()
+	p.paths = nil
+	p.mu.Unlock()
+}
+
+func countOf(paths []string) map[string]int {
+	m := map[string]int{}
+	for _, p := range paths {
+		m[p]++
+	}
+	return m
+}
+
+// Three URLs, -n 300: the server sees each in turn, 100 times each; with
+// -c 1 in the file's order exactly. Blank lines and comments are skipped.
+func TestURLsEachInTurn(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"http1.0 -c 1", []string{"-c", "1"}},
+		{"http1.0 -k -c 3", []string{"-k", "-c", "3"}},
+		{"http1.1 -k -c 2", []string{"--http1.1", "-k", "-c", "2"}},
+		{"portable -k -c 3", []string{"-k", "-c", "3", "--request-timeout", "10s"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := newPathRecorder(t)
+			file := writeFile(t, "urls.txt", fmt.Sprintf("# three pages\n%[1]s/a\n\n  %[1]s/b?q=1  \n%[1]s/c\n", rec.srv.URL))
+			argv := append([]string{"ab", "-n", "300", "--urls", file}, c.args...)
+			status, stdout, stderr := runGab(t, argv...)
+			if status != 0 {
+				t.Fatalf("status %d: %s", status, stderr)
+			}
+			seen := rec.seen()
+			got := countOf(seen)
+			if len(seen) != 300 || got["/a"] != 100 || got["/b?q=1"] != 100 || got["/c"] != 100 {
+				t.Errorf("server saw %d requests: %v, want 100 each of /a, /b?q=1, /c", len(seen), got)
+			}
+			if c.args[1] == "1" {
+				for i, p := range seen {
+					if want := []string{"/a", "/b?q=1", "/c"}[i%3]; p != want {
+						t.Fatalf("request %d was %s, want %s (in turn)", i, p, want)
+					}
+				}
+			}
+			wantLines(t, stdout, "Complete requests:      300", "Failed requests:        0", "Document Path:          /a")
+		})
+	}
+}
+
+// --url-order random with a seed: the same sequence for the same seed,
+// another for another seed, every URL taken.
+func TestURLsRandomOrderSeeded(t *testing.T) {
+	order := func(seed string) []string {
+		rec := newPathRecorder(t)
+		var b strings.Builder
+		for i := range 10 {
+			fmt.Fprintf(&b, "%s/p%d\n", rec.srv.URL, i)
+		}
+		file := writeFile(t, "urls.txt", b.String())
+		status, _, stderr := runGab(t, "ab", "-n", "200", "--urls", file, "--url-order", "random", "--seed", seed)
+		if status != 0 {
+			t.Fatalf("status %d: %s", status, stderr)
+		}
+		return rec.seen()
+	}
+	a, b, c := order("7"), order("7"), order("8")
+	if strings.Join(a, " ") != strings.Join(b, " ") {
+		t.Errorf("seed 7 twice gave two orders")
+	}
+	if strings.Join(a, " ") == strings.Join(c, " ") {
+		t.Errorf("seeds 7 and 8 gave the same order")
+	}
+	if n := len(countOf(a)); n != 10 {
+		t.Errorf("%d distinct URLs of 10 in 200 random picks", n)
+	}
+}
+
+// URLs on two origins: each connection keeps to one origin (the server of
+// each sees only its own paths), and -n counts them all.
+func TestURLsTwoOrigins(t *testing.T) {
+	one, two := newPathRecorder(t), newPathRecorder(t)
+	file := writeFile(t, "urls.txt", fmt.Sprintf("%s/one\n%s/two\n", one.srv.URL, two.srv.URL))
+	for _, extra := range [][]string{{"-k"}, {}} {
+		one.reset()
+		two.reset()
+		argv := append([]string{"ab", "-n", "40", "-c", "4", "--urls", file}, extra...)
+		status, stdout, stderr := runGab(t, argv...)
+		if status != 0 {
+			t.Fatalf("%v: status %d: %s", extra, status, stderr)
+		}
+		a, b := countOf(one.seen()), countOf(two.seen())
+		if a["/two"] != 0 || b["/one"] != 0 || a["/one"]+b["/two"] != 40 || a["/one"] == 0 || b["/two"] == 0 {
+			t.Errorf("%v: first server saw %v, second %v; want each its own paths, 40 in all", extra, a, b)
+		}
+		wantLines(t, stdout, "Complete requests:      40", "Failed requests:        0")
+	}
+}
+
+// Every bad input is one line naming the file and the line, exit 22, before
+// any request.
+func TestURLsErrors(t *testing.T) {
+	rec := newPathRecorder(t)
+	u := rec.srv.URL
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		args       []string
+		want       string
+	}{
+		{"relative", u + "/a\nexample.org/x\n", nil, ":2: not an absolute http:// or https:// URL: example.org/x"},
+		{"no path", "# c\n" + u + "\n", nil, ":2: not a URL ab accepts"},
+		{"bad port", "http://127.0.0.1:99999/x\n", nil, ":1: not a URL ab accepts"},
+		{"control", u + "/a\x01b\n", nil, ":1: a space or control character in the path"},
+		{"empty", "# nothing\n\n", nil, ": no URL in the file"},
+		{"too many origins", "http://127.0.0.1:1/a\nhttp://127.0.0.1:2/a\n", []string{"-c", "1"}, "names 2 origins (scheme, host, port) and -c is 1"},
+		{"with a URL", u + "/a\n", []string{u + "/"}, "--urls takes its URLs from its file and no URL argument"},
+		{"with -X", u + "/a\n", []string{"-X", "127.0.0.1:1"}, "--urls cannot be used with -X"},
+		{"seed without random", u + "/a\n", []string{"--seed", "3"}, "--seed needs --url-order random"},
+		{"bad order", u + "/a\n", []string{"--url-order", "shuffled"}, "--url-order must be sequential or random"},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".txt")
+		if err := os.WriteFile(file, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		argv := append([]string{"ab", "-n", "2", "--urls", file}, c.args...)
+		status, stdout, stderr := runGab(t, argv...)
+		if status != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want 22 and one line with %q", c.name, status, stdout, stderr, c.want)
+		}
+		if strings.HasPrefix(c.want, ":") && !strings.Contains(stderr, "--urls "+file+c.want) {
+			t.Errorf("%s: %q does not name the file and line as %q", c.name, stderr, file+c.want)
+		}
+	}
+	status, _, stderr := runGab(t, "ab", "--urls", filepath.Join(dir, "missing"))
+	if status != exitUsage || !strings.Contains(stderr, "missing: No such file or directory") {
+		t.Errorf("missing file: status %d, %q", status, stderr)
+	}
+	if n := len(rec.seen()); n != 0 {
+		t.Errorf("the server saw %d requests from refused command lines", n)
+	}
+}
+
+// A URL file is held compactly: 100,000 lines (4.4 MB) take less heap than
+// the file's size plus 8 bytes a line (4 of offset, the rest the offsets'
+// slack), and "-" reads the list from stdin.
+func TestURLsHeldCompactly(t *testing.T) {
+	var b strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&b, "http://127.0.0.1:9/catalog/item/%07d?v=1\n", i)
+	}
+	file := writeFile(t, "urls.txt", b.String())
+	size := uint64(b.Len())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	o, status, done, _, stderr := parse(t, "ab", "-n", "5", "--urls", file)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if done || status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if l := o.Config.URLs; l.Len() != 100000 || string(l.RequestTarget(99999)) != "/catalog/item/0099999?v=1" {
+		t.Fatalf("%d URLs, last %q", l.Len(), l.RequestTarget(l.Len()-1))
+	}
+	if grew := after.HeapInuse - min(after.HeapInuse, before.HeapInuse); grew > size+8*100000 {
+		t.Errorf("the list of a %d-byte file holds %d bytes of heap, want at most %d", size, grew, size+8*100000)
+	}
+	runtime.KeepAlive(o)
+
+	rec := newPathRecorder(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old; r.Close() }()
+	fmt.Fprintf(w, "%[1]s/in\n%[1]s/out\n", rec.srv.URL)
+	w.Close()
+	status, _, stderr = runGab(t, "ab", "-n", "4", "--urls", "-")
+	if got := countOf(rec.seen()); status != 0 || got["/in"] != 2 || got["/out"] != 2 {
+		t.Errorf("--urls -: status %d (%s), server saw %v", status, stderr, got)
+	}
+}
