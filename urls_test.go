@@ -15,21 +15,27 @@ import (
 // pathRecorder is a server that records the path of every request, in the
 // order it saw them (counted before it answers).
 type pathRecorder struct {
-	mu    sync.Mutex
-	paths []string
-	srv   *httptest.Server
+	mu     sync.Mutex
+	paths  []string
+	protos []string // each request's protocol (HTTP/1.0, HTTP/2.0)
+	srv    *httptest.Server
 }
 
 func newPathRecorder(t *testing.T) *pathRecorder {
 	t.Helper()
 	p := &pathRecorder{}
-	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.paths = append(p.paths, r.URL.RequestURI())
+		p.protos = append(p.protos, r.Proto)
 		p.mu.Unlock()
 		w.Header().Set("Content-Length", "10")
 		w.Write([]byte("0123456789"))
 	}))
+	p.srv.Config.Protocols = new(http.Protocols)
+	p.srv.Config.Protocols.SetHTTP1(true)
+	p.srv.Config.Protocols.SetUnencryptedHTTP2(true) // h2c with prior knowledge, as --http2 speaks it
+	p.srv.Start()
 	t.Cleanup(p.srv.Close)
 	return p
 }
@@ -51,7 +57,7 @@ func writeFile(t *testing.T, name, text string) string {
 
 func (p *pathRecorder) reset() {
 	p.mu.Lock()
-	p.paths = nil
+	p.paths, p.protos = nil, nil
 	p.mu.Unlock()
 }
 
@@ -74,6 +80,9 @@ func TestURLsEachInTurn(t *testing.T) {
 		{"http1.0 -k -c 3", []string{"-k", "-c", "3"}},
 		{"http1.1 -k -c 2", []string{"--http1.1", "-k", "-c", "2"}},
 		{"portable -k -c 3", []string{"-k", "-c", "3", "--request-timeout", "10s"}},
+		{"http2 -c 1", []string{"-c", "1", "--http2"}},
+		{"http2 -c 2 --streams 4", []string{"-c", "2", "--http2", "--streams", "4"}},
+		{"http2 portable -c 2 --streams 2", []string{"-c", "2", "--http2", "--streams", "2", "--request-timeout", "10s"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := newPathRecorder(t)
@@ -96,6 +105,11 @@ func TestURLsEachInTurn(t *testing.T) {
 				}
 			}
 			wantLines(t, stdout, "Complete requests:      300", "Failed requests:        0", "Document Path:          /a")
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if want := map[bool]string{true: "HTTP/2.0", false: "HTTP/1."}[strings.Contains(c.name, "http2")]; !strings.HasPrefix(rec.protos[0], want) {
+				t.Errorf("the server saw %s, want %s", rec.protos[0], want)
+			}
 		})
 	}
 }
@@ -133,7 +147,7 @@ func TestURLsRandomOrderSeeded(t *testing.T) {
 func TestURLsTwoOrigins(t *testing.T) {
 	one, two := newPathRecorder(t), newPathRecorder(t)
 	file := writeFile(t, "urls.txt", fmt.Sprintf("%s/one\n%s/two\n", one.srv.URL, two.srv.URL))
-	for _, extra := range [][]string{{"-k"}, {}} {
+	for _, extra := range [][]string{{"-k"}, {}, {"--http2", "--streams", "3"}} {
 		one.reset()
 		two.reset()
 		argv := append([]string{"ab", "-n", "40", "-c", "4", "--urls", file}, extra...)

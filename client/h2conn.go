@@ -230,7 +230,7 @@ func (c *h2Conn) send(st *h2Stream) h2SendResult {
 	}
 	c.openStreamLocked(st)
 	c.smu.Unlock()
-	err := c.writeHeaders(st.id, !h.hasBody)
+	err := c.writeHeaders(st.id, st.block, !h.hasBody)
 	if err == nil && h.hasBody {
 		err = c.writeBody(st)
 	}
@@ -248,8 +248,7 @@ func (c *h2Conn) send(st *h2Stream) h2SendResult {
 	return h2Sent // the reader has already completed the stream
 }
 
-func (c *h2Conn) writeHeaders(id uint32, endStream bool) error {
-	block := c.h.block
+func (c *h2Conn) writeHeaders(id uint32, block []byte, endStream bool) error {
 	first := block
 	if len(first) > h2FrameSize {
 		first = first[:h2FrameSize]

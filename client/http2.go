@@ -68,6 +68,7 @@ type h2Transport struct {
 	tlsConfig *tls.Config // nil for h2c
 	ramp      tlsRamp     // nil for h2c
 	block     []byte      // the pre-encoded request header block, the same for every request
+	urls      *h2URLs     // --urls: each request's block from the next URL (nil: block)
 	body      []byte
 	hasBody   bool
 	headReq   bool   // the method is HEAD: a content-length comes without a body
@@ -154,6 +155,11 @@ func newHTTP2(cfg *Config) (transport, error) {
 		return nil, err
 	}
 	h.block = block
+	if cfg.URLs != nil {
+		if h.urls, err = newH2URLs(cfg); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -174,6 +180,19 @@ func (h *h2Transport) slots() int {
 		return h.loops
 	}
 	return h.cfg.Concurrency * h.cfg.Streams
+}
+
+// request is the header block of the request just claimed: h.block, or
+// with --urls the next URL's block assembled in *buf.
+func (h *h2Transport) request(buf *[]byte) []byte {
+	if h.urls == nil {
+		return h.block
+	}
+	if *buf == nil {
+		*buf = make([]byte, 0, h.urls.maxLen())
+	}
+	*buf = h.urls.block(*buf)
+	return *buf
 }
 
 // h2Stream is one slot's stream state, reused for each of its requests. The
@@ -198,11 +217,13 @@ type h2Stream struct {
 	// The request in flight and how far it got. The slot owns these, except
 	// while the reader runs the fast path for it (see h2Conn.finishFast).
 	o           outcome
-	opened      bool      // the request opened its connection
-	retries     int       // times the request was sent again
-	fastAllowed bool      // the slot lets the reader finish its requests and send its next ones
-	fastOK      bool      // ... for the request in flight (under smu: set once st.o is complete)
-	next        h2Handoff // what the reader left the slot to do
+	opened      bool // the request opened its connection
+	retries     int  // times the request was sent again
+	fastAllowed bool // the slot lets the reader finish its requests and send its next ones
+	fastOK      bool // ... for the request in flight (under smu: set once st.o is complete)
+	// block is the request in flight's header block (h2Transport.request).
+	block, blockBuf []byte
+	next            h2Handoff // what the reader left the slot to do
 }
 
 // h2Handoff is why the reader woke a slot.
@@ -287,6 +308,7 @@ func (h *h2Transport) work(r *run, slot int, t *tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
+	st.block = h.request(&st.blockBuf)
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {
@@ -357,7 +379,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 					o.FirstByte = o.End
 					t.TotalRead += st.read
 					t.BodyRead += st.body
-					t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+					t.TotalSent += int64(len(st.block)) + int64(len(h.body))
 					return finish()
 				}
 				<-st.done
@@ -379,14 +401,14 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 			t.Retries++
 			continue
 		}
-		h.account(st.tally, &st.h2Resp, o, st.opened)
+		h.account(st.tally, &st.h2Resp, o, st.opened, len(st.block))
 		return finish()
 	}
 }
 
 // account fills in the outcome of a request whose stream ended.
-func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool) {
-	t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool, blockLen int) {
+	t.TotalSent += int64(blockLen) + int64(len(h.body))
 	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
 	o.End = st.end
 	o.FirstByte = st.firstByte

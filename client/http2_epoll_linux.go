@@ -37,7 +37,7 @@ var h2EpollLoopsStarted atomic.Int64
 
 // h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
 func h2EpollLoops(h *h2Transport) int {
-	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize {
+	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize || h.urls != nil && h.urls.maxLen() > h2FrameSize {
 		return 0
 	}
 	return epollLoops(h.cfg, h.d)
@@ -61,6 +61,8 @@ type h2eSlot struct {
 	opened  bool // the request opened its connection
 	retries int  // times the request was sent again
 	done    bool // no ticket was left for it: never started again
+	// block is the request in flight's header block (h2Transport.request).
+	block, blockBuf []byte
 }
 
 // h2eConn is one of the loop's connections with its slots.
@@ -244,6 +246,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	now := lp.tick()
 	st.state = h2eWaiting
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
+	st.block = lp.h.request(&st.blockBuf)
 	st.opened, st.retries = false, 0
 	return true
 }
@@ -282,7 +285,7 @@ func (lp *h2Loop) issue(c *h2eConn) {
 		c.streams[st.id] = st
 		c.active++
 		st.state = h2eOpen
-		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: lp.h.block, EndStream: true, EndHeaders: true})
+		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: st.block, EndStream: true, EndHeaders: true})
 		c.unflushed = append(c.unflushed, st)
 	}
 }
@@ -646,7 +649,7 @@ func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class failClass, err error) {
 	if o.WriteEnd == 0 {
 		o.WriteEnd = lp.now // answered before our write returned
 	}
-	lp.h.account(t, &st.h2Resp, o, st.opened)
+	lp.h.account(t, &st.h2Resp, o, st.opened, len(st.block))
 	lp.finish(st)
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
+
+	"golang.org/x/net/http2/hpack"
 )
 
 // Many URLs in one run (--urls): the URLs' request targets are held
@@ -183,3 +185,63 @@ func (u *h1URLs) request(buf []byte) []byte {
 
 // maxLen is the longest request's length.
 func (u *h1URLs) maxLen() int { return len(u.prefix) + u.list.maxTarget + len(u.suffix) }
+
+// h2URLs builds one origin's HTTP/2 header blocks: the fields before :path
+// and after it encoded once (never-indexed literals, as h2HeaderBlock
+// encodes them, so that no block depends on another), and each request's
+// :path a literal of its own, without Huffman coding.
+type h2URLs struct {
+	*urlPicker
+	prefix, suffix []byte
+}
+
+func newH2URLs(cfg *Config) (*h2URLs, error) {
+	fields := h2Fields(cfg)
+	if len(fields) < 4 || fields[3].Name != ":path" {
+		return nil, errors.New("gab: --urls: the request has no :path")
+	}
+	var pre, suf bytes.Buffer
+	for i, f := range fields {
+		if i == 3 {
+			continue
+		}
+		f.Sensitive = true
+		enc := hpack.NewEncoder(&suf)
+		if i < 3 {
+			enc = hpack.NewEncoder(&pre)
+		}
+		if err := enc.WriteField(f); err != nil {
+			return nil, err
+		}
+	}
+	return &h2URLs{urlPicker: cfg.URLs.pickerFor(cfg.urlOrigin), prefix: pre.Bytes(), suffix: suf.Bytes()}, nil
+}
+
+// block assembles the next request's header block into buf.
+func (u *h2URLs) block(buf []byte) []byte {
+	path := u.list.RequestTarget(u.pick())
+	buf = append(buf[:0], u.prefix...)
+	buf = append(buf, 0x14)                    // never-indexed literal, name :path (static index 4)
+	buf = appendHpackInt(buf, 0, 7, len(path)) // string length, not Huffman-coded
+	buf = append(buf, path...)
+	return append(buf, u.suffix...)
+}
+
+// maxLen is the longest block's length.
+func (u *h2URLs) maxLen() int { return len(u.prefix) + 1 + 6 + u.list.maxTarget + len(u.suffix) }
+
+// appendHpackInt appends v as an HPACK integer with an n-bit prefix whose
+// other bits are first (RFC 7541, 5.1).
+func appendHpackInt(b []byte, first byte, n uint, v int) []byte {
+	limit := 1<<n - 1
+	if v < limit {
+		return append(b, first|byte(v))
+	}
+	b = append(b, first|byte(limit))
+	v -= limit
+	for v >= 128 {
+		b = append(b, byte(v&0x7f|0x80))
+		v >>= 7
+	}
+	return append(b, byte(v))
+}

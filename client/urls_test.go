@@ -1,9 +1,12 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/http2/hpack"
 )
 
 // urlList is a list of n URLs on port's origin, /u0 ... /u(n-1).
@@ -123,5 +126,108 @@ func BenchmarkURLs(b *testing.B) {
 				})
 			})
 		}
+	}
+}
+
+// Each HTTP/2 block that --urls assembles decodes to the fields of the
+// single-URL block with that URL's :path (short paths and one longer than
+// 127 bytes, whose length takes HPACK's continuation bytes).
+func TestURLsHTTP2Blocks(t *testing.T) {
+	cfg := urlConfig(t, "http://127.0.0.1:8080/first", 1, 1, HTTP2)
+	cfg.Spec.Headers = []string{"X-Trace: 7"}
+	long := "/" + strings.Repeat("p", 300) + "?q=1"
+	l := NewURLList(0)
+	for _, p := range []string{"/a", long, "/c%20d"} {
+		tg, _ := ParseURL("http://127.0.0.1:8080" + p)
+		if err := l.Add(tg, tg.Path, func(Target) string { return "" }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.URLs = l
+	u, err := newH2URLs(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	for _, want := range []string{"/a", long, "/c%20d", "/a"} {
+		buf = u.block(buf)
+		fields, err := hpack.NewDecoder(4096, nil).DecodeFull(buf)
+		if err != nil {
+			t.Fatalf("block for %.20s: %v", want, err)
+		}
+		one := cfg
+		one.Spec.Target = want
+		wantFields := h2Fields(&one)
+		if len(fields) != len(wantFields) {
+			t.Fatalf("%d fields, want %d: %v", len(fields), len(wantFields), fields)
+		}
+		for i := range fields {
+			if fields[i].Name != wantFields[i].Name || fields[i].Value != wantFields[i].Value {
+				t.Errorf("field %d: %s: %.40s, want %s: %.40s", i, fields[i].Name, fields[i].Value, wantFields[i].Name, wantFields[i].Value)
+			}
+		}
+		if len(buf) > u.maxLen() {
+			t.Errorf("block of %d bytes, above maxLen %d", len(buf), u.maxLen())
+		}
+	}
+}
+
+// BenchmarkURLsHTTP2 is BenchmarkURLs for --http2 (h2c, 2 connections × 10
+// streams, the in-process Framer server).
+func BenchmarkURLsHTTP2(b *testing.B) {
+	for _, urls := range []int{0, 1000} {
+		b.Run(fmt.Sprintf("urls%d", urls), func(b *testing.B) {
+			s := startRawH2(b, &rawH2Server{})
+			cfg := h2TestConfig(b, s.url(), 0, 2, 10)
+			if urls > 0 {
+				cfg.URLs = urlList(b, cfg.Target.Port, urls)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				cfg.Requests = 1000
+				rn, err := newRunner(b, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := rn.Run(context.Background())
+				if err != nil || res.Complete != 1000 {
+					b.Fatalf("Run: %v, %d complete", err, res.Complete)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/request")
+		})
+	}
+}
+
+// With --urls the HTTP/2 loop allocates nothing per request in gab's code
+// (the in-process server's allocations are left out), as without.
+func TestURLsHTTP2LoopDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand loopback requests")
+	}
+	s := startRawH2(t, &rawH2Server{})
+	base := h2TestConfig(t, s.url(), 0, 2, 4)
+	base.URLs = urlList(t, base.Target.Port, 1000)
+	run := func(n int) map[string]int64 {
+		cfg := base
+		cfg.Requests = n
+		var res *Result
+		var err error
+		own := gabAllocations(func() { res, err = runH2(t, cfg) })
+		if err != nil || res.Complete != n {
+			t.Fatalf("run of %d: %v, %d complete", n, err, res.Complete)
+		}
+		return own
+	}
+	run(100)
+	small, large := run(2000), run(6000)
+	isXNet := func(fn string) bool { return strings.HasPrefix(fn, "golang.org/x/net/") }
+	if more, grew := allocGrowth(small, large, func(fn string) bool { return isCrypto(fn) || isXNet(fn) }); more > 40 {
+		t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
+	}
+	// x/net's Framer allocates one HeadersFrame per response, with or without --urls.
+	if more, grew := allocGrowth(small, large, func(fn string) bool { return !isXNet(fn) }); more > 4000+40 {
+		t.Errorf("4000 more requests cost %d more allocations in x/net, want one per response (by function: %v)", more, grew)
 	}
 }
