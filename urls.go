@@ -71,8 +71,6 @@ func urlListConflict(o *cliOptions) string {
 		return "--urls cannot be used with -X (each URL's origin is a connection's)"
 	case o.Config.Protocol == client.CGI:
 		return "--urls cannot be used with --cgi (a CGI program has no URL)"
-	case o.Config.Protocol == client.HTTP3:
-		return "--urls cannot be used with --http3 yet"
 	}
 	return ""
 }

@@ -64,8 +64,9 @@ type h3Transport struct {
 	cfg      *Config
 	tlsConf  *tls.Config
 	quicConf *quic.Config
-	request  []byte // the request's frames, the same for every request
-	headReq  bool   // the method is HEAD: a content-length comes without a body
+	request  []byte  // the request's frames, the same for every request
+	urls     *h3URLs // --urls: each request from the next URL (nil: request)
+	headReq  bool    // the method is HEAD: a content-length comes without a body
 	ramp     tlsRamp
 
 	d       *dialer
@@ -153,7 +154,14 @@ func newHTTP3(cfg *Config) (transport, error) {
 	}
 	// gab says itself when the UDP buffers are too small (prepare).
 	_ = os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
+	var urls *h3URLs
+	if cfg.URLs != nil {
+		if urls, err = newH3URLs(cfg); err != nil {
+			return nil, err
+		}
+	}
 	return &h3Transport{
+		urls:    urls,
 		cfg:     cfg,
 		tlsConf: tc,
 		quicConf: &quic.Config{
@@ -205,6 +213,9 @@ type h3Slot struct {
 	id    int64 // str's ID, -1 without one
 	stage h3Stage
 	err   error
+	// req is the request in flight's bytes: h3Transport.request, or with
+	// --urls assembled in reqBuf.
+	req, reqBuf []byte
 }
 
 func (h *h3Transport) work(r *run, slot int, t *tally) {
@@ -238,6 +249,14 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	now := r.clock()
 	o := &s.o
 	*o = outcome{Start: now, TCPDone: now, Connect: now}
+	s.req = h.request
+	if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
+		if s.reqBuf == nil {
+			s.reqBuf = make([]byte, 0, h.urls.maxLen())
+		}
+		s.reqBuf = h.urls.request(s.reqBuf)
+		s.req = s.reqBuf
+	}
 	retries := 0
 	for {
 		c, opened, err := h.connection(r, hd, t, o)
@@ -298,7 +317,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		}
 		return h3Done
 	}
-	t.TotalSent += int64(len(h.request))
+	t.TotalSent += int64(len(s.req))
 	for {
 		n, err := str.Read(s.buf)
 		if n > 0 {
@@ -402,7 +421,7 @@ func (c *h3Conn) write(s *h3Slot) {
 	if c.h.cfg.RequestTimeout > 0 {
 		_ = str.SetDeadline(time.Now().Add(c.h.cfg.RequestTimeout)) // an error means the stream is gone; Read reports it
 	}
-	_, err = str.Write(c.h.request)
+	_, err = str.Write(s.req)
 	if err == nil {
 		err = str.Close()
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/quic-go/qpack"
+	"github.com/quic-go/quic-go/quicvarint"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -244,4 +246,74 @@ func appendHpackInt(b []byte, first byte, n uint, v int) []byte {
 		v >>= 7
 	}
 	return append(b, byte(v))
+}
+
+// h3URLs builds one origin's HTTP/3 requests: the HEADERS frame's field
+// section is the fields before :path (with the section's prefix) and after it
+// encoded once, as h3Request encodes them, and each request's :path a literal
+// with the static table's name; the body's DATA frame follows as built once.
+type h3URLs struct {
+	*urlPicker
+	prefix, suffix, tail []byte
+}
+
+func newH3URLs(cfg *Config) (*h3URLs, error) {
+	fields := h2Fields(cfg)
+	if len(fields) < 4 || fields[3].Name != ":path" {
+		return nil, errors.New("gab: --urls: the request has no :path")
+	}
+	encode := func(fs []hpack.HeaderField) ([]byte, error) {
+		var b bytes.Buffer
+		enc := qpack.NewEncoder(&b)
+		for _, f := range fs {
+			if err := enc.WriteField(qpack.HeaderField{Name: f.Name, Value: f.Value}); err != nil {
+				return nil, err
+			}
+		}
+		return b.Bytes(), nil
+	}
+	pre, err := encode(fields[:3])
+	if err != nil {
+		return nil, err
+	}
+	suf, err := encode(fields[4:])
+	if err != nil {
+		return nil, err
+	}
+	// Each section starts with the prefix of a section without dynamic
+	// table references (Required Insert Count 0, Base 0): the suffix's goes.
+	if len(suf) > 0 && (len(suf) < 2 || suf[0] != 0 || suf[1] != 0) {
+		return nil, errors.New("gab: --urls: an unexpected QPACK section prefix")
+	}
+	if len(suf) >= 2 {
+		suf = suf[2:]
+	}
+	var tail []byte
+	if cfg.Spec.HasBody && len(cfg.Spec.Body) > 0 {
+		tail = quicvarint.Append(tail, h3FrameData)
+		tail = quicvarint.Append(tail, uint64(len(cfg.Spec.Body)))
+		tail = append(tail, cfg.Spec.Body...)
+	}
+	return &h3URLs{urlPicker: cfg.URLs.pickerFor(cfg.urlOrigin), prefix: pre, suffix: suf, tail: tail}, nil
+}
+
+// request assembles the next request into buf.
+func (u *h3URLs) request(buf []byte) []byte {
+	path := u.list.RequestTarget(u.pick())
+	var lenBuf [8]byte
+	pathLen := appendHpackInt(lenBuf[:0], 0, 7, len(path))
+	section := len(u.prefix) + 1 + len(pathLen) + len(path) + len(u.suffix)
+	buf = quicvarint.Append(buf[:0], h3FrameHeaders)
+	buf = quicvarint.Append(buf, uint64(section))
+	buf = append(buf, u.prefix...)
+	buf = append(buf, 0x51) // literal with the static name :path (index 1), may be indexed
+	buf = append(buf, pathLen...)
+	buf = append(buf, path...)
+	buf = append(buf, u.suffix...)
+	return append(buf, u.tail...)
+}
+
+// maxLen is the longest request's length.
+func (u *h3URLs) maxLen() int {
+	return 16 + len(u.prefix) + 1 + 8 + u.list.maxTarget + len(u.suffix) + len(u.tail)
 }

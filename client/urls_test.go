@@ -3,9 +3,12 @@ package client
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/quic-go/qpack"
+	"github.com/quic-go/quic-go/quicvarint"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -230,4 +233,79 @@ func TestURLsHTTP2LoopDoesNotAllocate(t *testing.T) {
 	if more, grew := allocGrowth(small, large, func(fn string) bool { return !isXNet(fn) }); more > 4000+40 {
 		t.Errorf("4000 more requests cost %d more allocations in x/net, want one per response (by function: %v)", more, grew)
 	}
+}
+
+// Each HTTP/3 request that --urls assembles is a HEADERS frame whose field
+// section decodes (quic-go's QPACK decoder) to the single-URL request's
+// fields with that URL's :path, and then the body's DATA frame.
+func TestURLsHTTP3Requests(t *testing.T) {
+	cfg := urlConfig(t, "https://127.0.0.1:8443/first", 1, 1, HTTP3)
+	cfg.Spec.Headers = []string{"X-Trace: 7"}
+	cfg.Spec.Method, cfg.Spec.Body, cfg.Spec.HasBody = "POST", []byte("body!"), true
+	long := "/" + strings.Repeat("q", 200)
+	l := NewURLList(0)
+	for _, p := range []string{"/a", long} {
+		tg, _ := ParseURL("https://127.0.0.1:8443" + p)
+		if err := l.Add(tg, tg.Path, func(Target) string { return "" }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.URLs = l
+	u, err := newH3URLs(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	for _, want := range []string{"/a", long, "/a"} {
+		buf = u.request(buf)
+		one := cfg
+		one.Spec.Target = want
+		single, err := h3Request(&one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, wantFields := h3Decoded(t, buf), h3Decoded(t, single)
+		if got != wantFields || !strings.Contains(got, "\n:path: "+want+"\n") || !strings.Contains(got, "x-trace: 7\n") || !strings.HasSuffix(got, "frame 0: \"body!\"\n") {
+			t.Errorf("path %.20s: request decodes to\n%s\nwant\n%s", want, got, wantFields)
+		}
+		if len(buf) > u.maxLen() {
+			t.Errorf("request of %d bytes, above maxLen %d", len(buf), u.maxLen())
+		}
+	}
+}
+
+// h3Decoded is a request's frames as text: the HEADERS frame's fields, then
+// every other frame's type and payload.
+func h3Decoded(t *testing.T, b []byte) string {
+	t.Helper()
+	var out strings.Builder
+	for len(b) > 0 {
+		typ, n, err := quicvarint.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = b[n:]
+		size, n, err := quicvarint.Parse(b)
+		if err != nil || uint64(len(b)-n) < size {
+			t.Fatalf("frame length: %v", err)
+		}
+		payload := b[n : n+int(size)]
+		b = b[n+int(size):]
+		if typ != h3FrameHeaders {
+			fmt.Fprintf(&out, "frame %d: %q\n", typ, payload)
+			continue
+		}
+		next := qpack.NewDecoder().Decode(payload)
+		for {
+			f, err := next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("QPACK: %v", err)
+			}
+			fmt.Fprintf(&out, "%s: %s\n", f.Name, f.Value)
+		}
+	}
+	return out.String()
 }
