@@ -256,4 +256,3 @@ func (t *Target) HasHeader(name string) bool {
 	}
 	return false
 }
-
