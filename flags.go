@@ -95,8 +95,9 @@ type cliOptions struct {
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
-	HlogFile string     // --hlog
-	urls     urlOptions // --urls, --url-order, --seed (urls.go)
+	HlogFile string        // --hlog
+	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
+	targets  targetOptions // --targets, --targets-format (targetsopt.go)
 }
 
 // newOptions returns ab's defaults.
@@ -138,6 +139,7 @@ type longOptions struct {
 
 	http3, earlyData bool // --http3, --early-data
 	urls             urlOptions
+	targets          targetOptions
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -174,6 +176,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
 	addURLFlags(fs, &lo.urls)
+	addTargetFlags(fs, &lo.targets)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -788,10 +791,10 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		return exitUsage, true
 	}
 	wantArgs := 1
-	if o.urls.file != "" {
+	if o.urls.file != "" || o.targets.file != "" {
 		wantArgs = 0 // the URLs are the file's
 		if len(args) == 1 {
-			fmt.Fprintf(stderr, "gab: --urls takes its URLs from its file and no URL argument (%s)\n", args[0])
+			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.listOption(), args[0])
 			return exitUsage, true
 		}
 	}
@@ -810,12 +813,20 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if o.urls.file != "" {
-		if why := urlListConflict(o); why != "" {
+	if o.urls.file != "" || o.targets.file != "" {
+		why := urlListConflict(o)
+		if o.targets.file != "" && why == "" {
+			why = o.targetsConflict(st)
+		}
+		if why != "" {
 			fmt.Fprintf(stderr, "gab: %s\n", why)
 			return exitUsage, true
 		}
-		t, err := o.loadURLs(os.Stdin)
+		load := o.loadURLs
+		if o.targets.file != "" {
+			load = o.loadTargets
+		}
+		t, err := load(os.Stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: %v\n", err)
 			return exitUsage, true
@@ -935,7 +946,10 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 				return err
 			}
 		}
-		return o.applyURLLong(lo, fs.Changed)
+		if err := o.applyURLLong(lo, fs.Changed); err != nil {
+			return err
+		}
+		return o.applyTargetLong(lo, fs.Changed)
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)

@@ -580,6 +580,8 @@ var badLongValues = map[string][]string{
 	"urls":            {"--urls", "/nonexistent/urls.txt"},
 	"url-order":       {"--url-order", "shuffled"},
 	"seed":            {"--seed", "x"},
+	"targets":         {"--targets", "/nonexistent/targets.txt"},
+	"targets-format":  {"--targets-format", "yaml"},
 	"early-data":      {"--early-data"},
 	"streams":         {"--streams", "0"},
 	"cgi":             {"--cgi", ""},

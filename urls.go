@@ -48,8 +48,11 @@ func (o *cliOptions) applyURLLong(lo *longOptions, changed func(string) bool) er
 		return fmt.Errorf("--url-order must be sequential or random, not %q", u.order)
 	}
 	if u.file == "" {
-		if changed("url-order") || changed("seed") {
-			return errors.New("--url-order and --seed need --urls")
+		if lo.targets.file == "" && (changed("url-order") || changed("seed")) {
+			return errors.New("--url-order and --seed need --urls or --targets")
+		}
+		if changed("seed") && u.order != "random" {
+			return errors.New("--seed needs --url-order random (sequential has no randomness)")
 		}
 		return nil
 	}
@@ -68,11 +71,19 @@ func (o *cliOptions) applyURLLong(lo *longOptions, changed func(string) bool) er
 func urlListConflict(o *cliOptions) string {
 	switch {
 	case o.Proxy:
-		return "--urls cannot be used with -X (each URL's origin is a connection's)"
+		return o.listOption() + " cannot be used with -X (each URL's origin is a connection's)"
 	case o.Config.Protocol == client.CGI:
-		return "--urls cannot be used with --cgi (a CGI program has no URL)"
+		return o.listOption() + " cannot be used with --cgi (a CGI program has no URL)"
 	}
 	return ""
+}
+
+// listOption is the option that gives the run's URL list.
+func (o *cliOptions) listOption() string {
+	if o.targets.file != "" {
+		return "--targets"
+	}
+	return "--urls"
 }
 
 // loadURLs reads the URL file into o.Config.URLs and returns its first URL

@@ -120,43 +120,38 @@ func TestURLsEachInTurn(t *testing.T) {
 // QUIC; two origins keep to their own connections.
 func TestURLsHTTP3(t *testing.T) {
 	var mu sync.Mutex
-	seen := map[int]map[string]int{}
-	handler := func(port *int) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			if seen[*port] == nil {
-				seen[*port] = map[string]int{}
-			}
-			seen[*port][r.URL.RequestURI()+" "+r.Proto]++
-			mu.Unlock()
-			w.Header().Set("Content-Length", "2")
-			w.Write([]byte("ok"))
-		})
-	}
-	var p1, p2 int
-	p1 = h3test.Serve(t, handler(&p1), nil)
-	p2 = h3test.Serve(t, handler(&p2), nil)
-	one := fmt.Sprintf("https://127.0.0.1:%d", p1)
-	file := writeFile(t, "urls.txt", one+"/a\n"+one+"/b?x=%20\n"+one+"/c\n")
+	seen := map[string]map[string]int{} // by the request's Host (the server's port)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if seen[r.Host] == nil {
+			seen[r.Host] = map[string]int{}
+		}
+		seen[r.Host][r.URL.RequestURI()+" "+r.Proto]++
+		mu.Unlock()
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	})
+	p1, p2 := h3test.Serve(t, handler, nil), h3test.Serve(t, handler, nil)
+	one, two := fmt.Sprintf("127.0.0.1:%d", p1), fmt.Sprintf("127.0.0.1:%d", p2)
+	file := writeFile(t, "urls.txt", "https://"+one+"/a\nhttps://"+one+"/b?x=%20\nhttps://"+one+"/c\n")
 	status, stdout, stderr := runGab(t, "ab", "--http3", "-n", "300", "-c", "2", "--streams", "3", "--urls", file)
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, stderr)
 	}
 	wantLines(t, stdout, "Complete requests:      300", "Failed requests:        0")
 	mu.Lock()
-	if got := seen[p1]; got["/a HTTP/3.0"] != 100 || got["/b?x=%20 HTTP/3.0"] != 100 || got["/c HTTP/3.0"] != 100 {
+	if got := seen[one]; got["/a HTTP/3.0"] != 100 || got["/b?x=%20 HTTP/3.0"] != 100 || got["/c HTTP/3.0"] != 100 {
 		t.Errorf("server saw %v, want 100 each of /a, /b?x=%%20, /c over HTTP/3", got)
 	}
 	mu.Unlock()
-	two := fmt.Sprintf("https://127.0.0.1:%d", p2)
-	file = writeFile(t, "two.txt", one+"/one\n"+two+"/two\n")
+	file = writeFile(t, "two.txt", "https://"+one+"/one\nhttps://"+two+"/two\n")
 	mu.Lock()
-	seen = map[int]map[string]int{}
+	seen = map[string]map[string]int{}
 	mu.Unlock()
 	status, _, stderr = runGab(t, "ab", "--http3", "-n", "40", "-c", "2", "--urls", file)
 	mu.Lock()
 	defer mu.Unlock()
-	if a, b := seen[p1], seen[p2]; status != 0 || len(a) != 1 || len(b) != 1 || a["/one HTTP/3.0"]+b["/two HTTP/3.0"] != 40 {
+	if a, b := seen[one], seen[two]; status != 0 || len(a) != 1 || len(b) != 1 || a["/one HTTP/3.0"]+b["/two HTTP/3.0"] != 40 {
 		t.Errorf("status %d (%s): first server saw %v, second %v; want each its own path, 40 in all", status, stderr, a, b)
 	}
 }

@@ -267,7 +267,7 @@ func (c *h2Conn) finishFast() {
 		t, o := st.tally, &st.o
 		t.TotalRead += st.read
 		t.BodyRead += st.body
-		h.account(t, &st.h2Resp, o, st.opened, len(st.block))
+		h.account(t, &st.h2Resp, o, st.opened, len(st.block)+len(st.reqBody))
 		next := h2Stop
 		if r.finish(t, o) {
 			next = h2Continue
@@ -303,7 +303,7 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	st.reset()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
-	st.block = c.h.request(&st.blockBuf)
+	st.block, st.reqBody, st.head = c.h.request(&st.blockBuf)
 	c.openStreamLocked(st)
 	c.smu.Unlock()
 	err := c.writeHeaders(st.id, st.block, true)

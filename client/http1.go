@@ -38,8 +38,10 @@ type http1 struct {
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
 	ramp         tlsRamp // nil for http://
-	// urls builds each request's bytes from --urls (nil: cfg.Request).
+	// urls builds each request's bytes from --urls (nil: cfg.Request);
+	// pre holds --targets' requests, each built once.
 	urls *h1URLs
+	pre  *prebuilt
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
@@ -61,7 +63,16 @@ func newHTTP1(cfg *Config) (transport, error) {
 		verbose:      cfg.Verbosity >= 2,
 		reqTimeout:   cfg.RequestTimeout,
 	}
-	if cfg.URLs != nil {
+	if cfg.URLs != nil && cfg.URLs.Targets() {
+		pre, err := newPrebuilt(cfg, func(c *Config) ([]byte, error) {
+			req, _ := BuildRequest(c.Spec)
+			return req, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		h.pre = pre
+	} else if cfg.URLs != nil {
 		u, err := newH1URLs(cfg)
 		if err != nil {
 			return nil, err
@@ -122,7 +133,7 @@ func (h *http1) work(r *run, slot int, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
-		c.req = h.request(&c.wbuf)
+		c.req, c.head, c.idem = h.request(&c.wbuf)
 		c.roundTrip()
 		if !r.finish(t, &c.out) {
 			return
@@ -148,20 +159,28 @@ type h1conn struct {
 	ramped    bool // the slot's first connection has been opened (or failed)
 	// req is the request in flight's bytes: cfg.Request, or with --urls
 	// assembled in wbuf (which grows once to the longest request).
-	req, wbuf []byte
+	req, wbuf  []byte
+	head, idem bool // the request's method is HEAD; is idempotent
 }
 
-// request is the bytes of the request just claimed: cfg.Request, or with
-// --urls the next URL's request assembled in *buf.
-func (h *http1) request(buf *[]byte) []byte {
-	if h.urls == nil {
-		return h.cfg.Request
+// request is the bytes of the request just claimed: cfg.Request, with
+// --urls the next URL's request assembled in *buf, with --targets the next
+// target's, built once; head and idem say whether its method is HEAD and is
+// idempotent.
+func (h *http1) request(buf *[]byte) (req []byte, head, idem bool) {
+	switch {
+	case h.pre != nil:
+		i := h.pre.next()
+		m := h.pre.specs[i].Method
+		return h.pre.reqs[i], m == "HEAD", isIdempotent(m)
+	case h.urls != nil:
+		if *buf == nil {
+			*buf = make([]byte, 0, h.urls.maxLen())
+		}
+		*buf = h.urls.request(*buf)
+		return *buf, h.headRequest, h.idempotent
 	}
-	if *buf == nil {
-		*buf = make([]byte, 0, h.urls.maxLen())
-	}
-	*buf = h.urls.request(*buf)
-	return *buf
+	return h.cfg.Request, h.headRequest, h.idempotent
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
@@ -216,7 +235,7 @@ func (c *h1conn) roundTrip() {
 		}
 		// The server closed the connection without a byte of answer.
 		c.close()
-		if reused && c.h.idempotent && !retried {
+		if reused && c.idem && !retried {
 			retried = true
 			c.t.Retries++
 			*o = outcome{}
@@ -359,7 +378,7 @@ func (c *h1conn) readResponse(o *outcome, reused bool) (noAnswer bool) {
 	}
 	c.lastRead = o.WriteEnd
 	rd := &c.rd
-	rd.start(c.h.headRequest)
+	rd.start(c.head)
 	for {
 		used, step := rd.feed(buf[pos:have])
 		pos += used

@@ -83,20 +83,21 @@ type epConn struct {
 	state epState
 	buf   []byte
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
-	pos, have int
-	wrote     int   // request bytes written
-	drained   int   // stray bytes read while waiting for the server's close
-	wantOut   bool  // the socket is registered for EPOLLOUT too
-	queued    bool  // in the loop's again list
-	got       bool  // a byte of the current response has arrived
-	reused    bool  // the attempt runs on a kept-alive connection
-	retried   bool  // the request was already sent again once
-	start     int64 // the request's start (kept across a retry)
-	lastEnd   int64 // end of the previous response on this connection
-	lastRead  int64 // clock of the last read that returned data
-	rd        h1Reader
-	out       outcome
-	req, wbuf []byte // the request in flight's bytes (http1.request)
+	pos, have  int
+	wrote      int   // request bytes written
+	drained    int   // stray bytes read while waiting for the server's close
+	wantOut    bool  // the socket is registered for EPOLLOUT too
+	queued     bool  // in the loop's again list
+	got        bool  // a byte of the current response has arrived
+	reused     bool  // the attempt runs on a kept-alive connection
+	retried    bool  // the request was already sent again once
+	start      int64 // the request's start (kept across a retry)
+	lastEnd    int64 // end of the previous response on this connection
+	lastRead   int64 // clock of the last read that returned data
+	rd         h1Reader
+	out        outcome
+	req, wbuf  []byte // the request in flight's bytes (http1.request)
+	head, idem bool   // its method is HEAD; is idempotent
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -244,7 +245,7 @@ func (lp *epLoop) pump(c *epConn) {
 			}
 			c.out = outcome{}
 			c.retried, c.start = false, -1
-			c.req = lp.h.request(&c.wbuf)
+			c.req, c.head, c.idem = lp.h.request(&c.wbuf)
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)
@@ -403,7 +404,7 @@ func (lp *epLoop) sent(c *epConn) {
 		o.FirstByte = o.WriteEnd
 	}
 	c.lastRead = o.WriteEnd
-	c.rd.start(lp.h.headRequest)
+	c.rd.start(c.head)
 	c.state = epRead
 }
 
@@ -560,7 +561,7 @@ func (lp *epLoop) readFailed(c *epConn, err error, got bool) {
 // idempotent request on a reused connection is sent once more on a new one.
 func (lp *epLoop) noAnswer(c *epConn) {
 	lp.closeConn(c)
-	if c.reused && lp.h.idempotent && !c.retried {
+	if c.reused && c.idem && !c.retried {
 		c.retried = true
 		lp.t.Retries++
 		c.out = outcome{}

@@ -69,6 +69,7 @@ type h2Transport struct {
 	ramp      tlsRamp     // nil for h2c
 	block     []byte      // the pre-encoded request header block, the same for every request
 	urls      *h2URLs     // --urls: each request's block from the next URL (nil: block)
+	pre       *prebuilt   // --targets: each target's block, built once
 	body      []byte
 	hasBody   bool
 	headReq   bool   // the method is HEAD: a content-length comes without a body
@@ -155,7 +156,13 @@ func newHTTP2(cfg *Config) (transport, error) {
 		return nil, err
 	}
 	h.block = block
-	if cfg.URLs != nil {
+	switch {
+	case cfg.URLs != nil && cfg.URLs.Targets():
+		if h.pre, err = newPrebuilt(cfg, h2HeaderBlock); err != nil {
+			return nil, err
+		}
+		h.hasBody = cfg.URLs.anyBody()
+	case cfg.URLs != nil:
 		if h.urls, err = newH2URLs(cfg); err != nil {
 			return nil, err
 		}
@@ -182,17 +189,26 @@ func (h *h2Transport) slots() int {
 	return h.cfg.Concurrency * h.cfg.Streams
 }
 
-// request is the header block of the request just claimed: h.block, or
-// with --urls the next URL's block assembled in *buf.
-func (h *h2Transport) request(buf *[]byte) []byte {
-	if h.urls == nil {
-		return h.block
+// request is the header block, body and HEAD-ness of the request just
+// claimed: h.block, with --urls the next URL's block assembled in *buf, with
+// --targets the next target's, built once.
+func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool) {
+	switch {
+	case h.pre != nil:
+		i := h.pre.next()
+		sp := &h.pre.specs[i]
+		if sp.HasBody {
+			body = sp.Body
+		}
+		return h.pre.reqs[i], body, sp.Method == "HEAD"
+	case h.urls != nil:
+		if *buf == nil {
+			*buf = make([]byte, 0, h.urls.maxLen())
+		}
+		*buf = h.urls.block(*buf)
+		return *buf, h.body, h.headReq
 	}
-	if *buf == nil {
-		*buf = make([]byte, 0, h.urls.maxLen())
-	}
-	*buf = h.urls.block(*buf)
-	return *buf
+	return h.block, h.body, h.headReq
 }
 
 // h2Stream is one slot's stream state, reused for each of its requests. The
@@ -221,9 +237,11 @@ type h2Stream struct {
 	retries     int  // times the request was sent again
 	fastAllowed bool // the slot lets the reader finish its requests and send its next ones
 	fastOK      bool // ... for the request in flight (under smu: set once st.o is complete)
-	// block is the request in flight's header block (h2Transport.request).
-	block, blockBuf []byte
-	next            h2Handoff // what the reader left the slot to do
+	// block, body and head are the request in flight's header block, body
+	// and HEAD-ness (h2Transport.request).
+	block, blockBuf, reqBody []byte
+	head                     bool
+	next                     h2Handoff // what the reader left the slot to do
 }
 
 // h2Handoff is why the reader woke a slot.
@@ -308,7 +326,7 @@ func (h *h2Transport) work(r *run, slot int, t *tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
-	st.block = h.request(&st.blockBuf)
+	st.block, st.reqBody, st.head = h.request(&st.blockBuf)
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {
@@ -379,7 +397,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 					o.FirstByte = o.End
 					t.TotalRead += st.read
 					t.BodyRead += st.body
-					t.TotalSent += int64(len(st.block)) + int64(len(h.body))
+					t.TotalSent += int64(len(st.block)) + int64(len(st.reqBody))
 					return finish()
 				}
 				<-st.done
@@ -401,14 +419,14 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 			t.Retries++
 			continue
 		}
-		h.account(st.tally, &st.h2Resp, o, st.opened, len(st.block))
+		h.account(st.tally, &st.h2Resp, o, st.opened, len(st.block)+len(st.reqBody))
 		return finish()
 	}
 }
 
 // account fills in the outcome of a request whose stream ended.
-func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool, blockLen int) {
-	t.TotalSent += int64(blockLen) + int64(len(h.body))
+func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool, sent int) {
+	t.TotalSent += int64(sent)
 	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
 	o.End = st.end
 	o.FirstByte = st.firstByte

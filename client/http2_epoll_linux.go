@@ -37,7 +37,8 @@ var h2EpollLoopsStarted atomic.Int64
 
 // h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
 func h2EpollLoops(h *h2Transport) int {
-	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize || h.urls != nil && h.urls.maxLen() > h2FrameSize {
+	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize || h.urls != nil && h.urls.maxLen() > h2FrameSize ||
+		h.pre != nil && h.pre.max > h2FrameSize {
 		return 0
 	}
 	return epollLoops(h.cfg, h.d)
@@ -61,8 +62,10 @@ type h2eSlot struct {
 	opened  bool // the request opened its connection
 	retries int  // times the request was sent again
 	done    bool // no ticket was left for it: never started again
-	// block is the request in flight's header block (h2Transport.request).
+	// block and head are the request in flight's header block and HEAD-ness
+	// (h2Transport.request).
 	block, blockBuf []byte
+	head            bool
 }
 
 // h2eConn is one of the loop's connections with its slots.
@@ -246,7 +249,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	now := lp.tick()
 	st.state = h2eWaiting
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
-	st.block = lp.h.request(&st.blockBuf)
+	st.block, _, st.head = lp.h.request(&st.blockBuf) // no body: h2EpollLoops
 	st.opened, st.retries = false, 0
 	return true
 }
@@ -588,7 +591,7 @@ func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
 		return errUnopenedStream
 	} else if st != nil {
 		if st.takeData(lp.now, f) {
-			class, err := st.endClass(lp.h.headReq)
+			class, err := st.endClass(st.head)
 			lp.end(c, st, class, err)
 		} else if st.unacked += n; st.unacked >= h2WindowRefill {
 			if err := c.fr.WriteWindowUpdate(st.id, st.unacked); err != nil {
@@ -615,7 +618,7 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHe
 	st := c.cur
 	c.cur = nil
 	if c.heads.done() {
-		class, err := st.endClass(lp.h.headReq)
+		class, err := st.endClass(st.head)
 		lp.end(c, st, class, err)
 	}
 	return nil

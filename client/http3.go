@@ -64,9 +64,10 @@ type h3Transport struct {
 	cfg      *Config
 	tlsConf  *tls.Config
 	quicConf *quic.Config
-	request  []byte  // the request's frames, the same for every request
-	urls     *h3URLs // --urls: each request from the next URL (nil: request)
-	headReq  bool    // the method is HEAD: a content-length comes without a body
+	request  []byte    // the request's frames, the same for every request
+	urls     *h3URLs   // --urls: each request from the next URL (nil: request)
+	pre      *prebuilt // --targets: each target's request, built once
+	headReq  bool      // the method is HEAD: a content-length comes without a body
 	ramp     tlsRamp
 
 	d       *dialer
@@ -155,13 +156,20 @@ func newHTTP3(cfg *Config) (transport, error) {
 	// gab says itself when the UDP buffers are too small (prepare).
 	_ = os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
 	var urls *h3URLs
-	if cfg.URLs != nil {
+	var pre *prebuilt
+	switch {
+	case cfg.URLs != nil && cfg.URLs.Targets():
+		if pre, err = newPrebuilt(cfg, h3Request); err != nil {
+			return nil, err
+		}
+	case cfg.URLs != nil:
 		if urls, err = newH3URLs(cfg); err != nil {
 			return nil, err
 		}
 	}
 	return &h3Transport{
 		urls:    urls,
+		pre:     pre,
 		cfg:     cfg,
 		tlsConf: tc,
 		quicConf: &quic.Config{
@@ -216,6 +224,7 @@ type h3Slot struct {
 	// req is the request in flight's bytes: h3Transport.request, or with
 	// --urls assembled in reqBuf.
 	req, reqBuf []byte
+	head        bool // the request's method is HEAD
 }
 
 func (h *h3Transport) work(r *run, slot int, t *tally) {
@@ -249,8 +258,11 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	now := r.clock()
 	o := &s.o
 	*o = outcome{Start: now, TCPDone: now, Connect: now}
-	s.req = h.request
-	if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
+	s.req, s.head = h.request, h.headReq
+	if h.pre != nil { // --targets: the next target's request
+		i := h.pre.next()
+		s.req, s.head = h.pre.reqs[i], h.pre.specs[i].Method == "HEAD"
+	} else if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
 		if s.reqBuf == nil {
 			s.reqBuf = make([]byte, 0, h.urls.maxLen())
 		}
@@ -331,7 +343,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		}
 		switch {
 		case err == io.EOF:
-			class, cerr := s.resp.ended(h.headReq)
+			class, cerr := s.resp.ended(s.head)
 			if cerr == errH3Truncated {
 				c.fault(str, errH3Truncated)
 			}

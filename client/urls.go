@@ -43,6 +43,9 @@ type URLList struct {
 	Seed   uint64
 	// maxTarget is the longest request target.
 	maxTarget int
+	// specs are --targets' methods, headers and bodies, by URL (nil for
+	// --urls).
+	specs []TargetSpec
 }
 
 // NewURLList returns an empty list whose arena holds sizeHint bytes before
@@ -316,4 +319,121 @@ func (u *h3URLs) request(buf []byte) []byte {
 // maxLen is the longest request's length.
 func (u *h3URLs) maxLen() int {
 	return 16 + len(u.prefix) + 1 + 8 + u.list.maxTarget + len(u.suffix) + len(u.tail)
+}
+
+// TargetSpec is what a target of --targets sets besides its URL: its method,
+// its own header lines ("Name: value", which win over -H, -C, -A and -T's
+// of the same name) and its body.
+type TargetSpec struct {
+	Method  string
+	Headers []string
+	Body    []byte
+	HasBody bool
+}
+
+// AddTarget is Add for a --targets target: the URL and what it sets.
+func (l *URLList) AddTarget(t Target, serverName func(Target) string, spec TargetSpec) error {
+	if err := l.Add(t, t.Path, serverName); err != nil {
+		return err
+	}
+	l.specs = append(l.specs, spec)
+	return nil
+}
+
+// headerName is a header line's name.
+func headerName(line string) string {
+	name, _, _ := strings.Cut(line, ":")
+	return strings.TrimSpace(name)
+}
+
+// has reports whether the target sets header name.
+func (ts *TargetSpec) has(name string) (string, bool) {
+	for _, h := range ts.Headers {
+		if strings.EqualFold(headerName(h), name) {
+			_, v, _ := strings.Cut(h, ":")
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// apply is base (the command line's request for the target's origin) with
+// the target's method, path, headers and body; a header of the target's
+// wins over the command line's of the same name.
+func (ts *TargetSpec) apply(base RequestSpec, path string) RequestSpec {
+	s := base
+	s.Method, s.HeadMethod, s.Target = ts.Method, ts.Method == "HEAD", path
+	s.Body, s.HasBody = ts.Body, ts.HasBody
+	s.Headers = nil
+	for _, h := range base.Headers {
+		if _, own := ts.has(headerName(h)); !own {
+			s.Headers = append(s.Headers, h)
+		}
+	}
+	if _, own := ts.has("Cookie"); own {
+		s.Cookie, s.HasCookie = "", false
+	}
+	s.Auth = nil
+	for _, a := range base.Auth {
+		if _, own := ts.has(headerName(a)); !own {
+			s.Auth = append(s.Auth, a)
+		}
+	}
+	ct, ownCT := ts.has("Content-Type")
+	for _, h := range ts.Headers {
+		if ownCT && s.HasBody && strings.EqualFold(headerName(h), "Content-Type") {
+			continue // ab's own Content-type line carries it
+		}
+		s.Headers = append(s.Headers, h)
+	}
+	if ownCT && s.HasBody {
+		s.ContentType = ct
+	}
+	return s
+}
+
+// prebuilt are one origin's --targets requests, each built once in full
+// (for the protocol: ab's bytes, an HTTP/2 block, HTTP/3 frames).
+type prebuilt struct {
+	*urlPicker
+	reqs  [][]byte // by URL index (nil for other origins' URLs)
+	specs []RequestSpec
+	max   int
+}
+
+// newPrebuilt builds each of origin cfg.urlOrigin's targets with build.
+func newPrebuilt(cfg *Config, build func(c *Config) ([]byte, error)) (*prebuilt, error) {
+	l := cfg.URLs
+	p := &prebuilt{urlPicker: l.pickerFor(cfg.urlOrigin), reqs: make([][]byte, l.Len()), specs: make([]RequestSpec, l.Len())}
+	for i := range l.Len() {
+		if l.OriginOf(i) != cfg.urlOrigin {
+			continue
+		}
+		one := *cfg
+		one.Spec = l.specs[i].apply(cfg.Spec, string(l.RequestTarget(i)))
+		b, err := build(&one)
+		if err != nil {
+			return nil, err
+		}
+		p.reqs[i], p.specs[i] = b, one.Spec
+		p.max = max(p.max, len(b))
+	}
+	return p, nil
+}
+
+// next is the next target's index.
+func (p *prebuilt) next() int { return p.pick() }
+
+// Targets reports whether the list is --targets' (each URL with its method,
+// headers and body) rather than --urls'.
+func (l *URLList) Targets() bool { return l.specs != nil }
+
+// anyBody reports whether a target has a body.
+func (l *URLList) anyBody() bool {
+	for i := range l.specs {
+		if l.specs[i].HasBody && len(l.specs[i].Body) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -39,6 +39,7 @@ type Target struct {
 	Header   []Header
 	Body     []byte
 	BodyFile string
+	BodyLine int // the "@file" line (0 without)
 }
 
 // Error is a parse error at a line.
@@ -159,7 +160,7 @@ func ParseHTTP(r io.Reader) ([]Target, error) {
 				if trimmed == "@" {
 					return errAt(n, "\"@\" names no body file")
 				}
-				cur.BodyFile, state = trimmed[1:], 2
+				cur.BodyFile, cur.BodyLine, state = trimmed[1:], n, 2
 				return nil
 			}
 			name, value, ok := strings.Cut(line, ":")

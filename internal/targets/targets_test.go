@@ -24,9 +24,9 @@ func TestParseHTTPVegetaExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(ts)
-	want := "[{2 GET http://goku:9090/path/to/dragon?item=ball [{X-Account-ID 8675309}] [] } " +
-		"{5 DELETE http://goku:9090/path/to/remove [{Confirmation-Token 90215} {Authorization Token DEADBEEF}] [] } " +
-		"{10 POST http://goku:9090/things [{Content-Type application/json}] [] /path/to/newthing.json}]"
+	want := "[{2 GET http://goku:9090/path/to/dragon?item=ball [{X-Account-ID 8675309}] []  0} " +
+		"{5 DELETE http://goku:9090/path/to/remove [{Confirmation-Token 90215} {Authorization Token DEADBEEF}] []  0} " +
+		"{10 POST http://goku:9090/things [{Content-Type application/json}] [] /path/to/newthing.json 12}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -62,7 +62,7 @@ func TestParseJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprintf("%v|%s", ts, ts[0].Body); got != "[{1 POST http://h:1/p [{X-B 2} {x-a 1} {x-a 1b}] [104 101 108 108 111] } {3 GET https://h/ [] [] }]|hello" {
+	if got := fmt.Sprintf("%v|%s", ts, ts[0].Body); got != "[{1 POST http://h:1/p [{X-B 2} {x-a 1} {x-a 1b}] [104 101 108 108 111]  0} {3 GET https://h/ [] []  0}]|hello" {
 		t.Errorf("got %s", got)
 	}
 	for _, c := range []struct{ in, want string }{
