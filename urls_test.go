@@ -291,3 +291,39 @@ func TestURLsHeldCompactly(t *testing.T) {
 		t.Errorf("--urls -: status %d (%s), server saw %v", status, stderr, got)
 	}
 }
+
+// --extended and the JSON document break the run down per target, adding up
+// to the whole; gab merge of two documents keeps the breakdown, summed.
+func TestURLsResultsPerTarget(t *testing.T) {
+	rec := newPathRecorder(t)
+	file := writeFile(t, "urls.txt", fmt.Sprintf("%[1]s/a\n%[1]s/b\n%[1]s/a\n", rec.srv.URL))
+	dir := t.TempDir()
+	var docs []string
+	for i := range 2 {
+		doc := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
+		status, stdout, stderr := runGab(t, "ab", "-n", "60", "-c", "4", "--urls", file, "--extended", "--json", doc,
+			"--shard", fmt.Sprintf("%d/2", i), "--run-id", "targets")
+		if status != 0 {
+			t.Fatalf("status %d: %s", status, stderr)
+		}
+		if !strings.Contains(stdout, "Per target (times in ms):") || !strings.Contains(stdout, "GET "+rec.srv.URL+"/a\n") {
+			t.Errorf("--extended has no per-target table:\n%s", stdout)
+		}
+		r := readRun(t, doc)
+		if len(r.Targets) != 2 || r.Targets[0].Complete != 20 || r.Targets[1].Complete != 10 ||
+			r.Targets[0].Complete+r.Targets[1].Complete != int64(r.Report.CompleteRequests) ||
+			r.Targets[0].BodyBytes+r.Targets[1].BodyBytes != r.Report.HTMLTransferredBytes {
+			t.Errorf("targets %+v do not add up to the run's %d complete, %d body bytes", r.Targets, r.Report.CompleteRequests, r.Report.HTMLTransferredBytes)
+		}
+		docs = append(docs, doc)
+	}
+	status, stdout, stderr := runGab(t, "gab", "merge", "--format", "json", docs[0], docs[1])
+	if status != 0 {
+		t.Fatalf("merge: status %d: %s", status, stderr)
+	}
+	merged := writeFile(t, "merged.json", stdout)
+	m := readRun(t, merged)
+	if len(m.Targets) != 2 || m.Targets[0].Complete != 40 || m.Targets[1].Complete != 20 || m.Targets[0].Sums.Count != 40 {
+		t.Errorf("merged targets %+v, want 40 and 20", m.Targets)
+	}
+}

@@ -64,6 +64,10 @@ type outcome struct {
 	KeptAlive bool       // completed on a connection kept alive for the next request (ab doneka)
 	Err       error      // the cause, for failures
 	CGI       *cgiSample // per-request CGI phases (CGI transport only; copied when recorded)
+	// entry is the URL list's index of the request's URL plus 1 (0: no list),
+	// for the results per target; lengthFailed: finish found a Length failure.
+	entry        int32
+	lengthFailed bool
 }
 
 // tally holds one worker's counters. Only its worker writes it, except
@@ -208,6 +212,8 @@ type run struct {
 	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
 	tl    *timeline   // Config.Interval's latency timeline; nil otherwise
 	opens *connOpens  // when the first connections were established (with extra); nil otherwise
+	// tstats are the results per target of a URL list (targetstats.go); nil otherwise.
+	tstats *targetStats
 }
 
 // clock is the time since the run's start in ns, from the monotonic clock.
@@ -394,6 +400,7 @@ func (r *run) finish(t *tally, o *outcome) bool {
 		if r.tl != nil {
 			r.tl.failure(t, o.End)
 		}
+		r.tstats.add(o, false, 0)
 		return !r.isStopped()
 	case failRefused:
 		if !r.cfg.KeepGoing {
@@ -433,7 +440,9 @@ func (r *run) finish(t *tally, o *outcome) bool {
 		if o.KeptAlive {
 			t.KeepAlive++
 		}
+		length := t.Failed.Length
 		r.checkLength(t, o.Body, o.End)
+		o.lengthFailed = t.Failed.Length > length
 	}
 	return r.record(t, o)
 }
@@ -504,6 +513,7 @@ func (r *run) record(t *tally, o *outcome) bool {
 		Total:   usec(end - o.Start),
 	}
 	r.samples.Put(int(i-1), smp, &t.spill)
+	r.tstats.add(o, true, smp.Total)
 	if t.live != nil {
 		t.live.add(smp.Total)
 	}
@@ -687,6 +697,9 @@ func (rn *Runner) newRun() *run {
 	}
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
+	}
+	if cfg.URLs != nil && !rn.warmup {
+		r.tstats = newTargetStats(cfg)
 	}
 	if cfg.Extended && r.sched == nil { // ConnOpening: a closed-model run asks for its connections at once
 		r.opens = &connOpens{at: make([]int64, max(cfg.Concurrency, 0))}
@@ -905,6 +918,9 @@ func (rn *Runner) result() *Result {
 		for k, at := range res.FirstErrorAt { // as the time taken, from the ramp-up's end
 			res.FirstErrorAt[k] = max(at-time.Duration(r.rampEnd), 0)
 		}
+	}
+	if r.tstats != nil {
+		res.Targets = r.tstats.result()
 	}
 	if q, ok := rn.tr.(interface{ quicStats() *QUICStats }); ok {
 		res.QUIC = q.quicStats()

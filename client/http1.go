@@ -133,8 +133,9 @@ func (h *http1) work(r *run, slot int, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
-		c.req, c.head, c.idem = h.request(&c.wbuf)
+		c.req, c.head, c.idem, c.entry = h.request(&c.wbuf)
 		c.roundTrip()
+		c.out.entry = c.entry
 		if !r.finish(t, &c.out) {
 			return
 		}
@@ -160,27 +161,30 @@ type h1conn struct {
 	// req is the request in flight's bytes: cfg.Request, or with --urls
 	// assembled in wbuf (which grows once to the longest request).
 	req, wbuf  []byte
-	head, idem bool // the request's method is HEAD; is idempotent
+	head, idem bool  // the request's method is HEAD; is idempotent
+	entry      int32 // the request's URL list index plus 1 (outcome.entry)
 }
 
 // request is the bytes of the request just claimed: cfg.Request, with
 // --urls the next URL's request assembled in *buf, with --targets the next
 // target's, built once; head and idem say whether its method is HEAD and is
 // idempotent.
-func (h *http1) request(buf *[]byte) (req []byte, head, idem bool) {
+// entry is the URL's list index plus 1 (0 without a list).
+func (h *http1) request(buf *[]byte) (req []byte, head, idem bool, entry int32) {
 	switch {
 	case h.pre != nil:
 		i := h.pre.next()
 		m := h.pre.specs[i].Method
-		return h.pre.reqs[i], m == "HEAD", isIdempotent(m)
+		return h.pre.reqs[i], m == "HEAD", isIdempotent(m), int32(i + 1)
 	case h.urls != nil:
 		if *buf == nil {
 			*buf = make([]byte, 0, h.urls.maxLen())
 		}
-		*buf = h.urls.request(*buf)
-		return *buf, h.headRequest, h.idempotent
+		var i int
+		*buf, i = h.urls.request(*buf)
+		return *buf, h.headRequest, h.idempotent, int32(i + 1)
 	}
-	return h.cfg.Request, h.headRequest, h.idempotent
+	return h.cfg.Request, h.headRequest, h.idempotent, 0
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.

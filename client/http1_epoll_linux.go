@@ -98,6 +98,7 @@ type epConn struct {
 	out        outcome
 	req, wbuf  []byte // the request in flight's bytes (http1.request)
 	head, idem bool   // its method is HEAD; is idempotent
+	entry      int32  // its URL list index plus 1 (outcome.entry)
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -245,7 +246,7 @@ func (lp *epLoop) pump(c *epConn) {
 			}
 			c.out = outcome{}
 			c.retried, c.start = false, -1
-			c.req, c.head, c.idem = lp.h.request(&c.wbuf)
+			c.req, c.head, c.idem, c.entry = lp.h.request(&c.wbuf)
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)
@@ -273,6 +274,7 @@ func (lp *epLoop) pump(c *epConn) {
 				return
 			}
 		case epDone:
+			c.out.entry = c.entry
 			if !lp.r.finish(lp.t, &c.out) {
 				lp.stopped = true
 				return

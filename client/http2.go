@@ -192,7 +192,8 @@ func (h *h2Transport) slots() int {
 // request is the header block, body and HEAD-ness of the request just
 // claimed: h.block, with --urls the next URL's block assembled in *buf, with
 // --targets the next target's, built once.
-func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool) {
+// entry is the URL's list index plus 1 (0 without a list).
+func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool, entry int32) {
 	switch {
 	case h.pre != nil:
 		i := h.pre.next()
@@ -200,15 +201,16 @@ func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool) {
 		if sp.HasBody {
 			body = sp.Body
 		}
-		return h.pre.reqs[i], body, sp.Method == "HEAD"
+		return h.pre.reqs[i], body, sp.Method == "HEAD", int32(i + 1)
 	case h.urls != nil:
 		if *buf == nil {
 			*buf = make([]byte, 0, h.urls.maxLen())
 		}
-		*buf = h.urls.block(*buf)
-		return *buf, h.body, h.headReq
+		var i int
+		*buf, i = h.urls.block(*buf)
+		return *buf, h.body, h.headReq, int32(i + 1)
 	}
-	return h.block, h.body, h.headReq
+	return h.block, h.body, h.headReq, 0
 }
 
 // h2Stream is one slot's stream state, reused for each of its requests. The
@@ -326,7 +328,7 @@ func (h *h2Transport) work(r *run, slot int, t *tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
-	st.block, st.reqBody, st.head = h.request(&st.blockBuf)
+	st.block, st.reqBody, st.head, st.o.entry = h.request(&st.blockBuf)
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {

@@ -261,13 +261,14 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	s.req, s.head = h.request, h.headReq
 	if h.pre != nil { // --targets: the next target's request
 		i := h.pre.next()
-		s.req, s.head = h.pre.reqs[i], h.pre.specs[i].Method == "HEAD"
+		s.req, s.head, o.entry = h.pre.reqs[i], h.pre.specs[i].Method == "HEAD", int32(i+1)
 	} else if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
 		if s.reqBuf == nil {
 			s.reqBuf = make([]byte, 0, h.urls.maxLen())
 		}
-		s.reqBuf = h.urls.request(s.reqBuf)
-		s.req = s.reqBuf
+		var i int
+		s.reqBuf, i = h.urls.request(s.reqBuf)
+		s.req, o.entry = s.reqBuf, int32(i+1)
 	}
 	retries := 0
 	for {

@@ -183,9 +183,10 @@ func newH1URLs(cfg *Config) (*h1URLs, error) {
 
 // request assembles the next request's bytes into buf (grown once to the
 // longest request) and returns them.
-func (u *h1URLs) request(buf []byte) []byte {
-	t := u.list.RequestTarget(u.pick())
-	return append(append(append(buf[:0], u.prefix...), t...), u.suffix...)
+func (u *h1URLs) request(buf []byte) ([]byte, int) {
+	i := u.pick()
+	t := u.list.RequestTarget(i)
+	return append(append(append(buf[:0], u.prefix...), t...), u.suffix...), i
 }
 
 // maxLen is the longest request's length.
@@ -223,13 +224,14 @@ func newH2URLs(cfg *Config) (*h2URLs, error) {
 }
 
 // block assembles the next request's header block into buf.
-func (u *h2URLs) block(buf []byte) []byte {
-	path := u.list.RequestTarget(u.pick())
+func (u *h2URLs) block(buf []byte) ([]byte, int) {
+	i := u.pick()
+	path := u.list.RequestTarget(i)
 	buf = append(buf[:0], u.prefix...)
 	buf = append(buf, 0x14)                    // never-indexed literal, name :path (static index 4)
 	buf = appendHpackInt(buf, 0, 7, len(path)) // string length, not Huffman-coded
 	buf = append(buf, path...)
-	return append(buf, u.suffix...)
+	return append(buf, u.suffix...), i
 }
 
 // maxLen is the longest block's length.
@@ -301,8 +303,9 @@ func newH3URLs(cfg *Config) (*h3URLs, error) {
 }
 
 // request assembles the next request into buf.
-func (u *h3URLs) request(buf []byte) []byte {
-	path := u.list.RequestTarget(u.pick())
+func (u *h3URLs) request(buf []byte) ([]byte, int) {
+	i := u.pick()
+	path := u.list.RequestTarget(i)
 	var lenBuf [8]byte
 	pathLen := appendHpackInt(lenBuf[:0], 0, 7, len(path))
 	section := len(u.prefix) + 1 + len(pathLen) + len(path) + len(u.suffix)
@@ -313,7 +316,7 @@ func (u *h3URLs) request(buf []byte) []byte {
 	buf = append(buf, pathLen...)
 	buf = append(buf, path...)
 	buf = append(buf, u.suffix...)
-	return append(buf, u.tail...)
+	return append(buf, u.tail...), i
 }
 
 // maxLen is the longest request's length.

@@ -153,7 +153,7 @@ func TestURLsHTTP2Blocks(t *testing.T) {
 	}
 	var buf []byte
 	for _, want := range []string{"/a", long, "/c%20d", "/a"} {
-		buf = u.block(buf)
+		buf, _ = u.block(buf)
 		fields, err := hpack.NewDecoder(4096, nil).DecodeFull(buf)
 		if err != nil {
 			t.Fatalf("block for %.20s: %v", want, err)
@@ -257,7 +257,7 @@ func TestURLsHTTP3Requests(t *testing.T) {
 	}
 	var buf []byte
 	for _, want := range []string{"/a", long, "/a"} {
-		buf = u.request(buf)
+		buf, _ = u.request(buf)
 		one := cfg
 		one.Spec.Target = want
 		single, err := h3Request(&one)
@@ -308,4 +308,57 @@ func h3Decoded(t *testing.T, b []byte) string {
 		}
 	}
 	return out.String()
+}
+
+// The results per target add up to the run's: Complete, Non-2xx and bytes,
+// each row's counts and total-time sums; past MaxTargetRows distinct URLs
+// the rest share the "other" row.
+func TestTargetResultsAddUp(t *testing.T) {
+	srv := newBenchServer(t, true)
+	for _, c := range []struct {
+		name     string
+		urls     int
+		n        int
+		wantRows int
+	}{
+		{"three URLs", 3, 300, 3},
+		{"past the row limit", MaxTargetRows + 5, 2 * (MaxTargetRows + 5), MaxTargetRows + 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := h1Config(srv.port(), c.n, 2, true)
+			cfg.URLs = urlList(t, srv.port(), c.urls)
+			res, err := h1Run(t, cfg)
+			if err != nil || res.Complete != c.n {
+				t.Fatalf("run: %v, %d complete", err, res.Complete)
+			}
+			if len(res.Targets) != c.wantRows {
+				t.Fatalf("%d rows, want %d", len(res.Targets), c.wantRows)
+			}
+			var complete, count, body, sum int64
+			for i, r := range res.Targets {
+				complete += r.Complete
+				count += r.Hist.TotalCount()
+				body += r.BodyBytes
+				sum += r.SumUs
+				if i < MaxTargetRows && (r.Other || r.Method != "GET" || r.URL != fmt.Sprintf("http://127.0.0.1:%d/u%d", srv.port(), i)) {
+					t.Errorf("row %d: %s %s other %v", i, r.Method, r.URL, r.Other)
+				}
+				if r.Count != r.Complete || r.MaxUs < r.MinUs {
+					t.Errorf("row %d: count %d complete %d min %d max %d", i, r.Count, r.Complete, r.MinUs, r.MaxUs)
+				}
+			}
+			if complete != int64(c.n) || count != int64(c.n) || body != res.BodyRead {
+				t.Errorf("rows add up to %d complete, %d in histograms, %d body bytes; the run: %d, %d", complete, count, body, c.n, res.BodyRead)
+			}
+			if c.urls == 3 {
+				for _, r := range res.Targets {
+					if r.Complete != 100 {
+						t.Errorf("%s: %d complete, want 100", r.URL, r.Complete)
+					}
+				}
+			} else if last := res.Targets[len(res.Targets)-1]; !last.Other || last.Complete != 10 {
+				t.Errorf("the other row: %+v, want 10 complete (5 URLs twice)", last)
+			}
+		})
+	}
 }

@@ -223,6 +223,7 @@ func Summarize(res *client.Result, o Options) *Run {
 		r.Warmup = &warmupFigures{Requests: w.Complete, Failed: w.Failed, TimeS: w.Elapsed.Seconds()}
 	}
 	r.Timeline = timelineOf(res)
+	r.Targets = targetsOf(res.Targets)
 	if r.Rate != nil {
 		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r.Timeline)
 	}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"text/tabwriter"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"gab/client"
+)
+
+// Results per target (--urls, --targets): the document's "targets" array,
+// one entry per distinct method and URL (at most client.MaxTargetRows, then
+// one "other" entry), each with its counts, its total time's figures and
+// the exact sums and histogram they come from, so that gab merge combines
+// shards' entries exactly. ab's report stays the whole run's.
+
+// targetSection is one entry of "targets".
+type targetSection struct {
+	Method string `json:"method,omitempty"`
+	URL    string `json:"url,omitempty"`
+	// Other is the entry of every target past the first 1000 distinct ones.
+	Other       bool     `json:"other,omitempty"`
+	Complete    int64    `json:"complete"`
+	Failed      failures `json:"failed"`
+	Non2xx      int64    `json:"non_2xx"`
+	WriteErrors int64    `json:"write_errors"`
+	BodyBytes   int64    `json:"body_bytes"`
+	// Total is the total time's figures in ms: mean, p50, p90, p99 and max
+	// (percentiles from the histogram, within its bounds).
+	Total targetTimes `json:"total_ms"`
+	// Sums are the total time's exact sums and its histogram (2 significant
+	// digits), for merging.
+	Sums exactSums `json:"sums"`
+}
+
+// targetTimes are a target's total-time figures in ms.
+type targetTimes struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+// targetsOf is the "targets" array of a run's results per target.
+func targetsOf(rows []client.TargetResult) []targetSection {
+	var out []targetSection
+	for _, t := range rows {
+		h := t.Hist
+		if h == nil {
+			h = client.NewTargetHist()
+		}
+		sq := uint128(t.SumSquaresHi, t.SumSquaresLo)
+		s := targetSection{Method: t.Method, URL: t.URL, Other: t.Other, Complete: t.Complete,
+			Failed: failures{Connect: int(t.Connect), Receive: int(t.Receive), Length: int(t.Length), Exceptions: int(t.Exceptions)},
+			Non2xx: t.Non2xx, WriteErrors: t.WriteErrors, BodyBytes: t.BodyBytes,
+			Sums: columnSumsOf(uint64(t.Count), uint64(t.SumUs), t.MinUs, t.MaxUs, sq, h),
+		}
+		s.Total = targetTimesOf(uint64(t.Count), uint64(t.SumUs), t.MinUs, t.MaxUs, h)
+		out = append(out, s)
+	}
+	return out
+}
+
+// targetTimesOf computes a target's figures from its sums and histogram.
+func targetTimesOf(count, sum uint64, minUs, maxUs int64, h *hdrhistogram.Histogram) targetTimes {
+	if count == 0 {
+		return targetTimes{}
+	}
+	at := func(q float64) float64 {
+		v := min(max(h.ValueAtQuantile(q), minUs), maxUs)
+		return float64(v) / 1000
+	}
+	return targetTimes{Mean: float64(sum) / float64(count) / 1000, P50: at(50), P90: at(90), P99: at(99), Max: float64(maxUs) / 1000}
+}
+
+// key is what makes two documents' entries the same target.
+func (t *targetSection) key() string {
+	if t.Other {
+		return "\x00other"
+	}
+	return t.Method + " " + t.URL
+}
+
+// mergeTargets combines the runs' entries by target: counts added, the
+// total time's sums and histograms merged exactly, figures recomputed. Nil
+// when no run has entries.
+func mergeTargets(runs []*Run) ([]targetSection, error) {
+	type acc struct {
+		s   targetSection
+		col mergedColumn
+	}
+	var order []*acc
+	byKey := map[string]*acc{}
+	for _, r := range runs {
+		for i := range r.Targets {
+			t := &r.Targets[i]
+			a := byKey[t.key()]
+			if a == nil {
+				if len(byKey) >= client.MaxTargetRows+1 {
+					return nil, fmt.Errorf("more than %d targets", client.MaxTargetRows+1)
+				}
+				a = &acc{s: targetSection{Method: t.Method, URL: t.URL, Other: t.Other}, col: mergedColumn{sq: new(big.Int), hist: client.NewTargetHist()}}
+				byKey[t.key()] = a
+				order = append(order, a)
+			}
+			s := &a.s
+			s.Complete += t.Complete
+			s.Failed.Connect += t.Failed.Connect
+			s.Failed.Receive += t.Failed.Receive
+			s.Failed.Length += t.Failed.Length
+			s.Failed.Exceptions += t.Failed.Exceptions
+			s.Non2xx += t.Non2xx
+			s.WriteErrors += t.WriteErrors
+			s.BodyBytes += t.BodyBytes
+			if err := a.col.add(&t.Sums); err != nil {
+				return nil, fmt.Errorf("target %s: %v", t.key(), err)
+			}
+		}
+	}
+	var out []targetSection
+	for _, a := range order {
+		c := &a.col
+		a.s.Sums = columnSumsOf(c.count, c.sum, c.min, c.max, c.sq, c.hist)
+		a.s.Total = targetTimesOf(c.count, c.sum, c.min, c.max, c.hist)
+		out = append(out, a.s)
+	}
+	return out, nil
+}
+
+// writeTargets prints the results per target (--extended, gab merge).
+func writeTargets(w io.Writer, r *Run) error {
+	if len(r.Targets) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\nPer target (times in ms):\n"); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "complete\tconnect\treceive\tlength\texceptions\tnon-2xx\tbytes\tmean\tp50\tp90\tp99\tmax\t  target\n")
+	for _, t := range r.Targets {
+		name := "other"
+		if !t.Other {
+			name = terminalSafe(t.Method + " " + t.URL)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t  %s\n", t.Complete,
+			t.Failed.Connect, t.Failed.Receive, t.Failed.Length, t.Failed.Exceptions, t.Non2xx, t.BodyBytes,
+			t.Total.Mean, t.Total.P50, t.Total.P90, t.Total.P99, t.Total.Max, name)
+	}
+	return tw.Flush()
+}
+
+// terminalSafe is s with every byte outside printable ASCII escaped (\xNN).
+func terminalSafe(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' {
+			q := strconv.QuoteToASCII(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}
