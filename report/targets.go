@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/big"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -152,6 +153,93 @@ func writeTargets(w io.Writer, r *Run) error {
 			t.Total.Mean, t.Total.P50, t.Total.P90, t.Total.P99, t.Total.Max, name)
 	}
 	return tw.Flush()
+}
+
+// targetRows is the HTML report's table of the results per target (the
+// template escapes every cell).
+func targetRows(d *Run) [][]string {
+	if len(d.Targets) == 0 {
+		return nil
+	}
+	rows := [][]string{{"target", "complete", "connect", "receive", "length", "exceptions", "non-2xx", "body bytes", "mean", "p50", "p90", "p99", "max"}}
+	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, t := range d.Targets {
+		name := "other"
+		if !t.Other {
+			name = t.Method + " " + t.URL
+		}
+		rows = append(rows, []string{name, n(t.Complete), strconv.Itoa(t.Failed.Connect), strconv.Itoa(t.Failed.Receive),
+			strconv.Itoa(t.Failed.Length), strconv.Itoa(t.Failed.Exceptions), n(t.Non2xx), n(t.BodyBytes),
+			ms(t.Total.Mean), ms(t.Total.P50), ms(t.Total.P90), ms(t.Total.P99), ms(t.Total.Max)})
+	}
+	return rows
+}
+
+// TargetComparison is one target in gab compare: its complete requests,
+// failures (ab's Failed requests and Non-2xx), mean and p99 total time (ms)
+// on each side.
+type TargetComparison struct {
+	Target    string  `json:"target"` // method and URL, or "other"
+	AComplete int64   `json:"a_complete"`
+	BComplete int64   `json:"b_complete"`
+	AFailed   int64   `json:"a_failed"`
+	BFailed   int64   `json:"b_failed"`
+	AMeanMs   float64 `json:"a_mean_ms"`
+	BMeanMs   float64 `json:"b_mean_ms"`
+	AP99Ms    float64 `json:"a_p99_ms"`
+	BP99Ms    float64 `json:"b_p99_ms"`
+}
+
+// compareTargets compares the targets both sides have, in A's order (each
+// side's runs merged, as gab merge merges them); nil when a side has none.
+func compareTargets(a, b []*Run) []TargetComparison {
+	ta, errA := mergeTargets(a)
+	tb, errB := mergeTargets(b)
+	if errA != nil || errB != nil || len(ta) == 0 || len(tb) == 0 {
+		return nil
+	}
+	byKey := map[string]*targetSection{}
+	for i := range tb {
+		byKey[tb[i].key()] = &tb[i]
+	}
+	failed := func(t *targetSection) int64 {
+		return int64(t.Failed.Connect+t.Failed.Receive+t.Failed.Length+t.Failed.Exceptions) + t.Non2xx
+	}
+	var out []TargetComparison
+	for i := range ta {
+		x := &ta[i]
+		y := byKey[x.key()]
+		if y == nil {
+			continue
+		}
+		name := "other"
+		if !x.Other {
+			name = x.Method + " " + x.URL
+		}
+		out = append(out, TargetComparison{Target: name, AComplete: x.Complete, BComplete: y.Complete,
+			AFailed: failed(x), BFailed: failed(y), AMeanMs: x.Total.Mean, BMeanMs: y.Total.Mean, AP99Ms: x.Total.P99, BP99Ms: y.Total.P99})
+	}
+	return out
+}
+
+// writeTargetComparison prints gab compare's table per target.
+func writeTargetComparison(b *strings.Builder, ts []TargetComparison) {
+	if len(ts) == 0 {
+		return
+	}
+	change := func(a, b float64) string {
+		if a == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%+.1f %%", (b-a)/a*100)
+	}
+	b.WriteString("\nPer target (total time, ms; p99 within 1 %):\n")
+	fmt.Fprintf(b, "%10s %10s %9s %10s %10s %9s %8s %8s  %s\n", "A mean", "B mean", "change", "A p99", "B p99", "change", "A fail", "B fail", "target")
+	for _, t := range ts {
+		fmt.Fprintf(b, "%10.3f %10.3f %9s %10.3f %10.3f %9s %8d %8d  %s\n", t.AMeanMs, t.BMeanMs, change(t.AMeanMs, t.BMeanMs),
+			t.AP99Ms, t.BP99Ms, change(t.AP99Ms, t.BP99Ms), t.AFailed, t.BFailed, terminalSafe(t.Target))
+	}
 }
 
 // terminalSafe is s with every byte outside printable ASCII escaped (\xNN).

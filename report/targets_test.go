@@ -10,9 +10,9 @@ import (
 	"gab/client"
 )
 
-// targetRows are results per target of totals (µs) by target: "GET /a" gets
+// fixtureRows are results per target of totals (µs) by target: "GET /a" gets
 // totals[0], and so on.
-func targetRows(totals ...[]int64) []client.TargetResult {
+func fixtureRows(totals ...[]int64) []client.TargetResult {
 	var rows []client.TargetResult
 	for i, ts := range totals {
 		r := client.TargetResult{Method: "GET", URL: fmt.Sprintf("http://h/%c", 'a'+i), Hist: client.NewTargetHist()}
@@ -45,7 +45,7 @@ func targetRows(totals ...[]int64) []client.TargetResult {
 // against the schema, --extended's table naming each target.
 func TestTargetsSection(t *testing.T) {
 	res := tenSamples()
-	res.Targets = targetRows([]int64{1000, 2000, 3000, 4000}, []int64{500, 700}, []int64{9000})
+	res.Targets = fixtureRows([]int64{1000, 2000, 3000, 4000}, []int64{500, 700}, []int64{9000})
 	r := Summarize(res, Options{})
 	if len(r.Targets) != 3 {
 		t.Fatalf("%d targets", len(r.Targets))
@@ -78,10 +78,10 @@ func TestTargetsSection(t *testing.T) {
 // histograms exactly: the merge of the halves equals the whole run's entry.
 func TestTargetsMergeExactly(t *testing.T) {
 	whole := tenSamples()
-	whole.Targets = targetRows([]int64{1000, 2000, 3000, 4000, 5000, 61000}, []int64{500, 700, 900})
+	whole.Targets = fixtureRows([]int64{1000, 2000, 3000, 4000, 5000, 61000}, []int64{500, 700, 900})
 	one, two := tenSamples(), tenSamples()
-	one.Targets = targetRows([]int64{1000, 2000, 3000}, []int64{500})
-	two.Targets = targetRows([]int64{4000, 5000, 61000}, []int64{700, 900})
+	one.Targets = fixtureRows([]int64{1000, 2000, 3000}, []int64{500})
+	two.Targets = fixtureRows([]int64{4000, 5000, 61000}, []int64{700, 900})
 	want := roundTrip(t, Summarize(whole, Options{}))
 	merged, err := MergeRuns([]*Run{roundTrip(t, Summarize(one, Options{})), roundTrip(t, Summarize(two, Options{}))})
 	if err != nil {
@@ -99,5 +99,48 @@ func TestTargetsMergeExactly(t *testing.T) {
 	}
 	if g := merged.Targets[1]; g.Failed.Connect != 4 || g.Non2xx != 2 {
 		t.Errorf("counts not added: %+v", g)
+	}
+}
+
+// The HTML report has a table of the results per target, every name escaped.
+func TestTargetsHTML(t *testing.T) {
+	res := tenSamples()
+	res.Targets = fixtureRows([]int64{1000, 2000}, []int64{500})
+	res.Targets[1].URL = "http://h/<script>"
+	var b bytes.Buffer
+	if err := WriteHTMLPage(&b, &Page{Title: "t", Runs: []PageRun{{Doc: Summarize(res, Options{})}}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<table id="targets-`, "<td>GET http://h/a</td><td>2</td>", "GET http://h/&lt;script&gt;", "<td>1.500</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "h/<script>") {
+		t.Error("a target's name reaches the page unescaped")
+	}
+}
+
+// gab compare compares the targets both sides have: mean, p99 and failures.
+func TestTargetsCompare(t *testing.T) {
+	a, b := tenSamples(), tenSamples()
+	a.Targets = fixtureRows([]int64{1000, 3000}, []int64{500})
+	b.Targets = fixtureRows([]int64{3000, 5000}, []int64{500})
+	doc, err := Compare("a.json", "b.json", []CompareGroup{{Runs: []*Run{roundTrip(t, Summarize(a, Options{}))}}},
+		[]CompareGroup{{Runs: []*Run{roundTrip(t, Summarize(b, Options{}))}}}, func([]string) map[string]string { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := doc.Groups[0].Targets
+	if len(ts) != 2 || ts[0].Target != "GET http://h/a" || ts[0].AMeanMs != 2 || ts[0].BMeanMs != 4 || ts[1].AFailed != 3 {
+		t.Fatalf("targets compared: %+v", ts)
+	}
+	var out bytes.Buffer
+	if err := doc.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Per target (total time, ms; p99 within 1 %):") || !strings.Contains(out.String(), "+100.0 %") {
+		t.Errorf("gab compare's text:\n%s", out.String())
 	}
 }
