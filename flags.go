@@ -98,6 +98,7 @@ type cliOptions struct {
 	HlogFile string        // --hlog
 	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
 	targets  targetOptions // --targets, --targets-format (targetsopt.go)
+	replay   replayOptions // --replay, --replay-speed (replayopt.go)
 }
 
 // newOptions returns ab's defaults.
@@ -140,6 +141,7 @@ type longOptions struct {
 	http3, earlyData bool // --http3, --early-data
 	urls             urlOptions
 	targets          targetOptions
+	replay           replayOptions
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -177,6 +179,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	addShardFlags(fs, &lo.shard)
 	addURLFlags(fs, &lo.urls)
 	addTargetFlags(fs, &lo.targets)
+	addReplayFlags(fs, &lo.replay)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -798,6 +801,9 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 			return exitUsage, true
 		}
 	}
+	if o.replay.file != "" && len(args) <= 1 {
+		wantArgs = len(args) // the URL the log's paths go to, if they are paths
+	}
 	if o.Demo {
 		wantArgs = 0 // the URL is the demo server's
 		if len(args) == 1 {
@@ -813,7 +819,13 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if o.urls.file != "" || o.targets.file != "" {
+	if o.replay.file != "" {
+		t, status, done := o.checkReplay(args, st, stderr)
+		if done {
+			return status, done
+		}
+		target = t
+	} else if o.urls.file != "" || o.targets.file != "" {
 		why := urlListConflict(o)
 		if o.targets.file != "" && why == "" {
 			why = o.targetsConflict(st)
@@ -949,7 +961,10 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 		if err := o.applyURLLong(lo, fs.Changed); err != nil {
 			return err
 		}
-		return o.applyTargetLong(lo, fs.Changed)
+		if err := o.applyTargetLong(lo, fs.Changed); err != nil {
+			return err
+		}
+		return o.applyReplayLong(lo, fs)
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)

@@ -582,6 +582,8 @@ var badLongValues = map[string][]string{
 	"seed":            {"--seed", "x"},
 	"targets":         {"--targets", "/nonexistent/targets.txt"},
 	"targets-format":  {"--targets-format", "yaml"},
+	"replay":          {"--replay", "/nonexistent/access.log"},
+	"replay-speed":    {"--replay-speed", "0"},
 	"early-data":      {"--early-data"},
 	"streams":         {"--streams", "0"},
 	"cgi":             {"--cgi", ""},

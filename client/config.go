@@ -161,6 +161,12 @@ type Config struct {
 	// takes the goroutine-per-connection path.
 	ConnectDelay time.Duration
 
+	// Replay, when set (--replay), is each request's due time in ns since
+	// the start, ascending: request k is due at Replay[k] and sends the URL
+	// list's entry k (Rate must still be > 0: the mean rate). Requests is
+	// at most len(Replay).
+	Replay []int64
+
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64
 	// RateSchedule, when not empty, replaces Rate's constant (which must

@@ -89,6 +89,9 @@ type tally struct {
 	// actual send time, from which ab's uncorrected tables count.
 	Intended int64
 	Sent     int64
+	// slot is the schedule's slot of the request claimed last (rate mode):
+	// with Config.Replay, the URL list's entry it sends.
+	slot int64
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	conn     atomic.Pointer[connBox]
@@ -694,6 +697,7 @@ func (rn *Runner) newRun() *run {
 	}
 	if cfg.Rate > 0 {
 		r.sched = newSchedule(cfg.Rate, cfg.RateSchedule)
+		r.sched.replay = cfg.Replay
 	}
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)

@@ -303,7 +303,7 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	st.reset()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
-	st.block, st.reqBody, st.head, st.o.entry = c.h.request(&st.blockBuf)
+	st.block, st.reqBody, st.head, st.o.entry = c.h.request(&st.blockBuf, st.tally)
 	c.openStreamLocked(st)
 	c.smu.Unlock()
 	err := c.writeHeaders(st.id, st.block, true)

@@ -133,7 +133,7 @@ func (h *http1) work(r *run, slot int, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
-		c.req, c.head, c.idem, c.entry = h.request(&c.wbuf)
+		c.req, c.head, c.idem, c.entry = h.request(&c.wbuf, t)
 		c.roundTrip()
 		c.out.entry = c.entry
 		if !r.finish(t, &c.out) {
@@ -170,10 +170,10 @@ type h1conn struct {
 // target's, built once; head and idem say whether its method is HEAD and is
 // idempotent.
 // entry is the URL's list index plus 1 (0 without a list).
-func (h *http1) request(buf *[]byte) (req []byte, head, idem bool, entry int32) {
+func (h *http1) request(buf *[]byte, t *tally) (req []byte, head, idem bool, entry int32) {
 	switch {
 	case h.pre != nil:
-		i := h.pre.next()
+		i := h.pre.next(t)
 		m := h.pre.specs[i].Method
 		return h.pre.reqs[i], m == "HEAD", isIdempotent(m), int32(i + 1)
 	case h.urls != nil:
@@ -181,7 +181,7 @@ func (h *http1) request(buf *[]byte) (req []byte, head, idem bool, entry int32) 
 			*buf = make([]byte, 0, h.urls.maxLen())
 		}
 		var i int
-		*buf, i = h.urls.request(*buf)
+		*buf, i = h.urls.request(*buf, t)
 		return *buf, h.headRequest, h.idempotent, int32(i + 1)
 	}
 	return h.cfg.Request, h.headRequest, h.idempotent, 0

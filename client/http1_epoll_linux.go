@@ -246,7 +246,7 @@ func (lp *epLoop) pump(c *epConn) {
 			}
 			c.out = outcome{}
 			c.retried, c.start = false, -1
-			c.req, c.head, c.idem, c.entry = lp.h.request(&c.wbuf)
+			c.req, c.head, c.idem, c.entry = lp.h.request(&c.wbuf, lp.t)
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)

@@ -193,10 +193,10 @@ func (h *h2Transport) slots() int {
 // claimed: h.block, with --urls the next URL's block assembled in *buf, with
 // --targets the next target's, built once.
 // entry is the URL's list index plus 1 (0 without a list).
-func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool, entry int32) {
+func (h *h2Transport) request(buf *[]byte, t *tally) (block, body []byte, head bool, entry int32) {
 	switch {
 	case h.pre != nil:
-		i := h.pre.next()
+		i := h.pre.next(t)
 		sp := &h.pre.specs[i]
 		if sp.HasBody {
 			body = sp.Body
@@ -207,7 +207,7 @@ func (h *h2Transport) request(buf *[]byte) (block, body []byte, head bool, entry
 			*buf = make([]byte, 0, h.urls.maxLen())
 		}
 		var i int
-		*buf, i = h.urls.block(*buf)
+		*buf, i = h.urls.block(*buf, t)
 		return *buf, h.body, h.headReq, int32(i + 1)
 	}
 	return h.block, h.body, h.headReq, 0
@@ -328,7 +328,7 @@ func (h *h2Transport) work(r *run, slot int, t *tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
-	st.block, st.reqBody, st.head, st.o.entry = h.request(&st.blockBuf)
+	st.block, st.reqBody, st.head, st.o.entry = h.request(&st.blockBuf, t)
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {

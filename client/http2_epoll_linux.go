@@ -249,7 +249,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	now := lp.tick()
 	st.state = h2eWaiting
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
-	st.block, _, st.head, st.o.entry = lp.h.request(&st.blockBuf) // no body: h2EpollLoops
+	st.block, _, st.head, st.o.entry = lp.h.request(&st.blockBuf, lp.t) // no body: h2EpollLoops
 	st.opened, st.retries = false, 0
 	return true
 }

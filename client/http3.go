@@ -260,14 +260,14 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	*o = outcome{Start: now, TCPDone: now, Connect: now}
 	s.req, s.head = h.request, h.headReq
 	if h.pre != nil { // --targets: the next target's request
-		i := h.pre.next()
+		i := h.pre.next(t)
 		s.req, s.head, o.entry = h.pre.reqs[i], h.pre.specs[i].Method == "HEAD", int32(i+1)
 	} else if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
 		if s.reqBuf == nil {
 			s.reqBuf = make([]byte, 0, h.urls.maxLen())
 		}
 		var i int
-		s.reqBuf, i = h.urls.request(s.reqBuf)
+		s.reqBuf, i = h.urls.request(s.reqBuf, t)
 		s.req, o.entry = s.reqBuf, int32(i+1)
 	}
 	retries := 0

@@ -41,6 +41,8 @@ type URLList struct {
 	// a sequence that Seed fixes; else the URLs are taken in turn.
 	Random bool
 	Seed   uint64
+	// Replay: request k sends URL k (Config.Replay's slot; one origin).
+	Replay bool
 	// maxTarget is the longest request target.
 	maxTarget int
 	// specs are --targets' methods, headers and bodies, by URL (nil for
@@ -132,8 +134,11 @@ func (l *URLList) pickerFor(oi int) *urlPicker {
 	return p
 }
 
-// pick is the URL of the origin's next request.
-func (p *urlPicker) pick() int {
+// pick is the URL of the origin's next request, claimed by t's worker.
+func (p *urlPicker) pick(t *tally) int {
+	if p.list.Replay {
+		return int(min(t.slot, int64(p.list.Len()-1)))
+	}
 	k := p.next.Add(1) - 1
 	n := uint64(p.list.Len())
 	if p.idx != nil {
@@ -183,10 +188,10 @@ func newH1URLs(cfg *Config) (*h1URLs, error) {
 
 // request assembles the next request's bytes into buf (grown once to the
 // longest request) and returns them.
-func (u *h1URLs) request(buf []byte) ([]byte, int) {
-	i := u.pick()
-	t := u.list.RequestTarget(i)
-	return append(append(append(buf[:0], u.prefix...), t...), u.suffix...), i
+func (u *h1URLs) request(buf []byte, t *tally) ([]byte, int) {
+	i := u.pick(t)
+	target := u.list.RequestTarget(i)
+	return append(append(append(buf[:0], u.prefix...), target...), u.suffix...), i
 }
 
 // maxLen is the longest request's length.
@@ -224,8 +229,8 @@ func newH2URLs(cfg *Config) (*h2URLs, error) {
 }
 
 // block assembles the next request's header block into buf.
-func (u *h2URLs) block(buf []byte) ([]byte, int) {
-	i := u.pick()
+func (u *h2URLs) block(buf []byte, t *tally) ([]byte, int) {
+	i := u.pick(t)
 	path := u.list.RequestTarget(i)
 	buf = append(buf[:0], u.prefix...)
 	buf = append(buf, 0x14)                    // never-indexed literal, name :path (static index 4)
@@ -303,8 +308,8 @@ func newH3URLs(cfg *Config) (*h3URLs, error) {
 }
 
 // request assembles the next request into buf.
-func (u *h3URLs) request(buf []byte) ([]byte, int) {
-	i := u.pick()
+func (u *h3URLs) request(buf []byte, t *tally) ([]byte, int) {
+	i := u.pick(t)
 	path := u.list.RequestTarget(i)
 	var lenBuf [8]byte
 	pathLen := appendHpackInt(lenBuf[:0], 0, 7, len(path))
@@ -425,7 +430,7 @@ func newPrebuilt(cfg *Config, build func(c *Config) ([]byte, error)) (*prebuilt,
 }
 
 // next is the next target's index.
-func (p *prebuilt) next() int { return p.pick() }
+func (p *prebuilt) next(t *tally) int { return p.pick(t) }
 
 // Targets reports whether the list is --targets' (each URL with its method,
 // headers and body) rather than --urls'.

@@ -52,7 +52,7 @@ func TestURLListHoldsTargetsAndOrigins(t *testing.T) {
 	p := l.pickerFor(0)
 	var seq []int
 	for range 5 {
-		seq = append(seq, p.pick())
+		seq = append(seq, p.pick(nil))
 	}
 	if fmt.Sprint(seq) != "[0 2 0 2 0]" {
 		t.Errorf("origin 0's URLs in turn: %v, want [0 2 0 2 0]", seq)
@@ -68,7 +68,7 @@ func TestURLPickerRandomIsSeeded(t *testing.T) {
 		p := l.pickerFor(0)
 		var b strings.Builder
 		for range 100 {
-			fmt.Fprint(&b, p.pick(), " ")
+			fmt.Fprint(&b, p.pick(nil), " ")
 		}
 		return b.String()
 	}
@@ -153,7 +153,7 @@ func TestURLsHTTP2Blocks(t *testing.T) {
 	}
 	var buf []byte
 	for _, want := range []string{"/a", long, "/c%20d", "/a"} {
-		buf, _ = u.block(buf)
+		buf, _ = u.block(buf, nil)
 		fields, err := hpack.NewDecoder(4096, nil).DecodeFull(buf)
 		if err != nil {
 			t.Fatalf("block for %.20s: %v", want, err)
@@ -257,7 +257,7 @@ func TestURLsHTTP3Requests(t *testing.T) {
 	}
 	var buf []byte
 	for _, want := range []string{"/a", long, "/a"} {
-		buf, _ = u.request(buf)
+		buf, _ = u.request(buf, nil)
 		one := cfg
 		one.Spec.Target = want
 		single, err := h3Request(&one)

@@ -153,3 +153,56 @@ func errorAs(err error, pe **Error) bool {
 	*pe = e
 	return ok
 }
+
+func TestParseAccessLog(t *testing.T) {
+	in := `127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326` + "\n" +
+		`10.0.0.1 - - [10/Oct/2000:13:55:37 -0700] "POST /form?a=b HTTP/1.1" 302 0 "http://ref/" "Mozilla/5.0 (X11)"` + "\n" +
+		"\n" +
+		`10.0.0.1 - - [10/Oct/2000:13:55:37 -0700] "-" 400 0 "-" "-"` + "\n" +
+		`garbage` + "\n" +
+		`10.0.0.1 - - [10/Oct/2000:13:55:38 -0700] "\x16\x03\x01 x" 400 0` + "\n" +
+		`10.0.0.1 - - [10/Oct/2000:13:55:39 -0700] "GET http://other:8080/abs HTTP/1.1" 200 1` + "\n" +
+		`10.0.0.1 - - [99/Oct/2000:13:55:39 -0700] "GET /bad-time HTTP/1.1" 200 1`
+	es, bad, err := ParseAccessLog(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, fmt.Sprintf("%d %s %s %s", e.Line, e.Time.UTC().Format("15:04:05"), e.Method, e.Target))
+	}
+	if strings.Join(got, "; ") != "1 20:55:36 GET /apache_pb.gif; 2 20:55:37 POST /form?a=b; 7 20:55:39 GET http://other:8080/abs" {
+		t.Errorf("entries %q", got)
+	}
+	if fmt.Sprint(bad) != "[4 5 6 8]" {
+		t.Errorf("bad lines %v, want [4 5 6 8]", bad)
+	}
+}
+
+// FuzzParseAccessLog: no panic; every entry has a token method and a path
+// or absolute URL free of spaces and controls; entries and bad lines name
+// distinct lines of the input.
+func FuzzParseAccessLog(f *testing.F) {
+	f.Add(`h - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 1` + "\n" + `x [y] "z"`)
+	f.Add(`h - - [10/Oct/2000:13:55:36 +0000] "PUT http://h/x" 201 0 "-" "agent \"q\""`)
+	f.Fuzz(func(t *testing.T, in string) {
+		es, bad, err := ParseAccessLog(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		seen := map[int]bool{}
+		lines := strings.Count(in, "\n") + 1
+		for _, e := range es {
+			if !isToken(e.Method) || checkURL("http://h"+e.Target) != nil && checkURL(e.Target) != nil || e.Line < 1 || e.Line > lines || seen[e.Line] {
+				t.Fatalf("a bad entry: %+v", e)
+			}
+			seen[e.Line] = true
+		}
+		for _, n := range bad {
+			if n < 1 || n > lines || seen[n] {
+				t.Fatalf("bad line %d", n)
+			}
+			seen[n] = true
+		}
+	})
+}
