@@ -102,11 +102,11 @@ func (o *cliOptions) loadReplay(stdin io.Reader, base client.Target, haveBase bo
 		if len(bad) > maxNamedLines {
 			more = ", ..."
 		}
-		what := "lines are not requests"
+		what, which := "lines are not requests", "lines"
 		if len(bad) == 1 {
-			what = "line is not a request"
+			what, which = "line is not a request", "line"
 		}
-		fmt.Fprintf(warn, "gab: --replay %s: %d %s, not sent (lines %s%s)\n", quoteName(name), len(bad), what, strings.Join(named, ", "), more)
+		fmt.Fprintf(warn, "gab: --replay %s: %d %s, not sent (%s %s%s)\n", quoteName(name), len(bad), what, which, strings.Join(named, ", "), more)
 	}
 	// The log's order by time (a log is written as requests end): stable,
 	// so that the lines of one second keep theirs.
