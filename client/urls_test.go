@@ -362,3 +362,27 @@ func TestTargetResultsAddUp(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkURLsPerRequestWork is what --urls adds to a request on the
+// client's side, alone: pick the next of 1000 URLs, assemble its bytes into
+// the connection's buffer, and account for it in its target's row. A
+// keep-alive request costs the client about 15 µs of CPU against nginx
+// (BENCHMARKS.md); this is the difference between --urls and one URL.
+func BenchmarkURLsPerRequestWork(b *testing.B) {
+	cfg := h1Config(8080, 1, 1, true)
+	cfg.URLs = urlList(b, 8080, 1000)
+	u, err := newH1URLs(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := newTargetStats(&cfg)
+	buf := make([]byte, 0, u.maxLen())
+	var o outcome
+	b.ReportAllocs()
+	for b.Loop() {
+		var i int
+		buf, i = u.request(buf, nil)
+		o = outcome{Status: 200, Body: 100, entry: int32(i + 1)}
+		ts.add(&o, true, 250)
+	}
+}
