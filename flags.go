@@ -98,7 +98,9 @@ type cliOptions struct {
 	HlogFile string        // --hlog
 	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
 	targets  targetOptions // --targets, --targets-format (targetsopt.go)
-	replay   replayOptions // --replay, --replay-speed (replayopt.go)
+	// memoryLimit is the soft memory limit a big URL list asks for (urls.go; 0: none).
+	memoryLimit int64
+	replay      replayOptions // --replay, --replay-speed (replayopt.go)
 }
 
 // newOptions returns ab's defaults.

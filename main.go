@@ -17,6 +17,7 @@ import (
 
 	"gab/client"
 	"gab/internal/threshold"
+	"runtime/debug"
 )
 
 // version is gab's own version (--version); release builds set it with -ldflags "-X main.version=...".
@@ -76,6 +77,9 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	o, status, done := parseCommandLine(argv, out, errw)
 	if done {
 		return status
+	}
+	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (urls.go)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit))
 	}
 	if o.CPUs > 0 {
 		runtime.GOMAXPROCS(o.CPUs)

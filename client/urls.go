@@ -93,6 +93,21 @@ func (l *URLList) Add(t Target, target string, serverName func(Target) string) e
 	return nil
 }
 
+// Trim gives back the arena's room beyond the URLs (NewURLList's size hint
+// is the file's size, of which the paths are a part): call it once the list
+// is complete.
+func (l *URLList) Trim() {
+	if cap(l.arena) > len(l.arena)+len(l.arena)/8 {
+		l.arena = append([]byte(nil), l.arena...)
+	}
+	if cap(l.ends) > len(l.ends)+len(l.ends)/8 {
+		l.ends = append([]uint32(nil), l.ends...)
+	}
+	if l.origin != nil && cap(l.origin) > len(l.origin)+len(l.origin)/8 {
+		l.origin = append([]uint16(nil), l.origin...)
+	}
+}
+
 // Len is the number of URLs.
 func (l *URLList) Len() int { return len(l.ends) }
 

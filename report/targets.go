@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -36,6 +37,29 @@ type targetSection struct {
 	// Sums are the total time's exact sums and its histogram (2 significant
 	// digits), for merging.
 	Sums exactSums `json:"sums"`
+
+	// hist is the histogram of a run's own entry, encoded into
+	// Sums.Histogram only when the document is written (MarshalJSON): a
+	// thousand encodings are a thousand zlib writers' garbage that a run
+	// without a document need not make. Nil in a document read back.
+	hist *hdrhistogram.Histogram
+}
+
+// MarshalJSON writes the entry with its histogram encoded.
+func (t targetSection) MarshalJSON() ([]byte, error) {
+	type plain targetSection
+	if t.hist != nil {
+		t.Sums.Histogram = histogramOf(t.hist)
+	}
+	return json.Marshal(plain(t))
+}
+
+// histogram is the entry's histogram: its own, or decoded from the document.
+func (t *targetSection) histogram() (*hdrhistogram.Histogram, error) {
+	if t.hist != nil {
+		return t.hist, nil
+	}
+	return t.Sums.Histogram.decode()
 }
 
 // targetTimes are a target's total-time figures in ms.
@@ -59,7 +83,8 @@ func targetsOf(rows []client.TargetResult) []targetSection {
 		s := targetSection{Method: t.Method, URL: t.URL, Other: t.Other, Complete: t.Complete,
 			Failed: failures{Connect: int(t.Connect), Receive: int(t.Receive), Length: int(t.Length), Exceptions: int(t.Exceptions)},
 			Non2xx: t.Non2xx, WriteErrors: t.WriteErrors, BodyBytes: t.BodyBytes,
-			Sums: columnSumsOf(uint64(t.Count), uint64(t.SumUs), t.MinUs, t.MaxUs, sq, h),
+			Sums: exactSums{Count: t.Count, MinUs: t.MinUs, MaxUs: t.MaxUs, SumUs: uint64(t.SumUs), SumSquaresUs2: sq.String()},
+			hist: h,
 		}
 		s.Total = targetTimesOf(uint64(t.Count), uint64(t.SumUs), t.MinUs, t.MaxUs, h)
 		out = append(out, s)
@@ -118,7 +143,7 @@ func mergeTargets(runs []*Run) ([]targetSection, error) {
 			s.Non2xx += t.Non2xx
 			s.WriteErrors += t.WriteErrors
 			s.BodyBytes += t.BodyBytes
-			if err := a.col.add(&t.Sums); err != nil {
+			if err := a.col.addTarget(t); err != nil {
 				return nil, fmt.Errorf("target %s: %v", t.key(), err)
 			}
 		}
@@ -126,11 +151,37 @@ func mergeTargets(runs []*Run) ([]targetSection, error) {
 	var out []targetSection
 	for _, a := range order {
 		c := &a.col
-		a.s.Sums = columnSumsOf(c.count, c.sum, c.min, c.max, c.sq, c.hist)
+		a.s.Sums = exactSums{Count: int64(c.count), MinUs: c.min, MaxUs: c.max, SumUs: c.sum, SumSquaresUs2: c.sq.String()}
+		a.s.hist = c.hist
 		a.s.Total = targetTimesOf(c.count, c.sum, c.min, c.max, c.hist)
 		out = append(out, a.s)
 	}
 	return out, nil
+}
+
+// addTarget adds a target entry's sums and histogram (its own, or decoded).
+func (c *mergedColumn) addTarget(t *targetSection) error {
+	s := &t.Sums
+	if s.Count == 0 {
+		return nil
+	}
+	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
+	if !ok {
+		return fmt.Errorf("sum_squares_us2 %q is not an integer", s.SumSquaresUs2)
+	}
+	h, err := t.histogram()
+	if err != nil {
+		return err
+	}
+	if c.count == 0 || s.MinUs < c.min {
+		c.min = s.MinUs
+	}
+	c.max = max(c.max, s.MaxUs)
+	c.count += uint64(s.Count)
+	c.sum += s.SumUs
+	c.sq.Add(c.sq, sq)
+	c.hist.Merge(h)
+	return nil
 }
 
 // writeTargets prints the results per target (--extended, gab merge).
