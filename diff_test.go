@@ -135,8 +135,8 @@ var diffCases = []diffCase{
 	{name: "missing-postfile", args: words("-p /nonexistent/post.data {N}/post")},
 	{name: "mix-post-put", args: words("-p {DATA} -u {DATA} {N}/post")},
 	{name: "mix-head-post", args: words("-i -p {DATA} {N}/post")},
-	{name: "illegal-first", args: words("-Q -n 3 {N}/f100.txt")},
-	{name: "illegal-last", args: words("-n 3 -Q {N}/f100.txt")},
+	{name: "illegal-first", args: words("-Y -n 3 {N}/f100.txt")}, // -Y: illegal in both (gab takes the next ab's -Q)
+	{name: "illegal-last", args: words("-n 3 -Y {N}/f100.txt")},
 	{name: "missing-optarg", args: words("-n")},
 	{name: "bad-protocol", args: words("-n 1 -f SSL2 {S}/f100.txt")},
 	{name: "csv-unwritable", args: words("-n 2 -e /nonexistent/dir/e.csv {N}/f100.txt")},

@@ -44,8 +44,9 @@ const timeLimitRequests = 50000
 // uncappedRequests stands for "no request limit" under -t --no-cap.
 const uncappedRequests = math.MaxInt32
 
-// shortOptions is ab 2.3's getopt string (TLS build).
-const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqB:m:Z:f:E:"
+// shortOptions is ab 2.3's getopt string (TLS build) with the options of
+// Apache httpd trunk's ab ("...SqQB:m:R:W:"): -Q, -R and -W.
+const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqQB:m:R:W:Z:f:E:"
 
 // cliOptions is everything the command line says: the engine's configuration
 // and how to present the results.
@@ -62,6 +63,7 @@ type cliOptions struct {
 	GnuplotFile                     string // -g
 	CSVFile                         string // -e
 	Proxy                           bool   // -X was given (ab's isproxy), even with an empty host
+	NoBanner                        bool   // -Q (httpd trunk's ab): no "This is ApacheBench" banner
 	// Progress is ab's heartbeat: a "Completed N requests" line every Progress
 	// recorded requests; 0 means no progress lines ("..." and "..done").
 	Progress int
@@ -94,7 +96,12 @@ type cliOptions struct {
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
-	HlogFile string // --hlog
+	HlogFile string        // --hlog
+	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
+	targets  targetOptions // --targets, --targets-format (targetsopt.go)
+	// memoryLimit is the soft memory limit a big URL list asks for (urls.go; 0: none).
+	memoryLimit int64
+	replay      replayOptions // --replay, --replay-speed (replayopt.go)
 	// Live is --live, --metrics, --metrics-linger and --remote-write (livecli.go).
 	Live liveSpec
 	// Dashboard is --dashboard's address (the HTML report served live), and
@@ -144,6 +151,9 @@ type longOptions struct {
 	live                                                           liveFlags
 
 	http3, earlyData bool // --http3, --early-data
+	urls             urlOptions
+	targets          targetOptions
+	replay           replayOptions
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -182,6 +192,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
 	addLiveFlags(fs, &lo.live)
+	addURLFlags(fs, &lo.urls)
+	addTargetFlags(fs, &lo.targets)
+	addReplayFlags(fs, &lo.replay)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -553,6 +566,10 @@ type shortState struct {
 	timeLimit bool // -t given
 	requests  bool // -n given
 	fs        *pflag.FlagSet
+	// workers and rampDelay are -W's and -R's values as atoi read them
+	// (checked after the options); workersSet: -W was given.
+	workers, rampDelay int
+	workersSet         bool
 }
 
 // parseArgs reads argv (argv[0] included) as ab 2.3 does, plus gab's long
@@ -580,7 +597,7 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 	}
 	if lo.help {
 		writeUsage(stdout, argv0)
-		io.WriteString(stdout, "\n")
+		io.WriteString(stdout, "\n"+trunkUsage+"\n")
 		writeLongUsage(stdout, fs)
 		writeCommands(stdout, argv0) // commands.go; -h stays ab's usage and the long options
 		return o, exitOK, true
@@ -618,16 +635,18 @@ func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, st
 		return exitOK, true
 	case 'h':
 		writeUsage(stderr, o.Argv0)
-		io.WriteString(stderr, "\n")
+		io.WriteString(stderr, "\n"+trunkUsage+"\n")
 		writeLongUsage(stderr, st.fs)
 		return exitUsage, true
 	case 'n', 'k', 'r', 't', 's', 'c', 'b', 'l', 'v', 'B', 'X':
 		return o.applyRunShort(opt, arg, st, stderr)
+	case 'W', 'R':
+		o.applyTrunkShort(opt, arg, st)
 	case 'i', 'p', 'u', 'm', 'T', 'C', 'A', 'P', 'H':
 		return o.applyRequestShort(opt, arg, st, stderr)
 	case 'I', 'Z', 'f', 'E':
 		o.applyTLSShort(opt, arg)
-	case 'q', 'd', 'S', 'g', 'e', 'w', 'x', 'y', 'z':
+	case 'q', 'Q', 'd', 'S', 'g', 'e', 'w', 'x', 'y', 'z':
 		o.applyOutputShort(opt, arg, st)
 	}
 	return exitOK, false
@@ -747,6 +766,8 @@ func (o *cliOptions) applyOutputShort(opt byte, arg string, st *shortState) {
 	switch opt {
 	case 'q':
 		st.quiet = true
+	case 'Q':
+		o.NoBanner = true
 	case 'd':
 		o.NoPercentiles = true
 	case 'S':
@@ -788,6 +809,16 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		return exitUsage, true
 	}
 	wantArgs := 1
+	if o.urls.file != "" || o.targets.file != "" {
+		wantArgs = 0 // the URLs are the file's
+		if len(args) == 1 {
+			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.listOption(), args[0])
+			return exitUsage, true
+		}
+	}
+	if o.replay.file != "" && len(args) <= 1 {
+		wantArgs = len(args) // the URL the log's paths go to, if they are paths
+	}
 	if o.Demo {
 		wantArgs = 0 // the URL is the demo server's
 		if len(args) == 1 {
@@ -803,7 +834,32 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if !o.Demo {
+	if o.replay.file != "" {
+		t, status, done := o.checkReplay(args, st, stderr)
+		if done {
+			return status, done
+		}
+		target = t
+	} else if o.urls.file != "" || o.targets.file != "" {
+		why := urlListConflict(o)
+		if o.targets.file != "" && why == "" {
+			why = o.targetsConflict(st)
+		}
+		if why != "" {
+			fmt.Fprintf(stderr, "gab: %s\n", why)
+			return exitUsage, true
+		}
+		load := o.loadURLs
+		if o.targets.file != "" {
+			load = o.loadTargets
+		}
+		t, err := load(os.Stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitUsage, true
+		}
+		target, o.URL = t, t.Raw
+	} else if !o.Demo {
 		o.URL = args[0]
 		t, err := client.ParseURL(o.URL)
 		if err != nil {
@@ -824,6 +880,9 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	if cfg.Concurrency > cfg.Requests {
 		return usageError("Cannot use concurrency level greater than total number of requests")
+	}
+	if status, done := o.checkTrunk(st, usageError); done {
+		return status, done
 	}
 	o.Progress = client.ProgressInterval(cfg.Requests, st.quiet)
 	cfg.Quiet = o.Progress == 0
@@ -917,7 +976,13 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 				return err
 			}
 		}
-		return nil
+		if err := o.applyURLLong(lo, fs.Changed); err != nil {
+			return err
+		}
+		if err := o.applyTargetLong(lo, fs.Changed); err != nil {
+			return err
+		}
+		return o.applyReplayLong(lo, fs)
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)

@@ -84,8 +84,10 @@ var goldenTable = map[string]goldenCase{
 			t.Errorf("stderr %q, want the abort after 10 failures", got.Stderr)
 		}
 	}},
-	"refused-r":    {modeFixed, "with -r a refused connect is a Connect failure, retried; Failed ≤ Complete", checkRefusedR},
-	"refused-r-v1": {modeFixed, "with -r a refused connect is a Connect failure, retried; Failed ≤ Complete", checkRefusedR},
+	"err-illegal-option-first": {modeFixed, "-Q is the next ab's option (no banner), which gab accepts: the run goes on without the banner", checkTrunkQ},
+	"err-illegal-option-last":  {modeFixed, "-Q is the next ab's option (no banner), which gab accepts: no illegal-option line, no banner", checkTrunkQ},
+	"refused-r":                {modeFixed, "with -r a refused connect is a Connect failure, retried; Failed ≤ Complete", checkRefusedR},
+	"refused-r-v1":             {modeFixed, "with -r a refused connect is a Connect failure, retried; Failed ≤ Complete", checkRefusedR},
 	"https-on-plain-port": {modeFixed, "a failed TLS handshake is a Connect failure (ab records an empty success)", func(t *testing.T, got golden.Result, _ string) {
 		if !strings.Contains(got.Stdout+got.Stderr, "Connect: ") && !strings.Contains(got.Stderr, "Test aborted after 10 failures") {
 			t.Errorf("no Connect failures reported:\n%s%s", got.Stdout, got.Stderr)
@@ -163,6 +165,16 @@ func wantLines(t *testing.T, out string, lines ...string) {
 		if !strings.Contains("\n"+out+"\n", "\n"+l+"\n") {
 			t.Errorf("missing line %q in:\n%s", l, out)
 		}
+	}
+}
+
+// checkTrunkQ: ab 2.3 refuses -Q (its goldens' illegal option); gab takes
+// it as httpd trunk's ab does, so "-Q -n 3" runs 3 requests without the banner.
+func checkTrunkQ(t *testing.T, got golden.Result, _ string) {
+	wantExit(t, got, 0)
+	wantLines(t, got.Stdout, "Complete requests:      3", "Failed requests:        0")
+	if got.Stderr != "" || strings.Contains(got.Stdout, "ApacheBench") {
+		t.Errorf("-Q: stderr %q, stdout:\n%s", got.Stderr, got.Stdout)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,8 +87,13 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if done {
 		return status
 	}
+	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (urls.go)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit))
+	}
 	if o.CPUs > 0 {
 		runtime.GOMAXPROCS(o.CPUs)
+	} else if w := o.Config.Workers; w > 0 { // -W: the run's threads (given back after it)
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w))
 	}
 	if o.Demo {
 		stop, err := startDemo(o)
@@ -217,7 +223,9 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 	// On a terminal, --start-at's wait is announced before ab's first line
 	// (which "Benchmarking ... (be patient)..." would leave unfinished).
 	noteStartAt(r.errw, o.StartAt, time.Now())
-	writeBanner(textw, o.HTML)
+	if !o.NoBanner {
+		writeBanner(textw, o.HTML)
+	}
 	if !o.HTML {
 		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)
 		if o.Proxy {

@@ -98,6 +98,13 @@ type Config struct {
 	HeadLen int
 	// Spec is what Request was built from; HTTP/2 and CGI transports read it.
 	Spec RequestSpec
+	// URLs, when set (--urls), replaces the one request target with a list
+	// of URLs taken in turn (or at random); Target is the first URL's.
+	URLs *URLList
+	// urlOrigin is the URLs' origin this configuration's connections keep
+	// to (a multiTransport gives each origin its copy).
+	urlOrigin int
+	perOrigin bool // this is an origin's copy: its transport is that origin's
 
 	Requests       int           // -n
 	Concurrency    int           // -c
@@ -143,6 +150,22 @@ type Config struct {
 	// count and figure, as a warm-up's (Result.Ramp says how many). The run
 	// takes the goroutine-per-connection path, where a slot is a connection.
 	RampUp time.Duration
+
+	// Workers, when > 0, is the number of event loops (ab's -W worker
+	// threads), at most Concurrency; 0 lets the engine choose.
+	Workers int
+	// ConnectDelay, when > 0, starts slot i's first request (i mod
+	// Concurrency: its connection) at i·ConnectDelay after the run's start,
+	// instead of ab's start once the first response head arrives (-R, the
+	// next ab's ramp delay). Unlike RampUp, every request counts. The run
+	// takes the goroutine-per-connection path.
+	ConnectDelay time.Duration
+
+	// Replay, when set (--replay), is each request's due time in ns since
+	// the start, ascending: request k is due at Replay[k] and sends the URL
+	// list's entry k (Rate must still be > 0: the mean rate). Requests is
+	// at most len(Replay).
+	Replay []int64
 
 	// Rate, when > 0, is the open-model schedule in requests per second (--rate).
 	Rate float64

@@ -64,6 +64,10 @@ type outcome struct {
 	KeptAlive bool       // completed on a connection kept alive for the next request (ab doneka)
 	Err       error      // the cause, for failures
 	CGI       *cgiSample // per-request CGI phases (CGI transport only; copied when recorded)
+	// entry is the URL list's index of the request's URL plus 1 (0: no list),
+	// for the results per target; lengthFailed: finish found a Length failure.
+	entry        int32
+	lengthFailed bool
 }
 
 // tally holds one worker's counters. Only its worker writes it, except
@@ -85,6 +89,9 @@ type tally struct {
 	// actual send time, from which ab's uncorrected tables count.
 	Intended int64
 	Sent     int64
+	// slot is the schedule's slot of the request claimed last (rate mode):
+	// with Config.Replay, the URL list's entry it sends.
+	slot int64
 
 	activity atomic.Int64 // run.clock() of this worker's last socket event, for -s
 	state    atomic.Int32 // tallyWorking, tallyPacing or tallyEnded, for -s
@@ -239,6 +246,8 @@ type run struct {
 	extra *extraStats // --extended/--percentiles/--rate/JSON figures; nil otherwise
 	tl    *timeline   // Config.Interval's latency timeline; nil otherwise
 	opens *connOpens  // when the first connections were established (with extra); nil otherwise
+	// tstats are the results per target of a URL list (targetstats.go); nil otherwise.
+	tstats *targetStats
 }
 
 // clock is the time since the run's start in ns, from the monotonic clock.
@@ -429,6 +438,7 @@ func (r *run) finish(t *tally, o *outcome) bool {
 		if r.tl != nil {
 			r.tl.failure(t, o.End)
 		}
+		r.tstats.add(o, false, 0)
 		return !r.isStopped()
 	case failRefused:
 		if !r.cfg.KeepGoing {
@@ -468,7 +478,9 @@ func (r *run) finish(t *tally, o *outcome) bool {
 		if o.KeptAlive {
 			t.KeepAlive++
 		}
+		length := t.Failed.Length
 		r.checkLength(t, o.Body, o.End)
+		o.lengthFailed = t.Failed.Length > length
 	}
 	return r.record(t, o)
 }
@@ -558,6 +570,7 @@ func (r *run) record(t *tally, o *outcome) bool {
 		Total:   usec(end - o.Start),
 	}
 	r.samples.Put(int(i-1), smp, &t.spill)
+	r.tstats.add(o, true, smp.Total)
 	if t.live != nil {
 		t.live.add(smp.Total)
 	}
@@ -615,6 +628,9 @@ func New(cfg Config) (*Runner, error) {
 func newTransport(cfg *Config) (transport, error) {
 	if cfg.transport != nil {
 		return cfg.transport(cfg)
+	}
+	if cfg.URLs != nil && len(cfg.URLs.Origins) > 1 && !cfg.perOrigin {
+		return newMultiOrigin(cfg) // urls.go: a transport per origin
 	}
 	switch cfg.Protocol {
 	case HTTP10, HTTP11:
@@ -741,9 +757,13 @@ func (rn *Runner) newRun() *run {
 	}
 	if cfg.Rate > 0 {
 		r.sched = newSchedule(cfg.Rate, cfg.RateSchedule)
+		r.sched.replay = cfg.Replay
 	}
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)
+	}
+	if cfg.URLs != nil && !rn.warmup {
+		r.tstats = newTargetStats(cfg)
 	}
 	if cfg.Extended && r.sched == nil { // ConnOpening: a closed-model run asks for its connections at once
 		r.opens = &connOpens{at: make([]int64, max(cfg.Concurrency, 0))}
@@ -809,6 +829,11 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 					tm.Stop()
 					return
 				}
+			} else if d := rn.cfg.ConnectDelay; d > 0 {
+				// -R: slot i's connection opens at i·d, whatever the responses do.
+				if !sleepUntil(r, r.start.Add(d*time.Duration(i%max(rn.cfg.Concurrency, 1)))) {
+					return
+				}
 			} else if i > 0 && r.sched == nil {
 				// ab's ramp-up: the other slots wait for the first
 				// response head. Not in rate mode, where the schedule
@@ -829,6 +854,18 @@ func (rn *Runner) startWorkers(r *run) <-chan struct{} {
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
 	return allDone
+}
+
+// sleepUntil waits until at, false if the run stopped first.
+func sleepUntil(r *run, at time.Time) bool {
+	tm := time.NewTimer(time.Until(at))
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-r.stopCh:
+		return false
+	}
 }
 
 // watch waits until the workers are done (allDone), stopping the run on the
@@ -983,6 +1020,9 @@ func (rn *Runner) result() *Result {
 		for k, at := range res.FirstErrorAt { // as the time taken, from the ramp-up's end
 			res.FirstErrorAt[k] = max(at-time.Duration(r.rampEnd), 0)
 		}
+	}
+	if r.tstats != nil {
+		res.Targets = r.tstats.result()
 	}
 	if q, ok := rn.tr.(interface{ quicStats() *QUICStats }); ok {
 		res.QUIC = q.quicStats()

@@ -197,7 +197,6 @@ const (
 // send opens a stream for st and writes the request (HEADERS, CONTINUATION
 // and DATA frames as needed).
 func (c *h2Conn) send(st *h2Stream) h2SendResult {
-	h := c.h
 	c.smu.Lock()
 	if !c.dead && !c.goaway && c.active >= c.maxStreams {
 		c.smu.Unlock()
@@ -233,8 +232,8 @@ func (c *h2Conn) send(st *h2Stream) h2SendResult {
 	}
 	c.openStreamLocked(st)
 	c.smu.Unlock()
-	err := c.writeHeaders(st.id, !h.hasBody)
-	if err == nil && h.hasBody {
+	err := c.writeHeaders(st.id, st.block, len(st.reqBody) == 0)
+	if err == nil && len(st.reqBody) > 0 {
 		err = c.writeBody(st)
 	}
 	if ferr := c.unlockWrite(); err == nil {
@@ -251,8 +250,7 @@ func (c *h2Conn) send(st *h2Stream) h2SendResult {
 	return h2Sent // the reader has already completed the stream
 }
 
-func (c *h2Conn) writeHeaders(id uint32, endStream bool) error {
-	block := c.h.block
+func (c *h2Conn) writeHeaders(id uint32, block []byte, endStream bool) error {
 	first := block
 	if len(first) > h2FrameSize {
 		first = first[:h2FrameSize]
@@ -278,7 +276,7 @@ func (c *h2Conn) writeHeaders(id uint32, endStream bool) error {
 // writeBody sends the body in DATA frames within the flow-control windows;
 // called inside a write section, which it leaves while waiting for window.
 func (c *h2Conn) writeBody(st *h2Stream) error {
-	body := c.h.body
+	body := st.reqBody
 	for len(body) > 0 {
 		c.smu.Lock()
 		if c.dead || c.streams[st.id] != st {
@@ -360,7 +358,7 @@ func (c *h2Conn) completeLocked(st *h2Stream, class failClass, err error) {
 // response of a slot that allows it is left to finishFast, which runs once smu
 // is released.
 func (c *h2Conn) endedLocked(st *h2Stream) {
-	class, err := st.endClass(c.h.headReq)
+	class, err := st.endClass(st.head)
 	if class != classOK || !st.fastOK {
 		c.completeLocked(st, class, err)
 		return

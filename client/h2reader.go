@@ -294,7 +294,7 @@ func (c *h2Conn) finishFast() {
 		t, o := st.tally, &st.o
 		t.TotalRead += st.read
 		t.BodyRead += st.body
-		h.account(t, &st.h2Resp, o, st.opened)
+		h.account(t, &st.h2Resp, o, st.opened, len(st.block)+len(st.reqBody))
 		next := h2Stop
 		if r.finish(t, o) {
 			next = h2Continue
@@ -330,9 +330,10 @@ func (c *h2Conn) sendNext(st *h2Stream) bool {
 	st.reset()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
 	st.opened, st.retries = false, 0
+	st.block, st.reqBody, st.head, st.o.entry = c.h.request(&st.blockBuf, st.tally)
 	c.openStreamLocked(st)
 	c.smu.Unlock()
-	err := c.writeHeaders(st.id, true)
+	err := c.writeHeaders(st.id, st.block, true)
 	c.wmu.Unlock()
 	st.tally.activity.Store(now)
 	st.o.WriteEnd = c.r.clock()

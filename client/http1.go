@@ -38,6 +38,10 @@ type http1 struct {
 	verbose      bool // -v ≥ 2 events
 	reqTimeout   time.Duration
 	ramp         tlsRamp // nil for http://
+	// urls builds each request's bytes from --urls (nil: cfg.Request);
+	// pre holds --targets' requests, each built once.
+	urls *h1URLs
+	pre  *prebuilt
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
@@ -58,6 +62,22 @@ func newHTTP1(cfg *Config) (transport, error) {
 		askKeepAlive: cfg.KeepAlive,
 		verbose:      cfg.Verbosity >= 2,
 		reqTimeout:   cfg.RequestTimeout,
+	}
+	if cfg.URLs != nil && cfg.URLs.Targets() {
+		pre, err := newPrebuilt(cfg, func(c *Config) ([]byte, error) {
+			req, _ := BuildRequest(c.Spec)
+			return req, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		h.pre = pre
+	} else if cfg.URLs != nil {
+		u, err := newH1URLs(cfg)
+		if err != nil {
+			return nil, err
+		}
+		h.urls = u
 	}
 	// ab sets up its TLS context (-Z, -E) even for http:// URLs, so their
 	// errors end the run before the banner either way.
@@ -113,7 +133,9 @@ func (h *http1) work(r *run, slot int, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {
+		c.req, c.head, c.idem, c.entry = h.request(&c.wbuf, t)
 		c.roundTrip()
+		c.out.entry = c.entry
 		if !r.finish(t, &c.out) {
 			return
 		}
@@ -136,6 +158,33 @@ type h1conn struct {
 	rd        h1Reader
 	out       outcome
 	ramped    bool // the slot's first connection has been opened (or failed)
+	// req is the request in flight's bytes: cfg.Request, or with --urls
+	// assembled in wbuf (which grows once to the longest request).
+	req, wbuf  []byte
+	head, idem bool  // the request's method is HEAD; is idempotent
+	entry      int32 // the request's URL list index plus 1 (outcome.entry)
+}
+
+// request is the bytes of the request just claimed: cfg.Request, with
+// --urls the next URL's request assembled in *buf, with --targets the next
+// target's, built once; head and idem say whether its method is HEAD and is
+// idempotent.
+// entry is the URL's list index plus 1 (0 without a list).
+func (h *http1) request(buf *[]byte, t *tally) (req []byte, head, idem bool, entry int32) {
+	switch {
+	case h.pre != nil:
+		i := h.pre.next(t)
+		m := h.pre.specs[i].Method
+		return h.pre.reqs[i], m == "HEAD", isIdempotent(m), int32(i + 1)
+	case h.urls != nil:
+		if *buf == nil {
+			*buf = make([]byte, 0, h.urls.maxLen())
+		}
+		var i int
+		*buf, i = h.urls.request(*buf, t)
+		return *buf, h.headRequest, h.idempotent, int32(i + 1)
+	}
+	return h.cfg.Request, h.headRequest, h.idempotent, 0
 }
 
 // touchAt records socket activity for ab's -s watchdog with a timestamp already taken.
@@ -191,7 +240,7 @@ func (c *h1conn) roundTrip() {
 		}
 		// The server closed the connection without a byte of answer.
 		c.close()
-		if reused && c.h.idempotent && !retried {
+		if reused && c.idem && !retried {
 			retried = true
 			c.t.Retries++
 			*o = outcome{}
@@ -265,7 +314,7 @@ func (c *h1conn) exchange(o *outcome, reused bool) (noAnswer bool) {
 			return false
 		}
 	}
-	n, err := c.conn.Write(c.h.cfg.Request)
+	n, err := c.conn.Write(c.req)
 	t.TotalSent += int64(n)
 	now := r.clock()
 	if err != nil {
@@ -335,7 +384,7 @@ func (c *h1conn) readResponse(o *outcome, reused bool) (noAnswer bool) {
 	}
 	c.lastRead = o.WriteEnd
 	rd := &c.rd
-	rd.start(c.h.headRequest)
+	rd.start(c.head)
 	for {
 		used, step := rd.feed(buf[pos:have])
 		pos += used

@@ -46,13 +46,16 @@ var epollLoopsStarted atomic.Int64
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
-		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
 		return 0
 	}
 	for _, a := range d.addrs {
 		if a.Zone != "" || (a.IP.To4() == nil && len(a.IP) != net.IPv6len) {
 			return 0
 		}
+	}
+	if cfg.Workers > 0 { // -W
+		return min(cfg.Workers, cfg.Concurrency)
 	}
 	// One P is left for the rest of the process (the run's timers, an
 	// in-process server) unless there is only one.
@@ -80,19 +83,22 @@ type epConn struct {
 	state epState
 	buf   []byte
 	// buf[pos:have] holds unconsumed bytes (past the previous response on a kept connection).
-	pos, have int
-	wrote     int   // request bytes written
-	drained   int   // stray bytes read while waiting for the server's close
-	wantOut   bool  // the socket is registered for EPOLLOUT too
-	queued    bool  // in the loop's again list
-	got       bool  // a byte of the current response has arrived
-	reused    bool  // the attempt runs on a kept-alive connection
-	retried   bool  // the request was already sent again once
-	start     int64 // the request's start (kept across a retry)
-	lastEnd   int64 // end of the previous response on this connection
-	lastRead  int64 // clock of the last read that returned data
-	rd        h1Reader
-	out       outcome
+	pos, have  int
+	wrote      int   // request bytes written
+	drained    int   // stray bytes read while waiting for the server's close
+	wantOut    bool  // the socket is registered for EPOLLOUT too
+	queued     bool  // in the loop's again list
+	got        bool  // a byte of the current response has arrived
+	reused     bool  // the attempt runs on a kept-alive connection
+	retried    bool  // the request was already sent again once
+	start      int64 // the request's start (kept across a retry)
+	lastEnd    int64 // end of the previous response on this connection
+	lastRead   int64 // clock of the last read that returned data
+	rd         h1Reader
+	out        outcome
+	req, wbuf  []byte // the request in flight's bytes (http1.request)
+	head, idem bool   // its method is HEAD; is idempotent
+	entry      int32  // its URL list index plus 1 (outcome.entry)
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -249,6 +255,7 @@ func (lp *epLoop) pump(c *epConn) {
 			}
 			c.out = outcome{}
 			c.retried, c.start = false, -1
+			c.req, c.head, c.idem, c.entry = lp.h.request(&c.wbuf, lp.t)
 			c.state = epStart
 		case epStart:
 			lp.attempt(c)
@@ -276,6 +283,7 @@ func (lp *epLoop) pump(c *epConn) {
 				return
 			}
 		case epDone:
+			c.out.entry = c.entry
 			if !lp.r.finish(lp.t, &c.out) {
 				lp.stopped = true
 				return
@@ -335,7 +343,7 @@ func (lp *epLoop) failOpen(c *epConn, err error) {
 
 // send writes (the rest of) the request. It returns false to wait for EPOLLOUT.
 func (lp *epLoop) send(c *epConn) bool {
-	req := lp.h.cfg.Request
+	req := c.req
 	for c.wrote < len(req) {
 		var before int64
 		if c.state == epConnecting {
@@ -407,7 +415,7 @@ func (lp *epLoop) sent(c *epConn) {
 		o.FirstByte = o.WriteEnd
 	}
 	c.lastRead = o.WriteEnd
-	c.rd.start(lp.h.headRequest)
+	c.rd.start(c.head)
 	c.state = epRead
 }
 
@@ -564,7 +572,7 @@ func (lp *epLoop) readFailed(c *epConn, err error, got bool) {
 // idempotent request on a reused connection is sent once more on a new one.
 func (lp *epLoop) noAnswer(c *epConn) {
 	lp.closeConn(c)
-	if c.reused && lp.h.idempotent && !c.retried {
+	if c.reused && c.idem && !c.retried {
 		c.retried = true
 		lp.t.Retries++
 		c.out = outcome{}
@@ -665,7 +673,7 @@ func (lp *epLoop) tlsFailed(c *epConn, err error) {
 func (lp *epLoop) sendTLS(c *epConn) bool {
 	l := c.tls
 	if c.wrote == 0 {
-		req := lp.h.cfg.Request
+		req := c.req
 		n, err := l.tc.Write(req)
 		c.wrote = len(req)
 		lp.t.TotalSent += int64(n)

@@ -68,6 +68,8 @@ type h2Transport struct {
 	tlsConfig *tls.Config // nil for h2c
 	ramp      tlsRamp     // nil for h2c
 	block     []byte      // the pre-encoded request header block, the same for every request
+	urls      *h2URLs     // --urls: each request's block from the next URL (nil: block)
+	pre       *prebuilt   // --targets: each target's block, built once
 	body      []byte
 	hasBody   bool
 	headReq   bool   // the method is HEAD: a content-length comes without a body
@@ -154,6 +156,17 @@ func newHTTP2(cfg *Config) (transport, error) {
 		return nil, err
 	}
 	h.block = block
+	switch {
+	case cfg.URLs != nil && cfg.URLs.Targets():
+		if h.pre, err = newPrebuilt(cfg, h2HeaderBlock); err != nil {
+			return nil, err
+		}
+		h.hasBody = cfg.URLs.anyBody()
+	case cfg.URLs != nil:
+		if h.urls, err = newH2URLs(cfg); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -174,6 +187,30 @@ func (h *h2Transport) slots() int {
 		return h.loops
 	}
 	return h.cfg.Concurrency * h.cfg.Streams
+}
+
+// request is the header block, body and HEAD-ness of the request just
+// claimed: h.block, with --urls the next URL's block assembled in *buf, with
+// --targets the next target's, built once.
+// entry is the URL's list index plus 1 (0 without a list).
+func (h *h2Transport) request(buf *[]byte, t *tally) (block, body []byte, head bool, entry int32) {
+	switch {
+	case h.pre != nil:
+		i := h.pre.next(t)
+		sp := &h.pre.specs[i]
+		if sp.HasBody {
+			body = sp.Body
+		}
+		return h.pre.reqs[i], body, sp.Method == "HEAD", int32(i + 1)
+	case h.urls != nil:
+		if *buf == nil {
+			*buf = make([]byte, 0, h.urls.maxLen())
+		}
+		var i int
+		*buf, i = h.urls.block(*buf, t)
+		return *buf, h.body, h.headReq, int32(i + 1)
+	}
+	return h.block, h.body, h.headReq, 0
 }
 
 // h2Stream is one slot's stream state, reused for each of its requests. The
@@ -198,11 +235,15 @@ type h2Stream struct {
 	// The request in flight and how far it got. The slot owns these, except
 	// while the reader runs the fast path for it (see h2Conn.finishFast).
 	o           outcome
-	opened      bool      // the request opened its connection
-	retries     int       // times the request was sent again
-	fastAllowed bool      // the slot lets the reader finish its requests and send its next ones
-	fastOK      bool      // ... for the request in flight (under smu: set once st.o is complete)
-	next        h2Handoff // what the reader left the slot to do
+	opened      bool // the request opened its connection
+	retries     int  // times the request was sent again
+	fastAllowed bool // the slot lets the reader finish its requests and send its next ones
+	fastOK      bool // ... for the request in flight (under smu: set once st.o is complete)
+	// block, body and head are the request in flight's header block, body
+	// and HEAD-ness (h2Transport.request).
+	block, blockBuf, reqBody []byte
+	head                     bool
+	next                     h2Handoff // what the reader left the slot to do
 }
 
 // h2Handoff is why the reader woke a slot.
@@ -287,6 +328,7 @@ func (h *h2Transport) work(r *run, slot int, t *tally) {
 func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer *time.Timer, registered *net.Conn) h2Handoff {
 	now := r.clock()
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
+	st.block, st.reqBody, st.head, st.o.entry = h.request(&st.blockBuf, t)
 	st.opened, st.retries = false, 0
 	o := &st.o
 	finish := func() h2Handoff {
@@ -357,7 +399,7 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 					o.FirstByte = o.End
 					t.TotalRead += st.read
 					t.BodyRead += st.body
-					t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+					t.TotalSent += int64(len(st.block)) + int64(len(st.reqBody))
 					return finish()
 				}
 				<-st.done
@@ -379,14 +421,14 @@ func (h *h2Transport) issue(r *run, hd *h2Holder, st *h2Stream, t *tally, timer 
 			t.Retries++
 			continue
 		}
-		h.account(st.tally, &st.h2Resp, o, st.opened)
+		h.account(st.tally, &st.h2Resp, o, st.opened, len(st.block)+len(st.reqBody))
 		return finish()
 	}
 }
 
 // account fills in the outcome of a request whose stream ended.
-func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool) {
-	t.TotalSent += int64(len(h.block)) + int64(len(h.body))
+func (h *h2Transport) account(t *tally, st *h2Resp, o *outcome, opened bool, sent int) {
+	t.TotalSent += int64(sent)
 	o.Status, o.Body, o.Class, o.Err = st.status, st.body, st.class, st.err
 	o.End = st.end
 	o.FirstByte = st.firstByte

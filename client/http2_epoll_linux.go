@@ -37,7 +37,8 @@ var h2EpollLoopsStarted atomic.Int64
 
 // h2EpollLoops is the number of event loops for this run, or 0 for the goroutine path.
 func h2EpollLoops(h *h2Transport) int {
-	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize {
+	if h.hasBody || h.cfg.Verbosity >= 2 || len(h.block) > h2FrameSize || h.urls != nil && h.urls.maxLen() > h2FrameSize ||
+		h.pre != nil && h.pre.max > h2FrameSize {
 		return 0
 	}
 	return epollLoops(h.cfg, h.d)
@@ -61,6 +62,10 @@ type h2eSlot struct {
 	opened  bool // the request opened its connection
 	retries int  // times the request was sent again
 	done    bool // no ticket was left for it: never started again
+	// block and head are the request in flight's header block and HEAD-ness
+	// (h2Transport.request).
+	block, blockBuf []byte
+	head            bool
 }
 
 // h2eConn is one of the loop's connections with its slots.
@@ -244,6 +249,7 @@ func (lp *h2Loop) next(st *h2eSlot) bool {
 	now := lp.tick()
 	st.state = h2eWaiting
 	st.o = outcome{Start: now, TCPDone: now, Connect: now}
+	st.block, _, st.head, st.o.entry = lp.h.request(&st.blockBuf, lp.t) // no body: h2EpollLoops
 	st.opened, st.retries = false, 0
 	return true
 }
@@ -282,7 +288,7 @@ func (lp *h2Loop) issue(c *h2eConn) {
 		c.streams[st.id] = st
 		c.active++
 		st.state = h2eOpen
-		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: lp.h.block, EndStream: true, EndHeaders: true})
+		_ = c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: st.id, BlockFragment: st.block, EndStream: true, EndHeaders: true})
 		c.unflushed = append(c.unflushed, st)
 	}
 }
@@ -585,7 +591,7 @@ func (lp *h2Loop) onData(c *h2eConn, f *http2.DataFrame) error {
 		return errUnopenedStream
 	} else if st != nil {
 		if st.takeData(lp.now, f) {
-			class, err := st.endClass(lp.h.headReq)
+			class, err := st.endClass(st.head)
 			lp.end(c, st, class, err)
 		} else if st.unacked += n; st.unacked >= h2WindowRefill {
 			if err := c.fr.WriteWindowUpdate(st.id, st.unacked); err != nil {
@@ -617,7 +623,7 @@ func (lp *h2Loop) headerFragment(c *h2eConn, frameLen uint32, frag []byte, endHe
 		lp.end(c, st, failException, err)
 		return werr
 	case ends:
-		class, err := st.endClass(lp.h.headReq)
+		class, err := st.endClass(st.head)
 		lp.end(c, st, class, err)
 	}
 	return nil
@@ -651,7 +657,7 @@ func (lp *h2Loop) end(c *h2eConn, st *h2eSlot, class failClass, err error) {
 	if o.WriteEnd == 0 {
 		o.WriteEnd = lp.now // answered before our write returned
 	}
-	lp.h.account(t, &st.h2Resp, o, st.opened)
+	lp.h.account(t, &st.h2Resp, o, st.opened, len(st.block))
 	lp.finish(st)
 }
 

@@ -64,8 +64,10 @@ type h3Transport struct {
 	cfg      *Config
 	tlsConf  *tls.Config
 	quicConf *quic.Config
-	request  []byte // the request's frames, the same for every request
-	headReq  bool   // the method is HEAD: a content-length comes without a body
+	request  []byte    // the request's frames, the same for every request
+	urls     *h3URLs   // --urls: each request from the next URL (nil: request)
+	pre      *prebuilt // --targets: each target's request, built once
+	headReq  bool      // the method is HEAD: a content-length comes without a body
 	ramp     tlsRamp
 
 	d       *dialer
@@ -153,7 +155,21 @@ func newHTTP3(cfg *Config) (transport, error) {
 	}
 	// gab says itself when the UDP buffers are too small (prepare).
 	_ = os.Setenv("QUIC_GO_DISABLE_RECEIVE_BUFFER_WARNING", "true")
+	var urls *h3URLs
+	var pre *prebuilt
+	switch {
+	case cfg.URLs != nil && cfg.URLs.Targets():
+		if pre, err = newPrebuilt(cfg, h3Request); err != nil {
+			return nil, err
+		}
+	case cfg.URLs != nil:
+		if urls, err = newH3URLs(cfg); err != nil {
+			return nil, err
+		}
+	}
 	return &h3Transport{
+		urls:    urls,
+		pre:     pre,
 		cfg:     cfg,
 		tlsConf: tc,
 		quicConf: &quic.Config{
@@ -205,6 +221,10 @@ type h3Slot struct {
 	id    int64 // str's ID, -1 without one
 	stage h3Stage
 	err   error
+	// req is the request in flight's bytes: h3Transport.request, or with
+	// --urls assembled in reqBuf.
+	req, reqBuf []byte
+	head        bool // the request's method is HEAD
 }
 
 func (h *h3Transport) work(r *run, slot int, t *tally) {
@@ -238,6 +258,18 @@ func (h *h3Transport) issue(r *run, hd *h3Holder, s *h3Slot, t *tally) bool {
 	now := r.clock()
 	o := &s.o
 	*o = outcome{Start: now, TCPDone: now, Connect: now}
+	s.req, s.head = h.request, h.headReq
+	if h.pre != nil { // --targets: the next target's request
+		i := h.pre.next(t)
+		s.req, s.head, o.entry = h.pre.reqs[i], h.pre.specs[i].Method == "HEAD", int32(i+1)
+	} else if h.urls != nil { // --urls: the next URL's request, in the slot's buffer
+		if s.reqBuf == nil {
+			s.reqBuf = make([]byte, 0, h.urls.maxLen())
+		}
+		var i int
+		s.reqBuf, i = h.urls.request(s.reqBuf, t)
+		s.req, o.entry = s.reqBuf, int32(i+1)
+	}
 	retries := 0
 	for {
 		c, opened, err := h.connection(r, hd, t, o)
@@ -298,7 +330,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		}
 		return h3Done
 	}
-	t.TotalSent += int64(len(h.request))
+	t.TotalSent += int64(len(s.req))
 	begun := false // the final head is read, and c.inflight says so
 	for {
 		n, err := str.Read(s.buf)
@@ -317,7 +349,7 @@ func (h *h3Transport) roundTrip(r *run, c *h3Conn, s *h3Slot, t *tally) h3Result
 		}
 		switch {
 		case err == io.EOF:
-			class, cerr := s.resp.ended(h.headReq)
+			class, cerr := s.resp.ended(s.head)
 			if cerr == errH3Truncated {
 				c.fault(str, errH3Truncated)
 			}
@@ -408,7 +440,7 @@ func (c *h3Conn) write(s *h3Slot) {
 	if c.h.cfg.RequestTimeout > 0 {
 		_ = str.SetDeadline(time.Now().Add(c.h.cfg.RequestTimeout)) // an error means the stream is gone; Read reports it
 	}
-	_, err = str.Write(c.h.request)
+	_, err = str.Write(s.req)
 	if err == nil {
 		err = str.Close()
 	}

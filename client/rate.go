@@ -78,6 +78,7 @@ func ScheduleLength(ps []RatePhase) time.Duration {
 type schedule struct {
 	rate   float64      // the constant rate, or the last phase's last rate
 	phases []phaseStart // nil: a constant rate
+	replay []int64      // Config.Replay: each slot's due time (replay.go); nil otherwise
 	next   atomic.Int64 // next slot to hand out
 	sent   atomic.Int64 // slots whose request was dispatched
 	onTime atomic.Int64 // of those, dispatched within ScheduleTolerance of their due time
@@ -120,6 +121,9 @@ func newSchedule(rate float64, phases []RatePhase) *schedule {
 
 // due is slot k's intended send time in ns since the start.
 func (s *schedule) due(k int64) int64 {
+	if s.replay != nil {
+		return replayDue(s.replay, k)
+	}
 	if s.phases == nil {
 		return int64(float64(k) * 1e9 / s.rate)
 	}
@@ -141,6 +145,9 @@ func (s *schedule) due(k int64) int64 {
 
 // countAt is the number of requests due before t ns since the start.
 func (s *schedule) countAt(t int64) float64 {
+	if s.replay != nil {
+		return replayCount(s.replay, t)
+	}
 	if s.phases == nil {
 		return float64(t) * s.rate / 1e9
 	}
@@ -156,7 +163,7 @@ func (s *schedule) countAt(t int64) float64 {
 
 // target is the mean rate the schedule asked for over the first t ns.
 func (s *schedule) target(t int64) float64 {
-	if s.phases == nil || t <= 0 {
+	if s.phases == nil && s.replay == nil || t <= 0 {
 		return s.rate
 	}
 	return s.countAt(t) * 1e9 / float64(t)
@@ -197,7 +204,7 @@ func (s *schedule) wait(r *run, t *tally) bool {
 	}
 	s.sent.Add(1)
 	now := r.clock()
-	t.Intended, t.Sent = due, max(now, due)
+	t.Intended, t.Sent, t.slot = due, max(now, due), k
 	late := now - due
 	if late <= int64(ScheduleTolerance) {
 		s.onTime.Add(1)

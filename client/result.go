@@ -158,6 +158,9 @@ type Result struct {
 	Extra *ExtraResult
 	// Timeline is the latency over time (Config.Interval > 0); nil otherwise.
 	Timeline *Timeline
+	// Targets are the results per target of a URL list (--urls, --targets),
+	// in the list's order; nil without one.
+	Targets []TargetResult
 	// CGI holds the CGI-mode breakdown (nil otherwise).
 	CGI *CGITimes
 	// Outstanding are the requests still in flight when the run stopped

@@ -87,6 +87,9 @@ type ComparisonGroup struct {
 	// SettingsDiffer names each setting in which A's runs differ from B's
 	// (such as "-n: 1000 (A), 500 (B)").
 	SettingsDiffer []string `json:"settings_differ,omitempty"`
+	// Targets compare the results per target both sides have (--urls,
+	// --targets), each side's runs merged.
+	Targets []TargetComparison `json:"targets,omitempty"`
 }
 
 // Comparison is gab compare --format json.
@@ -133,6 +136,7 @@ func compareGroups(a, b CompareGroup, commandSettings func([]string) map[string]
 		}
 		out.Rows = append(out.Rows, r)
 	}
+	out.Targets = compareTargets(a.Runs, b.Runs)
 	return out
 }
 
@@ -249,6 +253,7 @@ func (doc *Comparison) WriteText(w io.Writer) error {
 		if len(g.SettingsDiffer) > 0 {
 			fmt.Fprintf(&b, "Note: the settings differ: %s\n", strings.Join(g.SettingsDiffer, "; "))
 		}
+		writeTargetComparison(&b, g.Targets)
 	}
 	b.WriteString("\nLatencies (mean, sd, min, max, percentiles) are of the total time; percentiles from HDR histograms (3 significant digits).\n")
 	if pooledNote {

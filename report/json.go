@@ -90,6 +90,9 @@ type Run struct {
 	// Verdicts say whether the figures can be trusted as the server's
 	// (verdicts.go; absent when the run was not judged).
 	Verdicts *verdictsSection `json:"verdicts,omitempty"`
+	// Targets are the results per target of a URL list (--urls, --targets;
+	// targets.go), absent without one.
+	Targets []targetSection `json:"targets,omitempty"`
 
 	local local
 }

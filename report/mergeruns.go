@@ -60,6 +60,11 @@ func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 	r.Extended = mg.extended()
 	r.Rate = mg.rate()
 	r.Outstanding = mg.outstanding()
+	targets, err := mergeTargets(runs)
+	if err != nil {
+		return nil, err
+	}
+	r.Targets = targets
 	var apdexNote string
 	r.Apdex, apdexNote = mergeApdex(runs)
 	for _, note := range []string{mg.timeline(r), apdexNote} {

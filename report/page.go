@@ -83,6 +83,7 @@ type pageRunView struct {
 	Status                        [][]string // responses per status code
 	Errors                        [][]string // failures per class
 	Ranges                        [][]string // response-time ranges
+	Targets                       [][]string // results per target (--urls, --targets)
 	Objectives                    [][]string // --fail-if verdicts
 	Apdex                         [][]string // --apdex
 	IntervalNote                  string
@@ -214,6 +215,7 @@ func runView(r PageRun, alone bool) pageRunView {
 	}
 	v.Catalog = catalogRows(d)
 	v.Status, v.Errors = statusRows(d), errorRows(d)
+	v.Targets = targetRows(d)
 	if t := d.Thresholds; t != nil {
 		v.Objectives = [][]string{{"objective", "measured", "verdict"}}
 		for _, c := range t.Checks {
@@ -451,6 +453,10 @@ figure { margin: 0; }
 {{if .Errors}}<h3>Errors</h3>
 <p class="note">Failures per class with the first error of each and when it ended (since the start); failures over time are in the requests and failures chart.</p>
 <table id="errors-{{.N}}">{{range $i, $row := .Errors}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Targets}}<h3>Per target</h3>
+<p class="note">Each distinct method and URL of the run's list (at most 1000, then "other"); total times in ms, percentiles within 1 %.</p>
+<table id="targets-{{.N}}">{{range $i, $row := .Targets}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Ranges}}<h3>Response-time ranges</h3>
 <table id="ranges-{{.N}}">{{range $i, $row := .Ranges}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>

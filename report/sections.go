@@ -31,7 +31,7 @@ func WriteSections(w io.Writer, r *Run, s Sections) error {
 		writers = append(writers, writeCGI, writePercentiles, writeCorrected)
 	}
 	if s.Extended {
-		writers = append(writers, writeExtended, writeApdex, writeVerdicts)
+		writers = append(writers, writeExtended, writeTargets, writeApdex, writeVerdicts)
 	}
 	if s.Tables {
 		writers = append(writers, writeServerCPU)

@@ -227,6 +227,7 @@ func Summarize(res *client.Result, o Options) *Run {
 		r.RampUp = &rampFigures{Requests: rr.Requests, TimeS: rr.Elapsed.Seconds()}
 	}
 	r.Timeline = timelineOf(res)
+	r.Targets = targetsOf(res.Targets)
 	if r.Rate != nil {
 		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r.Timeline)
 	}

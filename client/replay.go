@@ -1,0 +1,22 @@
+package client
+
+import "sort"
+
+// Replay (--replay): an access log's requests at their recorded times. The
+// schedule (rate.go) takes slot k's due time from Config.Replay, and the
+// URL list's pickers give slot k's request entry k, so that each line is
+// sent at its own time whichever connection is free; latency is corrected
+// for coordinated omission from the due time, as --rate's.
+
+// replayDue is slot k's due time (past the last, the last's).
+func replayDue(due []int64, k int64) int64 {
+	if len(due) == 0 {
+		return 0
+	}
+	return due[min(k, int64(len(due)-1))]
+}
+
+// replayCount is the number of slots due before t.
+func replayCount(due []int64, t int64) float64 {
+	return float64(sort.Search(len(due), func(i int) bool { return due[i] >= t }))
+}
