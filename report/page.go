@@ -64,6 +64,9 @@ type PageTable struct {
 	Title string
 	Note  string
 	Rows  [][]string
+	// Compact draws a wide table in a smaller font with narrower cells (a
+	// sweep's points: it fits a 1400 px window).
+	Compact bool
 }
 
 // panelSize is each chart's size in pixels.
@@ -506,6 +509,7 @@ td:first-child, th:first-child { text-align: left; }
 svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 figure { margin: 0; }
 .note { color: #555; font-size: .9em; }
+table.compact { font-size: .85em; } table.compact td, table.compact th { padding: .15em .3em; }
 </style>
 </head>
 <body>
@@ -525,7 +529,7 @@ figure { margin: 0; }
 {{end}}{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
-<table>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+<table{{if .Compact}} class="compact"{{end}}>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
 {{range .Runs}}<h2>{{if .Label}}{{.Label}}{{else}}Run{{end}}</h2>
