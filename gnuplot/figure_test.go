@@ -282,6 +282,9 @@ func TestFlaggedPoints(t *testing.T) {
 		{Title: "demo", Style: chart.ErrorBars, Columns: []string{"c", "rps", "lo", "hi"}, Rows: [][]float64{{1, 10, 8, 12}, {4, 20, 18, 22}}},
 		{Title: "flag C: client-bound", Style: chart.Flagged, Color: 11, Mark: "C", Columns: []string{"c", "rps"}, Rows: [][]float64{{1, 10}, {4, 20}}},
 		{Title: "flag B: busy machine", Style: chart.Flagged, Color: 11, Mark: "B", MarkSlot: 1, Columns: []string{"c", "rps"}, Rows: [][]float64{{4, 20}}},
+		// A kind of a document from elsewhere is its own mark: text, never
+		// a command.
+		{Title: "flag x", Style: chart.Flagged, Color: 11, Mark: "`touch pwned`'\")", MarkSlot: 2, Columns: []string{"c", "rps"}, Rows: [][]float64{{4, 20}}},
 	}}}}
 	var gp bytes.Buffer
 	term, _ := TerminalFor("s.svg")
@@ -297,9 +300,13 @@ func TestFlaggedPoints(t *testing.T) {
 		}
 	}
 	needGnuplot(t)
-	img := filepath.Join(t.TempDir(), "s.svg")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "s.svg")
 	if err := Draw(context.Background(), img, fig); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("a mark ran a command")
 	}
 	b, err := os.ReadFile(img)
 	if err != nil {
