@@ -950,7 +950,7 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 			rows = append(rows, []string{c.Label, sz, pt, ratio(c.Throughput), ratio(c.Deviation), ratio(c.MeanLatency), ratio(c.P99)})
 		}
 		return report.PageTable{Title: title, Rows: rows,
-			Note: "Ratios with their 95 % intervals (delta method, log scale); a ratio without repetitions on both sides has no interval."}
+			Note: "Ratios with their 95 % intervals (delta method, log scale); the mean and p99 latency are of every request together, without an interval, as is any ratio without repetitions on both sides."}
 	}
 	var out []report.PageTable
 	if len(d.BaselineRatios) > 0 {

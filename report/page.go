@@ -295,7 +295,7 @@ func summaryView(r PageRun, n int, alone bool) pageSummary {
 		errs += fmt.Sprintf("; %d non-2xx responses", rp.Non2xxResponses)
 	}
 	if d.Error != nil {
-		errs += "; ended with an error: " + d.Error.Message
+		errs += "; ended with an error: " + strings.TrimSpace(d.Error.Message)
 	}
 	f("Errors", errs)
 	if t := d.Thresholds; t != nil && len(t.Checks) > 0 {
