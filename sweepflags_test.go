@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gab/internal/chart"
 	"gab/internal/headless"
 	"gab/internal/sweep"
 	"gab/internal/testtool"
@@ -142,5 +143,60 @@ func TestSweepHTMLFits1400(t *testing.T) {
 	var widest, page2, inner int
 	if _, err := fmt.Sscanf(rep.Eval, "tables end at %d, page %d wide in %d", &widest, &page2, &inner); err != nil || inner != 1400 || widest > inner || page2 > inner {
 		t.Errorf("%s (%v): the points table does not fit", rep.Eval, err)
+	}
+}
+
+// TestEverySweepPanelMarksFlags: every panel of a sweep's figure (the bars
+// per target, against concurrency, size and --param, and the single
+// point's) rings the flagged point where it draws it, a line per verdict
+// in the table's order of codes.
+func TestEverySweepPanelMarksFlags(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	point := func(label, size string, bytes int64, param string, c int, verdicts ...string) sweep.DocPoint {
+		return sweep.DocPoint{Label: label, Size: &sweep.DocSize{Text: size, Bytes: bytes}, ParamValue: param, Concurrency: c,
+			RPS: sweep.DocRPS{MeanPerS: 100}, Latency: sweep.DocLatency{Count: 10, P50Ms: 1, DeviationMs: 0.5, MinMs: 0.5},
+			MbitPerS: 1, ClientCPUUsPerReq: v(10), ServerCPUUsPerReq: v(20), HostCPU: &sweep.DocHostCPU{BusyUsPerReq: 30}, Verdicts: verdicts}
+	}
+	d := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "a"}, {Label: "b"}}, Concurrency: []int{1, 2},
+		SizeOption: "--sizes", Sizes: []sweep.DocSize{{Text: "1", Bytes: 1}, {Text: "1k", Bytes: 1024}},
+		Param: &sweep.DocParam{Name: "w", Values: []string{"1", "2"}}, Repeat: 1}}
+	for _, label := range []string{"a", "b"} {
+		for _, sz := range d.Settings.Sizes {
+			for _, q := range []string{"1", "2"} {
+				for _, c := range []int{1, 2} {
+					var ks []string
+					if label == "b" && sz.Text == "1k" && q == "2" && c == 2 {
+						ks = []string{"wide_interval", "client_bound"}
+					}
+					d.Points = append(d.Points, point(label, sz.Text, sz.Bytes, q, c, ks...))
+				}
+			}
+		}
+	}
+	fig := sweepFigure(d)
+	single := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "a"}}, Concurrency: []int{1}, Repeat: 1},
+		Points: []sweep.DocPoint{point("a", "1", 1, "", 1, "kernel_drops")}}
+	one := sweepFigure(single)
+	panels := append(fig.Panels, one.Panels...)
+	if len(panels) < 10 {
+		t.Fatalf("%d panels", len(panels))
+	}
+	for _, p := range panels {
+		var marks []string
+		for _, l := range p.Lines {
+			if l.Style == chart.Flagged {
+				marks = append(marks, fmt.Sprintf("%s@%d:%d", l.Mark, l.MarkSlot, len(l.Rows)))
+			}
+		}
+		want := "C@0:1 W@1:1" // the flagged point alone, C first
+		switch {
+		case p.Title == one.Panels[0].Title:
+			want = "D@0:1"
+		case strings.Contains(p.Title, " per target at ") && !strings.Contains(p.Title, " at size 1k at w=2 "):
+			want = "" // the bars of another size and w
+		}
+		if got := strings.Join(marks, " "); got != want {
+			t.Errorf("panel %q: flags %q, want %q", p.Title, got, want)
+		}
 	}
 }
