@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -480,6 +481,13 @@ func barPanels(d *sweep.Document) []chart.Panel {
 		}
 		rps.Lines = append(bars, whiskers...)
 		dev.Lines = append(devBars, devWhiskers...)
+		barX := func(p *sweep.DocPoint) float64 {
+			return float64(target[p.Label]+1) - 0.4 + width*(float64(conc[p.Concurrency])+0.5)
+		}
+		addFlags(&rps, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) { return barX(p), p.RPS.MeanPerS, true })
+		addFlags(&dev, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) {
+			return barX(p), p.Latency.DeviationMs, p.Latency.Count > 0
+		})
 		rps.TicRange()
 		dev.TicRange()
 		out = append(out, rps, dev)
@@ -542,6 +550,18 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 		if len(c.Rows) > 0 {
 			cpu.Lines = append(cpu.Lines, c)
 		}
+	}
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return concurrencyOf(p), p.RPS.MeanPerS, true })
+	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		return concurrencyOf(p), p.Latency.P50Ms, p.Latency.Count > 0
+	})
+	if len(cpu.Lines) > 0 {
+		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+			if p.ServerCPUUsPerReq == nil {
+				return 0, 0, false
+			}
+			return concurrencyOf(p), *p.ServerCPUUsPerReq, true
+		})
 	}
 	rps.TicRange()
 	lat.TicRange()
@@ -632,6 +652,35 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 			host.Lines = append(host.Lines, h)
 		}
 	}
+	sizeX := func(p *sweep.DocPoint) float64 { return max(sizeOf(p), 1) }
+	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		if post {
+			return sizeX(p), p.SentMbitPerS, true
+		}
+		return sizeX(p), p.MbitPerS, true
+	})
+	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		return sizeX(p), p.Latency.P50Ms, p.Latency.Count > 0
+	})
+	if len(cpu.Lines) > 0 {
+		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+			switch {
+			case p.ClientCPUUsPerReq != nil:
+				return sizeX(p), *p.ClientCPUUsPerReq, true
+			case p.ServerCPUUsPerReq != nil:
+				return sizeX(p), *p.ServerCPUUsPerReq, true
+			}
+			return 0, 0, false
+		})
+	}
+	if len(host.Lines) > 0 {
+		addFlags(&host, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+			if p.HostCPU == nil {
+				return 0, 0, false
+			}
+			return sizeX(p), p.HostCPU.BusyUsPerReq, true
+		})
+	}
 	out := []chart.Panel{bw, lat}
 	for _, p := range []chart.Panel{cpu, host} {
 		if len(p.Lines) > 0 {
@@ -685,6 +734,10 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 		rps.Lines = append(rps.Lines, l)
 		lat.Lines = append(lat.Lines, p50)
 	}
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p.ParamValue], p.RPS.MeanPerS, true })
+	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		return at[p.ParamValue], p.Latency.P50Ms, p.Latency.Count > 0
+	})
 	rps.TicRange()
 	lat.TicRange()
 	lat.LogIfDecades()
@@ -702,8 +755,54 @@ func targetPanel(d *sweep.Document) chart.Panel {
 		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
 	}
 	rps.Lines = append(rps.Lines, l)
+	at := map[*sweep.DocPoint]float64{}
+	for i := range d.Points {
+		at[&d.Points[i]] = float64(i + 1)
+	}
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p], p.RPS.MeanPerS, true })
 	rps.TicRange()
 	return rps
+}
+
+// flagColor is the palette colour of the verdicts' marks (black).
+const flagColor = 11
+
+// addFlags marks the points' verdicts on a panel: for each verdict any
+// point has, a Flagged line (its code beside a ring, its legend "flag C:
+// client-bound") where at draws the point (ok false: the panel does not
+// draw it). Each code has its place beside the ring in the panel, in the
+// table's order, so a point's codes read as its flags column does.
+func addFlags(pn *chart.Panel, points []sweep.DocPoint, at func(*sweep.DocPoint) (x, y float64, ok bool)) {
+	all := append([]sweep.Flag(nil), sweep.Flags...)
+	for i := range points { // kinds without a code (a document of another gab), in their order
+		for _, k := range points[i].Verdicts {
+			if !slices.ContainsFunc(all, func(f sweep.Flag) bool { return f.Kind == k }) {
+				all = append(all, sweep.FlagOf(k))
+			}
+		}
+	}
+	cols := []string{"x", "y"}
+	if len(pn.Lines) > 0 && len(pn.Lines[0].Columns) >= 2 {
+		cols = pn.Lines[0].Columns[:2]
+	}
+	slot := 0
+	for _, f := range all {
+		l := chart.Line{Title: "flag " + f.Code + ": " + f.Name, Style: chart.Flagged, Color: flagColor, Mark: f.Code, MarkSlot: slot,
+			Columns: cols, Note: "points whose runs found the verdict " + f.Kind + " (the table's flags column: " + f.Code + ")"}
+		for i := range points {
+			p := &points[i]
+			if !slices.Contains(p.Verdicts, f.Kind) {
+				continue
+			}
+			if x, y, ok := at(p); ok {
+				l.Rows = append(l.Rows, []float64{x, y})
+			}
+		}
+		if len(l.Rows) > 0 {
+			pn.Lines = append(pn.Lines, l)
+			slot += len(f.Code)
+		}
+	}
 }
 
 // writeSweepHTML writes a sweep's HTML report: its charts, the points table
@@ -729,7 +828,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 	if d.Settings.Param != nil {
 		head = append(head, d.Settings.Param.Name)
 	}
-	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
+	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
 		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
 	pts := [][]string{head}
 	opt := func(v *float64, prec int) string {
@@ -759,7 +858,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 			row = append(row, p.ParamValue)
 		}
 		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
-			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv,
+			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv, sweep.FlagCodes(p.Verdicts),
 			fmt.Sprintf("%.3f", p.Latency.MeanMs), fmt.Sprintf("%.3f", p.Latency.DeviationMs), fmt.Sprintf("%.3f", p.Latency.MinMs),
 			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", mbit),
 			strconv.Itoa(p.RequestsFailed), opt(p.ClientCPUUsPerReq, 1), opt(p.ServerCPUUsPerReq, 1), opt(host, 1))
@@ -769,9 +868,17 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 	if d.Settings.SizeOption == "--post-sizes" {
 		bwNote = "Mbit/s: sent"
 	}
-	page.Tables = append(page.Tables, report.PageTable{Title: "Points", Rows: pts,
+	var kinds [][]string
+	for _, p := range d.Points {
+		kinds = append(kinds, p.Verdicts)
+	}
+	flags := ""
+	if legend := sweep.FlagLegend(kinds); legend != "" {
+		flags = " Flags: the points' verdicts (each found by a run or more; the JSON has the evidence, the charts ring the points): " + legend + "."
+	}
+	page.Tables = append(page.Tables, report.PageTable{Title: "Points", Rows: pts, Compact: true,
 		Note: "Requests per second across the repetitions (cv: sd / mean, in %); latency over every request of every run (HDR histogram, 3 significant digits; min exact); " +
-			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request."})
+			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request." + flags})
 	for _, r := range d.Rankings {
 		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
 		if r.Size != nil {
@@ -799,7 +906,66 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
 	}
+	page.Tables = append(page.Tables, comparisonTables(d, deviation)...)
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
+}
+
+// comparisonTables are the sweep's ratios to --baseline and its changes from
+// the first concurrency (or size) to the last, as the table text has them
+// (none where the document has none).
+func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
+	ratio := func(r *sweep.DocRatio) string {
+		switch {
+		case r == nil:
+			return ""
+		case r.Lo == r.Hi:
+			return strconv.FormatFloat(r.Ratio, 'f', 3, 64)
+		}
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Ratio, r.Lo, r.Hi)
+	}
+	size := func(s *sweep.DocSize) string {
+		if s == nil {
+			return ""
+		}
+		return s.Text
+	}
+	point := func(param string, c int) string {
+		if q := d.Settings.Param; q != nil && param != "" {
+			return q.Name + "=" + param + " c=" + strconv.Itoa(c)
+		}
+		return "c=" + strconv.Itoa(c)
+	}
+	table := func(title string, cs []sweep.DocComparison, change bool) report.PageTable {
+		rows := [][]string{{"target", "size", "point", "req/s ×", "deviation (" + deviation + ") ×", "mean latency ×", "p99 ×"}}
+		for _, c := range cs {
+			sz, pt := size(c.Size), point(c.ParamValue, c.Concurrency)
+			if change {
+				if from := size(c.BaseSize); from != sz {
+					sz = from + " → " + sz
+				}
+				if from := point(c.ParamValue, c.BaseConc); from != pt {
+					pt = from + " → " + pt
+				}
+			}
+			rows = append(rows, []string{c.Label, sz, pt, ratio(c.Throughput), ratio(c.Deviation), ratio(c.MeanLatency), ratio(c.P99)})
+		}
+		return report.PageTable{Title: title, Rows: rows,
+			Note: "Ratios with their 95 % intervals (delta method, log scale); the mean and p99 latency are of every request together, without an interval, as is any ratio without repetitions on both sides."}
+	}
+	var out []report.PageTable
+	if len(d.BaselineRatios) > 0 {
+		out = append(out, table("Ratios to "+d.Settings.Baseline+" (--baseline) at the same point", d.BaselineRatios, false))
+	}
+	if len(d.Changes) > 0 {
+		what := "the first concurrency to the last"
+		if cs := d.Settings.Concurrency; len(cs) > 1 {
+			what = fmt.Sprintf("c=%d to c=%d", cs[0], cs[len(cs)-1])
+		} else if ss := d.Settings.Sizes; len(ss) > 1 {
+			what = "size " + ss[0].Text + " to " + ss[len(ss)-1].Text
+		}
+		out = append(out, table("Change of each target from "+what+" (ratio last/first)", d.Changes, true))
+	}
+	return out
 }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.

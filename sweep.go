@@ -296,7 +296,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	sw.points = map[sweep.Point]*sweepPoint{}
 	points := sweep.Points(sw.dims())
 	for _, pt := range points {
-		p, status := parsePoint(s, pt, sw.argv0, sw.sa.ab, stderr)
+		p, status := parsePoint(s, pt, sw.argv0, sw.sa.ab, so.demo, stderr)
 		if p == nil {
 			return status, true
 		}
@@ -559,8 +559,9 @@ func runBefore(ctx context.Context, s *sweep.Settings, pt sweep.Point, stderr io
 
 // parsePoint builds a point's single-run command line and parses it with
 // ab's grammar. On an error it prints ab's message and returns nil and the
-// exit status.
-func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, stderr io.Writer) (*sweepPoint, int) {
+// exit status. demo: the target is --demo's built-in server, which runs on
+// gab's own cores (its runs' verdicts say client-bound, as gab --demo's).
+func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, demo bool, stderr io.Writer) (*sweepPoint, int) {
 	var size *sweep.Size
 	if pt.Size >= 0 {
 		size = &s.Sizes[pt.Size]
@@ -592,8 +593,9 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, st
 	if o.Config.TimeLimit > 0 {
 		o.Config.TimeLimit += s.Ramp // -t is the measured time, after the ramp-up
 	}
-	if t.Label == "demo" && strings.HasPrefix(url, "http://127.0.0.1:") {
+	if demo {
 		o.Config.NoSpin = true // the built-in server runs on gab's own cores
+		o.Demo = true          // its verdicts: the server runs inside gab
 	}
 	if s.SizeOption == "--post-sizes" {
 		spec := &o.Config.Spec

@@ -205,6 +205,12 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 				using, with = "1:(($2+$4)/2):($1-$3/2):($1+$3/2):4:2", "boxxyerror fill transparent solid 0.6 noborder"
 			case chart.Marks:
 				with = "points pointtype 7 pointsize 1.5"
+			case chart.Flagged:
+				// The mark below right of a ring, slot characters further
+				// right; the ring is the legend's sample.
+				using = "1:2:(" + quote(l.Mark) + ")"
+				with = fmt.Sprintf("labels textcolor rgb %s offset char %s,-1 point pointtype 6 pointsize 2",
+					quote(chart.LookOf(&l, j).Color), appendNumber(nil, 1+float64(l.MarkSlot)))
 			case chart.Lines:
 				with = "lines linewidth 1.5"
 			case chart.Bars:
@@ -220,7 +226,11 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 				title = "title " + quote(l.Title)
 			}
 			lk := chart.LookOf(&l, j)
-			with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
+			if l.Style == chart.Flagged {
+				with += fmt.Sprintf(" linecolor rgb %s", quote(lk.Color)) // labels take no dashtype
+			} else {
+				with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
+			}
 			if l.Style == chart.Points {
 				with = strings.Replace(with, "pointtype 7", fmt.Sprintf("pointtype %d", lk.PointType), 1)
 			}

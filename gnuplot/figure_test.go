@@ -273,3 +273,48 @@ func TestCheckImagePath(t *testing.T) {
 		t.Errorf("the checks left files behind: %v", entries)
 	}
 }
+
+// TestFlaggedPoints: a Flagged line is drawn as gnuplot labels with a ring
+// (its legend's sample) at each of its rows, its mark a quoted string
+// offset by its slot; gnuplot draws it, the marks in the image.
+func TestFlaggedPoints(t *testing.T) {
+	fig := &chart.Figure{Title: "sweep", Panels: []chart.Panel{{Title: "rps", XLabel: "c", YLabel: "requests per second", Lines: []chart.Line{
+		{Title: "demo", Style: chart.ErrorBars, Columns: []string{"c", "rps", "lo", "hi"}, Rows: [][]float64{{1, 10, 8, 12}, {4, 20, 18, 22}}},
+		{Title: "flag C: client-bound", Style: chart.Flagged, Color: 11, Mark: "C", Columns: []string{"c", "rps"}, Rows: [][]float64{{1, 10}, {4, 20}}},
+		{Title: "flag B: busy machine", Style: chart.Flagged, Color: 11, Mark: "B", MarkSlot: 1, Columns: []string{"c", "rps"}, Rows: [][]float64{{4, 20}}},
+		// A kind of a document from elsewhere is its own mark: text, never
+		// a command.
+		{Title: "flag x", Style: chart.Flagged, Color: 11, Mark: "`touch pwned`'\")", MarkSlot: 2, Columns: []string{"c", "rps"}, Rows: [][]float64{{4, 20}}},
+	}}}}
+	var gp bytes.Buffer
+	term, _ := TerminalFor("s.svg")
+	if err := WriteScript(&gp, fig, term, "s.svg.dat", "s.svg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"'' index 1 using 1:2:('C') with labels textcolor rgb '#000000' offset char 1,-1 point pointtype 6 pointsize 2 linecolor rgb '#000000' title 'flag C: client-bound'",
+		"'' index 2 using 1:2:('B') with labels textcolor rgb '#000000' offset char 2,-1 point pointtype 6 pointsize 2 linecolor rgb '#000000' title 'flag B: busy machine'",
+	} {
+		if !strings.Contains(gp.String(), want) {
+			t.Errorf("script lacks %q:\n%s", want, gp.String())
+		}
+	}
+	needGnuplot(t)
+	dir := t.TempDir()
+	img := filepath.Join(dir, "s.svg")
+	if err := Draw(context.Background(), img, fig); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("a mark ran a command")
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">C<", ">B<", "flag C: client-bound", "flag B: busy machine"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("the image lacks %q", want)
+		}
+	}
+}

@@ -13,7 +13,9 @@ import (
 )
 
 // This file is the self-contained HTML report (--html FILE, gab plot -o
-// FILE.html): the command lines and environment, ab's figures, the charts as
+// FILE.html): first a run's summary (requests per second, p50 and p99,
+// errors, objectives) and its verdicts (of several runs, the verdicts of
+// those that have some), then the command lines and environment, ab's figures, the charts as
 // inline SVG drawn by Go (each in an element with its panel's id), the
 // percentile, status code, error, response-time range and --fail-if tables
 // (ids NAME-N for the N-th run), and, for several runs, a comparison ranked
@@ -62,6 +64,9 @@ type PageTable struct {
 	Title string
 	Note  string
 	Rows  [][]string
+	// Compact draws a wide table in a smaller font with narrower cells (a
+	// sweep's points: it fits a 1400 px window).
+	Compact bool
 }
 
 // panelSize is each chart's size in pixels.
@@ -72,7 +77,6 @@ type PageRow struct{ Name, Value string }
 
 type pageRunView struct {
 	Label, Command, Ending, Error string
-	Verdicts                      template.HTML // verdictBanner
 	Env                           []PageRow
 	Figures                       []figureRow
 	Times                         [][]string // Connection Times rows
@@ -97,9 +101,20 @@ type pageChart struct {
 	SVG template.HTML
 }
 
+// pageSummary heads the page for a run: its requests per second, p50 and
+// p99, errors, objectives and verdicts (the banner, verdictBanner), before
+// the charts, so that what limits trust in the figures is read first.
+type pageSummary struct {
+	Label    string
+	N        int // the run's place on the page (element ids)
+	Rows     []figureRow
+	Verdicts template.HTML
+}
+
 type pageView struct {
 	Title   string
 	Command string
+	Summary []pageSummary
 	Env     []PageRow
 	Tables  []PageTable
 	Charts  []pageChart
@@ -125,6 +140,9 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 		rv := runView(r, len(p.Runs) == 1)
 		rv.N = i + 1
 		v.Runs = append(v.Runs, rv)
+		if sv := summaryView(r, i+1, len(p.Runs) == 1); len(sv.Rows) > 0 {
+			v.Summary = append(v.Summary, sv)
+		}
 	}
 	if len(p.Runs) > 1 {
 		v.Compare = compareRows(p.Runs)
@@ -136,7 +154,7 @@ func WriteHTMLPage(w io.Writer, p *Page) error {
 // has the id "complete" (a page's script or test finds it).
 func runView(r PageRun, alone bool) pageRunView {
 	d := r.Doc
-	v := pageRunView{Label: r.Label, Command: strings.Join(d.CommandLine, " "), Ending: d.Ending, Verdicts: verdictBanner(d)}
+	v := pageRunView{Label: r.Label, Command: strings.Join(d.CommandLine, " "), Ending: d.Ending}
 	if d.Error != nil {
 		v.Error = fmt.Sprintf("%s (exit status %d)", d.Error.Message, d.Error.ExitCode)
 	}
@@ -237,6 +255,87 @@ func runView(r PageRun, alone bool) pageRunView {
 			{fmt.Sprintf("%.3f%s", a.Score, a.boundNote()), ms3(float64(a.SatisfiedUs)) + " ms", ms3(float64(a.ToleratedUs)) + " ms", a.counts()}}
 	}
 	return chartTables(r, v)
+}
+
+// summaryView is a run's summary (pageSummary): what it measured in brief
+// and its verdicts, each row present where the run has the figure. Of
+// several runs (alone false; the comparison table has their figures) only
+// a run with verdicts has one, of its verdicts.
+func summaryView(r PageRun, n int, alone bool) pageSummary {
+	d := r.Doc
+	v := pageSummary{Label: r.Label, N: n, Verdicts: verdictBanner(d)}
+	if !alone {
+		if vs := d.Verdicts; vs != nil && len(vs.Found) > 0 {
+			v.Rows = append(v.Rows, figureRow{Name: "Verdicts", Value: verdictList(d) + " (below)"})
+		}
+		return v
+	}
+	f := func(name, value string) { v.Rows = append(v.Rows, figureRow{Name: name, Value: value}) }
+	rp := d.Report
+	if rp == nil {
+		f("Requests", "none measured")
+		return v
+	}
+	so := ""
+	if d.local.live {
+		so = " so far"
+	}
+	f("Requests per second", fmt.Sprintf("%.2f [#/sec] (mean%s)", rp.RequestsPerSecond, so))
+	var lat []string
+	for _, key := range []string{"p50", "p99"} {
+		if fig, ok := FigureByKey(key); ok {
+			if x, ok := fig.Value(d); ok {
+				lat = append(lat, key+" "+fig.Format(x)+" ms")
+			}
+		}
+	}
+	if len(lat) > 0 {
+		f("Latency (total time)", strings.Join(lat, ", "))
+	}
+	errs := fmt.Sprintf("%d failed of %d requests", rp.FailedRequests, rp.CompleteRequests+rp.FailedRequests)
+	if rp.Non2xxResponses > 0 {
+		errs += fmt.Sprintf("; %d non-2xx responses", rp.Non2xxResponses)
+	}
+	if d.Error != nil {
+		errs += "; ended with an error: " + strings.TrimSpace(d.Error.Message)
+	}
+	f("Errors", errs)
+	if t := d.Thresholds; t != nil && len(t.Checks) > 0 {
+		met := 0
+		var missed []string
+		for _, c := range t.Checks {
+			if c.Passed {
+				met++
+			} else {
+				missed = append(missed, c.Expression)
+			}
+		}
+		text := fmt.Sprintf("%d of %d met (--fail-if)", met, len(t.Checks))
+		if len(missed) > 0 {
+			text += "; missed: " + strings.Join(missed, ", ")
+		}
+		f("Objectives", text)
+	}
+	switch vs := d.Verdicts; {
+	case vs == nil && d.local.live:
+		f("Verdicts", "with the finished report")
+	case vs == nil:
+		f("Verdicts", "not judged")
+	case len(vs.Found) == 0:
+		f("Verdicts", "none: not client-bound, machine quiet, no kernel drops, long and large enough")
+	default:
+		f("Verdicts", verdictList(d)+" (below)")
+	}
+	return v
+}
+
+// verdictList names the run's verdicts: "client-bound, busy-machine".
+func verdictList(d *Run) string {
+	var kinds []string
+	for _, k := range d.VerdictKinds() {
+		kinds = append(kinds, strings.ReplaceAll(k, "_", "-"))
+	}
+	return strings.Join(kinds, ", ")
 }
 
 // chartTables adds a run's tables from its chart data: the timeline's note,
@@ -412,6 +511,7 @@ td:first-child, th:first-child { text-align: left; }
 svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 figure { margin: 0; }
 .note { color: #555; font-size: .9em; }
+table.compact { font-size: .85em; } table.compact td, table.compact th { padding: .15em .3em; }
 </style>
 </head>
 <body>
@@ -420,7 +520,10 @@ figure { margin: 0; }
 {{end}}{{if .Command}}<h2>Command line</h2>
 <pre>{{.Command}}</pre>
 <table class="figures">{{range .Env}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}</table>{{end}}
-{{if .Compare}}<h2>Comparison (ranked by requests per second)</h2>
+{{range .Summary}}<h2 id="summary-{{.N}}">Summary{{if .Label}}: {{.Label}}{{end}}</h2>
+<table class="figures">{{range .Rows}}<tr><td>{{.Name}}:</td><td>{{.Value}}</td></tr>
+{{end}}</table>{{.Verdicts}}
+{{end}}{{if .Compare}}<h2>Comparison (ranked by requests per second)</h2>
 <table class="compare">{{range $i, $row := .Compare}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Charts}}<h2>Charts</h2>
@@ -428,7 +531,7 @@ figure { margin: 0; }
 {{end}}{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
-<table>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+<table{{if .Compact}} class="compact"{{end}}>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
 {{range .Runs}}<h2>{{if .Label}}{{.Label}}{{else}}Run{{end}}</h2>
@@ -436,7 +539,7 @@ figure { margin: 0; }
 <pre>{{.Command}}</pre>
 {{if .Error}}<p class="error">Ended with an error: {{.Error}}</p>{{end}}
 <table class="figures">{{range .Env}}<tr><td>{{.Name}}</td><td>{{.Value}}</td></tr>{{end}}
-<tr><td>Ending</td><td>{{.Ending}}</td></tr></table>{{.Verdicts}}
+<tr><td>Ending</td><td>{{.Ending}}</td></tr></table>
 {{if .Figures}}<h3>ab's figures</h3>
 <table class="figures">{{range .Figures}}<tr><td>{{.Name}}:</td><td{{if .ID}} id="{{.ID}}"{{end}}>{{.Value}}</td></tr>
 {{end}}</table>{{end}}

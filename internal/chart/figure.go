@@ -600,6 +600,11 @@ const (
 	ErrorBars              // a polyline with vertical error bars (x y low high)
 	Marks                  // a large dot per row, for a few points that must stand out (x y)
 	Stacked                // a bar from a base to a top, as wide as its third column (x top width base)
+	// Flagged rings each row's point and writes the line's Mark beside it,
+	// below and to the right, MarkSlot characters further right (so that
+	// several flags of one point read as one word): a point's verdicts on
+	// a sweep chart (x y).
+	Flagged
 )
 
 // Line is one data set of a panel: a block of the data file.
@@ -616,6 +621,9 @@ type Line struct {
 	// Dashed draws it dashed (p99 beside a solid p50 of the same colour).
 	Color  int
 	Dashed bool
+	// Mark and MarkSlot are a Flagged line's text and its place (0 first).
+	Mark     string
+	MarkSlot int
 }
 
 // ColorOf is the 1-based palette colour of the i-th line of a panel.

@@ -116,6 +116,8 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+11, ly-7, lk.MarkerFill(), color)
 		case l.Style == Points:
 			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, lk.MarkerFill(), color)
+		case l.Style == Flagged:
+			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="5" fill="none" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, color)
 		case lk.SVGDash != "":
 			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, lx+8, ly-4, lx+20, ly-4, color, lk.SVGDash)
 		default:
@@ -159,6 +161,23 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 			}
 			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0]), y.at(r[1]), color)
 		}
+	case Flagged:
+		// The rings, then the marks: a group a test (or a reader) finds by
+		// its class and mark.
+		fmt.Fprintf(bw, `<g class="flag" data-mark="%s" fill="%s" font-weight="bold">`, esc(l.Mark), color)
+		for _, r := range l.Rows {
+			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			px, py := x.at(r[0]), y.at(r[1])
+			ty := py + 16 // below the ring; above it at the frame's bottom
+			if ty > y.pxLo-2 {
+				ty = py - 10
+			}
+			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="%s" stroke-width="1.5"/><text x="%.1f" y="%.1f">%s</text>`,
+				px, py, color, px+8+8*float64(l.MarkSlot), ty, esc(l.Mark))
+		}
+		bw.WriteString("</g>")
 	case Lines, ErrorBars:
 		cmd := byte('M')
 		for _, r := range l.Rows {

@@ -385,6 +385,11 @@ var csvLayout = []string{"label", "url", "size", "size_bytes", "concurrency", "r
 // whole host's CPU (empty where not measured).
 var csvExtra = []string{"param", "deviation_ms", "host_busy_us_per_req", "host_user_pct", "host_system_pct", "host_softirq_pct", "host_steal_pct"}
 
+// csvVerdicts are the point's verdicts, after csvExtra: their codes as the
+// table's flags column has them, and their kinds (the JSON's "verdicts"),
+// space-separated.
+var csvVerdicts = []string{"flags", "verdicts"}
+
 // hostColumn is a host CPU column: empty where /proc/stat was not read.
 func hostColumn(v func(*HostCPU) float64) func(p *PointResult) string {
 	return func(p *PointResult) string {
@@ -424,6 +429,8 @@ var pointColumns = map[string]func(p *PointResult) string{
 	"cv_above_max":   func(p *PointResult) string { return strconv.FormatBool(p.RPS.Unstable) },
 	"error_runs":     func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) },
 	"param":          func(p *PointResult) string { return p.ParamValue },
+	"flags":          func(p *PointResult) string { return FlagCodes(p.Verdicts) },
+	"verdicts":       func(p *PointResult) string { return strings.Join(p.Verdicts, " ") },
 	"deviation_ms": func(p *PointResult) string {
 		if p.LatencyCount == 0 {
 			return ""
@@ -445,10 +452,10 @@ func multi(p *PointResult, v float64, prec int) string {
 	return f(v, prec)
 }
 
-// CSVHeader are the --csv columns: csvLayout, csvExtra, then the catalog's
+// CSVHeader are the --csv columns: csvLayout, csvExtra, csvVerdicts, then the catalog's
 // other figures by their CSV name.
 func CSVHeader() []string {
-	out := append(append([]string(nil), csvLayout...), csvExtra...)
+	out := append(append(append([]string(nil), csvLayout...), csvExtra...), csvVerdicts...)
 	for _, fig := range report.Catalog {
 		if !slices.Contains(csvLayout, fig.CSV) {
 			out = append(out, fig.CSV)
@@ -630,7 +637,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	if s.Param != nil {
 		head += s.Param.Name + "\t"
 	}
-	head += "c\truns\treq/s\t±95%\tsd\tcv%\t\tlat ms\tsd ms\tmin ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
+	head += "c\truns\treq/s\t±95%\tsd\tcv%\t\tflags\tlat ms\tsd ms\tmin ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
 	if s.SizeOption == "--post-sizes" {
 		head += "\ttx Mbit/s"
 	}
@@ -664,7 +671,7 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 			row = append(row, p.ParamValue)
 		}
 		row = append(row, strconv.Itoa(p.Concurrency), runs,
-			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark,
+			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark, FlagCodes(p.Verdicts),
 			dash(p.LatencyMeanMs, lat, 3), dash(p.DeviationMs, lat, 3), dash(p.LatencyMinMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
 			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2))
 		if s.SizeOption == "--post-sizes" {
@@ -705,6 +712,9 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
 	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (min exact, p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
 	fmt.Fprintf(w, "sd ms: latency deviation, %s.\n", deviationText(s.Deviation))
+	if legend := flagLegend(points); legend != "" {
+		fmt.Fprintf(w, "flags: the points' verdicts (each found by a run or more; stderr and --json have the evidence): %s.\n", legend)
+	}
 	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below). rx/tx Mbit/s: bytes received/sent (heads included) per second, mean over the runs.")
 	fmt.Fprintln(w, "cli: gab's own CPU per complete request and % of one core; srv: the same for the --server-pid processes (/proc, 10 ms ticks).")
 	if anyHost {
@@ -715,6 +725,15 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	}
 	_, err := fmt.Fprint(w)
 	return err
+}
+
+// flagLegend is the legend of the points' flags ("" when none has one).
+func flagLegend(points []*PointResult) string {
+	var kinds [][]string
+	for _, p := range points {
+		kinds = append(kinds, p.Verdicts)
+	}
+	return FlagLegend(kinds)
 }
 
 // deviationText names the deviation estimator.

@@ -3,6 +3,8 @@ package sweep
 import (
 	"fmt"
 	"strings"
+
+	"gab/internal/chart"
 )
 
 // This file is what a sweep says about how far its points can be trusted:
@@ -13,6 +15,92 @@ import (
 // VerdictWideInterval flags a point whose req/s 95 % interval's half-width
 // is more than Settings.CI of its mean.
 const VerdictWideInterval = "wide_interval"
+
+// Flags are the short codes of a point's verdicts in the table, the CSV and
+// on the charts, in the order they are listed, with the words of the
+// legend. The kinds are the run verdicts' (report/verdicts.go) and
+// VerdictWideInterval.
+var Flags = []Flag{
+	{Kind: "client_bound", Code: "C", Name: "client-bound"},
+	{Kind: "busy_machine", Code: "B", Name: "busy machine"},
+	{Kind: "kernel_drops", Code: "D", Name: "kernel drops"},
+	{Kind: "too_short", Code: "S", Name: "too short"},
+	{Kind: "too_few", Code: "F", Name: "too few requests for a percentile"},
+	{Kind: VerdictWideInterval, Code: "W", Name: "wide interval"},
+}
+
+// Flag is a verdict kind's code and its words.
+type Flag struct{ Kind, Code, Name string }
+
+// FlagOf is kind's flag; a kind without a code (a document of another gab)
+// is its own code and name, made printable.
+func FlagOf(kind string) Flag {
+	for _, f := range Flags {
+		if f.Kind == kind {
+			return f
+		}
+	}
+	k := chart.Printable(kind)
+	return Flag{Kind: kind, Code: k, Name: strings.ReplaceAll(k, "_", " ")}
+}
+
+// FlagCodes are a point's verdicts as codes, in Flags' order, kinds without
+// a code last, each after a space ("CB", "" for none).
+func FlagCodes(kinds []string) string {
+	var b strings.Builder
+	for _, f := range flagsOf(kinds) {
+		if len(f.Code) > 1 && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.Code)
+	}
+	return b.String()
+}
+
+// flagsOf are the flags of kinds, each once, in Flags' order, kinds
+// without a code last in their order.
+func flagsOf(kinds []string) []Flag {
+	var out []Flag
+	for _, f := range Flags {
+		for _, k := range kinds {
+			if k == f.Kind {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if f := FlagOf(k); f.Code != "" && !seen[k] && !isKnownFlag(k) {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isKnownFlag(kind string) bool {
+	for _, f := range Flags {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// FlagLegend is the legend of the flags the points carry ("" when none
+// does): "C client-bound, B busy machine".
+func FlagLegend(pointKinds [][]string) string {
+	var all []string
+	for _, ks := range pointKinds {
+		all = append(all, ks...)
+	}
+	var parts []string
+	for _, f := range flagsOf(all) {
+		parts = append(parts, f.Code+" "+f.Name)
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Repetitions --repeat auto takes at least (the interval needs two degrees
 // of freedom to mean much), and at most without a maximum given.
