@@ -357,7 +357,7 @@ func TestWarmupAndFailIfOptions(t *testing.T) {
 	if done {
 		t.Fatalf("rejected: %s", stderr)
 	}
-	if o.Config.WarmupRequests != 500 || o.Config.WarmupTime != 0 || len(o.FailIf) != 2 || o.FailIf[0].Metric != "p99" || o.FailIf[1].Expr != "failed<1%" {
+	if o.Config.WarmupRequests != 500 || o.Config.WarmupTime != 0 || len(o.FailIf) != 2 || o.FailIf[0].Key != "p99" || o.FailIf[1].Expr != "failed<1%" {
 		t.Errorf("warm-up %d/%v, thresholds %+v", o.Config.WarmupRequests, o.Config.WarmupTime, o.FailIf)
 	}
 	o, _, done, _, stderr = parse(t, "ab", "--warmup", "1.5s", testURL)

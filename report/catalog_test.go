@@ -155,11 +155,12 @@ func TestCatalogPercentileFromSums(t *testing.T) {
 }
 
 // TestFailIfCatalogFigure: --fail-if tests any catalog figure by its key, in
-// the figure's unit; a figure the run lacks fails the check.
+// the figure's unit (a latency's in µs, as every latency's); a figure the
+// run lacks fails the check.
 func TestFailIfCatalogFigure(t *testing.T) {
 	var ts []threshold.Threshold
 	for _, e := range []string{"sd<3ms", "received_mbit_per_s>=0.4", "server_cpu_percent<50"} {
-		th, err := threshold.Parse(e)
+		th, err := ParseThreshold(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestFailIfCatalogFigure(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	d := s
-	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "ms" || c[0].Bound != 3 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
+	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "us" || c[0].Bound != 3000 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
 		t.Errorf("JSON checks: %+v", c)
 	}
 }

@@ -111,7 +111,7 @@ func decodedDist(d *distFigures) *samples.Dist {
 
 // latencyWithOutstanding is the distribution of the catalog's latency
 // figures when the run left requests in flight: the completed requests'
-// total times (the sums', else the extended Total phase's) and the
+// total times (totalDist) and the
 // outstanding requests' ages. ok is false when there were none, or when
 // the run keeps no histogram of its total times.
 func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
@@ -124,27 +124,16 @@ func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
 		return samples.Dist{}, false
 	}
 	out := samples.NewDist()
-	switch s, x := d.Sums, d.Extended; {
-	case s != nil && s.Total.Histogram.Data != "":
-		if s.Total.Count > 0 {
-			base, err := s.Total.dist()
-			if err != nil {
-				return samples.Dist{}, false
-			}
-			sd, _ := sdCompleted(d) // the exact sd from the sums
-			base = samples.DistOf(base.Count, base.Min, base.Max, base.Sum, sd*1000, base.Hist)
-			out.Merge(&base)
-		}
-	case x != nil:
-		if x.Phases.Total.Count > 0 {
-			base := decodedDist(&x.Phases.Total)
-			if base == nil {
-				return samples.Dist{}, false
-			}
-			out.Merge(base)
-		}
-	default:
+	if d.Sums == nil && d.Extended == nil {
 		return samples.Dist{}, false
+	}
+	if base, ok := totalDist(d); ok {
+		if sd, ok := sdCompleted(d); ok { // the exact sd from the sums
+			base = samples.DistOf(base.Count, base.Min, base.Max, base.Sum, sd*1000, base.Hist)
+		}
+		out.Merge(&base)
+	} else if (d.Sums != nil && d.Sums.Total.Count > 0) || (d.Extended != nil && d.Extended.Phases.Total.Count > 0) {
+		return samples.Dist{}, false // requests completed, but no histogram of them
 	}
 	out.Merge(ages)
 	return out, true

@@ -11,7 +11,6 @@ import (
 
 	"gab/client"
 	"gab/internal/samples"
-	"gab/internal/threshold"
 )
 
 // inFlightFixture is extFixture's run stopped by -t (-s 2.2 s) with two
@@ -32,7 +31,7 @@ func summarizeWith(res *client.Result, failIf ...string) *Run {
 	o := Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2, CPU: fixtureCPU(), CommandLine: fixtureCommandLine,
 		Run: &RunInfo{URL: "http://127.0.0.1:8080/x"}}
 	for _, e := range failIf {
-		th, err := threshold.Parse(e)
+		th, err := ParseThreshold(e)
 		if err != nil {
 			panic(err)
 		}

@@ -238,7 +238,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	}
 	r.derive(t, o.Percentiles)
 	r.chartCurve(t)
-	r.checkThresholds(t, o.FailIf)
+	r.checkThresholds(o.FailIf)
 	r.judge(judgeInputs{host: o.Machine, ceiling: o.Ceiling, inProcess: o.InProcessServer, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, opening: res.Opening, percents: o.Percentiles})
 	if ct := r.Report.ConnectionTimes; o.Histogram && ct != nil {
 		r.local.histogram = t.latencyHistogram(&ct.Total, histogramRows)
