@@ -203,3 +203,44 @@ func TestHTMLPageReadsTheCatalog(t *testing.T) {
 		t.Error("a column for a figure no run has")
 	}
 }
+
+// TestLookupFigure: the catalog resolves every name --fail-if and --slo
+// take: its keys, the aliases, any percentile of the total time (read by
+// the catalog's own percentile rule), and refuses the rest.
+func TestLookupFigure(t *testing.T) {
+	for name, want := range map[string]threshold.Metric{
+		"p99":                       {Key: "p99", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 99},
+		"median":                    {Key: "p50", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 50},
+		"p(95)":                     {Key: "p95", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 95},
+		"p99.90":                    {Key: "p99.9", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 99.9},
+		"p100":                      {Key: "p100", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 100},
+		"avg":                       {Key: "mean", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: -1},
+		"sd":                        {Key: "sd", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: -1},
+		"failed":                    {Key: "failed", Kind: threshold.Count, Percentile: -1},
+		"rps":                       {Key: "rps", Kind: threshold.Rate, Unit: "#/s", Decimals: 2, Percentile: -1},
+		"client_cpu_us_per_request": {Key: "client_cpu_us_per_request", Kind: threshold.Figure, Unit: "µs", Decimals: 1, Percentile: -1},
+	} {
+		if got, err := LookupFigure(name); err != nil || got != want {
+			t.Errorf("LookupFigure(%q) = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"p101": "not a number from 0 to 100", "p-1": "not a number from 0 to 100", "pnan": "not a number from 0 to 100",
+		"p0x10": "not a number from 0 to 100", "p": "not a number from 0 to 100", "p1e3": "not a number from 0 to 100",
+		"latency": "unknown metric", "": "unknown metric",
+	} {
+		if _, err := LookupFigure(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LookupFigure(%q): %v, want %q", name, err, want)
+		}
+	}
+	// A percentile outside the catalog's list reads by the same rule as theirs.
+	d, _ := fixtureDocument(t)
+	for _, p := range []string{"p95", "p99"} {
+		m, _ := LookupFigure(p)
+		f, _, _ := resolveFigure(p)
+		v, ok := f.Value(d)
+		if us, ok2 := d.thresholdValue(m); !ok || !ok2 || us != msToUs(v) {
+			t.Errorf("%s: figure %v %v, --fail-if %v µs %v", p, v, ok, us, ok2)
+		}
+	}
+}
