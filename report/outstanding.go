@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strconv"
 
 	"gab/client"
@@ -48,34 +47,29 @@ type outstandingFigures struct {
 }
 
 // outstandingOf gathers the run's requests in flight at the stop (nil when
-// there were none) and their ages in µs, ascending (for --fail-if's exact
-// figures).
-func outstandingOf(res *client.Result, rate bool) (*outstandingFigures, []int64) {
+// there were none).
+func outstandingOf(res *client.Result, rate bool) *outstandingFigures {
 	if len(res.Outstanding) == 0 {
-		return nil, nil
+		return nil
 	}
 	o := &outstandingFigures{Requests: int64(len(res.Outstanding))}
 	if res.Timeout > 0 {
 		o.TimeoutS = res.Timeout.Seconds()
 	}
 	age, cor := samples.NewDist(), samples.NewDist()
-	ages := make([]int64, 0, len(res.Outstanding))
 	for _, f := range res.Outstanding {
-		us := f.Age.Microseconds()
-		ages = append(ages, us)
-		age.Add(us)
+		age.Add(f.Age.Microseconds())
 		cor.Add(f.Corrected.Microseconds())
 		if res.Timeout > 0 && f.Age > res.Timeout {
 			o.Failed++
 		}
 	}
-	slices.Sort(ages)
 	o.Age = distOf(&age)
 	if rate {
 		c := distOf(&cor)
 		o.CorrectedAge = &c
 	}
-	return o, ages
+	return o
 }
 
 // outstandingRequests is how many requests the run left in flight (0 for a
@@ -137,33 +131,6 @@ func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
 	}
 	out.Merge(ages)
 	return out, true
-}
-
-// unionAt is the i-th smallest (0-based) of n values read by rank (at, in
-// ascending order) and the ascending values b together.
-func unionAt(n int, at func(int) int64, b []int64, i int) int64 {
-	k := len(b)
-	i = min(max(i, 0), n+k-1)
-	// j of b and i+1−j of the others are the i+1 smallest: the largest of
-	// those is the value.
-	for j := max(0, i+1-n); j <= min(k, i+1); j++ {
-		a := i + 1 - j
-		if j > 0 && a < n && b[j-1] > at(a) {
-			continue // b[j-1] is not among the i+1 smallest
-		}
-		if a > 0 && j < k && at(a-1) > b[j] {
-			continue // b[j] is
-		}
-		v := int64(-1)
-		if a > 0 {
-			v = at(a - 1)
-		}
-		if j > 0 {
-			v = max(v, b[j-1])
-		}
-		return v
-	}
-	return b[k-1] // not reached: some j always fits
 }
 
 // mergeOutstanding merges the runs' sections (none when no run has one).

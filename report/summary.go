@@ -213,7 +213,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	}
 	t.useHDRPast(r, res)
 	r.CGI = summarizeCGI(res.CGI)
-	r.Outstanding, r.local.outstandingUs = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
+	r.Outstanding = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
 	if x := res.Extra; x != nil {
 		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
 		if rr := x.Rate; rr != nil {
