@@ -174,21 +174,22 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 	}
 	hasFailed, hasNon2xx := false, false
 	for _, e := range co.slo {
-		t, err := threshold.Parse(e)
+		t, err := report.ParseThreshold(e)
 		if err != nil {
 			return nil, errors.New(strings.Replace(err.Error(), "--fail-if", "--slo", 1))
 		}
-		switch t.Kind {
-		case threshold.Figure, threshold.Rate:
+		if !capacity.StepFigure(t.Metric) {
 			return nil, fmt.Errorf("--slo %q: an objective is on latency (pN, median, mean, min, max) or failures (failed, non2xx)", e)
+		}
+		switch t.Kind {
 		case threshold.Latency:
 			if t.Op == "<" || t.Op == "<=" {
 				s.latencyMax = max(s.latencyMax, time.Duration(t.Value)*time.Microsecond)
 				s.latencyGiven = true
 			}
 		}
-		hasFailed = hasFailed || t.Metric == "failed"
-		hasNon2xx = hasNon2xx || t.Metric == "non2xx"
+		hasFailed = hasFailed || t.Key == "failed"
+		hasNon2xx = hasNon2xx || t.Key == "non2xx"
 		s.objectives = append(s.objectives, t)
 	}
 	// The default objectives on failures: a request the server failed or
@@ -198,7 +199,7 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		expr  string
 	}{{hasFailed, "failed<0.1%"}, {hasNon2xx, "non2xx<0.1%"}} {
 		if !d.given {
-			t, _ := threshold.Parse(d.expr)
+			t, _ := report.ParseThreshold(d.expr)
 			s.objectives = append(s.objectives, t)
 		}
 	}
@@ -498,10 +499,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
 	// The objectives count the unanswered requests as requests, and their
 	// ages in the latencies (addOutstanding).
-	f := threshold.Figures{Complete: sf.requests + open.requests, Failed: st.Failed, Non2xx: sf.non2xx,
-		RPS: st.AchievedPerS, MeanUS: cor.Mean(), MinUS: float64(cor.Min()), MaxUS: float64(cor.Max()),
-		Percentile: func(p float64) float64 { return float64(pct(p)) }}
-	vs, ok := threshold.CheckAll(s.objectives, f)
+	vs, ok := threshold.CheckAll(s.objectives, stepFigures(cor, sf.requests+open.requests, st.Failed, sf.non2xx))
 	for _, v := range vs {
 		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
 	}
@@ -542,6 +540,33 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
 	return st
+}
+
+// stepFigures are a step's figures as its objectives read them (the names
+// resolved through report's catalog, the figures those capacity.StepFigure
+// admits): the total time corrected for coordinated omission (cor, the
+// unanswered requests' ages in it) at a percentile, its mean, min and max
+// in µs; the failed and non-2xx requests, a percentage of requests.
+func stepFigures(cor *hdrhistogram.Histogram, requests, failed, non2xx int64) threshold.Figures {
+	return threshold.Figures{Requests: requests, Value: func(m threshold.Metric) (float64, bool) {
+		switch {
+		case m.Key == "failed":
+			return float64(failed), true
+		case m.Key == "non2xx":
+			return float64(non2xx), true
+		case m.Kind != threshold.Latency || cor.TotalCount() == 0:
+			return 0, false
+		case m.Percentile >= 0:
+			return float64(cor.ValueAtQuantile(m.Percentile)), true
+		case m.Key == "mean":
+			return cor.Mean(), true
+		case m.Key == "min":
+			return float64(cor.Min()), true
+		case m.Key == "max":
+			return float64(cor.Max()), true
+		}
+		return 0, false
+	}}
 }
 
 // sentUnanswered is how many requests of the run were sent and neither

@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/quic-go/quic-go"
 
 	"gab/internal/capacity"
 	"gab/internal/h3test"
 	"gab/internal/testtool"
+	"gab/report"
 )
 
 // serialServer is a server whose capacity is known by construction: one
@@ -162,6 +164,9 @@ func TestCapacityUsageErrors(t *testing.T) {
 	}{
 		{[]string{"http://127.0.0.1:1/"}, "--slo is required"},
 		{[]string{"--slo", "rps>5", "http://127.0.0.1:1/"}, "an objective is on latency"},
+		{[]string{"--slo", "sd<5ms", "http://127.0.0.1:1/"}, "an objective is on latency"},
+		{[]string{"--slo", "client_cpu_us_per_request<5ms", "http://127.0.0.1:1/"}, "an objective is on latency"},
+		{[]string{"--slo", "p99.99.9<5ms", "http://127.0.0.1:1/"}, "not a number from 0 to 100"},
 		{[]string{"--slo", "p99<", "http://127.0.0.1:1/"}, "--slo"},
 		{[]string{"--slo", "p99<1s", "-n", "100", "http://127.0.0.1:1/"}, "-n does not apply"},
 		{[]string{"--slo", "p99<1s", "--rate", "100", "http://127.0.0.1:1/"}, "--rate does not apply"},
@@ -174,6 +179,40 @@ func TestCapacityUsageErrors(t *testing.T) {
 		if status != exitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errs, exitUsage, c.want)
 		}
+	}
+}
+
+// TestCapacityStepFigures: a step's objectives name figures as --fail-if
+// does (through the catalog: median, pN, p(N), avg) and read the step's own
+// figures: the corrected latency's percentiles, mean, min and max, and its
+// failed and non-2xx requests as a share of its requests.
+func TestCapacityStepFigures(t *testing.T) {
+	cor := hdrhistogram.New(1, 60_000_000, 3)
+	for v := int64(1); v <= 1000; v++ {
+		_ = cor.RecordValue(v * 100) // 100 µs to 100 ms
+	}
+	f := stepFigures(cor, 1000, 5, 0)
+	for expr, want := range map[string]string{
+		"median<60ms": "median<60ms: passed (p50 = 50.015 ms)",
+		"p(95)<=90ms": "p(95)<=90ms: FAILED (p95 = 95.039 ms)",
+		"p99.9<1s":    "p99.9<1s: passed (p99.9 = 99.903 ms)",
+		"avg<50ms":    "avg<50ms: FAILED (mean = 50.052 ms)",
+		"min>=100us":  "min>=100us: passed (min = 0.100 ms)",
+		"max<100ms":   "max<100ms: FAILED (max = 100.031 ms)",
+		"failed<1%":   "failed<1%: passed (failed = 0.50 %)",
+		"non2xx=0":    "non2xx=0: passed (non2xx = 0)",
+	} {
+		th, err := report.ParseThreshold(expr)
+		if err != nil || !capacity.StepFigure(th.Metric) {
+			t.Fatalf("%s: %v, a step figure %v", expr, err, capacity.StepFigure(th.Metric))
+		}
+		if got := strings.TrimPrefix(th.Check(f).Line(), "--fail-if "); got != want {
+			t.Errorf("%s: %q, want %q", expr, got, want)
+		}
+	}
+	th, _ := report.ParseThreshold("p99<1s")
+	if v := th.Check(stepFigures(hdrhistogram.New(1, 60_000_000, 3), 0, 0, 0)); v.Pass || !v.NoData {
+		t.Errorf("a step that recorded nothing: %+v", v)
 	}
 }
 

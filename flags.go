@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -1124,15 +1125,19 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 	}
 	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
 	for _, e := range lo.failIf {
-		t, err := threshold.Parse(e)
+		t, err := report.ParseThreshold(e)
 		if err != nil {
 			return err
 		}
 		o.FailIf = append(o.FailIf, t)
 	}
+	if err := failIfNeeds(o.FailIf, lo.apdex.t > 0, len(o.ServerPIDs) > 0); err != nil {
+		return err
+	}
 	if lo.apdex.t > 0 {
-		if !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
-			return errors.New("--apdex needs --extended, --json, --format json, --html or --dashboard to show it")
+		shown := slices.Contains(report.ThresholdNeeds(o.FailIf), report.NeedsApdex) // a --fail-if verdict states it
+		if !shown && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
+			return errors.New("--apdex needs --extended, --json, --format json, --html, --dashboard or a --fail-if on apdex to show it")
 		}
 		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
 	}
@@ -1150,6 +1155,21 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		}
 		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() && o.Dashboard == "" {
 			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics, --remote-write or --dashboard to show the timeline")
+		}
+	}
+	return nil
+}
+
+// failIfNeeds refuses a --fail-if figure that needs a setting the command
+// line lacks (the catalog's Needs): --apdex T, --server-pid.
+func failIfNeeds(ts []threshold.Threshold, apdex, serverPID bool) error {
+	for _, t := range ts {
+		f, _ := report.FigureByKey(t.Key)
+		switch {
+		case f.Needs == report.NeedsApdex && !apdex:
+			return fmt.Errorf("--fail-if %q: %s needs --apdex T (the APDEX's target time)", t.Expr, t.Key)
+		case f.Needs == report.NeedsServerCPU && !serverPID:
+			return fmt.Errorf("--fail-if %q: %s needs --server-pid (the server's processes)", t.Expr, t.Key)
 		}
 	}
 	return nil

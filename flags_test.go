@@ -356,7 +356,7 @@ func TestWarmupAndFailIfOptions(t *testing.T) {
 	if done {
 		t.Fatalf("rejected: %s", stderr)
 	}
-	if o.Config.WarmupRequests != 500 || o.Config.WarmupTime != 0 || len(o.FailIf) != 2 || o.FailIf[0].Metric != "p99" || o.FailIf[1].Expr != "failed<1%" {
+	if o.Config.WarmupRequests != 500 || o.Config.WarmupTime != 0 || len(o.FailIf) != 2 || o.FailIf[0].Key != "p99" || o.FailIf[1].Expr != "failed<1%" {
 		t.Errorf("warm-up %d/%v, thresholds %+v", o.Config.WarmupRequests, o.Config.WarmupTime, o.FailIf)
 	}
 	o, _, done, _, stderr = parse(t, "ab", "--warmup", "1.5s", testURL)
@@ -367,6 +367,20 @@ func TestWarmupAndFailIfOptions(t *testing.T) {
 		if _, status, done, _, _ := parse(t, "ab", "--warmup", bad, testURL); !done || status != exitUsage {
 			t.Errorf("--warmup %s: status %d done %v, want a usage error", bad, status, done)
 		}
+	}
+	// A --fail-if figure that needs a setting (the catalog's Needs) is a
+	// usage error without it, and shows what --apdex measures.
+	for args, want := range map[string]string{
+		"--fail-if apdex>0.9":                      "apdex needs --apdex T",
+		"--fail-if server_cpu_us_per_request<50us": "server_cpu_us_per_request needs --server-pid",
+	} {
+		_, status, done, _, stderr := parse(t, append(append([]string{"ab"}, strings.Fields(args)...), testURL)...)
+		if !done || status != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s: status %d done %v %q, want a usage error with %q", args, status, done, stderr, want)
+		}
+	}
+	if o, _, done, _, stderr := parse(t, "ab", "--apdex", "50ms", "--fail-if", "apdex>0.9", testURL); done || o.Apdex == nil {
+		t.Errorf("--apdex with --fail-if apdex: refused (%s)", stderr)
 	}
 }
 

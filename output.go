@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +88,10 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError, true
 	}
-	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o)
+	// A --fail-if figure that needs the extended measurements (the
+	// catalog's Needs) turns them on.
+	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o) ||
+		slices.Contains(report.ThresholdNeeds(out.o.FailIf), report.NeedsExtended)
 	if cfg.Extended || out.o.HlogFile != "" {
 		cfg.Interval = timelineInterval(out.o)
 	}
@@ -111,9 +115,9 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		}
 		out.meter.server = m
 	}
-	// Past the exact sample store, --percentiles and --fail-if read their
-	// percentiles from the client's HDR histograms (3 significant digits).
-	cfg.Extended = cfg.Extended || (len(out.o.Percentiles) > 0 || len(out.o.FailIf) > 0) && mayOutgrowStore(cfg)
+	// Past the exact sample store, --percentiles reads its percentiles from
+	// the client's HDR histograms (3 significant digits).
+	cfg.Extended = cfg.Extended || len(out.o.Percentiles) > 0 && mayOutgrowStore(cfg)
 	return 0, false
 }
 

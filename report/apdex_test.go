@@ -17,7 +17,7 @@ import (
 // the section matches the schema and --fail-if tests the catalog's apdex.
 func TestApdex(t *testing.T) {
 	ap := &Apdex{T: 500 * time.Microsecond, F: 1000 * time.Microsecond}
-	th, err := threshold.Parse("apdex>0.6")
+	th, err := ParseThreshold("apdex>0.6")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,8 @@ func TestApdex(t *testing.T) {
 	if a.Satisfied != 438 || a.Tolerating != 500 || a.Frustrated != 62 || a.Requests != 1000 || a.Bound != "exact" {
 		t.Fatalf("apdex %+v", *a)
 	}
-	if v, ok := s.catalogFigure("apdex"); a.Score != 0.688 || !ok || v != a.Score || !strings.Contains(figureKeys(s), " apdex ") {
+	apdex, _ := FigureByKey("apdex")
+	if v, ok := apdex.Value(s); a.Score != 0.688 || !ok || v != a.Score || !strings.Contains(figureKeys(s), " apdex ") {
 		t.Errorf("score %v, figure %v %v (%s), want 0.688", a.Score, v, ok, figureKeys(s))
 	}
 	if s.ThresholdsFailed() {

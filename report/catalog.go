@@ -10,7 +10,7 @@ import (
 	"math/big"
 	"strconv"
 
-	"gab/internal/threshold"
+	"gab/internal/samples"
 )
 
 // This file is the catalog: the list of a run's headline figures, each with
@@ -68,90 +68,105 @@ type Figure struct {
 	Better Better
 	// Decimals are the digits printed after the point (text and CSV).
 	Decimals int
+	// Pool is how the figure of several runs follows from theirs.
+	Pool Pool
+	// Needs is what the run must measure beyond ab's counts and timing
+	// tables for the figure to exist: --fail-if on the figure turns it on
+	// where one option can (NeedsExtended), and is a usage error without
+	// the option that gives it a setting (--apdex T, --server-pid).
+	Needs Needs
 	// Of reads the figure from a run's document; ok is false where the run
 	// does not have it (not measured, or nothing recorded).
 	Of func(d *Run) (v float64, ok bool)
 }
 
+// Pool is how a figure of a group of runs (a sweep's point, a side of gab
+// compare) follows from the runs'.
+type Pool int
+
+const (
+	// Pooled: the figure of the runs' requests together, read from their
+	// records merged (a latency percentile, the mean, the CPU per request).
+	Pooled     Pool = iota
+	MeanOfRuns      // the mean of the runs' own (a rate, a share of a core)
+	SumOfRuns       // the sum of the runs' own (a count of requests)
+	MinOfRuns       // the least of the runs' own
+	MaxOfRuns       // the greatest of the runs' own
+)
+
+// Needs is what a figure needs measured beyond ab's counts and timing
+// tables.
+type Needs int
+
+const (
+	NeedsNothing Needs = iota
+	// NeedsExtended: the engine's extended measurements (the phases'
+	// histograms, the client's CPU time), as --extended gathers them.
+	NeedsExtended
+	NeedsApdex     // --apdex T: the APDEX target time
+	NeedsServerCPU // --server-pid: the server's processes
+)
+
 // Catalog is the list of figures, in the order the outputs show them. Tests
 // may replace it with a longer copy.
 var Catalog = []Figure{
-	{"rps", "Requests per second", "#/s", "rps_mean", higher, 2, func(d *Run) (float64, bool) {
+	{"rps", "Requests per second", "#/s", "rps_mean", higher, 2, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return d.Report.RequestsPerSecond, true
 	}},
-	{"mean", "Mean", "ms", "latency_mean_ms", lower, 3, meanMs},
-	{"sd", "sd", "ms", "latency_sd_ms", lower, 3, sdMs},
-	{"min", "min", "ms", "latency_min_ms", lower, 3, func(d *Run) (float64, bool) { return extremeMs(d, false) }},
-	{"p50", "p50", "ms", "p50_ms", lower, 3, percentileMs(50)},
-	{"p90", "p90", "ms", "p90_ms", lower, 3, percentileMs(90)},
-	{"p99", "p99", "ms", "p99_ms", lower, 3, percentileMs(99)},
-	{"p99.9", "p99.9", "ms", "p99_9_ms", lower, 3, percentileMs(99.9)},
-	{"max", "max", "ms", "latency_max_ms", lower, 3, func(d *Run) (float64, bool) { return extremeMs(d, true) }},
-	{"complete", "Complete requests", "", "complete", neither, 0, func(d *Run) (float64, bool) {
+	{"mean", "Mean", "ms", "latency_mean_ms", lower, 3, Pooled, NeedsExtended, meanMs},
+	{"sd", "sd", "ms", "latency_sd_ms", lower, 3, Pooled, NeedsExtended, sdMs},
+	{"min", "min", "ms", "latency_min_ms", lower, 3, MinOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, false) }},
+	{"p50", "p50", "ms", "p50_ms", lower, 3, Pooled, NeedsExtended, percentileMs(50)},
+	{"p90", "p90", "ms", "p90_ms", lower, 3, Pooled, NeedsExtended, percentileMs(90)},
+	{"p99", "p99", "ms", "p99_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99)},
+	{"p99.9", "p99.9", "ms", "p99_9_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99.9)},
+	{"max", "max", "ms", "latency_max_ms", lower, 3, MaxOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, true) }},
+	{"complete", "Complete requests", "", "complete", neither, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(d.Report.CompleteRequests), true
 	}},
-	{"failed", "Failed requests", "", "failed", lower, 0, func(d *Run) (float64, bool) {
+	{"failed", "Failed requests", "", "failed", lower, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(int64(d.Report.FailedRequests) + d.outstandingFailed()), true
 	}},
-	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, func(d *Run) (float64, bool) {
+	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(d.Report.Non2xxResponses), true
 	}},
-	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", neither, 3, func(d *Run) (float64, bool) {
+	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalTransferredBytes)
 	}},
-	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", neither, 3, func(d *Run) (float64, bool) {
+	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalBodySentBytes)
 	}},
-	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", neither, 1, func(d *Run) (float64, bool) {
+	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", neither, 1, MeanOfRuns, NeedsExtended, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
 			return 0, false // not measured, or a run too short for a share of a core
 		}
 		return *d.Extended.ClientCPU.PercentOfOneCore, true
 	}},
-	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", lower, 1, func(d *Run) (float64, bool) {
+	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", lower, 1, Pooled, NeedsExtended, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Report.CompleteRequests == 0 {
 			return 0, false
 		}
 		c := d.Extended.ClientCPU
 		return (c.UserMs + c.SysMs) * 1000 / float64(d.Report.CompleteRequests), true
 	}},
-	{"apdex", "APDEX", "", "apdex", higher, 3, func(d *Run) (float64, bool) {
+	{"apdex", "APDEX", "", "apdex", higher, 3, Pooled, NeedsApdex, func(d *Run) (float64, bool) {
 		if d.Apdex == nil || d.Apdex.Requests == 0 {
 			return 0, false
 		}
 		return d.Apdex.Score, true
 	}},
-	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", neither, 1, func(d *Run) (float64, bool) {
+	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", neither, 1, MeanOfRuns, NeedsServerCPU, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.PercentOfOneCore, true
 	}},
-	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", lower, 1, func(d *Run) (float64, bool) {
+	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", lower, 1, Pooled, NeedsServerCPU, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.UsPerRequest, true
 	}},
-}
-
-// --fail-if knows every figure of the catalog by its key.
-func init() {
-	threshold.Catalog = func(key string) (threshold.Named, bool) {
-		f, ok := FigureByKey(key)
-		return threshold.Named{Unit: f.Unit, Decimals: f.Decimals}, ok
-	}
-}
-
-// catalogFigure is the run's catalog figure of that key, for --fail-if: as
-// derive found it (r.Figures), not computed again.
-func (r *Run) catalogFigure(key string) (float64, bool) {
-	for _, f := range r.Figures {
-		if f.Key == key {
-			return f.Value, true
-		}
-	}
-	return 0, false
 }
 
 // FigureByKey finds the catalog's figure of that key.
@@ -280,17 +295,19 @@ func extremeMs(d *Run, max bool) (float64, bool) {
 	return 0, false
 }
 
-// percentileMs reads a total-time percentile: from the sums' histogram, else
-// the extended report's total phase.
+// percentileMs reads a total-time percentile by the catalog's one rule, so
+// that a run, its document and --fail-if give the same number: the nearest
+// rank in an HDR histogram of every recorded request (3 significant
+// digits, the bucket's highest value within the exact min and max;
+// totalDist), with the ages of requests in flight at the stop where there
+// were some; else the extended total phase's stated percentiles.
 func percentileMs(p float64) func(d *Run) (float64, bool) {
 	return func(d *Run) (float64, bool) {
 		if all, ok := latencyWithOutstanding(d); ok {
 			return float64(all.Percentile(p)) / 1000, true
 		}
-		if s := d.Sums; s != nil && s.Total.Count > 0 {
-			if dist, err := s.Total.dist(); err == nil {
-				return float64(dist.Percentile(p)) / 1000, true
-			}
+		if dist, ok := totalDist(d); ok {
+			return float64(dist.Percentile(p)) / 1000, true
 		}
 		if x := d.Extended; x != nil && x.Phases.Total.Count > 0 {
 			t := &x.Phases.Total
@@ -307,6 +324,27 @@ func percentileMs(p float64) func(d *Run) (float64, bool) {
 		}
 		return 0, false
 	}
+}
+
+// totalDist is the completed requests' total times as the catalog reads
+// their percentiles: the engine's HDR histogram of every request (the
+// extended total phase; 3 significant digits, within the exact min and
+// max), else the sums' histogram (of the exact samples to 3 significant
+// digits, or merged from such; past the exact store, 1 ms buckets). ok is
+// false without a request or a histogram.
+func totalDist(d *Run) (samples.Dist, bool) {
+	s, x := d.Sums, d.Extended
+	if x != nil && x.Phases.Total.Count > 0 && (s == nil || x.Phases.Total.Count == s.Total.Count) {
+		if dist := decodedDist(&x.Phases.Total); dist != nil {
+			return *dist, true
+		}
+	}
+	if s != nil && s.Total.Count > 0 && s.Total.Histogram.Data != "" {
+		if dist, err := s.Total.dist(); err == nil {
+			return dist, true
+		}
+	}
+	return samples.Dist{}, false
 }
 
 // mbitOf is bytes over the time taken in 10^6 bits per second (absent when

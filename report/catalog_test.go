@@ -155,11 +155,12 @@ func TestCatalogPercentileFromSums(t *testing.T) {
 }
 
 // TestFailIfCatalogFigure: --fail-if tests any catalog figure by its key, in
-// the figure's unit; a figure the run lacks fails the check.
+// the figure's unit (a latency's in µs, as every latency's); a figure the
+// run lacks fails the check.
 func TestFailIfCatalogFigure(t *testing.T) {
 	var ts []threshold.Threshold
 	for _, e := range []string{"sd<3ms", "received_mbit_per_s>=0.4", "server_cpu_percent<50"} {
-		th, err := threshold.Parse(e)
+		th, err := ParseThreshold(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestFailIfCatalogFigure(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	d := s
-	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "ms" || c[0].Bound != 3 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
+	if c := d.Thresholds.Checks; len(c) != 3 || c[0].Unit != "us" || c[0].Bound != 3000 || c[1].Unit != "Mbit/s" || c[2].Value != nil {
 		t.Errorf("JSON checks: %+v", c)
 	}
 }
@@ -200,5 +201,46 @@ func TestHTMLPageReadsTheCatalog(t *testing.T) {
 	}
 	if strings.Contains(html, "Server CPU") {
 		t.Error("a column for a figure no run has")
+	}
+}
+
+// TestLookupFigure: the catalog resolves every name --fail-if and --slo
+// take: its keys, the aliases, any percentile of the total time (read by
+// the catalog's own percentile rule), and refuses the rest.
+func TestLookupFigure(t *testing.T) {
+	for name, want := range map[string]threshold.Metric{
+		"p99":                       {Key: "p99", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 99},
+		"median":                    {Key: "p50", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 50},
+		"p(95)":                     {Key: "p95", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 95},
+		"p99.90":                    {Key: "p99.9", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 99.9},
+		"p100":                      {Key: "p100", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: 100},
+		"avg":                       {Key: "mean", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: -1},
+		"sd":                        {Key: "sd", Kind: threshold.Latency, Unit: "ms", Decimals: 3, Percentile: -1},
+		"failed":                    {Key: "failed", Kind: threshold.Count, Percentile: -1},
+		"rps":                       {Key: "rps", Kind: threshold.Rate, Unit: "#/s", Decimals: 2, Percentile: -1},
+		"client_cpu_us_per_request": {Key: "client_cpu_us_per_request", Kind: threshold.Figure, Unit: "µs", Decimals: 1, Percentile: -1},
+	} {
+		if got, err := LookupFigure(name); err != nil || got != want {
+			t.Errorf("LookupFigure(%q) = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"p101": "not a number from 0 to 100", "p-1": "not a number from 0 to 100", "pnan": "not a number from 0 to 100",
+		"p0x10": "not a number from 0 to 100", "p": "not a number from 0 to 100", "p1e3": "not a number from 0 to 100",
+		"latency": "unknown metric", "": "unknown metric",
+	} {
+		if _, err := LookupFigure(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LookupFigure(%q): %v, want %q", name, err, want)
+		}
+	}
+	// A percentile outside the catalog's list reads by the same rule as theirs.
+	d, _ := fixtureDocument(t)
+	for _, p := range []string{"p95", "p99"} {
+		m, _ := LookupFigure(p)
+		f, _, _ := resolveFigure(p)
+		v, ok := f.Value(d)
+		if us, ok2 := d.thresholdValue(m); !ok || !ok2 || us != msToUs(v) {
+			t.Errorf("%s: figure %v %v, --fail-if %v µs %v", p, v, ok, us, ok2)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func (r *Run) chartCurve(t *tables) {
 	var buf [maxCurvePoints]float64
 	c := &r.local.curve
 	for _, p := range appendCurvePercents(buf[:0], t.n) {
-		c.curve[c.n] = chart.CurvePoint{Percent: p, Us: t.percentile(totalColumn, p)}
+		c.curve[c.n] = chart.CurvePoint{Percent: p, Us: t.finePercentile(totalColumn, p)}
 		c.n++
 	}
 	c.curve[c.n] = chart.CurvePoint{Percent: 100, Us: ct.Total.MaxUs}
@@ -54,7 +54,7 @@ func (r *Run) chartCurve(t *tables) {
 	for i, p := range chart.TablePercents[:min(len(chart.TablePercents), len(c.table))] {
 		us := ct.Total.MaxUs
 		if p < 100 {
-			us = t.percentile(totalColumn, p)
+			us = t.finePercentile(totalColumn, p)
 		}
 		c.table[i] = chart.CurvePoint{Percent: p, Us: us}
 		c.tableN = i + 1
@@ -98,7 +98,11 @@ func RunChartData(r *Run, res *client.Result, o ChartOptions) *chart.Data {
 		d.Curve = append([]chart.CurvePoint(nil), c.curve[:c.n]...)
 		d.Table = append([]chart.CurvePoint(nil), c.table[:c.tableN]...)
 		d.CurvePrecision = "exact (µs)"
-		if rp.StatisticsFromHistogram {
+		catalogTable(d, r)
+		switch {
+		case r.local.hdrPercentiles:
+			d.CurvePrecision = "HDR histogram (3 significant digits) past the exact store"
+		case rp.StatisticsFromHistogram:
 			d.CurvePrecision = "1 ms buckets past the exact store"
 		}
 	}
@@ -334,6 +338,30 @@ func wholeSeconds(perSecond []int64, elapsedS float64) []int64 {
 	return perSecond
 }
 
+// catalogTable sets the percentile table to the catalog's figures of the
+// run (percentileMs: one value for --fail-if, the JSON document's figures,
+// gab compare and the page), the last row the longest request; the table
+// is left as it was where the run has no histogram of its total times.
+func catalogTable(d *chart.Data, r *Run) {
+	maxMs, ok := extremeMs(r, true)
+	if !ok {
+		return
+	}
+	table := make([]chart.CurvePoint, 0, len(chart.TablePercents))
+	for _, p := range chart.TablePercents {
+		us := int64(math.Round(maxMs * 1000))
+		if p < 100 {
+			ms, ok := percentileMs(p)(r)
+			if !ok {
+				return
+			}
+			us = int64(math.Round(ms * 1000))
+		}
+		table = append(table, chart.CurvePoint{Percent: p, Us: us})
+	}
+	d.Table, d.TablePrecision = table, "the figures' rule: nearest rank in an HDR histogram of every request, 3 significant digits, bucket tops"
+}
+
 // DocumentChartData gathers a saved run's chart data from its JSON document:
 // the percentile curve and table from the latency histogram (HDR, 3
 // significant digits; the maximum exact), the requests of each whole second.
@@ -373,6 +401,9 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 			out.Table = append(out.Table, c)
 		}
 		out.CurvePrecision = "ab's percentile table only (no extended figures in the document)"
+	}
+	if len(out.Table) > 0 {
+		catalogTable(out, d)
 	}
 	out.Intervals, out.IntervalNote = chartIntervals(d.Timeline, false)
 	out.Objectives = objectives(d)

@@ -120,7 +120,7 @@ type local struct {
 	html htmlTimes
 	csv  [101]int64
 	// hdrPercentiles: past the exact store, the --percentiles table and
-	// --fail-if's percentiles come from the HDR histograms of every request.
+	// the percentile curve come from the HDR histograms of every request.
 	hdrPercentiles bool
 	// curve is the percentile curve and table of the run's charts
 	// (RunChartData), from every recorded request.
@@ -131,10 +131,6 @@ type local struct {
 	// precision replaces the 1 ms histograms' line under ab's tables (a
 	// merged report says how exact its medians and percentiles are).
 	precision string
-	// outstandingUs are the ages of the requests in flight at the stop in
-	// µs, ascending (--fail-if's exact figures; nil in a decoded or merged
-	// document).
-	outstandingUs []int64
 	// mergeNotes say why a merged run lacks a section some of its runs had
 	// (the timeline, APDEX).
 	mergeNotes []string

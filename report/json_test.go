@@ -102,7 +102,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 	res3.Warmup = &client.WarmupResult{Complete: 30, Failed: 1, Elapsed: 1500 * time.Millisecond}
 	var ts []threshold.Threshold
 	for _, e := range []string{"p99<50ms", "rps>1e9", "failed<1%"} {
-		th, err := threshold.Parse(strings.Replace(e, "1e9", "1000000000", 1))
+		th, err := ParseThreshold(strings.Replace(e, "1e9", "1000000000", 1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gab/internal/threshold"
 )
 
 // TestMergeApdexIsOneRunsOverTheSameRequests is the property: for random runs
@@ -56,7 +58,7 @@ func TestMergeApdexIsOneRunsOverTheSameRequests(t *testing.T) {
 		default:
 			tighter++
 		}
-		if v, ok := m.catalogFigure("apdex"); !ok || v != got.Score {
+		if v, ok := m.thresholdValue(threshold.Metric{Key: "apdex", Kind: threshold.Figure}); !ok || v != got.Score {
 			t.Errorf("trial %d: the apdex figure %v %v, the section's score %v", trial, v, ok, got.Score)
 		}
 		if err := ValidateDocument(roundTrip(t, m)); err != nil {
@@ -98,7 +100,7 @@ func TestMergeApdexThresholdsDiffer(t *testing.T) {
 		if err != nil || m.Apdex != nil || !strings.Contains(strings.Join(notes, "\n"), c.note) {
 			t.Errorf("--force: %v, apdex %v, notes %q; want none and %q", err, m.Apdex, notes, c.note)
 		}
-		if _, ok := m.catalogFigure("apdex"); ok {
+		if _, ok := m.thresholdValue(threshold.Metric{Key: "apdex", Kind: threshold.Figure}); ok {
 			t.Errorf("--force: an apdex figure without the section")
 		}
 	}

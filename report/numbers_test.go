@@ -131,7 +131,7 @@ func TestPercentilesPastTheStore(t *testing.T) {
 		t.Errorf("no HDR histograms: %v", old.local.hdrPercentiles)
 	}
 	// --fail-if reads the same percentiles.
-	th, _ := threshold.Parse("p10<163us")
+	th, _ := ParseThreshold("p10<163us")
 	if s := Summarize(pastStore(100), Options{Concurrency: 1, FailIf: []threshold.Threshold{th}}); s.ThresholdsFailed() || s.local.verdicts[0].Actual != 162 {
 		t.Errorf("threshold on p10: %+v", s.local.verdicts)
 	}

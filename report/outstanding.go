@@ -1,7 +1,6 @@
 package report
 
 import (
-	"slices"
 	"strconv"
 
 	"gab/client"
@@ -48,34 +47,29 @@ type outstandingFigures struct {
 }
 
 // outstandingOf gathers the run's requests in flight at the stop (nil when
-// there were none) and their ages in µs, ascending (for --fail-if's exact
-// figures).
-func outstandingOf(res *client.Result, rate bool) (*outstandingFigures, []int64) {
+// there were none).
+func outstandingOf(res *client.Result, rate bool) *outstandingFigures {
 	if len(res.Outstanding) == 0 {
-		return nil, nil
+		return nil
 	}
 	o := &outstandingFigures{Requests: int64(len(res.Outstanding))}
 	if res.Timeout > 0 {
 		o.TimeoutS = res.Timeout.Seconds()
 	}
 	age, cor := samples.NewDist(), samples.NewDist()
-	ages := make([]int64, 0, len(res.Outstanding))
 	for _, f := range res.Outstanding {
-		us := f.Age.Microseconds()
-		ages = append(ages, us)
-		age.Add(us)
+		age.Add(f.Age.Microseconds())
 		cor.Add(f.Corrected.Microseconds())
 		if res.Timeout > 0 && f.Age > res.Timeout {
 			o.Failed++
 		}
 	}
-	slices.Sort(ages)
 	o.Age = distOf(&age)
 	if rate {
 		c := distOf(&cor)
 		o.CorrectedAge = &c
 	}
-	return o, ages
+	return o
 }
 
 // outstandingRequests is how many requests the run left in flight (0 for a
@@ -111,7 +105,7 @@ func decodedDist(d *distFigures) *samples.Dist {
 
 // latencyWithOutstanding is the distribution of the catalog's latency
 // figures when the run left requests in flight: the completed requests'
-// total times (the sums', else the extended Total phase's) and the
+// total times (totalDist) and the
 // outstanding requests' ages. ok is false when there were none, or when
 // the run keeps no histogram of its total times.
 func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
@@ -124,57 +118,19 @@ func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
 		return samples.Dist{}, false
 	}
 	out := samples.NewDist()
-	switch s, x := d.Sums, d.Extended; {
-	case s != nil && s.Total.Histogram.Data != "":
-		if s.Total.Count > 0 {
-			base, err := s.Total.dist()
-			if err != nil {
-				return samples.Dist{}, false
-			}
-			sd, _ := sdCompleted(d) // the exact sd from the sums
-			base = samples.DistOf(base.Count, base.Min, base.Max, base.Sum, sd*1000, base.Hist)
-			out.Merge(&base)
-		}
-	case x != nil:
-		if x.Phases.Total.Count > 0 {
-			base := decodedDist(&x.Phases.Total)
-			if base == nil {
-				return samples.Dist{}, false
-			}
-			out.Merge(base)
-		}
-	default:
+	if d.Sums == nil && d.Extended == nil {
 		return samples.Dist{}, false
+	}
+	if base, ok := totalDist(d); ok {
+		if sd, ok := sdCompleted(d); ok { // the exact sd from the sums
+			base = samples.DistOf(base.Count, base.Min, base.Max, base.Sum, sd*1000, base.Hist)
+		}
+		out.Merge(&base)
+	} else if (d.Sums != nil && d.Sums.Total.Count > 0) || (d.Extended != nil && d.Extended.Phases.Total.Count > 0) {
+		return samples.Dist{}, false // requests completed, but no histogram of them
 	}
 	out.Merge(ages)
 	return out, true
-}
-
-// unionAt is the i-th smallest (0-based) of n values read by rank (at, in
-// ascending order) and the ascending values b together.
-func unionAt(n int, at func(int) int64, b []int64, i int) int64 {
-	k := len(b)
-	i = min(max(i, 0), n+k-1)
-	// j of b and i+1−j of the others are the i+1 smallest: the largest of
-	// those is the value.
-	for j := max(0, i+1-n); j <= min(k, i+1); j++ {
-		a := i + 1 - j
-		if j > 0 && a < n && b[j-1] > at(a) {
-			continue // b[j-1] is not among the i+1 smallest
-		}
-		if a > 0 && j < k && at(a-1) > b[j] {
-			continue // b[j] is
-		}
-		v := int64(-1)
-		if a > 0 {
-			v = at(a - 1)
-		}
-		if j > 0 {
-			v = max(v, b[j-1])
-		}
-		return v
-	}
-	return b[k-1] // not reached: some j always fits
 }
 
 // mergeOutstanding merges the runs' sections (none when no run has one).

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"gab/client"
 	"gab/internal/samples"
-	"gab/internal/threshold"
 )
 
 // inFlightFixture is extFixture's run stopped by -t (-s 2.2 s) with two
@@ -32,7 +30,7 @@ func summarizeWith(res *client.Result, failIf ...string) *Run {
 	o := Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2, CPU: fixtureCPU(), CommandLine: fixtureCommandLine,
 		Run: &RunInfo{URL: "http://127.0.0.1:8080/x"}}
 	for _, e := range failIf {
-		th, err := threshold.Parse(e)
+		th, err := ParseThreshold(e)
 		if err != nil {
 			panic(err)
 		}
@@ -201,33 +199,5 @@ func TestOutstandingKeepConnectionsBusy(t *testing.T) {
 	}
 	if b := BusyShare(r.inFlightTime(), 2, r.local.elapsed); b < 0.88 || b > 1 {
 		t.Errorf("busy %v, want (0.055 + 4.4) / 5", b)
-	}
-}
-
-// unionAt agrees with sorting the two lists together, ties and ends
-// included.
-func TestUnionAt(t *testing.T) {
-	rng := uint64(7)
-	next := func(n uint64) int64 {
-		rng = rng*6364136223846793005 + 1442695040888963407
-		return int64(rng>>33) % int64(n)
-	}
-	for trial := range 500 {
-		n, k := int(next(8)), 1+int(next(5))
-		a, b := make([]int64, n), make([]int64, k)
-		for i := range a {
-			a[i] = next(10)
-		}
-		for i := range b {
-			b[i] = next(10)
-		}
-		slices.Sort(a)
-		slices.Sort(b)
-		all := slices.Sorted(slices.Values(append(slices.Clone(a), b...)))
-		for i := range all {
-			if g := unionAt(n, func(j int) int64 { return a[j] }, b, i); g != all[i] {
-				t.Fatalf("trial %d: a %v b %v rank %d: %d, want %d", trial, a, b, i, g, all[i])
-			}
-		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -350,7 +351,7 @@ func chartTables(r PageRun, v pageRunView) pageRunView {
 		v.Ranges = rangeRows(c)
 	}
 	if len(c.Table) > 0 {
-		v.Precision = c.CurvePrecision
+		v.Precision = cmp.Or(c.TablePrecision, c.CurvePrecision)
 		v.Percentiles = append(v.Percentiles, []string{"percentile", "total (ms)"})
 		for _, p := range c.Table {
 			name := percentLabel(p.Percent)

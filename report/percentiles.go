@@ -83,7 +83,8 @@ func (t *tables) useHDRPast(r *Run, res *client.Result) {
 }
 
 // finePercentile is the column's value in µs at percent p for the tables
-// beyond ab's (--percentiles, --fail-if): the nearest rank's value
+// beyond ab's (--percentiles, the run's percentile curve): the nearest
+// rank's value
 // (samples.NearestRank) among the exact samples, or past the exact store the
 // highest value of the HDR bucket (3 significant digits) holding that rank,
 // within the exact min and max, as HdrHistogram's ValueAtQuantile reads it.
@@ -99,16 +100,6 @@ func (t *tables) finePercentile(c column, p float64) int64 {
 		d = t.hdr.waiting
 	}
 	return d.Percentile(p)
-}
-
-// finePercentileAt is the Total column's value of rank i (0-based) as
-// finePercentile reads its ranks: exact, or past the exact store from the
-// HDR histogram.
-func (t *tables) finePercentileAt(i int) int64 {
-	if t.hdr != nil {
-		return t.hdr.total.AtIndex(int64(i))
-	}
-	return t.valueAt(totalColumn, i)
 }
 
 // percentileTitle says the unit, the rank rule and where the values come

@@ -213,7 +213,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	}
 	t.useHDRPast(r, res)
 	r.CGI = summarizeCGI(res.CGI)
-	r.Outstanding, r.local.outstandingUs = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
+	r.Outstanding = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
 	if x := res.Extra; x != nil {
 		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
 		if rr := x.Rate; rr != nil {
@@ -239,7 +239,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	}
 	r.derive(t, o.Percentiles)
 	r.chartCurve(t)
-	r.checkThresholds(t, o.FailIf)
+	r.checkThresholds(o.FailIf)
 	r.judge(judgeInputs{host: o.Machine, ceiling: o.Ceiling, inProcess: o.InProcessServer, cpu: o.CPU, server: o.ServerCPU, connect: res.Extra, opening: res.Opening, percents: o.Percentiles})
 	if ct := r.Report.ConnectionTimes; o.Histogram && ct != nil {
 		r.local.histogram = t.latencyHistogram(&ct.Total, histogramRows)

@@ -10,6 +10,23 @@ import (
 	"gab/report"
 )
 
+// StepFigure reports whether a capacity step states the figure m, and so
+// whether an --slo objective may test it. A step's figures are its own,
+// over its intervals past the settle (gab capacity's step source): the
+// latency percentiles (pN), mean, min and max of the requests' total time
+// corrected for coordinated omission, and the failed and non-2xx requests.
+// The names resolve through report's catalog (report.ParseThreshold) as
+// --fail-if's do.
+func StepFigure(m threshold.Metric) bool {
+	switch {
+	case m.Kind == threshold.Latency:
+		return m.Percentile >= 0 || m.Key == "mean" || m.Key == "min" || m.Key == "max"
+	case m.Kind == threshold.Count:
+		return m.Key == "failed" || m.Key == "non2xx"
+	}
+	return false
+}
+
 // The ranges of gab capacity's options, which a document's settings and
 // steps hold.
 const (
@@ -64,8 +81,8 @@ func Validate(d *Document) error {
 		return bad("targets", "%d targets, a capacity document holds 1 to %d", len(d.Targets), MaxTargets)
 	}
 	for i, e := range d.Objectives {
-		t, err := threshold.Parse(e)
-		if err != nil || (t.Kind != threshold.Latency && t.Kind != threshold.Count) {
+		t, err := report.ParseThreshold(e)
+		if err != nil || !StepFigure(t.Metric) {
 			return bad(fmt.Sprintf("objectives[%d]", i), "%q is not an objective on latency or failures", e)
 		}
 	}

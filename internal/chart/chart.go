@@ -39,8 +39,10 @@ type Data struct {
 	// CurvePrecision says how exact it is.
 	Curve          []CurvePoint
 	CurvePrecision string
-	// Table is the total latency at TablePercents (same precision).
-	Table []CurvePoint
+	// Table is the total latency at TablePercents, with TablePrecision
+	// (CurvePrecision when empty).
+	Table          []CurvePoint
+	TablePrecision string
 
 	// PerSecond counts requests recorded in each whole second of the run
 	// (the partial last second is left out); FailuresPerSecond likewise for

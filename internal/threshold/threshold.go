@@ -1,24 +1,22 @@
 // Package threshold parses and checks --fail-if expressions: pass/fail rules
-// on a finished run's figures, for CI pipelines (as k6's thresholds).
+// on a finished run's figures, for CI pipelines (as k6's thresholds). It
+// parses and compares only: a figure's name is resolved, and its value read,
+// by the caller (report's catalog: report.ParseThreshold and the run's
+// figures), so that a rule reads the very number every output shows.
 //
 // An expression is METRIC OP VALUE, spaces allowed between the parts:
 //
 //	p99<50ms   p99.9<=200ms   p(95)<1s   median<2ms   mean<10ms   max<1s   min>=0us
 //	failed<1%  failed=0       non2xx=0   non2xx<0.5%  rps>5000    rps>=5000/s
 //
-// Latency metrics (pN or p(N) with 0 ≤ N ≤ 100, median, mean, min, max) take a
-// duration with its unit (us, µs, ms, s); failed and non2xx take a count or a
-// percentage of the completed requests; rps takes requests per second. OP is
-// one of <, <=, >, >=, = (or ==), !=.
-//
-// Every other figure of report's catalog is a metric too, by its key
-// (sd<5ms, received_mbit_per_s>100, server_cpu_us_per_request<=50): its
-// value is a number in the figure's unit (a duration with its unit when that
-// is ms or µs).
+// What the value takes follows the metric's Kind: a latency takes a duration
+// with its unit (us, µs, ms, s); a count takes a count or a percentage of
+// the requests; a rate takes requests per second; any other figure a number
+// in its unit (a duration with its unit when that is ms or µs). OP is one of
+// <, <=, >, >=, = (or ==), !=.
 package threshold
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,42 +27,47 @@ import (
 type Kind int
 
 const (
-	Latency Kind = iota // µs
-	Count               // requests, or a percentage of the completed ones
+	Latency Kind = iota // a duration; Value and Actual in µs
+	Count               // requests, or a percentage of the requests
 	Rate                // requests per second
-	Figure              // a figure of the catalog, in its unit (Threshold.FigureUnit)
+	Figure              // any other figure, in its unit (Metric.Unit)
 )
 
-// Named is a figure of the catalog as --fail-if needs it: its unit and the
-// decimals it is printed with.
-type Named struct {
+// Metric is a figure's name resolved by a Lookup: what Parse needs to read
+// a bound, and what Figures.Value needs to find the value.
+type Metric struct {
+	// Key is the canonical name: "p99", "p95", "mean", "failed", "rps",
+	// "client_cpu_us_per_request".
+	Key  string
+	Kind Kind
+	// Unit is the figure's unit as its source states it ("ms", "µs", "",
+	// "Mbit/s"), and Decimals the digits a verdict prints it with.
 	Unit     string
 	Decimals int
+	// Percentile is p for the total time's percentile pN; -1 otherwise.
+	Percentile float64
 }
 
-// Catalog finds the figures --fail-if knows beyond its own metrics, by key.
-// Package report sets it to read its catalog; nil: none.
-var Catalog func(key string) (Named, bool)
+// Lookup resolves a figure's name (lower-case, trimmed); the error says why
+// a name is not one (shown after "--fail-if EXPR: ").
+type Lookup func(name string) (Metric, error)
 
 // Threshold is one parsed expression.
 type Threshold struct {
-	Expr       string  // the expression as given
-	Metric     string  // canonical name: "p99.9", "mean", "failed", "rps", ...
-	Kind       Kind    // what Metric measures
-	Percentile float64 // for pN (median: 50); -1 for other metrics
-	Op         string  // "<", "<=", ">", ">=", "=", "!="
-	// Value is the bound: µs for latencies, requests for counts (or a
-	// percentage when Percent), requests per second for rps.
+	Expr string // the expression as given
+	Metric
+	Op string // "<", "<=", ">", ">=", "=", "!="
+	// Value is the bound: µs for a latency, requests (or a percentage when
+	// Percent) for a count, requests per second for a rate, the figure's
+	// unit otherwise.
 	Value   float64
 	Percent bool
-	// FigureUnit and Decimals are a catalog figure's (Kind Figure).
-	FigureUnit string
-	Decimals   int
 }
 
-// Parse reads one expression. The error says what is wrong, for a usage message.
-func Parse(expr string) (Threshold, error) {
-	t := Threshold{Expr: expr, Percentile: -1}
+// Parse reads one expression, resolving its metric's name with lookup. The
+// error says what is wrong, for a usage message.
+func Parse(expr string, lookup Lookup) (Threshold, error) {
+	t := Threshold{Expr: expr}
 	s := strings.TrimSpace(expr)
 	i := strings.IndexAny(s, "<>=!")
 	if i < 0 {
@@ -84,63 +87,24 @@ func Parse(expr string) (Threshold, error) {
 	if t.Op == "==" {
 		t.Op = "="
 	}
-	if err := t.setMetric(name); err != nil {
+	if name == "" {
+		return t, fmt.Errorf("--fail-if %q: no metric before the comparison", expr)
+	}
+	m, err := lookup(name)
+	if err != nil {
 		return t, fmt.Errorf("--fail-if %q: %v", expr, err)
 	}
+	t.Metric = m
 	if err := t.setValue(strings.TrimSpace(rest)); err != nil {
 		return t, fmt.Errorf("--fail-if %q: %v", expr, err)
 	}
 	return t, nil
 }
 
-func (t *Threshold) setMetric(name string) error {
-	switch name {
-	case "mean", "avg", "min", "max":
-		if name == "avg" {
-			name = "mean"
-		}
-		t.Metric, t.Kind = name, Latency
-		return nil
-	case "median":
-		t.Metric, t.Kind, t.Percentile = "p50", Latency, 50
-		return nil
-	case "failed", "non2xx":
-		t.Metric, t.Kind = name, Count
-		return nil
-	case "rps":
-		t.Metric, t.Kind = name, Rate
-		return nil
-	case "":
-		return errors.New("no metric before the comparison")
-	}
-	var percentileErr error
-	if name[0] == 'p' {
-		num := name[1:]
-		if strings.HasPrefix(num, "(") && strings.HasSuffix(num, ")") {
-			num = num[1 : len(num)-1]
-		}
-		p, err := strconv.ParseFloat(num, 64)
-		if err == nil && !math.IsNaN(p) && p >= 0 && p <= 100 && num != "" && isPlainNumber(num) {
-			t.Metric, t.Kind, t.Percentile = "p"+strconv.FormatFloat(p, 'f', -1, 64), Latency, p
-			return nil
-		}
-		percentileErr = fmt.Errorf("percentile %q is not a number from 0 to 100", num)
-	}
-	if Catalog != nil {
-		if n, ok := Catalog(name); ok {
-			t.Metric, t.Kind, t.FigureUnit, t.Decimals = name, Figure, n.Unit, n.Decimals
-			return nil
-		}
-	}
-	if percentileErr != nil {
-		return percentileErr
-	}
-	return fmt.Errorf("unknown metric %q (pN, median, mean, min, max, failed, non2xx, rps, or a figure's key: gab --extended lists them)", name)
-}
-
-// isPlainNumber accepts digits with at most one decimal point: what ParseFloat
-// would also take as hex, exponent, Inf or underscores is refused.
-func isPlainNumber(s string) bool {
+// IsPlainNumber accepts digits with at most one decimal point: what
+// ParseFloat would also take as hex, exponent, Inf or underscores is
+// refused. It is the rule for a bound, and for a percentile's name.
+func IsPlainNumber(s string) bool {
 	dot, digits := false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -166,7 +130,7 @@ func splitNumber(s string) (num, unit string) {
 
 func (t *Threshold) setValue(s string) error {
 	num, unit := splitNumber(s)
-	if !isPlainNumber(num) {
+	if !IsPlainNumber(num) {
 		return fmt.Errorf("%q is not a non-negative number", s)
 	}
 	v, err := strconv.ParseFloat(num, 64)
@@ -180,7 +144,7 @@ func (t *Threshold) setValue(s string) error {
 		scale, ok := durationUnits[strings.ToLower(unit)]
 		if !ok {
 			if unit == "" {
-				return fmt.Errorf("%s needs a unit: us, ms or s (e.g. %s%s%sms)", t.Metric, t.Metric, t.Op, num)
+				return fmt.Errorf("%s needs a unit: us, ms or s (e.g. %s%s%sms)", t.Key, t.Key, t.Op, num)
 			}
 			return fmt.Errorf("unknown unit %q (us, ms, s)", unit)
 		}
@@ -197,7 +161,7 @@ func (t *Threshold) setValue(s string) error {
 				return fmt.Errorf("a count of requests is a whole number, not %s (or give a percentage: %s%%)", num, num)
 			}
 		default:
-			return fmt.Errorf("%s takes a count or a percentage, not %q", t.Metric, unit)
+			return fmt.Errorf("%s takes a count or a percentage, not %q", t.Key, unit)
 		}
 		t.Value = v
 	case Rate:
@@ -215,88 +179,59 @@ var durationUnits = map[string]float64{"us": 1, "µs": 1, "ms": 1e3, "s": 1e6}
 // setFigureValue sets a catalog figure's bound: a duration with its unit for
 // a figure in ms or µs, else a number with the figure's unit or none.
 func (t *Threshold) setFigureValue(v float64, num, unit string) error {
-	if us, ok := durationUnits[t.FigureUnit]; ok {
+	if us, ok := durationUnits[t.Unit]; ok {
 		scale, ok := durationUnits[strings.ToLower(unit)]
 		if !ok {
-			return fmt.Errorf("%s takes a duration with its unit: us, ms or s (e.g. %s%s%s%s), not %q", t.Metric, t.Metric, t.Op, num, t.FigureUnit, unit)
+			return fmt.Errorf("%s takes a duration with its unit: us, ms or s (e.g. %s%s%s%s), not %q", t.Key, t.Key, t.Op, num, t.Unit, unit)
 		}
 		t.Value = v * scale / us
 		return nil
 	}
-	if unit != "" && !strings.EqualFold(unit, t.FigureUnit) {
-		if t.FigureUnit == "" {
-			return fmt.Errorf("%s takes a number, not %q", t.Metric, unit)
+	if unit != "" && !strings.EqualFold(unit, t.Unit) {
+		if t.Unit == "" {
+			return fmt.Errorf("%s takes a number, not %q", t.Key, unit)
 		}
-		return fmt.Errorf("%s takes a number in %s, not %q", t.Metric, t.FigureUnit, unit)
+		return fmt.Errorf("%s takes a number in %s, not %q", t.Key, t.Unit, unit)
 	}
 	t.Value = v
 	return nil
 }
 
-// Figures are the run's figures a threshold can test.
+// Figures are what a threshold is checked against: a run's figures, or a
+// capacity step's.
 type Figures struct {
-	Complete int64   // requests recorded (the denominator of percentages)
-	Failed   int64   // ab's "Failed requests"
-	Non2xx   int64   // ab's "Non-2xx responses"
-	RPS      float64 // ab's "Requests per second"
-	MeanUS   float64 // mean total time, µs
-	MinUS    float64
-	MaxUS    float64
-	// Percentile returns the total time at percentile p in µs, as the report
-	// states it (exact or from the histogram).
-	Percentile func(p float64) float64
-	// Named returns a catalog figure by key (ok false where the run lacks it).
-	Named func(key string) (float64, bool)
+	// Value reads the metric's figure in the threshold's unit (µs for a
+	// latency, requests for a count, requests per second for a rate, else
+	// Metric.Unit); ok is false where the source lacks it (no request
+	// completed, or the figure was not measured).
+	Value func(m Metric) (v float64, ok bool)
+	// Requests is the denominator of a count's percentage.
+	Requests int64
 }
 
 // Verdict is a threshold's outcome.
 type Verdict struct {
 	Threshold
 	Pass   bool
-	Actual float64 // the figure tested, in Value's unit (µs, requests or %, req/s)
-	// NoData is set when no request completed, so a latency has no value, or
-	// the run lacks a catalog figure (a fail).
+	Actual float64 // the figure tested, in Value's unit (µs, requests or %, req/s, Unit)
+	// NoData is set when the source lacks the figure (a fail): a latency of
+	// a run that completed no request, or a figure not measured.
 	NoData bool
 }
 
 // Check tests t against f.
 func (t Threshold) Check(f Figures) Verdict {
 	v := Verdict{Threshold: t}
-	switch t.Metric {
-	case "mean":
-		v.Actual = f.MeanUS
-	case "min":
-		v.Actual = f.MinUS
-	case "max":
-		v.Actual = f.MaxUS
-	case "failed", "non2xx":
-		n := f.Failed
-		if t.Metric == "non2xx" {
-			n = f.Non2xx
-		}
-		v.Actual = float64(n)
-		if t.Percent {
-			v.Actual = percentOf(n, f.Complete)
-		}
-	case "rps":
-		v.Actual = f.RPS
-	default:
-		if t.Kind == Figure {
-			ok := false
-			if f.Named != nil {
-				v.Actual, ok = f.Named(t.Metric)
-			}
-			v.NoData = !ok
-			v.Pass = ok && t.Holds(v.Actual)
-			return v
-		}
-		if f.Complete > 0 && f.Percentile != nil {
-			v.Actual = f.Percentile(t.Percentile)
-		}
+	ok := false
+	if f.Value != nil {
+		v.Actual, ok = f.Value(t.Metric)
 	}
-	if t.Kind == Latency && f.Complete == 0 {
-		v.NoData = true
+	if !ok {
+		v.Actual, v.NoData = 0, true
 		return v
+	}
+	if t.Kind == Count && t.Percent {
+		v.Actual = percentOf(int64(v.Actual), f.Requests)
 	}
 	v.Pass = t.Holds(v.Actual)
 	return v
@@ -344,28 +279,28 @@ func (v Verdict) Line() string {
 
 // Figure states the tested figure with its unit.
 func (v Verdict) Figure() string {
-	if v.NoData && v.Kind == Figure {
-		return v.Metric + ": not measured in this run"
-	}
-	if v.NoData {
-		return v.Metric + ": no request completed"
+	switch {
+	case v.NoData && (v.Kind == Latency || v.Kind == Count):
+		return v.Key + ": no request completed"
+	case v.NoData:
+		return v.Key + ": not measured in this run"
 	}
 	switch v.Kind {
 	case Figure:
-		s := fmt.Sprintf("%s = %s", v.Metric, strconv.FormatFloat(v.Actual, 'f', v.Decimals, 64))
-		if v.FigureUnit != "" {
-			s += " " + v.FigureUnit
+		s := fmt.Sprintf("%s = %s", v.Key, strconv.FormatFloat(v.Actual, 'f', v.Decimals, 64))
+		if v.Unit != "" {
+			s += " " + v.Unit
 		}
 		return s
 	case Latency:
-		return fmt.Sprintf("%s = %.3f ms", v.Metric, v.Actual/1e3)
+		return fmt.Sprintf("%s = %.3f ms", v.Key, v.Actual/1e3)
 	case Count:
 		if v.Percent {
-			return fmt.Sprintf("%s = %.2f %%", v.Metric, v.Actual)
+			return fmt.Sprintf("%s = %.2f %%", v.Key, v.Actual)
 		}
-		return fmt.Sprintf("%s = %.0f", v.Metric, v.Actual)
+		return fmt.Sprintf("%s = %.0f", v.Key, v.Actual)
 	}
-	return fmt.Sprintf("%s = %.2f [#/sec]", v.Metric, v.Actual)
+	return fmt.Sprintf("%s = %.2f [#/sec]", v.Key, v.Actual)
 }
 
 // CheckAll tests every threshold; ok is false if any failed.
@@ -384,12 +319,12 @@ func CheckAll(ts []Threshold, f Figures) (vs []Verdict, ok bool) {
 // of network system calls, of which 3 (ESRCH) is none.
 const ExitStatus = 3
 
-// Unit names Value's and Actual's unit, as the JSON document states it: a
+// ValueUnit names Value's and Actual's unit, as the JSON document states it: a
 // catalog figure's own unit, "requests" for a count.
-func (t Threshold) Unit() string {
+func (t Threshold) ValueUnit() string {
 	switch {
-	case t.Kind == Figure && t.FigureUnit != "":
-		return t.FigureUnit
+	case t.Kind == Figure && t.Unit != "":
+		return t.Unit
 	case t.Kind == Latency:
 		return "us"
 	case t.Kind == Rate:
