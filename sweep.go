@@ -686,7 +686,8 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 
 // measure runs one repetition of a point through the single run's
 // measurement (measure.go; meter is its target's, the zero runMeter without
-// --server-pid) and returns what it measured.
+// --server-pid, which then measures the server it finds listening on a
+// loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
 	verbose bool, out, stderr io.Writer, lv *liveOutputs) *sweep.RunResult {
 	o := p.o
@@ -701,6 +702,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	runner, err := client.New(cfg)
 	ms := &measured{}
 	if err == nil {
+		meter.findServer(&cfg)
 		ms = measureRun(ctx, runner, &meter)
 		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
