@@ -55,6 +55,10 @@ const (
 	tailConnect     = 900 * time.Millisecond
 )
 
+// BusyOthersShare is busy_machine's threshold: other processes' CPU as a
+// share of the machine's cores (gab calibrate applies it too).
+const BusyOthersShare = busyOthersShare
+
 // The verdicts' kinds.
 const (
 	verdictClientBound = "client_bound"
