@@ -196,6 +196,9 @@ type sweepRun struct {
 	files    *sweepFiles
 	stopDemo func()
 	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
+	// status is the live line under stderr while the runs go, on a terminal
+	// (progress.go; nil otherwise, and with -v, whose reports go to stdout)
+	status *statusLine
 }
 
 // usageError prints a usage error: one line, as every extension's.
@@ -350,6 +353,12 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	m := &sweepRuns{start: time.Now(), loadStart: hoststat.LoadAverage()}
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
+	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
+		sw.status = newStatusLine(sw.stderr, width)
+		stderr := sw.stderr
+		sw.stderr = sw.status // every line erases the live one first
+		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
+	}
 	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
 	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
 	for i, r := range plan {
@@ -384,7 +393,10 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 		if post {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
-		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live)
+		if sw.status != nil {
+			sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
+		}
+		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
 		if post {
 			dropPostBody(&p.o.Config)
 			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
@@ -404,12 +416,22 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 		// A point is finished after its last repetition, or with --repeat
 		// auto once its interval is narrow enough.
 		settled[r.Point] = s.Auto && sweep.Settled(s.CI, mine)
-		if r.Rep == s.Repeat-1 || settled[r.Point] {
+		switch {
+		case r.Rep == s.Repeat-1 || settled[r.Point]:
 			p := sweep.Aggregate(s, mine)[0]
 			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", len(m.runs), m.planned, sweep.PointLine(p))
 			for _, l := range sweep.VerdictLines(s, p) {
 				fmt.Fprintf(sw.stderr, "%s\n", l)
 			}
+		case r.Rep == 0:
+			// Each point's first figures as its first round ends, long before
+			// its last: the point's line again once every round is in.
+			upTo := "of"
+			if s.Auto {
+				upTo = "of at most"
+			}
+			p := sweep.Aggregate(s, mine)[0]
+			fmt.Fprintf(sw.stderr, "[%d/%d] round 1 %s %d: %s\n", len(m.runs), m.planned, upTo, s.Repeat, sweep.PointLine(p))
 		}
 	}
 	return m
@@ -689,7 +711,7 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 // --server-pid, which then measures the server it finds listening on a
 // loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer, lv *liveOutputs) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *statusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
 	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
@@ -703,7 +725,13 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	ms := &measured{}
 	if err == nil {
 		meter.findServer(&cfg)
+		if status != nil {
+			status.start(runner, cfg.Requests, cfg.TimeLimit)
+		}
 		ms = measureRun(ctx, runner, &meter)
+		if status != nil {
+			status.stop()
+		}
 		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
 		}
