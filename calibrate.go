@@ -26,6 +26,7 @@ import (
 	"gab/internal/hoststat"
 	"gab/internal/outfile"
 	"gab/internal/selfsigned"
+	"gab/internal/servercpu"
 	"gab/report"
 )
 
@@ -50,13 +51,20 @@ const calibrationSchema = "gab-calibration"
 
 // calibration is the calibration file.
 type calibration struct {
-	Schema        string            `json:"schema"`
-	SchemaVersion int               `json:"schema_version"`
-	Time          string            `json:"time"`
-	GabVersion    string            `json:"gab_version"`
-	Cores         int               `json:"cores"`
-	GOMAXPROCS    int               `json:"gomaxprocs"`
-	LoadBefore    float64           `json:"load_average_before"`
+	Schema        string  `json:"schema"`
+	SchemaVersion int     `json:"schema_version"`
+	Time          string  `json:"time"`
+	GabVersion    string  `json:"gab_version"`
+	Cores         int     `json:"cores"`
+	GOMAXPROCS    int     `json:"gomaxprocs"`
+	LoadBefore    float64 `json:"load_average_before"`
+	LoadAfter     float64 `json:"load_average_after"`
+	// OthersCores is the CPU that processes other than gab and its
+	// responder used during the calibration, in cores (-1: unknown).
+	OthersCores float64 `json:"others_cores"`
+	// Busy says the machine was busy (calibrationBusy): the ceilings are
+	// lower than a quiet machine's; only --force writes such a file.
+	Busy          bool              `json:"busy,omitempty"`
 	ClockNs       float64           `json:"clock_resolution_ns"`
 	LoopbackRTTUs float64           `json:"loopback_rtt_us"`
 	GabLatencyUs  float64           `json:"gab_latency_us"`
@@ -219,14 +227,40 @@ func (cr *calibrationRead) ceiling(key string) float64 {
 	return v
 }
 
+// calibrationHost reads the machine around the calibration (tests replace
+// it to simulate a busy or a quiet machine).
+var calibrationHost = hoststat.Read
+
+// calibrationExe is the program started as the minimal responder (tests
+// replace it: their own executable is the test binary).
+var calibrationExe = os.Executable
+
+// busyReason says why the machine was too busy for a calibration to be
+// trusted ("" when it was not): other processes used BusyOthersShare or
+// more of its cores during the calibration, or the load average before it
+// reached the cores. Waiting for a CPU lowers the req/s per core measured,
+// and so the ceiling later runs' client-bound verdicts use.
+func (c *calibration) busyReason() string {
+	var why []string
+	if c.Cores > 0 && c.OthersCores >= report.BusyOthersShare*float64(c.Cores) {
+		why = append(why, fmt.Sprintf("other processes used %.2f of the %d cores (%.0f %%; %.0f %% or more is a busy machine)",
+			c.OthersCores, c.Cores, 100*c.OthersCores/float64(c.Cores), 100*report.BusyOthersShare))
+	}
+	if c.Cores > 0 && c.LoadBefore >= float64(c.Cores) {
+		why = append(why, fmt.Sprintf("the load average was %.2f before it began, for %d cores", c.LoadBefore, c.Cores))
+	}
+	return strings.Join(why, "; ")
+}
+
 func runCalibrate(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	var seconds, requests int
 	var out string
-	var responder bool
+	var responder, force bool
 	sc, status, done := parseSubcommand(argv, "calibrate", calibrateUsage, stdout, stderr, func(fs *pflag.FlagSet) {
 		fs.IntVar(&seconds, "seconds", 2, "measure each mode for `N` seconds (1 to 60)")
 		fs.IntVar(&requests, "requests", 0, "measure each mode with `N` requests instead (10 to 10000000)")
 		fs.StringVar(&out, "out", "", "write the calibration to `FILE` (default: the calibration file that runs read, "+calibrationFileText()+")")
+		fs.BoolVar(&force, "force", false, "write the calibration even when the machine was busy while it was taken (its ceiling is then too low)")
 		fs.BoolVar(&responder, "responder", false, "")
 		fs.Lookup("responder").Hidden = true
 	})
@@ -267,12 +301,19 @@ func runCalibrate(ctx context.Context, argv []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "gab calibrate: %v\n", err)
 		return exitError
 	}
+	busy := c.busyReason()
+	c.Busy = busy != ""
+	write := !c.Busy || force
 	b, _ := json.MarshalIndent(c, "", "  ")
 	if *sc.format == "json" {
 		if _, err := stdout.Write(append(b, '\n')); err != nil {
 			return exitError
 		}
-	} else if err := writeCalibration(stdout, c, out); err != nil {
+	} else if err := writeCalibration(stdout, c, out, write); err != nil {
+		return exitError
+	}
+	if !write {
+		fmt.Fprintf(stderr, "gab calibrate: not written to %s: the machine was busy (%s), so the ceilings are too low; calibrate on a quiet machine, or --force to write them anyway\n", out, busy)
 		return exitError
 	}
 	if err := outfile.WriteAtomic(out, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
@@ -291,19 +332,36 @@ func calibrationFileText() string {
 
 // calibrate takes the measurements.
 func calibrate(ctx context.Context, argv0 string, seconds, requests int, stderr io.Writer) (*calibration, error) {
-	var loadBefore float64
-	if l := hoststat.LoadAverage(); l != nil {
-		loadBefore = l[0]
-	}
+	host := calibrationHost()
 	c := &calibration{Schema: calibrationSchema, SchemaVersion: 1, Time: time.Now().UTC().Format(time.RFC3339),
-		GabVersion: version, Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: loadBefore,
-		ClockNs: clockResolution(), Ceiling: map[string]float64{}}
+		GabVersion: version, Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), LoadBefore: host.Load[0],
+		OthersCores: -1, ClockNs: clockResolution(), Ceiling: map[string]float64{}}
+	// gab's CPU and its children's (the responder's), to tell the other
+	// processes' apart in the host's.
+	self, _ := servercpu.New([]int{os.Getpid()})
+	var selfBefore time.Duration
+	if self != nil {
+		selfBefore, _ = self.Read()
+	}
+	defer func() {
+		h := calibrationHost()
+		d := h.Sub(host)
+		c.LoadAfter = h.Load[0]
+		if self == nil || !d.Checked(hoststat.FileStat) || d.Elapsed <= 0 {
+			return
+		}
+		// The responder ends with calibrate; it has been waited for by then
+		// and its CPU is in gab's children's.
+		if selfAfter, err := self.Read(); err == nil {
+			c.OthersCores = max(d.CPU.Busy()-(selfAfter-selfBefore), 0).Seconds() / d.Elapsed.Seconds()
+		}
+	}()
 	cert, err := selfsigned.Cert()
 	if err != nil {
 		return nil, err
 	}
 	// The minimal responder: this program again, in a process of its own.
-	exe, err := os.Executable()
+	exe, err := calibrationExe()
 	if err != nil {
 		return nil, err
 	}
@@ -543,9 +601,18 @@ func respond(c net.Conn) {
 }
 
 // writeCalibration prints the calibration and the rule it gives.
-func writeCalibration(w io.Writer, c *calibration, file string) error {
+func writeCalibration(w io.Writer, c *calibration, file string, written bool) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "gab calibrate: %d cores, gab may use %d; load average %.2f before\n\n", c.Cores, c.GOMAXPROCS, c.LoadBefore)
+	fmt.Fprintf(bw, "gab calibrate: %d cores, gab may use %d; load average %.2f before, %.2f after\n", c.Cores, c.GOMAXPROCS, c.LoadBefore, c.LoadAfter)
+	if c.OthersCores >= 0 {
+		fmt.Fprintf(bw, "Other processes used %.2f of the %d cores (%.0f %%) during the calibration\n", c.OthersCores, c.Cores, 100*c.OthersCores/float64(max(c.Cores, 1)))
+	} else {
+		fmt.Fprintf(bw, "Other processes' CPU during the calibration: unknown (no /proc/stat)\n")
+	}
+	if why := c.busyReason(); why != "" {
+		fmt.Fprintf(bw, "The machine was busy: %s. gab waited for a CPU, so the figures below are lower than this machine's and so is the ceiling later runs' client-bound verdicts would use.\n", why)
+	}
+	fmt.Fprintln(bw)
 	fmt.Fprintf(bw, "Clock resolution:     %.0f ns (the monotonic clock's smallest step)\n", c.ClockNs)
 	fmt.Fprintf(bw, "Loopback round trip:  %.1f µs (median of 2000 1-byte TCP round trips to another process)\n", c.LoopbackRTTUs)
 	if c.GabLatencyUs > c.LoopbackRTTUs {
@@ -583,6 +650,10 @@ func writeCalibration(w io.Writer, c *calibration, file string) error {
 			fmt.Fprintf(bw, "%s against the %s: %s\n", cm.Mode, cm.Target, cm.Error)
 		}
 	}
-	fmt.Fprintf(bw, "\nWritten to %s: later runs' client-bound verdicts compare their rate with it.\n", file)
+	if written {
+		fmt.Fprintf(bw, "\nWritten to %s: later runs' client-bound verdicts compare their rate with it.\n", file)
+	} else {
+		fmt.Fprintf(bw, "\nNot written to %s: the machine was busy (gab calibrate --force writes it anyway).\n", file)
+	}
 	return bw.Flush()
 }

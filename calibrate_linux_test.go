@@ -6,12 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"gab/internal/hoststat"
 	"gab/internal/testtool"
 )
 
@@ -21,7 +24,7 @@ import (
 func TestCalibrate(t *testing.T) {
 	bin := buildGab(t)
 	cache := t.TempDir()
-	cmd := exec.Command(bin, "calibrate", "--requests", "300")
+	cmd := exec.Command(bin, "calibrate", "--requests", "300", "--force") // the machine may be busy: TestCalibrateBusyMachine
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -31,7 +34,7 @@ func TestCalibrate(t *testing.T) {
 	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("took %v", d)
 	}
-	for _, want := range []string{"Clock resolution:", "Loopback round trip:", "Latency gab adds:", "HTTP/1 keep-alive (-k -c 8)",
+	for _, want := range []string{"Other processes used ", "Clock resolution:", "Loopback round trip:", "Latency gab adds:", "HTTP/1 keep-alive (-k -c 8)",
 		"h2 over TLS", "Rule: HTTP/1 keep-alive (-k -c 8) above", "Written to " + filepath.Join(cache, "gab", "calibration.json")} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -228,5 +231,76 @@ func TestCalibrationReadThatHangs(t *testing.T) {
 	}
 	if n := reads.Load(); n != 1 {
 		t.Fatalf("%d reads of the calibration file, want one shared by both runs", n)
+	}
+}
+
+// fakeCalibrationHost makes gab calibrate read a machine whose other
+// processes keep every core busy twice over (busy) or that does nothing at
+// all, with a load average of load, instead of the real machine's.
+func fakeCalibrationHost(t *testing.T, busy bool, load float64) {
+	t.Helper()
+	start := time.Now()
+	calibrationHost = func() *hoststat.Snapshot {
+		now := time.Now()
+		s := &hoststat.Snapshot{Time: now, Cores: runtime.NumCPU(), Load: [3]float64{load}}
+		if busy {
+			s.CPU.User = 2 * time.Duration(runtime.NumCPU()) * now.Sub(start)
+		}
+		return s
+	}
+	exe := filepath.Join(filepath.Dir(buildGab(t)), "gab") // the responder
+	calibrationExe = func() (string, error) { return exe, nil }
+	t.Cleanup(func() { calibrationHost, calibrationExe = hoststat.Read, os.Executable })
+}
+
+// TestCalibrateBusyMachine: a calibration taken while other processes kept
+// the machine busy says so and is not written (TestCalibrate writes one
+// with --force); a quiet machine's is written, its other processes' CPU
+// stated.
+func TestCalibrateBusyMachine(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cal.json")
+	fakeCalibrationHost(t, true, 0.5)
+	status, stdout, stderr := runGab(t, "gab", "calibrate", "--requests", "10", "--out", out)
+	cores := strconv.Itoa(runtime.NumCPU())
+	if status != exitError || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "gab calibrate: not written to "+out+": the machine was busy (other processes used ") ||
+		!strings.Contains(stderr, "of the "+cores+" cores") || !strings.Contains(stderr, "--force") {
+		t.Fatalf("busy: status %d, stderr %q", status, stderr)
+	}
+	for _, want := range []string{"load average 0.50 before, 0.50 after", "The machine was busy: other processes used ", "Not written to " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("busy: output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a busy machine's calibration was written")
+	}
+
+	fakeCalibrationHost(t, false, 0.1)
+	status, stdout, stderr = runGab(t, "gab", "calibrate", "--requests", "10", "--out", out)
+	c := readCalibration(out)
+	if status != exitOK || c == nil || c.Busy || c.OthersCores != 0 || !strings.Contains(stdout, "Other processes used 0.00 of the "+cores+" cores (0 %) during the calibration") ||
+		strings.Contains(stdout, "busy") {
+		t.Fatalf("quiet: status %d, file %+v, stderr %q\n%s", status, c, stderr, stdout)
+	}
+}
+
+// TestCalibrationBusyReason: other processes' CPU at 10 % of the cores, or a
+// load average at the cores before the calibration, make a busy machine;
+// an unknown CPU (-1) alone does not.
+func TestCalibrationBusyReason(t *testing.T) {
+	for _, c := range []struct {
+		others, load float64
+		want         string
+	}{
+		{0.39, 3.9, ""},
+		{-1, 0, ""},
+		{0.4, 0, "other processes used 0.40 of the 4 cores (10 %; 10 % or more is a busy machine)"},
+		{0, 4, "the load average was 4.00 before it began, for 4 cores"},
+	} {
+		cal := calibration{Cores: 4, OthersCores: c.others, LoadBefore: c.load}
+		if got := cal.busyReason(); got != c.want {
+			t.Errorf("others %v load %v: %q, want %q", c.others, c.load, got, c.want)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"gab/internal/hoststat"
 	"gab/internal/outfile"
 	"gab/internal/samples"
+	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/internal/threshold"
 	"gab/report"
@@ -80,6 +81,8 @@ is not capacity. Several targets are searched step by step in turn and ranked. a
                     rate x the largest latency objective x 1.5 of them, at least 2
     -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
                     resets are failures counted against the objectives)
+    --server-pid [LABEL=]PID[,PID...]   the server's CPU in every step and at the capacity
+                    (one TARGET; without it, the processes listening on a loopback URL's port)
 A failing step where gab itself was at its limit (its CPU at the cores it may use, its goroutines
 waiting for a CPU, a schedule behind with connections free; or --demo's server in its process)
 ends the search: the capacity is then "at least", the client's.
@@ -112,7 +115,7 @@ func splitCapacityArgs(args []string) (*capacityArgs, error) {
 			case "dashboard", "dashboard-linger":
 				return fmt.Errorf("--%s does not apply to gab capacity (it serves one run's report)", name)
 			case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version",
-				"shard", "shards", "run-id", "start-at", "start-at-force", "server-pid":
+				"shard", "shards", "run-id", "start-at", "start-at-force":
 				return fmt.Errorf("--%s does not apply to gab capacity", name)
 			}
 			return nil
@@ -312,6 +315,15 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 		}
 		ts = append(ts, ct)
 	}
+	if pids := ts[0].o.ServerPIDs; len(pids) > 0 {
+		if len(ts) > 1 {
+			return usage(errors.New("--server-pid measures one server: give one TARGET"))
+		}
+		if _, err := servercpu.New(pids); err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitError
+		}
+	}
 	if cpus > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
 	}
@@ -451,14 +463,34 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Error = err.Error()
 		return st
 	}
-	var meter runMeter
+	// The server's CPU: --server-pid's processes, or those found listening
+	// on a loopback URL's port.
+	meter := runMeter{label: o.ServerLabel}
+	if len(o.ServerPIDs) > 0 {
+		if meter.server, err = servercpu.New(o.ServerPIDs); err != nil {
+			st.Error = err.Error()
+			return st
+		}
+	}
+	meter.findServer(&cfg)
 	begin, sched := time.Now(), report.ReadSched()
 	ms := measureRun(ctx, runner, &meter)
 	wall, schedEnd := time.Since(begin), report.ReadSched()
 	if ms.err != nil {
 		st.Error = strings.TrimSpace(fatalError(ms.err).Message)
 	}
+	if ms.serverErr != nil && st.Error == "" {
+		st.Error = ms.serverErr.Error()
+	}
 	res := ms.res
+	if srv := ms.server; srv != nil && res != nil && wall > 0 {
+		pct := 100 * srv.CPU.Seconds() / wall.Seconds()
+		st.ServerCPUPercent = &pct
+		if res.Complete > 0 {
+			us := float64(srv.CPU.Microseconds()) / float64(res.Complete)
+			st.ServerCPUUsPerRequest = &us
+		}
+	}
 	if stream != nil && res != nil {
 		lv.finish(stream, ms.summarize(o, nil), res)
 		stream = nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,22 @@ func TestSubcommandOptionErrorIsOneLine(t *testing.T) {
 		status, stdout, stderr := runArgs(t, t.Context(), append([]string{"gab"}, c.args...)...)
 		if status != exitUsage || stdout != "" || !oneLineNaming(stderr, "gab "+c.args[0]+": ", c.option) {
 			t.Errorf("gab %q: status %d, stdout %q, stderr %q; want one line naming %s, exit 22", c.args, status, stdout, stderr, c.option)
+		}
+	}
+}
+
+// No subcommand's help shows an option's default as its metavar: the
+// metavar names the kind of value (ORDER, not interleaved), the default is
+// in the text.
+func TestHelpMetavarsAreNotDefaults(t *testing.T) {
+	opt := regexp.MustCompile(`^\s+(?:-\w, )?--([\w-]+) (\S+)\s{2,}.*\(default "?([^")]*)"?\)$`)
+	for _, c := range commands() {
+		_, stdout, _ := runArgs(t, t.Context(), "gab", c.name, "--help")
+		for line := range strings.Lines(stdout) {
+			m := opt.FindStringSubmatch(strings.TrimRight(line, "\n"))
+			if m != nil && m[2] == m[3] {
+				t.Errorf("gab %s --help: --%s's metavar is its default %q:\n%s", c.name, m[1], m[3], line)
+			}
 		}
 	}
 }

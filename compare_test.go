@@ -230,7 +230,32 @@ func TestCompareSweepPercentilesAreTheTables(t *testing.T) {
 	if r := rowNamed(t, g, "Requests per second"); r.A != 101 || r.APooled {
 		t.Errorf("req/s: %+v", r)
 	}
-	compareText(t, a, b, "*  ", "Sweeps (*): mean and percentiles of all a point's runs together")
+	compareText(t, a, b, "*  ", "Sweeps (*): mean, sd, min, max and percentiles of all a point's runs' requests together")
+}
+
+// TestCompareSweepOneEstimatorPerRow: every latency row of a sweep point is
+// of its runs' requests together, so that they stay in order (min <= p50 <=
+// p99 <= p99.9 <= max): one run's long tail made the pooled p99.9 stand
+// above the mean of the runs' maxima.
+func TestCompareSweepOneEstimatorPerRow(t *testing.T) {
+	dir := t.TempDir()
+	swA := sweepOf("x", spreadRun(100, 1000, 10), spreadRun(101, 1000, 50), spreadRun(102, 3000, 7))
+	swB := sweepOf("x", spreadRun(110, 900, 10), spreadRun(111, 900, 90), spreadRun(112, 2000, 3))
+	g := compareJSON(t, writeJSONTo(t, dir, "a.json", swA), writeJSONTo(t, dir, "b.json", swB)).Groups[0]
+	var prev [2]float64
+	for _, name := range []string{"min", "p50", "p90", "p99", "p99.9", "max"} {
+		r := rowNamed(t, g, name)
+		if !r.APooled || !r.BPooled || r.A < prev[0] || r.B < prev[1] {
+			t.Errorf("%s: %+v, pooled and at least %v", name, r, prev)
+		}
+		prev = [2]float64{r.A, r.B}
+	}
+	if r := rowNamed(t, g, "max"); r.A != 5.95 || r.B != 9.81 {
+		t.Errorf("max: %+v, want the slowest request of every run, 5.95 and 9.81 ms", r)
+	}
+	if r := rowNamed(t, g, "sd"); !r.APooled || r.A <= 0 {
+		t.Errorf("sd: %+v", r)
+	}
 }
 
 // TestCompareMeanIsExact: the Mean row is the exact mean, not ab's mean

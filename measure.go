@@ -1,8 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 
 	"gab/client"
@@ -19,8 +24,9 @@ import (
 // runMeter reads the client's CPU and, with --server-pid, the server's at the
 // start and at the end of a run.
 type runMeter struct {
-	server *servercpu.Meter // nil without --server-pid
+	server *servercpu.Meter // nil without --server-pid or a server found listening
 	label  string           // --server-pid's LABEL ("" without one)
+	found  string           // how the server was found without --server-pid ("": named)
 
 	started      time.Time
 	cpuBefore    report.CPUUsage
@@ -61,14 +67,51 @@ func (m *runMeter) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) 
 	if m.server == nil {
 		return nil, nil
 	}
-	if m.serverErr != nil {
-		return nil, m.serverErr
-	}
 	after, err := m.server.Read()
-	if err != nil {
+	if err = cmp.Or(m.serverErr, err); err != nil {
+		if m.found != "" {
+			return nil, nil // a server found listening that ended is no error of the run
+		}
 		return nil, err
 	}
-	return &report.ServerCPU{Label: m.label, PIDs: m.server.PIDs(), CPU: after - m.serverBefore, Resolution: servercpu.Resolution, Client: client}, nil
+	var cpus []int
+	for _, pid := range m.server.PIDs() {
+		cpus = hoststat.Union(cpus, hoststat.Affinity(pid))
+	}
+	return &report.ServerCPU{Label: m.label, PIDs: m.server.PIDs(), CPU: after - m.serverBefore, Resolution: servercpu.Resolution,
+		Client: client, Found: m.found, CPUs: cpus}, nil
+}
+
+// findServer gives m, without --server-pid, the server of a loopback URL:
+// the processes other than gab listening on its port (servercpu.Listening),
+// whose CPU is then measured as --server-pid's is, so that the verdicts
+// neither count it among the machine's other processes nor miss a core it
+// shares with gab. Nothing is looked up through a proxy (-X), for --cgi, or
+// for a host name other than localhost (no name is resolved).
+func (m *runMeter) findServer(cfg *client.Config) {
+	if m.server != nil || cfg.Proxy || cfg.Protocol == client.CGI {
+		return
+	}
+	var addrs []netip.Addr
+	host := cfg.Target.Host
+	if strings.EqualFold(host, "localhost") {
+		addrs = []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.IPv6Loopback()}
+	} else if a, err := netip.ParseAddr(host); err == nil && a.Unmap().IsLoopback() {
+		addrs = []netip.Addr{a}
+	}
+	if len(addrs) == 0 {
+		return
+	}
+	pids := servercpu.Listening(addrs, cfg.Target.Port, cfg.Protocol == client.HTTP3)
+	if len(pids) == 0 {
+		return
+	}
+	meter, err := servercpu.New(pids)
+	if err != nil {
+		return // a process ended meanwhile
+	}
+	m.server, m.label = meter, ""
+	m.found = "listening on " + net.JoinHostPort(host, strconv.Itoa(cfg.Target.Port))
 }
 
 // measured is what one run measured.
@@ -76,7 +119,7 @@ type measured struct {
 	res       *client.Result // nil: the run never started
 	err       error          // what ended the run with an error (res may hold what was measured before)
 	cpu       report.CPUUsage
-	server    *report.ServerCPU // nil without --server-pid or after a failed reading
+	server    *report.ServerCPU // nil without --server-pid (or a server found) or after a failed reading
 	serverErr error             // a failed --server-pid reading
 	machine   *hoststat.Delta   // what the machine did over the run (the verdicts' evidence)
 	calib     *calibrationRead  // the calibration file's read (nil: none)

@@ -115,6 +115,7 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		}
 		out.meter.server = m
 	}
+	out.meter.findServer(cfg)
 	// Past the exact sample store, --percentiles reads its percentiles from
 	// the client's HDR histograms (3 significant digits).
 	cfg.Extended = cfg.Extended || len(out.o.Percentiles) > 0 && mayOutgrowStore(cfg)

@@ -31,6 +31,9 @@ const statusInterval = 100 * time.Millisecond
 type statusLine struct {
 	w     io.Writer
 	width int // terminal columns: the line is cut to fit, so it never wraps
+	// prefix starts the line (gab sweep's run: "[3/8] nginx c=10 rep=1: ");
+	// set before start.
+	prefix string
 
 	mu    sync.Mutex
 	shown bool // the line is on the screen
@@ -45,19 +48,27 @@ type statusLine struct {
 // than 150 requests), so that it never lands on the line ab's
 // "(be patient)..." leaves open. The width is the terminal's (80 otherwise).
 func statusMode(o *cliOptions, stderr io.Writer) (on bool, width int) {
-	width = 80
-	tty := false
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		tty = true
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-			width = w
-		}
-	}
+	tty, width := terminalWidth(stderr)
 	switch {
 	case o.ProgressBar == "never", o.Progress <= 0:
 		return false, width
 	case o.ProgressBar == "always":
 		return true, width
+	}
+	return tty, width
+}
+
+// terminalWidth says whether w is a terminal, and its width (80 when
+// unknown); gab sweep's tests replace it.
+var terminalWidth = defaultTerminalWidth
+
+func defaultTerminalWidth(w io.Writer) (tty bool, width int) {
+	width = 80
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		tty = true
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			width = cols
+		}
 	}
 	return tty, width
 }
@@ -94,7 +105,7 @@ func (s *statusLine) start(rn *client.Runner, n int, timeLimit time.Duration) {
 			case <-s.stopCh:
 				return
 			case now := <-tick.C:
-				text := st.line(rn.Live(), now)
+				text := s.prefix + st.line(rn.Live(), now)
 				s.mu.Lock()
 				if r := []rune(text); len(r) > s.width-1 {
 					text = string(r[:max(s.width-1, 0)])
@@ -107,13 +118,14 @@ func (s *statusLine) start(rn *client.Runner, n int, timeLimit time.Duration) {
 	}()
 }
 
-// stop ends the redrawing and erases the line.
+// stop ends the redrawing and erases the line; start may follow again.
 func (s *statusLine) stop() {
 	if s.stopCh == nil {
 		return
 	}
 	close(s.stopCh)
 	<-s.done
+	s.stopCh = nil
 	s.mu.Lock()
 	s.eraseLocked()
 	s.mu.Unlock()

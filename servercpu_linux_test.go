@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"gab/internal/capacity"
 	"gab/internal/sweep"
 	"gab/report"
 )
@@ -151,5 +153,39 @@ func TestServerCPU(t *testing.T) {
 			t.Fatalf("run document server_cpu %+v", sc)
 		}
 		wantBurn(t, "run document", sc.UsPerRequest, n)
+	}
+}
+
+// TestCapacityServerPID: gab capacity --server-pid measures the server's CPU
+// in every step, and states it at the capacity; with two targets it is a
+// usage error (it names one server).
+func TestCapacityServerPID(t *testing.T) {
+	url, pid := startBurnServer(t)
+	js := filepath.Join(t.TempDir(), "cap.json")
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "capacity", "--server-pid", "burn="+strconv.Itoa(pid), "--slo", "p99<5s",
+		"--start", "4", "--max-rate", "4", "--step", "1s", "--json", js, url)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %q", status, stderr)
+	}
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := capacity.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Targets[0].Runs[0]
+	if len(r.Steps) != 1 || !r.Steps[0].Pass || r.Steps[0].ServerCPUUsPerRequest == nil || r.Steps[0].ServerCPUPercent == nil {
+		t.Fatalf("steps %+v", r.Steps)
+	}
+	st := r.Steps[0]
+	wantBurn(t, "capacity step", *st.ServerCPUUsPerRequest, int(st.Complete))
+	if !strings.Contains(stdout, "Server CPU at the capacity (the "+capacity.Rate(st.TargetPerS)+"/s step): ") || !strings.Contains(stdout, fmt.Sprintf("%.1f µs per request", *st.ServerCPUUsPerRequest)) {
+		t.Fatalf("no server CPU at the capacity:\n%s", stdout)
+	}
+	status, _, stderr = runArgs(t, t.Context(), "gab", "capacity", "--server-pid", strconv.Itoa(pid), "--slo", "p99<5s", "a="+url, "b="+url)
+	if status != exitUsage || !strings.Contains(stderr, "--server-pid measures one server: give one TARGET") {
+		t.Fatalf("two targets: status %d, stderr %q", status, stderr)
 	}
 }

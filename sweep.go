@@ -58,13 +58,13 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.StringVar(&so.repeat, "repeat", "1", "measure each point `R` times (1 to 1000), interleaved across the targets; auto[:MAX]: until its req/s 95 % interval is within --ci of the mean (at least 3, at most MAX, 20 by default)")
 	fs.StringVar(&so.ci, "ci", "5%", "flag points whose req/s 95 % interval's half-width exceeds `PCT` % of the mean; --repeat auto repeats until it does not")
 	fs.Var(&so.pause, "pause", "wait `DURATION` between runs (Go duration or seconds; at most 1h)")
-	fs.StringVar(&so.order, "order", sweep.OrderInterleaved, "run order: `interleaved` (every point's first repetition, then every point's second, ...) or random (each such round shuffled; the seed is in --json)")
+	fs.StringVar(&so.order, "order", sweep.OrderInterleaved, "run `ORDER`: interleaved (every point's first repetition, then every point's second, ...) or random (each such round shuffled; the seed is in --json)")
 	fs.Uint64Var(&so.seed, "seed", 0, "--order random's seed `N` (1 or more; default: from the clock), as the JSON records it, to run an order again")
 	fs.IntVar(&so.requestsPerConn, "requests-per-conn", 0, "each point sends c × `N` requests (-n), so every client makes N at every concurrency (not with -n or -t)")
 	fs.StringVar(&so.param, "param", "", "sweep a parameter: `NAME=V1,V2,...`, set by --before's command before each run (a column and an x axis)")
 	fs.StringVar(&so.before, "before", "", "run `COMMAND` (sh -c; {NAME} replaced by --param's value) before each run; a failure stops the sweep")
 	fs.Var(&so.ramp, "ramp", "open each run's connections evenly over `DURATION` and leave the requests that start meanwhile out of every figure (as --warmup's)")
-	fs.StringVar(&so.deviation, "deviation", sweep.DeviationPooled, "latency deviation estimator for the table, rankings and ratios: `pooled` (every request's sd) or mean-of-runs (the runs' own sds averaged, JMeter's)")
+	fs.StringVar(&so.deviation, "deviation", sweep.DeviationPooled, "latency deviation `ESTIMATOR` for the table, rankings and ratios: pooled (every request's sd) or mean-of-runs (the runs' own sds averaged, JMeter's)")
 	fs.StringVar(&so.baseline, "baseline", "", "also print every target's figures as ratios to target `LABEL`'s at the same point, with 95 % intervals")
 	fs.Float64Var(&so.maxCVPercent, "max-cv", 5, "mark points whose req/s vary more than `PCT` % (coefficient of variation; 0 to 1000)")
 	fs.StringVar(&so.csvFile, "csv", "", "write one row per point to `FILE`")
@@ -196,6 +196,9 @@ type sweepRun struct {
 	files    *sweepFiles
 	stopDemo func()
 	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
+	// status is the live line under stderr while the runs go, on a terminal
+	// (progress.go; nil otherwise, and with -v, whose reports go to stdout)
+	status *statusLine
 }
 
 // usageError prints a usage error: one line, as every extension's.
@@ -350,6 +353,12 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	m := &sweepRuns{start: time.Now(), loadStart: hoststat.LoadAverage()}
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
+	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
+		sw.status = newStatusLine(sw.stderr, width)
+		stderr := sw.stderr
+		sw.stderr = sw.status // every line erases the live one first
+		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
+	}
 	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
 	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
 	for i, r := range plan {
@@ -384,7 +393,10 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 		if post {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
-		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live)
+		if sw.status != nil {
+			sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
+		}
+		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
 		if post {
 			dropPostBody(&p.o.Config)
 			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
@@ -404,12 +416,22 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 		// A point is finished after its last repetition, or with --repeat
 		// auto once its interval is narrow enough.
 		settled[r.Point] = s.Auto && sweep.Settled(s.CI, mine)
-		if r.Rep == s.Repeat-1 || settled[r.Point] {
+		switch {
+		case r.Rep == s.Repeat-1 || settled[r.Point]:
 			p := sweep.Aggregate(s, mine)[0]
 			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", len(m.runs), m.planned, sweep.PointLine(p))
 			for _, l := range sweep.VerdictLines(s, p) {
 				fmt.Fprintf(sw.stderr, "%s\n", l)
 			}
+		case r.Rep == 0:
+			// Each point's first figures as its first round ends, long before
+			// its last: the point's line again once every round is in.
+			upTo := "of"
+			if s.Auto {
+				upTo = "of at most"
+			}
+			p := sweep.Aggregate(s, mine)[0]
+			fmt.Fprintf(sw.stderr, "[%d/%d] round 1 %s %d: %s\n", len(m.runs), m.planned, upTo, s.Repeat, sweep.PointLine(p))
 		}
 	}
 	return m
@@ -688,9 +710,10 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 
 // measure runs one repetition of a point through the single run's
 // measurement (measure.go; meter is its target's, the zero runMeter without
-// --server-pid) and returns what it measured.
+// --server-pid, which then measures the server it finds listening on a
+// loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer, lv *liveOutputs) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *statusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
 	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
@@ -703,7 +726,14 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	runner, err := client.New(cfg)
 	ms := &measured{}
 	if err == nil {
+		meter.findServer(&cfg)
+		if status != nil {
+			status.start(runner, cfg.Requests, cfg.TimeLimit)
+		}
 		ms = measureRun(ctx, runner, &meter)
+		if status != nil {
+			status.stop()
+		}
 		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
 		}

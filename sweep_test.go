@@ -258,9 +258,11 @@ func TestSweepTwoTargets(t *testing.T) {
 	if hitsA.Load() != 160 || hitsB.Load() != 160 {
 		t.Errorf("requests A %d B %d, want 2 sizes × 2 c × 2 runs × 20", hitsA.Load(), hitsB.Load())
 	}
-	// Every point's first repetition, then every point's second: the
-	// points finish in the second round.
-	if n := strings.Count(stderr, "\n["); n != 11 || !strings.Contains(stderr, "[13/24] A size=10 c=1: ") ||
+	// Every point's first repetition, then every point's second: each
+	// point's line as the first round ends, and again as it finishes in the
+	// second.
+	if n := strings.Count(stderr, "\n["); n != 23 || !strings.Contains(stderr, "[13/24] A size=10 c=1: ") ||
+		!strings.Contains(stderr, "[1/24] round 1 of 2: A size=10 c=1: ") ||
 		!strings.Contains(stderr, "[15/24] dead size=10 c=1: 0.0 req/s ±0.0 (95% CI, n=2, cv 0.0%), 0 failed, 2 of 2 runs ended with an error [apr_socket_recv: Connection refused (111)]") {
 		t.Errorf("want a line per point on stderr:\n%s", stderr)
 	}

@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"gab/internal/hoststat"
 	"gab/internal/servercpu"
 	"gab/internal/testtool"
+	"gab/report"
 )
 
 // verdictDoc is the part of the JSON document the verdict tests read.
@@ -274,4 +277,100 @@ func TestVerdictQuietNginx(t *testing.T) {
 	case v != nil:
 		t.Logf("the machine was not quiet (others %.0f %% by the test's reading, load %.1f): %s", 100*others, h.LoadBefore[0], v.Message)
 	}
+}
+
+// serverDoc is the run document's server_cpu section.
+type serverDoc struct {
+	ServerCPU *struct {
+		PIDs  []int   `json:"pids"`
+		Found string  `json:"found"`
+		CPUs  string  `json:"cpus"`
+		CPUMs float64 `json:"cpu_ms"`
+	} `json:"server_cpu"`
+	Report struct {
+		TimeTakenS float64 `json:"time_taken_s"`
+	} `json:"report"`
+}
+
+func readServerDoc(t *testing.T, name string) serverDoc {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d serverDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestVerdictFindsLoopbackServer: without --server-pid, gab finds the nginx
+// listening on a loopback URL's port, measures its CPU as --server-pid's
+// and never counts it among the machine's other processes; ab's text output
+// stays ab's (no server CPU lines without --server-pid).
+func TestVerdictFindsLoopbackServer(t *testing.T) {
+	url, pid := nginxFor(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	status, stdout, stderr := runGab(t, "ab", "-t", "1", "-n", "1000000", "-c", "2", "-k", "--json", js, url)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if strings.Contains(stdout, "Server CPU") {
+		t.Fatalf("server CPU lines in ab's output without --server-pid:\n%s", stdout)
+	}
+	d := readServerDoc(t, js)
+	port := url[len("http://127.0.0.1:"):strings.LastIndexByte(url, '/')]
+	if s := d.ServerCPU; s == nil || len(s.PIDs) != 1 || s.PIDs[0] != pid || s.Found != "listening on 127.0.0.1:"+port || s.CPUs == "" || s.CPUMs <= 0 {
+		t.Fatalf("server_cpu %+v, want nginx's PID %d found listening on port %s, with its CPUs and CPU time", s, pid, port)
+	}
+	v := readVerdicts(t, js).find("busy_machine")
+	if v != nil && !strings.Contains(v.Message, "processes other than gab and the server (PID "+strconv.Itoa(pid)+", listening on 127.0.0.1:"+port+")") {
+		t.Fatalf("busy_machine counts the server among the other processes: %s", v.Message)
+	}
+	if v != nil {
+		t.Logf("the machine was busy: %s", v.Message)
+	}
+}
+
+// TestVerdictSharedCore: gab and nginx pinned to core 0 are client-bound,
+// the verdict naming the core they share. The rule asks each of them for
+// SharedCoreShare of the core: on a machine so loaded that one got less, the
+// test reads the document's figures and says so instead of failing.
+func TestVerdictSharedCore(t *testing.T) {
+	taskset := testtool.Need(t, "taskset", "util-linux")
+	if hoststat.Read().Cores < 2 {
+		t.Skip("one core: nothing to pin apart")
+	}
+	url, pid := nginxFor(t)
+	var set unix.CPUSet
+	set.Set(0)
+	if err := unix.SchedSetaffinity(pid, &set); err != nil {
+		t.Fatal(err)
+	}
+	bin := buildGab(t)
+	js := filepath.Join(t.TempDir(), "run.json")
+	cmd := exec.Command(taskset, "-c", "0", bin, "-t", "1", "-n", "1000000", "-c", "8", "-k", "--extended", "--json", js, url)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir()) // no calibration file of this machine's
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d, s := readVerdicts(t, js), readServerDoc(t, js)
+	if s.ServerCPU == nil || s.ServerCPU.CPUs != "0" {
+		t.Fatalf("server_cpu %+v: nginx's CPUs should read 0", s.ServerCPU)
+	}
+	v := d.find("client_bound")
+	if v != nil && strings.Contains(v.Message, "gab (CPUs 0) and the server (CPUs 0) share core 0, busy ") &&
+		strings.Contains(v.Advice, "pin gab and the server to different cores") && v.Evidence["shared_cores"] == 1 {
+		t.Logf("%s", v.Message)
+		return
+	}
+	wall := s.Report.TimeTakenS
+	gab := (d.Extended.ClientCPU.UserMs + d.Extended.ClientCPU.SysMs) / 1000 / wall
+	srv := s.ServerCPU.CPUMs / 1000 / wall
+	if gab >= report.SharedCoreShare+0.05 && srv >= report.SharedCoreShare+0.05 {
+		t.Fatalf("gab used %.0f %% of core 0 and nginx %.0f %%, and no shared-core verdict: %+v\n%s", 100*gab, 100*srv, d.Verdicts, out)
+	}
+	t.Logf("the machine left gab %.0f %% of core 0 and nginx %.0f %%: %+v", 100*gab, 100*srv, d.Verdicts)
 }

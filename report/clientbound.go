@@ -61,6 +61,11 @@ type ClientLoad struct {
 	ConnsAsked, ConnsOpened int
 	ConnsWindow             time.Duration
 
+	// Shared is the cores gab and the server may both run on, and how busy
+	// they were (SharedCores; nil: the server's cores are unknown or none
+	// is shared).
+	Shared *SharedCores
+
 	// InProcessServer: the server runs inside gab (--demo), on the same
 	// cores, so every request's work on both sides is gab's CPU: the run
 	// cannot tell the server's limit from the client's.
@@ -145,11 +150,81 @@ func ClientBound(l ClientLoad) ClientBoundVerdict {
 	if l.ConnsAsked > 0 && l.ConnsOpened < l.ConnsAsked {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%d of %d connections opened in time (within %v of asking)", l.ConnsOpened, l.ConnsAsked, l.ConnsWindow.Round(time.Millisecond)))
 	}
+	if c := l.Shared; c.contended() {
+		v.Reasons = append(v.Reasons, c.reason())
+	}
 	if l.InProcessServer {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("the server runs inside gab (--demo) on the same %s core(s)", decimal(l.Cores)))
 	}
 	v.Bound = len(v.Reasons) > 0
 	return v
+}
+
+// SharedCores are the cores that gab and a server on the same machine may
+// both run on, and what happened on them during a run.
+type SharedCores struct {
+	CPUs []int // the shared cores, in order
+	// GabCPUs and ServerCPUs are the cores each may run on.
+	GabCPUs, ServerCPUs []int
+	// Busy is the share of the shared cores' time spent running anything
+	// (0 to 1, from the host's per-core times).
+	Busy float64
+	// Gab and Server are the shares of the shared cores' time that gab and
+	// the server used: each one's CPU over the run, the part of it on the
+	// shared cores taken in proportion to the cores it may use.
+	Gab, Server float64
+}
+
+// SharedCoreShare is the share of the shared cores' time that gab and the
+// server must each have used, with the cores busy (ClientCPUBound), for
+// their sharing to be what limited the run.
+const SharedCoreShare = 0.10
+
+// NewSharedCores relates gab's and the server's affinities (gabCPUs,
+// serverCPUs) to what the host's cores did over a run of wall: their per-core
+// times (perCore) and each one's CPU. Nil when a figure is unknown, no core
+// is shared, or the two may together use every one of the machine's cores
+// (cores): unpinned, the scheduler keeps them apart while it can, and a
+// machine they fill is gab's CPU rule's or busy_machine's to judge.
+func NewSharedCores(gabCPUs, serverCPUs []int, perCore map[int]hoststat.CPUTimes, cores int, wall, gabCPU, serverCPU time.Duration) *SharedCores {
+	shared := hoststat.Intersect(gabCPUs, serverCPUs)
+	if len(shared) == 0 || wall <= 0 || len(hoststat.Union(gabCPUs, serverCPUs)) >= cores {
+		return nil
+	}
+	var busy, total time.Duration
+	for _, c := range shared {
+		t, ok := perCore[c]
+		if !ok {
+			return nil
+		}
+		busy += t.Busy()
+		total += t.Total()
+	}
+	if total <= 0 {
+		return nil
+	}
+	capacity := wall.Seconds() * float64(len(shared))
+	part := func(cpu time.Duration, cpus []int) float64 {
+		return cpu.Seconds() * float64(len(shared)) / float64(len(cpus)) / capacity
+	}
+	return &SharedCores{CPUs: shared, GabCPUs: gabCPUs, ServerCPUs: serverCPUs,
+		Busy: busy.Seconds() / total.Seconds(), Gab: part(gabCPU, gabCPUs), Server: part(serverCPU, serverCPUs)}
+}
+
+// contended reports whether the shared cores were busy and both gab and the
+// server worked on them: the server had only the CPU that gab (and other
+// processes, which busy_machine counts) left it.
+func (c *SharedCores) contended() bool {
+	return c != nil && c.Busy >= ClientCPUBound && c.Gab >= SharedCoreShare && c.Server >= SharedCoreShare
+}
+
+func (c *SharedCores) reason() string {
+	what := "core " + hoststat.FormatCPUList(c.CPUs)
+	if len(c.CPUs) > 1 {
+		what = "cores " + hoststat.FormatCPUList(c.CPUs)
+	}
+	return fmt.Sprintf("gab (CPUs %s) and the server (CPUs %s) share %s, busy %.0f %% of the run, gab using %.0f %% of it and the server %.0f %%: the server had only the CPU gab left it",
+		hoststat.FormatCPUList(c.GabCPUs), hoststat.FormatCPUList(c.ServerCPUs), what, 100*c.Busy, 100*c.Gab, 100*c.Server)
 }
 
 // Cores is how many cores this process may use: GOMAXPROCS (which --cpus

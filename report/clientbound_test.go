@@ -161,3 +161,36 @@ func TestVerdictConnectionsSlowUnlessServers(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedCores: gab and a server confined to one shared core that was
+// busy with both are client-bound, naming the core; apart, unpinned, with
+// with either idle, they are not.
+func TestSharedCores(t *testing.T) {
+	sec := time.Second
+	core := func(busy, idle time.Duration) hoststat.CPUTimes { return hoststat.CPUTimes{User: busy, Idle: idle} }
+	full := map[int]hoststat.CPUTimes{0: core(sec, 0), 1: core(sec/5, 4*sec/5)}
+	for _, c := range []struct {
+		name          string
+		gab, server   []int
+		perCore       map[int]hoststat.CPUTimes
+		gabCPU, srvCP time.Duration
+		want          bool
+	}{
+		{"same core, busy with both", []int{0}, []int{0}, full, 450 * time.Millisecond, 500 * time.Millisecond, true},
+		{"apart", []int{0}, []int{1}, full, 450 * time.Millisecond, 500 * time.Millisecond, false},
+		{"unpinned", []int{0, 1}, []int{0, 1}, full, 900 * time.Millisecond, 900 * time.Millisecond, false},
+		{"core not busy", []int{0}, []int{0}, map[int]hoststat.CPUTimes{0: core(sec/2, sec/2)}, 200 * time.Millisecond, 300 * time.Millisecond, false},
+		{"others' work too", []int{0}, []int{0}, full, 150 * time.Millisecond, 150 * time.Millisecond, true},
+		{"server idle", []int{0}, []int{0}, full, 900 * time.Millisecond, 50 * time.Millisecond, false},
+		{"core unread", []int{0}, []int{0}, nil, 450 * time.Millisecond, 500 * time.Millisecond, false},
+	} {
+		sh := NewSharedCores(c.gab, c.server, c.perCore, 2, sec, c.gabCPU, c.srvCP)
+		v := ClientBound(ClientLoad{Shared: sh})
+		if v.Bound != c.want {
+			t.Errorf("%s: %v (%+v)", c.name, v, sh)
+		}
+		if c.want && !strings.Contains(v.String(), "gab (CPUs 0) and the server (CPUs 0) share core 0, busy 100 % of the run, gab using ") {
+			t.Errorf("%s: %s", c.name, v)
+		}
+	}
+}

@@ -52,9 +52,10 @@ func SpreadOf(values []float64) spread {
 
 // pooledFigures are the figures whose value for a sweep's point is of its
 // runs' requests together (their records merged, MergeRuns), as gab
-// sweep's table prints them; every other figure of a point is the mean of
-// its runs' own.
-var pooledFigures = map[string]bool{"mean": true, "p50": true, "p90": true, "p99": true, "p99.9": true}
+// sweep's table prints them: every latency figure, so that one estimator
+// gives a row's value (a pooled p99.9 never stands above a mean of the runs'
+// maxima); every other figure of a point is the mean of its runs' own.
+var pooledFigures = map[string]bool{"mean": true, "sd": true, "min": true, "p50": true, "p90": true, "p99": true, "p99.9": true, "max": true}
 
 // ComparisonRow is one figure of one group, A against B.
 type ComparisonRow struct {
@@ -72,7 +73,7 @@ type ComparisonRow struct {
 	BSD           *float64 `json:"b_sd,omitempty"`
 	OutsideSpread *bool    `json:"outside_spread,omitempty"`
 	// APooled and BPooled: the side's value is of its runs' requests
-	// together (a sweep point's mean and percentiles, as its table prints
+	// together (a sweep point's latency figures, as its table prints
 	// them), not the mean of the runs' own; its sd is still the runs'.
 	APooled bool `json:"a_pooled,omitempty"`
 	BPooled bool `json:"b_pooled,omitempty"`
@@ -257,7 +258,7 @@ func (doc *Comparison) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\nLatencies (mean, sd, min, max, percentiles) are of the total time; percentiles from HDR histograms (3 significant digits).\n")
 	if pooledNote {
-		b.WriteString("Sweeps (*): mean and percentiles of all a point's runs together (exact mean, merged histograms), as gab sweep's table prints them.\n")
+		b.WriteString("Sweeps (*): mean, sd, min, max and percentiles of all a point's runs' requests together (exact mean and sd, merged histograms), as gab sweep's table prints them.\n")
 	}
 	if spreadNote {
 		b.WriteString("With repetitions: the mean ± sd of the runs (*: ± the sd of the runs' own figures); outside spread means every run of one side is beyond every run of the other.\n")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gab/internal/hoststat"
 )
 
 // ServerCPU is the CPU time of the --server-pid processes (their threads and
@@ -18,6 +20,14 @@ type ServerCPU struct {
 	CPU        time.Duration // user + system over the run
 	Resolution time.Duration // of CPU (10 ms: /proc's clock ticks)
 	Client     CPUUsage      // gab's own CPU over the run
+	// Found says how gab found the server of a loopback URL without
+	// --server-pid ("listening on 127.0.0.1:8080"; "": --server-pid named
+	// it). Such a server's CPU is in the record and --extended's figures,
+	// not in the text after ab's report, which stays ab's.
+	Found string
+	// CPUs are the CPUs the server's processes may run on (their affinity,
+	// together; nil: unknown).
+	CPUs []int
 }
 
 // serverCPUFigures are the --server-pid section: the measurement and the
@@ -25,6 +35,8 @@ type ServerCPU struct {
 type serverCPUFigures struct {
 	Label            string  `json:"label,omitempty"`
 	PIDs             []int   `json:"pids"`
+	Found            string  `json:"found,omitempty"` // how gab found it without --server-pid
+	CPUs             string  `json:"cpus,omitempty"`  // the CPUs it may run on ("0-3")
 	CPUMs            float64 `json:"cpu_ms"`
 	ResolutionMs     float64 `json:"resolution_ms"`
 	UsPerRequest     float64 `json:"us_per_request"`      // server CPU per complete request (0 with none complete)
@@ -35,7 +47,7 @@ type serverCPUFigures struct {
 
 // serverCPUFigures relates the CPU times to the run's time taken and requests.
 func serverCPUOf(c *ServerCPU, rp *abReport) *serverCPUFigures {
-	f := &serverCPUFigures{Label: c.Label, PIDs: c.PIDs, CPUMs: float64(c.CPU.Microseconds()) / 1000,
+	f := &serverCPUFigures{Label: c.Label, PIDs: c.PIDs, Found: c.Found, CPUs: hoststat.FormatCPUList(c.CPUs), CPUMs: float64(c.CPU.Microseconds()) / 1000,
 		ResolutionMs: float64(c.Resolution.Microseconds()) / 1000}
 	if rp.CompleteRequests > 0 {
 		f.UsPerRequest = float64(c.CPU.Microseconds()) / float64(rp.CompleteRequests)
@@ -65,7 +77,7 @@ func pidList(pids []int) string {
 // nothing without the option.
 func writeServerCPU(w io.Writer, r *Run) error {
 	f := r.ServerCPU
-	if f == nil {
+	if f == nil || f.Found != "" {
 		return nil
 	}
 	of := ""

@@ -23,9 +23,10 @@ import (
 //     time its threads waited for a CPU, rate mode's schedule, and how
 //     promptly its connections opened (client.ConnOpening; not when
 //     connects failed or the kernel dropped or resent SYNs, the server's or
-//     the network's doing).
-//   - busy_machine: CPU that processes other than gab and --server-pid's used
-//     during the run (the host's /proc/stat minus the measured processes) at
+//     the network's doing), and cores gab shares with the server that were
+//     busy with both (SharedCores).
+//   - busy_machine: CPU that processes other than gab and the server (--server-pid's,
+//     or the processes listening on a loopback URL's port) used during the run (the host's /proc/stat minus the measured processes) at
 //     or above BusyOthersShare of the machine's cores, or steal time at or
 //     above BusyStealShare; the load average before and after is evidence.
 //   - kernel_drops: the kernel's TCP counters over the run (listen queue
@@ -53,6 +54,10 @@ const (
 	shortRun        = time.Second
 	tailConnect     = 900 * time.Millisecond
 )
+
+// BusyOthersShare is busy_machine's threshold: other processes' CPU as a
+// share of the machine's cores (gab calibrate applies it too).
+const BusyOthersShare = busyOthersShare
 
 // The verdicts' kinds.
 const (
@@ -153,14 +158,21 @@ func (r *Run) judge(in judgeInputs) {
 		in.host.TCP.ListenOverflows == 0 && in.host.TCP.ListenDrops == 0 {
 		load.ConnsAsked, load.ConnsOpened, load.ConnsWindow = o.Asked, o.Opened, o.Window
 	}
+	if srv := in.server; srv != nil {
+		load.Shared = NewSharedCores(in.host.AllowedCPUs, srv.CPUs, in.host.PerCore, in.host.Cores, in.host.Elapsed, load.CPU, srv.CPU)
+	}
 	if cb := ClientBound(load); cb.Bound {
 		ev := map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}
 		if load.ConnsAsked > 0 {
 			ev["conns_asked"], ev["conns_opened"], ev["conns_window_s"] = float64(load.ConnsAsked), float64(load.ConnsOpened), load.ConnsWindow.Seconds()
 		}
+		advice := "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less."
+		if c := load.Shared; c.contended() {
+			ev["shared_cores"], ev["shared_busy_share"], ev["shared_gab_share"], ev["shared_server_share"] = float64(len(c.CPUs)), c.Busy, c.Gab, c.Server
+			advice = "The figures are gab's limit, not the server's: pin gab and the server to different cores (taskset -c), give gab more cores, or ask for less."
+		}
 		vs.Found = append(vs.Found, verdict{Kind: verdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
-			Advice:   "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less.",
-			Evidence: ev})
+			Advice: advice, Evidence: ev})
 	}
 
 	// busy_machine
@@ -181,9 +193,14 @@ func (r *Run) judge(in judgeInputs) {
 		}
 		if share >= busyOthersShare || steal >= busyStealShare {
 			who := "processes other than gab"
-			if in.server != nil {
+			switch {
+			case in.server != nil && in.server.Found != "":
+				who += " and the server (PID " + pidList(in.server.PIDs) + ", " + in.server.Found + ")"
+			case in.server != nil:
 				who += " and --server-pid's"
-			} else {
+			case in.inProcess:
+				// the server is gab's own: nothing else to name
+			default:
 				who += " (the server among them: --server-pid names it)"
 			}
 			vs.Found = append(vs.Found, verdict{Kind: verdictBusyMachine,

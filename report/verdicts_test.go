@@ -100,6 +100,22 @@ func TestVerdictsBusyMachine(t *testing.T) {
 	if v := find(judged(t, h, func(o *Options) { o.ServerCPU = server }), verdictBusyMachine); v != nil {
 		t.Fatalf("below the threshold: %s", v.Message)
 	}
+	// A server found listening is named as such; --demo's is gab's own, so
+	// the message names no --server-pid; an unnamed server may be among the others.
+	h.CPU.User = cpu.User + cpu.Sys + server.CPU + 5*time.Second
+	found := &ServerCPU{PIDs: []int{7, 8}, CPU: time.Second, Client: cpu, Found: "listening on 127.0.0.1:8080"}
+	for _, c := range []struct {
+		mutate func(*Options)
+		want   string
+	}{
+		{func(o *Options) { o.ServerCPU = found }, "processes other than gab and the server (PID 7,8, listening on 127.0.0.1:8080) used 2.00 of"},
+		{func(o *Options) { o.InProcessServer = true }, "processes other than gab used 2.40 of"},
+		{nil, "processes other than gab (the server among them: --server-pid names it) used 2.40 of"},
+	} {
+		if v := find(judged(t, h, c.mutate), verdictBusyMachine); v == nil || !strings.HasPrefix(v.Message, c.want) {
+			t.Errorf("busy_machine %+v, want %q", v, c.want)
+		}
+	}
 	// Steal alone.
 	h.CPU.User, h.CPU.Steal = 0, time.Second
 	if find(judged(t, h, nil), verdictBusyMachine) == nil {

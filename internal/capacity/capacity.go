@@ -56,6 +56,12 @@ type Step struct {
 	// busy (80 % or more) while the server answered within the largest
 	// latency objective: more connections might have carried the rate.
 	AtMaxConnections bool `json:"at_max_connections,omitempty"`
+	// ServerCPUPercent and ServerCPUUsPerRequest are the server's CPU over
+	// the step's run, settle included (--server-pid's processes, or those
+	// found listening on a loopback URL's port): over its time, in % of one
+	// core, and per request completed (nil: not measured).
+	ServerCPUPercent      *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
+	ServerCPUUsPerRequest *float64 `json:"server_cpu_us_per_request,omitempty"`
 }
 
 // Verdict is the step's verdict in a word.

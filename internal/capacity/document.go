@@ -157,6 +157,10 @@ func WriteText(w io.Writer, d *Document) error {
 					atMax, d.MaxConnections)
 			}
 			fmt.Fprintf(&b, "Capacity: %s\n", r.Result.Line(Rate))
+			if at := atCapacity(&r); at != nil && at.ServerCPUPercent != nil && at.ServerCPUUsPerRequest != nil {
+				fmt.Fprintf(&b, "Server CPU at the capacity (the %s/s step): %.1f %% of one core, %.1f µs per request\n",
+					Rate(at.TargetPerS), *at.ServerCPUPercent, *at.ServerCPUUsPerRequest)
+			}
 		}
 		if c := t.Capacity; c.N > 1 {
 			note := ""
@@ -186,4 +190,15 @@ func WriteText(w io.Writer, d *Document) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// atCapacity is the search's last passing step at its capacity (nil: none).
+func atCapacity(r *Run) *Step {
+	var at *Step
+	for i := range r.Steps {
+		if s := &r.Steps[i]; s.Pass && s.TargetPerS == r.Result.CapacityPerS {
+			at = s
+		}
+	}
+	return at
 }

@@ -73,6 +73,11 @@ type Snapshot struct {
 	// Allowed is the number of CPUs this process may run on (its affinity;
 	// 0: unknown).
 	Allowed int
+	// AllowedCPUs are those CPUs, in order (nil: unknown).
+	AllowedCPUs []int
+	// PerCore is each core's CPU time by kind, by CPU number (/proc/stat's
+	// cpuN lines).
+	PerCore map[int]CPUTimes
 	// RunDelay is the time this process's threads spent runnable but waiting
 	// for a CPU, summed over its threads (0 when unknown).
 	RunDelay time.Duration
@@ -90,8 +95,13 @@ type Delta struct {
 	TCP        TCP
 	Somaxconn  int
 	Allowed    int
-	RunDelay   time.Duration
-	Missing    []string
+	// AllowedCPUs are the CPUs gab may run on at the end (nil: unknown).
+	AllowedCPUs []int
+	// PerCore is each core's CPU time over the run, by CPU number (a core
+	// missing from either reading is left out).
+	PerCore  map[int]CPUTimes
+	RunDelay time.Duration
+	Missing  []string
 }
 
 // Sub is what happened from before to s.
@@ -99,7 +109,15 @@ func (s *Snapshot) Sub(before *Snapshot) *Delta {
 	d := &Delta{
 		Elapsed: s.Time.Sub(before.Time), CPU: s.CPU.sub(before.CPU), Cores: s.Cores,
 		LoadBefore: before.Load, LoadAfter: s.Load, TCP: s.TCP.sub(before.TCP),
-		Somaxconn: s.Somaxconn, Allowed: s.Allowed, RunDelay: s.RunDelay - before.RunDelay,
+		Somaxconn: s.Somaxconn, Allowed: s.Allowed, AllowedCPUs: s.AllowedCPUs, RunDelay: s.RunDelay - before.RunDelay,
+	}
+	for n, t := range s.PerCore {
+		if b, ok := before.PerCore[n]; ok {
+			if d.PerCore == nil {
+				d.PerCore = map[int]CPUTimes{}
+			}
+			d.PerCore[n] = t.sub(b)
+		}
 	}
 	d.Missing = append(append(d.Missing, before.Missing...), s.Missing...)
 	d.Missing = dedupe(d.Missing)

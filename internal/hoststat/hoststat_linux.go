@@ -62,12 +62,12 @@ func (s *Snapshot) readStat(b []byte) {
 		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
 			continue
 		}
-		if f[0] != "cpu" {
+		if len(f) < 9 {
+			if f[0] == "cpu" {
+				break
+			}
 			s.Cores++
 			continue
-		}
-		if len(f) < 9 {
-			break
 		}
 		var v [8]time.Duration
 		for i := range v {
@@ -78,7 +78,18 @@ func (s *Snapshot) readStat(b []byte) {
 			}
 			v[i] = time.Duration(n) * (time.Second / userHZ)
 		}
-		s.CPU = CPUTimes{User: v[0], Nice: v[1], System: v[2], Idle: v[3], IOWait: v[4], IRQ: v[5], SoftIRQ: v[6], Steal: v[7]}
+		t := CPUTimes{User: v[0], Nice: v[1], System: v[2], Idle: v[3], IOWait: v[4], IRQ: v[5], SoftIRQ: v[6], Steal: v[7]}
+		if f[0] != "cpu" {
+			s.Cores++
+			if n, err := strconv.Atoi(f[0][3:]); err == nil && n >= 0 && n < maxCPU {
+				if s.PerCore == nil {
+					s.PerCore = map[int]CPUTimes{}
+				}
+				s.PerCore[n] = t
+			}
+			continue
+		}
+		s.CPU = t
 		ok = true
 	}
 	if !ok {
@@ -151,32 +162,21 @@ func (s *Snapshot) readPairs(b []byte, prefix string, want map[string]*uint64) b
 	return found == len(want)
 }
 
-// readStatus counts the CPUs of Cpus_allowed_list ("0-3,6").
+// readStatus reads the CPUs of Cpus_allowed_list ("0-3,6").
 func (s *Snapshot) readStatus(b []byte) {
-	for line := range bytes.Lines(b) {
-		rest, ok := strings.CutPrefix(string(line), "Cpus_allowed_list:")
-		if !ok {
-			continue
-		}
-		n := 0
-		for r := range strings.SplitSeq(strings.TrimSpace(rest), ",") {
-			lo, hi, isRange := strings.Cut(r, "-")
-			a, err1 := strconv.Atoi(lo)
-			z := a
-			var err2 error
-			if isRange {
-				z, err2 = strconv.Atoi(hi)
-			}
-			if err1 != nil || err2 != nil || z < a {
-				s.Missing = append(s.Missing, FileStatus)
-				return
-			}
-			n += z - a + 1
-		}
-		s.Allowed = n
+	l, ok := allowedList(b)
+	if !ok {
+		s.Missing = append(s.Missing, FileStatus)
 		return
 	}
-	s.Missing = append(s.Missing, FileStatus)
+	s.AllowedCPUs, s.Allowed = l, len(l)
+}
+
+// Affinity is the CPUs process pid may run on (its Cpus_allowed_list; nil
+// when unreadable).
+func Affinity(pid int) []int {
+	l, _ := allowedList(readFile("/proc/" + strconv.Itoa(pid) + "/status"))
+	return l
 }
 
 // maxThreads bounds the threads whose schedstat is read.

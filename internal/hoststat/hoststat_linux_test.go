@@ -1,6 +1,10 @@
 package hoststat
 
-import "testing"
+import (
+	"os"
+	"testing"
+	"time"
+)
 
 func TestReadPairs(t *testing.T) {
 	var s Snapshot
@@ -17,8 +21,27 @@ func TestReadPairs(t *testing.T) {
 func TestReadStatusAllowed(t *testing.T) {
 	var s Snapshot
 	s.readStatus([]byte("Name:\tx\nCpus_allowed_list:\t0-3,6\n"))
-	if s.Allowed != 5 || len(s.Missing) != 0 {
-		t.Fatalf("allowed %d missing %v", s.Allowed, s.Missing)
+	if s.Allowed != 5 || len(s.Missing) != 0 || FormatCPUList(s.AllowedCPUs) != "0-3,6" {
+		t.Fatalf("allowed %d %v missing %v", s.Allowed, s.AllowedCPUs, s.Missing)
+	}
+	if l := Affinity(os.Getpid()); len(l) == 0 {
+		t.Fatalf("this process's affinity unread")
+	}
+}
+
+// TestReadStatPerCore: each cpuN line's times by CPU number, and their
+// difference over two readings.
+func TestReadStatPerCore(t *testing.T) {
+	var a, b Snapshot
+	a.readStat([]byte("cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 5 0 5 40 0 0 0 0 0 0\ncpu3 5 0 5 40 0 0 0 0 0 0\nintr 1\n"))
+	b.readStat([]byte("cpu  30 0 10 160 0 0 0 0 0 0\ncpu0 25 0 5 40 0 0 0 0 0 0\ncpu3 5 0 5 120 0 0 0 0 0 0\nintr 1\n"))
+	if a.Cores != 2 || len(a.PerCore) != 2 || len(a.Missing) != 0 {
+		t.Fatalf("cores %d per core %v missing %v", a.Cores, a.PerCore, a.Missing)
+	}
+	b.Time = a.Time.Add(time.Second)
+	d := b.Sub(&a)
+	if d.PerCore[0].Busy() != 200*time.Millisecond || d.PerCore[0].Idle != 0 || d.PerCore[3].Idle != 800*time.Millisecond || d.PerCore[3].Busy() != 0 {
+		t.Fatalf("per core %+v", d.PerCore)
 	}
 }
 

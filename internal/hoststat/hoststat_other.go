@@ -15,3 +15,6 @@ func LoadAverage() []float64 { return nil }
 
 // CPUQuota is the cgroup's CPU quota in cores: 0 (none) outside Linux.
 func CPUQuota() float64 { return 0 }
+
+// Affinity is a process's CPUs: nil (unknown) outside Linux.
+func Affinity(int) []int { return nil }

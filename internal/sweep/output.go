@@ -598,7 +598,8 @@ func PointLine(p *PointResult) string {
 		fmt.Fprintf(&b, " ±%.1f (95%% CI, n=%d, cv %.1f%%%s)", p.RPS.CI95, len(p.Runs), p.RPS.CV*100, markIf(p.RPS.Unstable))
 	}
 	if p.LatencyCount > 0 {
-		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", p.LatencyMeanMs, p.LatencySDMs, p.LatencyP99Ms)
+		// sd: the deviation by the sweep's estimator, as the table prints it
+		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", p.LatencyMeanMs, p.DeviationMs, p.LatencyP99Ms)
 	}
 	fmt.Fprintf(&b, ", %d failed", p.Failed)
 	if p.ErrorRuns > 0 {
