@@ -147,7 +147,8 @@ func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Rank
 // baseline, or the same target at another concurrency or size), with its 95
 // % interval by the delta method on the log scale: the variance of the
 // ratio's logarithm is the sum of the two means' squared relative standard
-// errors, with Welch–Satterthwaite's degrees of freedom, so the interval is
+// errors, with Welch–Satterthwaite's degrees of freedom (fractional, not
+// rounded: rounding down widens the interval), so the interval is
 // Value ÷× exp(t·√v), positive and asymmetric. Lo and Hi equal Value when
 // either side has fewer than two repetitions.
 type Ratio struct {
@@ -172,7 +173,7 @@ func RatioOf(a, b Interval) Ratio {
 		return r
 	}
 	df := v * v / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	h := math.Exp(TQuantile975(max(1, int(df))) * math.Sqrt(v))
+	h := math.Exp(TQuantile975Frac(max(1, df)) * math.Sqrt(v))
 	r.Lo, r.Hi = r.Value/h, r.Value*h
 	return r
 }

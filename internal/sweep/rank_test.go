@@ -73,6 +73,18 @@ func TestRatioOf(t *testing.T) {
 	}
 }
 
+// TestRatioOfFractionalDF: Welch–Satterthwaite's degrees of freedom are
+// used as they are (54/11 here), not rounded down to 4, which would widen
+// the interval; the bounds are the ones computed with 40-digit arithmetic
+// (mpmath: the t quantile at df 54/11 as the root of the incomplete beta
+// function's tail).
+func TestRatioOfFractionalDF(t *testing.T) {
+	r := RatioOf(IntervalOf([]float64{200, 210, 190}), IntervalOf([]float64{90, 100, 110, 100}))
+	if !near(r.Hi, 2.2759453008122231336, 1e-12) || !near(r.Lo, 1.7575114826232899869, 1e-12) {
+		t.Errorf("interval [%.16g, %.16g], want [1.757511482623290, 2.275945300812223] (df 4 would give hi 2.29784)", r.Lo, r.Hi)
+	}
+}
+
 // TestDeviationEstimator: mean-of-runs is the runs' own sds averaged,
 // pooled the sd of every request; the table names the one in use.
 func TestDeviationEstimator(t *testing.T) {
