@@ -785,7 +785,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 			row := make([]string, 6)
 			if i < len(r.ByThroughput) {
 				t := r.ByThroughput[i]
-				row[0], row[1], row[2] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+				row[0], row[1], row[2] = t.RankText()+groupSuffix(t.Group), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
 			}
 			if i < len(r.ByDeviation) {
 				t := r.ByDeviation[i]
@@ -793,13 +793,22 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 				if d.Settings.Deviation == "" { // a document of an earlier gab
 					dev = t.LatencySDMs
 				}
-				row[3], row[4], row[5] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.3f", dev)
+				row[3], row[4], row[5] = t.RankText()+groupSuffix(t.Group), t.Label, fmt.Sprintf("%.3f", dev)
 			}
 			rows = append(rows, row)
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
 	}
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, page) })
+}
+
+// groupSuffix is a ranked target's lettered tie groups after its rank:
+// " (ab)"; empty in documents from before them.
+func groupSuffix(group string) string {
+	if group == "" {
+		return ""
+	}
+	return " (" + group + ")"
 }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.

@@ -427,7 +427,8 @@ func TestCSVColumnsKeepTheirPlace(t *testing.T) {
 	if got := strings.Join(header[:len(csvLayout)], ","); got != first {
 		t.Errorf("header %s", got)
 	}
-	rest := []string{"param", "deviation_ms", "host_busy_us_per_req", "host_user_pct", "host_system_pct", "host_softirq_pct", "host_steal_pct"}
+	rest := []string{"param", "deviation_ms", "host_busy_us_per_req", "host_user_pct", "host_system_pct", "host_softirq_pct", "host_steal_pct",
+		"rank_rps", "rank_rps_hi", "rank_rps_group", "rank_deviation", "rank_deviation_hi", "rank_deviation_group"}
 	for _, f := range report.Catalog {
 		if !strings.Contains(","+first+",", ","+f.CSV+",") {
 			rest = append(rest, f.CSV)
