@@ -135,17 +135,10 @@ func RankIntervals(ivs []Interval, higher bool) []Place {
 func tieGroups(tied [][]bool) [][]int {
 	m := len(tied)
 	var groups [][]int
-	shared := func(i, j int) bool {
-		for _, g := range groups {
-			hasI, hasJ := false, false
-			for _, k := range g {
-				hasI, hasJ = hasI || k == i, hasJ || k == j
-			}
-			if hasI && hasJ {
-				return true
-			}
-		}
-		return false
+	// shared[i][j]: a group holds both.
+	shared := make([][]bool, m)
+	for i := range shared {
+		shared[i] = make([]bool, m)
 	}
 	for i := range m {
 		alone := true
@@ -154,7 +147,7 @@ func tieGroups(tied [][]bool) [][]int {
 				continue
 			}
 			alone = false
-			if shared(i, j) {
+			if shared[i][j] {
 				continue
 			}
 			g := []int{min(i, j), max(i, j)}
@@ -171,6 +164,11 @@ func tieGroups(tied [][]bool) [][]int {
 				}
 			}
 			sort.Ints(g)
+			for _, x := range g {
+				for _, y := range g {
+					shared[x][y] = true
+				}
+			}
 			groups = append(groups, g)
 		}
 		if alone {
