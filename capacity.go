@@ -771,7 +771,7 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 		if c.N > 1 {
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
-		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
+		rank = append(rank, []string{c.RankText() + groupSuffix(c.Group), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
 		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
@@ -828,7 +828,8 @@ type CapacityChange struct {
 	APerS         float64 `json:"a_per_s"`
 	BPerS         float64 `json:"b_per_s"`
 	ChangePercent float64 `json:"change_percent"`
-	// Apart: the 95 % intervals do not overlap (sweep.TieRule's test);
+	// Apart: the 95 % interval of the capacities' ratio excludes 1
+	// (sweep.Apart, sweep.TieRule's test);
 	// Found: both capacities were found (none is a client's "at least").
 	Apart bool `json:"apart"`
 	Found bool `json:"found"`
@@ -864,9 +865,6 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 	if err != nil {
 		return fail(err)
 	}
-	iv := func(c capacity.Summary) sweep.Interval {
-		return sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
-	}
 	var all [][]CapacityChange
 	for _, name := range names[1:] {
 		b, err := readCapacity(name)
@@ -881,7 +879,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 				}
 				ca, cb := ta.Capacity, tb.Capacity
 				r := CapacityChange{Target: ta.Label, APerS: ca.MeanPerS, BPerS: cb.MeanPerS, Found: ca.Found && cb.Found,
-					Apart: ca.Found && cb.Found && sweep.Apart(iv(ca), iv(cb))}
+					Apart: ca.Found && cb.Found && sweep.Apart(ta.Interval(), tb.Interval())}
 				if ca.MeanPerS > 0 {
 					r.ChangePercent = 100 * (cb.MeanPerS - ca.MeanPerS) / ca.MeanPerS
 				}
@@ -904,7 +902,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "target\tA req/s\tB req/s\tchange %\t\t")
 			for _, r := range rows {
-				note := "intervals overlap"
+				note := "not apart (the ratio's 95 % interval holds 1)"
 				switch {
 				case !r.Found:
 					note = "a capacity not found (client-bound, --max-rate, out of steps or interrupted): at least"

@@ -892,7 +892,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 			row := make([]string, 6)
 			if i < len(r.ByThroughput) {
 				t := r.ByThroughput[i]
-				row[0], row[1], row[2] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+				row[0], row[1], row[2] = t.RankText()+groupSuffix(t.Group), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
 			}
 			if i < len(r.ByDeviation) {
 				t := r.ByDeviation[i]
@@ -900,7 +900,7 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 				if d.Settings.Deviation == "" { // a document of an earlier gab
 					dev = t.LatencySDMs
 				}
-				row[3], row[4], row[5] = sweep.RankText(t.Rank, t.Tied), t.Label, fmt.Sprintf("%.3f", dev)
+				row[3], row[4], row[5] = t.RankText()+groupSuffix(t.Group), t.Label, fmt.Sprintf("%.3f", dev)
 			}
 			rows = append(rows, row)
 		}
@@ -966,6 +966,15 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 		out = append(out, table("Change of each target from "+what+" (ratio last/first)", d.Changes, true))
 	}
 	return out
+}
+
+// groupSuffix is a ranked target's lettered tie groups after its rank:
+// " (ab)"; empty in documents from before them.
+func groupSuffix(group string) string {
+	if group == "" {
+		return ""
+	}
+	return " (" + group + ")"
 }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.

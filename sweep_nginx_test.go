@@ -100,7 +100,7 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 	for _, e := range tieErrors {
 		t.Error(e)
 	}
-	for _, want := range []string{"=1 nginx", "=1 again", "3 big", "Ratios to nginx (--baseline)", "deviation (pooled)"} {
+	for _, want := range []string{"=1 a nginx", "=1 a again", "3 b big", "Ratios to nginx (--baseline)", "deviation (pooled)"} {
 		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}

@@ -758,6 +758,7 @@ func (rn *Runner) newRun() *run {
 	if cfg.Rate > 0 {
 		r.sched = newSchedule(cfg.Rate, cfg.RateSchedule)
 		r.sched.replay = cfg.Replay
+		r.sched.end = int64(cfg.TimeLimit) // the schedule's last slot is due before -t's end
 	}
 	if cfg.Extended || cfg.Rate > 0 {
 		r.extra = newExtraStats(cfg.Rate > 0, rn.lookups)

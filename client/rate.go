@@ -82,6 +82,9 @@ type schedule struct {
 	next   atomic.Int64 // next slot to hand out
 	sent   atomic.Int64 // slots whose request was dispatched
 	onTime atomic.Int64 // of those, dispatched within ScheduleTolerance of their due time
+	// end is -t's limit in ns since the start (0: none): no slot due at
+	// or after it is sent, however late the limit's timer stops the run.
+	end int64
 }
 
 // phaseStart is a phase with where it starts: at ns since the run's start,
@@ -171,10 +174,20 @@ func (s *schedule) target(t int64) float64 {
 
 // wait blocks until the next slot's due time (a timer, no polling), stores it
 // in t.Intended and records the dispatch lag. It returns false if the run
-// stopped meanwhile.
+// stopped meanwhile, or, waiting for the stop, if the slot is due at or after
+// the schedule's end.
 func (s *schedule) wait(r *run, t *tally) bool {
 	k := s.next.Add(1) - 1
 	due := s.due(k)
+	if s.end > 0 && due >= s.end {
+		// Past the last slot: the -t timer, however late it fires, ends
+		// the run; nothing more is sent.
+		t.state.Store(tallyPacing)
+		<-r.stopCh
+		t.state.Store(tallyWorking)
+		r.unclaim()
+		return false
+	}
 	te := r.extra.state(t)
 	if d := due - r.clock(); d > 0 {
 		// A worker waiting for its slot waits on no socket: -s's watchdog

@@ -261,7 +261,38 @@ type Summary struct {
 	Found       bool    `json:"found"`                 // every repetition found the capacity
 	Interrupted bool    `json:"interrupted,omitempty"` // some repetition was interrupted
 	Rank        int     `json:"rank,omitempty"`
-	Tied        bool    `json:"tied,omitempty"`
+	// RankRange is the rank range [lo, hi] by sweep.TieRule (lo = Rank);
+	// absent in documents from before it.
+	RankRange []int `json:"rank_range,omitempty"`
+	Tied      bool  `json:"tied,omitempty"`
+	// RankRangeLoose: see sweep.Place's Loose.
+	RankRangeLoose bool `json:"rank_range_loose,omitempty"`
+	// Group: the letters of the target's tie groups (sweep.TieRule).
+	Group string `json:"group,omitempty"`
+}
+
+// RankText is the capacity's rank text (sweep.RankText), from Rank and
+// RankRange.
+func (c Summary) RankText() string {
+	hi := c.Rank
+	if len(c.RankRange) == 2 {
+		hi = c.RankRange[1]
+	}
+	return sweep.RankText(c.Rank, hi, c.Tied) + sweep.LooseMark(c.RankRangeLoose)
+}
+
+// Interval is the target's capacity over its searches as sweep's tie rule
+// tests it (sweep.Apart, the ratio of two capacities on the log scale): the
+// mean of the searches' capacities with their sd, known when every search
+// found the capacity.
+func (t *Target) Interval() sweep.Interval {
+	caps := make([]float64, len(t.Runs))
+	for i, r := range t.Runs {
+		caps[i] = r.Result.CapacityPerS
+	}
+	iv := sweep.IntervalOf(caps)
+	iv.Known = t.Capacity.Found
+	return iv
 }
 
 // Finish fills Runs and Capacity from the searches.
@@ -284,26 +315,27 @@ func (t *Target) Finish() {
 }
 
 // Rank ranks the targets by capacity (highest first) with sweep's tie rule
-// (sweep.TieRule); targets whose capacity was not found (client-bound, at
-// --max-rate, out of steps: lower bounds, which do not order) share the
-// last rank. It returns the targets in rank order.
+// (sweep.TieRule, on Interval); targets whose capacity was not found
+// (client-bound, at --max-rate, out of steps: lower bounds, which do not
+// order) share the last rank. It returns the targets in rank order.
 func Rank(ts []*Target) []*Target {
 	ivs := make([]sweep.Interval, len(ts))
 	for i, t := range ts {
-		c := t.Capacity
-		ivs[i] = sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
+		ivs[i] = t.Interval()
 	}
 	out := make([]*Target, len(ts))
 	unknown, unknownRank := 0, 0
 	for i, p := range sweep.RankIntervals(ivs, true) {
 		t := ts[p.Index]
-		t.Capacity.Rank, t.Capacity.Tied = p.Rank, p.Tied
+		t.Capacity.Rank, t.Capacity.Tied, t.Capacity.Group, t.Capacity.RankRangeLoose = p.Rank, p.Tied, p.Group, p.Loose
+		t.Capacity.RankRange = []int{p.Rank, p.RankHi}
 		if !ivs[p.Index].Known {
 			if unknown == 0 {
 				unknownRank = p.Rank
 			}
 			unknown++
 			t.Capacity.Rank = unknownRank
+			t.Capacity.RankRange = []int{unknownRank, unknownRank}
 		}
 		out[i] = t
 	}

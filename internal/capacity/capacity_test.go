@@ -86,8 +86,8 @@ func TestSearchMaxRate(t *testing.T) {
 	}
 }
 
-// Targets are ranked by capacity with sweep's tie rule: overlapping intervals
-// share a rank; a capacity not found comes last.
+// Targets are ranked by capacity with sweep's tie rule: targets the ratio's
+// test cannot tell apart share a rank; a capacity not found comes last.
 func TestRank(t *testing.T) {
 	mk := func(label string, caps ...float64) *Target {
 		tg := &Target{Label: label}
@@ -112,6 +112,31 @@ func TestRank(t *testing.T) {
 	}
 	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
 		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
+	}
+}
+
+// Targets are ranked by the ratio's test (sweep.Apart over the searches'
+// capacities), also where ties do not chain: a (100 ± 1) and c (90 ± 1)
+// are apart, b (95, sd 10) ties both: a =1, b 1–2, c =2, lettered a, ab, b.
+func TestRankChainedTies(t *testing.T) {
+	mk := func(label string, caps ...float64) *Target {
+		tg := &Target{Label: label}
+		for _, c := range caps {
+			tg.Searches = append(tg.Searches, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
+		}
+		tg.Finish()
+		return tg
+	}
+	a, b, c := mk("a", 100, 101, 99), mk("b", 85, 95, 105), mk("c", 90, 91, 89)
+	var got []string
+	for _, tg := range Rank([]*Target{c, b, a}) {
+		got = append(got, tg.Capacity.RankText()+" "+tg.Capacity.Group+" "+tg.Label)
+	}
+	if s := strings.Join(got, ", "); s != "=1 a a, 1–2 ab b, =2 b c" {
+		t.Errorf("ranking %s", s)
+	}
+	if !sweep.Apart(a.Interval(), c.Interval()) || sweep.Apart(a.Interval(), b.Interval()) {
+		t.Errorf("a/c must be apart, a/b not: %+v %+v %+v", a.Interval(), b.Interval(), c.Interval())
 	}
 }
 

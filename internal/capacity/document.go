@@ -1,19 +1,16 @@
 package capacity
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"gab/internal/chart"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -176,11 +173,11 @@ func WriteText(w io.Writer, d *Document) error {
 	}
 	if len(d.Targets) > 1 {
 		fmt.Fprintf(&b, "\nRanking by capacity (1 = highest); %s:\n", d.TieRule)
-		Rank(d.Targets) // sets each target's Capacity.Rank
-		ranked := slices.Clone(d.Targets)
-		slices.SortStableFunc(ranked, func(a, b *Target) int { return cmp.Compare(a.Capacity.Rank, b.Capacity.Rank) })
-		for _, t := range ranked {
-			rank := sweep.RankText(t.Capacity.Rank, t.Capacity.Tied)
+		for _, t := range Rank(d.Targets) { // sets each target's Capacity.Rank; in rank order
+			rank := t.Capacity.RankText()
+			if g := t.Capacity.Group; g != "" {
+				rank += " (" + g + ")"
+			}
 			note := ""
 			if !t.Capacity.Found {
 				note = " (not found: " + t.Runs[len(t.Runs)-1].Result.Line(Rate) + ")"

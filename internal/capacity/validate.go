@@ -157,6 +157,8 @@ func validateTarget(f string, t *Target, d *Document) error {
 			c.Found, c.ClientBound, c.Interrupted, found, cb, interrupted)
 	case c.Rank > len(d.Targets):
 		return bad(".capacity.rank", "%d, below the last of %d targets", c.Rank, len(d.Targets))
+	case c.RankRange != nil && (len(c.RankRange) != 2 || c.RankRange[0] != c.Rank || c.RankRange[1] < c.Rank || c.RankRange[1] > len(d.Targets)):
+		return bad(".capacity.rank_range", "%v, not [rank, hi] with rank %d ≤ hi ≤ %d targets", c.RankRange, c.Rank, len(d.Targets))
 	}
 	return nil
 }

@@ -1,6 +1,11 @@
 package samples
 
-import "sort"
+import (
+	"math/big"
+	"math/bits"
+	"sort"
+	"strconv"
+)
 
 // Field names one of ab's four timing columns of a Sample.
 type Field int
@@ -59,23 +64,65 @@ func (s *Store) Ranks() *Ranks {
 }
 
 // NearestRank is the 1-based rank of percentile p (0…100) among n values by
-// the rule of HdrHistogram's ValueAtQuantile in its Go, C and Python
-// libraries: p/100·n rounded half up, within 1…n (0 when n is 0). The
-// figures beyond ab's use it, so that those libraries, reading gab's
-// histograms, find the same values; ab's own tables keep ab's index rule.
-// The arithmetic is the Go library's, to the last bit.
+// the nearest-rank rule HdrHistogram's ValueAtQuantile states: p/100·n
+// rounded half up, floor(p·n/100 + ½), within 1…n (0 when n is 0). p is taken
+// as the decimal the user wrote (the shortest decimal that reads back as p)
+// and the rank is computed exactly, in integers: 99.99 of 5000 is 4999.5,
+// rank 5000. HdrHistogram's Go library computes the same rule in floating
+// point, where p/100 is rounded to binary, so wherever p·n/100 is exactly
+// k + ½ its product can fall just below and it takes rank k (99.99 of 5000:
+// 4999); everywhere else the two agree. The figures beyond ab's use it; ab's
+// own tables keep ab's index rule.
 func NearestRank(n int64, p float64) int64 {
-	if n <= 0 {
-		return 0
-	}
-	r := (min(p, 100)/100)*float64(n) + 0.5
 	switch {
-	case !(r >= 1): // NaN and p near 0
+	case n <= 0:
+		return 0
+	case !(p > 0): // NaN, 0 and below
 		return 1
-	case r >= float64(n):
+	case p >= 100:
 		return n
 	}
-	return int64(r)
+	// p = m/10^d exactly, from p's shortest decimal ("9.999e+01": m 9999,
+	// d 2); rank = floor((2·m·n + 100·10^d) / (200·10^d)), in 128 bits where
+	// 200·10^d fits in 64, else in math/big.
+	var buf [32]byte
+	dec := strconv.AppendFloat(buf[:0], p, 'e', -1, 64)
+	var m uint64
+	digits, exp := 0, 0
+	for i, c := range dec {
+		if c == 'e' {
+			exp, _ = strconv.Atoi(string(dec[i+1:]))
+			break
+		}
+		if c >= '0' && c <= '9' {
+			m = m*10 + uint64(c-'0')
+			digits++
+		}
+	}
+	d := digits - 1 - exp
+	for ; d < 0; d++ { // a whole p below 100: "5e+01" is 50
+		m *= 10
+	}
+	var q int64
+	if d <= 16 {
+		pow := uint64(1)
+		for range d {
+			pow *= 10
+		}
+		hi, lo := bits.Mul64(2*m, uint64(n)) // m < 10^17, so 2·m < 2^58
+		var carry uint64
+		lo, carry = bits.Add64(lo, 100*pow, 0)
+		hi += carry
+		quo, _ := bits.Div64(hi, lo, 200*pow) // below n + 1: p < 100
+		q = int64(quo)
+	} else {
+		r := new(big.Rat).SetFrac(new(big.Int).SetUint64(m), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil))
+		r.Mul(r, big.NewRat(n, 50)) // 2·p·n/100
+		z := new(big.Int).Add(r.Num(), r.Denom())
+		z.Quo(z, new(big.Int).Mul(big.NewInt(2), r.Denom()))
+		q = z.Int64() // at most n + 1: p < 100
+	}
+	return max(1, min(n, q))
 }
 
 // Len is the number of ranks (recorded requests).

@@ -7,32 +7,46 @@ import (
 	"testing"
 )
 
-// NearestRank is the rank HdrHistogram's Go library reads: over the values
-// 1…n (each its own bucket, so the value is the rank) ValueAtQuantile(p)
-// equals NearestRank(n, p) for every n up to 400 and p in 0.01 steps plus the
-// usual tails; and a few worked cases.
-func TestNearestRankIsValueAtQuantiles(t *testing.T) {
-	ps := []float64{99.9, 99.99, 99.999, 12.5, 33.333}
-	for k := 0; k <= 10_000; k++ {
-		ps = append(ps, float64(k)/100)
-	}
+// NearestRank is floor(p·n/100 + ½) computed exactly for p as written: for
+// every n up to 400 and p in 0.01 steps (p = k/100, so the rank is
+// floor((2·k·n + 10000)/20000) in integers) and for p with more decimals.
+// HdrHistogram's Go library reads the same rank (over the values 1…n, each
+// its own bucket, ValueAtQuantile(p) is the rank) except where p·n/100 is
+// exactly k + ½ and its floating-point product falls just below: there it
+// reads k, NearestRank k + 1 (99.99 of 5000: 4999 and 5000).
+func TestNearestRankIsExact(t *testing.T) {
 	h := NewHist()
+	differ := 0
 	for n := int64(1); n <= 400; n++ {
 		_ = h.RecordValue(n)
-		for _, p := range ps {
-			if got, want := NearestRank(n, p), h.ValueAtQuantile(p); got != want {
-				t.Fatalf("NearestRank(%d, %v) = %d, ValueAtQuantile %d", n, p, got, want)
+		for k := int64(0); k <= 10_000; k++ {
+			p := float64(k) / 100
+			want := max(1, min(n, (2*k*n+10_000)/20_000))
+			got := NearestRank(n, p)
+			if got != want {
+				t.Fatalf("NearestRank(%d, %v) = %d, want %d", n, p, got, want)
+			}
+			if hdr := h.ValueAtQuantile(p); hdr != got {
+				// Only at an exact half, and only one rank lower.
+				if (k*n)%10_000 != 5_000 || hdr != got-1 {
+					t.Fatalf("NearestRank(%d, %v) = %d, ValueAtQuantile %d: not at a half", n, p, got, hdr)
+				}
+				differ++
 			}
 		}
+	}
+	if differ == 0 {
+		t.Error("ValueAtQuantile never took the lower rank at an exact half: the comparison checks nothing")
 	}
 	for _, c := range []struct {
 		n    int64
 		p    float64
 		want int64
 	}{
-		{1000, 99.9, 999}, {1000, 50, 500}, {1000, 99.95, 1000}, {1000, 99.94, 999},
-		{7, 12.5, 1}, {10, 94, 9}, {10, 95, 10}, {3, 50, 2}, {2, 50, 1},
-		{10, 0, 1}, {10, -1, 1}, {10, 150, 10}, {10, math.NaN(), 1}, {0, 50, 0},
+		{5000, 99.99, 5000}, {50_000, 99.999, 50_000}, {5000, 99.97, 4999}, {200, 12.25, 25}, {2000, 0.025, 1},
+		{1000, 99.9, 999}, {1000, 50, 500}, {1000, 99.95, 1000}, {1000, 99.94, 999}, {3000, 33.333, 1000},
+		{7, 12.5, 1}, {10, 94, 9}, {10, 95, 10}, {3, 50, 2}, {2, 50, 1}, {1 << 62, 50, 1 << 61},
+		{10, 0, 1}, {10, -1, 1}, {10, 150, 10}, {10, math.NaN(), 1}, {0, 50, 0}, {10, 1e-300, 1}, {5e18, 5e-17, 3},
 	} {
 		if got := NearestRank(c.n, c.p); got != c.want {
 			t.Errorf("NearestRank(%d, %v) = %d, want %d", c.n, c.p, got, c.want)

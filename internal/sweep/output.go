@@ -243,8 +243,19 @@ type DocRanking struct {
 // DocRankedPoint is one place of a ranking.
 type DocRankedPoint struct {
 	Rank int `json:"rank"`
+	// RankRange is the rank range [lo, hi] by TieRule (lo = Rank; hi above
+	// it where the target ties targets of different ranks). Absent in
+	// documents from before it: [Rank, Rank].
+	RankRange []int `json:"rank_range,omitempty"`
 	// Tied: another target shares the rank (TieRule).
-	Tied            bool    `json:"tied,omitempty"`
+	Tied bool `json:"tied,omitempty"`
+	// RankRangeLoose: the range overlaps (or runs against the means' order
+	// of) the range of a target the test tells apart from this one, where
+	// ties do not chain as intervals can (TieRule); Group is exact.
+	RankRangeLoose bool `json:"rank_range_loose,omitempty"`
+	// Group: the letters of the target's tie groups (TieRule): two targets
+	// share a letter exactly when they are tied.
+	Group           string  `json:"group,omitempty"`
 	DeviationMs     float64 `json:"deviation_ms"`
 	Label           string  `json:"label"`
 	RPSMeanPerS     float64 `json:"rps_mean_per_s"`
@@ -358,8 +369,17 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 	return d
 }
 
+// RankText is the place's rank text (RankText), from Rank and RankRange.
+func (r DocRankedPoint) RankText() string {
+	hi := r.Rank
+	if len(r.RankRange) == 2 {
+		hi = r.RankRange[1]
+	}
+	return RankText(r.Rank, hi, r.Tied) + LooseMark(r.RankRangeLoose)
+}
+
 func rankedPoint(r Ranked) DocRankedPoint {
-	return DocRankedPoint{Rank: r.Rank, Tied: r.Tied, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
+	return DocRankedPoint{Rank: r.Rank, RankRange: []int{r.Rank, r.RankHi}, RankRangeLoose: r.Loose, Tied: r.Tied, Group: r.Group, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
 		LatencySDMs: r.LatencySDMs, RequestsCounted: r.LatencyCount}
 }
 
@@ -452,13 +472,33 @@ func multi(p *PointResult, v float64, prec int) string {
 	return f(v, prec)
 }
 
-// CSVHeader are the --csv columns: csvLayout, csvExtra, csvVerdicts, then the catalog's
-// other figures by their CSV name.
+// CSVHeader are the --csv columns: csvLayout, csvExtra, csvVerdicts,
+// csvRank, then the catalog's other figures by their CSV name.
 func CSVHeader() []string {
-	out := append(append(append([]string(nil), csvLayout...), csvExtra...), csvVerdicts...)
+	out := append(append(append(append([]string(nil), csvLayout...), csvExtra...), csvVerdicts...), csvRank...)
 	for _, fig := range report.Catalog {
 		if !slices.Contains(csvLayout, fig.CSV) {
 			out = append(out, fig.CSV)
+		}
+	}
+	return out
+}
+
+// csvRank are a point's places in its size's, --param value's and
+// concurrency's rankings (TieRule), after csvExtra: the rank, the top of its
+// rank range and its lettered groups, by req/s and by deviation; empty for
+// a point ranked with no other target.
+var csvRank = []string{"rank_rps", "rank_rps_hi", "rank_rps_group", "rank_deviation", "rank_deviation_hi", "rank_deviation_group"}
+
+// rankColumns are csvRank's values of each ranked point.
+func rankColumns(points []*PointResult) map[*PointResult][]string {
+	out := map[*PointResult][]string{}
+	for _, r := range Rankings(points) {
+		for _, p := range r.ByThroughput {
+			out[p.PointResult] = append(make([]string, 0, len(csvRank)), strconv.Itoa(p.Rank), strconv.Itoa(p.RankHi), p.Group)
+		}
+		for _, p := range r.ByDeviation {
+			out[p.PointResult] = append(out[p.PointResult], strconv.Itoa(p.Rank), strconv.Itoa(p.RankHi), p.Group)
 		}
 	}
 	return out
@@ -481,10 +521,15 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
+	ranks := rankColumns(points)
 	for _, p := range points {
 		row := make([]string, len(header))
 		for i, name := range header {
-			if col := pointColumns[name]; col != nil {
+			if k := slices.Index(csvRank, name); k >= 0 {
+				if r := ranks[p]; r != nil {
+					row[i] = r[k]
+				}
+			} else if col := pointColumns[name]; col != nil {
 				row[i] = col(p)
 			} else if fig := csvFigure(name); fig != nil {
 				if v, ok := p.Figure(fig); ok {
@@ -745,9 +790,13 @@ func deviationText(estimator string) string {
 	return "pooled (the sd of every request of every run together)"
 }
 
-// RankText is a place of a ranking: "2", or "=2" when shared (tied).
-func RankText(rank int, tied bool) string {
-	if tied {
+// RankText is a place of a ranking: "2"; "=2" when shared (tied); "1–2"
+// when the place ties places of different ranks (a rank range, TieRule).
+func RankText(rank, hi int, tied bool) string {
+	switch {
+	case hi > rank:
+		return strconv.Itoa(rank) + "–" + strconv.Itoa(hi)
+	case tied:
 		return "=" + strconv.Itoa(rank)
 	}
 	return strconv.Itoa(rank)
@@ -770,7 +819,7 @@ func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
 	}
 	fmt.Fprintf(w, "\nRanking (1 = best): by mean req/s (highest first) and by latency deviation, %s (lowest first);\n%s\n", s.Deviation, TieRule)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "size\tpoint\trank\tby req/s\treq/s\trank\tby deviation\tsd ms\t")
+	fmt.Fprintln(tw, "size\tpoint\trank\tgroup\tby req/s\treq/s\trank\tgroup\tby deviation\tsd ms\t")
 	for _, r := range rs {
 		for i := range r.ByThroughput {
 			size, pt := "", ""
@@ -782,7 +831,8 @@ func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
 			if b.LatencyCount > 0 {
 				sd = f(b.DeviationMs, 3)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a.Rank, a.Tied), a.Label, f(a.RPS.Mean, 1), RankText(b.Rank, b.Tied), b.Label, sd)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a.Rank, a.RankHi, a.Tied)+LooseMark(a.Loose), a.Group, a.Label, f(a.RPS.Mean, 1),
+				RankText(b.Rank, b.RankHi, b.Tied)+LooseMark(b.Loose), b.Group, b.Label, sd)
 		}
 	}
 	return tw.Flush()

@@ -17,8 +17,11 @@ const (
 )
 
 // TieRule says when two targets share a rank.
-const TieRule = "targets share a rank (=N) unless the 95 % confidence intervals of their repetitions' means are apart " +
-	"(a test at well under 5 %); with one repetition no interval exists and the order is the means'"
+const TieRule = "two targets share a rank exactly when the 95 % interval of their ratio (the ratio tables' interval: delta method " +
+	"on the log scale, Welch's degrees of freedom) includes 1; a rank is 1 + the targets ahead that this test tells apart, " +
+	"=N when shared, and lo–hi where ties do not chain (a ~ b, b ~ c, a ≠ c: a 1, b 1–2, c 2), lo–hi spanning the ranks of " +
+	"the targets it ties; lettered groups (a, ab, b): targets tied exactly when they share a letter; " +
+	"with one repetition there is no interval and the order is the means'"
 
 // Interval is a figure's mean over a point's repetitions with its 95 %
 // confidence interval (Student's t; Lo = Hi = Mean for fewer than two
@@ -42,14 +45,25 @@ func IntervalOf(values []float64) Interval {
 	return iv
 }
 
-// Apart reports whether two intervals are apart by TieRule: they do not
-// overlap. Without two values on each side there are no intervals, and
-// different means are apart.
+// Apart reports whether TieRule's test tells two intervals apart: the 95 %
+// interval of the ratio a/b (RatioOf, as the ratio tables print it) excludes
+// 1. Without two values on each side the ratio has no interval, and
+// different means are apart. Where a ratio has no logarithm (a mean of 0 or
+// below), the test is on the difference instead: Welch's 95 % interval of
+// the means' difference excludes 0.
 func Apart(a, b Interval) bool {
+	if r := RatioOf(a, b); r.Known {
+		return r.Lo > 1 || r.Hi < 1
+	}
 	if a.N < 2 || b.N < 2 {
 		return a.Mean != b.Mean
 	}
-	return a.Hi < b.Lo || b.Hi < a.Lo
+	va, vb := a.SD*a.SD/float64(a.N), b.SD*b.SD/float64(b.N)
+	if va+vb == 0 {
+		return a.Mean != b.Mean
+	}
+	df := (va + vb) * (va + vb) / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
+	return math.Abs(a.Mean-b.Mean) > TQuantile975Frac(max(1, df))*math.Sqrt(va+vb)
 }
 
 // Throughput is the point's req/s over its repetitions.
@@ -71,12 +85,14 @@ func (p *PointResult) Deviation() Interval {
 	return iv
 }
 
-// Ranked is one place of a ranking: Rank is shared by targets whose
-// difference is not significant (Tied).
+// Ranked is one place of a ranking by TieRule: Rank…RankHi is the rank
+// range, Tied says another target cannot be told apart, Group holds the
+// letters of its tie groups.
 type Ranked struct {
 	*PointResult
-	Rank int
-	Tied bool
+	Rank, RankHi int
+	Tied, Loose  bool
+	Group        string
 }
 
 // Ranking orders the targets of one size, --param value and concurrency: by
@@ -127,10 +143,9 @@ func Rankings(points []*PointResult) []Ranking {
 	return out
 }
 
-// rank sorts g by the figure (highest first when higher is better), then
-// gives each point the rank of the first point of its tie group: a group
-// holds the points whose interval is not apart from its first one's.
-// Unknown figures come last, ranked apart.
+// rank sorts g by the figure (highest first when higher is better) and
+// ranks it by TieRule (RankIntervals). Unknown figures come last, ranked
+// apart.
 func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Ranked {
 	ivs := make([]Interval, len(g))
 	for i, p := range g {
@@ -138,7 +153,7 @@ func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Rank
 	}
 	out := make([]Ranked, len(g))
 	for i, pl := range RankIntervals(ivs, higher) {
-		out[i] = Ranked{PointResult: g[pl.Index], Rank: pl.Rank, Tied: pl.Tied}
+		out[i] = Ranked{PointResult: g[pl.Index], Rank: pl.Rank, RankHi: pl.RankHi, Tied: pl.Tied, Loose: pl.Loose, Group: pl.Group}
 	}
 	return out
 }
@@ -147,7 +162,8 @@ func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Rank
 // baseline, or the same target at another concurrency or size), with its 95
 // % interval by the delta method on the log scale: the variance of the
 // ratio's logarithm is the sum of the two means' squared relative standard
-// errors, with Welch–Satterthwaite's degrees of freedom, so the interval is
+// errors, with Welch–Satterthwaite's degrees of freedom (fractional, not
+// rounded: rounding down widens the interval), so the interval is
 // Value ÷× exp(t·√v), positive and asymmetric. Lo and Hi equal Value when
 // either side has fewer than two repetitions.
 type Ratio struct {
@@ -172,7 +188,7 @@ func RatioOf(a, b Interval) Ratio {
 		return r
 	}
 	df := v * v / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	h := math.Exp(TQuantile975(max(1, int(df))) * math.Sqrt(v))
+	h := math.Exp(TQuantile975Frac(max(1, df)) * math.Sqrt(v))
 	r.Lo, r.Hi = r.Value/h, r.Value*h
 	return r
 }

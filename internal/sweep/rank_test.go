@@ -1,7 +1,12 @@
 package sweep
 
 import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,9 +23,8 @@ func pointWith(label string, rps []float64, sds []float64) *PointResult {
 	return p
 }
 
-// TestRankTies: targets whose 95 % intervals overlap share a rank (=1 =1 3),
-// a group is measured against its first member, and with one run the
-// order is the means'.
+// TestRankTies: targets the ratio's test cannot tell apart share a rank
+// (=1 =1 3), and with one run the order is the means'.
 func TestRankTies(t *testing.T) {
 	a := pointWith("a", []float64{100, 102, 98, 101}, []float64{1, 1.1, 0.9})
 	b := pointWith("b", []float64{99, 103, 100, 97}, []float64{1, 1.2, 0.95})
@@ -31,14 +35,14 @@ func TestRankTies(t *testing.T) {
 	}
 	var got []string
 	for _, r := range rs[0].ByThroughput {
-		got = append(got, RankText(r.Rank, r.Tied)+" "+r.Label)
+		got = append(got, RankText(r.Rank, r.RankHi, r.Tied)+" "+r.Label)
 	}
 	if s := strings.Join(got, ", "); s != "=1 a, =1 b, 3 c" {
 		t.Errorf("by req/s: %s", s)
 	}
 	got = got[:0]
 	for _, r := range rs[0].ByDeviation {
-		got = append(got, RankText(r.Rank, r.Tied)+" "+r.Label)
+		got = append(got, RankText(r.Rank, r.RankHi, r.Tied)+" "+r.Label)
 	}
 	if s := strings.Join(got, ", "); s != "=1 a, =1 b, 3 c" {
 		t.Errorf("by deviation: %s", s)
@@ -73,6 +77,18 @@ func TestRatioOf(t *testing.T) {
 	}
 }
 
+// TestRatioOfFractionalDF: Welch–Satterthwaite's degrees of freedom are
+// used as they are (54/11 here), not rounded down to 4, which would widen
+// the interval; the bounds are the ones computed with 40-digit arithmetic
+// (mpmath: the t quantile at df 54/11 as the root of the incomplete beta
+// function's tail).
+func TestRatioOfFractionalDF(t *testing.T) {
+	r := RatioOf(IntervalOf([]float64{200, 210, 190}), IntervalOf([]float64{90, 100, 110, 100}))
+	if !near(r.Hi, 2.2759453008122231336, 1e-12) || !near(r.Lo, 1.7575114826232899869, 1e-12) {
+		t.Errorf("interval [%.16g, %.16g], want [1.757511482623290, 2.275945300812223] (df 4 would give hi 2.29784)", r.Lo, r.Hi)
+	}
+}
+
 // TestDeviationEstimator: mean-of-runs is the runs' own sds averaged,
 // pooled the sd of every request; the table names the one in use.
 func TestDeviationEstimator(t *testing.T) {
@@ -97,4 +113,197 @@ func TestParseParam(t *testing.T) {
 			t.Errorf("ParseParam(%q) = %v", bad, err)
 		}
 	}
+}
+
+// pairsAgree checks a ranking against the pairwise test the ratio tables
+// print (each target as --baseline, BaselineRatios): two targets share a
+// letter exactly when the ratio's 95 % interval holds 1; tied targets'
+// rank ranges overlap, and a target that the test tells apart from another
+// and whose figure is better has the lower rank. It returns the problems.
+func pairsAgree(points []*PointResult, ranked []Ranked, ratio func(Comparison) Ratio, better func(a, b *PointResult) bool, loose *[]string) []string {
+	var bad []string
+	place := map[string]Ranked{}
+	for _, r := range ranked {
+		place[r.Label] = r
+	}
+	for _, base := range points {
+		for _, c := range BaselineRatios(points, base.Label) {
+			a, b := place[c.Point.Label], place[base.Label]
+			r := ratio(c)
+			if !r.Known {
+				continue
+			}
+			tied := r.Lo <= 1 && 1 <= r.Hi
+			share := strings.ContainsFunc(a.Group, func(l rune) bool { return strings.ContainsRune(b.Group, l) })
+			overlap := a.Rank <= b.RankHi && b.Rank <= a.RankHi
+			switch {
+			case share != tied:
+				bad = append(bad, fmt.Sprintf("%s (%s) and %s (%s): ratio %v, groups disagree", a.Label, a.Group, b.Label, b.Group, ratioText(r)))
+			case tied && !overlap:
+				bad = append(bad, fmt.Sprintf("%s %d–%d and %s %d–%d: ratio %v holds 1, ranges apart", a.Label, a.Rank, a.RankHi, b.Label, b.Rank, b.RankHi, ratioText(r)))
+			}
+			// Told apart: ranges apart in the means' order, or both marked
+			// loose.
+			kept := b.RankHi < a.Rank
+			if better(a.PointResult, b.PointResult) {
+				kept = a.RankHi < b.Rank
+			}
+			if !tied && !kept && (!a.Loose || !b.Loose) {
+				bad = append(bad, fmt.Sprintf("%s %d–%d and %s %d–%d: ratio %v excludes 1, ranges overlap or run against the means, not marked loose",
+					a.Label, a.Rank, a.RankHi, b.Label, b.Rank, b.RankHi, ratioText(r)))
+			}
+			if !tied && !kept {
+				*loose = append(*loose, a.Label+" "+b.Label)
+			}
+		}
+	}
+	return bad
+}
+
+func moreRPS(a, b *PointResult) bool       { return a.Throughput().Mean > b.Throughput().Mean }
+func lessDeviation(a, b *PointResult) bool { return a.DeviationMs < b.DeviationMs }
+
+// TestRankFollowsTheRatios: the ranking keeps the rule the ratio tables
+// print, also where ties do not chain. a (100 ± 1) and c (90 ± 1) are apart;
+// b (95, sd 10) ties both: a =1 (a), b 1–2 (ab), c =2 (b). Before, a tie
+// group was measured against its first member: a's interval overlapped both
+// and all three ranked =1, though c/a was significant. And the other way: a
+// target whose interval overlaps the leader's but whose ratio to it
+// excludes 1 (the delta method's test is stricter than overlap) does not
+// share the leader's rank.
+func TestRankFollowsTheRatios(t *testing.T) {
+	a := pointWith("a", []float64{100, 101, 99}, []float64{1, 1.1, 0.9})
+	b := pointWith("b", []float64{85, 95, 105}, []float64{2, 3, 4})
+	c := pointWith("c", []float64{90, 91, 89}, []float64{5, 5.1, 4.9})
+	points := []*PointResult{c, b, a}
+	rs := Rankings(points)
+	var got []string
+	for _, r := range rs[0].ByThroughput {
+		got = append(got, RankText(r.Rank, r.RankHi, r.Tied)+" ("+r.Group+") "+r.Label)
+	}
+	if s := strings.Join(got, ", "); s != "=1 (a) a, 1–2 (ab) b, =2 (b) c" {
+		t.Errorf("by req/s: %s", s)
+	}
+	var loose []string
+	for _, p := range pairsAgree(points, rs[0].ByThroughput, func(c Comparison) Ratio { return c.Throughput }, moreRPS, &loose) {
+		t.Error(p)
+	}
+	for _, p := range pairsAgree(points, rs[0].ByDeviation, func(c Comparison) Ratio { return c.Deviation }, lessDeviation, &loose) {
+		t.Error(p)
+	}
+	if len(loose) > 0 {
+		t.Errorf("ranges that do not keep the test: %v", loose)
+	}
+	// The CSV and the JSON say the same.
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, points); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	for _, row := range rows[1:] {
+		got := row[col["label"]] + " " + row[col["rank_rps"]] + "-" + row[col["rank_rps_hi"]] + " " + row[col["rank_rps_group"]]
+		if want := map[string]string{"a": "a 1-1 a", "b": "b 1-2 ab", "c": "c 2-2 b"}[row[col["label"]]]; got != want {
+			t.Errorf("CSV %q, want %q", got, want)
+		}
+	}
+	d := NewDocument(&Settings{}, points, Meta{})
+	for _, r := range d.Rankings[0].ByThroughput {
+		if r.Label == "b" && (!slices.Equal(r.RankRange, []int{1, 2}) || r.Group != "ab" || r.RankText() != "1–2") {
+			t.Errorf("JSON %+v", r)
+		}
+	}
+	// Intervals that overlap, a ratio whose interval excludes 1: x 100 ± 4
+	// (n 4, sd 2.5) and y 93 ± 4.
+	x := pointWith("x", []float64{100, 103, 97, 100}, nil)
+	y := pointWith("y", []float64{93, 96, 90, 93}, nil)
+	if ix, iy := x.Throughput(), y.Throughput(); !(iy.Hi > ix.Lo) {
+		t.Fatalf("intervals %+v and %+v do not overlap: the case tests nothing", ix, iy)
+	}
+	if r := RatioOf(y.Throughput(), x.Throughput()); !(r.Hi < 1) {
+		t.Fatalf("ratio %+v holds 1: the case tests nothing", r)
+	}
+	r := Rankings([]*PointResult{x, y})[0].ByThroughput
+	if r[0].Label != "x" || r[0].Rank != 1 || r[1].Rank != 2 || r[0].Tied || r[1].Tied || r[0].Group == r[1].Group {
+		t.Errorf("overlapping intervals, significant ratio: %+v %+v", r[0], r[1])
+	}
+}
+
+// TestRankPropertyRandom: over random targets (2 to 7, 1 to 5 repetitions
+// each, means and spreads from close to far apart), every ranking agrees
+// with the ratios pair by pair (pairsAgree), ranks start at 1 and run in
+// the order of the means, and a rank range's top is the highest rank of the
+// targets it ties.
+func TestRankPropertyRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	chained, looseRankings := 0, 0
+	for trial := range 400 {
+		n := 2 + rng.IntN(6)
+		var points []*PointResult
+		for i := range n {
+			reps := 1 + rng.IntN(5)
+			mean, sd := 100*math.Exp(rng.NormFloat64()*0.1), rng.Float64()*10
+			var rps, sds []float64
+			for range reps {
+				rps = append(rps, max(0.1, mean+sd*rng.NormFloat64()))
+				sds = append(sds, max(0.01, 1+0.3*rng.NormFloat64()))
+			}
+			points = append(points, pointWith(fmt.Sprintf("t%d", i), rps, sds))
+		}
+		rs := Rankings(points)
+		if len(rs) != 1 {
+			t.Fatalf("trial %d: %d rankings", trial, len(rs))
+		}
+		for _, by := range []struct {
+			ranked []Ranked
+			ratio  func(Comparison) Ratio
+			mean   func(*PointResult) float64
+			higher bool
+		}{
+			{rs[0].ByThroughput, func(c Comparison) Ratio { return c.Throughput }, func(p *PointResult) float64 { return p.Throughput().Mean }, true},
+			{rs[0].ByDeviation, func(c Comparison) Ratio { return c.Deviation }, func(p *PointResult) float64 { return p.DeviationMs }, false},
+		} {
+			better := moreRPS
+			if !by.higher {
+				better = lessDeviation
+			}
+			var loose []string
+			for _, p := range pairsAgree(points, by.ranked, by.ratio, better, &loose) {
+				t.Fatalf("trial %d: %s", trial, p)
+			}
+			// Loose marks only targets of such a pair.
+			for _, r := range by.ranked {
+				if r.Loose && !strings.Contains(" "+strings.Join(loose, " ")+" ", " "+r.Label+" ") {
+					t.Fatalf("trial %d: %s marked loose, its ranges keep the test with every target (%v)", trial, r.Label, loose)
+				}
+			}
+			if len(loose) > 0 {
+				looseRankings++
+			}
+			for i, r := range by.ranked {
+				if i == 0 && r.Rank != 1 || r.Rank > i+1 || r.RankHi < r.Rank || r.RankHi > n {
+					t.Fatalf("trial %d: place %d ranked %d–%d", trial, i, r.Rank, r.RankHi)
+				}
+				if i > 0 {
+					prev := by.ranked[i-1]
+					if by.higher && by.mean(prev.PointResult) < by.mean(r.PointResult) || !by.higher && by.mean(prev.PointResult) > by.mean(r.PointResult) {
+						t.Fatalf("trial %d: %s before %s, out of the means' order", trial, prev.Label, r.Label)
+					}
+				}
+				if r.RankHi > r.Rank && len(r.Group) > 1 {
+					chained++
+				}
+			}
+		}
+	}
+	if chained == 0 {
+		t.Error("no random case had ties that do not chain: the property test misses them")
+	}
+	t.Logf("%d places with a rank range; %d of 800 rankings with loose ranges", chained, looseRankings)
 }

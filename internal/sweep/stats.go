@@ -44,17 +44,22 @@ func SummarizeRPS(values []float64, maxCV float64) RPS {
 }
 
 // TQuantile975 is Student's t 0.975 quantile for df degrees of freedom (the
-// factor of a two-sided 95 % interval), NaN for df < 1, within 1e-12: up to
-// tHillFrom degrees of freedom the t whose upper tail ½·I(df/(df+t²); df/2, ½)
-// is 0.025 (I the regularized incomplete beta function), found by bisection
-// to the last bit; beyond, where the log-gamma terms of I would lose digits,
-// Hill's expansion in 1/df around the normal quantile, whose first omitted
-// term is below 1e-15 there.
-func TQuantile975(df int) float64 {
-	if df < 1 {
+// factor of a two-sided 95 % interval), NaN for df < 1, within 1e-12: see
+// TQuantile975Frac.
+func TQuantile975(df int) float64 { return TQuantile975Frac(float64(df)) }
+
+// TQuantile975Frac is Student's t 0.975 quantile for df degrees of freedom,
+// which need not be whole (Welch–Satterthwaite's are not), NaN for df < 1 or
+// NaN, within 1e-12: up to tHillFrom degrees of freedom the t whose upper
+// tail ½·I(df/(df+t²); df/2, ½) is 0.025 (I the regularized incomplete beta
+// function), found by bisection to the last bit; beyond, where the log-gamma
+// terms of I would lose digits, Hill's expansion in 1/df around the normal
+// quantile, whose first omitted term is below 1e-15 there.
+func TQuantile975Frac(df float64) float64 {
+	if !(df >= 1) {
 		return math.NaN()
 	}
-	nu := float64(df)
+	nu := df
 	if df > tHillFrom {
 		return tHill975(nu)
 	}
