@@ -220,7 +220,10 @@ func TestRateOpensEveryConnection(t *testing.T) {
 	if got := s.accepted.Load(); got != conns {
 		t.Errorf("the server accepted %d connections, want all %d", got, conns)
 	}
-	if res.Complete == 0 || len(res.Outstanding) != 1 {
+	// The held first request is in flight at the stop; another may be too,
+	// sent on its schedule just before the stop (seen on a loaded machine:
+	// one 86 µs old), but never more than the connections.
+	if res.Complete == 0 || len(res.Outstanding) < 1 || len(res.Outstanding) > conns {
 		t.Errorf("complete %d, outstanding %v: want the others answered and the first in flight", res.Complete, res.Outstanding)
 	}
 	t.Logf("requests %d, complete %d, sent %d, behind %d", requests.Load(), res.Complete, res.Extra.Rate.Sent, res.Extra.Rate.BehindAtEnd)
