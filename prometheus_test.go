@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -27,18 +26,6 @@ import (
 // scrapes --metrics every second, the other receives --remote-write; each
 // then holds the report's counts.
 
-// freePort is a loopback port free a moment ago (for a program that must
-// bind it itself).
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // startPrometheus runs Debian's prometheus with config on a loopback port
 // and a storage directory of the test's, stopped by its PID when the test
 // ends; it returns the address of its HTTP API.
@@ -50,7 +37,7 @@ func startPrometheus(t *testing.T, config string, extra ...string) string {
 	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	addr := "127.0.0.1:" + strconv.Itoa(testtool.FreePort(t))
 	cmd := exec.Command(bin, append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(dir, "data"),
 		"--web.listen-address=" + addr, "--log.level=warn"}, extra...)...)
 	log, err := os.Create(filepath.Join(dir, "log"))
@@ -199,7 +186,7 @@ func reportWants(d *report.Run) map[string]float64 {
 // ends the linger).
 func TestPrometheusScrapesMetrics(t *testing.T) {
 	target := liveMixedServer(t)
-	mport := freePort(t)
+	mport := testtool.FreePort(t)
 	prom := startPrometheus(t, fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s

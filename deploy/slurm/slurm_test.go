@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,17 +23,6 @@ import (
 
 	"gab/internal/testtool"
 )
-
-// freePort is a loopback TCP port nobody listens on (for the daemons).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // daemon starts a program in the foreground and stops it, by its PID, when
 // the test ends.
@@ -168,7 +156,7 @@ func TestSbatchArrayThenMerge(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	conf := strings.NewReplacer("{{host}}", host, "{{dir}}", dir,
-		"{{ctldport}}", strconv.Itoa(freePort(t)), "{{dport}}", strconv.Itoa(freePort(t))).Replace(slurmConf)
+		"{{ctldport}}", strconv.Itoa(testtool.FreePort(t)), "{{dport}}", strconv.Itoa(testtool.FreePort(t))).Replace(slurmConf)
 	confPath := filepath.Join(dir, "slurm.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package testtool
 
 import (
+	"net"
 	"sync"
 	"syscall"
 	"testing"
@@ -41,4 +42,18 @@ func ReserveClosedPort() (port int, release func(), err error) {
 		return 0, nil, err
 	}
 	return sa.(*syscall.SockaddrInet4).Port, release, nil
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago, for a
+// program the test starts that must bind the port itself (Prometheus, the
+// Slurm daemons). Another listener may take it meanwhile: where that
+// matters, the caller starts its program again on a new port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
