@@ -241,7 +241,11 @@ type mergedColumn struct {
 	hist       *hdrhistogram.Histogram
 }
 
-func (c *mergedColumn) add(s *exactSums) error {
+func (c *mergedColumn) add(s *exactSums) error { return c.addWith(s, s.Histogram.decode) }
+
+// addWith adds one run's (or target's) exact sums s and the histogram that
+// hist gives (read only when s counts a request).
+func (c *mergedColumn) addWith(s *exactSums, hist func() (*hdrhistogram.Histogram, error)) error {
 	if s.Count == 0 {
 		return nil
 	}
@@ -249,7 +253,7 @@ func (c *mergedColumn) add(s *exactSums) error {
 	if !ok {
 		return fmt.Errorf("sum_squares_us2 %q is not an integer", s.SumSquaresUs2)
 	}
-	h, err := s.Histogram.decode()
+	h, err := hist()
 	if err != nil {
 		return err
 	}

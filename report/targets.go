@@ -160,29 +160,7 @@ func mergeTargets(runs []*Run) ([]targetSection, error) {
 }
 
 // addTarget adds a target entry's sums and histogram (its own, or decoded).
-func (c *mergedColumn) addTarget(t *targetSection) error {
-	s := &t.Sums
-	if s.Count == 0 {
-		return nil
-	}
-	sq, ok := new(big.Int).SetString(s.SumSquaresUs2, 10)
-	if !ok {
-		return fmt.Errorf("sum_squares_us2 %q is not an integer", s.SumSquaresUs2)
-	}
-	h, err := t.histogram()
-	if err != nil {
-		return err
-	}
-	if c.count == 0 || s.MinUs < c.min {
-		c.min = s.MinUs
-	}
-	c.max = max(c.max, s.MaxUs)
-	c.count += uint64(s.Count)
-	c.sum += s.SumUs
-	c.sq.Add(c.sq, sq)
-	c.hist.Merge(h)
-	return nil
-}
+func (c *mergedColumn) addTarget(t *targetSection) error { return c.addWith(&t.Sums, t.histogram) }
 
 // writeTargets prints the results per target (--extended, gab merge).
 func writeTargets(w io.Writer, r *Run) error {
