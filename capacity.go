@@ -59,7 +59,7 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.Float64Var(&co.maxRate, "max-rate", 1e7, "no step above `RATE`")
 	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
 	fs.IntVar(&co.attempts, "attempts", 2, "a rate fails when `K` steps in a row fail (2 to 10; a busy machine's stall fails a step, never passes one)")
-	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the mean with its 95 % interval")
+	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the geometric mean of those found with its 95 % interval (on a log scale), the others' bounds beside it")
 	fs.StringVar(&co.format, "format", "text", "output `text|json`")
 	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
 	fs.StringVar(&co.plotFile, "plot", "", "draw the knee (p99 against achieved req/s, corrected and uncorrected) into `FILE`.png|.svg|.pdf with gnuplot")
@@ -768,10 +768,14 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 	for _, t := range d.Targets {
 		c := t.Capacity
 		iv := "-"
+		result := t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)
 		if c.N > 1 {
+			result = c.Line(capacity.Rate)
+		}
+		if c.FoundN > 1 {
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
-		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
+		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), result})
 		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
@@ -834,6 +838,20 @@ type CapacityChange struct {
 	Found bool `json:"found"`
 }
 
+// capacityFigureOf is the capacity gab compare states: the found
+// capacities' geometric mean, or when no search found one the highest of
+// its searches' bounds (the row then says "at least").
+func capacityFigureOf(c capacity.Summary) float64 {
+	if c.FoundN > 0 || len(c.Bounds) == 0 {
+		return c.MeanPerS
+	}
+	v := 0.0
+	for _, b := range c.Bounds {
+		v = max(v, b.PerS)
+	}
+	return v
+}
+
 // readCapacity reads a capacity document other than the first gab compare
 // is given.
 func readCapacity(name string) (*capacity.Document, error) {
@@ -865,7 +883,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 		return fail(err)
 	}
 	iv := func(c capacity.Summary) sweep.Interval {
-		return sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
+		return sweep.Interval{N: c.FoundN, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
 	}
 	var all [][]CapacityChange
 	for _, name := range names[1:] {
@@ -880,10 +898,10 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 					continue
 				}
 				ca, cb := ta.Capacity, tb.Capacity
-				r := CapacityChange{Target: ta.Label, APerS: ca.MeanPerS, BPerS: cb.MeanPerS, Found: ca.Found && cb.Found,
+				r := CapacityChange{Target: ta.Label, APerS: capacityFigureOf(ca), BPerS: capacityFigureOf(cb), Found: ca.Found && cb.Found,
 					Apart: ca.Found && cb.Found && sweep.Apart(iv(ca), iv(cb))}
-				if ca.MeanPerS > 0 {
-					r.ChangePercent = 100 * (cb.MeanPerS - ca.MeanPerS) / ca.MeanPerS
+				if r.APerS > 0 {
+					r.ChangePercent = 100 * (r.BPerS - r.APerS) / r.APerS
 				}
 				rows = append(rows, r)
 			}

@@ -232,8 +232,11 @@ func TestCapacityDocumentDecode(t *testing.T) {
 // search gives (a capacity of ±1e308: its change was -Inf per cent, which
 // gab compare --format json could not write), in one line naming the field.
 func TestCapacityCompareRefusesBadFigures(t *testing.T) {
-	srch := capacity.Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	srch := capacity.Search{Start: 100, Resolution: 1}
 	srch.Record(capacity.Step{TargetPerS: 100, AchievedPerS: 100, Connections: 2, Complete: 100, Kept: true, Pass: true})
+	for range 2 {
+		srch.Record(capacity.Step{TargetPerS: 200, AchievedPerS: 100, Connections: 2, Complete: 100})
+	}
 	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/", Searches: []capacity.Search{srch}}
 	tg.Finish()
 	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
@@ -481,8 +484,11 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 	}
 	for _, tg := range d.Targets {
 		c := tg.Capacity
-		if c.N != 2 || len(tg.Runs) != 2 || c.MeanPerS != 200 || c.LoPerS != 200 || c.HiPerS != 200 || c.Found || c.Rank != 1 || !c.Tied {
-			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found); runs %+v", tg.Label, c, tg.Runs)
+		// Both at --max-rate: lower bounds, not averaged (no capacity found),
+		// tied, not found.
+		want := []capacity.Bound{{Search: 0, PerS: 200, Why: capacity.BoundMaxRate}, {Search: 1, PerS: 200, Why: capacity.BoundMaxRate}}
+		if c.N != 2 || len(tg.Runs) != 2 || c.FoundN != 0 || c.MeanPerS != 0 || !slices.Equal(c.Bounds, want) || c.Found || c.Rank != 1 || !c.Tied {
+			t.Errorf("%s: %+v (both at --max-rate: bounds, tied, not found); runs %+v", tg.Label, c, tg.Runs)
 		}
 	}
 }

@@ -7,7 +7,15 @@
 // reported as the server's.
 package capacity
 
-import "gab/internal/sweep"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gab/internal/sweep"
+)
 
 // Step is one measured step: a constant rate held for the step's time.
 type Step struct {
@@ -240,8 +248,9 @@ type Target struct {
 	URL      string   `json:"url"`
 	Searches []Search `json:"-"`
 	Runs     []Run    `json:"searches"`
-	// Capacity is the mean of the repetitions' capacities with its 95 %
-	// interval (sweep's Student's t; none with one repetition).
+	// Capacity is the geometric mean of the capacities the searches found
+	// with its 95 % interval on a log scale; the other searches' bounds
+	// beside it (Summary).
 	Capacity Summary `json:"capacity"`
 }
 
@@ -251,12 +260,26 @@ type Run struct {
 	Result Result `json:"result"`
 }
 
-// Summary is a target's capacity over its repetitions.
+// Summary is a target's capacity over its repetitions. Only the capacities
+// the searches found count in it: a search limited by the client,
+// interrupted, stopped at --max-rate or out of steps gives a lower bound
+// ("at least"), and one where no rate passed an upper bound ("below");
+// those are listed in Bounds, never averaged in. Over the found capacities
+// it is their mean on a log scale (the geometric mean) with the 95 %
+// interval of Student's t on the logarithms, taken back: both ends above 0,
+// the interval as wide in ratio on either side (a capacity is a rate: a
+// search at 100 and one at 19200 req/s differ by a factor, not a sum).
 type Summary struct {
-	N           int     `json:"repetitions"`
+	N int `json:"repetitions"`
+	// FoundN is how many searches found the capacity (above 0): the
+	// values of MeanPerS, LoPerS and HiPerS (all 0 when none).
+	FoundN int `json:"found_searches"`
+	// MeanPerS is their geometric mean; LoPerS and HiPerS its 95 % interval
+	// (both MeanPerS with one found capacity).
 	MeanPerS    float64 `json:"mean_per_s"`
 	LoPerS      float64 `json:"ci95_lo_per_s"`
 	HiPerS      float64 `json:"ci95_hi_per_s"`
+	Bounds      []Bound `json:"bounds,omitempty"`
 	ClientBound bool    `json:"client_bound"`          // some repetition was limited by the client
 	Found       bool    `json:"found"`                 // every repetition found the capacity
 	Interrupted bool    `json:"interrupted,omitempty"` // some repetition was interrupted
@@ -264,23 +287,139 @@ type Summary struct {
 	Tied        bool    `json:"tied,omitempty"`
 }
 
+// Bound is a search that found no capacity: at least PerS (its highest
+// passing rate) or, when no rate passed, below PerS (its lowest failing
+// rate, at least MinRate).
+type Bound struct {
+	Search int     `json:"search"` // its index among the target's searches
+	PerS   float64 `json:"per_s"`
+	// Why is BoundClient, BoundInterrupted, BoundMaxRate, BoundSteps or
+	// BoundBelow.
+	Why string `json:"why"`
+}
+
+// The kinds of Bound.
+const (
+	BoundClient      = "client-bound"
+	BoundInterrupted = "interrupted"
+	BoundMaxRate     = "at --max-rate"
+	BoundSteps       = "out of steps"
+	BoundBelow       = "below: no rate passed"
+)
+
+// boundOf is the bound a search's result gives, ok false when it found a
+// capacity above 0.
+func boundOf(i int, r Result) (b Bound, ok bool) {
+	b = Bound{Search: i, PerS: r.CapacityPerS}
+	switch {
+	case r.Interrupted:
+		b.Why = BoundInterrupted
+	case r.ClientBound:
+		b.Why = BoundClient
+	case r.ReachedMax:
+		b.Why = BoundMaxRate
+	case !r.Found:
+		b.Why = BoundSteps
+	case r.CapacityPerS == 0:
+		b.Why, b.PerS = BoundBelow, max(r.FailingPerS, MinRate)
+	default:
+		return Bound{}, false
+	}
+	return b, true
+}
+
+// Summarize is the summary of a target's searches' results (rank and tie
+// left to Rank).
+func Summarize(rs []Result) Summary {
+	c := Summary{N: len(rs), Found: len(rs) > 0}
+	var caps []float64
+	for i, r := range rs {
+		if b, ok := boundOf(i, r); ok {
+			c.Bounds = append(c.Bounds, b)
+		} else {
+			caps = append(caps, r.CapacityPerS)
+		}
+		c.Found = c.Found && r.Found
+		c.ClientBound = c.ClientBound || r.ClientBound
+		c.Interrupted = c.Interrupted || r.Interrupted
+	}
+	c.FoundN = len(caps)
+	c.MeanPerS, c.LoPerS, c.HiPerS = GeoInterval(caps)
+	return c
+}
+
+// GeoInterval is the geometric mean of values (each above 0) with its 95 %
+// interval: Student's t on their logarithms, taken back. With one value
+// all three are it; with none, 0.
+func GeoInterval(values []float64) (mean, lo, hi float64) {
+	if len(values) == 0 {
+		return 0, 0, 0
+	}
+	logs := make([]float64, len(values))
+	for i, v := range values {
+		logs[i] = math.Log(v)
+	}
+	iv := sweep.IntervalOf(logs)
+	// Two searches at 1 and 1e9 req/s put the upper end near 1e61: it is
+	// kept within 2^53, a document's largest figure (report.CheckNumbers).
+	return math.Exp(iv.Mean), math.Exp(iv.Lo), min(math.Exp(iv.Hi), 1<<53)
+}
+
 // Finish fills Runs and Capacity from the searches.
 func (t *Target) Finish() {
 	t.Runs = t.Runs[:0]
-	var caps []float64
-	found := len(t.Searches) > 0
-	cb, interrupted := false, false
+	rs := make([]Result, 0, len(t.Searches))
 	for i := range t.Searches {
 		s := &t.Searches[i]
 		r := s.Result()
 		t.Runs = append(t.Runs, Run{Steps: s.Steps, Result: r})
-		caps = append(caps, r.CapacityPerS)
-		found = found && r.Found
-		cb = cb || r.ClientBound
-		interrupted = interrupted || r.Interrupted
+		rs = append(rs, r)
 	}
-	iv := summaryOf(caps)
-	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found, Interrupted: interrupted}
+	t.Capacity = Summarize(rs)
+}
+
+// Line says the summary in words: the capacity found over the searches,
+// then the bounds of those that found none.
+func (c Summary) Line(fmtRate func(float64) string) string {
+	var b strings.Builder
+	switch c.FoundN {
+	case 0:
+		b.WriteString("not found by any search")
+	case 1:
+		fmt.Fprintf(&b, "%s req/s (one search found it: no interval)", fmtRate(c.MeanPerS))
+	default:
+		fmt.Fprintf(&b, "%s req/s (geometric mean of %d found, 95 %% interval %s to %s)", fmtRate(c.MeanPerS), c.FoundN, fmtRate(c.LoPerS), fmtRate(c.HiPerS))
+	}
+	groups := map[string][]float64{}
+	var order []string
+	for _, x := range c.Bounds {
+		if _, ok := groups[x.Why]; !ok {
+			order = append(order, x.Why)
+		}
+		groups[x.Why] = append(groups[x.Why], x.PerS)
+	}
+	for i, why := range order {
+		v := groups[why]
+		sep := "; and "
+		if i > 0 {
+			sep = ", "
+		}
+		b.WriteString(sep)
+		n := "1 search"
+		if len(v) > 1 {
+			n = strconv.Itoa(len(v)) + " searches"
+		}
+		r := fmtRate(slices.Min(v))
+		if hi := slices.Max(v); hi != slices.Min(v) {
+			r += " to " + fmtRate(hi)
+		}
+		if why == BoundBelow {
+			fmt.Fprintf(&b, "%s below %s req/s (no rate passed)", n, r)
+			continue
+		}
+		fmt.Fprintf(&b, "%s at least %s req/s (%s)", n, r, why)
+	}
+	return b.String()
 }
 
 // Rank ranks the targets by capacity (highest first) with sweep's tie rule
@@ -291,7 +430,7 @@ func Rank(ts []*Target) []*Target {
 	ivs := make([]sweep.Interval, len(ts))
 	for i, t := range ts {
 		c := t.Capacity
-		ivs[i] = sweep.Interval{N: c.N, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
+		ivs[i] = sweep.Interval{N: c.FoundN, Mean: c.MeanPerS, Lo: c.LoPerS, Hi: c.HiPerS, Known: c.Found}
 	}
 	out := make([]*Target, len(ts))
 	unknown, unknownRank := 0, 0

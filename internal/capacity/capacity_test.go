@@ -1,10 +1,9 @@
 package capacity
 
 import (
+	"math"
 	"strings"
 	"testing"
-
-	"gab/internal/sweep"
 )
 
 // search runs a search against a simulated server: a rate passes when
@@ -110,8 +109,8 @@ func TestRank(t *testing.T) {
 		cb2.Capacity.Rank != 4 || !cb.Capacity.Tied || !cb2.Capacity.Tied || c.Capacity.Tied {
 		t.Fatalf("ranks: %s %+v, %s %+v, %s %+v, %s %+v", out[0].Label, out[0].Capacity, out[1].Label, out[1].Capacity, out[2].Label, out[2].Capacity, out[3].Label, out[3].Capacity)
 	}
-	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
-		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
+	if m, lo, hi := GeoInterval([]float64{100, 102, 98}); a.Capacity.MeanPerS != m || a.Capacity.LoPerS != lo || a.Capacity.HiPerS != hi {
+		t.Errorf("interval %+v, want %g (%g to %g)", a.Capacity, m, lo, hi)
 	}
 }
 
@@ -179,5 +178,48 @@ func TestSearchInterrupted(t *testing.T) {
 	s.Interrupt()
 	if r := s.Result(); r.Interrupted || !r.ReachedMax {
 		t.Errorf("a search that had ended: %+v", r)
+	}
+}
+
+// A search limited by the client or interrupted is a lower bound, and one
+// where no rate passed an upper bound: none is averaged with the capacities
+// found. Those are summarized on a log scale, their interval above 0 however
+// far apart they are.
+func TestSummaryKeepsBoundsApart(t *testing.T) {
+	found := func(c float64) Search { return Search{lo: c, hi: c * 1.01, Resolution: 0.05} }
+	cb := Search{lo: 400, clientBound: true, done: true}
+	in := Search{lo: 96.9, interrupted: true, done: true}
+	none := Search{hi: 1.5, Resolution: 0.05, done: true}
+	tg := &Target{Label: "a", Searches: []Search{found(1000), cb, found(1210), in, none}}
+	tg.Finish()
+	c := tg.Capacity
+	if want := math.Sqrt(1000 * 1210); c.N != 5 || c.FoundN != 2 || math.Abs(c.MeanPerS-want) > 1e-9 || c.Found {
+		t.Fatalf("%+v, want the geometric mean of 1000 and 1210 (%g) over 2 found of 5", c, want)
+	}
+	if c.LoPerS <= 0 || c.LoPerS >= c.MeanPerS || c.HiPerS <= c.MeanPerS || math.Abs(c.LoPerS*c.HiPerS-c.MeanPerS*c.MeanPerS) > 1e-6*c.MeanPerS*c.MeanPerS {
+		t.Errorf("interval %g to %g around %g: not above 0 and even in ratio", c.LoPerS, c.HiPerS, c.MeanPerS)
+	}
+	want := []Bound{{1, 400, BoundClient}, {3, 96.9, BoundInterrupted}, {4, 1.5, BoundBelow}}
+	if len(c.Bounds) != len(want) {
+		t.Fatalf("bounds %v, want %v", c.Bounds, want)
+	}
+	for i := range want {
+		if c.Bounds[i] != want[i] {
+			t.Errorf("bounds %v, want %v", c.Bounds, want)
+		}
+	}
+	line := c.Line(Rate)
+	for _, w := range []string{"1100 req/s (geometric mean of 2 found, 95 % interval", "; and 1 search at least 400 req/s (client-bound)",
+		", 1 search at least 96.9 req/s (interrupted)", ", 1 search below 1.50 req/s (no rate passed)"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("line %q lacks %q", line, w)
+		}
+	}
+	// Two found capacities far apart (a stalled search and a quiet one):
+	// the interval is wide but never below 0.
+	tg = &Target{Searches: []Search{found(96.9), found(19200)}}
+	tg.Finish()
+	if c := tg.Capacity; c.LoPerS <= 0 || c.LoPerS > 96.9 || c.HiPerS < 19200 {
+		t.Errorf("%+v", c)
 	}
 }

@@ -18,10 +18,12 @@ import (
 )
 
 // Schema names the document's kind (as a sweep's "gab-sweep"),
-// SchemaVersion its version (docs/capacity-schema.json).
+// SchemaVersion its version (docs/capacity-schema.json): 2 summarizes the
+// found capacities only, on a log scale, with the other searches' bounds
+// beside them; 1 (still read) averaged every search's capacity.
 const (
 	Schema        = "gab-capacity"
-	SchemaVersion = 1
+	SchemaVersion = 2
 )
 
 // Document is gab capacity's result: its settings, every target's searches
@@ -163,15 +165,7 @@ func WriteText(w io.Writer, d *Document) error {
 			}
 		}
 		if c := t.Capacity; c.N > 1 {
-			note := ""
-			switch {
-			case c.Interrupted:
-				note = ", at least: interrupted"
-			case c.ClientBound:
-				note = ", at least: limited by the client"
-			}
-			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s req/s (95 %% interval %s to %s)%s\n", chart.Printable(t.Label), c.N,
-				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), note)
+			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s\n", chart.Printable(t.Label), c.N, c.Line(Rate))
 		}
 	}
 	if len(d.Targets) > 1 {
@@ -181,6 +175,10 @@ func WriteText(w io.Writer, d *Document) error {
 		slices.SortStableFunc(ranked, func(a, b *Target) int { return cmp.Compare(a.Capacity.Rank, b.Capacity.Rank) })
 		for _, t := range ranked {
 			rank := sweep.RankText(t.Capacity.Rank, t.Capacity.Tied)
+			if t.Capacity.N > 1 {
+				fmt.Fprintf(&b, "  %3s  %s  %s\n", rank, chart.Printable(t.Label), t.Capacity.Line(Rate))
+				continue
+			}
 			note := ""
 			if !t.Capacity.Found {
 				note = " (not found: " + t.Runs[len(t.Runs)-1].Result.Line(Rate) + ")"

@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gab/client"
 	"gab/internal/sweep"
@@ -145,13 +146,36 @@ func validateTarget(f string, t *Target, d *Document) error {
 		cb = cb || res.ClientBound
 		interrupted = interrupted || res.Interrupted
 	}
-	c, want := &t.Capacity, summaryOf(caps)
+	c := &t.Capacity
+	if d.SchemaVersion >= 2 {
+		rs := make([]Result, len(t.Runs))
+		for j := range t.Runs {
+			rs[j] = t.Runs[j].Result
+		}
+		want := Summarize(rs)
+		switch {
+		case c.N != len(t.Runs):
+			return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
+		case c.FoundN != want.FoundN:
+			return bad(".capacity.found_searches", "%d, but %d of its searches found a capacity", c.FoundN, want.FoundN)
+		case !near(c.MeanPerS, want.MeanPerS) || !near(c.LoPerS, want.LoPerS) || !near(c.HiPerS, want.HiPerS):
+			return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
+				c.MeanPerS, c.LoPerS, c.HiPerS, want.MeanPerS, want.LoPerS, want.HiPerS)
+		case !slices.Equal(c.Bounds, want.Bounds):
+			return bad(".capacity.bounds", "%v, but its searches give %v", c.Bounds, want.Bounds)
+		}
+	} else {
+		// Version 1: the arithmetic mean of every search's capacity.
+		want := summaryV1(caps)
+		switch {
+		case c.N != len(t.Runs):
+			return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
+		case !near(c.MeanPerS, want.Mean) || !near(c.LoPerS, want.Lo) || !near(c.HiPerS, want.Hi):
+			return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
+				c.MeanPerS, c.LoPerS, c.HiPerS, want.Mean, want.Lo, want.Hi)
+		}
+	}
 	switch {
-	case c.N != len(t.Runs):
-		return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
-	case !near(c.MeanPerS, want.Mean) || !near(c.LoPerS, want.Lo) || !near(c.HiPerS, want.Hi):
-		return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
-			c.MeanPerS, c.LoPerS, c.HiPerS, want.Mean, want.Lo, want.Hi)
 	case c.Found != found || c.ClientBound != cb || c.Interrupted != interrupted:
 		return bad(".capacity", "found, client_bound and interrupted (%v, %v, %v), but its searches give %v, %v, %v",
 			c.Found, c.ClientBound, c.Interrupted, found, cb, interrupted)
@@ -161,10 +185,10 @@ func validateTarget(f string, t *Target, d *Document) error {
 	return nil
 }
 
-// summaryOf is the capacity over the searches' capacities: their mean with
-// its 95 % interval (sweep's Student's t), whose lower end is at least 0 (no
-// rate is below 0).
-func summaryOf(caps []float64) sweep.Interval {
+// summaryV1 is a version 1 document's capacity over the searches'
+// capacities, every search's: their mean with its 95 % interval (sweep's
+// Student's t), whose lower end is at least 0 (no rate is below 0).
+func summaryV1(caps []float64) sweep.Interval {
 	iv := sweep.IntervalOf(caps)
 	iv.Lo = max(iv.Lo, 0)
 	return iv
