@@ -364,6 +364,13 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	steps := 0
 	interrupted := false
 	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
+		for _, t := range ts {
+			// A rate failing below one an earlier search passed is
+			// measured once more before it fails.
+			for i := range rep {
+				t.Searches[rep].Passed = max(t.Searches[rep].Passed, t.Searches[i].Result().CapacityPerS)
+			}
+		}
 		for active := true; active && !interrupted; {
 			active = false
 			for _, t := range ts {

@@ -111,11 +111,18 @@ type Search struct {
 	// Noise only fails a step (a rate above the server's capacity cannot pass
 	// it), so one passing attempt shows the rate sustained.
 	Attempts int
-	Steps    []Step
+	// Passed is the highest rate an earlier search of the same target
+	// passed (0: none). Noise fails steps but never passes a rate, so a rate
+	// that fails Attempts times below it (or below one this search passed)
+	// is measured once more before it fails: passing then, the search goes
+	// on from it.
+	Passed float64
+	Steps  []Step
 
 	lo, hi      float64 // highest passing rate, lowest failing (0: none yet)
 	retry       float64 // a rate that failed, measured again next
 	failures    int     // its failed steps so far
+	extra       float64 // a rate below a pass measured once more already
 	done        bool
 	clientBound bool
 	reachedMax  bool
@@ -157,6 +164,10 @@ func (s *Search) Record(st Step) {
 		s.failures++
 		if s.failures < max(s.Attempts, 2) && len(s.Steps) < MaxSteps {
 			s.retry = r // a failure on a busy machine may be a stall of a passing rate: measure it again
+			return
+		}
+		if r < max(s.Passed, s.lo) && s.extra != r && len(s.Steps) < MaxSteps {
+			s.retry, s.extra = r, r // below a rate that passed: noise until measured once more
 			return
 		}
 	}

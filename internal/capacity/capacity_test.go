@@ -223,3 +223,33 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 		t.Errorf("%+v", c)
 	}
 }
+
+// A rate failing below one that passed (in an earlier search of the same
+// target) is noise until measured once more: two stalls at the start rate
+// do not end a search at 96.9 req/s after another found 19200; passing the
+// third time, the search climbs on. Failing the third time, it fails.
+func TestSearchRemeasuresFailureBelowPass(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05, Passed: 19200}
+	search(s, func(r float64, a int) (bool, bool) { return r <= 20000 && (r != 100 || a == 3), false })
+	if res := s.Result(); !res.Found || res.CapacityPerS < 19000 || s.Steps[2].TargetPerS != 100 || !s.Steps[2].Pass || !s.Steps[2].Retry {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	// Without an earlier pass, two failures fail the rate.
+	s = &Search{Start: 100, Resolution: 0.05}
+	search(s, func(r float64, a int) (bool, bool) { return r <= 20000 && (r != 100 || a == 3), false })
+	if res := s.Result(); res.CapacityPerS >= 100 || s.Steps[2].TargetPerS == 100 {
+		t.Fatalf("no earlier pass: %+v (steps %v)", res, s.Steps)
+	}
+	// Failing a third time, the rate fails: once more, not forever.
+	s = &Search{Start: 100, Resolution: 0.05, Passed: 19200}
+	search(s, func(r float64, a int) (bool, bool) { return r < 100, false })
+	n := 0
+	for _, st := range s.Steps {
+		if st.TargetPerS == 100 {
+			n++
+		}
+	}
+	if res := s.Result(); n != 3 || res.FailingPerS != 100 || res.CapacityPerS < 95 {
+		t.Fatalf("%d steps at 100: %+v (steps %v)", n, res, s.Steps)
+	}
+}
