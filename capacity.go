@@ -85,7 +85,9 @@ is not capacity. Several targets are searched step by step in turn and ranked. a
                     (one TARGET; without it, the processes listening on a loopback URL's port)
 A failing step where gab itself was at its limit (its CPU at the cores it may use, its goroutines
 waiting for a CPU, a schedule behind with connections free; or --demo's server in its process)
-ends the search: the capacity is then "at least", the client's.
+ends the search: the capacity is then "at least", the client's. Each step carries a single run's
+busy-machine and kernel-drop verdicts; a search whose lowest failing rate failed only in steps on a
+busy machine ends "disturbed: the machine was busy", at least what passed.
 Capacity options:
 `
 
@@ -498,9 +500,13 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 			st.ServerCPUUsPerRequest = &us
 		}
 	}
-	if stream != nil && res != nil {
-		lv.finish(stream, ms.summarize(o, nil), res)
-		stream = nil
+	if res != nil {
+		run := ms.summarize(o, nil)
+		machineVerdicts(&st, run)
+		if stream != nil {
+			lv.finish(stream, run, res)
+			stream = nil
+		}
 	}
 	if res == nil || res.Extra == nil || res.Extra.Rate == nil {
 		if st.Error == "" {
@@ -579,6 +585,27 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
 	return st
+}
+
+// machineVerdicts copies to the step the single-run verdicts of its run
+// (settle and step: report.Summarize's judge, the machine's /proc/stat and
+// TCP counters over the run) that say the machine, not the server, may have
+// failed it: busy_machine and kernel_drops.
+func machineVerdicts(st *capacity.Step, run *report.Run) {
+	lines := run.VerdictLines()
+	for i, k := range run.VerdictKinds() {
+		switch k {
+		case "busy_machine":
+			st.BusyMachine = true
+		case "kernel_drops":
+			st.KernelDrops = true
+		default:
+			continue
+		}
+		if i < len(lines) {
+			st.Verdicts = append(st.Verdicts, lines[i])
+		}
+	}
 }
 
 // stepFigures are a step's figures as its objectives read them (the names
@@ -783,12 +810,12 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
 		rank = append(rank, []string{sweep.RankText(c.Rank, c.Tied), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), result})
-		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
+		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client", "machine"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
 				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
 					capacity.Ms(s.P50Us), capacity.Ms(s.P99Us), capacity.Ms(s.P999Us), capacity.Ms(s.UncorrectedP99Us),
-					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
+					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; "), strings.Join(s.Verdicts, "; ")})
 			}
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: "Steps: " + t.Label + " (" + t.URL + ")", Rows: steps})

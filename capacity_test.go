@@ -124,7 +124,10 @@ func TestCapacityKnownServer(t *testing.T) {
 			}
 			t.Logf("service %v: gab and the server were starved: %+v", svc, d.Targets[0].Runs[0].Steps)
 		}
-		if !r.Found || r.ClientBound || r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want {
+		// On a machine other programs keep busy the search is disturbed
+		// (its failing rate failed only on a busy machine): still bisected,
+		// so its rates bound the server's capacity as a found one's do.
+		if !(r.Found || r.Disturbed) || r.ClientBound || r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want {
 			t.Fatalf("service %v: capacity %+v, want %.0f ± 10 %% (steps %+v)", svc, r, want, d.Targets[0].Runs[0].Steps)
 		}
 		caps[i] = r.CapacityPerS

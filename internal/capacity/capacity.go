@@ -64,6 +64,13 @@ type Step struct {
 	// busy (80 % or more) while the server answered within the largest
 	// latency objective: more connections might have carried the rate.
 	AtMaxConnections bool `json:"at_max_connections,omitempty"`
+	// BusyMachine and KernelDrops: the step's run carried a single run's
+	// busy_machine verdict (processes other than gab and the server used
+	// the machine's CPU) or kernel_drops (the kernel dropped or resent
+	// connections or segments); Verdicts are their lines.
+	BusyMachine bool     `json:"busy_machine,omitempty"`
+	KernelDrops bool     `json:"kernel_drops,omitempty"`
+	Verdicts    []string `json:"verdicts,omitempty"`
 	// ServerCPUPercent and ServerCPUUsPerRequest are the server's CPU over
 	// the step's run, settle included (--server-pid's processes, or those
 	// found listening on a loopback URL's port): over its time, in % of one
@@ -85,6 +92,19 @@ func (s *Step) Verdict() string {
 		return "fail (rate)"
 	}
 	return "fail (slo)"
+}
+
+// Machine is the step's machine verdicts in a word ("busy", "drops",
+// "busy, drops"; "" for none).
+func (s *Step) Machine() string {
+	var w []string
+	if s.BusyMachine {
+		w = append(w, "busy")
+	}
+	if s.KernelDrops {
+		w = append(w, "drops")
+	}
+	return strings.Join(w, ", ")
 }
 
 // MinAchieved is the share of the target rate a passing step must achieve.
@@ -195,6 +215,24 @@ func (s *Search) Record(st Step) {
 	}
 }
 
+// busyFailures reports whether every failing step at rate r carried a
+// busy-machine verdict: its failure may be the machine's, not the
+// server's.
+func (s *Search) busyFailures(r float64) bool {
+	n := 0
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.TargetPerS != r || st.Pass {
+			continue
+		}
+		if !st.BusyMachine {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // Done reports whether the search is over.
 func (s *Search) Done() bool { return s.done }
 
@@ -223,12 +261,19 @@ type Result struct {
 	// Interrupted: the search was interrupted before it ended; the capacity
 	// is at least CapacityPerS (nothing was measured when it is 0).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Disturbed: the lowest failing rate failed only in steps on a busy
+	// machine (each with the busy-machine verdict): the capacity is at
+	// least CapacityPerS, never found.
+	Disturbed bool `json:"disturbed,omitempty"`
 }
 
 // Result is the search's outcome so far.
 func (s *Search) Result() Result {
-	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi, Interrupted: s.interrupted}
-	r.Found = !s.interrupted && !s.clientBound && !s.reachedMax && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
+	// The failing rate that bounds the capacity failed only on a busy
+	// machine: the search is disturbed, the capacity at least what passed.
+	disturbed := s.hi > 0 && !s.interrupted && !s.clientBound && s.busyFailures(s.hi)
+	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi, Interrupted: s.interrupted, Disturbed: disturbed}
+	r.Found = !s.interrupted && !s.clientBound && !s.reachedMax && !disturbed && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
 	return r
 }
 
@@ -239,6 +284,10 @@ func (r Result) Line(fmtRate func(float64) string) string {
 		return "at least " + fmtRate(r.CapacityPerS) + " req/s (interrupted)"
 	case r.Interrupted:
 		return "interrupted: not measured"
+	case r.Disturbed && r.CapacityPerS > 0:
+		return "disturbed: the machine was busy (at least " + fmtRate(r.CapacityPerS) + " req/s passed; " + fmtRate(r.FailingPerS) + " failed only on a busy machine)"
+	case r.Disturbed:
+		return "disturbed: the machine was busy (" + fmtRate(r.FailingPerS) + " failed only on a busy machine, no rate passed)"
 	case r.ClientBound && r.CapacityPerS > 0:
 		return "at least " + fmtRate(r.CapacityPerS) + " req/s: limited by the client (gab), not measured to the server's limit"
 	case r.ClientBound:
@@ -304,8 +353,8 @@ type Summary struct {
 type Bound struct {
 	Search int     `json:"search"` // its index among the target's searches
 	PerS   float64 `json:"per_s"`
-	// Why is BoundClient, BoundInterrupted, BoundMaxRate, BoundSteps or
-	// BoundBelow.
+	// Why is BoundClient, BoundInterrupted, BoundDisturbed, BoundMaxRate,
+	// BoundSteps or BoundBelow.
 	Why string `json:"why"`
 }
 
@@ -316,6 +365,7 @@ const (
 	BoundMaxRate     = "at --max-rate"
 	BoundSteps       = "out of steps"
 	BoundBelow       = "below: no rate passed"
+	BoundDisturbed   = "disturbed: the machine was busy"
 )
 
 // boundOf is the bound a search's result gives, ok false when it found a
@@ -325,6 +375,8 @@ func boundOf(i int, r Result) (b Bound, ok bool) {
 	switch {
 	case r.Interrupted:
 		b.Why = BoundInterrupted
+	case r.Disturbed:
+		b.Why = BoundDisturbed
 	case r.ClientBound:
 		b.Why = BoundClient
 	case r.ReachedMax:
@@ -423,6 +475,15 @@ func (c Summary) Line(fmtRate func(float64) string) string {
 		r := fmtRate(slices.Min(v))
 		if hi := slices.Max(v); hi != slices.Min(v) {
 			r += " to " + fmtRate(hi)
+		}
+		if why == BoundDisturbed {
+			if slices.Max(v) == 0 {
+				r = "nothing passed"
+			} else {
+				r = "at least " + r + " req/s"
+			}
+			fmt.Fprintf(&b, "%s %s (%s)", n, why, r)
+			continue
 		}
 		if why == BoundBelow {
 			fmt.Fprintf(&b, "%s below %s req/s (no rate passed)", n, r)

@@ -253,3 +253,55 @@ func TestSearchRemeasuresFailureBelowPass(t *testing.T) {
 		t.Fatalf("%d steps at 100: %+v (steps %v)", n, res, s.Steps)
 	}
 }
+
+// A search whose lowest failing rate failed only in steps on a busy machine
+// ends disturbed, at least its highest passing rate, never a capacity
+// found; one quiet failing step among them makes the failure the server's.
+func TestSearchDisturbedByBusyMachine(t *testing.T) {
+	run := func(busyAttempt func(a int) bool) *Search {
+		s := &Search{Start: 100, Resolution: 0.05}
+		attempt := map[float64]int{}
+		for {
+			r, ok := s.Next()
+			if !ok {
+				return s
+			}
+			attempt[r]++
+			pass := r <= 300
+			s.Record(Step{TargetPerS: r, Pass: pass, BusyMachine: !pass && busyAttempt(attempt[r])})
+		}
+	}
+	s := run(func(int) bool { return true })
+	res := s.Result()
+	if !res.Disturbed || res.Found || res.CapacityPerS < 300/1.05 || res.CapacityPerS > 300 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	if line := res.Line(Rate); line != "disturbed: the machine was busy (at least "+Rate(res.CapacityPerS)+" req/s passed; "+Rate(res.FailingPerS)+" failed only on a busy machine)" {
+		t.Errorf("line %q", line)
+	}
+	tg := &Target{Searches: []Search{*s}}
+	tg.Finish()
+	if c := tg.Capacity; c.FoundN != 0 || len(c.Bounds) != 1 || c.Bounds[0].Why != BoundDisturbed {
+		t.Errorf("summary %+v", c)
+	}
+	// The second failing step at a rate was quiet: the server's failure.
+	s = run(func(a int) bool { return a == 1 })
+	if res := s.Result(); res.Disturbed || !res.Found || res.CapacityPerS < 300/1.05 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	// The step table shows the machine verdicts and their lines.
+	s = &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Kept: true, Pass: true, BusyMachine: true, KernelDrops: true,
+		Verdicts: []string{"busy-machine: others used 1.2 cores", "kernel-drops: 3 SYNs resent"}})
+	tg = &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{*s}}
+	tg.Finish()
+	var b strings.Builder
+	if err := WriteText(&b, &Document{Objectives: []string{"p99<1s"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"verdict      machine", "pass  busy, drops", "100/s: busy-machine: others used 1.2 cores", "100/s: kernel-drops: 3 SYNs resent"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("no %q in\n%s", w, b.String())
+		}
+	}
+}

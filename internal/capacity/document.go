@@ -124,12 +124,21 @@ func WriteText(w io.Writer, d *Document) error {
 			}
 			b.WriteString(":\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tnon-2xx\tverdict\t")
+			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tnon-2xx\tverdict\tmachine\t")
 			for _, s := range r.Steps {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
-					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Non2xx, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
+				machine := s.Machine()
+				if machine == "" {
+					machine = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
+					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Non2xx, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry], machine)
 			}
 			tw.Flush()
+			for _, s := range r.Steps {
+				for _, v := range s.Verdicts {
+					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(v))
+				}
+			}
 			for _, s := range r.Steps {
 				if s.Error != "" {
 					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(s.Error))

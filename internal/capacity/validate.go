@@ -138,8 +138,8 @@ func validateTarget(f string, t *Target, d *Document) error {
 			return bad(rf+".result.capacity_per_s", "%g, but the highest passing step's rate is %g", res.CapacityPerS, passed)
 		case res.FailingPerS != 0 && (res.FailingPerS < MinRate || res.FailingPerS > MaxRate):
 			return bad(rf+".result.lowest_failing_per_s", "%g is not a rate a search tries (%g to %g)", res.FailingPerS, MinRate, MaxRate)
-		case res.Found && (res.ClientBound || res.ReachedMax || res.Interrupted):
-			return bad(rf+".result.found", "a capacity found by a search that was client-bound, reached --max-rate or was interrupted")
+		case res.Found && (res.ClientBound || res.ReachedMax || res.Interrupted || res.Disturbed):
+			return bad(rf+".result.found", "a capacity found by a search that was client-bound, reached --max-rate, was interrupted or disturbed")
 		}
 		caps[j] = res.CapacityPerS
 		found = found && res.Found
