@@ -42,7 +42,7 @@ type capacityOptions struct {
 	slo                     []string
 	step, settle            durationValue
 	start, maxRate, resolve float64
-	repeat, attempts        int
+	repeat, attempts, noise int
 	format, jsonFile        string
 	plotFile, htmlFile      string
 	demo, help              bool
@@ -60,6 +60,7 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
 	fs.IntVar(&co.attempts, "attempts", 2, "a rate fails when `K` steps in a row fail (2 to 10; a busy machine's stall fails a step, never passes one)")
 	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the geometric mean of those found with its 95 % interval (on a log scale), the others' bounds beside it")
+	fs.IntVar(&co.noise, "noise", 0, "before each target's searches, `K` steps at a quarter of --start (at least 1 req/s) measure the machine's latency noise and say when the objectives lie inside it (0 to 10; 0: none)")
 	fs.StringVar(&co.format, "format", "text", "output `text|json`")
 	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
 	fs.StringVar(&co.plotFile, "plot", "", "draw the knee (p99 against achieved req/s, corrected and uncorrected) into `FILE`.png|.svg|.pdf with gnuplot")
@@ -233,6 +234,8 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		return nil, fmt.Errorf("--resolution must be from %g to %g (per cent)", capacity.MinResolution, capacity.MaxResolution)
 	case co.attempts < capacity.MinAttempts || co.attempts > capacity.MaxAttempts:
 		return nil, fmt.Errorf("--attempts must be from %d to %d", capacity.MinAttempts, capacity.MaxAttempts)
+	case co.noise < 0 || co.noise > capacity.MaxNoise:
+		return nil, fmt.Errorf("--noise must be from 0 to %d", capacity.MaxNoise)
 	case co.repeat < 1 || co.repeat > capacity.MaxRepeat:
 		return nil, fmt.Errorf("--repeat must be from 1 to %d", capacity.MaxRepeat)
 	case co.format != "text" && co.format != "json":
@@ -365,6 +368,29 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	defer lv.closeAfter(ctx, out, ts[0].o)
 	steps := 0
 	interrupted := false
+	// The machine's latency noise at a low rate, before any search.
+	if k := ca.opts.noise; k > 0 {
+		rate := max(capacity.MinRate, ca.opts.start/4)
+		for _, t := range ts {
+			var probes []capacity.Step
+			for i := range k {
+				steps++
+				st := s.measureStep(ctx, t.o, rate, lv, fmt.Sprintf("%d: %s noise %d of %d at %s/s", steps, t.Label, i+1, k, capacity.Rate(rate)))
+				if ctx.Err() != nil {
+					interrupted = true
+					break
+				}
+				probes = append(probes, st)
+			}
+			if interrupted {
+				break
+			}
+			t.Noise = capacity.NoiseOf(rate, probes)
+			if s.co.format == "text" {
+				fmt.Fprintf(stderr, "%s: latency noise: %s\n", chart.Printable(t.Label), t.Noise.Line(capacity.Rate, capacity.Ms, strings.Join(doc.Objectives, ", ")))
+			}
+		}
+	}
 	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
 		for _, t := range ts {
 			// A rate failing below one an earlier search passed is

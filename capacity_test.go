@@ -175,6 +175,7 @@ func TestCapacityUsageErrors(t *testing.T) {
 		{[]string{"--slo", "p99<1s", "--rate", "100", "http://127.0.0.1:1/"}, "--rate does not apply"},
 		{[]string{"--slo", "p99<1s", "--step", "10ms", "http://127.0.0.1:1/"}, "--step must be at least"},
 		{[]string{"--slo", "p99<1s", "--repeat", "0", "http://127.0.0.1:1/"}, "--repeat"},
+		{[]string{"--slo", "p99<1s", "--noise", "11", "http://127.0.0.1:1/"}, "--noise must be from 0 to 10"},
 		{[]string{"--slo", "p99<1s", "--demo", "http://127.0.0.1:1/"}, "takes no TARGET"},
 		{[]string{"--slo", "p99<1s", "--plot", "x.bmp", "http://127.0.0.1:1/"}, "--plot"},
 	} {
@@ -674,4 +675,36 @@ func (w *lineCounter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// TestCapacityNoise: --noise K measures K steps at a quarter of --start
+// before the search, in the document (validated on the way back) and in the
+// text; the search's steps are its own.
+func TestCapacityNoise(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	d := capacityOf(t, "--slo", "p99<500ms", "--noise", "2", "--start", "40", "--max-rate", "40", "--step", "0.2s", "--settle", "0.1s", srv.URL+"/")
+	tg := d.Targets[0]
+	n := tg.Noise
+	if n == nil || n.RatePerS != 10 || len(n.Steps) != 2 || n.P99MinUs > n.P99MaxUs {
+		t.Fatalf("noise %+v", n)
+	}
+	for _, st := range n.Steps {
+		if st.TargetPerS != 10 || st.Complete == 0 {
+			t.Errorf("a noise step %+v", st)
+		}
+	}
+	if st := tg.Runs[0].Steps; len(st) == 0 || st[0].TargetPerS != 40 {
+		t.Errorf("the search's steps %+v", st)
+	}
+	var b strings.Builder
+	if err := capacity.WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Latency noise of ") || !strings.Contains(b.String(), "p99 at 10.0 req/s ranged ") {
+		t.Errorf("no noise line in\n%s", b.String())
+	}
 }

@@ -308,10 +308,54 @@ type Target struct {
 	URL      string   `json:"url"`
 	Searches []Search `json:"-"`
 	Runs     []Run    `json:"searches"`
+	// Noise is the latency noise measured before the searches (nil: not
+	// measured, --noise 0).
+	Noise *Noise `json:"noise,omitempty"`
 	// Capacity is the geometric mean of the capacities the searches found
 	// with its 95 % interval on a log scale; the other searches' bounds
 	// beside it (Summary).
 	Capacity Summary `json:"capacity"`
+}
+
+// Noise is the machine's latency noise at a low rate, measured before the
+// searches: Steps steps at RatePerS, judged as a search's steps are.
+type Noise struct {
+	RatePerS float64 `json:"rate_per_s"`
+	Steps    []Step  `json:"steps"`
+	// P99MinUs and P99MaxUs are the range of the steps' corrected p99.
+	P99MinUs int64 `json:"corrected_p99_min_us"`
+	P99MaxUs int64 `json:"corrected_p99_max_us"`
+	// Inside: some steps met the objectives and some failed them at the
+	// same low rate: the objectives lie inside the machine's noise and a
+	// capacity against them cannot be judged here.
+	Inside bool `json:"objectives_inside"`
+}
+
+// NoiseOf judges the steps measured at one low rate.
+func NoiseOf(rate float64, steps []Step) *Noise {
+	n := &Noise{RatePerS: rate, Steps: steps}
+	pass, fail := false, false
+	for i, st := range steps {
+		if i == 0 || st.P99Us < n.P99MinUs {
+			n.P99MinUs = st.P99Us
+		}
+		n.P99MaxUs = max(n.P99MaxUs, st.P99Us)
+		if st.Error != "" {
+			continue
+		}
+		pass, fail = pass || st.Pass, fail || !st.Pass
+	}
+	n.Inside = pass && fail
+	return n
+}
+
+// Line says the noise in words.
+func (n *Noise) Line(fmtRate func(float64) string, ms func(int64) string, objectives string) string {
+	l := fmt.Sprintf("p99 at %s req/s ranged %s to %s ms over %d steps", fmtRate(n.RatePerS), ms(n.P99MinUs), ms(n.P99MaxUs), len(n.Steps))
+	if n.Inside {
+		return l + ": " + objectives + " passed in some and failed in others: the objectives lie inside this machine's noise and cannot be judged here"
+	}
+	return l
 }
 
 // Run is one search as the document holds it.

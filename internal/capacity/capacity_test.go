@@ -305,3 +305,27 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 		}
 	}
 }
+
+// The latency noise: the range of the low rate's p99, and whether the
+// objectives lie inside it (the same rate passing in some steps and failing
+// in others); a step ended on an error judges nothing.
+func TestNoiseOf(t *testing.T) {
+	steps := []Step{{TargetPerS: 25, P99Us: 2300, Pass: true}, {TargetPerS: 25, P99Us: 91000}, {TargetPerS: 25, P99Us: 5000, Pass: true}}
+	n := NoiseOf(25, steps)
+	if n.P99MinUs != 2300 || n.P99MaxUs != 91000 || !n.Inside {
+		t.Fatalf("%+v", n)
+	}
+	want := "p99 at 25.0 req/s ranged 2.300 to 91.000 ms over 3 steps: p99<10ms passed in some and failed in others: the objectives lie inside this machine's noise and cannot be judged here"
+	if l := n.Line(Rate, Ms, "p99<10ms"); l != want {
+		t.Errorf("line %q, want %q", l, want)
+	}
+	steps[1].Pass = true
+	if n := NoiseOf(25, steps); n.Inside {
+		t.Errorf("every step passed: %+v", n)
+	}
+	steps[1] = Step{TargetPerS: 25, Error: "connection refused"}
+	steps[2].Pass = true
+	if n := NoiseOf(25, steps); n.Inside || n.P99MinUs != 0 {
+		t.Errorf("an error is no failure of the objectives: %+v", n)
+	}
+}

@@ -117,6 +117,10 @@ func WriteText(w io.Writer, d *Document) error {
 	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a rate fails when %d in a row fail), bisected to %g %%, at most %d connections (kept alive)\n",
 		d.StepS, d.SettleS, d.Attempts, d.ResolutionPercent, d.MaxConnections)
 	for _, t := range d.Targets {
+		if n := t.Noise; n != nil && len(n.Steps) > 0 {
+			fmt.Fprintf(&b, "\nLatency noise of %s before the search: %s\n", chart.Printable(t.Label),
+				n.Line(Rate, Ms, chart.Printable(strings.Join(d.Objectives, ", "))))
+		}
 		for i, r := range t.Runs {
 			fmt.Fprintf(&b, "\n%s (%s)", chart.Printable(t.Label), chart.Printable(t.URL))
 			if len(t.Runs) > 1 {

@@ -40,6 +40,8 @@ const (
 	MinResolution, MaxResolution = 0.1, 100.0
 	// MinAttempts and MaxAttempts bound --attempts.
 	MinAttempts, MaxAttempts = 2, 10
+	// MaxNoise bounds --noise.
+	MaxNoise = 10
 	// MaxRepeat bounds --repeat.
 	MaxRepeat = 100
 	// MaxTargets bounds a document's targets.
@@ -145,6 +147,19 @@ func validateTarget(f string, t *Target, d *Document) error {
 		found = found && res.Found
 		cb = cb || res.ClientBound
 		interrupted = interrupted || res.Interrupted
+	}
+	if n := t.Noise; n != nil {
+		switch {
+		case n.RatePerS < MinRate || n.RatePerS > MaxRate:
+			return bad(".noise.rate_per_s", "%g is not a rate a search tries (%g to %g)", n.RatePerS, MinRate, MaxRate)
+		case len(n.Steps) > MaxNoise:
+			return bad(".noise.steps", "%d steps, --noise takes at most %d", len(n.Steps), MaxNoise)
+		}
+		want := NoiseOf(n.RatePerS, n.Steps)
+		if n.P99MinUs != want.P99MinUs || n.P99MaxUs != want.P99MaxUs || n.Inside != want.Inside {
+			return bad(".noise", "corrected_p99_min_us, corrected_p99_max_us and objectives_inside (%d, %d, %v), but its steps give %d, %d, %v",
+				n.P99MinUs, n.P99MaxUs, n.Inside, want.P99MinUs, want.P99MaxUs, want.Inside)
+		}
 	}
 	c := &t.Capacity
 	if d.SchemaVersion >= 2 {

@@ -80,6 +80,8 @@ func TestDecodeRefusesBadFigures(t *testing.T) {
 			func(m map[string]any) { at(m, "targets", 1, "searches", 0, "steps", 0)["corrected_p99_9_us"] = 1 }},
 		{"steps[0].pass: a passing step that did not keep its rate", func(m map[string]any) { step(m)["kept_rate"] = false }},
 		{"machine.cpus: -2 is negative", func(m map[string]any) { at(m, "machine")["cpus"] = -2 }},
+		{"targets[0].noise: corrected_p99_min_us, corrected_p99_max_us and objectives_inside (2, 9, false), but its steps give 2, 9, true",
+			func(m map[string]any) { at(m, "targets", 0, "noise")["objectives_inside"] = false }},
 	} {
 		_, err := Decode(edited(t, c.edit))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
