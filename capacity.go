@@ -42,7 +42,7 @@ type capacityOptions struct {
 	slo                     []string
 	step, settle            durationValue
 	start, maxRate, resolve float64
-	repeat, attempts        int
+	repeat, attempts, noise int
 	format, jsonFile        string
 	plotFile, htmlFile      string
 	demo, help              bool
@@ -59,7 +59,8 @@ func newCapacityFlagSet(co *capacityOptions) *pflag.FlagSet {
 	fs.Float64Var(&co.maxRate, "max-rate", 1e7, "no step above `RATE`")
 	fs.Float64Var(&co.resolve, "resolution", 5, "stop bisecting when the failing and passing rates are within `PCT` % (0.1 to 100)")
 	fs.IntVar(&co.attempts, "attempts", 2, "a rate fails when `K` steps in a row fail (2 to 10; a busy machine's stall fails a step, never passes one)")
-	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the mean with its 95 % interval")
+	fs.IntVar(&co.repeat, "repeat", 1, "search `R` times (1 to 100); the capacity is the geometric mean of those found with its 95 % interval (on a log scale), the others' bounds beside it")
+	fs.IntVar(&co.noise, "noise", 0, "before each target's searches, `K` steps at a quarter of --start (at least 1 req/s) measure the machine's latency noise and say when the objectives lie inside it (0 to 10; 0: none)")
 	fs.StringVar(&co.format, "format", "text", "output `text|json`")
 	fs.StringVar(&co.jsonFile, "json", "", "also write the document to `FILE`")
 	fs.StringVar(&co.plotFile, "plot", "", "draw the knee (p99 against achieved req/s, corrected and uncorrected) into `FILE`.png|.svg|.pdf with gnuplot")
@@ -85,7 +86,9 @@ is not capacity. Several targets are searched step by step in turn and ranked. a
                     (one TARGET; without it, the processes listening on a loopback URL's port)
 A failing step where gab itself was at its limit (its CPU at the cores it may use, its goroutines
 waiting for a CPU, a schedule behind with connections free; or --demo's server in its process)
-ends the search: the capacity is then "at least", the client's.
+ends the search: the capacity is then "at least", the client's. Each step carries a single run's
+busy-machine and kernel-drop verdicts; a search whose lowest failing rate failed only in steps on a
+busy machine ends "disturbed: the machine was busy", at least what passed.
 Capacity options:
 `
 
@@ -231,6 +234,8 @@ func (ca *capacityArgs) settings() (*capacitySettings, error) {
 		return nil, fmt.Errorf("--resolution must be from %g to %g (per cent)", capacity.MinResolution, capacity.MaxResolution)
 	case co.attempts < capacity.MinAttempts || co.attempts > capacity.MaxAttempts:
 		return nil, fmt.Errorf("--attempts must be from %d to %d", capacity.MinAttempts, capacity.MaxAttempts)
+	case co.noise < 0 || co.noise > capacity.MaxNoise:
+		return nil, fmt.Errorf("--noise must be from 0 to %d", capacity.MaxNoise)
 	case co.repeat < 1 || co.repeat > capacity.MaxRepeat:
 		return nil, fmt.Errorf("--repeat must be from 1 to %d", capacity.MaxRepeat)
 	case co.format != "text" && co.format != "json":
@@ -363,7 +368,37 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	defer lv.closeAfter(ctx, out, ts[0].o)
 	steps := 0
 	interrupted := false
+	// The machine's latency noise at a low rate, before any search.
+	if k := ca.opts.noise; k > 0 {
+		rate := max(capacity.MinRate, ca.opts.start/4)
+		for _, t := range ts {
+			var probes []capacity.Step
+			for i := range k {
+				steps++
+				st := s.measureStep(ctx, t.o, rate, lv, fmt.Sprintf("%d: %s noise %d of %d at %s/s", steps, t.Label, i+1, k, capacity.Rate(rate)))
+				if ctx.Err() != nil {
+					interrupted = true
+					break
+				}
+				probes = append(probes, st)
+			}
+			if interrupted {
+				break
+			}
+			t.Noise = capacity.NoiseOf(rate, probes)
+			if s.co.format == "text" {
+				fmt.Fprintf(stderr, "%s: latency noise: %s\n", chart.Printable(t.Label), t.Noise.Line(capacity.Rate, capacity.Ms, strings.Join(doc.Objectives, ", ")))
+			}
+		}
+	}
 	for rep := 0; rep < ca.opts.repeat && !interrupted; rep++ {
+		for _, t := range ts {
+			// A rate failing below one an earlier search passed is
+			// measured once more before it fails.
+			for i := range rep {
+				t.Searches[rep].Passed = max(t.Searches[rep].Passed, t.Searches[i].Result().CapacityPerS)
+			}
+		}
 		for active := true; active && !interrupted; {
 			active = false
 			for _, t := range ts {
@@ -491,9 +526,13 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 			st.ServerCPUUsPerRequest = &us
 		}
 	}
-	if stream != nil && res != nil {
-		lv.finish(stream, ms.summarize(o, nil), res)
-		stream = nil
+	if res != nil {
+		run := ms.summarize(o, nil)
+		machineVerdicts(&st, run)
+		if stream != nil {
+			lv.finish(stream, run, res)
+			stream = nil
+		}
 	}
 	if res == nil || res.Extra == nil || res.Extra.Rate == nil {
 		if st.Error == "" {
@@ -572,6 +611,27 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
 	return st
+}
+
+// machineVerdicts copies to the step the single-run verdicts of its run
+// (settle and step: report.Summarize's judge, the machine's /proc/stat and
+// TCP counters over the run) that say the machine, not the server, may have
+// failed it: busy_machine and kernel_drops.
+func machineVerdicts(st *capacity.Step, run *report.Run) {
+	lines := run.VerdictLines()
+	for i, k := range run.VerdictKinds() {
+		switch k {
+		case "busy_machine":
+			st.BusyMachine = true
+		case "kernel_drops":
+			st.KernelDrops = true
+		default:
+			continue
+		}
+		if i < len(lines) {
+			st.Verdicts = append(st.Verdicts, lines[i])
+		}
+	}
 }
 
 // stepFigures are a step's figures as its objectives read them (the names
@@ -768,16 +828,20 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 	for _, t := range d.Targets {
 		c := t.Capacity
 		iv := "-"
+		result := t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)
 		if c.N > 1 {
+			result = c.Line(capacity.Rate)
+		}
+		if c.FoundN > 1 {
 			iv = capacity.Rate(c.LoPerS) + " to " + capacity.Rate(c.HiPerS)
 		}
-		rank = append(rank, []string{c.RankText() + groupSuffix(c.Group), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), t.Runs[len(t.Runs)-1].Result.Line(capacity.Rate)})
-		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client"}}
+		rank = append(rank, []string{c.RankText() + groupSuffix(c.Group), t.Label, capacity.Rate(c.MeanPerS), iv, strconv.Itoa(c.N), result})
+		steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client", "machine"}}
 		for _, run := range t.Runs {
 			for _, s := range run.Steps {
 				steps = append(steps, []string{capacity.Rate(s.TargetPerS), capacity.Rate(s.AchievedPerS), strconv.Itoa(s.Connections),
 					capacity.Ms(s.P50Us), capacity.Ms(s.P99Us), capacity.Ms(s.P999Us), capacity.Ms(s.UncorrectedP99Us),
-					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; ")})
+					strconv.FormatInt(s.Failed, 10), strconv.FormatInt(s.Non2xx, 10), s.Verdict(), strings.Join(s.ClientReasons, "; "), strings.Join(s.Verdicts, "; ")})
 			}
 		}
 		page.Tables = append(page.Tables, report.PageTable{Title: "Steps: " + t.Label + " (" + t.URL + ")", Rows: steps})
@@ -835,6 +899,20 @@ type CapacityChange struct {
 	Found bool `json:"found"`
 }
 
+// capacityFigureOf is the capacity gab compare states: the found
+// capacities' geometric mean, or when no search found one the highest of
+// its searches' bounds (the row then says "at least").
+func capacityFigureOf(c capacity.Summary) float64 {
+	if c.FoundN > 0 || len(c.Bounds) == 0 {
+		return c.MeanPerS
+	}
+	v := 0.0
+	for _, b := range c.Bounds {
+		v = max(v, b.PerS)
+	}
+	return v
+}
+
 // readCapacity reads a capacity document other than the first gab compare
 // is given.
 func readCapacity(name string) (*capacity.Document, error) {
@@ -878,10 +956,10 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 					continue
 				}
 				ca, cb := ta.Capacity, tb.Capacity
-				r := CapacityChange{Target: ta.Label, APerS: ca.MeanPerS, BPerS: cb.MeanPerS, Found: ca.Found && cb.Found,
+				r := CapacityChange{Target: ta.Label, APerS: capacityFigureOf(ca), BPerS: capacityFigureOf(cb), Found: ca.Found && cb.Found,
 					Apart: ca.Found && cb.Found && sweep.Apart(ta.Interval(), tb.Interval())}
-				if ca.MeanPerS > 0 {
-					r.ChangePercent = 100 * (cb.MeanPerS - ca.MeanPerS) / ca.MeanPerS
+				if r.APerS > 0 {
+					r.ChangePercent = 100 * (r.BPerS - r.APerS) / r.APerS
 				}
 				rows = append(rows, r)
 			}

@@ -124,7 +124,10 @@ func TestCapacityKnownServer(t *testing.T) {
 			}
 			t.Logf("service %v: gab and the server were starved: %+v", svc, d.Targets[0].Runs[0].Steps)
 		}
-		if !r.Found || r.ClientBound || r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want {
+		// On a machine other programs keep busy the search is disturbed
+		// (its failing rate failed only on a busy machine): still bisected,
+		// so its rates bound the server's capacity as a found one's do.
+		if !(r.Found || r.Disturbed) || r.ClientBound || r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want {
 			t.Fatalf("service %v: capacity %+v, want %.0f ± 10 %% (steps %+v)", svc, r, want, d.Targets[0].Runs[0].Steps)
 		}
 		caps[i] = r.CapacityPerS
@@ -172,6 +175,7 @@ func TestCapacityUsageErrors(t *testing.T) {
 		{[]string{"--slo", "p99<1s", "--rate", "100", "http://127.0.0.1:1/"}, "--rate does not apply"},
 		{[]string{"--slo", "p99<1s", "--step", "10ms", "http://127.0.0.1:1/"}, "--step must be at least"},
 		{[]string{"--slo", "p99<1s", "--repeat", "0", "http://127.0.0.1:1/"}, "--repeat"},
+		{[]string{"--slo", "p99<1s", "--noise", "11", "http://127.0.0.1:1/"}, "--noise must be from 0 to 10"},
 		{[]string{"--slo", "p99<1s", "--demo", "http://127.0.0.1:1/"}, "takes no TARGET"},
 		{[]string{"--slo", "p99<1s", "--plot", "x.bmp", "http://127.0.0.1:1/"}, "--plot"},
 	} {
@@ -232,8 +236,11 @@ func TestCapacityDocumentDecode(t *testing.T) {
 // search gives (a capacity of ±1e308: its change was -Inf per cent, which
 // gab compare --format json could not write), in one line naming the field.
 func TestCapacityCompareRefusesBadFigures(t *testing.T) {
-	srch := capacity.Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	srch := capacity.Search{Start: 100, Resolution: 1}
 	srch.Record(capacity.Step{TargetPerS: 100, AchievedPerS: 100, Connections: 2, Complete: 100, Kept: true, Pass: true})
+	for range 2 {
+		srch.Record(capacity.Step{TargetPerS: 200, AchievedPerS: 100, Connections: 2, Complete: 100})
+	}
 	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/", Searches: []capacity.Search{srch}}
 	tg.Finish()
 	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
@@ -481,8 +488,11 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 	}
 	for _, tg := range d.Targets {
 		c := tg.Capacity
-		if c.N != 2 || len(tg.Runs) != 2 || c.MeanPerS != 200 || c.LoPerS != 200 || c.HiPerS != 200 || c.Found || c.Rank != 1 || !c.Tied {
-			t.Errorf("%s: %+v (both at --max-rate: equal, tied, not found); runs %+v", tg.Label, c, tg.Runs)
+		// Both at --max-rate: lower bounds, not averaged (no capacity found),
+		// tied, not found.
+		want := []capacity.Bound{{Search: 0, PerS: 200, Why: capacity.BoundMaxRate}, {Search: 1, PerS: 200, Why: capacity.BoundMaxRate}}
+		if c.N != 2 || len(tg.Runs) != 2 || c.FoundN != 0 || c.MeanPerS != 0 || !slices.Equal(c.Bounds, want) || c.Found || c.Rank != 1 || !c.Tied {
+			t.Errorf("%s: %+v (both at --max-rate: bounds, tied, not found); runs %+v", tg.Label, c, tg.Runs)
 		}
 	}
 }
@@ -665,4 +675,36 @@ func (w *lineCounter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+// TestCapacityNoise: --noise K measures K steps at a quarter of --start
+// before the search, in the document (validated on the way back) and in the
+// text; the search's steps are its own.
+func TestCapacityNoise(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	d := capacityOf(t, "--slo", "p99<500ms", "--noise", "2", "--start", "40", "--max-rate", "40", "--step", "0.2s", "--settle", "0.1s", srv.URL+"/")
+	tg := d.Targets[0]
+	n := tg.Noise
+	if n == nil || n.RatePerS != 10 || len(n.Steps) != 2 || n.P99MinUs > n.P99MaxUs {
+		t.Fatalf("noise %+v", n)
+	}
+	for _, st := range n.Steps {
+		if st.TargetPerS != 10 || st.Complete == 0 {
+			t.Errorf("a noise step %+v", st)
+		}
+	}
+	if st := tg.Runs[0].Steps; len(st) == 0 || st[0].TargetPerS != 40 {
+		t.Errorf("the search's steps %+v", st)
+	}
+	var b strings.Builder
+	if err := capacity.WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Latency noise of ") || !strings.Contains(b.String(), "p99 at 10.0 req/s ranged ") {
+		t.Errorf("no noise line in\n%s", b.String())
+	}
 }

@@ -7,7 +7,15 @@
 // reported as the server's.
 package capacity
 
-import "gab/internal/sweep"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gab/internal/sweep"
+)
 
 // Step is one measured step: a constant rate held for the step's time.
 type Step struct {
@@ -56,6 +64,13 @@ type Step struct {
 	// busy (80 % or more) while the server answered within the largest
 	// latency objective: more connections might have carried the rate.
 	AtMaxConnections bool `json:"at_max_connections,omitempty"`
+	// BusyMachine and KernelDrops: the step's run carried a single run's
+	// busy_machine verdict (processes other than gab and the server used
+	// the machine's CPU) or kernel_drops (the kernel dropped or resent
+	// connections or segments); Verdicts are their lines.
+	BusyMachine bool     `json:"busy_machine,omitempty"`
+	KernelDrops bool     `json:"kernel_drops,omitempty"`
+	Verdicts    []string `json:"verdicts,omitempty"`
 	// ServerCPUPercent and ServerCPUUsPerRequest are the server's CPU over
 	// the step's run, settle included (--server-pid's processes, or those
 	// found listening on a loopback URL's port): over its time, in % of one
@@ -77,6 +92,19 @@ func (s *Step) Verdict() string {
 		return "fail (rate)"
 	}
 	return "fail (slo)"
+}
+
+// Machine is the step's machine verdicts in a word ("busy", "drops",
+// "busy, drops"; "" for none).
+func (s *Step) Machine() string {
+	var w []string
+	if s.BusyMachine {
+		w = append(w, "busy")
+	}
+	if s.KernelDrops {
+		w = append(w, "drops")
+	}
+	return strings.Join(w, ", ")
 }
 
 // MinAchieved is the share of the target rate a passing step must achieve.
@@ -103,11 +131,18 @@ type Search struct {
 	// Noise only fails a step (a rate above the server's capacity cannot pass
 	// it), so one passing attempt shows the rate sustained.
 	Attempts int
-	Steps    []Step
+	// Passed is the highest rate an earlier search of the same target
+	// passed (0: none). Noise fails steps but never passes a rate, so a rate
+	// that fails Attempts times below it (or below one this search passed)
+	// is measured once more before it fails: passing then, the search goes
+	// on from it.
+	Passed float64
+	Steps  []Step
 
 	lo, hi      float64 // highest passing rate, lowest failing (0: none yet)
 	retry       float64 // a rate that failed, measured again next
 	failures    int     // its failed steps so far
+	extra       float64 // a rate below a pass measured once more already
 	done        bool
 	clientBound bool
 	reachedMax  bool
@@ -151,6 +186,10 @@ func (s *Search) Record(st Step) {
 			s.retry = r // a failure on a busy machine may be a stall of a passing rate: measure it again
 			return
 		}
+		if r < max(s.Passed, s.lo) && s.extra != r && len(s.Steps) < MaxSteps {
+			s.retry, s.extra = r, r // below a rate that passed: noise until measured once more
+			return
+		}
 	}
 	switch {
 	case st.ClientBound:
@@ -174,6 +213,24 @@ func (s *Search) Record(st Step) {
 	case s.hi > 0 && s.lo == 0 && s.hi/2 < MinRate:
 		s.done = true
 	}
+}
+
+// busyFailures reports whether every failing step at rate r carried a
+// busy-machine verdict: its failure may be the machine's, not the
+// server's.
+func (s *Search) busyFailures(r float64) bool {
+	n := 0
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.TargetPerS != r || st.Pass {
+			continue
+		}
+		if !st.BusyMachine {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // Done reports whether the search is over.
@@ -204,12 +261,19 @@ type Result struct {
 	// Interrupted: the search was interrupted before it ended; the capacity
 	// is at least CapacityPerS (nothing was measured when it is 0).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Disturbed: the lowest failing rate failed only in steps on a busy
+	// machine (each with the busy-machine verdict): the capacity is at
+	// least CapacityPerS, never found.
+	Disturbed bool `json:"disturbed,omitempty"`
 }
 
 // Result is the search's outcome so far.
 func (s *Search) Result() Result {
-	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi, Interrupted: s.interrupted}
-	r.Found = !s.interrupted && !s.clientBound && !s.reachedMax && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
+	// The failing rate that bounds the capacity failed only on a busy
+	// machine: the search is disturbed, the capacity at least what passed.
+	disturbed := s.hi > 0 && !s.interrupted && !s.clientBound && s.busyFailures(s.hi)
+	r := Result{CapacityPerS: s.lo, ClientBound: s.clientBound, ReachedMax: s.reachedMax, FailingPerS: s.hi, Interrupted: s.interrupted, Disturbed: disturbed}
+	r.Found = !s.interrupted && !s.clientBound && !s.reachedMax && !disturbed && s.hi > 0 && (s.lo == 0 || s.hi-s.lo <= s.Resolution*s.lo)
 	return r
 }
 
@@ -220,6 +284,10 @@ func (r Result) Line(fmtRate func(float64) string) string {
 		return "at least " + fmtRate(r.CapacityPerS) + " req/s (interrupted)"
 	case r.Interrupted:
 		return "interrupted: not measured"
+	case r.Disturbed && r.CapacityPerS > 0:
+		return "disturbed: the machine was busy (at least " + fmtRate(r.CapacityPerS) + " req/s passed; " + fmtRate(r.FailingPerS) + " failed only on a busy machine)"
+	case r.Disturbed:
+		return "disturbed: the machine was busy (" + fmtRate(r.FailingPerS) + " failed only on a busy machine, no rate passed)"
 	case r.ClientBound && r.CapacityPerS > 0:
 		return "at least " + fmtRate(r.CapacityPerS) + " req/s: limited by the client (gab), not measured to the server's limit"
 	case r.ClientBound:
@@ -240,9 +308,54 @@ type Target struct {
 	URL      string   `json:"url"`
 	Searches []Search `json:"-"`
 	Runs     []Run    `json:"searches"`
-	// Capacity is the mean of the repetitions' capacities with its 95 %
-	// interval (sweep's Student's t; none with one repetition).
+	// Noise is the latency noise measured before the searches (nil: not
+	// measured, --noise 0).
+	Noise *Noise `json:"noise,omitempty"`
+	// Capacity is the geometric mean of the capacities the searches found
+	// with its 95 % interval on a log scale; the other searches' bounds
+	// beside it (Summary).
 	Capacity Summary `json:"capacity"`
+}
+
+// Noise is the machine's latency noise at a low rate, measured before the
+// searches: Steps steps at RatePerS, judged as a search's steps are.
+type Noise struct {
+	RatePerS float64 `json:"rate_per_s"`
+	Steps    []Step  `json:"steps"`
+	// P99MinUs and P99MaxUs are the range of the steps' corrected p99.
+	P99MinUs int64 `json:"corrected_p99_min_us"`
+	P99MaxUs int64 `json:"corrected_p99_max_us"`
+	// Inside: some steps met the objectives and some failed them at the
+	// same low rate: the objectives lie inside the machine's noise and a
+	// capacity against them cannot be judged here.
+	Inside bool `json:"objectives_inside"`
+}
+
+// NoiseOf judges the steps measured at one low rate.
+func NoiseOf(rate float64, steps []Step) *Noise {
+	n := &Noise{RatePerS: rate, Steps: steps}
+	pass, fail := false, false
+	for i, st := range steps {
+		if i == 0 || st.P99Us < n.P99MinUs {
+			n.P99MinUs = st.P99Us
+		}
+		n.P99MaxUs = max(n.P99MaxUs, st.P99Us)
+		if st.Error != "" {
+			continue
+		}
+		pass, fail = pass || st.Pass, fail || !st.Pass
+	}
+	n.Inside = pass && fail
+	return n
+}
+
+// Line says the noise in words.
+func (n *Noise) Line(fmtRate func(float64) string, ms func(int64) string, objectives string) string {
+	l := fmt.Sprintf("p99 at %s req/s ranged %s to %s ms over %d steps", fmtRate(n.RatePerS), ms(n.P99MinUs), ms(n.P99MaxUs), len(n.Steps))
+	if n.Inside {
+		return l + ": " + objectives + " passed in some and failed in others: the objectives lie inside this machine's noise and cannot be judged here"
+	}
+	return l
 }
 
 // Run is one search as the document holds it.
@@ -251,12 +364,26 @@ type Run struct {
 	Result Result `json:"result"`
 }
 
-// Summary is a target's capacity over its repetitions.
+// Summary is a target's capacity over its repetitions. Only the capacities
+// the searches found count in it: a search limited by the client,
+// interrupted, stopped at --max-rate or out of steps gives a lower bound
+// ("at least"), and one where no rate passed an upper bound ("below");
+// those are listed in Bounds, never averaged in. Over the found capacities
+// it is their mean on a log scale (the geometric mean) with the 95 %
+// interval of Student's t on the logarithms, taken back: both ends above 0,
+// the interval as wide in ratio on either side (a capacity is a rate: a
+// search at 100 and one at 19200 req/s differ by a factor, not a sum).
 type Summary struct {
-	N           int     `json:"repetitions"`
+	N int `json:"repetitions"`
+	// FoundN is how many searches found the capacity (above 0): the
+	// values of MeanPerS, LoPerS and HiPerS (all 0 when none).
+	FoundN int `json:"found_searches"`
+	// MeanPerS is their geometric mean; LoPerS and HiPerS its 95 % interval
+	// (both MeanPerS with one found capacity).
 	MeanPerS    float64 `json:"mean_per_s"`
 	LoPerS      float64 `json:"ci95_lo_per_s"`
 	HiPerS      float64 `json:"ci95_hi_per_s"`
+	Bounds      []Bound `json:"bounds,omitempty"`
 	ClientBound bool    `json:"client_bound"`          // some repetition was limited by the client
 	Found       bool    `json:"found"`                 // every repetition found the capacity
 	Interrupted bool    `json:"interrupted,omitempty"` // some repetition was interrupted
@@ -283,35 +410,165 @@ func (c Summary) RankText() string {
 
 // Interval is the target's capacity over its searches as sweep's tie rule
 // tests it (sweep.Apart, the ratio of two capacities on the log scale): the
-// mean of the searches' capacities with their sd, known when every search
-// found the capacity.
+// mean of the capacities its searches found (bounds left out, as Summarize
+// leaves them) with their sd, known when every search found the capacity.
 func (t *Target) Interval() sweep.Interval {
-	caps := make([]float64, len(t.Runs))
+	var caps []float64
 	for i, r := range t.Runs {
-		caps[i] = r.Result.CapacityPerS
+		if _, bound := boundOf(i, r.Result); !bound {
+			caps = append(caps, r.Result.CapacityPerS)
+		}
 	}
 	iv := sweep.IntervalOf(caps)
 	iv.Known = t.Capacity.Found
 	return iv
 }
 
+// Bound is a search that found no capacity: at least PerS (its highest
+// passing rate) or, when no rate passed, below PerS (its lowest failing
+// rate, at least MinRate).
+type Bound struct {
+	Search int     `json:"search"` // its index among the target's searches
+	PerS   float64 `json:"per_s"`
+	// Why is BoundClient, BoundInterrupted, BoundDisturbed, BoundMaxRate,
+	// BoundSteps or BoundBelow.
+	Why string `json:"why"`
+}
+
+// The kinds of Bound.
+const (
+	BoundClient      = "client-bound"
+	BoundInterrupted = "interrupted"
+	BoundMaxRate     = "at --max-rate"
+	BoundSteps       = "out of steps"
+	BoundBelow       = "below: no rate passed"
+	BoundDisturbed   = "disturbed: the machine was busy"
+)
+
+// boundOf is the bound a search's result gives, ok false when it found a
+// capacity above 0.
+func boundOf(i int, r Result) (b Bound, ok bool) {
+	b = Bound{Search: i, PerS: r.CapacityPerS}
+	switch {
+	case r.Interrupted:
+		b.Why = BoundInterrupted
+	case r.Disturbed:
+		b.Why = BoundDisturbed
+	case r.ClientBound:
+		b.Why = BoundClient
+	case r.ReachedMax:
+		b.Why = BoundMaxRate
+	case !r.Found:
+		b.Why = BoundSteps
+	case r.CapacityPerS == 0:
+		b.Why, b.PerS = BoundBelow, max(r.FailingPerS, MinRate)
+	default:
+		return Bound{}, false
+	}
+	return b, true
+}
+
+// Summarize is the summary of a target's searches' results (rank and tie
+// left to Rank).
+func Summarize(rs []Result) Summary {
+	c := Summary{N: len(rs), Found: len(rs) > 0}
+	var caps []float64
+	for i, r := range rs {
+		if b, ok := boundOf(i, r); ok {
+			c.Bounds = append(c.Bounds, b)
+		} else {
+			caps = append(caps, r.CapacityPerS)
+		}
+		c.Found = c.Found && r.Found
+		c.ClientBound = c.ClientBound || r.ClientBound
+		c.Interrupted = c.Interrupted || r.Interrupted
+	}
+	c.FoundN = len(caps)
+	c.MeanPerS, c.LoPerS, c.HiPerS = GeoInterval(caps)
+	return c
+}
+
+// GeoInterval is the geometric mean of values (each above 0) with its 95 %
+// interval: Student's t on their logarithms, taken back. With one value
+// all three are it; with none, 0.
+func GeoInterval(values []float64) (mean, lo, hi float64) {
+	if len(values) == 0 {
+		return 0, 0, 0
+	}
+	logs := make([]float64, len(values))
+	for i, v := range values {
+		logs[i] = math.Log(v)
+	}
+	iv := sweep.IntervalOf(logs)
+	// Two searches at 1 and 1e9 req/s put the upper end near 1e61: it is
+	// kept within 2^53, a document's largest figure (report.CheckNumbers).
+	return math.Exp(iv.Mean), math.Exp(iv.Lo), min(math.Exp(iv.Hi), 1<<53)
+}
+
 // Finish fills Runs and Capacity from the searches.
 func (t *Target) Finish() {
 	t.Runs = t.Runs[:0]
-	var caps []float64
-	found := len(t.Searches) > 0
-	cb, interrupted := false, false
+	rs := make([]Result, 0, len(t.Searches))
 	for i := range t.Searches {
 		s := &t.Searches[i]
 		r := s.Result()
 		t.Runs = append(t.Runs, Run{Steps: s.Steps, Result: r})
-		caps = append(caps, r.CapacityPerS)
-		found = found && r.Found
-		cb = cb || r.ClientBound
-		interrupted = interrupted || r.Interrupted
+		rs = append(rs, r)
 	}
-	iv := summaryOf(caps)
-	t.Capacity = Summary{N: iv.N, MeanPerS: iv.Mean, LoPerS: iv.Lo, HiPerS: iv.Hi, ClientBound: cb, Found: found, Interrupted: interrupted}
+	t.Capacity = Summarize(rs)
+}
+
+// Line says the summary in words: the capacity found over the searches,
+// then the bounds of those that found none.
+func (c Summary) Line(fmtRate func(float64) string) string {
+	var b strings.Builder
+	switch c.FoundN {
+	case 0:
+		b.WriteString("not found by any search")
+	case 1:
+		fmt.Fprintf(&b, "%s req/s (one search found it: no interval)", fmtRate(c.MeanPerS))
+	default:
+		fmt.Fprintf(&b, "%s req/s (geometric mean of %d found, 95 %% interval %s to %s)", fmtRate(c.MeanPerS), c.FoundN, fmtRate(c.LoPerS), fmtRate(c.HiPerS))
+	}
+	groups := map[string][]float64{}
+	var order []string
+	for _, x := range c.Bounds {
+		if _, ok := groups[x.Why]; !ok {
+			order = append(order, x.Why)
+		}
+		groups[x.Why] = append(groups[x.Why], x.PerS)
+	}
+	for i, why := range order {
+		v := groups[why]
+		sep := "; and "
+		if i > 0 {
+			sep = ", "
+		}
+		b.WriteString(sep)
+		n := "1 search"
+		if len(v) > 1 {
+			n = strconv.Itoa(len(v)) + " searches"
+		}
+		r := fmtRate(slices.Min(v))
+		if hi := slices.Max(v); hi != slices.Min(v) {
+			r += " to " + fmtRate(hi)
+		}
+		if why == BoundDisturbed {
+			if slices.Max(v) == 0 {
+				r = "nothing passed"
+			} else {
+				r = "at least " + r + " req/s"
+			}
+			fmt.Fprintf(&b, "%s %s (%s)", n, why, r)
+			continue
+		}
+		if why == BoundBelow {
+			fmt.Fprintf(&b, "%s below %s req/s (no rate passed)", n, r)
+			continue
+		}
+		fmt.Fprintf(&b, "%s at least %s req/s (%s)", n, r, why)
+	}
+	return b.String()
 }
 
 // Rank ranks the targets by capacity (highest first) with sweep's tie rule

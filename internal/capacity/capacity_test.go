@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -110,8 +111,8 @@ func TestRank(t *testing.T) {
 		cb2.Capacity.Rank != 4 || !cb.Capacity.Tied || !cb2.Capacity.Tied || c.Capacity.Tied {
 		t.Fatalf("ranks: %s %+v, %s %+v, %s %+v, %s %+v", out[0].Label, out[0].Capacity, out[1].Label, out[1].Capacity, out[2].Label, out[2].Capacity, out[3].Label, out[3].Capacity)
 	}
-	if iv := sweep.IntervalOf([]float64{100, 102, 98}); a.Capacity.LoPerS != iv.Lo {
-		t.Errorf("interval %+v, want %+v", a.Capacity, iv)
+	if m, lo, hi := GeoInterval([]float64{100, 102, 98}); a.Capacity.MeanPerS != m || a.Capacity.LoPerS != lo || a.Capacity.HiPerS != hi {
+		t.Errorf("interval %+v, want %g (%g to %g)", a.Capacity, m, lo, hi)
 	}
 }
 
@@ -204,5 +205,154 @@ func TestSearchInterrupted(t *testing.T) {
 	s.Interrupt()
 	if r := s.Result(); r.Interrupted || !r.ReachedMax {
 		t.Errorf("a search that had ended: %+v", r)
+	}
+}
+
+// A search limited by the client or interrupted is a lower bound, and one
+// where no rate passed an upper bound: none is averaged with the capacities
+// found. Those are summarized on a log scale, their interval above 0 however
+// far apart they are.
+func TestSummaryKeepsBoundsApart(t *testing.T) {
+	found := func(c float64) Search { return Search{lo: c, hi: c * 1.01, Resolution: 0.05} }
+	cb := Search{lo: 400, clientBound: true, done: true}
+	in := Search{lo: 96.9, interrupted: true, done: true}
+	none := Search{hi: 1.5, Resolution: 0.05, done: true}
+	tg := &Target{Label: "a", Searches: []Search{found(1000), cb, found(1210), in, none}}
+	tg.Finish()
+	c := tg.Capacity
+	if want := math.Sqrt(1000 * 1210); c.N != 5 || c.FoundN != 2 || math.Abs(c.MeanPerS-want) > 1e-9 || c.Found {
+		t.Fatalf("%+v, want the geometric mean of 1000 and 1210 (%g) over 2 found of 5", c, want)
+	}
+	if c.LoPerS <= 0 || c.LoPerS >= c.MeanPerS || c.HiPerS <= c.MeanPerS || math.Abs(c.LoPerS*c.HiPerS-c.MeanPerS*c.MeanPerS) > 1e-6*c.MeanPerS*c.MeanPerS {
+		t.Errorf("interval %g to %g around %g: not above 0 and even in ratio", c.LoPerS, c.HiPerS, c.MeanPerS)
+	}
+	want := []Bound{{1, 400, BoundClient}, {3, 96.9, BoundInterrupted}, {4, 1.5, BoundBelow}}
+	if len(c.Bounds) != len(want) {
+		t.Fatalf("bounds %v, want %v", c.Bounds, want)
+	}
+	for i := range want {
+		if c.Bounds[i] != want[i] {
+			t.Errorf("bounds %v, want %v", c.Bounds, want)
+		}
+	}
+	line := c.Line(Rate)
+	for _, w := range []string{"1100 req/s (geometric mean of 2 found, 95 % interval", "; and 1 search at least 400 req/s (client-bound)",
+		", 1 search at least 96.9 req/s (interrupted)", ", 1 search below 1.50 req/s (no rate passed)"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("line %q lacks %q", line, w)
+		}
+	}
+	// Two found capacities far apart (a stalled search and a quiet one):
+	// the interval is wide but never below 0.
+	tg = &Target{Searches: []Search{found(96.9), found(19200)}}
+	tg.Finish()
+	if c := tg.Capacity; c.LoPerS <= 0 || c.LoPerS > 96.9 || c.HiPerS < 19200 {
+		t.Errorf("%+v", c)
+	}
+}
+
+// A rate failing below one that passed (in an earlier search of the same
+// target) is noise until measured once more: two stalls at the start rate
+// do not end a search at 96.9 req/s after another found 19200; passing the
+// third time, the search climbs on. Failing the third time, it fails.
+func TestSearchRemeasuresFailureBelowPass(t *testing.T) {
+	s := &Search{Start: 100, Resolution: 0.05, Passed: 19200}
+	search(s, func(r float64, a int) (bool, bool) { return r <= 20000 && (r != 100 || a == 3), false })
+	if res := s.Result(); !res.Found || res.CapacityPerS < 19000 || s.Steps[2].TargetPerS != 100 || !s.Steps[2].Pass || !s.Steps[2].Retry {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	// Without an earlier pass, two failures fail the rate.
+	s = &Search{Start: 100, Resolution: 0.05}
+	search(s, func(r float64, a int) (bool, bool) { return r <= 20000 && (r != 100 || a == 3), false })
+	if res := s.Result(); res.CapacityPerS >= 100 || s.Steps[2].TargetPerS == 100 {
+		t.Fatalf("no earlier pass: %+v (steps %v)", res, s.Steps)
+	}
+	// Failing a third time, the rate fails: once more, not forever.
+	s = &Search{Start: 100, Resolution: 0.05, Passed: 19200}
+	search(s, func(r float64, a int) (bool, bool) { return r < 100, false })
+	n := 0
+	for _, st := range s.Steps {
+		if st.TargetPerS == 100 {
+			n++
+		}
+	}
+	if res := s.Result(); n != 3 || res.FailingPerS != 100 || res.CapacityPerS < 95 {
+		t.Fatalf("%d steps at 100: %+v (steps %v)", n, res, s.Steps)
+	}
+}
+
+// A search whose lowest failing rate failed only in steps on a busy machine
+// ends disturbed, at least its highest passing rate, never a capacity
+// found; one quiet failing step among them makes the failure the server's.
+func TestSearchDisturbedByBusyMachine(t *testing.T) {
+	run := func(busyAttempt func(a int) bool) *Search {
+		s := &Search{Start: 100, Resolution: 0.05}
+		attempt := map[float64]int{}
+		for {
+			r, ok := s.Next()
+			if !ok {
+				return s
+			}
+			attempt[r]++
+			pass := r <= 300
+			s.Record(Step{TargetPerS: r, Pass: pass, BusyMachine: !pass && busyAttempt(attempt[r])})
+		}
+	}
+	s := run(func(int) bool { return true })
+	res := s.Result()
+	if !res.Disturbed || res.Found || res.CapacityPerS < 300/1.05 || res.CapacityPerS > 300 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	if line := res.Line(Rate); line != "disturbed: the machine was busy (at least "+Rate(res.CapacityPerS)+" req/s passed; "+Rate(res.FailingPerS)+" failed only on a busy machine)" {
+		t.Errorf("line %q", line)
+	}
+	tg := &Target{Searches: []Search{*s}}
+	tg.Finish()
+	if c := tg.Capacity; c.FoundN != 0 || len(c.Bounds) != 1 || c.Bounds[0].Why != BoundDisturbed {
+		t.Errorf("summary %+v", c)
+	}
+	// The second failing step at a rate was quiet: the server's failure.
+	s = run(func(a int) bool { return a == 1 })
+	if res := s.Result(); res.Disturbed || !res.Found || res.CapacityPerS < 300/1.05 {
+		t.Fatalf("%+v (steps %v)", res, s.Steps)
+	}
+	// The step table shows the machine verdicts and their lines.
+	s = &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
+	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Kept: true, Pass: true, BusyMachine: true, KernelDrops: true,
+		Verdicts: []string{"busy-machine: others used 1.2 cores", "kernel-drops: 3 SYNs resent"}})
+	tg = &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{*s}}
+	tg.Finish()
+	var b strings.Builder
+	if err := WriteText(&b, &Document{Objectives: []string{"p99<1s"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"verdict      machine", "pass  busy, drops", "100/s: busy-machine: others used 1.2 cores", "100/s: kernel-drops: 3 SYNs resent"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("no %q in\n%s", w, b.String())
+		}
+	}
+}
+
+// The latency noise: the range of the low rate's p99, and whether the
+// objectives lie inside it (the same rate passing in some steps and failing
+// in others); a step ended on an error judges nothing.
+func TestNoiseOf(t *testing.T) {
+	steps := []Step{{TargetPerS: 25, P99Us: 2300, Pass: true}, {TargetPerS: 25, P99Us: 91000}, {TargetPerS: 25, P99Us: 5000, Pass: true}}
+	n := NoiseOf(25, steps)
+	if n.P99MinUs != 2300 || n.P99MaxUs != 91000 || !n.Inside {
+		t.Fatalf("%+v", n)
+	}
+	want := "p99 at 25.0 req/s ranged 2.300 to 91.000 ms over 3 steps: p99<10ms passed in some and failed in others: the objectives lie inside this machine's noise and cannot be judged here"
+	if l := n.Line(Rate, Ms, "p99<10ms"); l != want {
+		t.Errorf("line %q, want %q", l, want)
+	}
+	steps[1].Pass = true
+	if n := NoiseOf(25, steps); n.Inside {
+		t.Errorf("every step passed: %+v", n)
+	}
+	steps[1] = Step{TargetPerS: 25, Error: "connection refused"}
+	steps[2].Pass = true
+	if n := NoiseOf(25, steps); n.Inside || n.P99MinUs != 0 {
+		t.Errorf("an error is no failure of the objectives: %+v", n)
 	}
 }

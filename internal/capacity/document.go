@@ -15,10 +15,12 @@ import (
 )
 
 // Schema names the document's kind (as a sweep's "gab-sweep"),
-// SchemaVersion its version (docs/capacity-schema.json).
+// SchemaVersion its version (docs/capacity-schema.json): 2 summarizes the
+// found capacities only, on a log scale, with the other searches' bounds
+// beside them; 1 (still read) averaged every search's capacity.
 const (
 	Schema        = "gab-capacity"
-	SchemaVersion = 1
+	SchemaVersion = 2
 )
 
 // Document is gab capacity's result: its settings, every target's searches
@@ -112,6 +114,10 @@ func WriteText(w io.Writer, d *Document) error {
 	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a rate fails when %d in a row fail), bisected to %g %%, at most %d connections (kept alive)\n",
 		d.StepS, d.SettleS, d.Attempts, d.ResolutionPercent, d.MaxConnections)
 	for _, t := range d.Targets {
+		if n := t.Noise; n != nil && len(n.Steps) > 0 {
+			fmt.Fprintf(&b, "\nLatency noise of %s before the search: %s\n", chart.Printable(t.Label),
+				n.Line(Rate, Ms, chart.Printable(strings.Join(d.Objectives, ", "))))
+		}
 		for i, r := range t.Runs {
 			fmt.Fprintf(&b, "\n%s (%s)", chart.Printable(t.Label), chart.Printable(t.URL))
 			if len(t.Runs) > 1 {
@@ -119,12 +125,21 @@ func WriteText(w io.Writer, d *Document) error {
 			}
 			b.WriteString(":\n")
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tnon-2xx\tverdict\t")
+			fmt.Fprintln(tw, "target/s\tachieved/s\tconns\tp50 ms\tp99 ms\tp99.9 ms\tuncorr. p99 ms\tfailed\tnon-2xx\tverdict\tmachine\t")
 			for _, s := range r.Steps {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
-					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Non2xx, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry])
+				machine := s.Machine()
+				if machine == "" {
+					machine = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t\n", Rate(s.TargetPerS), Rate(s.AchievedPerS), s.Connections,
+					Ms(s.P50Us), Ms(s.P99Us), Ms(s.P999Us), Ms(s.UncorrectedP99Us), s.Failed, s.Non2xx, s.Verdict()+map[bool]string{true: ", again", false: ""}[s.Retry], machine)
 			}
 			tw.Flush()
+			for _, s := range r.Steps {
+				for _, v := range s.Verdicts {
+					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(v))
+				}
+			}
 			for _, s := range r.Steps {
 				if s.Error != "" {
 					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(s.Error))
@@ -160,15 +175,7 @@ func WriteText(w io.Writer, d *Document) error {
 			}
 		}
 		if c := t.Capacity; c.N > 1 {
-			note := ""
-			switch {
-			case c.Interrupted:
-				note = ", at least: interrupted"
-			case c.ClientBound:
-				note = ", at least: limited by the client"
-			}
-			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s req/s (95 %% interval %s to %s)%s\n", chart.Printable(t.Label), c.N,
-				Rate(c.MeanPerS), Rate(c.LoPerS), Rate(c.HiPerS), note)
+			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s\n", chart.Printable(t.Label), c.N, c.Line(Rate))
 		}
 	}
 	if len(d.Targets) > 1 {
@@ -177,6 +184,10 @@ func WriteText(w io.Writer, d *Document) error {
 			rank := t.Capacity.RankText()
 			if g := t.Capacity.Group; g != "" {
 				rank += " (" + g + ")"
+			}
+			if t.Capacity.N > 1 {
+				fmt.Fprintf(&b, "  %3s  %s  %s\n", rank, chart.Printable(t.Label), t.Capacity.Line(Rate))
+				continue
 			}
 			note := ""
 			if !t.Capacity.Found {

@@ -81,7 +81,8 @@ func fixture() *Document {
 	s.Record(Step{TargetPerS: 100, Connections: 2, Kept: true, Pass: true, Objectives: []string{"p99<1s: passed"}})
 	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
 	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s},
+		Noise: NoiseOf(25, []Step{{TargetPerS: 25, Connections: 2, P50Us: 1, P99Us: 2, P999Us: 3, Kept: true, Pass: true}, {TargetPerS: 25, Connections: 2, P99Us: 9, P999Us: 9}})}
 	s2 := Search{Start: 400, Resolution: 0.05}
 	s2.Record(Step{TargetPerS: 400, Connections: 3, P50Us: 1, P99Us: 2, P999Us: 3, Complete: 10, Failed: 1, Non2xx: 2})
 	s2.Interrupt()

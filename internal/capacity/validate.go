@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gab/client"
 	"gab/internal/sweep"
@@ -39,6 +40,8 @@ const (
 	MinResolution, MaxResolution = 0.1, 100.0
 	// MinAttempts and MaxAttempts bound --attempts.
 	MinAttempts, MaxAttempts = 2, 10
+	// MaxNoise bounds --noise.
+	MaxNoise = 10
 	// MaxRepeat bounds --repeat.
 	MaxRepeat = 100
 	// MaxTargets bounds a document's targets.
@@ -137,21 +140,57 @@ func validateTarget(f string, t *Target, d *Document) error {
 			return bad(rf+".result.capacity_per_s", "%g, but the highest passing step's rate is %g", res.CapacityPerS, passed)
 		case res.FailingPerS != 0 && (res.FailingPerS < MinRate || res.FailingPerS > MaxRate):
 			return bad(rf+".result.lowest_failing_per_s", "%g is not a rate a search tries (%g to %g)", res.FailingPerS, MinRate, MaxRate)
-		case res.Found && (res.ClientBound || res.ReachedMax || res.Interrupted):
-			return bad(rf+".result.found", "a capacity found by a search that was client-bound, reached --max-rate or was interrupted")
+		case res.Found && (res.ClientBound || res.ReachedMax || res.Interrupted || res.Disturbed):
+			return bad(rf+".result.found", "a capacity found by a search that was client-bound, reached --max-rate, was interrupted or disturbed")
 		}
 		caps[j] = res.CapacityPerS
 		found = found && res.Found
 		cb = cb || res.ClientBound
 		interrupted = interrupted || res.Interrupted
 	}
-	c, want := &t.Capacity, summaryOf(caps)
+	if n := t.Noise; n != nil {
+		switch {
+		case n.RatePerS < MinRate || n.RatePerS > MaxRate:
+			return bad(".noise.rate_per_s", "%g is not a rate a search tries (%g to %g)", n.RatePerS, MinRate, MaxRate)
+		case len(n.Steps) > MaxNoise:
+			return bad(".noise.steps", "%d steps, --noise takes at most %d", len(n.Steps), MaxNoise)
+		}
+		want := NoiseOf(n.RatePerS, n.Steps)
+		if n.P99MinUs != want.P99MinUs || n.P99MaxUs != want.P99MaxUs || n.Inside != want.Inside {
+			return bad(".noise", "corrected_p99_min_us, corrected_p99_max_us and objectives_inside (%d, %d, %v), but its steps give %d, %d, %v",
+				n.P99MinUs, n.P99MaxUs, n.Inside, want.P99MinUs, want.P99MaxUs, want.Inside)
+		}
+	}
+	c := &t.Capacity
+	if d.SchemaVersion >= 2 {
+		rs := make([]Result, len(t.Runs))
+		for j := range t.Runs {
+			rs[j] = t.Runs[j].Result
+		}
+		want := Summarize(rs)
+		switch {
+		case c.N != len(t.Runs):
+			return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
+		case c.FoundN != want.FoundN:
+			return bad(".capacity.found_searches", "%d, but %d of its searches found a capacity", c.FoundN, want.FoundN)
+		case !near(c.MeanPerS, want.MeanPerS) || !near(c.LoPerS, want.LoPerS) || !near(c.HiPerS, want.HiPerS):
+			return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
+				c.MeanPerS, c.LoPerS, c.HiPerS, want.MeanPerS, want.LoPerS, want.HiPerS)
+		case !slices.Equal(c.Bounds, want.Bounds):
+			return bad(".capacity.bounds", "%v, but its searches give %v", c.Bounds, want.Bounds)
+		}
+	} else {
+		// Version 1: the arithmetic mean of every search's capacity.
+		want := summaryV1(caps)
+		switch {
+		case c.N != len(t.Runs):
+			return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
+		case !near(c.MeanPerS, want.Mean) || !near(c.LoPerS, want.Lo) || !near(c.HiPerS, want.Hi):
+			return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
+				c.MeanPerS, c.LoPerS, c.HiPerS, want.Mean, want.Lo, want.Hi)
+		}
+	}
 	switch {
-	case c.N != len(t.Runs):
-		return bad(".capacity.repetitions", "%d, but the target has %d searches", c.N, len(t.Runs))
-	case !near(c.MeanPerS, want.Mean) || !near(c.LoPerS, want.Lo) || !near(c.HiPerS, want.Hi):
-		return bad(".capacity", "mean_per_s, ci95_lo_per_s and ci95_hi_per_s (%g, %g, %g), but its searches give %g, %g, %g",
-			c.MeanPerS, c.LoPerS, c.HiPerS, want.Mean, want.Lo, want.Hi)
 	case c.Found != found || c.ClientBound != cb || c.Interrupted != interrupted:
 		return bad(".capacity", "found, client_bound and interrupted (%v, %v, %v), but its searches give %v, %v, %v",
 			c.Found, c.ClientBound, c.Interrupted, found, cb, interrupted)
@@ -163,10 +202,10 @@ func validateTarget(f string, t *Target, d *Document) error {
 	return nil
 }
 
-// summaryOf is the capacity over the searches' capacities: their mean with
-// its 95 % interval (sweep's Student's t), whose lower end is at least 0 (no
-// rate is below 0).
-func summaryOf(caps []float64) sweep.Interval {
+// summaryV1 is a version 1 document's capacity over the searches'
+// capacities, every search's: their mean with its 95 % interval (sweep's
+// Student's t), whose lower end is at least 0 (no rate is below 0).
+func summaryV1(caps []float64) sweep.Interval {
 	iv := sweep.IntervalOf(caps)
 	iv.Lo = max(iv.Lo, 0)
 	return iv

@@ -55,8 +55,10 @@ func TestDecodeRefusesBadFigures(t *testing.T) {
 		{"steps[0].target_per_s: 0.5 is not a rate a search tries", func(m map[string]any) { step(m)["target_per_s"] = 0.5 }},
 		{"steps[0].target_per_s: 2e+09 is not a rate a search tries", func(m map[string]any) { step(m)["target_per_s"] = 2e9 }},
 		{"targets[0].capacity.mean_per_s: -1e+300 is negative", func(m map[string]any) { summary(m)["mean_per_s"] = -1e300 }},
-		{"targets[0].capacity: mean_per_s, ci95_lo_per_s and ci95_hi_per_s (5e+15, 100, 100), but its searches give 100, 100, 100",
+		{"targets[0].capacity: mean_per_s, ci95_lo_per_s and ci95_hi_per_s (5e+15, 0, 0), but its searches give 0, 0, 0",
 			func(m map[string]any) { summary(m)["mean_per_s"] = 5e15 }},
+		{"targets[0].capacity.found_searches: 1, but 0 of its searches found a capacity", func(m map[string]any) { summary(m)["found_searches"] = 1 }},
+		{"targets[0].capacity.bounds: [], but its searches give [{0 100 client-bound}]", func(m map[string]any) { summary(m)["bounds"] = []any{} }},
 		{"targets[0].capacity.repetitions: 3, but the target has 1 searches", func(m map[string]any) { summary(m)["repetitions"] = 3 }},
 		{"targets[0].capacity: found, client_bound and interrupted (true, true, false)", func(m map[string]any) { summary(m)["found"] = true }},
 		{"targets[0].searches[0].result.capacity_per_s: 1e+09, but the highest passing step's rate is 100",
@@ -78,6 +80,8 @@ func TestDecodeRefusesBadFigures(t *testing.T) {
 			func(m map[string]any) { at(m, "targets", 1, "searches", 0, "steps", 0)["corrected_p99_9_us"] = 1 }},
 		{"steps[0].pass: a passing step that did not keep its rate", func(m map[string]any) { step(m)["kept_rate"] = false }},
 		{"machine.cpus: -2 is negative", func(m map[string]any) { at(m, "machine")["cpus"] = -2 }},
+		{"targets[0].noise: corrected_p99_min_us, corrected_p99_max_us and objectives_inside (2, 9, false), but its steps give 2, 9, true",
+			func(m map[string]any) { at(m, "targets", 0, "noise")["objectives_inside"] = false }},
 	} {
 		_, err := Decode(edited(t, c.edit))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -87,13 +91,16 @@ func TestDecodeRefusesBadFigures(t *testing.T) {
 	if _, err := Decode(edited(t, func(map[string]any) {})); err != nil {
 		t.Fatalf("the fixture: %v", err)
 	}
-	// An earlier gab's interval below 0 (capacities far apart) reads as 0.
+	// An earlier gab's interval below 0 (capacities far apart) reads as 0:
+	// version 1 averaged every search's capacity.
 	d := fixture()
-	d.Repeat = 2
+	d.Repeat, d.SchemaVersion = 2, 1
 	for _, tg := range d.Targets {
 		tg.Searches = append(tg.Searches, Search{})
 		tg.Finish()
-		tg.Capacity.LoPerS = -12.5
+		caps := []float64{tg.Runs[0].Result.CapacityPerS, tg.Runs[1].Result.CapacityPerS}
+		iv := summaryV1(caps)
+		tg.Capacity.MeanPerS, tg.Capacity.HiPerS, tg.Capacity.LoPerS = iv.Mean, iv.Hi, -12.5
 	}
 	b, _ := json.Marshal(d)
 	if got, err := Decode(b); err != nil || got.Targets[0].Capacity.LoPerS != 0 {
