@@ -310,7 +310,7 @@ func TestApdexOption(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--apdex", "1ms"}, "gab: --apdex needs --extended, --json, --format json, --html or --dashboard to show it"},
+		{[]string{"--apdex", "1ms"}, "gab: --apdex needs --extended, --json, --format json, --html, --dashboard or a --fail-if on apdex to show it"},
 		{[]string{"--apdex", "2ms,1ms", "--extended"}, `gab: --apdex "2ms,1ms": T must be above 0 and F above T`},
 		{[]string{"--apdex", "0", "--extended"}, `T must be above 0 and F above T`},
 		{[]string{"--apdex", "x", "--extended"}, `not a duration`},

@@ -57,8 +57,11 @@ func TestLiveReaderNeverSlowsTheRun(t *testing.T) {
 				}
 				unix.Close(rd)
 			}()
-			status, stdout, stderr := runGab(t, "gab", "-k", "-n", "300", "-c", "2", "--rate", "1000", "--interval", "100ms", "--live", fifo, url)
-			if status != 0 || !strings.Contains(stdout, "Complete requests:      300") {
+			// 1 s at 100 ms intervals: 10 lines of about 1 KB, more than
+			// the stuck reader's 4 KiB pipe holds (300 requests made 4
+			// lines, 4049 bytes, which fit).
+			status, stdout, stderr := runGab(t, "gab", "-k", "-n", "2000", "-c", "2", "--rate", "2000", "--interval", "100ms", "--live", fifo, url)
+			if status != 0 || !strings.Contains(stdout, "Complete requests:      2000") {
 				t.Fatalf("status %d, stdout %q, stderr %q", status, stdout, stderr)
 			}
 			if !strings.Contains(stderr, "--live "+fifo+": its reader did not take the last lines") {
