@@ -564,7 +564,13 @@ func Count(n int) string {
 type Figure struct {
 	Title  string // the image's heading (the command line, the runs' labels)
 	Panels []Panel
+	// Columns is how many panels stand side by side, row after row (0 or 1:
+	// one panel per row).
+	Columns int
 }
+
+// Cols is the figure's panels per row (at least 1).
+func (f *Figure) Cols() int { return max(f.Columns, 1) }
 
 // Panel is one chart of a Figure.
 type Panel struct {
