@@ -368,6 +368,9 @@ func sweepFigure(d *sweep.Document) *chart.Figure {
 		// One target, concurrency and size: the point alone.
 		f.Panels = append(f.Panels, targetPanel(d))
 	}
+	// No panel draws more than chart.MaxSeries series (sweeps plotted
+	// together, many targets), and no legend covers data.
+	f.Panels = chart.SplitPanels(f.Panels, chart.MaxSeries)
 	return f
 }
 

@@ -117,16 +117,16 @@ func checkLooks(t *testing.T, name string, f *chart.Figure) {
 func TestChartLooksDistinct(t *testing.T) {
 	study := studyDocument([]string{"apache", "nginx", "lighttpd", "h2o", "caddy"}, []string{"1k", "16k", "256k"}, []int{1000, 5000}, false)
 	checkLooks(t, "server study", sweepFigure(study))
-	// Its panels of 10 or 15 series put their legends right of the plot,
-	// after the bar charts' (two entries) inside.
+	// Its panels of 10 or 15 series are split into panels of at most 8, and
+	// every legend, the bar charts' (two entries) too, is right of its plot.
 	var script bytes.Buffer
 	term, _ := gnuplot.TerminalFor("x.png")
 	if err := gnuplot.WriteScript(&script, sweepFigure(study), term, "x.dat", "x.png"); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Index(script.String(), "set key outside right top vertical\n")
-	if first := strings.Index(script.String(), "\nplot "); out < first {
-		t.Errorf("the long legends stay inside the plots:\n%s", script.String())
+	if first := strings.Index(script.String(), "\nplot "); out < 0 || out > first || strings.Contains(script.String(), "set key inside") {
+		t.Errorf("a legend stays inside its plot:\n%s", script.String())
 	}
 	// and so do the SVG charts', in a column right of the frame.
 	for _, p := range sweepFigure(study).Panels {

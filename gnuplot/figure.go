@@ -171,14 +171,14 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
-		p("set title %s\n", quote(pn.Title))
+		p("set title %s\n", titleLines(pn.Title, cols))
 		// A long legend goes right of the plot, where it covers no data; in
 		// a figure with columns every legend goes under its plot.
 		if cols > 1 {
 			if i == 0 {
 				p("set key outside below horizontal\n")
 			}
-		} else if outside := pn.Titled() > chart.MaxLegendInside; outside != keyOutside {
+		} else if outside := pn.Titled() > chart.MaxLegendInside || pn.LegendOutside; outside != keyOutside {
 			keyOutside = outside
 			if outside {
 				p("set key outside right top vertical\n")
@@ -278,6 +278,14 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	}
 	p("\nunset multiplot\n")
 	return bw.Flush()
+}
+
+// titleLines is a panel's title as a gnuplot string, wrapped onto lines
+// that fit a panel of a figure of cols columns (a title wider than its panel
+// is clipped): its Printable lines joined by newlines, which gpString writes
+// escaped.
+func titleLines(title string, cols int) string {
+	return gpString(strings.Join(chart.WrapText(chart.Printable(title), 900/float64(cols), 12), "\n"))
 }
 
 // stackTop is the highest top of p's Stacked data sets, if it has any.

@@ -588,6 +588,9 @@ type Panel struct {
 	// XMin and XMax, when XMax > XMin, fix the x range.
 	XMin, XMax float64
 	Lines      []Line
+	// LegendOutside puts the legend outside the plot however short it is
+	// (right of it, or under it on a narrow SVG image).
+	LegendOutside bool
 }
 
 // Tic is a labelled tic mark on an axis.

@@ -54,7 +54,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	case p.Titled() == 0:
 	case W < MinLegendRightWidth:
 		legend = legendBelow
-	case p.Titled() > MaxLegendInside:
+	case p.Titled() > MaxLegendInside || p.LegendOutside:
 		legend = legendRight
 	}
 	right, lx := svgRight, svgLeft

@@ -90,6 +90,10 @@ func TextWidth(s string, px float64) float64 {
 	return float64(utf8.RuneCountInString(s)) * 0.62 * px
 }
 
+// WrapText is wrapText: s in lines no wider than width pixels at font
+// size px (gnuplot's titles).
+func WrapText(s string, width, px float64) []string { return wrapText(s, width, px) }
+
 // wrapText splits s at spaces into lines no wider than width (TextWidth at
 // px); a word wider than a line stands alone.
 func wrapText(s string, width, px float64) []string {
