@@ -177,7 +177,7 @@ func TestSweepStudyFigures(t *testing.T) {
 	want := []string{
 		"Requests per second per target at size 4 (mean of 3 runs; whiskers: 95 % interval)",
 		"Latency deviation per target at size 1k (mean-of-runs; whiskers: 95 % interval of the runs' sds)",
-		"Sent bandwidth against size (request bodies; mean over the runs)",
+		"Sent bandwidth against size (whiskers: 95 % interval; request bodies; mean over the runs)",
 		"Latency against size (min: solid, p50: dashed in the same colour; every request of every run)",
 		"CPU per request against size (client: solid; --server-pid: dashed in the same colour)",
 		"Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)",
