@@ -91,7 +91,7 @@ func CapacityFigure(title string, ts []KneeTarget, objectiveMs float64) *Figure 
 func kneeSearchPanel(ti, si int, t KneeTarget, s KneeSearch, hi, objectiveMs float64) Panel {
 	p := Panel{ID: PanelCapacityKnee + "-" + strconv.Itoa(ti+1) + "-" + strconv.Itoa(si+1),
 		Title:  t.Label + ", search " + strconv.Itoa(si+1) + ": " + s.Result,
-		XLabel: "achieved requests per second", YLabel: "p99 latency (ms)", XFromZero: true, YFromZero: true}
+		XLabel: "achieved requests per second", YLabel: "p99 latency (ms)", XFromZero: true, YFromZero: true, LegendOutside: true}
 	if hi > 0 {
 		p.XMin, p.XMax = 0, hi*1.05
 	}

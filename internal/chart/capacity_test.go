@@ -76,6 +76,9 @@ func TestCapacityFigure(t *testing.T) {
 		}
 	}
 	pass, fail, bound := by["step passed"], by["step failed"], by["step client-bound"]
+	if !p.LegendOutside {
+		t.Error("the legend inside the plot")
+	}
 	if len(pass.Rows) != 2 || len(fail.Rows) != 1 || len(bound.Rows) != 1 || fail.Rows[0][0] != 1600 || bound.Rows[0][0] != 800 {
 		t.Errorf("steps: passed %v, failed %v, client-bound %v", pass.Rows, fail.Rows, bound.Rows)
 	}
