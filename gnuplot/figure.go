@@ -269,7 +269,12 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			block++
 		}
 		if len(plots) == 0 {
-			if cols > 1 {
+			switch {
+			case cols > 1 && pn.Title != "":
+				// A panel with nothing to draw (a search interrupted before
+				// its first step) still shows its title, on empty axes.
+				p("set yrange [0:1]\nplot NaN notitle\n")
+			case cols > 1:
 				p("set multiplot next\n") // the panel's place stays empty
 			}
 			continue

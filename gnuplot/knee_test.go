@@ -25,13 +25,15 @@ func kneeFigure() *chart.Figure {
 	return chart.CapacityFigure("gab capacity: p99<10ms", []chart.KneeTarget{
 		{Label: "nginx", CapacityPerS: 700, LoPerS: 500, HiPerS: 900, Searches: []chart.KneeSearch{search("800 req/s", 1), search("at least 400 req/s: limited by the client (gab)", 0.9), search("760 req/s", 1.1)}},
 		{Label: "caddy", CapacityPerS: 300, Searches: []chart.KneeSearch{search("300 req/s", 0.4)}},
+		{Label: "lighttpd", Searches: []chart.KneeSearch{{Result: "interrupted: not measured"}}},
 	}, 10)
 }
 
 // The knee's searches side by side: gnuplot lays the panels out in the
 // figure's columns (a target's row left partly empty), a legend under each
 // plot, the interval's two ends apart (a blank line between them in the
-// data), and draws every cell of a search.
+// data), and draws every cell of a search (one with no step as empty axes
+// under its title).
 func TestDrawKneeColumns(t *testing.T) {
 	needGnuplot(t)
 	fig := kneeFigure()
@@ -42,7 +44,7 @@ func TestDrawKneeColumns(t *testing.T) {
 	if err := WriteData(&data, fig); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"set multiplot layout 2,3 ", "set multiplot next", "set key outside below"} {
+	for _, want := range []string{"set multiplot layout 3,3 ", "set multiplot next", "set key outside below", "plot NaN notitle"} {
 		if !strings.Contains(script.String(), want) {
 			t.Errorf("script lacks %q:\n%s", want, script.String())
 		}
@@ -63,13 +65,13 @@ func TestDrawKneeColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := m.Bounds()
-	if r.Dx() < 1300 || r.Dy() < 600 {
-		t.Fatalf("%v: too small for 2 rows of 3", r)
+	if r.Dx() < 1300 || r.Dy() < 900 {
+		t.Fatalf("%v: too small for 3 rows of 3", r)
 	}
-	// Cells of searches have ink; the empty places of caddy's row none
-	// beyond the frame's white.
-	cw, ch := r.Dx()/3, (r.Dy()-30)/2
-	for i, want := range []bool{true, true, true, true, false, false} {
+	// Cells of searches have ink, an interrupted search's its axes; the
+	// empty places of caddy's and lighttpd's rows none.
+	cw, ch := r.Dx()/3, (r.Dy()-30)/3
+	for i, want := range []bool{true, true, true, true, false, false, true, false, false} {
 		c := image.Rect(i%3*cw, 30+i/3*ch, (i%3+1)*cw, 30+(i/3+1)*ch)
 		ink := inkFraction(m, c)
 		if want && ink < 0.02 || !want && ink > 0.001 {

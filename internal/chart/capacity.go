@@ -85,6 +85,10 @@ func CapacityFigure(title string, ts []KneeTarget, objectiveMs float64) *Figure 
 				XLabel: "achieved requests per second", YLabel: "p99 latency (ms)"})
 		}
 	}
+	if len(f.Panels) == 0 {
+		f.Panels = append(f.Panels, Panel{ID: PanelCapacityKnee, Title: "no search measured a step",
+			XLabel: "achieved requests per second", YLabel: "p99 latency (ms)"})
+	}
 	return f
 }
 

@@ -166,3 +166,12 @@ func checkSVGText(t *testing.T, svg string, p Panel, W float64) {
 		t.Errorf("%q: %d title lines, %d of %d legend entries: %s", p.Title, titles, seen, len(legends), fmt.Sprint(legends))
 	}
 }
+
+// A document with no search (every target interrupted before its first
+// step) still gives the renderers a panel, which says so.
+func TestCapacityFigureNoSearch(t *testing.T) {
+	f := CapacityFigure("t", []KneeTarget{{Label: "a"}}, 0)
+	if len(f.Panels) != 1 || !strings.Contains(f.Panels[0].Title, "no search") {
+		t.Errorf("%+v", f.Panels)
+	}
+}
