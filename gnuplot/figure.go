@@ -171,7 +171,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
-		p("set title %s\n", titleLines(pn.Title, cols))
+		p("set title %s\n", titleLines(pn.Title, 900*width/t.Width/float64(cols)))
 		// A long legend goes right of the plot, where it covers no data; in
 		// a figure with columns every legend goes under its plot.
 		if cols > 1 {
@@ -286,11 +286,11 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 }
 
 // titleLines is a panel's title as a gnuplot string, wrapped onto lines
-// that fit a panel of a figure of cols columns (a title wider than its panel
-// is clipped): its Printable lines joined by newlines, which gpString writes
-// escaped.
-func titleLines(title string, cols int) string {
-	return gpString(strings.Join(chart.WrapText(chart.Printable(title), 900/float64(cols), 12), "\n"))
+// that fit a panel of width pixels of a 900-pixel-wide image (a title wider
+// than its panel is clipped): its Printable lines joined by newlines, which
+// gpString writes escaped.
+func titleLines(title string, width float64) string {
+	return gpString(strings.Join(chart.WrapText(chart.Printable(title), width, 12), "\n"))
 }
 
 // stackTop is the highest top of p's Stacked data sets, if it has any.

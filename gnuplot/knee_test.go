@@ -80,3 +80,21 @@ func TestDrawKneeColumns(t *testing.T) {
 	}
 
 }
+
+// A title is wrapped to its panel's width: in a figure of three columns
+// (each 450 pixels of a 1350-pixel PNG) a 55-character title stays on one
+// line, and one twice as long takes two.
+func TestTitlesWrapToTheirPanel(t *testing.T) {
+	short, long := strings.Repeat("word ", 11)[:54]+"x", strings.Repeat("word ", 22)[:109]+"x"
+	f := &chart.Figure{Title: "t", Columns: 3, Panels: []chart.Panel{{Title: short}, {Title: long}, {Title: "c"}}}
+	var script bytes.Buffer
+	if err := WriteScript(&script, f, terminals[0], "k.dat", "k.png"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(script.String(), "set title '"+short+"'\n") {
+		t.Errorf("the short title is wrapped:\n%s", script.String())
+	}
+	if n := strings.Count(script.String(), `\0012`); n != 1 {
+		t.Errorf("%d line breaks, want the long title's one:\n%s", n, script.String())
+	}
+}
