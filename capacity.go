@@ -786,19 +786,28 @@ func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
 	return sf, nil
 }
 
-// capacityFigure is the knee of every target's steps (all its searches).
+// capacityFigure is the knee of every target's searches: a panel per
+// search, its steps passing and failing apart, the target's capacity and its
+// interval.
 func capacityFigure(d *capacity.Document) *chart.Figure {
 	var ts []chart.KneeTarget
 	for _, t := range d.Targets {
-		kt := chart.KneeTarget{Label: t.Label}
+		c := t.Capacity
+		kt := chart.KneeTarget{Label: t.Label, CapacityPerS: c.MeanPerS}
+		if c.N > 1 {
+			kt.LoPerS, kt.HiPerS = c.LoPerS, c.HiPerS
+		}
 		for _, r := range t.Runs {
+			ks := chart.KneeSearch{Result: r.Result.Line(capacity.Rate)}
 			for _, s := range r.Steps {
 				if s.Complete == 0 {
 					continue
 				}
-				kt.Steps = append(kt.Steps, chart.KneeStep{AchievedPerS: s.AchievedPerS, CorrectedP50Ms: float64(s.P50Us) / 1e3,
-					CorrectedP99Ms: float64(s.P99Us) / 1e3, UncorrectedP99Ms: float64(s.UncorrectedP99Us) / 1e3})
+				ks.Steps = append(ks.Steps, chart.KneeStep{AchievedPerS: s.AchievedPerS, CorrectedP50Ms: float64(s.P50Us) / 1e3,
+					CorrectedP99Ms: float64(s.P99Us) / 1e3, UncorrectedP99Ms: float64(s.UncorrectedP99Us) / 1e3,
+					Pass: s.Pass, ClientBound: s.ClientBound})
 			}
+			kt.Searches = append(kt.Searches, ks)
 		}
 		ts = append(ts, kt)
 	}

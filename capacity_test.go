@@ -292,24 +292,26 @@ func TestCapacityCompareRefusesBadFigures(t *testing.T) {
 	}
 }
 
-// --html and --plot draw the knee: every target's p99 against its achieved
-// rate, corrected and uncorrected, with the objective.
+// --html and --plot draw the knee: a panel per search, side by side, its
+// steps' p99 against their achieved rate (passing apart from failing), the
+// uncorrected p99, the capacity and the objective.
 func TestCapacityPictures(t *testing.T) {
 	testtool.Need(t, "gnuplot", "gnuplot-nox")
 	url, _ := serialServer(t, time.Millisecond)
 	dir := t.TempDir()
 	html, png := filepath.Join(dir, "c.html"), filepath.Join(dir, "c.png")
 	doc := filepath.Join(dir, "c.json")
-	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--html", html, "--plot", png, "--json", doc, "a="+url)
+	d := capacityOf(t, "--slo", "p99<200ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--repeat", "2", "--html", html, "--plot", png, "--json", doc, "a="+url)
 	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
 		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
 	}
-	wantInFile(t, html, "<svg", "a corrected p99", "a uncorrected p99", "objective", "Steps: a (", "p99 latency against achieved throughput", "non-2xx")
+	wantInFile(t, html, "<svg", `id="capacity-knee-1-1"`, `id="capacity-knee-1-2"`, `class="columns"`, "a, search 2: ", "step passed",
+		"uncorrected p99", "objective 200 ms", "capacity ", "Steps: a (", "non-2xx")
 	script, err := os.ReadFile(png + ".gp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(png); err != nil || st.Size() == 0 || !strings.Contains(string(script), "a corrected p99") {
+	if st, err := os.Stat(png); err != nil || st.Size() == 0 || !strings.Contains(string(script), "set multiplot layout 1,2 ") {
 		t.Errorf("the plot: %v\n%s", err, script)
 	}
 
@@ -318,7 +320,7 @@ func TestCapacityPictures(t *testing.T) {
 	if status, _, errs := runGab(t, "gab", "plot", "-o", again, "x="+doc, "y="+doc); status != 0 {
 		t.Fatalf("gab plot: %d %s", status, errs)
 	}
-	if page, err := os.ReadFile(again); err != nil || !strings.Contains(string(page), "x:a corrected p99") || !strings.Contains(string(page), "y:a uncorrected p99") {
+	if page, err := os.ReadFile(again); err != nil || !strings.Contains(string(page), "x:a, search 2") || !strings.Contains(string(page), "y:a, search 1") {
 		t.Errorf("gab plot's page: %v", err)
 	}
 	status, out, errs := runGab(t, "gab", "compare", doc, doc)

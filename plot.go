@@ -342,9 +342,10 @@ const maxBarGroups = 4
 // bar per concurrency (the server studies' figures); against concurrency,
 // requests per second with its interval and p50/p99 latency, and the
 // server's CPU per request; against size, bandwidth in the direction that
-// grows (sent for --post-sizes), min and p50 latency and CPU per request
-// (client, server, whole host); against --param's values, requests per
-// second and p50 latency.
+// grows (sent for --post-sizes, whiskers: its 95 % interval), min and p50
+// latency and CPU per request (client, server, whole host); against
+// --param's values, requests per second, p50 latency, bandwidth (with
+// whiskers) and CPU per request.
 func sweepFigure(d *sweep.Document) *chart.Figure {
 	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
@@ -368,6 +369,9 @@ func sweepFigure(d *sweep.Document) *chart.Figure {
 		// One target, concurrency and size: the point alone.
 		f.Panels = append(f.Panels, targetPanel(d))
 	}
+	// No panel draws more than chart.MaxSeries series (sweeps plotted
+	// together, many targets), and no legend covers data.
+	f.Panels = chart.SplitPanels(f.Panels, chart.MaxSeries)
 	return f
 }
 
@@ -603,6 +607,7 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 	case sizeOptionMixed:
 		bwTitle, bwLabel, bwCol = "Bandwidth against size (received for --sizes sweeps, sent for --post-sizes ones; mean over the runs)", "Mbit/s", "mbit_per_s"
 	}
+	bwTitle = strings.Replace(bwTitle, "(", "(whiskers: 95 % interval; ", 1)
 	bw := chart.Panel{Title: bwTitle, XLabel: xl, YLabel: bwLabel, LogX: true, XTics: tics, YFromZero: true}
 	lat := chart.Panel{Title: "Latency against size (min: solid, p50: dashed in the same colour; every request of every run)", XLabel: xl,
 		YLabel: "latency (ms)", LogX: true, XTics: tics, YFromZero: true}
@@ -611,7 +616,8 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 	host := chart.Panel{Title: "Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)", XLabel: xl,
 		YLabel: "host CPU per request (µs)", LogX: true, XTics: tics, YFromZero: true}
 	for k, s := range groupPoints(d.Points, byConc, sizeOf) {
-		b := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", bwCol}, Color: k + 1}
+		b := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"size_bytes", bwCol, "ci95_low", "ci95_high"}, Color: k + 1,
+			Note: bwWhiskers}
 		minL := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "min_ms"}, Color: k + 1, Note: "min of " + s.label}
 		p50 := chart.Line{Style: chart.Lines, Columns: []string{"size_bytes", "p50_ms"}, Color: k + 1, Dashed: true, Note: "p50 of " + s.label}
 		cli := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "client_cpu_us_per_request"}, Color: k + 1, Note: "client CPU of " + s.label}
@@ -623,7 +629,7 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 			if post {
 				v = p.SentMbitPerS
 			}
-			b.Rows = append(b.Rows, []float64{x, v})
+			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
 			if p.Latency.Count > 0 {
 				minL.Rows = append(minL.Rows, []float64{x, p.Latency.MinMs})
 				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
@@ -696,9 +702,24 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 	return out
 }
 
+// bwWhiskers says where a bandwidth's whiskers come from.
+const bwWhiskers = "bandwidth and its 95 % interval: the requests per second's interval scaled to the bandwidth (the bytes per request are the point's own)"
+
+// bandwidthRow is a bandwidth v at x with its 95 % interval: the requests
+// per second's relative half-width (at one point the bytes per request are
+// fixed, so the bandwidth varies as the rate), stopped at zero.
+func bandwidthRow(x, v float64, p *sweep.DocPoint) []float64 {
+	h := 0.0
+	if p.RPS.MeanPerS > 0 {
+		h = v * p.RPS.CI95PerS / p.RPS.MeanPerS
+	}
+	return []float64{x, v, max(v-h, 0), v + h}
+}
+
 // paramPanels are the charts against --param's values (in their order, one
-// tic each): requests per second with its interval and p50 latency, a line
-// per target (and size and concurrency, with several).
+// tic each), a line per target (and size and concurrency, with several):
+// requests per second with its interval, p50 latency, bandwidth with its
+// interval, and CPU per request (client and --server-pid) where measured.
 func paramPanels(d *sweep.Document) []chart.Panel {
 	q := d.Settings.Param
 	at := map[string]float64{}
@@ -738,10 +759,71 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
 		return at[p.ParamValue], p.Latency.P50Ms, p.Latency.Count > 0
 	})
-	rps.TicRange()
-	lat.TicRange()
-	lat.LogIfDecades()
-	return []chart.Panel{rps, lat}
+	// Bandwidth (in the direction that grows with a size: sent for
+	// --post-sizes) and CPU per request (client solid, --server-pid dashed)
+	// against the parameter: a setting that saves CPU or packs more bytes
+	// shows here, not in the rate.
+	post := d.Settings.SizeOption == "--post-sizes"
+	bwLabel, bwCol := "received (Mbit/s)", "received_mbit_per_s"
+	if post {
+		bwLabel, bwCol = "sent (Mbit/s)", "sent_mbit_per_s"
+	}
+	bw := chart.Panel{Title: "Bandwidth against " + q.Name + " (mean over the runs; whiskers: 95 % interval)", XLabel: xl, YLabel: bwLabel, XTics: tics, YFromZero: true}
+	cpu := chart.Panel{Title: "CPU per request against " + q.Name + " (client: solid; --server-pid: dashed in the same colour)", XLabel: xl,
+		YLabel: "CPU per request (µs)", XTics: tics, YFromZero: true}
+	for k, s := range groupPoints(d.Points, key, func(p *sweep.DocPoint) float64 { return at[p.ParamValue] }) {
+		b := chart.Line{Title: s.label, Style: chart.ErrorBars, Color: k + 1, Columns: []string{"param_number", bwCol, "ci95_low", "ci95_high"}, Note: bwWhiskers}
+		cli := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "client_cpu_us_per_request"}, Note: "client CPU of " + s.label}
+		srv := chart.Line{Style: chart.Lines, Color: k + 1, Dashed: true, Columns: []string{"param_number", "server_cpu_us_per_request"}, Note: "server CPU of " + s.label}
+		for _, p := range s.points {
+			x, v := at[p.ParamValue], p.MbitPerS
+			if post {
+				v = p.SentMbitPerS
+			}
+			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
+			if p.ClientCPUUsPerReq != nil {
+				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
+			}
+			if p.ServerCPUUsPerReq != nil {
+				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			}
+		}
+		if len(cli.Rows) == 0 {
+			srv.Title = s.label
+		}
+		bw.Lines = append(bw.Lines, b)
+		for _, l := range []chart.Line{cli, srv} {
+			if len(l.Rows) > 0 {
+				cpu.Lines = append(cpu.Lines, l)
+			}
+		}
+	}
+	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		if post {
+			return at[p.ParamValue], p.SentMbitPerS, true
+		}
+		return at[p.ParamValue], p.MbitPerS, true
+	})
+	out := []chart.Panel{rps, lat, bw}
+	if len(cpu.Lines) > 0 {
+		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+			switch {
+			case p.ClientCPUUsPerReq != nil:
+				return at[p.ParamValue], *p.ClientCPUUsPerReq, true
+			case p.ServerCPUUsPerReq != nil:
+				return at[p.ParamValue], *p.ServerCPUUsPerReq, true
+			}
+			return 0, 0, false
+		})
+		out = append(out, cpu)
+	}
+	for i := range out {
+		out[i].TicRange()
+		if i == 1 || i == 3 {
+			out[i].LogIfDecades()
+		}
+	}
+	return out
 }
 
 // targetPanel is the chart of a sweep of one target, concurrency and size:
@@ -879,6 +961,21 @@ func writeSweepHTML(out string, d *sweep.Document) error {
 	page.Tables = append(page.Tables, report.PageTable{Title: "Points", Rows: pts, Compact: true,
 		Note: "Requests per second across the repetitions (cv: sd / mean, in %); latency over every request of every run (HDR histogram, 3 significant digits; min exact); " +
 			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request." + flags})
+	if q := d.Settings.Param; q != nil && len(q.Values) > 1 {
+		var in []sweep.ParamRow
+		for i := range d.Points {
+			p := &d.Points[i]
+			if p.Repeats > 0 {
+				in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: p.RPS.MeanPerS, CI95PerS: p.RPS.CI95PerS})
+			}
+		}
+		rows := [][]string{{"configuration", "max req/s", "± 95 % CI", "at " + q.Name, "within"}}
+		for _, m := range sweep.ParamMaxima(in) {
+			rows = append(rows, []string{m.Configuration, fmt.Sprintf("%.2f", m.MeanPerS), fmt.Sprintf("%.2f", m.CI95PerS), m.At, strings.Join(m.Within, ", ")})
+		}
+		page.Tables = append(page.Tables, report.PageTable{Title: "Maximum req/s per configuration over " + q.Name, Rows: rows,
+			Note: "Mean over the runs; within: the values of " + q.Name + " whose 95 % interval reaches the maximum's (the runs cannot tell them from it)."})
+	}
 	for _, r := range d.Rankings {
 		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
 		if r.Size != nil {

@@ -117,16 +117,16 @@ func checkLooks(t *testing.T, name string, f *chart.Figure) {
 func TestChartLooksDistinct(t *testing.T) {
 	study := studyDocument([]string{"apache", "nginx", "lighttpd", "h2o", "caddy"}, []string{"1k", "16k", "256k"}, []int{1000, 5000}, false)
 	checkLooks(t, "server study", sweepFigure(study))
-	// Its panels of 10 or 15 series put their legends right of the plot,
-	// after the bar charts' (two entries) inside.
+	// Its panels of 10 or 15 series are split into panels of at most 8, and
+	// every legend, the bar charts' (two entries) too, is right of its plot.
 	var script bytes.Buffer
 	term, _ := gnuplot.TerminalFor("x.png")
 	if err := gnuplot.WriteScript(&script, sweepFigure(study), term, "x.dat", "x.png"); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Index(script.String(), "set key outside right top vertical\n")
-	if first := strings.Index(script.String(), "\nplot "); out < first {
-		t.Errorf("the long legends stay inside the plots:\n%s", script.String())
+	if first := strings.Index(script.String(), "\nplot "); out < 0 || out > first || strings.Contains(script.String(), "set key inside") {
+		t.Errorf("a legend stays inside its plot:\n%s", script.String())
 	}
 	// and so do the SVG charts', in a column right of the frame.
 	for _, p := range sweepFigure(study).Panels {
@@ -177,7 +177,7 @@ func TestSweepStudyFigures(t *testing.T) {
 	want := []string{
 		"Requests per second per target at size 4 (mean of 3 runs; whiskers: 95 % interval)",
 		"Latency deviation per target at size 1k (mean-of-runs; whiskers: 95 % interval of the runs' sds)",
-		"Sent bandwidth against size (request bodies; mean over the runs)",
+		"Sent bandwidth against size (whiskers: 95 % interval; request bodies; mean over the runs)",
 		"Latency against size (min: solid, p50: dashed in the same colour; every request of every run)",
 		"CPU per request against size (client: solid; --server-pid: dashed in the same colour)",
 		"Whole host's CPU per request against size (/proc/stat: user, system, irq, softirq; 10 ms ticks)",

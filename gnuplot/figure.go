@@ -91,6 +91,12 @@ func WriteData(w io.Writer, f *chart.Figure) error {
 				bw.WriteString(strings.TrimSuffix(strings.Repeat("?\t", max(len(l.Columns), 2)), "\t") + "\n")
 			}
 			for _, row := range l.Rows {
+				if allMissing(row) {
+					// A break in a line: gnuplot does not join the points
+					// either side of a blank line.
+					bw.WriteString("\n")
+					continue
+				}
 				num = num[:0]
 				for i, v := range row {
 					if i > 0 {
@@ -105,6 +111,16 @@ func WriteData(w io.Writer, f *chart.Figure) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// allMissing says every value of row is NaN or infinite (a break in a line).
+func allMissing(row []float64) bool {
+	for _, v := range row {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return len(row) > 0
 }
 
 // appendNumber formats v with as many digits as it needs and no more than
@@ -134,8 +150,15 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	p("# gab charts: %s\n", comment(f.Title))
 	p("#\n# Written by gab with its data in %s (one block per data set,\n", chart.Printable(dataName))
 	p("# described there). Edit freely and draw again with:  gnuplot %s\n\n", comment(ShellWord(filepath.Base(imageName)+".gp")))
-	n := len(f.Panels)
-	p("set terminal %s size %s,%s\n", t.Line, fmtSize(t.Width, t.Unit), fmtSize(t.PanelHeight*float64(n)+headingHeight(t), t.Unit))
+	// Panels row after row, f.Cols() a row; a figure with columns is wider.
+	cols := f.Cols()
+	n := (len(f.Panels) + cols - 1) / cols
+	// and each row taller (its legends under the plots).
+	width, height := t.Width, t.PanelHeight
+	if cols > 1 {
+		width, height = t.Width*float64(cols)/2, t.PanelHeight*1.4
+	}
+	p("set terminal %s size %s,%s\n", t.Line, fmtSize(width, t.Unit), fmtSize(height*float64(n)+headingHeight(t), t.Unit))
 	if toStdout {
 		p("set output\n")
 	} else {
@@ -143,14 +166,19 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	}
 	p("set datafile missing '?'\n")
 	p("set grid\nset key top left\nset boxwidth 1 absolute\n")
-	p("set multiplot layout %d,1 title %s\n", n, quote(f.Title))
+	p("set multiplot layout %d,%d title %s\n", n, cols, quote(f.Title))
 	block := 0
 	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
-		p("set title %s\n", quote(pn.Title))
-		// A long legend goes right of the plot, where it covers no data.
-		if outside := pn.Titled() > chart.MaxLegendInside; outside != keyOutside {
+		p("set title %s\n", titleLines(pn.Title, 900*width/t.Width/float64(cols)))
+		// A long legend goes right of the plot, where it covers no data; in
+		// a figure with columns every legend goes under its plot.
+		if cols > 1 {
+			if i == 0 {
+				p("set key outside below horizontal\n")
+			}
+		} else if outside := pn.Titled() > chart.MaxLegendInside || pn.LegendOutside; outside != keyOutside {
 			keyOutside = outside
 			if outside {
 				p("set key outside right top vertical\n")
@@ -231,7 +259,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			} else {
 				with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
 			}
-			if l.Style == chart.Points {
+			if l.Style == chart.Points || l.Style == chart.Marks {
 				with = strings.Replace(with, "pointtype 7", fmt.Sprintf("pointtype %d", lk.PointType), 1)
 			}
 			if l.Style == chart.Bars {
@@ -241,12 +269,28 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 			block++
 		}
 		if len(plots) == 0 {
+			switch {
+			case cols > 1 && pn.Title != "":
+				// A panel with nothing to draw (a search interrupted before
+				// its first step) still shows its title, on empty axes.
+				p("set yrange [0:1]\nplot NaN notitle\n")
+			case cols > 1:
+				p("set multiplot next\n") // the panel's place stays empty
+			}
 			continue
 		}
 		p("plot %s\n", strings.Join(plots, ", \\\n     "))
 	}
 	p("\nunset multiplot\n")
 	return bw.Flush()
+}
+
+// titleLines is a panel's title as a gnuplot string, wrapped onto lines
+// that fit a panel of width pixels of a 900-pixel-wide image (a title wider
+// than its panel is clipped): its Printable lines joined by newlines, which
+// gpString writes escaped.
+func titleLines(title string, width float64) string {
+	return gpString(strings.Join(chart.WrapText(chart.Printable(title), width, 12), "\n"))
 }
 
 // stackTop is the highest top of p's Stacked data sets, if it has any.

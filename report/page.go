@@ -70,8 +70,12 @@ type PageTable struct {
 	Compact bool
 }
 
-// panelSize is each chart's size in pixels.
-const panelWidth, panelHeight = 960, 320
+// panelSize is each chart's size in pixels; columnWidth and columnHeight
+// a chart's in a figure with columns.
+const (
+	panelWidth, panelHeight   = 960, 320
+	columnWidth, columnHeight = 440, 380
+)
 
 // PageRow is a named value.
 type PageRow struct{ Name, Value string }
@@ -119,6 +123,7 @@ type pageView struct {
 	Env     []PageRow
 	Tables  []PageTable
 	Charts  []pageChart
+	Columns int // charts a row (0: one)
 	Runs    []pageRunView
 	Compare [][]string // header row first
 	Live    *PageLive
@@ -128,9 +133,15 @@ type pageView struct {
 func WriteHTMLPage(w io.Writer, p *Page) error {
 	v := pageView{Title: p.Title, Command: strings.Join(p.Command, " "), Env: p.Environment, Tables: p.Tables, Live: p.Live}
 	if p.Figure != nil {
+		// A figure with columns: its panels side by side, narrower (the
+		// legend then under each plot), on a page as wide as they are.
+		w, h := panelWidth, panelHeight
+		if c := p.Figure.Cols(); c > 1 {
+			w, h, v.Columns = columnWidth, columnHeight, c
+		}
 		for i := range p.Figure.Panels {
 			var b bytes.Buffer
-			if err := chart.WriteSVG(&b, &p.Figure.Panels[i], panelWidth, panelHeight); err != nil {
+			if err := chart.WriteSVG(&b, &p.Figure.Panels[i], w, h); err != nil {
 				return err
 			}
 			// Drawn by WriteSVG, which escapes every text.
@@ -511,11 +522,13 @@ td:first-child, th:first-child { text-align: left; }
 .error { color: #a00; }
 svg { display: block; margin: .8em 0; max-width: 100%; height: auto; }
 figure { margin: 0; }
+.columns { display: grid; gap: 0 12px; }
+body.wide { max-width: 1360px; }
 .note { color: #555; font-size: .9em; }
 table.compact { font-size: .85em; } table.compact td, table.compact th { padding: .15em .3em; }
 </style>
 </head>
-<body>
+<body{{if .Columns}} class="wide"{{end}}>
 <h1>{{.Title}}</h1>
 {{if .Live}}<p class="note" id="live" data-seq="{{.Live.Seq}}">{{.Live.Note}}</p>
 {{end}}{{if .Command}}<h2>Command line</h2>
@@ -528,8 +541,8 @@ table.compact { font-size: .85em; } table.compact td, table.compact th { padding
 <table class="compare">{{range $i, $row := .Compare}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Charts}}<h2>Charts</h2>
-{{range .Charts}}<figure{{if .ID}} id="{{.ID}}"{{end}}>{{.SVG}}</figure>
-{{end}}{{end}}
+{{if .Columns}}<div class="columns" style="grid-template-columns: repeat({{.Columns}}, 440px)">{{end}}{{range .Charts}}<figure{{if .ID}} id="{{.ID}}"{{end}}>{{.SVG}}</figure>
+{{end}}{{if .Columns}}</div>{{end}}{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
 {{if .Note}}<p class="note">{{.Note}}</p>{{end}}
 <table{{if .Compact}} class="compact"{{end}}>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>

@@ -564,7 +564,13 @@ func Count(n int) string {
 type Figure struct {
 	Title  string // the image's heading (the command line, the runs' labels)
 	Panels []Panel
+	// Columns is how many panels stand side by side, row after row (0 or 1:
+	// one panel per row).
+	Columns int
 }
+
+// Cols is the figure's panels per row (at least 1).
+func (f *Figure) Cols() int { return max(f.Columns, 1) }
 
 // Panel is one chart of a Figure.
 type Panel struct {
@@ -582,6 +588,9 @@ type Panel struct {
 	// XMin and XMax, when XMax > XMin, fix the x range.
 	XMin, XMax float64
 	Lines      []Line
+	// LegendOutside puts the legend outside the plot however short it is
+	// (right of it, or under it on a narrow SVG image).
+	LegendOutside bool
 }
 
 // Tic is a labelled tic mark on an axis.

@@ -95,3 +95,15 @@ const (
 	MaxLegendInside = 8
 	svgLegendWidth  = 190.0
 )
+
+// MinLegendRightWidth is the narrowest SVG image that gets a legend inside
+// or right of its plot; a narrower one has it under the plot.
+const MinLegendRightWidth = 600.0
+
+type legendPlace int
+
+const (
+	legendInside legendPlace = iota
+	legendRight
+	legendBelow
+)

@@ -41,16 +41,40 @@ func (a axis) at(v float64) float64 {
 func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	bw := bufio.NewWriter(w)
 	W, H := float64(width), float64(height)
-	// A long legend gets a column right of the plot, where it covers no
-	// data; a short one sits inside, top left.
+	// A title wider than the image is wrapped onto more lines, and the plot
+	// moves down under them.
+	title := wrapText(Printable(p.Title), W-16, svgTitleSize)
+	top := svgTop + svgLineHeight*float64(len(title)-1)
+	// The legend: a short one inside the plot, top left; a long one in a
+	// column right of the plot, where it covers no data; on a narrow image
+	// (a panel of a figure with columns) in rows under the x axis's label,
+	// two entries a row.
+	legend := legendInside
+	switch {
+	case p.Titled() == 0:
+	case W < MinLegendRightWidth:
+		legend = legendBelow
+	case p.Titled() > MaxLegendInside || p.LegendOutside:
+		legend = legendRight
+	}
 	right, lx := svgRight, svgLeft
-	if p.Titled() > MaxLegendInside {
+	bottom := svgBottom
+	if legend == legendRight {
 		right = svgRight + svgLegendWidth
 		lx = W - right + 8
 	}
+	perRow := 2 // legend entries a row under the plot
+	if legend == legendBelow {
+		for _, l := range p.Lines {
+			if l.Title != "" && 24+TextWidth(Printable(l.Title), 11) > (W-svgLeft)/2 {
+				perRow = 1
+			}
+		}
+		bottom += svgLineHeight*float64((p.Titled()+perRow-1)/perRow) + 4
+	}
 	xs, ys := dataRange(p)
 	x := axis{lo: xs[0], hi: xs[1], log: p.LogX, pxLo: svgLeft, px: W - svgLeft - right}
-	y := axis{lo: ys[0], hi: ys[1], log: p.LogY, pxLo: H - svgBottom, px: -(H - svgTop - svgBottom)}
+	y := axis{lo: ys[0], hi: ys[1], log: p.LogY, pxLo: H - bottom, px: -(H - top - bottom)}
 	if x.log {
 		x.lo, x.hi = math.Log10(math.Max(x.lo, 1e-12)), math.Log10(math.Max(x.hi, 1e-12))
 	}
@@ -62,7 +86,9 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		width, height, width, height, x.pxLo, x.px, x.lo, x.hi, x.log, y.pxLo, y.px, y.lo, y.hi, y.log)
 	fmt.Fprintf(bw, "<title>%s</title>", esc(p.Title))
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="#fff"/>`, width, height)
-	fmt.Fprintf(bw, `<text x="%g" y="18" text-anchor="middle" font-size="12">%s</text>`, W/2, esc(p.Title))
+	for i, line := range title {
+		fmt.Fprintf(bw, `<text class="title" x="%g" y="%g" text-anchor="middle" font-size="%g">%s</text>`, W/2, 18+svgLineHeight*float64(i), svgTitleSize, html.EscapeString(line))
+	}
 
 	// Grid and tics.
 	xticks := p.XTics
@@ -74,7 +100,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	bw.WriteString(`<g stroke="#ddd" stroke-width="1">`)
 	for _, t := range xticks {
 		px := x.at(t.At)
-		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px, svgTop, px, H-svgBottom)
+		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px, top, px, H-bottom)
 	}
 	yticks := niceTicks(ys[0], ys[1])
 	if y.log {
@@ -86,28 +112,34 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	}
 	bw.WriteString(`</g><g fill="#333">`)
 	for _, t := range xticks {
-		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x.at(t.At), H-svgBottom+14, esc(t.Label))
+		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x.at(t.At), H-bottom+14, esc(t.Label))
 	}
 	for _, v := range yticks {
 		fmt.Fprintf(bw, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, svgLeft-6, y.at(v)+4, formatTick(v))
 	}
-	fmt.Fprintf(bw, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, svgLeft+(W-svgLeft-right)/2, H-8, esc(p.XLabel))
-	fmt.Fprintf(bw, `<text transform="translate(14,%g) rotate(-90)" text-anchor="middle">%s</text>`, svgTop+(H-svgTop-svgBottom)/2, esc(p.YLabel))
+	fmt.Fprintf(bw, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, svgLeft+(W-svgLeft-right)/2, H-bottom+36, esc(p.XLabel))
+	fmt.Fprintf(bw, `<text transform="translate(14,%g) rotate(-90)" text-anchor="middle">%s</text>`, top+(H-top-bottom)/2, esc(p.YLabel))
 	bw.WriteString(`</g>`)
-	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, svgTop, W-svgLeft-right, H-svgTop-svgBottom)
+	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, top, W-svgLeft-right, H-top-bottom)
 
 	// Data sets, clipped to the frame.
 	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g clip-path="url(#clip-%s)"><g class="plot">`,
-		clipID(p), svgLeft, svgTop, W-svgLeft-right, H-svgTop-svgBottom, clipID(p))
+		clipID(p), svgLeft, top, W-svgLeft-right, H-top-bottom, clipID(p))
 	for i, l := range p.Lines {
 		writeLine(bw, &l, x, y, LookOf(&l, i))
 	}
 	bw.WriteString("</g></g>")
-	// Legend, top left inside the frame or in its column.
-	ly := svgTop + 14
+	// Legend, top left inside the frame, in its column or under the axis.
+	ly := top + 14
+	k := 0
 	for i, l := range p.Lines {
 		if l.Title == "" {
 			continue
+		}
+		if legend == legendBelow {
+			lx = svgLeft - 20 + float64(k%perRow)*(W-svgLeft)/2
+			ly = H - bottom + svgBottom + 10 + svgLineHeight*float64(k/perRow)
+			k++
 		}
 		lk := LookOf(&l, i)
 		color := lk.Color
@@ -116,6 +148,10 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+11, ly-7, lk.MarkerFill(), color)
 		case l.Style == Points:
 			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, lk.MarkerFill(), color)
+		case l.Style == Marks && lk.Square:
+			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="8" height="8" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+10, ly-8, color)
+		case l.Style == Marks:
+			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="4.5" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+14, ly-4, color)
 		case l.Style == Flagged:
 			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="5" fill="none" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, color)
 		case lk.SVGDash != "":
@@ -155,8 +191,14 @@ func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.2" stroke-linecap="%s" fill="none" vector-effect="non-scaling-stroke"/>`, d, lk.MarkerFill(), linecap)
 		}
 	case Marks:
+		// Circles, or squares in a square family (failing capacity steps
+		// beside passing ones).
 		for _, r := range l.Rows {
 			if len(r) < 2 || bad(r[0], r[1]) {
+				continue
+			}
+			if lk.Square {
+				fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0])-4.5, y.at(r[1])-4.5, color)
 				continue
 			}
 			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0]), y.at(r[1]), color)

@@ -737,6 +737,9 @@ func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeParamMaxima(w, s, points); err != nil {
+		return err
+	}
 	if err := writeRankings(w, s, points); err != nil {
 		return err
 	}
