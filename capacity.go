@@ -794,7 +794,7 @@ func capacityFigure(d *capacity.Document) *chart.Figure {
 	for _, t := range d.Targets {
 		c := t.Capacity
 		kt := chart.KneeTarget{Label: t.Label, CapacityPerS: c.MeanPerS}
-		if c.N > 1 {
+		if c.FoundN > 1 { // an interval over the capacities found (bounds apart)
 			kt.LoPerS, kt.HiPerS = c.LoPerS, c.HiPerS
 		}
 		for _, r := range t.Runs {
