@@ -140,7 +140,7 @@ func newLiveOutputs(o *cliOptions, stdout, stderr io.Writer) (*liveOutputs, erro
 		m := &live.Metrics{}
 		srv, err := live.Listen(s.MetricsAddr, m)
 		if err != nil {
-			l.close(context.Background(), 0)
+			l.close(context.Background(), 0, false)
 			return nil, fmt.Errorf("--metrics: %v", err)
 		}
 		l.metrics = srv
@@ -153,7 +153,7 @@ func newLiveOutputs(o *cliOptions, stdout, stderr io.Writer) (*liveOutputs, erro
 	if s.RemoteWrite != "" {
 		rw, err := live.NewRemoteWriter(s.RemoteWrite, "gab/"+version)
 		if err != nil {
-			l.close(context.Background(), 0)
+			l.close(context.Background(), 0, false)
 			return nil, fmt.Errorf("--remote-write: %v", err)
 		}
 		l.rw = rw
@@ -246,7 +246,9 @@ func (l *liveOutputs) finish(st *live.Stream, sum *report.Run, res *client.Resul
 // liveClosing to finish, the metrics endpoint then serves the final figures
 // for linger more, and stderr gets a line for each sink that lost lines,
 // failed or could not finish.
-func (l *liveOutputs) close(ctx context.Context, linger time.Duration) {
+// runInterrupted says an interrupt ended the run itself: then the context
+// is already done, and only a second interrupt ends the linger (main).
+func (l *liveOutputs) close(ctx context.Context, linger time.Duration, runInterrupted bool) {
 	if l == nil {
 		return
 	}
@@ -254,9 +256,11 @@ func (l *liveOutputs) close(ctx context.Context, linger time.Duration) {
 	if l.metrics != nil {
 		if linger > 0 {
 			// An interrupt (the context) ends the linger, unless the run
-			// itself was interrupted: then only a second one does (main).
+			// itself was interrupted. Whether it was is the run's ending,
+			// not the context's state here: an interrupt that came after
+			// the run ended, before the linger began, ends the linger.
 			stop := ctx.Done()
-			if ctx.Err() != nil {
+			if runInterrupted {
 				stop = nil
 			}
 			tm := time.NewTimer(linger)
@@ -337,7 +341,7 @@ func (r *plainRun) closeLive(ctx context.Context) {
 		return
 	}
 	_ = r.out.Flush() // an error stays in the writer and is reported at the end
-	r.stream.close(ctx, r.o.Live.MetricsLinger)
+	r.stream.close(ctx, r.o.Live.MetricsLinger, r.interrupted)
 }
 
 // subcommandLive opens the live outputs of gab sweep or gab capacity (cmd)
@@ -366,5 +370,7 @@ func (l *liveOutputs) closeAfter(ctx context.Context, out interface{ Flush() err
 		return
 	}
 	_ = out.Flush() // the command's caller reports a write error
-	l.close(ctx, o.Live.MetricsLinger)
+	// The subcommand has ended when this runs: an interrupt by now ended
+	// its runs (a sweep or a search stops on it).
+	l.close(ctx, o.Live.MetricsLinger, ctx.Err() != nil)
 }

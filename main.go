@@ -160,6 +160,8 @@ type plainRun struct {
 	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
 	runStream *live.Stream
 	dash      *dashRun // --dashboard's (nil without it)
+	// interrupted says an interrupt ended the run (before its report).
+	interrupted bool
 }
 
 // setup builds the engine and chooses the outputs. done says gab must exit
@@ -261,6 +263,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 		r.dash.begin(r.o, r.argv, r.cfg.Interval)
 	}
 	ms = measureRun(ctx, r.runner, &r.output.meter)
+	r.interrupted = ms.res != nil && ms.res.Ending == client.EndInterrupted
 	if r.live != nil {
 		r.live.stop()
 	}

@@ -120,7 +120,8 @@ func TestServerComparison(t *testing.T) {
 
 // The comparison's capacity mode against two real servers, with steps short
 // enough and a rate low enough for a test: every search ends (every step up
-// to -m passes, or the client was the limit) and its document decodes.
+// to -m passes, the client was the limit, or a busy machine disturbed it,
+// as gab says) and its document decodes.
 func TestServerComparisonCapacity(t *testing.T) {
 	for _, tool := range [][2]string{{"nginx", "nginx-light"}, {"lighttpd", "lighttpd"}} {
 		testtool.Need(t, tool[0], tool[1])
@@ -140,11 +141,13 @@ func TestServerComparisonCapacity(t *testing.T) {
 	}
 	for _, tg := range d.Targets {
 		r := tg.Runs[0].Result
-		if !r.ReachedMax && !r.ClientBound {
+		if !r.ReachedMax && !r.ClientBound && !r.Disturbed {
 			t.Errorf("%s: %+v (steps %+v)", tg.Label, r, tg.Runs[0].Steps)
 		}
 		for _, s := range tg.Runs[0].Steps {
-			if s.Error != "" || s.Failed != 0 || s.Complete == 0 {
+			// A step on a machine too busy to run it (seen: none of 77
+			// requests answered within a 0.3 s step at load 16) says so.
+			if s.Error != "" || s.Failed != 0 || s.Complete == 0 && !s.BusyMachine {
 				t.Errorf("%s: step %+v", tg.Label, s)
 			}
 		}
