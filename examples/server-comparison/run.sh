@@ -6,8 +6,8 @@
 # same number of requests at every concurrency (--requests-per-conn), every
 # point's repetitions interleaved with every other point's. The servers are
 # ranked by throughput and by the study's deviation (the mean of the runs'
-# latency sds, --deviation mean-of-runs), ties where the 95 % intervals
-# overlap, and every server is stated as ratios to the first one
+# latency sds, --deviation mean-of-runs), tied where their ratio's 95 %
+# interval holds 1, and every server is stated as ratios to the first one
 # (--baseline), with each server's change from the first concurrency to the
 # last. Results go to OUTDIR (sweep.csv, sweep.json, table.txt, sweep.html,
 # and sweep.png with gnuplot: the study's figures, per file size the servers
