@@ -411,7 +411,8 @@ func (c Summary) RankText() string {
 // Interval is the target's capacity over its searches as sweep's tie rule
 // tests it (sweep.Apart, the ratio of two capacities on the log scale): the
 // mean of the capacities its searches found (bounds left out, as Summarize
-// leaves them) with their sd, known when every search found the capacity.
+// leaves them) with their sd, known when a search found one: a target whose
+// searches found none ranks after every target with a capacity found.
 func (t *Target) Interval() sweep.Interval {
 	var caps []float64
 	for i, r := range t.Runs {
@@ -420,7 +421,7 @@ func (t *Target) Interval() sweep.Interval {
 		}
 	}
 	iv := sweep.IntervalOf(caps)
-	iv.Known = t.Capacity.Found
+	iv.Known = len(caps) > 0
 	return iv
 }
 

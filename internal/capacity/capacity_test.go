@@ -356,3 +356,31 @@ func TestNoiseOf(t *testing.T) {
 		t.Errorf("an error is no failure of the objectives: %+v", n)
 	}
 }
+
+// A target whose searches found no capacity (every one disturbed) ranks
+// after one with a capacity found, even when that one's other searches were
+// disturbed too: both used to be "unknown" and tied =1.
+func TestRankTargetWithoutFoundCapacityLast(t *testing.T) {
+	mk := func(label string, rs ...Result) *Target {
+		tg := &Target{Label: label}
+		for _, r := range rs {
+			tg.Runs = append(tg.Runs, Run{Result: r})
+		}
+		tg.Capacity = Summarize(func() []Result {
+			var out []Result
+			for _, r := range tg.Runs {
+				out = append(out, r.Result)
+			}
+			return out
+		}())
+		return tg
+	}
+	found := Result{CapacityPerS: 48000, Found: true}
+	disturbed := Result{CapacityPerS: 20000, Disturbed: true}
+	nginx := mk("nginx", found, disturbed, disturbed)
+	lighttpd := mk("lighttpd", disturbed, disturbed, disturbed)
+	ranked := Rank([]*Target{lighttpd, nginx})
+	if ranked[0] != nginx || nginx.Capacity.Rank != 1 || nginx.Capacity.Tied || lighttpd.Capacity.Rank != 2 {
+		t.Errorf("nginx rank %d (tied %v), lighttpd rank %d (tied %v)", nginx.Capacity.Rank, nginx.Capacity.Tied, lighttpd.Capacity.Rank, lighttpd.Capacity.Tied)
+	}
+}
