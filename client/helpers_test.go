@@ -417,3 +417,23 @@ func runScript(t *testing.T, cfg Config, script scriptFunc) *Result {
 	}
 	return res
 }
+
+// benchThousand runs cfg for 1000 requests each benchmark iteration and
+// reports the time per request.
+func benchThousand(b *testing.B, cfg Config) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		cfg.Requests = 1000
+		rn, err := newRunner(b, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := rn.Run(context.Background())
+		if err != nil || res.Complete != 1000 {
+			b.Fatalf("Run: %v, %d complete", err, res.Complete)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/request")
+}

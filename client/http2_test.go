@@ -732,20 +732,7 @@ func BenchmarkHTTP2(b *testing.B) {
 		b.Run("c=2/streams="+strconv.Itoa(streams), func(b *testing.B) {
 			s := startRawH2(b, &rawH2Server{})
 			cfg := h2TestConfig(b, s.url(), 0, 2, streams)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				cfg.Requests = 1000
-				rn, err := newRunner(b, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := rn.Run(context.Background())
-				if err != nil || res.Complete != 1000 {
-					b.Fatalf("Run: %v, %d complete", err, res.Complete)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/request")
+			benchThousand(b, cfg)
 		})
 	}
 }

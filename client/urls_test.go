@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -185,20 +184,7 @@ func BenchmarkURLsHTTP2(b *testing.B) {
 			if urls > 0 {
 				cfg.URLs = urlList(b, cfg.Target.Port, urls)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				cfg.Requests = 1000
-				rn, err := newRunner(b, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := rn.Run(context.Background())
-				if err != nil || res.Complete != 1000 {
-					b.Fatalf("Run: %v, %d complete", err, res.Complete)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/request")
+			benchThousand(b, cfg)
 		})
 	}
 }
