@@ -99,25 +99,23 @@ func appendLatency(b []byte, l *client.IntervalLatency) []byte {
 }
 
 func appendClasses(b []byte, by [client.FailuresUnclassified + 1]int64) []byte {
-	b = append(b, `,"failures_by_class":{`...)
-	for i, v := range by {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, classLabels[i])
-		b = append(b, ':')
-		b = strconv.AppendInt(b, v, 10)
-	}
-	return append(b, '}')
+	return appendCounts(b, "failures_by_class", classLabels[:], by[:])
 }
 
 func appendStatus(b []byte, st [6]int64) []byte {
-	b = append(b, `,"status_classes":{`...)
-	for i, v := range st {
+	return appendCounts(b, "status_classes", resultLabels[:len(st)], st[:])
+}
+
+// appendCounts appends the field key holding an object of labels[i]: vs[i].
+func appendCounts(b []byte, key string, labels []string, vs []int64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, `":{`...)
+	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, resultLabels[i])
+		b = appendString(b, labels[i])
 		b = append(b, ':')
 		b = strconv.AppendInt(b, v, 10)
 	}
