@@ -186,6 +186,14 @@ type failures struct {
 	Exceptions int `json:"exceptions"`
 }
 
+// add adds o's counts to f's.
+func (f *failures) add(o *failures) {
+	f.Connect += o.Connect
+	f.Receive += o.Receive
+	f.Length += o.Length
+	f.Exceptions += o.Exceptions
+}
+
 // counters are ab's counts of a run: they add up across runs (add).
 type counters struct {
 	CompleteRequests int      `json:"complete_requests"`
@@ -204,10 +212,7 @@ type counters struct {
 func (c *counters) add(o *counters) {
 	c.CompleteRequests += o.CompleteRequests
 	c.FailedRequests += o.FailedRequests
-	c.Failures.Connect += o.Failures.Connect
-	c.Failures.Receive += o.Failures.Receive
-	c.Failures.Length += o.Failures.Length
-	c.Failures.Exceptions += o.Failures.Exceptions
+	c.Failures.add(&o.Failures)
 	c.WriteErrors += o.WriteErrors
 	c.Non2xxResponses += o.Non2xxResponses
 	c.KeepAliveReqs += o.KeepAliveReqs

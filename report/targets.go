@@ -136,10 +136,7 @@ func mergeTargets(runs []*Run) ([]targetSection, error) {
 			}
 			s := &a.s
 			s.Complete += t.Complete
-			s.Failed.Connect += t.Failed.Connect
-			s.Failed.Receive += t.Failed.Receive
-			s.Failed.Length += t.Failed.Length
-			s.Failed.Exceptions += t.Failed.Exceptions
+			s.Failed.add(&t.Failed)
 			s.Non2xx += t.Non2xx
 			s.WriteErrors += t.WriteErrors
 			s.BodyBytes += t.BodyBytes
