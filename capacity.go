@@ -575,20 +575,14 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
 	}
 	st.Kept = st.AchievedPerS >= capacity.MinAchieved*rate
+	// BusyShare counts the requests still unanswered at the step's end
+	// (Result.Outstanding) for their time in flight. While the server has
+	// answered nothing at all, every connection waits on it: a schedule
+	// behind then is the server's failure, not a client that could not
+	// drive the rate.
 	busy := report.BusyShare(sf.inFlight, cfg.Concurrency, sf.span)
-	if cfg.Concurrency > 0 {
-		// A request sent and still unanswered at the step's end held its
-		// connection for the server (BusyShare counts those Result.Outstanding
-		// lists; a request waiting for a stream the server never granted is
-		// counted here too), and while the server has answered nothing at all
-		// every connection waits on it: a schedule behind then is the
-		// server's failure, not a client that could not drive the rate.
-		switch u := sentUnanswered(res); {
-		case u > 0 && res.Complete == 0 && res.Failed.Total == 0:
-			busy = 1
-		default:
-			busy = max(busy, float64(u)/float64(cfg.Concurrency))
-		}
+	if len(res.Outstanding) > 0 && res.Complete == 0 && res.Failed.Total == 0 {
+		busy = 1
 	}
 	cb := report.ClientBound(report.ClientLoad{
 		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
@@ -659,13 +653,6 @@ func stepFigures(cor *hdrhistogram.Histogram, requests, failed, non2xx int64) th
 		}
 		return 0, false
 	}}
-}
-
-// sentUnanswered is how many requests of the run were sent and neither
-// recorded nor counted as failures when it ended: those its connections
-// still waited on.
-func sentUnanswered(res *client.Result) int64 {
-	return max(0, res.Extra.Rate.Sent-int64(res.Complete)-int64(res.Failed.Connect))
 }
 
 // behindGrace is how late a request may still be unsent at a step's end
