@@ -72,15 +72,6 @@ func outstandingOf(res *client.Result, rate bool) *outstandingFigures {
 	return o
 }
 
-// outstandingRequests is how many requests the run left in flight (0 for a
-// document without the section).
-func (r *Run) outstandingRequests() int64 {
-	if r.Outstanding == nil {
-		return 0
-	}
-	return r.Outstanding.Requests
-}
-
 // outstandingFailed is how many of them count as failed.
 func (r *Run) outstandingFailed() int64 {
 	if r.Outstanding == nil {
