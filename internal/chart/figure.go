@@ -123,31 +123,10 @@ func RunFigure(title string, runs []*Data) *Figure {
 		timeAxis(&p)
 		f.Panels = append(f.Panels, p)
 	}
-	lat := Panel{ID: PanelScatter, XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
-	var notes []string
-	for k, d := range runs {
-		if d.Latency == nil {
-			continue
-		}
-		l := Line{Title: label(d, ""), Style: Points, Color: k + 1, Columns: []string{"start_s", "latency_ms"}}
-		l.Note = d.LatencyNote
-		for _, p := range d.Latency {
-			l.Rows = append(l.Rows, []float64{p.StartS, float64(p.LatencyUs) / 1000})
-		}
-		notes = append(notes, l.Note)
-		lat.Lines = append(lat.Lines, l)
-	}
-	if len(lat.Lines) > 0 {
-		lat.Title = "Latency of each request over time"
-		switch {
-		case len(runs) == 1 && runs[0].LatencyTitle != "":
-			lat.Title += ": " + runs[0].LatencyTitle
-		case len(notes) > 1:
-			lat.Title += " (sampling per data set in the .dat file)"
-		}
-		timeAxis(&lat)
-		lat.LogIfDecades()
-		f.Panels = append(f.Panels, lat)
+	if p, ok := scatterPanel(runs, label); ok {
+		timeAxis(&p)
+		p.LogIfDecades()
+		f.Panels = append(f.Panels, p)
 	}
 	if p, ok := percentilePanel(runs, label); ok {
 		f.Panels = append(f.Panels, p)
@@ -163,12 +142,49 @@ func RunFigure(title string, runs []*Data) *Figure {
 			return f
 		}
 	}
-	rps := Panel{ID: PanelPerSecond, XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
-	short := false
-	for _, d := range runs {
-		if d.PerSecond != nil && len(d.PerSecond) == 0 {
-			short = true // not one whole second
+	if p, ok := perSecondPanel(runs, label); ok {
+		f.Panels = append(f.Panels, p)
+	} else if shortRun(runs) {
+		f.Title += " (under 1 s: no per-second chart)"
+	}
+	return f
+}
+
+// scatterPanel draws every request's latency over time (the runs that have
+// per-request times).
+func scatterPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	lat := Panel{ID: PanelScatter, XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
+	var notes []string
+	for k, d := range runs {
+		if d.Latency == nil {
+			continue
 		}
+		l := Line{Title: label(d, ""), Style: Points, Color: k + 1, Columns: []string{"start_s", "latency_ms"}}
+		l.Note = d.LatencyNote
+		for _, p := range d.Latency {
+			l.Rows = append(l.Rows, []float64{p.StartS, float64(p.LatencyUs) / 1000})
+		}
+		notes = append(notes, l.Note)
+		lat.Lines = append(lat.Lines, l)
+	}
+	if len(lat.Lines) == 0 {
+		return lat, false
+	}
+	lat.Title = "Latency of each request over time"
+	switch {
+	case len(runs) == 1 && runs[0].LatencyTitle != "":
+		lat.Title += ": " + runs[0].LatencyTitle
+	case len(notes) > 1:
+		lat.Title += " (sampling per data set in the .dat file)"
+	}
+	return lat, true
+}
+
+// perSecondPanel counts the requests (and failures, where known) in each
+// whole second of the runs: the rates of runs without a timeline.
+func perSecondPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+	rps := Panel{ID: PanelPerSecond, XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
+	for _, d := range runs {
 		if len(d.PerSecond) == 0 {
 			continue
 		}
@@ -187,18 +203,27 @@ func RunFigure(title string, runs []*Data) *Figure {
 			rps.Lines = append(rps.Lines, l)
 		}
 	}
-	if len(rps.Lines) > 0 {
-		rps.Title = "Requests per second"
-		for _, d := range runs {
-			if d.FailuresPerSecond != nil {
-				rps.Title = "Requests and failures per second"
-			}
-		}
-		f.Panels = append(f.Panels, rps)
-	} else if short {
-		f.Title += " (under 1 s: no per-second chart)"
+	if len(rps.Lines) == 0 {
+		return rps, false
 	}
-	return f
+	rps.Title = "Requests per second"
+	for _, d := range runs {
+		if d.FailuresPerSecond != nil {
+			rps.Title = "Requests and failures per second"
+		}
+	}
+	return rps, true
+}
+
+// shortRun says a run lasted under one whole second (it has no per-second
+// counts).
+func shortRun(runs []*Data) bool {
+	for _, d := range runs {
+		if d.PerSecond != nil && len(d.PerSecond) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // percentilePanel is the latency percentile spectrum on the 1/(1−p) axis, to
