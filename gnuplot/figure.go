@@ -171,14 +171,22 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
-		p("set title %s\n", titleLines(pn.Title, 900*width/t.Width/float64(cols)))
 		// A long legend goes right of the plot, where it covers no data; in
-		// a figure with columns every legend goes under its plot.
+		// a figure with columns every legend goes under its plot. The title
+		// is centred on the plot, which starts after a left margin of 60
+		// pixels or more: beside a legend it fits when no wider than the
+		// image less the legend, plus that margin.
+		outside := cols == 1 && (pn.Titled() > chart.MaxLegendInside || pn.LegendOutside)
+		titleWidth := 900 * width / t.Width / float64(cols)
+		if outside {
+			titleWidth = max(titleWidth-keyWidth(&pn)+60, titleWidth/4)
+		}
+		p("set title %s\n", titleLines(pn.Title, titleWidth))
 		if cols > 1 {
 			if i == 0 {
 				p("set key outside below horizontal\n")
 			}
-		} else if outside := pn.Titled() > chart.MaxLegendInside || pn.LegendOutside; outside != keyOutside {
+		} else if outside != keyOutside {
 			keyOutside = outside
 			if outside {
 				p("set key outside right top vertical\n")
@@ -303,6 +311,19 @@ func plotClause(src string, block int, l *chart.Line, j int) string {
 // gpString writes escaped.
 func titleLines(title string, width float64) string {
 	return gpString(strings.Join(chart.WrapText(chart.Printable(title), width, 12), "\n"))
+}
+
+// keyWidth is an upper estimate of the width of p's legend right of its
+// plot, in pixels of a 900-pixel-wide image: its longest entry (at the
+// titles' size, chart.TextWidth) and the sample beside it.
+func keyWidth(p *chart.Panel) float64 {
+	w := 0.0
+	for _, l := range p.Lines {
+		if l.Title != "" {
+			w = max(w, chart.TextWidth(chart.Printable(l.Title), 12))
+		}
+	}
+	return w + 60
 }
 
 // stackTop is the highest top of p's Stacked data sets, if it has any.

@@ -3,6 +3,8 @@ package gnuplot
 import (
 	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,4 +64,35 @@ func TestOverlayScriptSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPNG(t, img, b, len(fig.Panels))
+}
+
+// TestTitleBesideLegendNotClipped: gnuplot centres a panel's title on its
+// plot, which a legend right of it pushes left: a title that fits the
+// image but not beside a long legend wrapped at the image's width and ran
+// off its left edge. Drawn by gnuplot, the image's first columns hold no
+// ink.
+func TestTitleBesideLegendNotClipped(t *testing.T) {
+	needGnuplot(t)
+	long := strings.Repeat("a long configuration label ", 2) // 54 characters
+	p := chart.Panel{Title: "Requests per second against concurrency (mean of 3 runs; bars: 95 % interval), a title of 104 characters",
+		XLabel: "x", YLabel: "y", LegendOutside: true}
+	for k := range 3 {
+		p.Lines = append(p.Lines, chart.Line{Title: long + strconv.Itoa(k), Style: chart.Lines, Rows: [][]float64{{1, 1}, {2, float64(k + 2)}}})
+	}
+	img := filepath.Join(t.TempDir(), "t.png")
+	if err := Draw(context.Background(), img, &chart.Figure{Title: "t", Panels: []chart.Panel{p}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := pic.Bounds()
+	if ink := inkFraction(pic, image.Rect(r.Min.X, r.Min.Y, r.Min.X+3, r.Max.Y)); ink > 0 {
+		t.Errorf("ink in the image's first 3 columns (%.1f%%): a title runs off its left edge", ink*100)
+	}
 }
