@@ -72,7 +72,7 @@ func layoutSVG(p *Panel, width, height int) svgLayout {
 	right, lx := svgRight, svgLeft
 	bottom := svgBottom
 	if legend == legendRight {
-		right = svgRight + svgLegendWidth
+		right = svgRight + legendColumnWidth(p, W)
 		lx = W - right + 8
 	}
 	perRow := 2 // legend entries a row under the plot
@@ -95,6 +95,19 @@ func layoutSVG(p *Panel, width, height int) svgLayout {
 	}
 	return svgLayout{W: W, H: H, title: title, top: top, right: right, bottom: bottom, legend: legend, lx: lx, perRow: perRow,
 		xs: xs, ys: ys, x: x, y: y}
+}
+
+// legendColumnWidth is the width of a legend right of the plot:
+// svgLegendWidth, or as wide as its longest entry (sample and text) needs,
+// at most half the image.
+func legendColumnWidth(p *Panel, W float64) float64 {
+	w := svgLegendWidth
+	for _, l := range p.Lines {
+		if l.Title != "" {
+			w = max(w, 32+TextWidth(Printable(l.Title), 11))
+		}
+	}
+	return min(w, W/2)
 }
 
 // WriteSVG draws p as a width × height SVG element.
