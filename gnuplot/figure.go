@@ -171,14 +171,22 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	keyOutside := false
 	for i, pn := range f.Panels {
 		p("\n# %d. %s\n", i+1, comment(pn.Title))
-		p("set title %s\n", titleLines(pn.Title, 900*width/t.Width/float64(cols)))
 		// A long legend goes right of the plot, where it covers no data; in
-		// a figure with columns every legend goes under its plot.
+		// a figure with columns every legend goes under its plot. The title
+		// is centred on the plot, which starts after a left margin of 60
+		// pixels or more: beside a legend it fits when no wider than the
+		// image less the legend, plus that margin.
+		outside := cols == 1 && (pn.Titled() > chart.MaxLegendInside || pn.LegendOutside)
+		titleWidth := 900 * width / t.Width / float64(cols)
+		if outside {
+			titleWidth = max(titleWidth-keyWidth(&pn)+60, titleWidth/4)
+		}
+		p("set title %s\n", titleLines(pn.Title, titleWidth))
 		if cols > 1 {
 			if i == 0 {
 				p("set key outside below horizontal\n")
 			}
-		} else if outside := pn.Titled() > chart.MaxLegendInside || pn.LegendOutside; outside != keyOutside {
+		} else if outside != keyOutside {
 			keyOutside = outside
 			if outside {
 				p("set key outside right top vertical\n")
@@ -186,86 +194,14 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 				p("set key inside top left\n")
 			}
 		}
-		p("set xlabel %s\nset ylabel %s\n", quote(pn.XLabel), quote(pn.YLabel))
-		if pn.LogX {
-			p("set logscale x\n")
-		} else {
-			p("unset logscale x\n")
-		}
-		if pn.LogY {
-			p("set logscale y\n")
-		} else {
-			p("unset logscale y\n")
-		}
-		if len(pn.XTics) > 0 {
-			var tics []string
-			for _, tc := range pn.XTics {
-				// A tic label is a format string: % is written %%.
-				tics = append(tics, quote(strings.ReplaceAll(tc.Label, "%", "%%"))+" "+string(appendNumber(nil, tc.At)))
-			}
-			p("set xtics (%s)\n", strings.Join(tics, ", "))
-		} else {
-			p("set xtics autofreq\n")
-		}
-		if pn.XMax > pn.XMin {
-			p("set xrange [%s:%s]\n", appendNumber(nil, pn.XMin), appendNumber(nil, pn.XMax))
-		} else {
-			p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
-		}
-		if top, ok := stackTop(&pn); ok {
-			// gnuplot's autoscale does not reach a boxxyerror's top.
-			p("set yrange [0:%s]\n", appendNumber(nil, top*1.05))
-		} else {
-			p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
-		}
+		writeAxes(bw, &pn)
 		var plots []string
-		for j, l := range pn.Lines {
+		for j := range pn.Lines {
 			src := "''"
 			if j == 0 {
 				src = quoteName(dataName)
 			}
-			using, with := "1:2", ""
-			switch l.Style {
-			case chart.Points:
-				with = "points pointtype 7 pointsize 0.25"
-			case chart.Stacked:
-				// x, top, width, base: a box from base to top.
-				using, with = "1:(($2+$4)/2):($1-$3/2):($1+$3/2):4:2", "boxxyerror fill transparent solid 0.6 noborder"
-			case chart.Marks:
-				with = "points pointtype 7 pointsize 1.5"
-			case chart.Flagged:
-				// The mark below right of a ring, slot characters further
-				// right; the ring is the legend's sample.
-				using = "1:2:(" + quote(l.Mark) + ")"
-				with = fmt.Sprintf("labels textcolor rgb %s offset char %s,-1 point pointtype 6 pointsize 2",
-					quote(chart.LookOf(&l, j).Color), appendNumber(nil, 1+float64(l.MarkSlot)))
-			case chart.Lines:
-				with = "lines linewidth 1.5"
-			case chart.Bars:
-				with = "boxes"
-				if len(l.Columns) >= 3 {
-					using = "1:2:3" // the third column is the bar's width
-				}
-			case chart.ErrorBars:
-				using, with = "1:2:3:4", "yerrorlines linewidth 1.5 pointtype 7 pointsize 0.6"
-			}
-			title := "notitle"
-			if l.Title != "" {
-				title = "title " + quote(l.Title)
-			}
-			lk := chart.LookOf(&l, j)
-			if l.Style == chart.Flagged {
-				with += fmt.Sprintf(" linecolor rgb %s", quote(lk.Color)) // labels take no dashtype
-			} else {
-				with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
-			}
-			if l.Style == chart.Points || l.Style == chart.Marks {
-				with = strings.Replace(with, "pointtype 7", fmt.Sprintf("pointtype %d", lk.PointType), 1)
-			}
-			if l.Style == chart.Bars {
-				with += " fill transparent solid 0.35 border"
-			}
-			plots = append(plots, fmt.Sprintf("%s index %d using %s with %s %s", src, block, using, with, title))
+			plots = append(plots, plotClause(src, block, &pn.Lines[j], j))
 			block++
 		}
 		if len(plots) == 0 {
@@ -285,12 +221,109 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	return bw.Flush()
 }
 
+// writeAxes sets a panel's axes: their labels, scales, tics and ranges.
+func writeAxes(bw *bufio.Writer, pn *chart.Panel) {
+	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	p("set xlabel %s\nset ylabel %s\n", quote(pn.XLabel), quote(pn.YLabel))
+	if pn.LogX {
+		p("set logscale x\n")
+	} else {
+		p("unset logscale x\n")
+	}
+	if pn.LogY {
+		p("set logscale y\n")
+	} else {
+		p("unset logscale y\n")
+	}
+	if len(pn.XTics) > 0 {
+		var tics []string
+		for _, tc := range pn.XTics {
+			// A tic label is a format string: % is written %%.
+			tics = append(tics, quote(strings.ReplaceAll(tc.Label, "%", "%%"))+" "+string(appendNumber(nil, tc.At)))
+		}
+		p("set xtics (%s)\n", strings.Join(tics, ", "))
+	} else {
+		p("set xtics autofreq\n")
+	}
+	if pn.XMax > pn.XMin {
+		p("set xrange [%s:%s]\n", appendNumber(nil, pn.XMin), appendNumber(nil, pn.XMax))
+	} else {
+		p("set xrange [%s:*]\n", fromZero(pn.XFromZero))
+	}
+	if top, ok := stackTop(pn); ok {
+		// gnuplot's autoscale does not reach a boxxyerror's top.
+		p("set yrange [0:%s]\n", appendNumber(nil, top*1.05))
+	} else {
+		p("set yrange [%s:*]\n", fromZero(pn.YFromZero && !pn.LogY))
+	}
+}
+
+// plotClause is the plot command's clause that draws l, the j-th data set
+// of its panel, from block of src.
+func plotClause(src string, block int, l *chart.Line, j int) string {
+	using, with := "1:2", ""
+	switch l.Style {
+	case chart.Points:
+		with = "points pointtype 7 pointsize 0.25"
+	case chart.Stacked:
+		// x, top, width, base: a box from base to top.
+		using, with = "1:(($2+$4)/2):($1-$3/2):($1+$3/2):4:2", "boxxyerror fill transparent solid 0.6 noborder"
+	case chart.Marks:
+		with = "points pointtype 7 pointsize 1.5"
+	case chart.Flagged:
+		// The mark below right of a ring, slot characters further
+		// right; the ring is the legend's sample.
+		using = "1:2:(" + quote(l.Mark) + ")"
+		with = fmt.Sprintf("labels textcolor rgb %s offset char %s,-1 point pointtype 6 pointsize 2",
+			quote(chart.LookOf(l, j).Color), appendNumber(nil, 1+float64(l.MarkSlot)))
+	case chart.Lines:
+		with = "lines linewidth 1.5"
+	case chart.Bars:
+		with = "boxes"
+		if len(l.Columns) >= 3 {
+			using = "1:2:3" // the third column is the bar's width
+		}
+	case chart.ErrorBars:
+		using, with = "1:2:3:4", "yerrorlines linewidth 1.5 pointtype 7 pointsize 0.6"
+	}
+	title := "notitle"
+	if l.Title != "" {
+		title = "title " + quote(l.Title)
+	}
+	lk := chart.LookOf(l, j)
+	if l.Style == chart.Flagged {
+		with += fmt.Sprintf(" linecolor rgb %s", quote(lk.Color)) // labels take no dashtype
+	} else {
+		with += fmt.Sprintf(" linecolor rgb %s dashtype %s", quote(lk.Color), lk.GnuplotDash)
+	}
+	if l.Style == chart.Points || l.Style == chart.Marks {
+		with = strings.Replace(with, "pointtype 7", fmt.Sprintf("pointtype %d", lk.PointType), 1)
+	}
+	if l.Style == chart.Bars {
+		with += " fill transparent solid 0.35 border"
+	}
+	return fmt.Sprintf("%s index %d using %s with %s %s", src, block, using, with, title)
+}
+
 // titleLines is a panel's title as a gnuplot string, wrapped onto lines
 // that fit a panel of width pixels of a 900-pixel-wide image (a title wider
 // than its panel is clipped): its Printable lines joined by newlines, which
 // gpString writes escaped.
 func titleLines(title string, width float64) string {
 	return gpString(strings.Join(chart.WrapText(chart.Printable(title), width, 12), "\n"))
+}
+
+// keyWidth is an upper estimate of the width of p's legend right of its
+// plot, in pixels of a 900-pixel-wide image: its longest entry (at the
+// titles' size, chart.TextWidth) and the sample beside it.
+func keyWidth(p *chart.Panel) float64 {
+	w := 0.0
+	for _, l := range p.Lines {
+		if l.Title != "" {
+			w = max(w, chart.TextWidth(chart.Printable(l.Title), 12))
+		}
+	}
+	return w + 60
 }
 
 // stackTop is the highest top of p's Stacked data sets, if it has any.

@@ -13,6 +13,7 @@ set multiplot layout 2,1 title 'gab plot a.json b.json'
 
 # 1. Latency percentile distribution (right end: maximum)
 set title 'Latency percentile distribution (right end: maximum)'
+set key outside right top vertical
 set xlabel 'percentile'
 set ylabel 'latency (ms)'
 set logscale x

@@ -78,7 +78,8 @@ const (
 // request's latency; then the percentile spectrum with the --fail-if
 // objectives, the response-time ranges and the latency against the
 // throughput of the intervals. A panel none of the runs has data for is
-// left out.
+// left out. Runs overlaid are split as splitRuns says: no panel draws more
+// than MaxSeries series, and every legend stands outside its plot.
 func RunFigure(title string, runs []*Data) *Figure {
 	f := &Figure{Title: title}
 	label := func(d *Data, what string) string {
@@ -106,23 +107,130 @@ func RunFigure(title string, runs []*Data) *Figure {
 	if len(runs) == 1 && runs[0].IntervalNote != "" {
 		note = " (" + runs[0].IntervalNote + ")"
 	}
-	if p, ok := intervalRatePanel(runs, label); ok {
-		p.Title += note
-		timeAxis(&p)
-		f.Panels = append(f.Panels, p)
+	top := percentileTop(runs)
+	builders := []runPanel{
+		func(rs []*Data) (Panel, bool) {
+			p, ok := intervalRatePanel(rs, label)
+			p.Title += note
+			timeAxis(&p)
+			return p, ok
+		},
+		func(rs []*Data) (Panel, bool) { p, ok := statusPanel(rs); timeAxis(&p); return p, ok },
+		func(rs []*Data) (Panel, bool) { p, ok := intervalLatencyPanel(rs, label); timeAxis(&p); return p, ok },
+		func(rs []*Data) (Panel, bool) { p, ok := phasePanel(rs, label); timeAxis(&p); return p, ok },
+		func(rs []*Data) (Panel, bool) {
+			p, ok := scatterPanel(rs, label, len(runs) == 1)
+			timeAxis(&p)
+			p.LogIfDecades()
+			return p, ok
+		},
+		func(rs []*Data) (Panel, bool) { return percentilePanel(rs, label, top, len(runs) == 1) },
+		func(rs []*Data) (Panel, bool) { return rangesPanel(rs, label) },
+		func(rs []*Data) (Panel, bool) { return kneePanel(rs, label) },
 	}
-	if p, ok := statusPanel(runs); ok {
-		timeAxis(&p)
-		f.Panels = append(f.Panels, p)
+	for _, b := range builders {
+		f.Panels = append(f.Panels, splitRuns(runs, b, MaxSeries)...)
 	}
-	if p, ok := intervalLatencyPanel(runs, label); ok {
-		timeAxis(&p)
-		f.Panels = append(f.Panels, p)
+	if len(f.Panels) > 0 && strings.HasPrefix(f.Panels[0].ID, PanelRate) {
+		return f // the rates per interval: no per-second counts
 	}
-	if p, ok := phasePanel(runs, label); ok {
-		timeAxis(&p)
-		f.Panels = append(f.Panels, p)
+	if ps := splitRuns(runs, func(rs []*Data) (Panel, bool) { return perSecondPanel(rs, label) }, MaxSeries); len(ps) > 0 {
+		f.Panels = append(f.Panels, ps...)
+	} else if shortRun(runs) {
+		f.Title += " (under 1 s: no per-second chart)"
 	}
+	return f
+}
+
+// runPanel draws one panel of a run figure from some of its runs (ok false:
+// none of them has data for it).
+type runPanel func(runs []*Data) (p Panel, ok bool)
+
+// splitRuns is the panel build draws of runs. Of one run it is that panel
+// as drawn. Of runs overlaid it is that panel with its legend outside its
+// plot (LegendOutside), where it has at most max series (Panel.Series);
+// else as few panels of consecutive runs as it takes, none of more than max
+// series (as even as it goes), so that every line of a run stays with the
+// run's others (its p50 beside its p99). Each part keeps the whole panel's
+// title (with "part k of n" added), axes and scales, so that the parts read
+// alike; its lines take the colours of a figure of its runs alone. A run
+// that alone has more than max series is a part by itself.
+func splitRuns(runs []*Data, build runPanel, max int) []Panel {
+	whole, ok := build(runs)
+	switch {
+	case !ok:
+		return nil
+	case len(runs) == 1:
+		return []Panel{whole}
+	}
+	whole.LegendOutside = true
+	if whole.Series() <= max {
+		return []Panel{whole}
+	}
+	var out []Panel
+	for _, chunk := range runChunks(runs, build, max) {
+		p, ok := build(chunk)
+		if !ok {
+			continue // none of these runs has data for the panel
+		}
+		p.ID, p.Title = whole.ID, whole.Title
+		p.LogX, p.XTics, p.LogY, p.XFromZero, p.YFromZero, p.XMin, p.XMax = whole.LogX, whole.XTics, whole.LogY, whole.XFromZero, whole.YFromZero, whole.XMin, whole.XMax
+		p.LegendOutside = true
+		out = append(out, p)
+	}
+	for k := range out {
+		out[k].Title += " (part " + strconv.Itoa(k+1) + " of " + strconv.Itoa(len(out)) + ")"
+		if out[k].ID != "" {
+			out[k].ID += "-" + strconv.Itoa(k+1)
+		}
+	}
+	return out
+}
+
+// runChunks cuts runs into consecutive chunks whose panels (build) have at
+// most max series each: as many as filling each chunk in turn takes, then,
+// where chunks of equal size (to one run) hold too, those.
+func runChunks(runs []*Data, build runPanel, max int) [][]*Data {
+	fits := func(rs []*Data) bool {
+		p, ok := build(rs)
+		return !ok || p.Series() <= max
+	}
+	var greedy [][]*Data
+	for start := 0; start < len(runs); {
+		end := start + 1
+		for end < len(runs) && fits(runs[start:end+1]) {
+			end++
+		}
+		greedy = append(greedy, runs[start:end])
+		start = end
+	}
+	n := len(greedy)
+	var even [][]*Data
+	for k := range n {
+		chunk := runs[(k*len(runs)+n-1)/n : ((k+1)*len(runs)+n-1)/n]
+		if !fits(chunk) {
+			return greedy
+		}
+		even = append(even, chunk)
+	}
+	return even
+}
+
+// Series is how many series p draws: its data sets' colour numbers (a run's
+// p50 and its dashed p99 are one; Flagged marks are none).
+func (p *Panel) Series() int {
+	seen := map[int]bool{}
+	for i, l := range p.Lines {
+		if l.Style != Flagged {
+			seen[l.ColorOf(i)] = true
+		}
+	}
+	return len(seen)
+}
+
+// scatterPanel draws every request's latency over time (the runs that have
+// per-request times).
+func scatterPanel(runs []*Data, label func(*Data, string) string, one bool) (Panel, bool) {
 	lat := Panel{ID: PanelScatter, XLabel: "time since the start of the run (s)", YLabel: "latency (ms)", XFromZero: true, YFromZero: true}
 	var notes []string
 	for k, d := range runs {
@@ -137,38 +245,24 @@ func RunFigure(title string, runs []*Data) *Figure {
 		notes = append(notes, l.Note)
 		lat.Lines = append(lat.Lines, l)
 	}
-	if len(lat.Lines) > 0 {
-		lat.Title = "Latency of each request over time"
-		switch {
-		case len(runs) == 1 && runs[0].LatencyTitle != "":
-			lat.Title += ": " + runs[0].LatencyTitle
-		case len(notes) > 1:
-			lat.Title += " (sampling per data set in the .dat file)"
-		}
-		timeAxis(&lat)
-		lat.LogIfDecades()
-		f.Panels = append(f.Panels, lat)
+	if len(lat.Lines) == 0 {
+		return lat, false
 	}
-	if p, ok := percentilePanel(runs, label); ok {
-		f.Panels = append(f.Panels, p)
+	lat.Title = "Latency of each request over time"
+	switch {
+	case one && runs[0].LatencyTitle != "":
+		lat.Title += ": " + runs[0].LatencyTitle
+	case len(notes) > 1:
+		lat.Title += " (sampling per data set in the .dat file)"
 	}
-	if p, ok := rangesPanel(runs, label); ok {
-		f.Panels = append(f.Panels, p)
-	}
-	if p, ok := kneePanel(runs, label); ok {
-		f.Panels = append(f.Panels, p)
-	}
-	for _, p := range f.Panels {
-		if p.ID == PanelRate {
-			return f
-		}
-	}
+	return lat, true
+}
+
+// perSecondPanel counts the requests (and failures, where known) in each
+// whole second of the runs: the rates of runs without a timeline.
+func perSecondPanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
 	rps := Panel{ID: PanelPerSecond, XLabel: "second of the run", YLabel: "per second", XFromZero: true, YFromZero: true}
-	short := false
 	for _, d := range runs {
-		if d.PerSecond != nil && len(d.PerSecond) == 0 {
-			short = true // not one whole second
-		}
 		if len(d.PerSecond) == 0 {
 			continue
 		}
@@ -187,24 +281,33 @@ func RunFigure(title string, runs []*Data) *Figure {
 			rps.Lines = append(rps.Lines, l)
 		}
 	}
-	if len(rps.Lines) > 0 {
-		rps.Title = "Requests per second"
-		for _, d := range runs {
-			if d.FailuresPerSecond != nil {
-				rps.Title = "Requests and failures per second"
-			}
-		}
-		f.Panels = append(f.Panels, rps)
-	} else if short {
-		f.Title += " (under 1 s: no per-second chart)"
+	if len(rps.Lines) == 0 {
+		return rps, false
 	}
-	return f
+	rps.Title = "Requests per second"
+	for _, d := range runs {
+		if d.FailuresPerSecond != nil {
+			rps.Title = "Requests and failures per second"
+		}
+	}
+	return rps, true
 }
 
-// percentilePanel is the latency percentile spectrum on the 1/(1−p) axis, to
-// the finest percentile any run resolves, with the --fail-if objectives on
-// latency figures drawn over it: met and missed apart.
-func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, bool) {
+// shortRun says a run lasted under one whole second (it has no per-second
+// counts).
+func shortRun(runs []*Data) bool {
+	for _, d := range runs {
+		if d.PerSecond != nil && len(d.PerSecond) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// percentileTop is where the percentile axis ends (before the maximum): at
+// p99.99, or at the finest percentile any run resolves (a power of ten of
+// 1/(1−p)).
+func percentileTop(runs []*Data) float64 {
 	top := 1e4
 	for _, d := range runs {
 		for _, c := range d.Curve {
@@ -213,6 +316,13 @@ func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, boo
 			}
 		}
 	}
+	return top
+}
+
+// percentilePanel is the latency percentile spectrum on the 1/(1−p) axis, to
+// top (percentileTop), with the --fail-if objectives on latency figures drawn
+// over it: met and missed apart; one says the figure is of one run.
+func percentilePanel(runs []*Data, label func(*Data, string) string, top float64, one bool) (Panel, bool) {
 	pct := Panel{ID: PanelPercentiles, XLabel: "percentile", YLabel: "latency (ms)", LogX: true, XTics: PercentileTicsTo(top), YFromZero: true}
 	precision := ""
 	met := Line{Title: "objective met", Style: Marks, Color: 2, Columns: []string{"x_1/(1-p)", "bound_ms", "percent"},
@@ -252,7 +362,7 @@ func percentilePanel(runs []*Data, label func(*Data, string) string) (Panel, boo
 		}
 	}
 	pct.Title = "Latency percentile distribution (right end: maximum)"
-	if len(runs) == 1 {
+	if one {
 		pct.Title += ", " + precision
 	}
 	if len(met.Rows)+len(missed.Rows) > 0 {

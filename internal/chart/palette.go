@@ -90,7 +90,7 @@ func (p *Panel) Titled() int {
 
 // MaxLegendInside is the most legend entries a panel holds inside its plot,
 // in the SVG charts and gnuplot's; a longer legend goes right of the plot
-// (in SVG, svgLegendWidth pixels wide).
+// (in SVG, svgLegendWidth pixels wide or as its longest entry needs).
 const (
 	MaxLegendInside = 8
 	svgLegendWidth  = 190.0

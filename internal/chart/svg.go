@@ -37,9 +37,21 @@ func (a axis) at(v float64) float64 {
 	return a.pxLo + (v-a.lo)/(a.hi-a.lo)*a.px
 }
 
-// WriteSVG draws p as a width × height SVG element.
-func WriteSVG(w io.Writer, p *Panel, width, height int) error {
-	bw := bufio.NewWriter(w)
+// svgLayout is where a panel's parts go on its image: the title's lines,
+// the margins around the plot, the legend's place and the axes' mappings.
+type svgLayout struct {
+	W, H               float64
+	title              []string
+	top, right, bottom float64
+	legend             legendPlace
+	lx                 float64 // the legend's left edge (inside or right of the plot)
+	perRow             int     // legend entries a row under the plot
+	xs, ys             [2]float64
+	x, y               axis
+}
+
+// layoutSVG places p's parts on a width × height image.
+func layoutSVG(p *Panel, width, height int) svgLayout {
 	W, H := float64(width), float64(height)
 	// A title wider than the image is wrapped onto more lines, and the plot
 	// moves down under them.
@@ -60,7 +72,7 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	right, lx := svgRight, svgLeft
 	bottom := svgBottom
 	if legend == legendRight {
-		right = svgRight + svgLegendWidth
+		right = svgRight + legendColumnWidth(p, W)
 		lx = W - right + 8
 	}
 	perRow := 2 // legend entries a row under the plot
@@ -81,19 +93,56 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	if y.log {
 		y.lo, y.hi = math.Log10(math.Max(y.lo, 1e-12)), math.Log10(math.Max(y.hi, 1e-12))
 	}
+	return svgLayout{W: W, H: H, title: title, top: top, right: right, bottom: bottom, legend: legend, lx: lx, perRow: perRow,
+		xs: xs, ys: ys, x: x, y: y}
+}
+
+// legendColumnWidth is the width of a legend right of the plot:
+// svgLegendWidth, or as wide as its longest entry (sample and text) needs,
+// at most half the image.
+func legendColumnWidth(p *Panel, W float64) float64 {
+	w := svgLegendWidth
+	for _, l := range p.Lines {
+		if l.Title != "" {
+			w = max(w, 32+TextWidth(Printable(l.Title), 11))
+		}
+	}
+	return min(w, W/2)
+}
+
+// WriteSVG draws p as a width × height SVG element.
+func WriteSVG(w io.Writer, p *Panel, width, height int) error {
+	bw := bufio.NewWriter(w)
+	lo := layoutSVG(p, width, height)
+	x, y := lo.x, lo.y
 	// The plot area's mapping, for the page's script (hover and zoom).
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="11" data-x="%g %g %g %g %t" data-y="%g %g %g %g %t">`,
 		width, height, width, height, x.pxLo, x.px, x.lo, x.hi, x.log, y.pxLo, y.px, y.lo, y.hi, y.log)
 	fmt.Fprintf(bw, "<title>%s</title>", esc(p.Title))
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="#fff"/>`, width, height)
-	for i, line := range title {
-		fmt.Fprintf(bw, `<text class="title" x="%g" y="%g" text-anchor="middle" font-size="%g">%s</text>`, W/2, 18+svgLineHeight*float64(i), svgTitleSize, html.EscapeString(line))
+	for i, line := range lo.title {
+		fmt.Fprintf(bw, `<text class="title" x="%g" y="%g" text-anchor="middle" font-size="%g">%s</text>`, lo.W/2, 18+svgLineHeight*float64(i), svgTitleSize, html.EscapeString(line))
 	}
+	writeAxes(bw, p, &lo)
+	// Data sets, clipped to the frame.
+	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g clip-path="url(#clip-%s)"><g class="plot">`,
+		clipID(p), svgLeft, lo.top, lo.W-svgLeft-lo.right, lo.H-lo.top-lo.bottom, clipID(p))
+	for i, l := range p.Lines {
+		writeLine(bw, &l, x, y, LookOf(&l, i))
+	}
+	bw.WriteString("</g></g>")
+	writeLegend(bw, p, &lo)
+	bw.WriteString("</svg>")
+	return bw.Flush()
+}
 
-	// Grid and tics.
+// writeAxes draws the grid, the tics and their labels, the axes' labels and
+// the plot's frame.
+func writeAxes(bw *bufio.Writer, p *Panel, lo *svgLayout) {
+	x, y, W, H, top, bottom, right := lo.x, lo.y, lo.W, lo.H, lo.top, lo.bottom, lo.right
 	xticks := p.XTics
 	if len(xticks) == 0 {
-		for _, v := range niceTicks(xs[0], xs[1]) {
+		for _, v := range niceTicks(lo.xs[0], lo.xs[1]) {
 			xticks = append(xticks, Tic{formatTick(v), v})
 		}
 	}
@@ -102,9 +151,9 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 		px := x.at(t.At)
 		fmt.Fprintf(bw, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, px, top, px, H-bottom)
 	}
-	yticks := niceTicks(ys[0], ys[1])
+	yticks := niceTicks(lo.ys[0], lo.ys[1])
 	if y.log {
-		yticks = decadeTicks(ys[0], ys[1])
+		yticks = decadeTicks(lo.ys[0], lo.ys[1])
 	}
 	for _, v := range yticks {
 		py := y.at(v)
@@ -121,162 +170,198 @@ func WriteSVG(w io.Writer, p *Panel, width, height int) error {
 	fmt.Fprintf(bw, `<text transform="translate(14,%g) rotate(-90)" text-anchor="middle">%s</text>`, top+(H-top-bottom)/2, esc(p.YLabel))
 	bw.WriteString(`</g>`)
 	fmt.Fprintf(bw, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#999"/>`, svgLeft, top, W-svgLeft-right, H-top-bottom)
+}
 
-	// Data sets, clipped to the frame.
-	fmt.Fprintf(bw, `<clipPath id="clip-%s"><rect x="%g" y="%g" width="%g" height="%g"/></clipPath><g clip-path="url(#clip-%s)"><g class="plot">`,
-		clipID(p), svgLeft, top, W-svgLeft-right, H-top-bottom, clipID(p))
-	for i, l := range p.Lines {
-		writeLine(bw, &l, x, y, LookOf(&l, i))
-	}
-	bw.WriteString("</g></g>")
-	// Legend, top left inside the frame, in its column or under the axis.
-	ly := top + 14
+// writeLegend draws the legend: top left inside the frame, in its column
+// right of the plot or under the x axis.
+func writeLegend(bw *bufio.Writer, p *Panel, lo *svgLayout) {
+	lx, ly := lo.lx, lo.top+14
 	k := 0
 	for i, l := range p.Lines {
 		if l.Title == "" {
 			continue
 		}
-		if legend == legendBelow {
-			lx = svgLeft - 20 + float64(k%perRow)*(W-svgLeft)/2
-			ly = H - bottom + svgBottom + 10 + svgLineHeight*float64(k/perRow)
+		if lo.legend == legendBelow {
+			lx = svgLeft - 20 + float64(k%lo.perRow)*(lo.W-svgLeft)/2
+			ly = lo.H - lo.bottom + svgBottom + 10 + svgLineHeight*float64(k/lo.perRow)
 			k++
 		}
-		lk := LookOf(&l, i)
-		color := lk.Color
-		switch {
-		case l.Style == Points && lk.Square: // a dot, as the series is drawn
-			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+11, ly-7, lk.MarkerFill(), color)
-		case l.Style == Points:
-			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, lk.MarkerFill(), color)
-		case l.Style == Marks && lk.Square:
-			fmt.Fprintf(bw, `<rect x="%g" y="%g" width="8" height="8" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+10, ly-8, color)
-		case l.Style == Marks:
-			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="4.5" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+14, ly-4, color)
-		case l.Style == Flagged:
-			fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="5" fill="none" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, color)
-		case lk.SVGDash != "":
-			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, lx+8, ly-4, lx+20, ly-4, color, lk.SVGDash)
-		default:
-			fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, lx+8, ly-4, lx+20, ly-4, color)
-		}
+		writeSample(bw, &l, LookOf(&l, i), lx, ly)
 		fmt.Fprintf(bw, `<text x="%g" y="%g">%s</text>`, lx+24, ly, esc(l.Title))
 		ly += 14
 	}
-	bw.WriteString("</svg>")
-	return bw.Flush()
 }
 
-func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+// writeSample draws a legend entry's sample at (lx, ly): a dot, a ring or a
+// stroke, as the data set is drawn.
+func writeSample(bw *bufio.Writer, l *Line, lk Look, lx, ly float64) {
 	color := lk.Color
-	var d []byte
-	f := func(v float64) []byte { return strconv.AppendFloat(nil, math.Round(v*10)/10, 'f', -1, 64) }
+	switch {
+	case l.Style == Points && lk.Square: // a dot, as the series is drawn
+		fmt.Fprintf(bw, `<rect x="%g" y="%g" width="6" height="6" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+11, ly-7, lk.MarkerFill(), color)
+	case l.Style == Points:
+		fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="3" fill="%s" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, lk.MarkerFill(), color)
+	case l.Style == Marks && lk.Square:
+		fmt.Fprintf(bw, `<rect x="%g" y="%g" width="8" height="8" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+10, ly-8, color)
+	case l.Style == Marks:
+		fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="4.5" fill="%s" stroke="#000" stroke-width="0.5"/>`, lx+14, ly-4, color)
+	case l.Style == Flagged:
+		fmt.Fprintf(bw, `<circle cx="%g" cy="%g" r="5" fill="none" stroke="%s" stroke-width="1.5"/>`, lx+14, ly-4, color)
+	case lk.SVGDash != "":
+		fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3" stroke-dasharray="%s"/>`, lx+8, ly-4, lx+20, ly-4, color, lk.SVGDash)
+	default:
+		fmt.Fprintf(bw, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="3"/>`, lx+8, ly-4, lx+20, ly-4, color)
+	}
+}
+
+// writeLine draws one data set in its style.
+func writeLine(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
 	switch l.Style {
 	case Points:
-		for _, r := range l.Rows {
-			if len(r) < 2 || bad(r[0], r[1]) {
-				continue
-			}
-			d = append(d, 'M')
-			d = append(d, f(x.at(r[0]))...)
-			d = append(d, ' ')
-			d = append(d, f(y.at(r[1]))...)
-			d = append(d, "h0"...)
-		}
-		linecap := "round"
-		if lk.Square {
-			linecap = "square"
-		}
-		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none" vector-effect="non-scaling-stroke"/>`, d, color, linecap)
-		if lk.Hollow {
-			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.2" stroke-linecap="%s" fill="none" vector-effect="non-scaling-stroke"/>`, d, lk.MarkerFill(), linecap)
-		}
+		writePoints(bw, l, x, y, lk)
 	case Marks:
-		// Circles, or squares in a square family (failing capacity steps
-		// beside passing ones).
-		for _, r := range l.Rows {
-			if len(r) < 2 || bad(r[0], r[1]) {
-				continue
-			}
-			if lk.Square {
-				fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0])-4.5, y.at(r[1])-4.5, color)
-				continue
-			}
-			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0]), y.at(r[1]), color)
-		}
+		writeMarks(bw, l, x, y, lk)
 	case Flagged:
-		// The rings, then the marks: a group a test (or a reader) finds by
-		// its class and mark.
-		fmt.Fprintf(bw, `<g class="flag" data-mark="%s" fill="%s" font-weight="bold">`, esc(l.Mark), color)
-		for _, r := range l.Rows {
-			if len(r) < 2 || bad(r[0], r[1]) {
-				continue
-			}
-			px, py := x.at(r[0]), y.at(r[1])
-			ty := py + 16 // below the ring; above it at the frame's bottom
-			if ty > y.pxLo-2 {
-				ty = py - 10
-			}
-			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="%s" stroke-width="1.5"/><text x="%.1f" y="%.1f">%s</text>`,
-				px, py, color, px+8+8*float64(l.MarkSlot), ty, esc(l.Mark))
-		}
-		bw.WriteString("</g>")
+		writeFlagged(bw, l, x, y, lk)
 	case Lines, ErrorBars:
-		cmd := byte('M')
-		for _, r := range l.Rows {
-			if len(r) < 2 || bad(r[0], r[1]) {
-				cmd = 'M'
-				continue
-			}
-			d = append(d, cmd)
-			d = append(d, f(x.at(r[0]))...)
-			d = append(d, ' ')
-			d = append(d, f(y.at(r[1]))...)
-			cmd = 'L'
-		}
-		dash := ""
-		if lk.SVGDash != "" {
-			dash = ` stroke-dasharray="` + lk.SVGDash + `"`
-		}
-		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="2" fill="none"%s/>`, d, color, dash)
-		if l.Style == ErrorBars {
-			var e []byte
-			for _, r := range l.Rows {
-				if len(r) < 4 || bad(r[0], r[2]) || bad(r[3], r[3]) {
-					continue
-				}
-				e = append(e, 'M')
-				e = append(e, f(x.at(r[0]))...)
-				e = append(e, ' ')
-				e = append(e, f(y.at(r[2]))...)
-				e = append(e, 'V')
-				e = append(e, f(y.at(r[3]))...)
-			}
-			fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.5" fill="none"/>`, e, color)
-		}
+		writePolyline(bw, l, x, y, lk)
 	case Stacked:
-		for _, r := range l.Rows {
-			if len(r) < 4 || bad(r[0], r[1]) || bad(r[2], r[3]) {
-				continue
-			}
-			x0, x1 := x.at(r[0]-r[2]/2), x.at(r[0]+r[2]/2)
-			y0, y1 := y.at(r[3]), y.at(r[1])
-			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.6"/>`,
-				x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), color)
-		}
+		writeStacked(bw, l, x, y, lk)
 	case Bars:
-		for _, r := range l.Rows {
-			if len(r) < 2 || bad(r[0], r[1]) {
-				continue
-			}
-			w := 1.0
-			if len(r) >= 3 && r[2] > 0 {
-				w = r[2]
-			}
-			x0, x1 := x.at(r[0]-w/2), x.at(r[0]+w/2)
-			y0, y1 := y.at(0), y.at(r[1])
-			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="%s"/>`,
-				x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), color, color)
+		writeBars(bw, l, x, y, lk)
+	}
+}
+
+// svgNum is v in pixels to a tenth, as the paths write their coordinates.
+func svgNum(v float64) []byte { return strconv.AppendFloat(nil, math.Round(v*10)/10, 'f', -1, 64) }
+
+// writePoints draws a dot per row, one path of zero-length strokes (round,
+// or square in a square family; hollow ones get a white centre).
+func writePoints(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	var d []byte
+	for _, r := range l.Rows {
+		if len(r) < 2 || bad(r[0], r[1]) {
+			continue
 		}
+		d = append(d, 'M')
+		d = append(d, svgNum(x.at(r[0]))...)
+		d = append(d, ' ')
+		d = append(d, svgNum(y.at(r[1]))...)
+		d = append(d, "h0"...)
+	}
+	linecap := "round"
+	if lk.Square {
+		linecap = "square"
+	}
+	fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="3" stroke-linecap="%s" stroke-opacity="0.7" fill="none" vector-effect="non-scaling-stroke"/>`, d, lk.Color, linecap)
+	if lk.Hollow {
+		fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.2" stroke-linecap="%s" fill="none" vector-effect="non-scaling-stroke"/>`, d, lk.MarkerFill(), linecap)
+	}
+}
+
+// writeMarks draws circles, or squares in a square family (failing capacity
+// steps beside passing ones).
+func writeMarks(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	for _, r := range l.Rows {
+		if len(r) < 2 || bad(r[0], r[1]) {
+			continue
+		}
+		if lk.Square {
+			fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="9" height="9" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0])-4.5, y.at(r[1])-4.5, lk.Color)
+			continue
+		}
+		fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" stroke="#000" stroke-width="0.5"/>`, x.at(r[0]), y.at(r[1]), lk.Color)
+	}
+}
+
+// writeFlagged draws the rings, then the marks: a group a test (or a
+// reader) finds by its class and mark.
+func writeFlagged(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	color := lk.Color
+	fmt.Fprintf(bw, `<g class="flag" data-mark="%s" fill="%s" font-weight="bold">`, esc(l.Mark), color)
+	for _, r := range l.Rows {
+		if len(r) < 2 || bad(r[0], r[1]) {
+			continue
+		}
+		px, py := x.at(r[0]), y.at(r[1])
+		ty := py + 16 // below the ring; above it at the frame's bottom
+		if ty > y.pxLo-2 {
+			ty = py - 10
+		}
+		fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="%s" stroke-width="1.5"/><text x="%.1f" y="%.1f">%s</text>`,
+			px, py, color, px+8+8*float64(l.MarkSlot), ty, esc(l.Mark))
+	}
+	bw.WriteString("</g>")
+}
+
+// writePolyline draws a line through the rows (a row it cannot draw breaks
+// it), and for ErrorBars a vertical whisker from each row's low to high.
+func writePolyline(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	var d []byte
+	cmd := byte('M')
+	for _, r := range l.Rows {
+		if len(r) < 2 || bad(r[0], r[1]) {
+			cmd = 'M'
+			continue
+		}
+		d = append(d, cmd)
+		d = append(d, svgNum(x.at(r[0]))...)
+		d = append(d, ' ')
+		d = append(d, svgNum(y.at(r[1]))...)
+		cmd = 'L'
+	}
+	dash := ""
+	if lk.SVGDash != "" {
+		dash = ` stroke-dasharray="` + lk.SVGDash + `"`
+	}
+	fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="2" fill="none"%s/>`, d, lk.Color, dash)
+	if l.Style != ErrorBars {
+		return
+	}
+	var e []byte
+	for _, r := range l.Rows {
+		if len(r) < 4 || bad(r[0], r[2]) || bad(r[3], r[3]) {
+			continue
+		}
+		e = append(e, 'M')
+		e = append(e, svgNum(x.at(r[0]))...)
+		e = append(e, ' ')
+		e = append(e, svgNum(y.at(r[2]))...)
+		e = append(e, 'V')
+		e = append(e, svgNum(y.at(r[3]))...)
+	}
+	fmt.Fprintf(bw, `<path d="%s" stroke="%s" stroke-width="1.5" fill="none"/>`, e, lk.Color)
+}
+
+// writeStacked draws a box per row from its base to its top, as wide as its
+// third column.
+func writeStacked(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	for _, r := range l.Rows {
+		if len(r) < 4 || bad(r[0], r[1]) || bad(r[2], r[3]) {
+			continue
+		}
+		x0, x1 := x.at(r[0]-r[2]/2), x.at(r[0]+r[2]/2)
+		y0, y1 := y.at(r[3]), y.at(r[1])
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.6"/>`,
+			x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), lk.Color)
+	}
+}
+
+// writeBars draws a translucent bar per row from 0, one x unit wide or as
+// wide as its third column.
+func writeBars(bw *bufio.Writer, l *Line, x, y axis, lk Look) {
+	for _, r := range l.Rows {
+		if len(r) < 2 || bad(r[0], r[1]) {
+			continue
+		}
+		w := 1.0
+		if len(r) >= 3 && r[2] > 0 {
+			w = r[2]
+		}
+		x0, x1 := x.at(r[0]-w/2), x.at(r[0]+w/2)
+		y0, y1 := y.at(0), y.at(r[1])
+		fmt.Fprintf(bw, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.35" stroke="%s"/>`,
+			x0, y1, math.Max(x1-x0, 0.5), math.Max(y0-y1, 0), lk.Color, lk.Color)
 	}
 }
 

@@ -59,3 +59,21 @@ func fmtSscan(t *testing.T, s string, v *float64) {
 		t.Fatal(err)
 	}
 }
+
+// TestLegendColumnFitsEntries: a legend right of the plot is as wide as its
+// longest entry needs (a sweep's "flag F: too few requests for a
+// percentile", a run's long label): no entry runs past the image's right
+// edge, and none lies inside the plot.
+func TestLegendColumnFitsEntries(t *testing.T) {
+	p := Panel{Title: "Requests per second against concurrency", LegendOutside: true, Lines: []Line{
+		{Title: "nginx-keepalive-16-workers p99", Style: Lines, Rows: [][]float64{{1, 1}, {2, 2}}},
+		{Title: "flag F: too few requests for a percentile", Style: Flagged, Mark: "F", Color: 11, Rows: [][]float64{{2, 2}}},
+	}}
+	for _, w := range []int{960, 700} {
+		var b bytes.Buffer
+		if err := WriteSVG(&b, &p, w, 320); err != nil {
+			t.Fatal(err)
+		}
+		checkSVGText(t, b.String(), p, float64(w))
+	}
+}

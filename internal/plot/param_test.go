@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func paramDocument() *sweep.Document {
 // parameter; its HTML has each configuration's maximum and where.
 func TestSweepParamFigures(t *testing.T) {
 	d := paramDocument()
-	f := sweepFigure(d)
+	f := SweepFigure(d)
 	panels := map[string]*chart.Panel{}
 	for i := range f.Panels {
 		panels[strings.SplitN(f.Panels[i].Title, " (", 2)[0]] = &f.Panels[i]
@@ -79,7 +79,7 @@ func TestSweepParamFigures(t *testing.T) {
 // Against size the bandwidth has whiskers: the rate's interval scaled.
 func TestSweepSizeBandwidthWhiskers(t *testing.T) {
 	d := studyDocument([]string{"a"}, []string{"4", "64", "1k"}, []int{10}, false)
-	for _, p := range sweepFigure(d).Panels {
+	for _, p := range SweepFigure(d).Panels {
 		if !strings.HasPrefix(p.Title, "Received bandwidth against size") {
 			continue
 		}

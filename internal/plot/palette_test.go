@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"bytes"
@@ -116,12 +116,12 @@ func checkLooks(t *testing.T, name string, f *chart.Figure) {
 // and the SVG charts.
 func TestChartLooksDistinct(t *testing.T) {
 	study := studyDocument([]string{"apache", "nginx", "lighttpd", "h2o", "caddy"}, []string{"1k", "16k", "256k"}, []int{1000, 5000}, false)
-	checkLooks(t, "server study", sweepFigure(study))
+	checkLooks(t, "server study", SweepFigure(study))
 	// Its panels of 10 or 15 series are split into panels of at most 8, and
 	// every legend, the bar charts' (two entries) too, is right of its plot.
 	var script bytes.Buffer
 	term, _ := gnuplot.TerminalFor("x.png")
-	if err := gnuplot.WriteScript(&script, sweepFigure(study), term, "x.dat", "x.png"); err != nil {
+	if err := gnuplot.WriteScript(&script, SweepFigure(study), term, "x.dat", "x.png"); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Index(script.String(), "set key outside right top vertical\n")
@@ -129,7 +129,7 @@ func TestChartLooksDistinct(t *testing.T) {
 		t.Errorf("a legend stays inside its plot:\n%s", script.String())
 	}
 	// and so do the SVG charts', in a column right of the frame.
-	for _, p := range sweepFigure(study).Panels {
+	for _, p := range SweepFigure(study).Panels {
 		if p.Titled() <= 8 {
 			continue
 		}
@@ -166,7 +166,7 @@ func TestChartLooksDistinct(t *testing.T) {
 func TestSweepStudyFigures(t *testing.T) {
 	d := studyDocument([]string{"a", "b", "c"}, []string{"4", "64", "1k"}, []int{10, 50}, true)
 	d.Points[0].RPS.CI95PerS = 5 * d.Points[0].RPS.MeanPerS // a whisker that would run below zero
-	f := sweepFigure(d)
+	f := SweepFigure(d)
 	if len(f.Title) > 120 || strings.Contains(f.Title, "--long-option") {
 		t.Errorf("title %q", f.Title)
 	}
@@ -221,7 +221,7 @@ func TestSweepStudyFigures(t *testing.T) {
 
 	// Latencies that span decades are drawn on a log axis, said in the title.
 	d.Points[1].Latency.P50Ms = 1000
-	for _, p := range sweepFigure(d).Panels {
+	for _, p := range SweepFigure(d).Panels {
 		if strings.HasPrefix(p.Title, "Latency against size") && (!p.LogY || !strings.HasSuffix(p.Title, "; log scale")) {
 			t.Errorf("panel %q: log y %v", p.Title, p.LogY)
 		}

@@ -1,4 +1,4 @@
-package main
+package plot
 
 import (
 	"bytes"
@@ -21,14 +21,14 @@ import (
 // its plot, no title is wider than its chart, and gnuplot draws the figure.
 func TestPlotConfigurationsSplit(t *testing.T) {
 	targets, sizes, conc := []string{"nginx", "lighttpd", "caddy"}, []string{"1k", "16k", "256k"}, []int{10, 50, 100}
-	d, err := sweepConfigurations([]plotInput{
-		{label: "a", path: "a.json", sweep: studyDocument(targets, sizes, conc, false)},
-		{label: "b", path: "b.json", sweep: studyDocument(targets, sizes, conc, false)},
+	d, err := Configurations([]Input{
+		{Label: "a", Path: "a.json", Sweep: studyDocument(targets, sizes, conc, false)},
+		{Label: "b", Path: "b.json", Sweep: studyDocument(targets, sizes, conc, false)},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := sweepFigure(d)
+	f := SweepFigure(d)
 	parts := 0
 	for _, p := range f.Panels {
 		series := map[int]bool{}
@@ -63,7 +63,7 @@ func TestPlotConfigurationsSplit(t *testing.T) {
 
 	testtool.Need(t, "gnuplot", "gnuplot-nox")
 	img := filepath.Join(t.TempDir(), "p.png")
-	if err := drawPlot(context.Background(), img, f); err != nil {
+	if err := gnuplot.Draw(context.Background(), img, f); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(img); err != nil || st.Size() < 10000 {

@@ -1,0 +1,222 @@
+package plot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gab/internal/sweep"
+	"gab/report"
+)
+
+// SweepPage is a sweep's HTML report: its charts, the points table, each
+// configuration's maximum over --param's values, the rankings, the ratios
+// to --baseline and the changes.
+func SweepPage(d *sweep.Document) *report.Page {
+	page := &report.Page{
+		Title:   "gab sweep",
+		Command: d.CommandLine,
+		Environment: []report.PageRow{
+			{Name: "Started", Value: d.StartTime}, {Name: "Ended", Value: d.EndTime},
+			{Name: "Complete", Value: strconv.FormatBool(d.Complete)},
+			{Name: "CPUs", Value: strconv.Itoa(d.Machine.CPUs)},
+			{Name: "Repetitions", Value: strconv.Itoa(d.Settings.Repeat)},
+			{Name: "Confidence interval", Value: d.Settings.CIMethod},
+		},
+		Figure: SweepFigure(d),
+	}
+	deviation := d.Settings.Deviation
+	if deviation == "" {
+		deviation = sweep.DeviationPooled
+	}
+	page.Tables = append(page.Tables, pointsTable(d, deviation))
+	if t, ok := paramMaxTable(d); ok {
+		page.Tables = append(page.Tables, t)
+	}
+	page.Tables = append(page.Tables, rankingTables(d, deviation)...)
+	page.Tables = append(page.Tables, comparisonTables(d, deviation)...)
+	return page
+}
+
+// pointsTable is a row per point: its figures and its flags, with their
+// legend in the note.
+func pointsTable(d *sweep.Document, deviation string) report.PageTable {
+	head := []string{"target", "size"}
+	if d.Settings.Param != nil {
+		head = append(head, d.Settings.Param.Name)
+	}
+	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
+		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
+	pts := [][]string{head}
+	opt := func(v *float64, prec int) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', prec, 64)
+	}
+	for _, p := range d.Points {
+		size, cv := "", strconv.FormatFloat(p.RPS.CV*100, 'f', 1, 64)
+		if p.Size != nil {
+			size = p.Size.Text
+		}
+		if p.RPS.Unstable {
+			cv += " (unstable)"
+		}
+		var host *float64
+		if p.HostCPU != nil {
+			host = &p.HostCPU.BusyUsPerReq
+		}
+		mbit := p.MbitPerS
+		if d.Settings.SizeOption == "--post-sizes" {
+			mbit = p.SentMbitPerS
+		}
+		row := []string{p.Label, size}
+		if d.Settings.Param != nil {
+			row = append(row, p.ParamValue)
+		}
+		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
+			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv, sweep.FlagCodes(p.Verdicts),
+			fmt.Sprintf("%.3f", p.Latency.MeanMs), fmt.Sprintf("%.3f", p.Latency.DeviationMs), fmt.Sprintf("%.3f", p.Latency.MinMs),
+			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", mbit),
+			strconv.Itoa(p.RequestsFailed), opt(p.ClientCPUUsPerReq, 1), opt(p.ServerCPUUsPerReq, 1), opt(host, 1))
+		pts = append(pts, row)
+	}
+	bwNote := "Mbit/s: received"
+	if d.Settings.SizeOption == "--post-sizes" {
+		bwNote = "Mbit/s: sent"
+	}
+	var kinds [][]string
+	for _, p := range d.Points {
+		kinds = append(kinds, p.Verdicts)
+	}
+	flags := ""
+	if legend := sweep.FlagLegend(kinds); legend != "" {
+		flags = " Flags: the points' verdicts (each found by a run or more; the JSON has the evidence, the charts ring the points): " + legend + "."
+	}
+	return report.PageTable{Title: "Points", Rows: pts, Compact: true,
+		Note: "Requests per second across the repetitions (cv: sd / mean, in %); latency over every request of every run (HDR histogram, 3 significant digits; min exact); " +
+			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request." + flags}
+}
+
+// paramMaxTable is each configuration's maximum req/s over --param's values
+// (ok false: the sweep has no --param of several values).
+func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
+	q := d.Settings.Param
+	if q == nil || len(q.Values) <= 1 {
+		return report.PageTable{}, false
+	}
+	var in []sweep.ParamRow
+	for i := range d.Points {
+		p := &d.Points[i]
+		if p.Repeats > 0 {
+			in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: p.RPS.MeanPerS, CI95PerS: p.RPS.CI95PerS})
+		}
+	}
+	rows := [][]string{{"configuration", "max req/s", "± 95 % CI", "at " + q.Name, "within"}}
+	for _, m := range sweep.ParamMaxima(in) {
+		rows = append(rows, []string{m.Configuration, fmt.Sprintf("%.2f", m.MeanPerS), fmt.Sprintf("%.2f", m.CI95PerS), m.At, strings.Join(m.Within, ", ")})
+	}
+	return report.PageTable{Title: "Maximum req/s per configuration over " + q.Name, Rows: rows,
+		Note: "Mean over the runs; within: the values of " + q.Name + " whose 95 % interval reaches the maximum's (the runs cannot tell them from it)."}, true
+}
+
+// rankingTables are the sweep's rankings, one table per point (concurrency,
+// size, --param value): by req/s and by latency deviation side by side.
+func rankingTables(d *sweep.Document, deviation string) []report.PageTable {
+	var out []report.PageTable
+	for _, r := range d.Rankings {
+		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
+		if r.Size != nil {
+			title += ", size " + r.Size.Text
+		}
+		if r.ParamValue != "" {
+			title += ", " + d.Settings.Param.Name + "=" + r.ParamValue
+		}
+		rows := [][]string{{"rank by req/s", "target", "req/s mean", "rank by deviation", "target", "deviation (ms)"}}
+		for i := range max(len(r.ByThroughput), len(r.ByDeviation)) {
+			row := make([]string, 6)
+			if i < len(r.ByThroughput) {
+				t := r.ByThroughput[i]
+				row[0], row[1], row[2] = t.RankText()+GroupSuffix(t.Group), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+			}
+			if i < len(r.ByDeviation) {
+				t := r.ByDeviation[i]
+				dev := t.DeviationMs
+				if d.Settings.Deviation == "" { // a document of an earlier gab
+					dev = t.LatencySDMs
+				}
+				row[3], row[4], row[5] = t.RankText()+GroupSuffix(t.Group), t.Label, fmt.Sprintf("%.3f", dev)
+			}
+			rows = append(rows, row)
+		}
+		out = append(out, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
+	}
+	return out
+}
+
+// comparisonTables are the sweep's ratios to --baseline and its changes from
+// the first concurrency (or size) to the last, as the table text has them
+// (none where the document has none).
+func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
+	ratio := func(r *sweep.DocRatio) string {
+		switch {
+		case r == nil:
+			return ""
+		case r.Lo == r.Hi:
+			return strconv.FormatFloat(r.Ratio, 'f', 3, 64)
+		}
+		return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Ratio, r.Lo, r.Hi)
+	}
+	size := func(s *sweep.DocSize) string {
+		if s == nil {
+			return ""
+		}
+		return s.Text
+	}
+	point := func(param string, c int) string {
+		if q := d.Settings.Param; q != nil && param != "" {
+			return q.Name + "=" + param + " c=" + strconv.Itoa(c)
+		}
+		return "c=" + strconv.Itoa(c)
+	}
+	table := func(title string, cs []sweep.DocComparison, change bool) report.PageTable {
+		rows := [][]string{{"target", "size", "point", "req/s ×", "deviation (" + deviation + ") ×", "mean latency ×", "p99 ×"}}
+		for _, c := range cs {
+			sz, pt := size(c.Size), point(c.ParamValue, c.Concurrency)
+			if change {
+				if from := size(c.BaseSize); from != sz {
+					sz = from + " → " + sz
+				}
+				if from := point(c.ParamValue, c.BaseConc); from != pt {
+					pt = from + " → " + pt
+				}
+			}
+			rows = append(rows, []string{c.Label, sz, pt, ratio(c.Throughput), ratio(c.Deviation), ratio(c.MeanLatency), ratio(c.P99)})
+		}
+		return report.PageTable{Title: title, Rows: rows,
+			Note: "Ratios with their 95 % intervals (delta method, log scale); the mean and p99 latency are of every request together, without an interval, as is any ratio without repetitions on both sides."}
+	}
+	var out []report.PageTable
+	if len(d.BaselineRatios) > 0 {
+		out = append(out, table("Ratios to "+d.Settings.Baseline+" (--baseline) at the same point", d.BaselineRatios, false))
+	}
+	if len(d.Changes) > 0 {
+		what := "the first concurrency to the last"
+		if cs := d.Settings.Concurrency; len(cs) > 1 {
+			what = fmt.Sprintf("c=%d to c=%d", cs[0], cs[len(cs)-1])
+		} else if ss := d.Settings.Sizes; len(ss) > 1 {
+			what = "size " + ss[0].Text + " to " + ss[len(ss)-1].Text
+		}
+		out = append(out, table("Change of each target from "+what+" (ratio last/first)", d.Changes, true))
+	}
+	return out
+}
+
+// GroupSuffix is a ranked target's lettered tie groups after its rank:
+// " (ab)"; empty in documents from before them.
+func GroupSuffix(group string) string {
+	if group == "" {
+		return ""
+	}
+	return " (" + group + ")"
+}
