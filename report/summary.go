@@ -296,9 +296,6 @@ func (r *Run) derive(t *tables, percents []float64) {
 			rr.AchievedPerS = float64(rp.CompleteRequests) / s
 			rr.BelowTarget = rr.AchievedPerS < client.AchievedShortfall*rr.TargetPerS
 		}
-		if h := rr.Corrected.Histogram; h != nil {
-			rr.CorrectedHistogram = *h
-		}
 		if ct := rp.ConnectionTimes; ct != nil {
 			// In rate mode the schedule, not the concurrency, sets the pace:
 			// ab's c·T/done would be the connections' share of the run, not
