@@ -7,6 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"gab/client"
 	"gab/internal/samples"
 )
 
@@ -421,4 +422,92 @@ func marshalIndentless(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// measuredDist is a distribution the engine measures beyond ab's columns and
+// the extended phases: its name in the document's "distributions", its
+// unit, and where the engine's extended result keeps it. A new measured
+// distribution is an entry of measuredDists (the engine records it; a
+// catalog entry reads its figures with distributionOf): Summarize fills it,
+// the document writes, reads and checks it, MergeRuns merges it.
+type measuredDist struct {
+	name string
+	unit distUnit
+	of   func(x *client.ExtraResult) *samples.Dist
+}
+
+// measuredDists are the measured distributions, in the order the engine
+// lists them.
+var measuredDists = []measuredDist{}
+
+// measuredOf is the measured distributions of a run's extended result (nil
+// without one, or without any).
+func measuredOf(x *client.ExtraResult) map[string]*distFigures {
+	if x == nil || len(measuredDists) == 0 {
+		return nil
+	}
+	out := make(map[string]*distFigures, len(measuredDists))
+	for _, m := range measuredDists {
+		d := distIn(m.of(x), m.unit)
+		out[m.name] = &d
+	}
+	return out
+}
+
+// distributionOf is the run's measured distribution name, nil if it has
+// none (a catalog entry reads its figures from it).
+func distributionOf(r *Run, name string) *distFigures {
+	return r.Distributions[name]
+}
+
+// distributions merges the runs' measured distributions (mergeDists), in
+// their start order: each that every run has (as a section some run lacks
+// is absent from a merge).
+func (mg *merging) distributions() map[string]*distFigures {
+	var out map[string]*distFigures
+	for name, first := range mg.first().Distributions {
+		ds := make([]*distFigures, 0, len(mg.order))
+		for _, i := range mg.order {
+			if d := mg.runs[i].Distributions[name]; d != nil && d.unit() == first.unit() {
+				ds = append(ds, d)
+			}
+		}
+		if len(ds) < len(mg.order) {
+			continue
+		}
+		m, _ := mergeDists(ds)
+		if first.Unit != "" {
+			m.Unit = first.Unit
+			if m.Histogram != nil {
+				m.Histogram.Unit = first.Unit
+			}
+		}
+		if out == nil {
+			out = map[string]*distFigures{}
+		}
+		out[name] = &m
+	}
+	return out
+}
+
+// distributions checks the measured distributions: each in the unit its
+// entry of measuredDists says (one this gab does not know in a unit it
+// knows), of no more values than the document's requests.
+func (c *checker) distributions(ds map[string]*distFigures, limit int64) {
+	for name, d := range ds {
+		if d == nil {
+			continue
+		}
+		u := d.unit()
+		for _, m := range measuredDists {
+			if m.name == name {
+				u = m.unit
+			}
+		}
+		if !u.known() {
+			c.fail("distributions."+name+".unit", "%q is not us or bytes", d.Unit)
+			return
+		}
+		d.check(c, "distributions."+name, limit, u)
+	}
 }

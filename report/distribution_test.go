@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"gab/client"
 	"gab/internal/samples"
 )
 
@@ -200,5 +202,77 @@ func TestDistributionInBytes(t *testing.T) {
 	back.check(c, "x", 100, unitUs)
 	if c.err == nil || !strings.Contains(c.err.Error(), "x.unit") {
 		t.Errorf("checked in µs: %v", c.err)
+	}
+}
+
+// TestMeasuredDistribution: a measured distribution is one entry of
+// measuredDists (here response body sizes, in bytes, that the engine would
+// keep), and a figure of it one catalog entry: Summarize fills it, the
+// document writes it in bytes, reads and checks it, MergeRuns merges it, and
+// the figure reaches the document's figures.
+func TestMeasuredDistribution(t *testing.T) {
+	savedDists, savedCatalog := measuredDists, Catalog
+	t.Cleanup(func() { measuredDists, Catalog = savedDists, savedCatalog })
+	body := samples.NewDist()
+	for _, v := range []int64{100, 100, 4096, 1 << 20} {
+		body.Add(v)
+	}
+	measuredDists = append(slices.Clip(measuredDists), measuredDist{"response_body_bytes", unitBytes,
+		func(*client.ExtraResult) *samples.Dist { return &body }})
+	Catalog = append(slices.Clip(Catalog), Figure{Key: "body_p50", Title: "Response body p50", Unit: "bytes", CSV: "body_p50_bytes",
+		Decimals: 0, Pool: Pooled, Needs: NeedsExtended, Of: func(d *Run) (float64, bool) {
+			if b := distributionOf(d, "response_body_bytes"); b != nil && b.Count > 0 {
+				return float64(b.MedianUs), true
+			}
+			return 0, false
+		}})
+
+	var runs []*Run
+	for range 2 {
+		res, _ := extFixture()
+		r := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2,
+			CPU: fixtureCPU(), CommandLine: fixtureCommandLine, Run: &RunInfo{URL: "http://127.0.0.1:8080/x", Method: "GET", Protocol: "http1.0"}})
+		var b bytes.Buffer
+		if err := WriteJSON(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		doc := b.String()
+		for _, want := range []string{`"response_body_bytes": {`, `"unit": "bytes"`, `"max_bytes": 1048576`, `"lowest_bytes": 1`, `"body_p50": 100`} {
+			if !strings.Contains(doc, want) {
+				t.Fatalf("document lacks %s:\n%s", want, doc)
+			}
+		}
+		matchesSchema(t, b.Bytes())
+		back, err := DecodeDocument("run.json", b.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := back.Distributions["response_body_bytes"]; d == nil || d.Count != 4 || d.Unit != unitBytes || d.Histogram == nil {
+			t.Fatalf("read back: %+v", d)
+		}
+		runs = append(runs, back)
+	}
+	m, err := MergeRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Distributions["response_body_bytes"]; d == nil || d.Count != 8 || d.Unit != unitBytes || d.MaxUs != 1<<20 ||
+		d.Histogram == nil || d.Histogram.Unit != unitBytes {
+		t.Errorf("merged: %+v", d)
+	}
+	if i := slices.IndexFunc(m.Figures, func(f FigureValue) bool { return f.Key == "body_p50" }); i < 0 || m.Figures[i].Value != 100 {
+		t.Errorf("merged figures: %v", m.Figures)
+	}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeDocument("merged.json", b.Bytes()); err != nil {
+		t.Errorf("merged document: %v", err)
+	}
+	// In µs where the entry says bytes: refused.
+	bad := strings.Replace(b.String(), `"unit": "bytes"`, `"unit": "us"`, 1)
+	if _, err := DecodeDocument("bad.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), "distributions.response_body_bytes") {
+		t.Errorf("a distribution in the wrong unit: %v", err)
 	}
 }

@@ -89,6 +89,10 @@ type Run struct {
 	// Targets are the results per target of a URL list (--urls, --targets;
 	// targets.go), absent without one.
 	Targets []targetSection `json:"targets,omitempty"`
+	// Distributions are the measured distributions beyond ab's columns and
+	// the extended phases, by name (distribution.go's measuredDists), each
+	// in its unit; absent when the run measured none.
+	Distributions map[string]*distFigures `json:"distributions,omitempty"`
 
 	local local
 }

@@ -216,6 +216,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.Outstanding = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
 	if x := res.Extra; x != nil {
 		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
+		r.Distributions = measuredOf(x)
 		if rr := x.Rate; rr != nil {
 			r.Rate = rateOf(rr, res.Outstanding, o.Percentiles)
 		}

@@ -253,6 +253,7 @@ func (c *checker) document(d *Run) {
 			c.column("cgi."+col.name, col.col)
 		}
 	}
+	c.distributions(d.Distributions, limit)
 	c.plausible(d) // plausible.go
 }
 
