@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -318,10 +319,25 @@ func unmarshalField(b []byte, name string, v any) (map[string]json.RawMessage, e
 	}
 	if raw, ok := m[name]; ok {
 		if err := json.Unmarshal(raw, v); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fieldError(name, err)
 		}
 	}
 	return m, nil
+}
+
+// fieldError is err, of reading the field name, naming the field: a type
+// error gets name in its path (encoding/json puts the path of the section
+// before it), another error says name.
+func fieldError(name string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			name += "." + te.Field
+		}
+		te.Field = name
+		return te
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // readFields reads the fields fs from m, leaving those absent as they are.
@@ -329,7 +345,7 @@ func readFields(m map[string]json.RawMessage, fs []docField) error {
 	for _, f := range fs {
 		if raw, ok := m[f.name]; ok {
 			if err := json.Unmarshal(raw, f.v); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
+				return fieldError(f.name, err)
 			}
 		}
 	}

@@ -276,3 +276,21 @@ func TestMeasuredDistribution(t *testing.T) {
 		t.Errorf("a distribution in the wrong unit: %v", err)
 	}
 }
+
+// TestDistributionReadErrorNamesField: a figure of the wrong type in a
+// distribution or its histogram is refused with its whole path, as
+// encoding/json names any other field.
+func TestDistributionReadErrorNamesField(t *testing.T) {
+	for _, c := range []struct{ total, field string }{
+		{`{"count": "x"}`, "extended.phases.total.count"},
+		{`{"count": 1, "histogram": {"unit": "us", "lowest_us": "x"}}`, "extended.phases.total.histogram.lowest_us"},
+		{`{"unit": 5}`, "extended.phases.total.unit"},
+	} {
+		raw := `{"schema_version": 4, "tool": "gab", "command_line": [], "start_time": "2026-12-02T00:00:00Z", "ending": "not_started",
+			"extended": {"phases": {"total": ` + c.total + `}}}`
+		_, err := DecodeDocument("run.json", []byte(raw))
+		if err == nil || !strings.Contains(err.Error(), " "+c.field+" ") && !strings.Contains(err.Error(), "."+c.field+" ") {
+			t.Errorf("%s: %v", c.total, err)
+		}
+	}
+}
