@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -17,7 +18,8 @@ import (
 // field names with it (min_us, min_bytes), reads itself back, merges through
 // samples.Dist (mergeDists) and checks itself (check). A run document holds
 // one encoded histogram per distribution: where a phase's histogram is the
-// same as a sums column's, the phase names that column (histogram_same_as)
+// same as a sums column's (or a timeline interval's, of every request, is the
+// total's), the phase or interval names that column (histogram_same_as)
 // instead of a second copy, and reading the document puts the histogram back
 // (Run.MarshalJSON, Run.UnmarshalJSON). Documents of schema versions 1 to 3
 // kept copies under extended.latency_histogram and rate.corrected_histogram:
@@ -358,8 +360,9 @@ type runDocument Run
 // MarshalJSON writes the run's document with one encoded histogram per
 // distribution: an extended phase whose histogram is a sums column's (the
 // total time's, the waiting time's, the connect time's of ab's columns when
-// they hold the same requests) names that column in histogram_same_as
-// instead. The run itself is not changed.
+// they hold the same requests), and a timeline interval that holds every
+// request of the run, name that column in histogram_same_as instead. The
+// run itself is not changed.
 func (r *Run) MarshalJSON() ([]byte, error) {
 	out := *(*runDocument)(r)
 	if v := out.SchemaVersion; v >= 1 && v < SchemaVersion {
@@ -375,6 +378,17 @@ func (r *Run) MarshalJSON() ([]byte, error) {
 			}
 		}
 		out.Extended = &xs
+	}
+	if tl, s := r.Timeline, r.Sums; tl != nil && s != nil {
+		for i := range tl.Intervals {
+			if iv := &tl.Intervals[i]; iv.Requests > 0 && iv.Requests == s.Total.Count && iv.Histogram == s.Total.Histogram {
+				t := *tl
+				t.Intervals = slices.Clone(tl.Intervals)
+				t.Intervals[i].Histogram, t.Intervals[i].HistogramSameAs = histogramData{}, "sums.total"
+				out.Timeline = &t
+				break // one interval holds every request
+			}
+		}
 	}
 	return marshalIndentless(&out)
 }
@@ -394,8 +408,8 @@ func sameHistogram(p *distFigures, s *sumsSection) string {
 }
 
 // UnmarshalJSON reads a run's document and puts each distribution's
-// histogram where the run keeps it: from the sums column a phase names
-// (histogram_same_as), and in documents of schema versions 1 to 3 from
+// histogram where the run keeps it: from the sums column a phase or an
+// interval names (histogram_same_as), and in documents of schema versions 1 to 3 from
 // extended.latency_histogram and rate.corrected_histogram (the copies they
 // kept) when the distribution has none of its own.
 func (r *Run) UnmarshalJSON(b []byte) error {
@@ -416,6 +430,13 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 					h := col.Histogram
 					p.Histogram, p.HistogramSameAs = &h, ""
 				}
+			}
+		}
+	}
+	if tl, s := r.Timeline, r.Sums; tl != nil && s != nil {
+		for i := range tl.Intervals {
+			if iv := &tl.Intervals[i]; iv.HistogramSameAs == "sums.total" && iv.Requests == s.Total.Count {
+				iv.Histogram, iv.HistogramSameAs = s.Total.Histogram, ""
 			}
 		}
 	}

@@ -19,7 +19,7 @@ func sameAsSums(t *testing.T) *Run {
 	t.Helper()
 	res, _ := extFixture(50, 99.9)
 	r := Summarize(res, Options{Host: "127.0.0.1", Port: 8080, Path: "/x", Concurrency: 2, Percentiles: []float64{50, 99.9},
-		CPU: fixtureCPU(), CommandLine: fixtureCommandLine, Run: &RunInfo{URL: "http://127.0.0.1:8080/x"}})
+		CPU: fixtureCPU(), CommandLine: fixtureCommandLine, Run: &RunInfo{URL: "http://127.0.0.1:8080/x", Method: "GET", Protocol: "http1.0"}})
 	tot := &r.Extended.Phases.Total
 	if tot.Count != r.Sums.Total.Count || tot.Count == 0 {
 		t.Fatalf("fixture: %d requests in the phase, %d in the sums", tot.Count, r.Sums.Total.Count)
@@ -292,5 +292,53 @@ func TestDistributionReadErrorNamesField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), " "+c.field+" ") && !strings.Contains(err.Error(), "."+c.field+" ") {
 			t.Errorf("%s: %v", c.total, err)
 		}
+	}
+}
+
+// TestOneIntervalNamesSums: a timeline of one interval, which holds every
+// request of the run, wrote the total time's histogram a second time; it
+// names sums.total instead, and reading puts the histogram back.
+func TestOneIntervalNamesSums(t *testing.T) {
+	r := sameAsSums(t)
+	iv := r.Timeline.Intervals[0]
+	iv.Requests, iv.Histogram = r.Sums.Total.Count, r.Sums.Total.Histogram
+	iv.Corrected, r.Timeline.Corrected = nil, false // the one interval's own latency only
+	for _, o := range r.Timeline.Intervals[1:] {
+		iv.Failures += o.Failures
+		iv.Bytes += o.Bytes
+	}
+	r.Timeline.Intervals = []intervalFigures{iv}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), r.Sums.Total.Histogram.Data); n != 1 {
+		t.Errorf("the total histogram is encoded %d times", n)
+	}
+	var doc struct {
+		Timeline struct {
+			Intervals []map[string]any `json:"intervals"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Timeline.Intervals) != 1 ||
+		doc.Timeline.Intervals[0]["histogram_same_as"] != "sums.total" || r.Timeline.Intervals[0].HistogramSameAs != "" {
+		t.Errorf("the interval does not name sums.total, or the run changed (%v)", err)
+	}
+	matchesSchema(t, b.Bytes())
+	back, err := DecodeDocument("run.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Timeline.Intervals[0]; got.Histogram != r.Sums.Total.Histogram || got.HistogramSameAs != "" {
+		t.Errorf("interval read back: %+v", got.IntervalLatency)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["timeline"].(map[string]any)["intervals"].([]any)[0].(map[string]any)["histogram_same_as"] = "sums.connect"
+	bad, _ := json.Marshal(m)
+	if _, err := DecodeDocument("bad.json", bad); err == nil || !strings.Contains(err.Error(), "timeline.intervals[0].histogram_same_as") {
+		t.Errorf("an interval naming another column: %v", err)
 	}
 }

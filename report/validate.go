@@ -618,6 +618,10 @@ func (c *checker) timeline(tl *timelineSection, r *abReport, limit int64) {
 }
 
 func (c *checker) intervalLatency(field string, l *IntervalLatency, requests int64) {
+	if l.HistogramSameAs != "" {
+		c.fail(field+".histogram_same_as", "%q is not the sums column of the interval's requests", l.HistogramSameAs)
+		return
+	}
 	if requests == 0 {
 		l.Histogram.check(c, field+".histogram", 0, unitUs)
 		return
