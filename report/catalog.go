@@ -335,7 +335,7 @@ func percentileMs(p float64) func(d *Run) (float64, bool) {
 func totalDist(d *Run) (samples.Dist, bool) {
 	s, x := d.Sums, d.Extended
 	if x != nil && x.Phases.Total.Count > 0 && (s == nil || x.Phases.Total.Count == s.Total.Count) {
-		if dist := decodedDist(&x.Phases.Total); dist != nil {
+		if dist := x.Phases.Total.decoded(); dist != nil {
 			return *dist, true
 		}
 	}

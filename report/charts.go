@@ -378,10 +378,10 @@ func DocumentChartData(d *Run) (*chart.Data, error) {
 		maxUs = r.ConnectionTimes.Total.MaxUs
 	}
 	x := d.Extended
-	if x != nil && x.LatencyHistogram.Data != "" {
-		h, err := samples.DecodeHist(x.LatencyHistogram.Data)
+	if x != nil && x.Phases.Total.Histogram != nil && x.Phases.Total.Histogram.Data != "" {
+		h, err := samples.DecodeHist(x.Phases.Total.Histogram.Data)
 		if err != nil {
-			return nil, fmt.Errorf("latency_histogram: %w", err)
+			return nil, fmt.Errorf("extended.phases.total.histogram: %w", err)
 		}
 		n := int(h.TotalCount())
 		if n > 0 {

@@ -24,8 +24,11 @@
 // WriteJSON (the JSON document).
 //
 // A figure derived from what a run records is one entry of the Catalog
-// (catalog.go). A figure that needs a new measurement goes into the record
-// (a field of a section, filled by Summarize's gathering or computed in
-// derive), and into the catalog; SchemaVersion changes only when a field
-// changes meaning.
+// (catalog.go). A new measured distribution is the engine's (a samples.Dist
+// of client.ExtraResult), one entry of measuredDists (distribution.go:
+// Summarize fills it, the document writes, reads and checks it in its unit,
+// MergeRuns merges it) and a catalog entry for its figures. Another new
+// measurement goes into the record (a field of a section, filled by
+// Summarize's gathering or computed in derive), and into the catalog;
+// SchemaVersion changes only when a field changes meaning or disappears.
 package report

@@ -128,9 +128,6 @@ func (x *extendedFigures) derive(rp *abReport, elapsed time.Duration, sampleStor
 	x.SentMbitPerS = MbitPerSecond(rp.TotalBodySentBytes, rp.TimeTakenS)
 	total := &x.Phases.Total
 	x.ResponseTimeMeanMs, x.ResponseTimeSDMs = total.MeanUs/1000, total.SDUs/1000
-	if total.Histogram != nil {
-		x.LatencyHistogram = *total.Histogram
-	}
 	x.SampleStore = sampleStore
 	if c := x.ClientCPU; c != nil {
 		c.PercentOfOneCore, c.CoresBusy = nil, nil

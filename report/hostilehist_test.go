@@ -10,8 +10,8 @@ import (
 // claiming more than gab's histograms hold is refused before its counts
 // array is allocated, even in a record that was not checked first.
 func TestUnvalidatedHostileHistogramsRefused(t *testing.T) {
-	d := &Run{Report: &abReport{}, Extended: &extendedFigures{
-		LatencyHistogram: histogramData{Unit: "us", Encoding: histogramEncoding, Data: hostileHistogram}}}
+	d := &Run{Report: &abReport{}, Extended: &extendedFigures{Phases: phaseDists{Total: distFigures{
+		Histogram: &histogramData{Unit: "us", Encoding: histogramEncoding, Data: hostileHistogram}}}}}
 	if _, err := DocumentChartData(d); err == nil || !strings.Contains(err.Error(), "claims") {
 		t.Errorf("chart data of a hostile latency histogram: %v", err)
 	}

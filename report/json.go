@@ -2,14 +2,10 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"gab/client"
-	"gab/internal/samples"
 	"gab/internal/threshold"
 )
 
@@ -26,7 +22,7 @@ import (
 
 // SchemaVersion is the document's schema_version. It changes only when a field
 // changes meaning or disappears; new fields may appear within a version.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Run is a run's record: every figure of every output, and the JSON document.
 type Run struct {
@@ -93,6 +89,10 @@ type Run struct {
 	// Targets are the results per target of a URL list (--urls, --targets;
 	// targets.go), absent without one.
 	Targets []targetSection `json:"targets,omitempty"`
+	// Distributions are the measured distributions beyond ab's columns and
+	// the extended phases, by name (distribution.go's measuredDists), each
+	// in its unit; absent when the run measured none.
+	Distributions map[string]*distFigures `json:"distributions,omitempty"`
 
 	local local
 }
@@ -304,81 +304,6 @@ type percentileRow struct {
 	TotalUs   int64   `json:"total_us"`
 }
 
-// distFigures describes a distribution in µs: count, min, mean, sd (n−1) and max
-// exact; median and percentiles by the nearest rank (samples.NearestRank) from
-// an HDR histogram with 3 significant digits (the bucket's highest value).
-type distFigures struct {
-	Count    int64   `json:"count"`
-	MinUs    int64   `json:"min_us"`
-	MeanUs   float64 `json:"mean_us"`
-	SDUs     float64 `json:"sd_us"`
-	MedianUs int64   `json:"median_us"`
-	P90Us    int64   `json:"p90_us"`
-	P99Us    int64   `json:"p99_us"`
-	P999Us   int64   `json:"p99_9_us"`
-	MaxUs    int64   `json:"max_us"`
-	// SumUs and Histogram are what gab merge combines (the histogram is
-	// absent only in a merged document whose parts had none).
-	SumUs     int64          `json:"sum_us"`
-	Histogram *histogramData `json:"histogram,omitempty"`
-}
-
-// distOf is d's figures, its histogram encoded.
-func distOf(d *samples.Dist) distFigures {
-	out := distFigures{
-		Count: d.Count, MinUs: d.Min, MeanUs: d.Mean(), SDUs: d.SD(),
-		MedianUs: d.Percentile(50), P90Us: d.Percentile(90), P99Us: d.Percentile(99), P999Us: d.Percentile(99.9),
-		MaxUs: d.Max, SumUs: d.Sum,
-	}
-	if d.Hist != nil {
-		h := histogramOf(d.Hist)
-		out.Histogram = &h
-	}
-	return out
-}
-
-// histogramData is an HDR histogram in its standard, mergeable encoding: V2
-// compressed, base64 (decode with any HdrHistogram library, e.g. Go's
-// hdrhistogram.Decode or Java's Histogram.fromString).
-type histogramData struct {
-	Unit              string `json:"unit"` // always "us"
-	LowestUs          int64  `json:"lowest_us"`
-	HighestUs         int64  `json:"highest_us"`
-	SignificantDigits int    `json:"significant_digits"`
-	Encoding          string `json:"encoding"` // always "hdrhistogram-v2-compressed-base64"
-	Data              string `json:"data"`
-}
-
-const histogramEncoding = "hdrhistogram-v2-compressed-base64"
-
-// histogramOf encodes h.
-func histogramOf(h *hdrhistogram.Histogram) histogramData {
-	out := histogramData{
-		Unit:              "us",
-		LowestUs:          h.LowestTrackableValue(),
-		HighestUs:         h.HighestTrackableValue(),
-		SignificantDigits: int(h.SignificantFigures()),
-		Encoding:          histogramEncoding,
-	}
-	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		out.Data = string(b)
-	}
-	return out
-}
-
-// decode decodes the histogram (samples.DecodeHist, which bounds what its
-// header may claim).
-func (j *histogramData) decode() (*hdrhistogram.Histogram, error) {
-	if j.Encoding != histogramEncoding {
-		return nil, fmt.Errorf("histogram encoding %q unknown", j.Encoding)
-	}
-	h, err := samples.DecodeHist(j.Data)
-	if err != nil {
-		return nil, fmt.Errorf("histogram: %v", err)
-	}
-	return h, nil
-}
-
 // phaseDists are the extended report's phases.
 type phaseDists struct {
 	TCPConnect   distFigures `json:"tcp_connect"`
@@ -442,8 +367,10 @@ type extendedFigures struct {
 	ClientCPU          *clientCPU `json:"client_cpu,omitempty"` // absent where unknown
 	// SampleStore says how ab's tables were computed.
 	SampleStore string `json:"sample_store"`
-	// LatencyHistogram is the Total phase (start → end of each recorded request).
-	LatencyHistogram histogramData `json:"latency_histogram"`
+	// LatencyHistogram is read from documents of schema versions 1 to 3
+	// only, where it copied the Total phase's histogram (Run.UnmarshalJSON
+	// puts it there): nil in a run.
+	LatencyHistogram *histogramData `json:"latency_histogram,omitempty"`
 }
 
 // rateFigures is rate mode's figures.
@@ -465,9 +392,12 @@ type rateFigures struct {
 	// Corrected is the latency from each request's intended send time;
 	// CorrectedServed its percentile table (ab's rows plus --percentiles'
 	// entries, the 100 % row the exact max).
-	Corrected          distFigures   `json:"corrected"`
-	CorrectedServed    []served      `json:"corrected_percentage_served"`
-	CorrectedHistogram histogramData `json:"corrected_histogram"`
+	Corrected       distFigures `json:"corrected"`
+	CorrectedServed []served    `json:"corrected_percentage_served"`
+	// CorrectedHistogram is read from documents of schema versions 1 to 3
+	// only, where it copied Corrected's histogram (Run.UnmarshalJSON puts
+	// it there): nil in a run.
+	CorrectedHistogram *histogramData `json:"corrected_histogram,omitempty"`
 	// Steps are a schedule's steps (--rate R1,R2,... or a ramp; with the
 	// timeline), absent for a constant rate.
 	Steps []rateStep `json:"steps,omitempty"`

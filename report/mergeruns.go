@@ -60,6 +60,7 @@ func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 	r.Extended = mg.extended()
 	r.Rate = mg.rate()
 	r.Outstanding = mg.outstanding()
+	r.Distributions = mg.distributions()
 	targets, err := mergeTargets(runs)
 	if err != nil {
 		return nil, err

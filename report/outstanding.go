@@ -80,20 +80,6 @@ func (r *Run) outstandingFailed() int64 {
 	return r.Outstanding.Failed
 }
 
-// decodedDist is the distribution a document's figures describe (nil when
-// it has no histogram that decodes).
-func decodedDist(d *distFigures) *samples.Dist {
-	if d.Count == 0 || d.Histogram == nil {
-		return nil
-	}
-	h, err := d.Histogram.decode()
-	if err != nil {
-		return nil
-	}
-	x := samples.DistOf(d.Count, d.MinUs, d.MaxUs, d.SumUs, d.SDUs, h)
-	return &x
-}
-
 // latencyWithOutstanding is the distribution of the catalog's latency
 // figures when the run left requests in flight: the completed requests'
 // total times (totalDist) and the
@@ -104,7 +90,7 @@ func latencyWithOutstanding(d *Run) (samples.Dist, bool) {
 	if o == nil || o.Requests == 0 {
 		return samples.Dist{}, false
 	}
-	ages := decodedDist(&o.Age)
+	ages := o.Age.decoded()
 	if ages == nil {
 		return samples.Dist{}, false
 	}

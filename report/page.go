@@ -233,40 +233,53 @@ func runView(r PageRun, alone bool) pageRunView {
 		f("Time per request", fmt.Sprintf("%.3f [ms] (mean, across all concurrent requests)", rp.TimePerRequestAllMs))
 		f("Transfer rate", fmt.Sprintf("%.2f [Kbytes/sec] received", rp.TransferReceivedKBPerS))
 		if ct := rp.ConnectionTimes; ct != nil {
-			v.Times = append(v.Times, []string{"", "min", "mean", "[+/-sd]", "median", "max"})
-			for _, c := range []struct {
-				name string
-				col  columnStats
-			}{{"Connect", ct.Connect}, {"Processing", ct.Processing}, {"Waiting", ct.Waiting}, {"Total", ct.Total}} {
-				v.Times = append(v.Times, []string{c.name, ms3(float64(c.col.MinUs)), ms3(float64(c.col.MeanUs)),
-					fmt.Sprintf("%.3f", c.col.SDUs/1000), ms3(float64(c.col.MedianUs)), ms3(float64(c.col.MaxUs))})
-			}
+			v.Times = timesRows(ct)
 		}
 	}
 	v.Catalog = catalogRows(d)
 	v.Status, v.Errors = statusRows(d), errorRows(d)
 	v.Targets = targetRows(d)
 	if t := d.Thresholds; t != nil {
-		v.Objectives = [][]string{{"objective", "measured", "verdict"}}
-		for _, c := range t.Checks {
-			val, verdict := "no data", "missed"
-			switch {
-			case c.Value != nil && c.Unit == "us":
-				val = ms3(*c.Value) + " ms"
-			case c.Value != nil:
-				val = decimal(*c.Value) + " " + c.Unit
-			}
-			if c.Passed {
-				verdict = "met"
-			}
-			v.Objectives = append(v.Objectives, []string{c.Expression, val, verdict})
-		}
+		v.Objectives = objectiveRows(t)
 	}
 	if a := d.Apdex; a != nil && a.Requests > 0 {
 		v.Apdex = [][]string{{"APDEX", "T (satisfied)", "F (tolerating)", "requests"},
 			{fmt.Sprintf("%.3f%s", a.Score, a.boundNote()), ms3(float64(a.SatisfiedUs)) + " ms", ms3(float64(a.ToleratedUs)) + " ms", a.counts()}}
 	}
 	return chartTables(r, v)
+}
+
+// timesRows is the page's timing table: ab's columns in ms to the µs.
+func timesRows(ct *connectionTimes) [][]string {
+	rows := [][]string{{"", "min", "mean", "[+/-sd]", "median", "max"}}
+	for _, c := range []struct {
+		name string
+		col  columnStats
+	}{{"Connect", ct.Connect}, {"Processing", ct.Processing}, {"Waiting", ct.Waiting}, {"Total", ct.Total}} {
+		rows = append(rows, []string{c.name, ms3(float64(c.col.MinUs)), ms3(float64(c.col.MeanUs)),
+			fmt.Sprintf("%.3f", c.col.SDUs/1000), ms3(float64(c.col.MedianUs)), ms3(float64(c.col.MaxUs))})
+	}
+	return rows
+}
+
+// objectiveRows is the page's --fail-if table: each objective, its
+// measured value in its unit (µs as ms) and whether it was met.
+func objectiveRows(t *thresholdVerdicts) [][]string {
+	rows := [][]string{{"objective", "measured", "verdict"}}
+	for _, c := range t.Checks {
+		val, verdict := "no data", "missed"
+		switch {
+		case c.Value != nil && c.Unit == "us":
+			val = ms3(*c.Value) + " ms"
+		case c.Value != nil:
+			val = decimal(*c.Value) + " " + c.Unit
+		}
+		if c.Passed {
+			verdict = "met"
+		}
+		rows = append(rows, []string{c.Expression, val, verdict})
+	}
+	return rows
 }
 
 // summaryView is a run's summary (pageSummary): what it measured in brief

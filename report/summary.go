@@ -216,6 +216,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.Outstanding = outstandingOf(res, res.Extra != nil && res.Extra.Rate != nil)
 	if x := res.Extra; x != nil {
 		r.Extended = extendedOf(res, &r.Report.counters, o.CPU)
+		r.Distributions = measuredOf(x)
 		if rr := x.Rate; rr != nil {
 			r.Rate = rateOf(rr, res.Outstanding, o.Percentiles)
 		}
@@ -295,9 +296,6 @@ func (r *Run) derive(t *tables, percents []float64) {
 		if s := rp.TimeTakenS; s > 0 {
 			rr.AchievedPerS = float64(rp.CompleteRequests) / s
 			rr.BelowTarget = rr.AchievedPerS < client.AchievedShortfall*rr.TargetPerS
-		}
-		if h := rr.Corrected.Histogram; h != nil {
-			rr.CorrectedHistogram = *h
 		}
 		if ct := rp.ConnectionTimes; ct != nil {
 			// In rate mode the schedule, not the concurrency, sets the pace:

@@ -49,7 +49,11 @@ type IntervalLatency struct {
 	P99Us     int64         `json:"p99_us"`
 	P999Us    int64         `json:"p99_9_us"`
 	MaxUs     int64         `json:"max_us"`
-	Histogram histogramData `json:"histogram"`
+	Histogram histogramData `json:"histogram,omitzero"`
+	// HistogramSameAs is set in a document only, instead of Histogram: the
+	// sums column ("sums.total") whose histogram is the interval's (one
+	// interval holding every request of the run).
+	HistogramSameAs string `json:"histogram_same_as,omitempty"`
 }
 
 // intervalFigures is one interval: the requests recorded with an end time in it

@@ -253,6 +253,7 @@ func (c *checker) document(d *Run) {
 			c.column("cgi."+col.name, col.col)
 		}
 	}
+	c.distributions(d.Distributions, limit)
 	c.plausible(d) // plausible.go
 }
 
@@ -421,7 +422,7 @@ func (c *checker) columnSums(field string, s *exactSums, limit int64) {
 		if s.MinUs != 0 || s.MaxUs != 0 || s.SumUs != 0 || sq.Sign() != 0 {
 			c.fail(field, "min_us, max_us, sum_us or sum_squares_us2 set with count 0")
 		}
-		c.histogram(field+".histogram", &s.Histogram, 0)
+		s.Histogram.check(c, field+".histogram", 0, unitUs)
 		return
 	}
 	lo, hi, ok := countRange(n, s.MinUs, s.MaxUs)
@@ -443,7 +444,7 @@ func (c *checker) columnSums(field string, s *exactSums, limit int64) {
 		c.fail(field+".sum_squares_us2", "%s is impossible for %d values summing to %d, none above %d", s.SumSquaresUs2, n, s.SumUs, s.MaxUs)
 		return
 	}
-	c.histogram(field+".histogram", &s.Histogram, s.Count)
+	s.Histogram.check(c, field+".histogram", s.Count, unitUs)
 }
 
 // countRange is count × min and count × max, ok false if they pass 2^64.
@@ -451,66 +452,6 @@ func countRange(n uint64, minV, maxV int64) (lo, hi uint64, ok bool) {
 	h1, lo := bits.Mul64(n, uint64(minV))
 	h2, hi := bits.Mul64(n, uint64(maxV))
 	return lo, hi, h1 == 0 && h2 == 0
-}
-
-// histogram checks an HDR histogram's encoding, that its header claims no
-// more than gab's histograms hold, and that it holds count values.
-func (c *checker) histogram(field string, j *histogramData, count int64) {
-	if j.Unit != "us" {
-		c.fail(field+".unit", "%q is not us", j.Unit)
-		return
-	}
-	if count == 0 { // an empty part is never read: its header is enough
-		if err := samples.CheckHist(j.Data); err != nil && j.Data != "" {
-			c.fail(field, "%v", err)
-		}
-		return
-	}
-	if j.Encoding != histogramEncoding {
-		c.fail(field+".encoding", "%q unknown", j.Encoding)
-		return
-	}
-	h, err := samples.DecodeHist(j.Data)
-	if err != nil {
-		c.fail(field, "%v", err)
-		return
-	}
-	if h.TotalCount() != count {
-		c.fail(field, "holds %d values for a count of %d", h.TotalCount(), count)
-	}
-}
-
-// dist checks a distribution: min ≤ percentiles ≤ max in order, the sum
-// within count × [min, max], the mean its quotient, the sd within what max − min allows,
-// and its histogram (if any) of count values. An empty one is all zeros.
-func (c *checker) dist(field string, d *distFigures, limit int64) {
-	c.count(field+".count", d.Count, limit)
-	if d.Count == 0 {
-		if d.MinUs != 0 || d.MaxUs != 0 || d.SumUs != 0 || d.MeanUs != 0 || d.SDUs != 0 ||
-			d.MedianUs != 0 || d.P90Us != 0 || d.P99Us != 0 || d.P999Us != 0 {
-			c.fail(field, "figures set with count 0")
-		}
-		if d.Histogram != nil {
-			c.histogram(field+".histogram", d.Histogram, 0)
-		}
-		return
-	}
-	lo, hi, ok := countRange(uint64(d.Count), d.MinUs, d.MaxUs)
-	switch {
-	case d.MinUs > d.MaxUs:
-		c.fail(field+".min_us", "%d is above max_us %d", d.MinUs, d.MaxUs)
-	case d.MedianUs < d.MinUs || d.P90Us < d.MedianUs || d.P99Us < d.P90Us || d.P999Us < d.P99Us || d.MaxUs < d.P999Us:
-		c.fail(field, "min_us, median_us, p90_us, p99_us, p99_9_us and max_us (%d, %d, %d, %d, %d, %d) are out of order",
-			d.MinUs, d.MedianUs, d.P90Us, d.P99Us, d.P999Us, d.MaxUs)
-	case !ok || uint64(d.SumUs) < lo || uint64(d.SumUs) > hi:
-		c.fail(field+".sum_us", "%d is not within count × [min_us, max_us] (%d × [%d, %d])", d.SumUs, d.Count, d.MinUs, d.MaxUs)
-	case !near(d.MeanUs, float64(d.SumUs)/float64(d.Count)):
-		c.fail(field+".mean_us", "%g, but sum_us / count is %g", d.MeanUs, float64(d.SumUs)/float64(d.Count))
-	case d.SDUs > float64(d.MaxUs-d.MinUs)+1:
-		c.fail(field+".sd_us", "%g is more than max_us − min_us (%d) allows", d.SDUs, d.MaxUs-d.MinUs)
-	case d.Histogram != nil:
-		c.histogram(field+".histogram", d.Histogram, d.Count)
-	}
 }
 
 // firstErrorSlack is how far past time_taken_s a failure class's first_at_s
@@ -528,10 +469,7 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 		d    *distFigures
 	}{{"tcp_connect", &p.TCPConnect}, {"tls_handshake", &p.TLSHandshake}, {"request_write", &p.RequestWrite},
 		{"waiting", &p.Waiting}, {"body_transfer", &p.BodyTransfer}, {"total", &p.Total}} {
-		c.dist("extended.phases."+ph.name, ph.d, limit)
-	}
-	if x.LatencyHistogram.Data != "" {
-		c.histogram("extended.latency_histogram", &x.LatencyHistogram, p.Total.Count)
+		ph.d.check(c, "extended.phases."+ph.name, limit, unitUs)
 	}
 	for code, n := range x.StatusCounts {
 		if k, err := strconv.Atoi(code); err != nil || k < 0 || k > 999 || strconv.Itoa(k) != code {
@@ -613,11 +551,8 @@ func (c *checker) rate(r *rateFigures, limit int64) {
 	if r.OnSchedule > r.Sent {
 		c.fail("rate.on_schedule", "%d, more than the %d sent", r.OnSchedule, r.Sent)
 	}
-	c.dist("rate.lag", &r.Lag, limit)
-	c.dist("rate.corrected", &r.Corrected, limit)
-	if r.CorrectedHistogram.Data != "" {
-		c.histogram("rate.corrected_histogram", &r.CorrectedHistogram, r.Corrected.Count)
-	}
+	r.Lag.check(c, "rate.lag", limit, unitUs)
+	r.Corrected.check(c, "rate.corrected", limit, unitUs)
 	c.served("rate.corrected_percentage_served", r.CorrectedServed, nil)
 }
 
@@ -625,9 +560,9 @@ func (c *checker) rate(r *rateFigures, limit int64) {
 // requests, no more failed than requests.
 func (c *checker) outstanding(o *outstandingFigures, limit int64) {
 	c.count("outstanding.requests", o.Requests, limit)
-	c.dist("outstanding.age", &o.Age, limit)
+	o.Age.check(c, "outstanding.age", limit, unitUs)
 	if o.CorrectedAge != nil {
-		c.dist("outstanding.corrected_age", o.CorrectedAge, limit)
+		o.CorrectedAge.check(c, "outstanding.corrected_age", limit, unitUs)
 	}
 	switch {
 	case o.Failed > o.Requests:
@@ -683,8 +618,12 @@ func (c *checker) timeline(tl *timelineSection, r *abReport, limit int64) {
 }
 
 func (c *checker) intervalLatency(field string, l *IntervalLatency, requests int64) {
+	if l.HistogramSameAs != "" {
+		c.fail(field+".histogram_same_as", "%q is not the sums column of the interval's requests", l.HistogramSameAs)
+		return
+	}
 	if requests == 0 {
-		c.histogram(field+".histogram", &l.Histogram, 0)
+		l.Histogram.check(c, field+".histogram", 0, unitUs)
 		return
 	}
 	if l.MinUs > l.P50Us || l.P50Us > l.P90Us || l.P90Us > l.P99Us || l.P99Us > l.P999Us || l.P999Us > l.MaxUs {
@@ -692,7 +631,7 @@ func (c *checker) intervalLatency(field string, l *IntervalLatency, requests int
 			l.MinUs, l.P50Us, l.P90Us, l.P99Us, l.P999Us, l.MaxUs)
 		return
 	}
-	c.histogram(field+".histogram", &l.Histogram, requests)
+	l.Histogram.check(c, field+".histogram", requests, unitUs)
 }
 
 // docPath is the path of a field while a document is walked.

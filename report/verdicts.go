@@ -142,7 +142,45 @@ func (r *Run) judge(in judgeInputs) {
 	rp := r.Report
 	requests := rp.CompleteRequests + rp.FailedRequests
 
-	// client_bound
+	load := r.clientLoad(in)
+	if v, ok := clientBoundVerdict(load); ok {
+		vs.Found = append(vs.Found, v)
+	}
+
+	// busy_machine
+	h := in.host
+	if !h.Checked(hoststat.FileStat) || h.Cores == 0 || h.Elapsed <= 0 {
+		vs.NotChecked = append(vs.NotChecked, verdictBusyMachine+": "+hoststat.FileStat+" unreadable")
+	} else if v, ok := busyMachineVerdict(in, load.CPU); ok {
+		vs.Found = append(vs.Found, v)
+	}
+
+	// kernel_drops
+	if !h.Checked(hoststat.FileNetstat) || !h.Checked(hoststat.FileSNMP) {
+		vs.NotChecked = append(vs.NotChecked, verdictKernelDrops+": "+hoststat.FileNetstat+" or "+hoststat.FileSNMP+" unreadable")
+	} else if v, ok := kernelVerdict(h, requests, in.connect, r.Extended); ok {
+		vs.Found = append(vs.Found, v)
+	}
+
+	// too_short
+	if wall < shortRun {
+		vs.Found = append(vs.Found, verdict{Kind: verdictTooShort,
+			Message: fmt.Sprintf("the run took %.3f s: its CPU figures (gab's, the server's, the machine's) are a few clock ticks.", wall.Seconds()),
+			Advice:  "Run for a second or more (-n, -t).", Evidence: map[string]float64{"wall_s": wall.Seconds()}})
+	}
+
+	if v, ok := tooFewVerdict(rp.CompleteRequests, in.percents); ok {
+		vs.Found = append(vs.Found, v)
+	}
+	r.Verdicts = vs
+}
+
+// clientLoad is what client_bound judges: the run's wall time, gab's CPU,
+// the machine's wait for a CPU, the schedule's lateness in rate mode, the
+// connections that opened slowly, and the cores gab shared with the server.
+func (r *Run) clientLoad(in judgeInputs) ClientLoad {
+	wall := r.local.elapsed
+	rp := r.Report
 	load := ClientLoad{Wall: wall, Cores: Cores(), Waited: in.host.RunDelay, RPS: rp.RequestsPerSecond, Ceiling: in.ceiling, InProcessServer: in.inProcess}
 	if in.cpu.Known {
 		load.CPU = in.cpu.User + in.cpu.Sys
@@ -161,91 +199,90 @@ func (r *Run) judge(in judgeInputs) {
 	if srv := in.server; srv != nil {
 		load.Shared = NewSharedCores(in.host.AllowedCPUs, srv.CPUs, in.host.PerCore, in.host.Cores, in.host.Elapsed, load.CPU, srv.CPU)
 	}
-	if cb := ClientBound(load); cb.Bound {
-		ev := map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": wall.Seconds(), "cores": load.Cores}
-		if load.ConnsAsked > 0 {
-			ev["conns_asked"], ev["conns_opened"], ev["conns_window_s"] = float64(load.ConnsAsked), float64(load.ConnsOpened), load.ConnsWindow.Seconds()
-		}
-		advice := "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less."
-		if c := load.Shared; c.contended() {
-			ev["shared_cores"], ev["shared_busy_share"], ev["shared_gab_share"], ev["shared_server_share"] = float64(len(c.CPUs)), c.Busy, c.Gab, c.Server
-			advice = "The figures are gab's limit, not the server's: pin gab and the server to different cores (taskset -c), give gab more cores, or ask for less."
-		}
-		vs.Found = append(vs.Found, verdict{Kind: verdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
-			Advice: advice, Evidence: ev})
-	}
+	return load
+}
 
-	// busy_machine
+// clientBoundVerdict is the client_bound verdict, ok when ClientBound finds
+// the load gab's limit.
+func clientBoundVerdict(load ClientLoad) (verdict, bool) {
+	cb := ClientBound(load)
+	if !cb.Bound {
+		return verdict{}, false
+	}
+	ev := map[string]float64{"cpu_s": load.CPU.Seconds(), "waited_s": load.Waited.Seconds(), "wall_s": load.Wall.Seconds(), "cores": load.Cores}
+	if load.ConnsAsked > 0 {
+		ev["conns_asked"], ev["conns_opened"], ev["conns_window_s"] = float64(load.ConnsAsked), float64(load.ConnsOpened), load.ConnsWindow.Seconds()
+	}
+	advice := "The figures are gab's limit, not the server's: give gab more cores (--cpus, another machine, gab --shard) or ask for less."
+	if c := load.Shared; c.contended() {
+		ev["shared_cores"], ev["shared_busy_share"], ev["shared_gab_share"], ev["shared_server_share"] = float64(len(c.CPUs)), c.Busy, c.Gab, c.Server
+		advice = "The figures are gab's limit, not the server's: pin gab and the server to different cores (taskset -c), give gab more cores, or ask for less."
+	}
+	return verdict{Kind: verdictClientBound, Message: strings.Join(cb.Reasons, "; ") + ".",
+		Advice: advice, Evidence: ev}, true
+}
+
+// busyMachineVerdict is the busy_machine verdict (in.host's CPU times
+// read), ok when processes other than gab (gabCPU) and the server took
+// busyOthersShare of the machine's cores, or steal busyStealShare.
+func busyMachineVerdict(in judgeInputs, gabCPU time.Duration) (verdict, bool) {
 	h := in.host
-	if !h.Checked(hoststat.FileStat) || h.Cores == 0 || h.Elapsed <= 0 {
-		vs.NotChecked = append(vs.NotChecked, verdictBusyMachine+": "+hoststat.FileStat+" unreadable")
-	} else {
-		others := h.CPU.Busy() - load.CPU
-		if in.server != nil {
-			others -= in.server.CPU
-		}
-		others = max(others, 0)
-		othersCores := others.Seconds() / h.Elapsed.Seconds()
-		share := othersCores / float64(h.Cores)
-		steal := 0.0
-		if t := h.CPU.Total(); t > 0 {
-			steal = h.CPU.Steal.Seconds() / t.Seconds()
-		}
-		if share >= busyOthersShare || steal >= busyStealShare {
-			who := "processes other than gab"
-			switch {
-			case in.server != nil && in.server.Found != "":
-				who += " and the server (PID " + pidList(in.server.PIDs) + ", " + in.server.Found + ")"
-			case in.server != nil:
-				who += " and --server-pid's"
-			case in.inProcess:
-				// the server is gab's own: nothing else to name
-			default:
-				who += " (the server among them: --server-pid names it)"
-			}
-			vs.Found = append(vs.Found, verdict{Kind: verdictBusyMachine,
-				Message: fmt.Sprintf("%s used %.2f of the machine's %d cores (%.0f %%) during the run; steal %.1f %%; load average %.2f before, %.2f after.",
-					who, othersCores, h.Cores, 100*share, 100*steal, h.LoadBefore[0], h.LoadAfter[0]),
-				Advice: "Timings and rates include waiting for a CPU: repeat on a quiet machine or pin gab and the server to their own cores.",
-				Evidence: map[string]float64{"others_cores": othersCores, "others_share": share, "steal_share": steal,
-					"load_before": h.LoadBefore[0], "load_after": h.LoadAfter[0], "cores": float64(h.Cores)}})
-		}
+	others := h.CPU.Busy() - gabCPU
+	if in.server != nil {
+		others -= in.server.CPU
 	}
+	others = max(others, 0)
+	othersCores := others.Seconds() / h.Elapsed.Seconds()
+	share := othersCores / float64(h.Cores)
+	steal := 0.0
+	if t := h.CPU.Total(); t > 0 {
+		steal = h.CPU.Steal.Seconds() / t.Seconds()
+	}
+	if share < busyOthersShare && steal < busyStealShare {
+		return verdict{}, false
+	}
+	who := "processes other than gab"
+	switch {
+	case in.server != nil && in.server.Found != "":
+		who += " and the server (PID " + pidList(in.server.PIDs) + ", " + in.server.Found + ")"
+	case in.server != nil:
+		who += " and --server-pid's"
+	case in.inProcess:
+		// the server is gab's own: nothing else to name
+	default:
+		who += " (the server among them: --server-pid names it)"
+	}
+	return verdict{Kind: verdictBusyMachine,
+		Message: fmt.Sprintf("%s used %.2f of the machine's %d cores (%.0f %%) during the run; steal %.1f %%; load average %.2f before, %.2f after.",
+			who, othersCores, h.Cores, 100*share, 100*steal, h.LoadBefore[0], h.LoadAfter[0]),
+		Advice: "Timings and rates include waiting for a CPU: repeat on a quiet machine or pin gab and the server to their own cores.",
+		Evidence: map[string]float64{"others_cores": othersCores, "others_share": share, "steal_share": steal,
+			"load_before": h.LoadBefore[0], "load_after": h.LoadAfter[0], "cores": float64(h.Cores)}}, true
+}
 
-	// kernel_drops
-	if !h.Checked(hoststat.FileNetstat) || !h.Checked(hoststat.FileSNMP) {
-		vs.NotChecked = append(vs.NotChecked, verdictKernelDrops+": "+hoststat.FileNetstat+" or "+hoststat.FileSNMP+" unreadable")
-	} else if v, ok := kernelVerdict(h, requests, in.connect, r.Extended); ok {
-		vs.Found = append(vs.Found, v)
+// tooFewVerdict is the too_few verdict: ok when n complete requests are
+// fewer than p99's, p99.9's or a --percentiles entry's minRequestsFor.
+func tooFewVerdict(n int, percents []float64) (verdict, bool) {
+	if n <= 0 {
+		return verdict{}, false
 	}
-
-	// too_short
-	if wall < shortRun {
-		vs.Found = append(vs.Found, verdict{Kind: verdictTooShort,
-			Message: fmt.Sprintf("the run took %.3f s: its CPU figures (gab's, the server's, the machine's) are a few clock ticks.", wall.Seconds()),
-			Advice:  "Run for a second or more (-n, -t).", Evidence: map[string]float64{"wall_s": wall.Seconds()}})
-	}
-
-	// too_few
-	if n := rp.CompleteRequests; n > 0 {
-		seen := map[float64]bool{}
-		var few []string
-		for _, p := range append([]float64{99, 99.9}, in.percents...) {
-			if seen[p] || p >= 100 || p <= 0 {
-				continue
-			}
-			seen[p] = true
-			if need := minRequestsFor(p); n < need {
-				few = append(few, fmt.Sprintf("p%s needs %d", decimal(p), need))
-			}
+	seen := map[float64]bool{}
+	var few []string
+	for _, p := range append([]float64{99, 99.9}, percents...) {
+		if seen[p] || p >= 100 || p <= 0 {
+			continue
 		}
-		if len(few) > 0 {
-			vs.Found = append(vs.Found, verdict{Kind: verdictTooFew,
-				Message: fmt.Sprintf("%d requests: %s (below that the percentile is the slowest request).", n, strings.Join(few, ", ")),
-				Advice:  "Send more requests (-n) for those percentiles.", Evidence: map[string]float64{"requests": float64(n)}})
+		seen[p] = true
+		if need := minRequestsFor(p); n < need {
+			few = append(few, fmt.Sprintf("p%s needs %d", decimal(p), need))
 		}
 	}
-	r.Verdicts = vs
+	if len(few) == 0 {
+		return verdict{}, false
+	}
+	return verdict{Kind: verdictTooFew,
+		Message: fmt.Sprintf("%d requests: %s (below that the percentile is the slowest request).", n, strings.Join(few, ", ")),
+		Advice:  "Send more requests (-n) for those percentiles.", Evidence: map[string]float64{"requests": float64(n)}}, true
 }
 
 // inFlightTime is the time the run's requests spent on their connections:

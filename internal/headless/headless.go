@@ -109,73 +109,16 @@ func OpenWith(ctx context.Context, bin, dir, url string, o Options) (*Report, er
 	b := &browser{w: ourEnd, wait: map[int]chan message{}, events: make(chan message, 4096)}
 	go b.read(fromChrome)
 
-	var target struct{ TargetID string }
-	if err := b.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
-		return nil, fmt.Errorf("%w (chromium: %s)", err, lastLine(stderr.String()))
-	}
-	var att struct{ SessionID string }
-	if err := b.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
-		return nil, err
-	}
-	s := att.SessionID
-	for _, m := range []string{"Runtime.enable", "Log.enable", "Network.enable", "Page.enable"} {
-		if err := b.call(ctx, s, m, nil, nil); err != nil {
-			return nil, err
-		}
-	}
-	if o.NoScript {
-		if err := b.call(ctx, s, "Emulation.setScriptExecutionDisabled", map[string]any{"value": true}, nil); err != nil {
-			return nil, err
-		}
-	}
-	rep := &Report{}
-	navigated := time.Now()
-	if err := b.call(ctx, s, "Page.navigate", map[string]any{"url": url}, nil); err != nil {
-		return nil, err
-	}
-	loaded := false
-	settle := time.NewTimer(time.Hour)
-	for done := false; !done; {
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("page did not finish loading: %w", ctx.Err())
-		case <-settle.C:
-			done = true
-		case ev := <-b.events:
-			if ev.SessionID != s {
-				continue
-			}
-			rep.note(ev)
-			if ev.Method == "Page.loadEventFired" && !loaded {
-				loaded = true
-				rep.Load = time.Since(navigated)
-				settle.Reset(500 * time.Millisecond) // late console messages, lazy requests
-			}
-		}
-	}
-	var eval struct {
-		Result struct{ Value string }
-	}
-	if err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": "document.title", "returnByValue": true}, &eval); err != nil {
-		return nil, err
-	}
-	rep.Title = eval.Result.Value
-	if o.Eval != "" {
-		if err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": o.Eval, "returnByValue": true}, &eval); err != nil {
-			return nil, err
-		}
-		rep.Eval = eval.Result.Value
-	}
-	var shot struct{ Data string }
-	if err := b.call(ctx, s, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &shot); err != nil {
-		return nil, err
-	}
-	raw, err := base64.StdEncoding.DecodeString(shot.Data)
+	s, err := b.attach(ctx, o, &stderr)
 	if err != nil {
 		return nil, err
 	}
-	if rep.Screenshot, err = png.Decode(bytes.NewReader(raw)); err != nil {
-		return nil, fmt.Errorf("screenshot: %w", err)
+	rep := &Report{}
+	if err := b.load(ctx, s, url, rep); err != nil {
+		return nil, err
+	}
+	if err := b.capture(ctx, s, o, rep); err != nil {
+		return nil, err
 	}
 	// Events that arrived while the title and screenshot were taken.
 	for {
@@ -191,6 +134,93 @@ func OpenWith(ctx context.Context, bin, dir, url string, o Options) (*Report, er
 	}
 	_ = b.call(ctx, "", "Browser.close", nil, nil)
 	return rep, nil
+}
+
+// attach opens a blank page and attaches to it, its runtime, log, network
+// and page events on (scripts off with o.NoScript): the session's id. An
+// error of the first call carries Chromium's last line of stderr.
+func (b *browser) attach(ctx context.Context, o Options, stderr *bytes.Buffer) (string, error) {
+	var target struct{ TargetID string }
+	if err := b.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+		return "", fmt.Errorf("%w (chromium: %s)", err, lastLine(stderr.String()))
+	}
+	var att struct{ SessionID string }
+	if err := b.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
+		return "", err
+	}
+	s := att.SessionID
+	for _, m := range []string{"Runtime.enable", "Log.enable", "Network.enable", "Page.enable"} {
+		if err := b.call(ctx, s, m, nil, nil); err != nil {
+			return "", err
+		}
+	}
+	if o.NoScript {
+		if err := b.call(ctx, s, "Emulation.setScriptExecutionDisabled", map[string]any{"value": true}, nil); err != nil {
+			return "", err
+		}
+	}
+	return s, nil
+}
+
+// load navigates session s to url and notes its events into rep until
+// 500 ms after the load event (late console messages, lazy requests), or
+// until ctx ends; rep.Load is the time to the load event.
+func (b *browser) load(ctx context.Context, s, url string, rep *Report) error {
+	navigated := time.Now()
+	if err := b.call(ctx, s, "Page.navigate", map[string]any{"url": url}, nil); err != nil {
+		return err
+	}
+	loaded := false
+	settle := time.NewTimer(time.Hour)
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("page did not finish loading: %w", ctx.Err())
+		case <-settle.C:
+			done = true
+		case ev := <-b.events:
+			if ev.SessionID != s {
+				continue
+			}
+			rep.note(ev)
+			if ev.Method == "Page.loadEventFired" && !loaded {
+				loaded = true
+				rep.Load = time.Since(navigated)
+				settle.Reset(500 * time.Millisecond) // late console messages, lazy requests
+			}
+		}
+	}
+	return nil
+}
+
+// capture reads session s's title, o.Eval's value and a screenshot of the
+// whole page into rep.
+func (b *browser) capture(ctx context.Context, s string, o Options, rep *Report) error {
+	var eval struct {
+		Result struct{ Value string }
+	}
+	if err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": "document.title", "returnByValue": true}, &eval); err != nil {
+		return err
+	}
+	rep.Title = eval.Result.Value
+	if o.Eval != "" {
+		if err := b.call(ctx, s, "Runtime.evaluate", map[string]any{"expression": o.Eval, "returnByValue": true}, &eval); err != nil {
+			return err
+		}
+		rep.Eval = eval.Result.Value
+	}
+	var shot struct{ Data string }
+	if err := b.call(ctx, s, "Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true}, &shot); err != nil {
+		return err
+	}
+	raw, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		return err
+	}
+	if rep.Screenshot, err = png.Decode(bytes.NewReader(raw)); err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	return nil
 }
 
 // note records what an event tells about the page.
