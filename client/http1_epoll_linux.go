@@ -46,7 +46,8 @@ var epollLoopsStarted atomic.Int64
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
-		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 ||
+		cfg.Pipeline > 1 {
 		return 0
 	}
 	for _, a := range d.addrs {
