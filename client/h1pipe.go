@@ -137,6 +137,20 @@ func (p *h1Pipe) queue(start, tcpDone, connect int64) {
 	}
 }
 
+// unqueue takes the queued requests back (a connect failed before any was written).
+func (p *h1Pipe) unqueue() {
+	p.written, p.queued, p.unanswered = 0, 0, 0
+	p.wq, p.wpos = p.wq[:0], 0
+}
+
+// connectedAt notes the queued requests' connection established at at.
+func (p *h1Pipe) connectedAt(at int64) {
+	for i := 0; i < p.queued; i++ {
+		o := &p.at(i).out
+		o.TCPDone, o.Connect = at, at
+	}
+}
+
 // pending is what remains to write.
 func (p *h1Pipe) pending() []byte { return p.wq[p.wpos:] }
 

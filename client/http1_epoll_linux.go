@@ -47,7 +47,7 @@ var epollLoopsStarted atomic.Int64
 func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
 		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 ||
-		cfg.Pipeline > 1 {
+		cfg.Pipeline > 1 && cfg.Target.TLS {
 		return 0
 	}
 	for _, a := range d.addrs {
@@ -97,9 +97,11 @@ type epConn struct {
 	lastRead   int64 // clock of the last read that returned data
 	rd         h1Reader
 	out        outcome
-	req, wbuf  []byte // the request in flight's bytes (http1.request)
-	head, idem bool   // its method is HEAD; is idempotent
-	entry      int32  // its URL list index plus 1 (outcome.entry)
+	req, wbuf  []byte  // the request in flight's bytes (http1.request)
+	head, idem bool    // its method is HEAD; is idempotent
+	entry      int32   // its URL list index plus 1 (outcome.entry)
+	pipe       *h1Pipe // --pipeline: the connection's requests (nil without)
+	writeDead  bool    // --pipeline: a write failed; what was written whole is still read
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -204,6 +206,9 @@ func newEpLoop(h *http1, r *run, slot int, t *tally) (*epLoop, error) {
 		again: make([]int32, 0, count), spare: make([]int32, 0, count)}
 	for i := range lp.conns {
 		lp.conns[i] = epConn{epSock: epSock{idx: int32(i), fd: -1}, buf: make([]byte, readBufSize)}
+		if epPipelining(h.cfg) {
+			lp.conns[i].pipe = newH1Pipe(h, r, t)
+		}
 	}
 	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		return nil, err
@@ -219,6 +224,9 @@ func (lp *epLoop) shutdown() {
 	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
 		c := &lp.conns[i]
+		if c.pipe != nil && lp.r.isStopped() {
+			c.pipe.leave()
+		}
 		switch c.state {
 		case epConnecting, epHandshake, epWriting, epRead:
 			if lp.r.isStopped() {
@@ -242,6 +250,10 @@ func (lp *epLoop) startConns(from, to int) {
 // pump moves c's requests forward until it must wait for an event, or has
 // read readBudget bytes (then it is queued in the again list).
 func (lp *epLoop) pump(c *epConn) {
+	if c.pipe != nil {
+		lp.pumpPipe(c)
+		return
+	}
 	c.budget = readBudget
 	for !lp.stopped {
 		switch c.state {

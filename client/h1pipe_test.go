@@ -1,0 +1,210 @@
+package client
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The --pipeline tests run each case on both HTTP/1 paths (h1Paths), except
+// rate mode, which only the portable path serves. Their servers answer only
+// once several requests have arrived on a connection, so that a client that
+// does not pipeline stalls them (the runs then end on -s, failing).
+
+// pipeConfig is h1Config pipelining depth requests, with a short -s.
+func pipeConfig(port, n, c, depth int) Config {
+	cfg := h1Config(port, n, c, true)
+	cfg.Pipeline = depth
+	cfg.Timeout = 3 * time.Second
+	return cfg
+}
+
+// respondBody is a keep-alive 200 response with a body of size bytes; close
+// adds Connection: close.
+func respondBody(size int, close bool) string {
+	conn := "keep-alive"
+	if close {
+		conn = "close"
+	}
+	return "HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(size) + "\r\nConnection: " + conn + "\r\n\r\n" + strings.Repeat("b", size)
+}
+
+// pathIndex is K of a request for /uK (-1 if none).
+func pathIndex(req []byte) int {
+	_, rest, ok := bytes.Cut(req, []byte(" /u"))
+	if !ok {
+		return -1
+	}
+	end := bytes.IndexByte(rest, ' ')
+	k, err := strconv.Atoi(string(rest[:max(end, 0)]))
+	if err != nil {
+		return -1
+	}
+	return k
+}
+
+// Responses answer requests in the order they were written: the server reads
+// four requests before it answers them, each /uK with K+1 body bytes, and each
+// URL's row must hold exactly its own responses' bytes.
+func TestPipelineMatchesResponsesInOrder(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		srv := newFaultServer(t, func(fc *faultConn) {
+			for {
+				var sizes [4]int
+				for i := range sizes {
+					req, ok := fc.readRequest()
+					if !ok {
+						return
+					}
+					sizes[i] = pathIndex(req) + 1
+				}
+				for _, size := range sizes {
+					fc.write(respondBody(size, false))
+				}
+			}
+		})
+		const n = 48
+		cfg := pipeConfig(srv.port(), n, 1, 4) // one connection: its requests come in fours
+		cfg.URLs = urlList(t, srv.port(), 4)
+		cfg.VariableLength = true
+		res, err := h1Run(t, cfg)
+		if err != nil || res.Complete != n || res.Failed.Total != 0 || res.KeepAlive != n || res.Retries != 0 {
+			t.Fatalf("run: %v, %d complete, failed %+v, %d kept alive, %d retries", err, res.Complete, res.Failed, res.KeepAlive, res.Retries)
+		}
+		for k, row := range res.Targets {
+			if row.Complete != n/4 || row.BodyBytes != int64(n/4*(k+1)) {
+				t.Errorf("/u%d: %d complete, %d body bytes; want %d, %d", k, row.Complete, row.BodyBytes, n/4, n/4*(k+1))
+			}
+		}
+		if got := srv.requests.Load(); got != n {
+			t.Errorf("the server read %d requests, want %d (none sent again)", got, n)
+		}
+	})
+}
+
+// A response with Connection: close leaves the requests behind it unprocessed:
+// they are sent again on a new connection, and every request is answered. The
+// server reads two requests per connection and answers both, the second with
+// Connection: close; the client has four written, so two go again each time.
+func TestPipelineResendsBehindConnectionClose(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		var answered atomic.Int64
+		srv := newFaultServer(t, func(fc *faultConn) {
+			for i := range 2 {
+				if _, ok := fc.readRequest(); !ok {
+					return
+				}
+				if i == 0 {
+					continue
+				}
+			}
+			answered.Add(2) // before the client can see the answers
+			fc.write(respondBody(100, false) + respondBody(100, true))
+		})
+		const n = 20
+		res, err := h1Run(t, pipeConfig(srv.port(), n, 1, 4))
+		if err != nil || res.Complete != n || res.Failed.Total != 0 {
+			t.Fatalf("run: %v, %d complete, failed %+v", err, res.Complete, res.Failed)
+		}
+		// Nine connections had two requests behind the close; the last had none.
+		if res.Retries != 18 || answered.Load() != n || srv.accepted.Load() != n/2 || res.KeepAlive != n/2 {
+			t.Errorf("%d retries (want 18), %d answered, %d connections, %d kept alive", res.Retries, answered.Load(), srv.accepted.Load(), res.KeepAlive)
+		}
+	})
+}
+
+// A server that closes with requests outstanding (no Connection: close): the
+// first outstanding one is a receive failure, so is every other written one,
+// and none is sent again. The server reads three requests, answers the first
+// and closes, or closes in the middle of the second response.
+func TestPipelineServerClosesWithRequestsOutstanding(t *testing.T) {
+	for _, c := range []struct {
+		name, answer string
+		firstError   []string // what the first receive error may be
+	}{
+		{"after a response", respondBody(100, false), []string{"connection closed before any response byte"}},
+		// The request written after the first answer may meet a reset.
+		{"mid-response", respondBody(100, false) + respondBody(100, false)[:50],
+			[]string{"connection closed before the response was complete", "connection reset by peer"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h1Paths(t, func(t *testing.T) {
+				srv := newFaultServer(t, func(fc *faultConn) {
+					for range 3 {
+						if _, ok := fc.readRequest(); !ok {
+							return
+						}
+					}
+					fc.write(c.answer)
+				})
+				const n = 12
+				cfg := pipeConfig(srv.port(), n, 1, 3)
+				cfg.KeepGoing = true
+				res, err := h1Run(t, cfg)
+				if err != nil || res.Complete != n {
+					t.Fatalf("run: %v, %d complete", err, res.Complete)
+				}
+				conns := int(srv.accepted.Load())
+				ok := n - res.Failed.Total
+				if res.Retries != 0 || ok != conns || res.Failed.Receive != res.Failed.Total {
+					t.Errorf("%d connections, %d answered, failed %+v, %d retries: want one answer per connection, receive failures, no retry",
+						conns, ok, res.Failed, res.Retries)
+				}
+				got := res.FirstError["receive"]
+				if !strings.Contains(got, c.firstError[0]) && (len(c.firstError) < 2 || !strings.Contains(got, c.firstError[1])) {
+					t.Errorf("first receive error %q, want one of %q", got, c.firstError)
+				}
+			})
+		})
+	}
+}
+
+// In rate mode a request may wait behind earlier ones on its connection, and
+// its latency from the intended send time covers the wait: the server answers
+// requests in pairs, so the first of each pair (due 10 ms before the second)
+// cannot be answered before the second is due. Only the portable path serves
+// --rate.
+func TestPipelineRateLatencyCoversTheWait(t *testing.T) {
+	usePath(t, "go")
+	srv := newFaultServer(t, func(fc *faultConn) {
+		for {
+			for range 2 {
+				if _, ok := fc.readRequest(); !ok {
+					return
+				}
+			}
+			fc.write(respondBody(100, false) + respondBody(100, false))
+		}
+	})
+	const n = 10
+	cfg := pipeConfig(srv.port(), n, 1, 4)
+	cfg.Rate = 100
+	cfg.Extended = true
+	res, err := h1Run(t, cfg)
+	if err != nil || res.Complete != n || res.Failed.Total != 0 {
+		t.Fatalf("run: %v, %d complete, failed %+v", err, res.Complete, res.Failed)
+	}
+	rate := res.Extra.Rate
+	// Five requests waited at least 10 ms (from their due time to the next's).
+	if rate.Corrected.Count != n || rate.Corrected.Max < 10000 || rate.Corrected.Sum < 5*10000 {
+		t.Errorf("corrected latencies: %d, max %d µs, sum %d µs; want %d, max ≥ 10000, sum ≥ 50000", rate.Corrected.Count, rate.Corrected.Max, rate.Corrected.Sum, n)
+	}
+}
+
+// Every written request is answered in a run against a server that answers
+// at once (benchServer), with --urls.
+func TestPipelineAgainstBenchServer(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		srv := newBenchServer(t, true)
+		const n = 3000
+		cfg := pipeConfig(srv.port(), n, 4, 16)
+		cfg.URLs = urlList(t, srv.port(), 7)
+		res, err := h1Run(t, cfg)
+		if err != nil || res.Complete != n || res.Failed.Total != 0 || res.KeepAlive != n || res.BodyRead != 100*n {
+			t.Fatalf("run: %v, %d complete, failed %+v, %d kept alive, %d body bytes", err, res.Complete, res.Failed, res.KeepAlive, res.BodyRead)
+		}
+	})
+}
