@@ -208,3 +208,73 @@ func TestPipelineAgainstBenchServer(t *testing.T) {
 		}
 	})
 }
+
+// Hostile servers on a pipelined connection: what gab holds stays bounded
+// (runFlood checks the heap) and every run ends by itself or at -t.
+func TestPipelineHostileServers(t *testing.T) {
+	t.Run("endless body", func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
+			wantEndlessBodyEndsAtTimeLimit(t, pipeConfig(srv.port(), 100, 2, 8))
+		})
+	})
+	// The front request fails as an Exception after maxInterim 1xx
+	// responses; the others written behind it are receive failures.
+	t.Run("endless interim responses", func(t *testing.T) {
+		h1Paths(t, func(t *testing.T) {
+			checkGoroutines(t)
+			srv := newFaultServer(t, floodAfterRequest("", "HTTP/1.1 100 Continue\r\n\r\n"))
+			cfg := pipeConfig(srv.port(), 8, 1, 4)
+			cfg.Timeout = 5 * time.Second
+			res, returned := runFlood(t, cfg)
+			if res.Complete != 8 || res.Failed.Total != 8 || res.Failed.Exceptions != 2 || res.Failed.Receive != 6 || res.Retries != 0 {
+				t.Errorf("%d complete, failed %+v, %d retries: want 2 exceptions and 6 receive failures of 8", res.Complete, res.Failed, res.Retries)
+			}
+			wantEndedBeforeTimeout(t, cfg, res, returned)
+		})
+	})
+}
+
+// BenchmarkPipeline is --pipeline 16 on both HTTP/1 paths, keep-alive,
+// 100-byte responses, c=8, beside BenchmarkKeepAlive100B:
+//
+//	go test -run '^$' -bench 'BenchmarkPipeline' -benchmem ./client
+//
+// It must report 0 allocs/op.
+func BenchmarkPipeline(b *testing.B) {
+	for _, path := range []string{"epoll", "go"} {
+		b.Run(path, func(b *testing.B) {
+			usePath(b, path)
+			benchmarkRunWith(b, true, 8, false, func(cfg *Config) { cfg.Pipeline = 16 })
+		})
+	}
+}
+
+// The pipelined loop allocates nothing per request in gab's code, on both
+// paths, with --urls (each request's bytes assembled in its own buffer).
+func TestPipelineLoopDoesNotAllocate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand loopback requests")
+	}
+	h1Paths(t, func(t *testing.T) {
+		srv := newBenchServer(t, true)
+		list := urlList(t, srv.port(), 100)
+		run := func(n int) map[string]int64 {
+			cfg := pipeConfig(srv.port(), n, 2, 16)
+			cfg.URLs = list
+			var res *Result
+			var err error
+			own := gabAllocations(func() { res, err = h1Run(t, cfg) })
+			if err != nil || res.Complete != n || res.KeepAlive != n {
+				t.Fatalf("run of %d: %v, %+v", n, err, res)
+			}
+			return own
+		}
+		run(100)
+		small, large := run(2000), run(6000)
+		if more, grew := allocGrowth(small, large, isCrypto); more > 40 {
+			t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
+		}
+	})
+}
