@@ -167,7 +167,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.earlyData, "early-data", false, "with --http3 and --tls-resume, send requests as 0-RTT data on resumed connections (a server may replay them)")
 	fs.BoolVar(&lo.http11, "http1.1", false, "send HTTP/1.1 request lines (keep-alive implied by -k, else Connection: close)")
 	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 or HTTP/3 streams per connection (-c × N at most 200000)")
-	fs.IntVar(&lo.pipeline, "pipeline", 1, "with -k, write up to `N` HTTP/1 requests on a connection before reading their responses (1 to 1024)")
+	fs.IntVar(&lo.pipeline, "pipeline", 1, "with -k, write up to `N` HTTP/1 requests on a connection before reading their responses (1 to 1024; with --rate a due request may wait behind them)")
 	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
 	fs.StringArrayVar(&lo.cgiEnv, "cgi-env", nil, "extra `NAME=VALUE` for the CGI environment (repeatable)")
 	fs.Var(&lo.requestTimeout, "request-timeout", "fail a single request after `DURATION` (Go duration or seconds)")
