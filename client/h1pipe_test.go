@@ -278,3 +278,28 @@ func TestPipelineLoopDoesNotAllocate(t *testing.T) {
 		}
 	})
 }
+
+// A kept connection that the server closed while it was idle is not written
+// on: the portable path probes a connection idle for pipeIdleProbe before
+// it writes (the event loop knows from EPOLLRDHUP), and the requests go on a
+// new connection, neither failed nor counted as sent again. The server
+// answers each connection's request and closes at once; requests are due
+// 250 ms apart (the one timing this test assumes: the server's goroutine
+// closes within 250 ms of its write).
+func TestPipelineIdleCloseOpensAnotherConnection(t *testing.T) {
+	usePath(t, "go")
+	defer func(old int64) { pipeIdleProbe = old }(pipeIdleProbe)
+	pipeIdleProbe = int64(time.Millisecond)
+	srv := newFaultServer(t, func(fc *faultConn) {
+		if _, ok := fc.readRequest(); ok {
+			fc.write(respondBody(100, false))
+		}
+	})
+	const n = 3
+	cfg := pipeConfig(srv.port(), n, 1, 4)
+	cfg.Rate = 4
+	res, err := h1Run(t, cfg)
+	if err != nil || res.Complete != n || res.Failed.Total != 0 || res.Retries != 0 || srv.accepted.Load() != n {
+		t.Fatalf("run: %v, %d complete, failed %+v, %d retries, %d connections", err, res.Complete, res.Failed, res.Retries, srv.accepted.Load())
+	}
+}

@@ -12,6 +12,26 @@ import (
 // due time (a read deadline), and a request due while the connection's
 // earlier ones are unanswered waits behind them in their order.
 
+// pipeIdleProbe: a kept connection idle for longer is probed for the
+// server's close before requests are written on it (the event loop knows
+// from EPOLLRDHUP). Requests written on a connection the server had closed
+// would be receive failures, since a pipelined request that meets a close
+// is never sent again unless provably unprocessed.
+var pipeIdleProbe = int64(time.Second) // a variable for tests
+
+// closedWhileIdle reads for at most a millisecond, and reports whether the
+// server closed the connection (bytes that came instead stay in the buffer).
+func (c *h1conn) closedWhileIdle() bool {
+	if c.have == len(c.buf) {
+		return false
+	}
+	_ = c.raw.SetReadDeadline(time.Now().Add(time.Millisecond))
+	n, err := c.read(c.buf[c.have:])
+	_ = c.raw.SetReadDeadline(time.Time{})
+	c.have += n
+	return n == 0 && err != nil && !isTimeout(err)
+}
+
 // workPipe is work's loop with --pipeline.
 func (h *http1) workPipe(r *run, t *tally) {
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
@@ -37,6 +57,10 @@ func (h *http1) workPipe(r *run, t *tally) {
 			}
 			p.queue(o.Start, o.TCPDone, o.Connect)
 		} else {
+			if p.queued == 0 && r.clock()-c.lastRead > pipeIdleProbe && c.closedWhileIdle() {
+				c.close()
+				continue // the server closed the idle connection: open another
+			}
 			now := r.clock()
 			p.queue(now, now, now)
 		}

@@ -48,6 +48,11 @@ func (lp *epLoop) pipeNext(c *epConn) {
 		lp.active--
 		return
 	}
+	if c.fd >= 0 && p.queued == 0 && c.hup {
+		// The server closed the idle connection: nothing was sent on it
+		// since, so the requests go on a new one, not sent again.
+		lp.closeConn(c)
+	}
 	if c.fd >= 0 {
 		now := lp.tick()
 		p.queue(now, now, now)
