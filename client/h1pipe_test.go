@@ -303,3 +303,28 @@ func TestPipelineIdleCloseOpensAnotherConnection(t *testing.T) {
 		t.Fatalf("run: %v, %d complete, failed %+v, %d retries, %d connections", err, res.Complete, res.Failed, res.Retries, srv.accepted.Load())
 	}
 }
+
+// Requests in flight when -t stops a pipelined run are listed once each: a
+// connection whose server holds a request holds the one written behind it
+// too (--pipeline 2), so each of the three connections leaves two.
+func TestPipelineOutstandingAtTimeLimit(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		h := &holder{every: 4}
+		s := newFaultServer(t, h.script)
+		const conns, depth = 3, 2
+		cfg := pipeConfig(s.port(), 1_000_000, conns, depth)
+		cfg.TimeLimit = 700 * time.Millisecond
+		res, err := h1Run(t, cfg)
+		if err != nil || res.Ending != EndTimeLimit {
+			t.Fatalf("run: %v, ending %v", err, res.Ending)
+		}
+		if len(res.Outstanding) != conns*depth || len(h.arrivals()) != conns {
+			t.Errorf("%d outstanding, %d held: want %d and %d", len(res.Outstanding), len(h.arrivals()), conns*depth, conns)
+		}
+		for _, o := range res.Outstanding {
+			if o.Age <= 0 || o.Age > res.Elapsed || o.Corrected != o.Age {
+				t.Errorf("outstanding %+v in a run of %v", o, res.Elapsed)
+			}
+		}
+	})
+}

@@ -224,14 +224,12 @@ func (lp *epLoop) shutdown() {
 	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
 		c := &lp.conns[i]
-		if c.pipe != nil && lp.r.isStopped() {
-			c.pipe.leave()
-		}
-		switch c.state {
-		case epConnecting, epHandshake, epWriting, epRead:
-			if lp.r.isStopped() {
-				lp.r.leftInFlight(lp.t, &c.out)
-			}
+		switch {
+		case !lp.r.isStopped():
+		case c.pipe != nil:
+			c.pipe.leave() // the ring's requests (c.out is not used), whatever the state
+		case c.state == epConnecting, c.state == epHandshake, c.state == epWriting, c.state == epRead:
+			lp.r.leftInFlight(lp.t, &c.out)
 		}
 		lp.closeConn(c)
 	}
