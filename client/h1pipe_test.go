@@ -328,3 +328,27 @@ func TestPipelineOutstandingAtTimeLimit(t *testing.T) {
 		}
 	})
 }
+
+// https:// pipelines on the portable path, also where the event loops
+// would serve the run.
+func TestPipelineHTTPS(t *testing.T) {
+	srv := newFaultServerTLS(t, tlsServerConfig(t), func(fc *faultConn) {
+		for {
+			if _, ok := fc.readRequest(); !ok {
+				return
+			}
+			fc.write(respond100(true))
+		}
+	})
+	const n = 600
+	cfg := pipeConfig(srv.port(), n, 2, 8)
+	cfg.Target.TLS = true
+	loops := epollLoopsStarted.Load()
+	res, err := h1Run(t, cfg)
+	if err != nil || res.Complete != n || res.Failed.Total != 0 || res.KeepAlive != n || res.BodyRead != 100*n {
+		t.Fatalf("run: %v, %d complete, failed %+v, %d kept alive, %d body bytes", err, res.Complete, res.Failed, res.KeepAlive, res.BodyRead)
+	}
+	if started := epollLoopsStarted.Load() - loops; started != 0 {
+		t.Errorf("%d event loops started for a pipelined https:// run", started)
+	}
+}

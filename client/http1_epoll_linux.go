@@ -37,7 +37,8 @@ import (
 //
 // The portable path is used instead for -b, -B, --rate,
 // --request-timeout, a ramp-up (Config.RampUp: each slot opens at its own
-// time), an injected Config.Dial, IPv6 zones, and whenever
+// time), an injected Config.Dial, IPv6 zones, https:// with --pipeline
+// (plain http:// pipelines here: http1pipe_epoll_linux.go), and whenever
 // Config.Portable asks for it (the command line sets it from GAB_NETPOLL=go).
 
 // epollLoopsStarted counts event loops started, so tests can tell which path ran.
