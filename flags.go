@@ -953,6 +953,8 @@ func pipelineConflict(cfg *client.Config) string {
 		return "--pipeline needs -k (pipelined requests share a kept-alive connection)"
 	case cfg.RequestTimeout > 0:
 		return "--pipeline cannot be used with --request-timeout (a request waits behind the others on its connection)"
+	case cfg.Pipeline > maxConcurrency/max(cfg.Concurrency, 1):
+		return fmt.Sprintf("--pipeline %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Pipeline, cfg.Concurrency, maxConcurrency)
 	}
 	return ""
 }

@@ -20,6 +20,8 @@ func TestFlagPipeline(t *testing.T) {
 		{"without -k", []string{"ab", "--pipeline", "8", testURL}, "gab: --pipeline needs -k (pipelined requests share a kept-alive connection)\n"},
 		{"with --http2", []string{"ab", "-k", "--http2", "--pipeline", "8", testURL}, "gab: --pipeline is HTTP/1's: it cannot be used with --http2, --http3 or --cgi\n"},
 		{"with --cgi", []string{"ab", "-k", "--cgi", "x", "--pipeline", "8", testURL}, "gab: --pipeline is HTTP/1's: it cannot be used with --http2, --http3 or --cgi\n"},
+		{"above ab's concurrency", []string{"ab", "-k", "-n", "20000", "-c", "20000", "--pipeline", "11", testURL},
+			"gab: --pipeline 11 with -c 20000 is more than 200000 requests in flight (ab's -c limit)\n"},
 		{"with --request-timeout", []string{"ab", "-k", "--request-timeout", "1", "--pipeline", "8", testURL},
 			"gab: --pipeline cannot be used with --request-timeout (a request waits behind the others on its connection)\n"},
 	} {
