@@ -352,3 +352,34 @@ func TestPipelineHTTPS(t *testing.T) {
 		t.Errorf("%d event loops started for a pipelined https:// run", started)
 	}
 }
+
+// A request is sent again at most maxPipeResend times: against a server that
+// answers one request per connection with Connection: close, the requests
+// written deep in a ring of six meet four closes before they reach its
+// front and fail as receive failures; every request is answered or failed.
+func TestPipelineResendsAreBounded(t *testing.T) {
+	h1Paths(t, func(t *testing.T) {
+		var answered atomic.Int64
+		srv := newFaultServer(t, func(fc *faultConn) {
+			if _, ok := fc.readRequest(); ok {
+				answered.Add(1)
+				fc.write(respondBody(100, true))
+			}
+		})
+		const n = 12
+		cfg := pipeConfig(srv.port(), n, 1, 6)
+		res, err := h1Run(t, cfg)
+		if err != nil || res.Complete != n {
+			t.Fatalf("run: %v, %d complete", err, res.Complete)
+		}
+		if res.Failed.Receive == 0 || res.Failed.Total != res.Failed.Receive || int64(n-res.Failed.Total) != answered.Load() {
+			t.Errorf("failed %+v, %d answered of %d: want receive failures, the rest answered", res.Failed, answered.Load(), n)
+		}
+		if got := res.FirstError["receive"]; !strings.Contains(got, "sent again 3 times") {
+			t.Errorf("first receive error %q, want the re-send bound", got)
+		}
+		if res.Retries > maxPipeResend*n {
+			t.Errorf("%d retries for %d requests, want at most %d each", res.Retries, n, maxPipeResend)
+		}
+	})
+}
