@@ -136,6 +136,7 @@ type longOptions struct {
 	http2, http11, demo, version, verifyTLS, extended, noCap, help bool
 	histogram, tlsResume                                           bool
 	streams, cpus, sampleLimit                                     int
+	pipeline                                                       int
 	cgi, format, jsonFile, plot, html, progress                    string
 	hlogFile                                                       string
 	dashboard                                                      string
@@ -166,6 +167,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.earlyData, "early-data", false, "with --http3 and --tls-resume, send requests as 0-RTT data on resumed connections (a server may replay them)")
 	fs.BoolVar(&lo.http11, "http1.1", false, "send HTTP/1.1 request lines (keep-alive implied by -k, else Connection: close)")
 	fs.IntVar(&lo.streams, "streams", 1, "`N` concurrent HTTP/2 or HTTP/3 streams per connection (-c × N at most 200000)")
+	fs.IntVar(&lo.pipeline, "pipeline", 1, "with -k, write up to `N` HTTP/1 requests on a connection before reading their responses (1 to 1024; with --rate a due request may wait behind them)")
 	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
 	fs.StringArrayVar(&lo.cgiEnv, "cgi-env", nil, "extra `NAME=VALUE` for the CGI environment (repeatable)")
 	fs.Var(&lo.requestTimeout, "request-timeout", "fail a single request after `DURATION` (Go duration or seconds)")
@@ -930,10 +932,31 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 	case o.HTML && len(o.Percentiles) > 0:
 		return fail("--percentiles prints a text table and cannot be used with -w (or -x, -y, -z)")
 	}
+	if msg := pipelineConflict(cfg); msg != "" {
+		return fail(msg)
+	}
 	if err := checkStepInterval(o); err != nil {
 		return fail(err.Error())
 	}
 	return exitOK, false
+}
+
+// pipelineConflict is why --pipeline cannot go with the rest of the command
+// line, "" if it can.
+func pipelineConflict(cfg *client.Config) string {
+	switch {
+	case cfg.Pipeline <= 1:
+		return ""
+	case cfg.Protocol == client.HTTP2 || cfg.Protocol == client.HTTP3 || cfg.Protocol == client.CGI:
+		return "--pipeline is HTTP/1's: it cannot be used with --http2, --http3 or --cgi"
+	case !cfg.KeepAlive:
+		return "--pipeline needs -k (pipelined requests share a kept-alive connection)"
+	case cfg.RequestTimeout > 0:
+		return "--pipeline cannot be used with --request-timeout (a request waits behind the others on its connection)"
+	case cfg.Pipeline > maxConcurrency/max(cfg.Concurrency, 1):
+		return fmt.Sprintf("--pipeline %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Pipeline, cfg.Concurrency, maxConcurrency)
+	}
+	return ""
 }
 
 // http3Conflict is why --http3 cannot go with the rest of the command line,
@@ -1023,6 +1046,10 @@ func (o *cliOptions) applyProtocolLong(lo *longOptions, fs *pflag.FlagSet) error
 		return errors.New("--streams needs --http2 or --http3 (HTTP/1 sends one request at a time per connection)")
 	}
 	cfg.Streams = lo.streams
+	if lo.pipeline < 1 || lo.pipeline > client.MaxPipeline {
+		return fmt.Errorf("--pipeline must be from 1 to %d, not %d", client.MaxPipeline, lo.pipeline)
+	}
+	cfg.Pipeline = lo.pipeline
 	if lo.earlyData && !lo.http3 {
 		return errors.New("--early-data needs --http3 (0-RTT is QUIC's)")
 	}

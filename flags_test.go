@@ -600,6 +600,7 @@ var badLongValues = map[string][]string{
 	"replay-speed":     {"--replay-speed", "0"},
 	"early-data":       {"--early-data"},
 	"streams":          {"--streams", "0"},
+	"pipeline":         {"--pipeline", "0"},
 	"cgi":              {"--cgi", ""},
 	"cgi-env":          {"--cgi-env", "NOVALUE"},
 	"request-timeout":  {"--request-timeout", "soon"},

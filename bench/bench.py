@@ -58,13 +58,14 @@ PROTO_TITLE = {
     "h2": "HTTP/2 over TLS (h2)",
     "h3": "HTTP/3 (QUIC), Caddy",
     "h2caddy": "HTTP/2 over TLS (h2), Caddy",
+    "pipe": "HTTP/1.1 pipelined (gab --pipeline; streams = its depth)",
 }
-STREAMED = ("h2c", "h2", "h3", "h2caddy")  # cells with streams per connection
+STREAMED = ("h2c", "h2", "h3", "h2caddy", "pipe")  # cells with streams per connection
 CADDY = ("h3", "h2caddy")  # cells against Caddy
 
 # The server has one port per protocol: base, base+1, ... in this order; Caddy
 # serves HTTP/3 (UDP) and h2 (TCP) on base+4.
-PORT_OFFSET = {"http": 0, "h2c": 1, "https": 2, "h2": 3, "h3": 4, "h2caddy": 4}
+PORT_OFFSET = {"pipe": 0, "http": 0, "h2c": 1, "https": 2, "h2": 3, "h3": 4, "h2caddy": 4}
 
 NGINX_CONF = """
 worker_processes 1;
@@ -290,6 +291,8 @@ def parse_count(tool, out):
 def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer"):
     """The command line of tool for cell, or None when the tool has no such mode."""
     n, c, ka = str(cell.n), str(cell.c), cell.ka
+    if cell.proto == "pipe":  # gab only: ab, h2load --h1 and hey do not pipeline
+        return [gab, "-q", "-k", "--pipeline", str(cell.streams), "-n", n, "-c", c, url] if tool in ("gab", "gab-base") else None
     if cell.proto == "h3":  # Debian's h2load has no QUIC
         if tool in ("gab", "gab-base"):
             return [gab, "-q", "--http3", "--streams", str(cell.streams), "-n", n, "-c", c, url]
@@ -349,6 +352,7 @@ def cells_of(tier):
         return ([h1("http", "100", c, True) for c in (10, 100, 1)]
                 + [h1("http", "100", c, False) for c in (10, 100)]
                 + [h1("http", "1m", 10, True)]
+                + [Cell("pipe", "100", 100, True, 16, 400000)]  # --pipeline 16 beside the c=100 row
                 + [h1("http", "100", c, True) for c in (1000, 5000)]
                 + [h2("h2c", m) for m in (1, 10)]
                 + [h1("https", "100", c, True) for c in (10, 100, 1000, 5000)]
@@ -382,6 +386,8 @@ def url_of(cell, port):
 
 # Targets: the peers gab's client CPU per request is compared with, per kind of cell.
 def peers_of(cell):
+    if cell.proto == "pipe":
+        return ()  # compare with gab's own http 100 c=100 keep-alive row
     if cell.proto == "h3":
         return ("h3peer",)
     if cell.proto in ("h2c", "h2", "h2caddy"):

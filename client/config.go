@@ -125,6 +125,9 @@ type Config struct {
 
 	Protocol Protocol
 	Streams  int // --streams: concurrent HTTP/2 or HTTP/3 streams per connection (default 1)
+	// Pipeline, when > 1, is --pipeline: HTTP/1 requests written back to back
+	// on a kept-alive connection before their responses are read (h1pipe.go).
+	Pipeline int
 	// Portable takes the portable goroutine-per-connection path even where the
 	// Linux event loops would serve the run (the command line sets it when the
 	// environment has GAB_NETPOLL=go).

@@ -272,6 +272,27 @@ func (r *run) claim(t *tally) bool {
 	return true
 }
 
+// tryClaim is claim without the wait of rate mode: ok when a request is
+// handed out; otherwise due is when the next one is due (ns since the start),
+// or -1 when none is left. Pipelined connections claim with it while they
+// have responses to read.
+func (r *run) tryClaim(t *tally) (ok bool, due int64) {
+	if r.stopped.Load() {
+		return false, -1
+	}
+	if r.tickets.Add(1) > r.n {
+		r.tickets.Add(-1)
+		return false, -1
+	}
+	if r.sched == nil {
+		return true, 0
+	}
+	if ok, due = r.sched.tryWait(r, t); !ok {
+		r.tickets.Add(-1)
+	}
+	return ok, due
+}
+
 // unclaim gives a request back, to be issued again (it was not recorded).
 func (r *run) unclaim() { r.tickets.Add(-1) }
 

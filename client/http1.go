@@ -130,6 +130,10 @@ func (h *http1) work(r *run, slot int, t *tally) {
 		h.workEpoll(r, slot, t)
 		return
 	}
+	if h.cfg.Pipeline > 1 {
+		h.workPipe(r, t)
+		return
+	}
 	c := &h1conn{h: h, r: r, t: t, buf: make([]byte, readBufSize)}
 	defer c.close()
 	for r.claim(t) {

@@ -37,7 +37,8 @@ import (
 //
 // The portable path is used instead for -b, -B, --rate,
 // --request-timeout, a ramp-up (Config.RampUp: each slot opens at its own
-// time), an injected Config.Dial, IPv6 zones, and whenever
+// time), an injected Config.Dial, IPv6 zones, https:// with --pipeline
+// (plain http:// pipelines here: http1pipe_epoll_linux.go), and whenever
 // Config.Portable asks for it (the command line sets it from GAB_NETPOLL=go).
 
 // epollLoopsStarted counts event loops started, so tests can tell which path ran.
@@ -46,7 +47,8 @@ var epollLoopsStarted atomic.Int64
 // epollLoops is the number of event loops for this run, or 0 for the portable path.
 func epollLoops(cfg *Config, d *dialer) int {
 	if cfg.Portable || cfg.Dial != nil || cfg.SocketBuffer != 0 || cfg.LocalAddr != "" ||
-		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 {
+		cfg.Rate > 0 || cfg.RampUp > 0 || cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Concurrency <= 0 ||
+		cfg.Pipeline > 1 && cfg.Target.TLS {
 		return 0
 	}
 	for _, a := range d.addrs {
@@ -96,9 +98,11 @@ type epConn struct {
 	lastRead   int64 // clock of the last read that returned data
 	rd         h1Reader
 	out        outcome
-	req, wbuf  []byte // the request in flight's bytes (http1.request)
-	head, idem bool   // its method is HEAD; is idempotent
-	entry      int32  // its URL list index plus 1 (outcome.entry)
+	req, wbuf  []byte  // the request in flight's bytes (http1.request)
+	head, idem bool    // its method is HEAD; is idempotent
+	entry      int32   // its URL list index plus 1 (outcome.entry)
+	pipe       *h1Pipe // --pipeline: the connection's requests (nil without)
+	writeDead  bool    // --pipeline: a write failed; what was written whole is still read
 }
 
 // readBudget bounds the bytes one connection reads per wake-up of the loop:
@@ -203,6 +207,9 @@ func newEpLoop(h *http1, r *run, slot int, t *tally) (*epLoop, error) {
 		again: make([]int32, 0, count), spare: make([]int32, 0, count)}
 	for i := range lp.conns {
 		lp.conns[i] = epConn{epSock: epSock{idx: int32(i), fd: -1}, buf: make([]byte, readBufSize)}
+		if epPipelining(h.cfg) {
+			lp.conns[i].pipe = newH1Pipe(h, r, t)
+		}
 	}
 	if err := lp.init(r, t, h.d, count+1, h.loops); err != nil {
 		return nil, err
@@ -218,11 +225,12 @@ func (lp *epLoop) shutdown() {
 	lp.t.setConn(lp.r, nil)
 	for i := range lp.conns {
 		c := &lp.conns[i]
-		switch c.state {
-		case epConnecting, epHandshake, epWriting, epRead:
-			if lp.r.isStopped() {
-				lp.r.leftInFlight(lp.t, &c.out)
-			}
+		switch {
+		case !lp.r.isStopped():
+		case c.pipe != nil:
+			c.pipe.leave() // the ring's requests (c.out is not used), whatever the state
+		case c.state == epConnecting, c.state == epHandshake, c.state == epWriting, c.state == epRead:
+			lp.r.leftInFlight(lp.t, &c.out)
 		}
 		lp.closeConn(c)
 	}
@@ -241,6 +249,10 @@ func (lp *epLoop) startConns(from, to int) {
 // pump moves c's requests forward until it must wait for an event, or has
 // read readBudget bytes (then it is queued in the again list).
 func (lp *epLoop) pump(c *epConn) {
+	if c.pipe != nil {
+		lp.pumpPipe(c)
+		return
+	}
 	c.budget = readBudget
 	for !lp.stopped {
 		switch c.state {

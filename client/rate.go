@@ -226,6 +226,31 @@ func (s *schedule) wait(r *run, t *tally) bool {
 	return true
 }
 
+// tryWait takes the next slot if it is due (true), else returns when it is
+// due, or -1 past the schedule's end (see wait, which blocks instead).
+func (s *schedule) tryWait(r *run, t *tally) (bool, int64) {
+	for {
+		k := s.next.Load()
+		due := s.due(k)
+		if s.end > 0 && due >= s.end {
+			return false, -1
+		}
+		now := r.clock()
+		if due > now {
+			return false, due
+		}
+		if s.next.CompareAndSwap(k, k+1) {
+			s.sent.Add(1)
+			t.Intended, t.Sent, t.slot = due, now, k
+			if now-due <= int64(ScheduleTolerance) {
+				s.onTime.Add(1)
+			}
+			r.extra.observeLag(t, spanUS(due, now))
+			return true, due
+		}
+	}
+}
+
 // stamp gives a recorded outcome its intended time and makes its start the
 // actual send time: on a kept-alive connection a transport starts the next
 // request when the previous response ended, but in rate mode it then waited

@@ -59,7 +59,9 @@ type Counters struct {
 	KeepAlive   int // ab's doneka: responses completed on a kept-alive connection
 	// Retries counts requests sent again: HTTP/1 requests re-sent once on a new
 	// connection because the server closed a reused keep-alive connection before
-	// answering; HTTP/2 and HTTP/3 requests the server did not process
+	// answering; pipelined HTTP/1 requests the server provably did not process
+	// (behind a response that ended the connection, or not written whole), at
+	// most 3 times each; HTTP/2 and HTTP/3 requests the server did not process
 	// (REFUSED_STREAM, or above a GOAWAY's last stream ID), at most 3 times each.
 	Retries int
 
