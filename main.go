@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/abprint"
 	"gab/internal/live"
 	"gab/internal/threshold"
 	"gab/report"
@@ -46,6 +47,10 @@ func main() {
 func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	return runWith(ctx, argv, stdout, stderr, runHooks{})
 }
+
+// terminalWidth says whether a writer is a terminal, and its width (tests
+// replace it).
+var terminalWidth = abprint.TerminalWidth
 
 // runHooks lets tests replace what run would otherwise take from the system.
 type runHooks struct {
@@ -153,8 +158,8 @@ type plainRun struct {
 	o         *cliOptions
 	out, errw *syncWriter
 	cfg       client.Config
-	textw     io.Writer   // the run's text: stdout, or stderr with --format json
-	live      *statusLine // --progress's status line (nil without it)
+	textw     io.Writer           // the run's text: stdout, or stderr with --format json
+	live      *abprint.StatusLine // --progress's status line (nil without it)
 	output    *output
 	runner    *client.Runner
 	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
@@ -177,14 +182,14 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	if o.Format == "json" {
 		r.textw = errw
 	}
-	// The live status line (progress.go) erases itself before each of the
+	// The live status line (--progress) erases itself before each of the
 	// sink's stderr lines.
 	sinkErr := io.Writer(errw)
-	if on, width := statusMode(o, errw.w); on {
-		r.live = newStatusLine(errw, width)
+	if tty, width := terminalWidth(errw.w); abprint.StatusOn(o.ProgressBar, o.Progress, tty) {
+		r.live = abprint.NewStatusLine(errw, width)
 		sinkErr, cfg.Live = r.live, true
 	}
-	cfg.Events = newSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
+	cfg.Events = abprint.NewSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
 	r.output = newOutput(o, r.argv)
 	if status, done := r.output.prepare(out, errw, cfg); done {
 		return status, true
@@ -257,7 +262,7 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 // with an error).
 func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done bool) {
 	if r.live != nil {
-		r.live.start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
+		r.live.Start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
 	if r.dash != nil {
 		r.dash.begin(r.o, r.argv, r.cfg.Interval)
@@ -265,7 +270,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 	ms = measureRun(ctx, r.runner, &r.output.meter)
 	r.interrupted = ms.res != nil && ms.res.Ending == client.EndInterrupted
 	if r.live != nil {
-		r.live.stop()
+		r.live.Stop()
 	}
 	if ms.err != nil {
 		if r.runStream != nil {

@@ -20,6 +20,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/abprint"
 	"gab/internal/hoststat"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
@@ -197,8 +198,8 @@ type sweepRun struct {
 	stopDemo func()
 	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
 	// status is the live line under stderr while the runs go, on a terminal
-	// (progress.go; nil otherwise, and with -v, whose reports go to stdout)
-	status *statusLine
+	// (internal/abprint; nil otherwise, and with -v, whose reports go to stdout)
+	status *abprint.StatusLine
 }
 
 // usageError prints a usage error: one line, as every extension's.
@@ -354,10 +355,10 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
 	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
-		sw.status = newStatusLine(sw.stderr, width)
+		sw.status = abprint.NewStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
-		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
+		defer func() { sw.status.Stop(); sw.stderr, sw.status = stderr, nil }()
 	}
 	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
 	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
@@ -394,7 +395,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
 		if sw.status != nil {
-			sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
+			sw.status.Prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
 		}
 		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
 		if post {
@@ -713,14 +714,14 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 // --server-pid, which then measures the server it finds listening on a
 // loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *statusLine) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *abprint.StatusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
 	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
-		cfg.Events = newSink(out, stderr, cfg.Verbosity, 0)
+		cfg.Events = abprint.NewSink(out, stderr, cfg.Verbosity, 0)
 	}
 	rr := &sweep.RunResult{Run: r, Order: order, URL: o.URL, Start: time.Now()}
 	runner, err := client.New(cfg)
@@ -728,11 +729,11 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if err == nil {
 		meter.findServer(&cfg)
 		if status != nil {
-			status.start(runner, cfg.Requests, cfg.TimeLimit)
+			status.Start(runner, cfg.Requests, cfg.TimeLimit)
 		}
 		ms = measureRun(ctx, runner, &meter)
 		if status != nil {
-			status.stop()
+			status.Stop()
 		}
 		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
