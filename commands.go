@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+
+	"gab/internal/live"
 )
 
 // This file is gab's table of subcommands (gab WORD ...) and what they share:
@@ -147,4 +149,23 @@ func subcommandOptionError(err error) error {
 		return fmt.Errorf("-%s needs a value", required.GetSpecifiedName())
 	}
 	return longOptionError(err)
+}
+
+// subcommandLive opens the live outputs of gab sweep or gab capacity (cmd)
+// from a run's options o: every run they make streams as a run of its own,
+// named by its step or point. --live - is refused: their table is stdout's.
+func subcommandLive(o *cliOptions, cmd string, stderr io.Writer) (l *live.Outputs, status int, done bool) {
+	if !o.Live.Any() {
+		return nil, exitOK, false
+	}
+	if o.Live.File == "-" {
+		fmt.Fprintf(stderr, "%s: --live - needs stdout, where the table goes: give --live a file\n", cmd)
+		return nil, exitUsage, true
+	}
+	l, err := openLive(o, nil, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return nil, exitError, true
+	}
+	return l, exitOK, false
 }

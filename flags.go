@@ -18,6 +18,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/dashboard"
+	"gab/internal/live"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/internal/threshold"
@@ -103,8 +104,8 @@ type cliOptions struct {
 	// memoryLimit is the soft memory limit a big URL list asks for (urls.go; 0: none).
 	memoryLimit int64
 	replay      replayOptions // --replay, --replay-speed (replayopt.go)
-	// Live is --live, --metrics, --metrics-linger and --remote-write (livecli.go).
-	Live liveSpec
+	// Live is --live, --metrics, --metrics-linger and --remote-write (internal/live).
+	Live live.Spec
 	// Dashboard is --dashboard's address (the HTML report served live), and
 	// DashboardLinger how long it serves the finished report.
 	Dashboard       string
@@ -149,7 +150,8 @@ type longOptions struct {
 	apdex                                                          apdexValue
 	ranges                                                         rangesValue
 	shard                                                          shardFlags
-	live                                                           liveFlags
+	live                                                           live.Flags
+	liveLinger                                                     durationValue // --metrics-linger
 
 	http3, earlyData bool // --http3, --early-data
 	urls             urlOptions
@@ -192,7 +194,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
-	addLiveFlags(fs, &lo.live)
+	lo.live.AddFlags(fs, &lo.liveLinger)
 	addURLFlags(fs, &lo.urls)
 	addTargetFlags(fs, &lo.targets)
 	addReplayFlags(fs, &lo.replay)
@@ -1153,7 +1155,7 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		if o.Interval < client.MinInterval {
 			return fmt.Errorf("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
-		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() && o.Dashboard == "" {
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.Any() && o.Dashboard == "" {
 			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics, --remote-write or --dashboard to show the timeline")
 		}
 	}
@@ -1439,4 +1441,33 @@ func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phas
 		return 0, nil, fmt.Errorf("--rate %s: the rate must be %s", strings.TrimSpace(s), rateRange)
 	}
 	return r, nil, nil
+}
+
+// applyLiveLong checks the live options (internal/live).
+func (o *cliOptions) applyLiveLong(lo *longOptions, fs *pflag.FlagSet) error {
+	s, err := lo.live.Spec(fs.Changed("metrics-linger"), time.Duration(lo.liveLinger))
+	if err != nil {
+		return err
+	}
+	if s.File == "-" && o.Format == "json" {
+		return errors.New("--live - needs stdout, where --format json writes its document: give --live a file (or --json FILE for the document)")
+	}
+	o.Live = s
+	return nil
+}
+
+// liveToStdout reports whether argv's long options say --live - (before the
+// options are parsed, so that the report can be sent to stderr from the
+// start).
+func liveToStdout(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	var lo longOptions
+	fs := newLongFlagSet(&lo)
+	words := splitArgs(argv[1:], fs)
+	if fs.Parse(words.long) != nil {
+		return false
+	}
+	return lo.live.File == "-" && lo.format != "json"
 }

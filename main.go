@@ -18,6 +18,7 @@ import (
 
 	"gab/client"
 	"gab/internal/abprint"
+	"gab/internal/dashboard"
 	"gab/internal/live"
 	"gab/internal/threshold"
 	"gab/report"
@@ -111,7 +112,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	r := &plainRun{argv: argv, o: o, out: out, errw: errw}
 	defer func() {
 		if r.dash != nil {
-			r.dash.close(ctx, false) // (after a lingering close: a no-op)
+			r.dash.Close(ctx, false) // (after a lingering close: a no-op)
 		}
 	}()
 	if status, done := r.setup(h); done {
@@ -131,7 +132,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		if r.out.reportWriteError(r.errw, r.out.Flush()) && status == exitOK {
 			status = exitError
 		}
-		r.dash.close(ctx, true)
+		r.dash.Close(ctx, true)
 	}
 	return status
 }
@@ -162,9 +163,9 @@ type plainRun struct {
 	live      *abprint.StatusLine // --progress's status line (nil without it)
 	output    *output
 	runner    *client.Runner
-	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
+	stream    *live.Outputs // the live sinks and --dashboard's (nil without them)
 	runStream *live.Stream
-	dash      *dashRun // --dashboard's (nil without it)
+	dash      *dashboard.Run // --dashboard's (nil without it)
 	// interrupted says an interrupt ended the run (before its report).
 	interrupted bool
 }
@@ -196,21 +197,6 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	}
 	if status, done := r.startLive(h.liveStdout); done {
 		return status, true
-	}
-	if o.Dashboard != "" {
-		d, err := startDashboard(o, r.argv, errw)
-		if err != nil {
-			fmt.Fprintf(errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
-			return exitError, true
-		}
-		r.dash = d
-		// The live outputs' stream (startLive) and the dashboard both take
-		// each interval; the collector calls them in turn.
-		if stream := cfg.OnInterval; stream != nil {
-			cfg.OnInterval = func(iv client.Interval) { stream(iv); d.interval(iv) }
-		} else {
-			cfg.OnInterval = d.interval
-		}
 	}
 	runner, err := client.New(*cfg)
 	if err != nil {
@@ -265,7 +251,11 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 		r.live.Start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
 	if r.dash != nil {
-		r.dash.begin(r.o, r.argv, r.cfg.Interval)
+		lo := report.LiveOptions{Report: reportOptions(r.o, r.argv, report.CPUUsage{}, nil), Start: time.Now(), Interval: r.cfg.Interval}
+		if len(r.cfg.RateSchedule) == 0 {
+			lo.TargetPerS = r.cfg.Rate
+		}
+		r.dash.Begin(lo)
 	}
 	ms = measureRun(ctx, r.runner, &r.output.meter)
 	r.interrupted = ms.res != nil && ms.res.Ending == client.EndInterrupted
@@ -278,7 +268,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 			if ms.res != nil {
 				sum = ms.summarize(r.o, r.argv)
 			}
-			r.stream.finish(r.runStream, sum, ms.res)
+			r.stream.Finish(r.runStream, sum, ms.res)
 		}
 		status, done := r.output.fatal(r.out, r.errw, ms, ms.err)
 		if !done {
@@ -307,7 +297,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location) int {
 	o, res := r.o, ms.res
 	sum := ms.summarize(o, r.argv)
-	r.stream.finish(r.runStream, sum, res)
+	r.stream.Finish(r.runStream, sum, res)
 	if status := r.output.write(r.out, r.errw, sum, ms.serverErr, res, loc); status != exitOK {
 		return status
 	}
@@ -324,6 +314,71 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 		return threshold.ExitStatus
 	}
 	return exitOK
+}
+
+// liveClosing bounds the wait for the live sinks after the run (tests
+// shorten it).
+var liveClosing = live.DefaultClosing
+
+// openLive opens the live outputs of o (stdout: where --live - writes).
+func openLive(o *cliOptions, stdout, stderr io.Writer) (*live.Outputs, error) {
+	runID := ""
+	if o.Shard != nil {
+		runID = o.Shard.RunID
+	}
+	l, err := live.Open(o.Live, live.RunID(runID), "gab/"+version, stdout, stderr)
+	if l != nil {
+		l.Closing = liveClosing
+	}
+	return l, err
+}
+
+// startLive opens the live outputs and --dashboard, a sink of theirs, and
+// streams the run (stdout: where --live - writes). done says gab must exit
+// with status.
+func (r *plainRun) startLive(stdout io.Writer) (status int, done bool) {
+	o := r.o
+	if !o.Live.Any() && o.Dashboard == "" {
+		return exitOK, false
+	}
+	if stdout == nil {
+		stdout = r.out
+	}
+	l, err := openLive(o, stdout, r.errw)
+	if err != nil {
+		fmt.Fprintf(r.errw, "gab: %v\n", err)
+		return exitError, true
+	}
+	r.stream = l
+	if o.Dashboard != "" {
+		// The page's script asks for the state about twice an interval, at
+		// most 4 times a second.
+		d, err := dashboard.Start(dashboard.RunConfig{Addr: o.Dashboard, Linger: o.DashboardLinger, Title: htmlTitle(o),
+			Figure: commandTitle(r.argv), Charts: chartOptions(o, htmlPointLimit),
+			Refresh: max(timelineInterval(o)/2, 250*time.Millisecond), Stderr: r.errw})
+		if err != nil {
+			fmt.Fprintf(r.errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
+			return exitError, true
+		}
+		r.dash = d
+		d.Attach(l)
+	}
+	target := o.URL
+	if target == "" {
+		target = r.cfg.Target.Raw
+	}
+	r.runStream = l.Begin(&r.cfg, target, "", timelineInterval(o))
+	return exitOK, false
+}
+
+// closeLive ends the live outputs after the report: stdout first, so that
+// the report is out while --metrics-linger keeps the endpoint up.
+func (r *plainRun) closeLive(ctx context.Context) {
+	if r.stream == nil {
+		return
+	}
+	_ = r.out.Flush() // an error stays in the writer and is reported at the end
+	r.stream.Close(ctx, r.o.Live.MetricsLinger, r.interrupted)
 }
 
 // fatal reports an error that ends the run as ab's err()/apr_err() do: the

@@ -22,6 +22,7 @@ import (
 	"gab/gnuplot"
 	"gab/internal/abprint"
 	"gab/internal/hoststat"
+	"gab/internal/live"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
@@ -180,7 +181,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if status, done := sw.prepare(); done {
 		return status
 	}
-	defer sw.live.closeAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].o)
+	defer sw.live.CloseAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].o.Live.MetricsLinger)
 	return sw.finish(ctx, sw.measureAll(ctx))
 }
 
@@ -196,7 +197,7 @@ type sweepRun struct {
 	points   map[sweep.Point]*sweepPoint
 	files    *sweepFiles
 	stopDemo func()
-	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
+	live     *live.Outputs // --live, --metrics, --remote-write (internal/live; nil without)
 	// status is the live line under stderr while the runs go, on a terminal
 	// (internal/abprint; nil otherwise, and with -v, whose reports go to stdout)
 	status *abprint.StatusLine
@@ -714,10 +715,10 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 // --server-pid, which then measures the server it finds listening on a
 // loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *abprint.StatusLine) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *live.Outputs, status *abprint.StatusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
-	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
+	stream := lv.Begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
@@ -769,7 +770,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if runErr != nil {
 		sum.SetError(runErr.Message, runErr.Exit)
 	}
-	lv.finish(stream, sum, res)
+	lv.Finish(stream, sum, res)
 	rr.Document = sum
 	rr.Ending = rr.Document.Ending
 	return rr
