@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +20,7 @@ import (
 	"gab/internal/live"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
+	"gab/internal/targets"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -98,12 +98,12 @@ type cliOptions struct {
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
-	HlogFile string        // --hlog
-	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
-	targets  targetOptions // --targets, --targets-format (targetsopt.go)
-	// memoryLimit is the soft memory limit a big URL list asks for (urls.go; 0: none).
+	HlogFile string // --hlog
+	// lists are --urls, --targets and --replay, with their options
+	// (internal/targets).
+	lists targets.Options
+	// memoryLimit is the soft memory limit a big URL list asks for (0: none).
 	memoryLimit int64
-	replay      replayOptions // --replay, --replay-speed (replayopt.go)
 	// Live is --live, --metrics, --metrics-linger and --remote-write (internal/live).
 	Live live.Spec
 	// Dashboard is --dashboard's address (the HTML report served live), and
@@ -153,10 +153,8 @@ type longOptions struct {
 	live                                                           live.Flags
 	liveLinger                                                     durationValue // --metrics-linger
 
-	http3, earlyData bool // --http3, --early-data
-	urls             urlOptions
-	targets          targetOptions
-	replay           replayOptions
+	http3, earlyData bool            // --http3, --early-data
+	lists            targets.Options // --urls, --targets, --replay
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -195,9 +193,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
 	addShardFlags(fs, &lo.shard)
 	lo.live.AddFlags(fs, &lo.liveLinger)
-	addURLFlags(fs, &lo.urls)
-	addTargetFlags(fs, &lo.targets)
-	addReplayFlags(fs, &lo.replay)
+	lo.lists.AddURLFlags(fs)
+	lo.lists.AddTargetFlags(fs)
+	lo.lists.AddReplayFlags(fs)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -812,14 +810,14 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		return exitUsage, true
 	}
 	wantArgs := 1
-	if o.urls.file != "" || o.targets.file != "" {
+	if o.lists.URLs != "" || o.lists.Targets != "" {
 		wantArgs = 0 // the URLs are the file's
 		if len(args) == 1 {
-			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.listOption(), args[0])
+			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.lists.ListOption(), args[0])
 			return exitUsage, true
 		}
 	}
-	if o.replay.file != "" && len(args) <= 1 {
+	if o.lists.Replay != "" && len(args) <= 1 {
 		wantArgs = len(args) // the URL the log's paths go to, if they are paths
 	}
 	if o.Demo {
@@ -837,29 +835,16 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if o.replay.file != "" {
+	if o.lists.Replay != "" {
 		t, status, done := o.checkReplay(args, st, stderr)
 		if done {
 			return status, done
 		}
 		target = t
-	} else if o.urls.file != "" || o.targets.file != "" {
-		why := urlListConflict(o)
-		if o.targets.file != "" && why == "" {
-			why = o.targetsConflict(st)
-		}
-		if why != "" {
-			fmt.Fprintf(stderr, "gab: %s\n", why)
-			return exitUsage, true
-		}
-		load := o.loadURLs
-		if o.targets.file != "" {
-			load = o.loadTargets
-		}
-		t, err := load(os.Stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "gab: %v\n", err)
-			return exitUsage, true
+	} else if o.lists.URLs != "" || o.lists.Targets != "" {
+		t, status, done := o.loadList(st, stderr)
+		if done {
+			return status, done
 		}
 		target, o.URL = t, t.Raw
 	} else if !o.Demo {
@@ -979,13 +964,11 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 				return err
 			}
 		}
-		if err := o.applyURLLong(lo, fs.Changed); err != nil {
+		if err := lo.lists.Check(fs.Changed, lo.demo); err != nil {
 			return err
 		}
-		if err := o.applyTargetLong(lo, fs.Changed); err != nil {
-			return err
-		}
-		return o.applyReplayLong(lo, fs)
+		o.lists = lo.lists
+		return nil
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
@@ -1272,16 +1255,7 @@ func readPostFile(name string) ([]byte, error) {
 }
 
 // strerror is glibc's text for the errno inside err, else Go's text.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return client.ErrnoText(errno)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "End of file found" // APR_EOF
-	}
-	return err.Error()
-}
+func strerror(err error) string { return targets.Strerror(err) }
 
 // abUsage is ab's usage text; %s is argv[0] as given.
 const abUsage = `Usage: %s [options] [http[s]://]hostname[:port]/path
@@ -1470,4 +1444,101 @@ func liveToStdout(argv []string) bool {
 		return false
 	}
 	return lo.live.File == "-" && lo.format != "json"
+}
+
+// loadList reads --urls' or --targets' file into the run's URL list and
+// returns its first URL, after the options that cannot go with a list.
+func (o *cliOptions) loadList(st *shortState, stderr io.Writer) (client.Target, int, bool) {
+	why := ""
+	switch {
+	case o.Proxy:
+		why = o.lists.ListOption() + " cannot be used with -X (each URL's origin is a connection's)"
+	case o.Config.Protocol == client.CGI:
+		why = o.lists.ListOption() + " cannot be used with --cgi (a CGI program has no URL)"
+	case o.lists.Targets != "" && st.method != methodNone:
+		why = "--targets gives each request's method and body: -i, -p, -u and -m cannot be used with it"
+	case o.lists.Targets != "" && o.Config.Protocol == client.HTTP3 && o.Config.TLS.EarlyData:
+		why = "--early-data cannot be used with --targets (0-RTT data is for GET and HEAD only)"
+	}
+	if why != "" {
+		fmt.Fprintf(stderr, "gab: %s\n", why)
+		return client.Target{}, exitUsage, true
+	}
+	l := targets.List{Name: o.lists.URLs, Random: o.lists.Order == "random", Seed: o.lists.Seed, Format: o.lists.Format,
+		ServerName: o.serverName, Concurrency: o.Config.Concurrency, MaxBody: maxPostFile}
+	var list *client.URLList
+	var first client.Target
+	var err error
+	if o.lists.Targets != "" {
+		l.Name = o.lists.Targets
+		list, first, err = targets.LoadTargets(os.Stdin, l)
+	} else {
+		list, first, o.memoryLimit, err = targets.LoadURLs(os.Stdin, l)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return client.Target{}, exitUsage, true
+	}
+	o.Config.URLs = list
+	return first, exitOK, false
+}
+
+// checkReplay is check's part for --replay: the URL argument (optional),
+// the options the log excludes, and the log itself.
+func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer) (client.Target, int, bool) {
+	fail := func(format string, a ...any) (client.Target, int, bool) {
+		fmt.Fprintf(stderr, "gab: "+format+"\n", a...)
+		return client.Target{}, exitUsage, true
+	}
+	var base client.Target
+	if len(args) == 1 {
+		t, err := client.ParseURL(args[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: invalid URL\n", o.Argv0)
+			writeUsage(stderr, o.Argv0)
+			return client.Target{}, exitUsage, true
+		}
+		base = t
+	}
+	switch {
+	case st.method != methodNone:
+		return fail("--replay sends each line's method: -i, -p, -u and -m cannot be used with it")
+	case o.Proxy:
+		return fail("--replay cannot be used with -X")
+	case o.Config.Protocol == client.CGI:
+		return fail("--replay cannot be used with --cgi")
+	}
+	n := 0
+	if st.requests {
+		n = o.Config.Requests
+	}
+	r, err := targets.LoadReplay(os.Stdin, o.lists.Replay, base, len(args) == 1, n, o.lists.Speed, o.serverName, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cfg := &o.Config
+	if r.Method != "" {
+		cfg.Spec.Method, cfg.Spec.HeadMethod = r.Method, r.Method == "HEAD"
+	}
+	cfg.URLs, cfg.Replay, cfg.Requests, cfg.Rate = r.List, r.Due, len(r.Due), r.Rate
+	o.URL = r.First.Raw
+	if len(args) == 1 {
+		o.URL = args[0]
+	}
+	return r.First, exitOK, false
+}
+
+// serverName is the SNI a connection to t sends, by setTarget's rule.
+func (o *cliOptions) serverName(t client.Target) string {
+	if o.Config.TLS.NoSNI {
+		return ""
+	}
+	name := t.Host
+	if host, ok, _, _ := client.HeaderOverrides(o.Config.Spec.Headers); ok {
+		name = host
+	}
+	if name == "" || looksLikeIPAddress(name) {
+		return ""
+	}
+	return name
 }

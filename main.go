@@ -93,7 +93,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if done {
 		return status
 	}
-	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (urls.go)
+	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (internal/targets)
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit))
 	}
 	if o.CPUs > 0 {
