@@ -19,6 +19,7 @@ import (
 	"gab/internal/dashboard"
 	"gab/internal/live"
 	"gab/internal/servercpu"
+	"gab/internal/shard"
 	"gab/internal/sweep"
 	"gab/internal/targets"
 	"gab/internal/threshold"
@@ -84,7 +85,7 @@ type cliOptions struct {
 	HTMLFile    string    // --html: the self-contained HTML report
 	Histogram   bool      // --histogram: a latency histogram after the report
 	ProgressBar string    // --progress: auto, always or never (the live status line)
-	// Sharded runs (shard.go): this shard's place and the run's totals (nil
+	// Sharded runs (internal/shard): this shard's place and the run's totals (nil
 	// without --shard), and --start-at (zero without it).
 	Shard   *shardSpec
 	StartAt time.Time
@@ -149,7 +150,7 @@ type longOptions struct {
 	warmup                                                         warmupValue
 	apdex                                                          apdexValue
 	ranges                                                         rangesValue
-	shard                                                          shardFlags
+	shard                                                          shard.Flags
 	live                                                           live.Flags
 	liveLinger                                                     durationValue // --metrics-linger
 
@@ -191,7 +192,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Var(&lo.dashboardLinger, "dashboard-linger", "keep serving the finished report for `DURATION` after the run (Ctrl-C ends it)")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
-	addShardFlags(fs, &lo.shard)
+	lo.shard.AddFlags(fs)
 	lo.live.AddFlags(fs, &lo.liveLinger)
 	lo.lists.AddURLFlags(fs)
 	lo.lists.AddTargetFlags(fs)
@@ -1541,4 +1542,56 @@ func (o *cliOptions) serverName(t client.Target) string {
 		return ""
 	}
 	return name
+}
+
+// shardSpec is a shard's place in its run and the whole run's figures.
+type shardSpec struct {
+	Index, Count int
+	RunID        string
+	// The whole run's -n, -c and --rate, before the shares.
+	Requests, Concurrency int
+	Rate                  float64
+}
+
+// applyShard checks the sharding options (internal/shard) against the rest
+// of the command line and gives this process its shares. It runs after ab's
+// checks.
+func (o *cliOptions) applyShard(f *shard.Flags, now time.Time, stderr io.Writer) (status int, done bool) {
+	fail := func(format string, args ...any) (int, bool) {
+		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
+		return exitUsage, true
+	}
+	p, err := f.Plan(now)
+	if err != nil {
+		return fail("%v", err)
+	}
+	o.StartAt = p.StartAt
+	if p.Count == 0 {
+		return exitOK, false
+	}
+	i, n := p.Index, p.Count
+	if o.JSONFile == "" && o.Format != "json" {
+		return fail("--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents")
+	}
+	cfg := &o.Config
+	if len(cfg.RateSchedule) > 0 {
+		return fail("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
+	}
+	if cfg.Concurrency < n {
+		return fail("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
+	}
+	o.Shard = &shardSpec{Index: i, Count: n, RunID: p.RunID,
+		Requests: cfg.Requests, Concurrency: cfg.Concurrency, Rate: cfg.Rate}
+	if cfg.Requests != uncappedRequests {
+		cfg.Requests = shard.Share(cfg.Requests, n, i)
+	}
+	cfg.Concurrency = shard.Share(cfg.Concurrency, n, i)
+	if cfg.Rate > 0 {
+		cfg.Rate = shard.RateShare(cfg.Rate, n, i)
+	}
+	if o.Progress > 0 {
+		o.Progress = client.ProgressInterval(cfg.Requests, false)
+		cfg.Quiet = o.Progress == 0
+	}
+	return exitOK, false
 }

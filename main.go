@@ -20,6 +20,7 @@ import (
 	"gab/internal/abprint"
 	"gab/internal/dashboard"
 	"gab/internal/live"
+	"gab/internal/shard"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -236,7 +237,7 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 	if r.out.reportWriteError(r.errw, r.out.Flush()) {
 		return exitError, true
 	}
-	if !waitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
+	if !shard.WaitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
 		io.WriteString(r.errw, "gab: interrupted while waiting for --start-at\n")
 		return exitError, true
 	}
@@ -379,6 +380,16 @@ func (r *plainRun) closeLive(ctx context.Context) {
 	}
 	_ = r.out.Flush() // an error stays in the writer and is reported at the end
 	r.stream.Close(ctx, r.o.Live.MetricsLinger, r.interrupted)
+}
+
+// noteStartAt tells a user at a terminal that gab waits for --start-at, and
+// how long. ab has no such wait; when stderr is not a terminal nothing is
+// written (scripts see ab's output).
+func noteStartAt(stderr io.Writer, at, now time.Time) {
+	if at.IsZero() || !isTerminal(stderr) {
+		return
+	}
+	fmt.Fprintf(stderr, "gab: waiting until %s (in %s) for --start-at\n", at.UTC().Format(time.RFC3339Nano), shard.AheadText(at.Sub(now)))
 }
 
 // fatal reports an error that ends the run as ab's err()/apr_err() do: the
