@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"gab/internal/docfile"
 	"gab/internal/live"
 )
 
@@ -169,3 +170,8 @@ func subcommandLive(o *cliOptions, cmd string, stderr io.Writer) (l *live.Output
 	}
 	return l, exitOK, false
 }
+
+// readDocumentFile reads a document gab merge, compare or plot is given
+// (docfile.Read: within report.MaxDocumentBytes, or sweep.MaxDocumentBytes
+// for a sweep's with sweeps).
+func readDocumentFile(name string, sweeps bool) ([]byte, error) { return docfile.Read(name, sweeps) }
