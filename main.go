@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"gab/client"
 	"gab/internal/abprint"
 	"gab/internal/dashboard"
+	"gab/internal/demo"
 	"gab/internal/live"
 	"gab/internal/shard"
 	"gab/internal/threshold"
@@ -390,6 +392,31 @@ func noteStartAt(stderr io.Writer, at, now time.Time) {
 		return
 	}
 	fmt.Fprintf(stderr, "gab: waiting until %s (in %s) for --start-at\n", at.UTC().Format(time.RFC3339Nano), shard.AheadText(at.Sub(now)))
+}
+
+// startDemoServer starts gab's built-in server (internal/demo) on a free
+// loopback port: its base URL, and the function that shuts it down.
+func startDemoServer(tlsConf *tls.Config) (base string, stop func(), err error) {
+	return demo.Start(tlsConf, "gab-demo/"+version)
+}
+
+// startDemo starts --demo's server, points o at it (http://127.0.0.1:PORT/),
+// and returns the function that shuts it down.
+func startDemo(o *cliOptions) (stop func(), err error) {
+	base, stop, err := startDemoServer(nil)
+	if err != nil {
+		return nil, err
+	}
+	url := base + "/"
+	t, err := client.ParseURL(url)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	o.URL = url
+	o.setTarget(t)
+	o.Config.NoSpin = true // the server runs on gab's own cores
+	return stop, nil
 }
 
 // fatal reports an error that ends the run as ab's err()/apr_err() do: the
