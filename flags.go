@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"gab/gnuplot"
 	"gab/internal/dashboard"
 	"gab/internal/live"
+	"gab/internal/longopt"
 	"gab/internal/servercpu"
 	"gab/internal/shard"
 	"gab/internal/sweep"
@@ -144,12 +144,12 @@ type longOptions struct {
 	dashboardLinger                                                durationValue
 	cgiEnv, failIf, serverPID                                      []string
 	requestTimeout, interval                                       durationValue
-	percentiles                                                    percentilesValue
+	percentiles                                                    longopt.Percentiles
 	rate                                                           string
 	step                                                           durationValue
-	warmup                                                         warmupValue
-	apdex                                                          apdexValue
-	ranges                                                         rangesValue
+	warmup                                                         longopt.Warmup
+	apdex                                                          longopt.Apdex
+	ranges                                                         longopt.Ranges
 	shard                                                          shard.Flags
 	live                                                           live.Flags
 	liveLinger                                                     durationValue // --metrics-linger
@@ -205,147 +205,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	return fs
 }
 
-// durationValue accepts a Go duration ("1.5s", "200ms") or plain seconds ("2", "0.5").
-type durationValue time.Duration
-
-func (d *durationValue) String() string {
-	if *d == 0 {
-		return ""
-	}
-	return time.Duration(*d).String()
-}
-func (d *durationValue) Type() string { return "duration" }
-func (d *durationValue) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		secs, ferr := strconv.ParseFloat(s, 64)
-		switch {
-		case ferr != nil && !errors.Is(ferr, strconv.ErrRange), math.IsNaN(secs):
-			return errors.New("not a duration (1.5s, 200ms) or a number of seconds")
-		case math.Abs(secs) > math.MaxInt64/float64(time.Second):
-			return errors.New("too long (at most 2540400h)")
-		}
-		v = time.Duration(secs * float64(time.Second))
-	}
-	if v < 0 {
-		return errors.New("a negative duration")
-	}
-	*d = durationValue(v)
-	return nil
-}
-
-// rangesValue is --ranges: ascending durations, at most 10.
-type rangesValue []time.Duration
-
-func (r *rangesValue) String() string {
-	var parts []string
-	for _, d := range *r {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, ",")
-}
-func (r *rangesValue) Type() string { return "LIST" }
-func (r *rangesValue) Set(s string) error {
-	var out rangesValue
-	for _, part := range strings.Split(s, ",") {
-		var d durationValue
-		if err := d.Set(strings.TrimSpace(part)); err != nil {
-			return err
-		}
-		if d <= 0 || len(out) > 0 && time.Duration(d) <= out[len(out)-1] {
-			return errors.New("the edges must be above 0 and ascending")
-		}
-		out = append(out, time.Duration(d))
-	}
-	if len(out) > 10 {
-		return errors.New("at most 10 edges")
-	}
-	*r = out
-	return nil
-}
-
-// apdexValue is --apdex T[,F]: two durations, 0 < T < F.
-type apdexValue struct{ t, f time.Duration }
-
-func (a *apdexValue) String() string {
-	if a.t == 0 {
-		return ""
-	}
-	return a.t.String() + "," + a.f.String()
-}
-func (a *apdexValue) Type() string { return "T[,F]" }
-func (a *apdexValue) Set(s string) error {
-	ts, fs, two := strings.Cut(s, ",")
-	var t, f durationValue
-	if err := t.Set(ts); err != nil {
-		return err
-	}
-	f = 4 * t
-	if two {
-		if err := f.Set(fs); err != nil {
-			return err
-		}
-	}
-	if t <= 0 || f <= t {
-		return errors.New("T must be above 0 and F above T")
-	}
-	a.t, a.f = time.Duration(t), time.Duration(f)
-	return nil
-}
-
-// warmupValue is --warmup: a number of requests ("500") or a duration
-// ("10s", "1.5m").
-type warmupValue struct {
-	requests int
-	time     time.Duration
-}
-
-func (w *warmupValue) String() string {
-	switch {
-	case w.requests > 0:
-		return strconv.Itoa(w.requests)
-	case w.time > 0:
-		return w.time.String()
-	}
-	return ""
-}
-func (w *warmupValue) Type() string { return "N|DURATION" }
-func (w *warmupValue) Set(s string) error {
-	*w = warmupValue{}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n <= 0 || n > math.MaxInt32 {
-			return fmt.Errorf("a number of requests from 1 to %d", math.MaxInt32)
-		}
-		w.requests = n
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return errors.New("a number of requests or a positive duration with its unit (10s, 500ms)")
-	}
-	w.time = d
-	return nil
-}
-
-// percentilesValue is a comma-separated list of percentiles (report.ParsePercentiles).
-type percentilesValue []float64
-
-func (p *percentilesValue) String() string {
-	parts := make([]string, len(*p))
-	for i, v := range *p {
-		parts[i] = strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strings.Join(parts, ",")
-}
-func (p *percentilesValue) Type() string { return "list" }
-func (p *percentilesValue) Set(s string) error {
-	out, err := report.ParsePercentiles(s)
-	if err != nil {
-		return err
-	}
-	*p = out
-	return nil
-}
+// durationValue is a duration option's value (longopt.Duration: a Go
+// duration or plain seconds).
+type durationValue = longopt.Duration
 
 // parseServerPID reads a --server-pid value, [LABEL=]PID[,PID...], for a run
 // and for gab sweep alike. A label is a word of letters, digits, '.', '_'
@@ -1090,7 +952,7 @@ func (o *cliOptions) applyOutputLong(lo *longOptions, _ *pflag.FlagSet) error {
 func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error {
 	cfg := &o.Config
 	if fs.Changed("rate") {
-		rate, phases, err := parseRate(lo.rate, time.Duration(lo.step), fs.Changed("step"))
+		rate, phases, err := longopt.ParseRate(lo.rate, time.Duration(lo.step), fs.Changed("step"))
 		if err != nil {
 			return err
 		}
@@ -1109,7 +971,7 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 	default:
 		return fmt.Errorf("--server-pid is given %d times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)", len(lo.serverPID))
 	}
-	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
+	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.Requests, lo.warmup.Time
 	for _, e := range lo.failIf {
 		t, err := report.ParseThreshold(e)
 		if err != nil {
@@ -1117,15 +979,15 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		}
 		o.FailIf = append(o.FailIf, t)
 	}
-	if err := failIfNeeds(o.FailIf, lo.apdex.t > 0, len(o.ServerPIDs) > 0); err != nil {
+	if err := failIfNeeds(o.FailIf, lo.apdex.T > 0, len(o.ServerPIDs) > 0); err != nil {
 		return err
 	}
-	if lo.apdex.t > 0 {
+	if lo.apdex.T > 0 {
 		shown := slices.Contains(report.ThresholdNeeds(o.FailIf), report.NeedsApdex) // a --fail-if verdict states it
 		if !shown && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
 			return errors.New("--apdex needs --extended, --json, --format json, --html, --dashboard or a --fail-if on apdex to show it")
 		}
-		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
+		o.Apdex = &report.Apdex{T: lo.apdex.T, F: lo.apdex.F}
 	}
 	if len(lo.ranges) > 0 {
 		if o.PlotFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
@@ -1333,89 +1195,6 @@ func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "    %-*s  %s\n", width, r.left, r.help)
 	}
-}
-
-// defaultStep is a --rate list's step length without --step.
-const defaultStep = 10 * time.Second
-
-// maxSchedule bounds a --rate schedule's length, as -t's is bounded (ab's
-// int seconds).
-const maxSchedule = math.MaxInt32 * time.Second
-
-// rateRange is the range every rate of --rate must be in: client.MinRate to
-// client.MaxRate.
-const rateRange = "from 0.001 to 1e9 requests per second"
-
-// parseRate reads --rate: R (a constant rate), FROM:TO/DURATION (a linear
-// ramp) or R1,R2,... (steps of step each; stepGiven: --step was given). rate
-// is the highest rate asked for; phases is nil for a constant. Every rate is
-// within client.MinRate and client.MaxRate, and the schedule lasts at most
-// maxSchedule.
-func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phases []client.RatePhase, err error) {
-	bad := func(why string) error { return fmt.Errorf("--rate %q: %s", s, why) }
-	number := func(v string) (float64, bool) {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		return f, err == nil && f > 0 && !math.IsInf(f, 0)
-	}
-	inRange := func(f float64) bool { return f >= client.MinRate && f <= client.MaxRate }
-	switch {
-	case strings.Contains(s, ":"):
-		if stepGiven {
-			return 0, nil, errors.New("--step is for a --rate list, not a ramp (FROM:TO/DURATION)")
-		}
-		rates, length, ok := strings.Cut(s, "/")
-		from, to, _ := strings.Cut(rates, ":")
-		a, okA := number(from)
-		b, okB := number(to)
-		var d durationValue
-		if !ok || !okA || !okB || d.Set(strings.TrimSpace(length)) != nil || d == 0 {
-			return 0, nil, bad("a ramp is FROM:TO/DURATION with positive rates and a duration (100:5000/60s)")
-		}
-		if !inRange(a) || !inRange(b) {
-			return 0, nil, bad("a ramp's rates must be " + rateRange)
-		}
-		if time.Duration(d) > maxSchedule {
-			return 0, nil, bad(fmt.Sprintf("a ramp lasts at most %v", maxSchedule))
-		}
-		return max(a, b), []client.RatePhase{{From: a, To: b, For: time.Duration(d)}}, nil
-	case strings.Contains(s, ","):
-		if !stepGiven {
-			step = defaultStep
-		}
-		if step <= 0 {
-			return 0, nil, errors.New("--step must be a positive duration")
-		}
-		parts := strings.Split(s, ",")
-		if len(parts) > client.MaxRatePhases {
-			return 0, nil, bad(fmt.Sprintf("at most %d steps", client.MaxRatePhases))
-		}
-		if step > maxSchedule/time.Duration(len(parts)) {
-			return 0, nil, fmt.Errorf("--step %v: %d steps last more than %v", step, len(parts), maxSchedule)
-		}
-		for _, p := range parts {
-			r, ok := number(p)
-			if !ok {
-				return 0, nil, bad("every step must be a positive number of requests per second")
-			}
-			if !inRange(r) {
-				return 0, nil, bad("every step must be " + rateRange)
-			}
-			rate = max(rate, r)
-			phases = append(phases, client.RatePhase{From: r, To: r, For: step})
-		}
-		return rate, phases, nil
-	}
-	if stepGiven {
-		return 0, nil, errors.New("--step needs a --rate list (--rate 1000,2000,4000 --step 10s)")
-	}
-	r, ok := number(s)
-	if !ok {
-		return 0, nil, errors.New("--rate must be a positive number of requests per second")
-	}
-	if !inRange(r) {
-		return 0, nil, fmt.Errorf("--rate %s: the rate must be %s", strings.TrimSpace(s), rateRange)
-	}
-	return r, nil, nil
 }
 
 // applyLiveLong checks the live options (internal/live).
