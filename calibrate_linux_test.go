@@ -9,11 +9,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"gab/internal/calibrate"
 	"gab/internal/hoststat"
 	"gab/internal/testtool"
 )
@@ -44,11 +44,11 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c calibration
+	var c calibrate.Calibration
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Schema != calibrationSchema || c.ClockNs <= 0 || c.LoopbackRTTUs <= 0 || c.GabLatencyUs <= 0 || len(c.Modes) != 7 {
+	if c.Schema != calibrate.Schema || c.ClockNs <= 0 || c.LoopbackRTTUs <= 0 || c.GabLatencyUs <= 0 || len(c.Modes) != 7 {
 		t.Fatalf("%+v", c)
 	}
 	for _, m := range c.Modes {
@@ -70,7 +70,7 @@ func TestCalibrate(t *testing.T) {
 func TestCalibratedCeilingMakesClientBound(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
-	c := calibration{Schema: calibrationSchema, SchemaVersion: 1, Ceiling: map[string]float64{"h1_keepalive": 10}}
+	c := calibrate.Calibration{Schema: calibrate.Schema, SchemaVersion: 1, Ceiling: map[string]float64{"h1_keepalive": 10}}
 	b, _ := json.Marshal(c)
 	if err := os.MkdirAll(filepath.Join(cache, "gab"), 0o755); err != nil {
 		t.Fatal(err)
@@ -159,81 +159,6 @@ func TestCalibrationFIFODoesNotHoldARun(t *testing.T) {
 	}
 }
 
-// readCalibration takes a regular file of a calibration only: not a FIFO
-// (at once, without a writer), a directory, nor a file over
-// maxCalibrationFile.
-func TestReadCalibrationRegularFilesOnly(t *testing.T) {
-	dir := t.TempDir()
-	good, _ := json.Marshal(calibration{Schema: calibrationSchema, SchemaVersion: 1, Ceiling: map[string]float64{"h1_keepalive": 10}})
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	if c := readCalibration(write("good.json", good)); c == nil || c.Ceiling["h1_keepalive"] != 10 {
-		t.Fatalf("a calibration file read as %+v", c)
-	}
-	big := append(bytes.Repeat([]byte(" "), maxCalibrationFile), good...)
-	fifo := testtool.MakeFIFO(t, dir, "fifo.json")
-	for _, name := range []string{write("big.json", big), dir, fifo.Path, filepath.Join(dir, "missing.json")} {
-		if c := readCalibration(name); c != nil {
-			t.Errorf("%s read as %+v", name, c)
-		}
-	}
-}
-
-// A read of the calibration file that never ends (a hung file system)
-// holds no run: a run goes without the calibration a second after the
-// read began, and a run while that read is still under way shares it
-// rather than starting another.
-func TestCalibrationReadThatHangs(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	release := make(chan struct{})
-	var reads atomic.Int64
-	readCalibrationFile = func(string) *calibration {
-		reads.Add(1)
-		<-release
-		return &calibration{Schema: calibrationSchema, Ceiling: map[string]float64{"h1_keepalive": 10}}
-	}
-	t.Cleanup(func() {
-		// The read ends; once it is no longer under way the hook can go.
-		close(release)
-		for end := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-			calibrationReads.Lock()
-			n := len(calibrationReads.pending)
-			calibrationReads.Unlock()
-			if n == 0 {
-				break
-			}
-			if time.Now().After(end) {
-				t.Error("the calibration read did not end")
-				return
-			}
-		}
-		readCalibrationFile = readCalibration
-	})
-	url := extServer(t)
-	for i := range 2 {
-		js := filepath.Join(t.TempDir(), "run.json")
-		begin := time.Now()
-		status, _, errs := runGab(t, "ab", "-k", "-n", "300", "-c", "2", "--json", js, url+"/")
-		if status != 0 {
-			t.Fatalf("run %d: status %d: %s", i, status, errs)
-		}
-		if d := time.Since(begin); d > 20*time.Second {
-			t.Fatalf("run %d took %v", i, d)
-		}
-		if v := readVerdicts(t, js).find("client_bound"); v != nil && strings.Contains(v.Message, "gab calibrate") {
-			t.Fatalf("run %d: verdict %+v from a read that never ended", i, v)
-		}
-	}
-	if n := reads.Load(); n != 1 {
-		t.Fatalf("%d reads of the calibration file, want one shared by both runs", n)
-	}
-}
-
 // fakeCalibrationHost makes gab calibrate read a machine whose other
 // processes keep every core busy twice over (busy) or that does nothing at
 // all, with a load average of load, instead of the real machine's.
@@ -278,29 +203,9 @@ func TestCalibrateBusyMachine(t *testing.T) {
 
 	fakeCalibrationHost(t, false, 0.1)
 	status, stdout, stderr = runGab(t, "gab", "calibrate", "--requests", "10", "--out", out)
-	c := readCalibration(out)
+	c := calibrate.ReadFile(out)
 	if status != exitOK || c == nil || c.Busy || c.OthersCores != 0 || !strings.Contains(stdout, "Other processes used 0.00 of the "+cores+" cores (0 %) during the calibration") ||
 		strings.Contains(stdout, "busy") {
 		t.Fatalf("quiet: status %d, file %+v, stderr %q\n%s", status, c, stderr, stdout)
-	}
-}
-
-// TestCalibrationBusyReason: other processes' CPU at 10 % of the cores, or a
-// load average at the cores before the calibration, make a busy machine;
-// an unknown CPU (-1) alone does not.
-func TestCalibrationBusyReason(t *testing.T) {
-	for _, c := range []struct {
-		others, load float64
-		want         string
-	}{
-		{0.39, 3.9, ""},
-		{-1, 0, ""},
-		{0.4, 0, "other processes used 0.40 of the 4 cores (10 %; 10 % or more is a busy machine)"},
-		{0, 4, "the load average was 4.00 before it began, for 4 cores"},
-	} {
-		cal := calibration{Cores: 4, OthersCores: c.others, LoadBefore: c.load}
-		if got := cal.busyReason(); got != c.want {
-			t.Errorf("others %v load %v: %q, want %q", c.others, c.load, got, c.want)
-		}
 	}
 }

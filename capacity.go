@@ -22,6 +22,7 @@ import (
 	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/hoststat"
+	"gab/internal/live"
 	"gab/internal/outfile"
 	"gab/internal/samples"
 	"gab/internal/servercpu"
@@ -365,7 +366,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	if done {
 		return status
 	}
-	defer lv.closeAfter(ctx, out, ts[0].o)
+	defer lv.CloseAfter(ctx, out, ts[0].o.Live.MetricsLinger)
 	steps := 0
 	interrupted := false
 	// The machine's latency noise at a low rate, before any search.
@@ -472,7 +473,7 @@ func firstLine(s string) string {
 // the settle and then the step, on the same connections, whose timeline
 // (intervals of the settle's length) gives the step's figures without the
 // settle's.
-func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64, lv *liveOutputs, step string) capacity.Step {
+func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64, lv *live.Outputs, step string) capacity.Step {
 	cfg := o.Config
 	cfg.Rate, cfg.RateSchedule = rate, nil
 	cfg.TimeLimit, cfg.Requests = s.settle+s.step, uncappedRequests
@@ -487,10 +488,10 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	st := capacity.Step{TargetPerS: rate, Connections: cfg.Concurrency}
 	// The live outputs stream the step as a run of its own (1 s intervals
 	// without a settle; with one, the settle's, which steadyOf reads).
-	stream := lv.begin(&cfg, o.URL, step, client.DefaultInterval)
+	stream := lv.Begin(&cfg, o.URL, step, client.DefaultInterval)
 	defer func() {
 		if stream != nil {
-			lv.finish(stream, nil, nil)
+			lv.Finish(stream, nil, nil)
 		}
 	}()
 	runner, err := client.New(cfg)
@@ -530,7 +531,7 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 		run := ms.summarize(o, nil)
 		machineVerdicts(&st, run)
 		if stream != nil {
-			lv.finish(stream, run, res)
+			lv.Finish(stream, run, res)
 			stream = nil
 		}
 	}

@@ -8,9 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,8 +16,12 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/dashboard"
+	"gab/internal/live"
+	"gab/internal/longopt"
 	"gab/internal/servercpu"
+	"gab/internal/shard"
 	"gab/internal/sweep"
+	"gab/internal/targets"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -83,7 +85,7 @@ type cliOptions struct {
 	HTMLFile    string    // --html: the self-contained HTML report
 	Histogram   bool      // --histogram: a latency histogram after the report
 	ProgressBar string    // --progress: auto, always or never (the live status line)
-	// Sharded runs (shard.go): this shard's place and the run's totals (nil
+	// Sharded runs (internal/shard): this shard's place and the run's totals (nil
 	// without --shard), and --start-at (zero without it).
 	Shard   *shardSpec
 	StartAt time.Time
@@ -97,14 +99,14 @@ type cliOptions struct {
 	// Interval is the latency timeline's interval (--interval; 0: the default,
 	// client.DefaultInterval, when something shows the timeline).
 	Interval time.Duration
-	HlogFile string        // --hlog
-	urls     urlOptions    // --urls, --url-order, --seed (urls.go)
-	targets  targetOptions // --targets, --targets-format (targetsopt.go)
-	// memoryLimit is the soft memory limit a big URL list asks for (urls.go; 0: none).
+	HlogFile string // --hlog
+	// lists are --urls, --targets and --replay, with their options
+	// (internal/targets).
+	lists targets.Options
+	// memoryLimit is the soft memory limit a big URL list asks for (0: none).
 	memoryLimit int64
-	replay      replayOptions // --replay, --replay-speed (replayopt.go)
-	// Live is --live, --metrics, --metrics-linger and --remote-write (livecli.go).
-	Live liveSpec
+	// Live is --live, --metrics, --metrics-linger and --remote-write (internal/live).
+	Live live.Spec
 	// Dashboard is --dashboard's address (the HTML report served live), and
 	// DashboardLinger how long it serves the finished report.
 	Dashboard       string
@@ -143,19 +145,18 @@ type longOptions struct {
 	dashboardLinger                                                durationValue
 	cgiEnv, failIf, serverPID                                      []string
 	requestTimeout, interval                                       durationValue
-	percentiles                                                    percentilesValue
+	percentiles                                                    longopt.Percentiles
 	rate                                                           string
 	step                                                           durationValue
-	warmup                                                         warmupValue
-	apdex                                                          apdexValue
-	ranges                                                         rangesValue
-	shard                                                          shardFlags
-	live                                                           liveFlags
+	warmup                                                         longopt.Warmup
+	apdex                                                          longopt.Apdex
+	ranges                                                         longopt.Ranges
+	shard                                                          shard.Flags
+	live                                                           live.Flags
+	liveLinger                                                     durationValue // --metrics-linger
 
-	http3, earlyData bool // --http3, --early-data
-	urls             urlOptions
-	targets          targetOptions
-	replay           replayOptions
+	http3, earlyData bool            // --http3, --early-data
+	lists            targets.Options // --urls, --targets, --replay
 }
 
 func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
@@ -193,11 +194,11 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.Var(&lo.dashboardLinger, "dashboard-linger", "keep serving the finished report for `DURATION` after the run (Ctrl-C ends it)")
 	fs.BoolVar(&lo.histogram, "histogram", false, "print a latency histogram after the report")
 	fs.StringVar(&lo.progress, "progress", "auto", "live status line on stderr: `auto|always|never` (auto: when stderr is a terminal)")
-	addShardFlags(fs, &lo.shard)
-	addLiveFlags(fs, &lo.live)
-	addURLFlags(fs, &lo.urls)
-	addTargetFlags(fs, &lo.targets)
-	addReplayFlags(fs, &lo.replay)
+	lo.shard.AddFlags(fs)
+	lo.live.AddFlags(fs, &lo.liveLinger)
+	lo.lists.AddURLFlags(fs)
+	lo.lists.AddTargetFlags(fs)
+	lo.lists.AddReplayFlags(fs)
 	fs.Var(&lo.warmup, "warmup", "first send `N|DURATION` (requests, or a time such as 10s) left out of every figure")
 	fs.Var(&lo.apdex, "apdex", "report APDEX as JMeter computes it: satisfied within `T[,F]` (durations; F, tolerating, 4T by default) for --extended, JSON and --html")
 	fs.Var(&lo.ranges, "ranges", "the charts' response-time ranges: ascending upper edges, a `LIST` of durations (default 800ms,1200ms, Gatling's)")
@@ -206,147 +207,9 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	return fs
 }
 
-// durationValue accepts a Go duration ("1.5s", "200ms") or plain seconds ("2", "0.5").
-type durationValue time.Duration
-
-func (d *durationValue) String() string {
-	if *d == 0 {
-		return ""
-	}
-	return time.Duration(*d).String()
-}
-func (d *durationValue) Type() string { return "duration" }
-func (d *durationValue) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		secs, ferr := strconv.ParseFloat(s, 64)
-		switch {
-		case ferr != nil && !errors.Is(ferr, strconv.ErrRange), math.IsNaN(secs):
-			return errors.New("not a duration (1.5s, 200ms) or a number of seconds")
-		case math.Abs(secs) > math.MaxInt64/float64(time.Second):
-			return errors.New("too long (at most 2540400h)")
-		}
-		v = time.Duration(secs * float64(time.Second))
-	}
-	if v < 0 {
-		return errors.New("a negative duration")
-	}
-	*d = durationValue(v)
-	return nil
-}
-
-// rangesValue is --ranges: ascending durations, at most 10.
-type rangesValue []time.Duration
-
-func (r *rangesValue) String() string {
-	var parts []string
-	for _, d := range *r {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, ",")
-}
-func (r *rangesValue) Type() string { return "LIST" }
-func (r *rangesValue) Set(s string) error {
-	var out rangesValue
-	for _, part := range strings.Split(s, ",") {
-		var d durationValue
-		if err := d.Set(strings.TrimSpace(part)); err != nil {
-			return err
-		}
-		if d <= 0 || len(out) > 0 && time.Duration(d) <= out[len(out)-1] {
-			return errors.New("the edges must be above 0 and ascending")
-		}
-		out = append(out, time.Duration(d))
-	}
-	if len(out) > 10 {
-		return errors.New("at most 10 edges")
-	}
-	*r = out
-	return nil
-}
-
-// apdexValue is --apdex T[,F]: two durations, 0 < T < F.
-type apdexValue struct{ t, f time.Duration }
-
-func (a *apdexValue) String() string {
-	if a.t == 0 {
-		return ""
-	}
-	return a.t.String() + "," + a.f.String()
-}
-func (a *apdexValue) Type() string { return "T[,F]" }
-func (a *apdexValue) Set(s string) error {
-	ts, fs, two := strings.Cut(s, ",")
-	var t, f durationValue
-	if err := t.Set(ts); err != nil {
-		return err
-	}
-	f = 4 * t
-	if two {
-		if err := f.Set(fs); err != nil {
-			return err
-		}
-	}
-	if t <= 0 || f <= t {
-		return errors.New("T must be above 0 and F above T")
-	}
-	a.t, a.f = time.Duration(t), time.Duration(f)
-	return nil
-}
-
-// warmupValue is --warmup: a number of requests ("500") or a duration
-// ("10s", "1.5m").
-type warmupValue struct {
-	requests int
-	time     time.Duration
-}
-
-func (w *warmupValue) String() string {
-	switch {
-	case w.requests > 0:
-		return strconv.Itoa(w.requests)
-	case w.time > 0:
-		return w.time.String()
-	}
-	return ""
-}
-func (w *warmupValue) Type() string { return "N|DURATION" }
-func (w *warmupValue) Set(s string) error {
-	*w = warmupValue{}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n <= 0 || n > math.MaxInt32 {
-			return fmt.Errorf("a number of requests from 1 to %d", math.MaxInt32)
-		}
-		w.requests = n
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return errors.New("a number of requests or a positive duration with its unit (10s, 500ms)")
-	}
-	w.time = d
-	return nil
-}
-
-// percentilesValue is a comma-separated list of percentiles (report.ParsePercentiles).
-type percentilesValue []float64
-
-func (p *percentilesValue) String() string {
-	parts := make([]string, len(*p))
-	for i, v := range *p {
-		parts[i] = strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strings.Join(parts, ",")
-}
-func (p *percentilesValue) Type() string { return "list" }
-func (p *percentilesValue) Set(s string) error {
-	out, err := report.ParsePercentiles(s)
-	if err != nil {
-		return err
-	}
-	*p = out
-	return nil
-}
+// durationValue is a duration option's value (longopt.Duration: a Go
+// duration or plain seconds).
+type durationValue = longopt.Duration
 
 // parseServerPID reads a --server-pid value, [LABEL=]PID[,PID...], for a run
 // and for gab sweep alike. A label is a word of letters, digits, '.', '_'
@@ -812,14 +675,14 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 		return exitUsage, true
 	}
 	wantArgs := 1
-	if o.urls.file != "" || o.targets.file != "" {
+	if o.lists.URLs != "" || o.lists.Targets != "" {
 		wantArgs = 0 // the URLs are the file's
 		if len(args) == 1 {
-			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.listOption(), args[0])
+			fmt.Fprintf(stderr, "gab: %s takes its URLs from its file and no URL argument (%s)\n", o.lists.ListOption(), args[0])
 			return exitUsage, true
 		}
 	}
-	if o.replay.file != "" && len(args) <= 1 {
+	if o.lists.Replay != "" && len(args) <= 1 {
 		wantArgs = len(args) // the URL the log's paths go to, if they are paths
 	}
 	if o.Demo {
@@ -837,29 +700,16 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	}
 	cfg.Spec.HeadMethod = cfg.Spec.Method == "HEAD"
 	var target client.Target
-	if o.replay.file != "" {
+	if o.lists.Replay != "" {
 		t, status, done := o.checkReplay(args, st, stderr)
 		if done {
 			return status, done
 		}
 		target = t
-	} else if o.urls.file != "" || o.targets.file != "" {
-		why := urlListConflict(o)
-		if o.targets.file != "" && why == "" {
-			why = o.targetsConflict(st)
-		}
-		if why != "" {
-			fmt.Fprintf(stderr, "gab: %s\n", why)
-			return exitUsage, true
-		}
-		load := o.loadURLs
-		if o.targets.file != "" {
-			load = o.loadTargets
-		}
-		t, err := load(os.Stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "gab: %v\n", err)
-			return exitUsage, true
+	} else if o.lists.URLs != "" || o.lists.Targets != "" {
+		t, status, done := o.loadList(st, stderr)
+		if done {
+			return status, done
 		}
 		target, o.URL = t, t.Raw
 	} else if !o.Demo {
@@ -1000,13 +850,11 @@ func (o *cliOptions) applyLong(lo *longOptions, fs *pflag.FlagSet, stderr io.Wri
 				return err
 			}
 		}
-		if err := o.applyURLLong(lo, fs.Changed); err != nil {
+		if err := lo.lists.Check(fs.Changed, lo.demo); err != nil {
 			return err
 		}
-		if err := o.applyTargetLong(lo, fs.Changed); err != nil {
-			return err
-		}
-		return o.applyReplayLong(lo, fs)
+		o.lists = lo.lists
+		return nil
 	}()
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
@@ -1131,7 +979,7 @@ func (o *cliOptions) applyOutputLong(lo *longOptions, _ *pflag.FlagSet) error {
 func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error {
 	cfg := &o.Config
 	if fs.Changed("rate") {
-		rate, phases, err := parseRate(lo.rate, time.Duration(lo.step), fs.Changed("step"))
+		rate, phases, err := longopt.ParseRate(lo.rate, time.Duration(lo.step), fs.Changed("step"))
 		if err != nil {
 			return err
 		}
@@ -1150,7 +998,7 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 	default:
 		return fmt.Errorf("--server-pid is given %d times: a run measures one server (list all its processes: --server-pid [LABEL=]PID,PID)", len(lo.serverPID))
 	}
-	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.requests, lo.warmup.time
+	cfg.WarmupRequests, cfg.WarmupTime = lo.warmup.Requests, lo.warmup.Time
 	for _, e := range lo.failIf {
 		t, err := report.ParseThreshold(e)
 		if err != nil {
@@ -1158,15 +1006,15 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		}
 		o.FailIf = append(o.FailIf, t)
 	}
-	if err := failIfNeeds(o.FailIf, lo.apdex.t > 0, len(o.ServerPIDs) > 0); err != nil {
+	if err := failIfNeeds(o.FailIf, lo.apdex.T > 0, len(o.ServerPIDs) > 0); err != nil {
 		return err
 	}
-	if lo.apdex.t > 0 {
+	if lo.apdex.T > 0 {
 		shown := slices.Contains(report.ThresholdNeeds(o.FailIf), report.NeedsApdex) // a --fail-if verdict states it
 		if !shown && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
 			return errors.New("--apdex needs --extended, --json, --format json, --html, --dashboard or a --fail-if on apdex to show it")
 		}
-		o.Apdex = &report.Apdex{T: lo.apdex.t, F: lo.apdex.f}
+		o.Apdex = &report.Apdex{T: lo.apdex.T, F: lo.apdex.F}
 	}
 	if len(lo.ranges) > 0 {
 		if o.PlotFile == "" && o.HTMLFile == "" && o.Dashboard == "" {
@@ -1180,7 +1028,7 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 		if o.Interval < client.MinInterval {
 			return fmt.Errorf("--interval must be at least %v, not %v", client.MinInterval, o.Interval)
 		}
-		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.any() && o.Dashboard == "" {
+		if o.HlogFile == "" && !o.Extended && o.Format != "json" && o.JSONFile == "" && o.PlotFile == "" && o.HTMLFile == "" && !o.Live.Any() && o.Dashboard == "" {
 			return errors.New("--interval needs --hlog, --extended, --json, --format json, --plot, --html, --live, --metrics, --remote-write or --dashboard to show the timeline")
 		}
 	}
@@ -1297,16 +1145,7 @@ func readPostFile(name string) ([]byte, error) {
 }
 
 // strerror is glibc's text for the errno inside err, else Go's text.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return client.ErrnoText(errno)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "End of file found" // APR_EOF
-	}
-	return err.Error()
-}
+func strerror(err error) string { return targets.Strerror(err) }
 
 // abUsage is ab's usage text; %s is argv[0] as given.
 const abUsage = `Usage: %s [options] [http[s]://]hostname[:port]/path
@@ -1385,85 +1224,230 @@ func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
 	}
 }
 
-// defaultStep is a --rate list's step length without --step.
-const defaultStep = 10 * time.Second
-
-// maxSchedule bounds a --rate schedule's length, as -t's is bounded (ab's
-// int seconds).
-const maxSchedule = math.MaxInt32 * time.Second
-
-// rateRange is the range every rate of --rate must be in: client.MinRate to
-// client.MaxRate.
-const rateRange = "from 0.001 to 1e9 requests per second"
-
-// parseRate reads --rate: R (a constant rate), FROM:TO/DURATION (a linear
-// ramp) or R1,R2,... (steps of step each; stepGiven: --step was given). rate
-// is the highest rate asked for; phases is nil for a constant. Every rate is
-// within client.MinRate and client.MaxRate, and the schedule lasts at most
-// maxSchedule.
-func parseRate(s string, step time.Duration, stepGiven bool) (rate float64, phases []client.RatePhase, err error) {
-	bad := func(why string) error { return fmt.Errorf("--rate %q: %s", s, why) }
-	number := func(v string) (float64, bool) {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		return f, err == nil && f > 0 && !math.IsInf(f, 0)
+// applyLiveLong checks the live options (internal/live).
+func (o *cliOptions) applyLiveLong(lo *longOptions, fs *pflag.FlagSet) error {
+	s, err := lo.live.Spec(fs.Changed("metrics-linger"), time.Duration(lo.liveLinger))
+	if err != nil {
+		return err
 	}
-	inRange := func(f float64) bool { return f >= client.MinRate && f <= client.MaxRate }
-	switch {
-	case strings.Contains(s, ":"):
-		if stepGiven {
-			return 0, nil, errors.New("--step is for a --rate list, not a ramp (FROM:TO/DURATION)")
-		}
-		rates, length, ok := strings.Cut(s, "/")
-		from, to, _ := strings.Cut(rates, ":")
-		a, okA := number(from)
-		b, okB := number(to)
-		var d durationValue
-		if !ok || !okA || !okB || d.Set(strings.TrimSpace(length)) != nil || d == 0 {
-			return 0, nil, bad("a ramp is FROM:TO/DURATION with positive rates and a duration (100:5000/60s)")
-		}
-		if !inRange(a) || !inRange(b) {
-			return 0, nil, bad("a ramp's rates must be " + rateRange)
-		}
-		if time.Duration(d) > maxSchedule {
-			return 0, nil, bad(fmt.Sprintf("a ramp lasts at most %v", maxSchedule))
-		}
-		return max(a, b), []client.RatePhase{{From: a, To: b, For: time.Duration(d)}}, nil
-	case strings.Contains(s, ","):
-		if !stepGiven {
-			step = defaultStep
-		}
-		if step <= 0 {
-			return 0, nil, errors.New("--step must be a positive duration")
-		}
-		parts := strings.Split(s, ",")
-		if len(parts) > client.MaxRatePhases {
-			return 0, nil, bad(fmt.Sprintf("at most %d steps", client.MaxRatePhases))
-		}
-		if step > maxSchedule/time.Duration(len(parts)) {
-			return 0, nil, fmt.Errorf("--step %v: %d steps last more than %v", step, len(parts), maxSchedule)
-		}
-		for _, p := range parts {
-			r, ok := number(p)
-			if !ok {
-				return 0, nil, bad("every step must be a positive number of requests per second")
-			}
-			if !inRange(r) {
-				return 0, nil, bad("every step must be " + rateRange)
-			}
-			rate = max(rate, r)
-			phases = append(phases, client.RatePhase{From: r, To: r, For: step})
-		}
-		return rate, phases, nil
+	if s.File == "-" && o.Format == "json" {
+		return errors.New("--live - needs stdout, where --format json writes its document: give --live a file (or --json FILE for the document)")
 	}
-	if stepGiven {
-		return 0, nil, errors.New("--step needs a --rate list (--rate 1000,2000,4000 --step 10s)")
-	}
-	r, ok := number(s)
-	if !ok {
-		return 0, nil, errors.New("--rate must be a positive number of requests per second")
-	}
-	if !inRange(r) {
-		return 0, nil, fmt.Errorf("--rate %s: the rate must be %s", strings.TrimSpace(s), rateRange)
-	}
-	return r, nil, nil
+	o.Live = s
+	return nil
 }
+
+// liveToStdout reports whether argv's long options say --live - (before the
+// options are parsed, so that the report can be sent to stderr from the
+// start).
+func liveToStdout(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	var lo longOptions
+	fs := newLongFlagSet(&lo)
+	words := splitArgs(argv[1:], fs)
+	if fs.Parse(words.long) != nil {
+		return false
+	}
+	return lo.live.File == "-" && lo.format != "json"
+}
+
+// loadList reads --urls' or --targets' file into the run's URL list and
+// returns its first URL, after the options that cannot go with a list.
+func (o *cliOptions) loadList(st *shortState, stderr io.Writer) (client.Target, int, bool) {
+	why := ""
+	switch {
+	case o.Proxy:
+		why = o.lists.ListOption() + " cannot be used with -X (each URL's origin is a connection's)"
+	case o.Config.Protocol == client.CGI:
+		why = o.lists.ListOption() + " cannot be used with --cgi (a CGI program has no URL)"
+	case o.lists.Targets != "" && st.method != methodNone:
+		why = "--targets gives each request's method and body: -i, -p, -u and -m cannot be used with it"
+	case o.lists.Targets != "" && o.Config.Protocol == client.HTTP3 && o.Config.TLS.EarlyData:
+		why = "--early-data cannot be used with --targets (0-RTT data is for GET and HEAD only)"
+	}
+	if why != "" {
+		fmt.Fprintf(stderr, "gab: %s\n", why)
+		return client.Target{}, exitUsage, true
+	}
+	l := targets.List{Name: o.lists.URLs, Random: o.lists.Order == "random", Seed: o.lists.Seed, Format: o.lists.Format,
+		ServerName: o.serverName, Concurrency: o.Config.Concurrency, MaxBody: maxPostFile}
+	var list *client.URLList
+	var first client.Target
+	var err error
+	if o.lists.Targets != "" {
+		l.Name = o.lists.Targets
+		list, first, err = targets.LoadTargets(os.Stdin, l)
+	} else {
+		list, first, o.memoryLimit, err = targets.LoadURLs(os.Stdin, l)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return client.Target{}, exitUsage, true
+	}
+	o.Config.URLs = list
+	return first, exitOK, false
+}
+
+// checkReplay is check's part for --replay: the URL argument (optional),
+// the options the log excludes, and the log itself.
+func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer) (client.Target, int, bool) {
+	fail := func(format string, a ...any) (client.Target, int, bool) {
+		fmt.Fprintf(stderr, "gab: "+format+"\n", a...)
+		return client.Target{}, exitUsage, true
+	}
+	var base client.Target
+	if len(args) == 1 {
+		t, err := client.ParseURL(args[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: invalid URL\n", o.Argv0)
+			writeUsage(stderr, o.Argv0)
+			return client.Target{}, exitUsage, true
+		}
+		base = t
+	}
+	switch {
+	case st.method != methodNone:
+		return fail("--replay sends each line's method: -i, -p, -u and -m cannot be used with it")
+	case o.Proxy:
+		return fail("--replay cannot be used with -X")
+	case o.Config.Protocol == client.CGI:
+		return fail("--replay cannot be used with --cgi")
+	}
+	n := 0
+	if st.requests {
+		n = o.Config.Requests
+	}
+	r, err := targets.LoadReplay(os.Stdin, o.lists.Replay, base, len(args) == 1, n, o.lists.Speed, o.serverName, stderr)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cfg := &o.Config
+	if r.Method != "" {
+		cfg.Spec.Method, cfg.Spec.HeadMethod = r.Method, r.Method == "HEAD"
+	}
+	cfg.URLs, cfg.Replay, cfg.Requests, cfg.Rate = r.List, r.Due, len(r.Due), r.Rate
+	o.URL = r.First.Raw
+	if len(args) == 1 {
+		o.URL = args[0]
+	}
+	return r.First, exitOK, false
+}
+
+// serverName is the SNI a connection to t sends, by setTarget's rule.
+func (o *cliOptions) serverName(t client.Target) string {
+	if o.Config.TLS.NoSNI {
+		return ""
+	}
+	name := t.Host
+	if host, ok, _, _ := client.HeaderOverrides(o.Config.Spec.Headers); ok {
+		name = host
+	}
+	if name == "" || looksLikeIPAddress(name) {
+		return ""
+	}
+	return name
+}
+
+// shardSpec is a shard's place in its run and the whole run's figures.
+type shardSpec struct {
+	Index, Count int
+	RunID        string
+	// The whole run's -n, -c and --rate, before the shares.
+	Requests, Concurrency int
+	Rate                  float64
+}
+
+// applyShard checks the sharding options (internal/shard) against the rest
+// of the command line and gives this process its shares. It runs after ab's
+// checks.
+func (o *cliOptions) applyShard(f *shard.Flags, now time.Time, stderr io.Writer) (status int, done bool) {
+	fail := func(format string, args ...any) (int, bool) {
+		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
+		return exitUsage, true
+	}
+	p, err := f.Plan(now)
+	if err != nil {
+		return fail("%v", err)
+	}
+	o.StartAt = p.StartAt
+	if p.Count == 0 {
+		return exitOK, false
+	}
+	i, n := p.Index, p.Count
+	if o.JSONFile == "" && o.Format != "json" {
+		return fail("--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents")
+	}
+	cfg := &o.Config
+	if len(cfg.RateSchedule) > 0 {
+		return fail("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
+	}
+	if cfg.Concurrency < n {
+		return fail("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
+	}
+	o.Shard = &shardSpec{Index: i, Count: n, RunID: p.RunID,
+		Requests: cfg.Requests, Concurrency: cfg.Concurrency, Rate: cfg.Rate}
+	if cfg.Requests != uncappedRequests {
+		cfg.Requests = shard.Share(cfg.Requests, n, i)
+	}
+	cfg.Concurrency = shard.Share(cfg.Concurrency, n, i)
+	if cfg.Rate > 0 {
+		cfg.Rate = shard.RateShare(cfg.Rate, n, i)
+	}
+	if o.Progress > 0 {
+		o.Progress = client.ProgressInterval(cfg.Requests, false)
+		cfg.Quiet = o.Progress == 0
+	}
+	return exitOK, false
+}
+
+// The options of Apache httpd trunk's ab, the next ab (its usage and getopt
+// string "...SqQB:m:R:W:"), so that scripts written for it run on gab:
+//
+//	-W workers    worker threads: gab's event loops (at most -c), and the
+//	              threads that run Go code (GOMAXPROCS, unless --cpus)
+//	-R rampdelay  milliseconds between new connections at the start
+//	-Q            no "This is ApacheBench" banner
+//
+// ab 2.3's usage text (-h) stays ab 2.3's, byte for byte: these options are
+// listed after it, with gab's long options (writeLongUsage).
+
+// maxRampDelay bounds -R (ms): a day between two connections.
+const maxRampDelay = 24 * 60 * 60 * 1000
+
+// applyTrunkShort applies -W and -R (checked after the options, in checkTrunk).
+func (o *cliOptions) applyTrunkShort(opt byte, arg string, st *shortState) {
+	switch opt {
+	case 'W':
+		st.workers, st.workersSet = client.Atoi(arg), true
+	case 'R':
+		st.rampDelay = client.Atoi(arg)
+	}
+}
+
+// checkTrunk refuses a -W below 1 and a negative -R as usage errors (ab's
+// status 22) and moves them into the configuration.
+func (o *cliOptions) checkTrunk(st *shortState, usageError func(string, ...any) (int, bool)) (status int, done bool) {
+	cfg := &o.Config
+	if st.workersSet {
+		if st.workers < 1 {
+			return usageError("Invalid number of workers [at least 1]")
+		}
+		cfg.Workers = st.workers
+	}
+	if st.rampDelay < 0 || st.rampDelay > maxRampDelay {
+		return usageError("Invalid ramp delay [Range 0..%d ms]", maxRampDelay)
+	}
+	cfg.ConnectDelay = time.Duration(st.rampDelay) * time.Millisecond
+	return exitOK, false
+}
+
+// trunkUsage lists httpd trunk's options that ab 2.3's usage text lacks; -h
+// and --help print it after ab 2.3's text, before gab's long options.
+const trunkUsage = `Options of the next ab (Apache httpd trunk):
+    -W workers      Number of worker threads: gab's event loops (at most -c)
+                    and the threads running Go code (GOMAXPROCS, unless --cpus)
+    -R rampdelay    Milliseconds in between each new connection when starting up
+    -Q              Do not show the "This is ApacheBench" banner
+`

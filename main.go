@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,11 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/abprint"
+	"gab/internal/dashboard"
+	"gab/internal/demo"
 	"gab/internal/live"
+	"gab/internal/shard"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -46,6 +51,10 @@ func main() {
 func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	return runWith(ctx, argv, stdout, stderr, runHooks{})
 }
+
+// terminalWidth says whether a writer is a terminal, and its width (tests
+// replace it).
+var terminalWidth = abprint.TerminalWidth
 
 // runHooks lets tests replace what run would otherwise take from the system.
 type runHooks struct {
@@ -87,7 +96,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	if done {
 		return status
 	}
-	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (urls.go)
+	if o.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" { // a big --urls file (internal/targets)
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memoryLimit))
 	}
 	if o.CPUs > 0 {
@@ -106,7 +115,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 	r := &plainRun{argv: argv, o: o, out: out, errw: errw}
 	defer func() {
 		if r.dash != nil {
-			r.dash.close(ctx, false) // (after a lingering close: a no-op)
+			r.dash.Close(ctx, false) // (after a lingering close: a no-op)
 		}
 	}()
 	if status, done := r.setup(h); done {
@@ -126,7 +135,7 @@ func runFlushed(ctx context.Context, argv []string, out, errw *syncWriter, h run
 		if r.out.reportWriteError(r.errw, r.out.Flush()) && status == exitOK {
 			status = exitError
 		}
-		r.dash.close(ctx, true)
+		r.dash.Close(ctx, true)
 	}
 	return status
 }
@@ -153,13 +162,13 @@ type plainRun struct {
 	o         *cliOptions
 	out, errw *syncWriter
 	cfg       client.Config
-	textw     io.Writer   // the run's text: stdout, or stderr with --format json
-	live      *statusLine // --progress's status line (nil without it)
+	textw     io.Writer           // the run's text: stdout, or stderr with --format json
+	live      *abprint.StatusLine // --progress's status line (nil without it)
 	output    *output
 	runner    *client.Runner
-	stream    *liveOutputs // the live sinks (livecli.go; nil without them)
+	stream    *live.Outputs // the live sinks and --dashboard's (nil without them)
 	runStream *live.Stream
-	dash      *dashRun // --dashboard's (nil without it)
+	dash      *dashboard.Run // --dashboard's (nil without it)
 	// interrupted says an interrupt ended the run (before its report).
 	interrupted bool
 }
@@ -177,35 +186,20 @@ func (r *plainRun) setup(h runHooks) (status int, done bool) {
 	if o.Format == "json" {
 		r.textw = errw
 	}
-	// The live status line (progress.go) erases itself before each of the
+	// The live status line (--progress) erases itself before each of the
 	// sink's stderr lines.
 	sinkErr := io.Writer(errw)
-	if on, width := statusMode(o, errw.w); on {
-		r.live = newStatusLine(errw, width)
+	if tty, width := terminalWidth(errw.w); abprint.StatusOn(o.ProgressBar, o.Progress, tty) {
+		r.live = abprint.NewStatusLine(errw, width)
 		sinkErr, cfg.Live = r.live, true
 	}
-	cfg.Events = newSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
+	cfg.Events = abprint.NewSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
 	r.output = newOutput(o, r.argv)
 	if status, done := r.output.prepare(out, errw, cfg); done {
 		return status, true
 	}
 	if status, done := r.startLive(h.liveStdout); done {
 		return status, true
-	}
-	if o.Dashboard != "" {
-		d, err := startDashboard(o, r.argv, errw)
-		if err != nil {
-			fmt.Fprintf(errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
-			return exitError, true
-		}
-		r.dash = d
-		// The live outputs' stream (startLive) and the dashboard both take
-		// each interval; the collector calls them in turn.
-		if stream := cfg.OnInterval; stream != nil {
-			cfg.OnInterval = func(iv client.Interval) { stream(iv); d.interval(iv) }
-		} else {
-			cfg.OnInterval = d.interval
-		}
 	}
 	runner, err := client.New(*cfg)
 	if err != nil {
@@ -245,7 +239,7 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 	if r.out.reportWriteError(r.errw, r.out.Flush()) {
 		return exitError, true
 	}
-	if !waitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
+	if !shard.WaitForStart(ctx, o.StartAt) { // --start-at: every shard starts at the same instant
 		io.WriteString(r.errw, "gab: interrupted while waiting for --start-at\n")
 		return exitError, true
 	}
@@ -257,15 +251,19 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 // with an error).
 func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done bool) {
 	if r.live != nil {
-		r.live.start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
+		r.live.Start(r.runner, r.cfg.Requests, r.cfg.TimeLimit)
 	}
 	if r.dash != nil {
-		r.dash.begin(r.o, r.argv, r.cfg.Interval)
+		lo := report.LiveOptions{Report: reportOptions(r.o, r.argv, report.CPUUsage{}, nil), Start: time.Now(), Interval: r.cfg.Interval}
+		if len(r.cfg.RateSchedule) == 0 {
+			lo.TargetPerS = r.cfg.Rate
+		}
+		r.dash.Begin(lo)
 	}
 	ms = measureRun(ctx, r.runner, &r.output.meter)
 	r.interrupted = ms.res != nil && ms.res.Ending == client.EndInterrupted
 	if r.live != nil {
-		r.live.stop()
+		r.live.Stop()
 	}
 	if ms.err != nil {
 		if r.runStream != nil {
@@ -273,7 +271,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 			if ms.res != nil {
 				sum = ms.summarize(r.o, r.argv)
 			}
-			r.stream.finish(r.runStream, sum, ms.res)
+			r.stream.Finish(r.runStream, sum, ms.res)
 		}
 		status, done := r.output.fatal(r.out, r.errw, ms, ms.err)
 		if !done {
@@ -302,7 +300,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *measured, status int, done 
 func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location) int {
 	o, res := r.o, ms.res
 	sum := ms.summarize(o, r.argv)
-	r.stream.finish(r.runStream, sum, res)
+	r.stream.Finish(r.runStream, sum, res)
 	if status := r.output.write(r.out, r.errw, sum, ms.serverErr, res, loc); status != exitOK {
 		return status
 	}
@@ -319,6 +317,106 @@ func (r *plainRun) report(ctx context.Context, ms *measured, loc *time.Location)
 		return threshold.ExitStatus
 	}
 	return exitOK
+}
+
+// liveClosing bounds the wait for the live sinks after the run (tests
+// shorten it).
+var liveClosing = live.DefaultClosing
+
+// openLive opens the live outputs of o (stdout: where --live - writes).
+func openLive(o *cliOptions, stdout, stderr io.Writer) (*live.Outputs, error) {
+	runID := ""
+	if o.Shard != nil {
+		runID = o.Shard.RunID
+	}
+	l, err := live.Open(o.Live, live.RunID(runID), "gab/"+version, stdout, stderr)
+	if l != nil {
+		l.Closing = liveClosing
+	}
+	return l, err
+}
+
+// startLive opens the live outputs and --dashboard, a sink of theirs, and
+// streams the run (stdout: where --live - writes). done says gab must exit
+// with status.
+func (r *plainRun) startLive(stdout io.Writer) (status int, done bool) {
+	o := r.o
+	if !o.Live.Any() && o.Dashboard == "" {
+		return exitOK, false
+	}
+	if stdout == nil {
+		stdout = r.out
+	}
+	l, err := openLive(o, stdout, r.errw)
+	if err != nil {
+		fmt.Fprintf(r.errw, "gab: %v\n", err)
+		return exitError, true
+	}
+	r.stream = l
+	if o.Dashboard != "" {
+		// The page's script asks for the state about twice an interval, at
+		// most 4 times a second.
+		d, err := dashboard.Start(dashboard.RunConfig{Addr: o.Dashboard, Linger: o.DashboardLinger, Title: htmlTitle(o),
+			Figure: commandTitle(r.argv), Charts: chartOptions(o, htmlPointLimit),
+			Refresh: max(timelineInterval(o)/2, 250*time.Millisecond), Stderr: r.errw})
+		if err != nil {
+			fmt.Fprintf(r.errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
+			return exitError, true
+		}
+		r.dash = d
+		d.Attach(l)
+	}
+	target := o.URL
+	if target == "" {
+		target = r.cfg.Target.Raw
+	}
+	r.runStream = l.Begin(&r.cfg, target, "", timelineInterval(o))
+	return exitOK, false
+}
+
+// closeLive ends the live outputs after the report: stdout first, so that
+// the report is out while --metrics-linger keeps the endpoint up.
+func (r *plainRun) closeLive(ctx context.Context) {
+	if r.stream == nil {
+		return
+	}
+	_ = r.out.Flush() // an error stays in the writer and is reported at the end
+	r.stream.Close(ctx, r.o.Live.MetricsLinger, r.interrupted)
+}
+
+// noteStartAt tells a user at a terminal that gab waits for --start-at, and
+// how long. ab has no such wait; when stderr is not a terminal nothing is
+// written (scripts see ab's output).
+func noteStartAt(stderr io.Writer, at, now time.Time) {
+	if at.IsZero() || !isTerminal(stderr) {
+		return
+	}
+	fmt.Fprintf(stderr, "gab: waiting until %s (in %s) for --start-at\n", at.UTC().Format(time.RFC3339Nano), shard.AheadText(at.Sub(now)))
+}
+
+// startDemoServer starts gab's built-in server (internal/demo) on a free
+// loopback port: its base URL, and the function that shuts it down.
+func startDemoServer(tlsConf *tls.Config) (base string, stop func(), err error) {
+	return demo.Start(tlsConf, "gab-demo/"+version)
+}
+
+// startDemo starts --demo's server, points o at it (http://127.0.0.1:PORT/),
+// and returns the function that shuts it down.
+func startDemo(o *cliOptions) (stop func(), err error) {
+	base, stop, err := startDemoServer(nil)
+	if err != nil {
+		return nil, err
+	}
+	url := base + "/"
+	t, err := client.ParseURL(url)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	o.URL = url
+	o.setTarget(t)
+	o.Config.NoSpin = true // the server runs on gab's own cores
+	return stop, nil
 }
 
 // fatal reports an error that ends the run as ab's err()/apr_err() do: the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/calibrate"
 	"gab/internal/hoststat"
 	"gab/internal/servercpu"
 	"gab/report"
@@ -33,7 +34,7 @@ type runMeter struct {
 	serverBefore time.Duration
 	serverErr    error // a failed reading at the start
 	machine      *hoststat.Snapshot
-	calib        *calibrationRead // the calibration file, read beside the run
+	calib        *calibrate.Read // the calibration file, read beside the run
 }
 
 // begin takes the readings at the start of the run.
@@ -41,7 +42,7 @@ func (m *runMeter) begin() {
 	if m.server != nil {
 		m.serverBefore, m.serverErr = m.server.Read()
 	}
-	m.calib = startCalibrationRead()
+	m.calib = calibrate.StartRead()
 	m.machine = hoststat.Read()
 	m.cpuBefore = report.ProcessCPU()
 	m.started = time.Now()
@@ -122,7 +123,7 @@ type measured struct {
 	server    *report.ServerCPU // nil without --server-pid (or a server found) or after a failed reading
 	serverErr error             // a failed --server-pid reading
 	machine   *hoststat.Delta   // what the machine did over the run (the verdicts' evidence)
-	calib     *calibrationRead  // the calibration file's read (nil: none)
+	calib     *calibrate.Read   // the calibration file's read (nil: none)
 }
 
 // measureRun runs the engine between the meters' readings, the first
@@ -151,7 +152,7 @@ func fatalError(err error) *client.FatalError {
 func (ms *measured) summarize(o *cliOptions, argv []string) *report.Run {
 	opts := reportOptions(o, argv, ms.cpu, ms.server)
 	opts.Machine = ms.machine
-	opts.Ceiling = ms.calib.ceiling(calibrationKey(o))
+	opts.Ceiling = ms.calib.Ceiling(calibrate.Key(&o.Config))
 	opts.InProcessServer = o.Demo
 	return report.Summarize(ms.res, opts)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -366,6 +368,39 @@ func redactCredentials(argv []string) []string {
 	for _, s := range classifyArgv(argv).secrets {
 		w := &out[s.word+1] // splitArgs counts from argv[1]
 		*w = (*w)[:s.at] + hidden
+	}
+	return out
+}
+
+// runInfo is what the JSON document records about the command line (nil
+// when no JSON document is written: then the report gathers no sums).
+func runInfo(o *cliOptions) *report.RunInfo {
+	if o.JSONFile == "" && o.Format != "json" {
+		return nil
+	}
+	cfg := &o.Config
+	h := sha256.New()
+	h.Write(cfg.Request)
+	h.Write(cfg.Spec.Body)
+	r := &report.RunInfo{
+		URL: o.URL, Method: cfg.Spec.Method, RequestSHA256: hex.EncodeToString(h.Sum(nil)),
+		Protocol: cfg.Protocol.String(), Requests: cfg.Requests, Concurrency: cfg.Concurrency,
+		RatePerS: cfg.Rate, TimeLimitS: cfg.TimeLimit.Seconds(), TLS: cfg.Target.TLS,
+	}
+	return r
+}
+
+// shardInfo is the JSON document's shard section of a --shard command line
+// (nil without --shard).
+func shardInfo(o *cliOptions) *report.Shard {
+	sh := o.Shard
+	if sh == nil {
+		return nil
+	}
+	out := &report.Shard{Index: sh.Index, Count: sh.Count, RunID: sh.RunID,
+		TotalRequests: sh.Requests, TotalConcurrency: sh.Concurrency, TotalRatePerS: sh.Rate}
+	if !o.StartAt.IsZero() {
+		out.StartAt = o.StartAt.UTC().Format(time.RFC3339Nano)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/chart"
+	"gab/internal/dashboard"
 	"gab/internal/outfile"
 	"gab/report"
 )
@@ -56,7 +57,7 @@ func wantsPerSecond(o *cliOptions) bool {
 // writePictures writes what the picture options ask for after the report; it
 // returns a non-zero exit status when one could not be made.
 // dash, when set, is --dashboard's, which serves the HTML report's bytes.
-func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer, dash *dashRun) int {
+func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer, dash *dashboard.Run) int {
 	status := exitOK
 	if o.Histogram && o.Format != "json" && !o.HTML {
 		if err := report.WriteHistogram(out, sum); err != nil {
@@ -73,7 +74,7 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 // or after the error that ended it, drawn as far as it went); it returns a
 // non-zero exit status when one could not be made, and says why. dash, when
 // set, is --dashboard's, which serves the same bytes as the --html file.
-func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer, dash *dashRun) int {
+func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer, dash *dashboard.Run) int {
 	status := exitOK
 	if o.PlotFile != "" {
 		if err := plotRun(ctx, o, argv, res, sum); err != nil {
@@ -98,7 +99,7 @@ func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Re
 // an error (-s's timeout, a receive error without -r) from what it
 // measured (sum: its record with the error), or says on stderr why there
 // are none; --dashboard's page (dash, nil without it) becomes that report.
-func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer, dash *dashRun) {
+func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer, dash *dashboard.Run) {
 	if o.PlotFile == "" && o.HTMLFile == "" && dash == nil {
 		return
 	}
@@ -199,7 +200,7 @@ func htmlTitle(o *cliOptions) string { return "gab: " + o.Config.Target.Host + o
 
 // htmlRun makes a finished run's HTML report, writes it to --html's file
 // and hands the same bytes to the dashboard (dash; nil without one).
-func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, dash *dashRun) error {
+func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, dash *dashboard.Run) error {
 	d := report.RunChartData(sum, res, chartOptions(o, htmlPointLimit))
 	page := &report.Page{
 		Title:  htmlTitle(o),
@@ -211,7 +212,7 @@ func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, 
 		return err
 	}
 	if dash != nil {
-		dash.finish(b.Bytes(), res)
+		dash.Finish(b.Bytes(), res)
 	}
 	if o.HTMLFile == "" {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/longopt"
 )
 
 // --rate's forms: a constant, a ramp FROM:TO/DURATION, steps R1,R2,... of
@@ -70,14 +71,14 @@ func TestRateScheduleErrors(t *testing.T) {
 		// Every rate is from client.MinRate to client.MaxRate: beyond them a
 		// run lost its JSON document (1e307), sent nothing (a ramp to
 		// 1e308) or never ended (1e-320).
-		{[]string{"--rate", "1e307"}, "--rate 1e307: the rate must be " + rateRange},
-		{[]string{"--rate", "1e-320"}, "--rate 1e-320: the rate must be " + rateRange},
-		{[]string{"--rate", "0.0009"}, "the rate must be " + rateRange},
-		{[]string{"--rate", "1000000001"}, "the rate must be " + rateRange},
-		{[]string{"--rate", "1:1e308/1s"}, "a ramp's rates must be " + rateRange},
-		{[]string{"--rate", "1e-9:10/1s"}, "a ramp's rates must be " + rateRange},
-		{[]string{"--rate", "10,2e9"}, "every step must be " + rateRange},
-		{[]string{"--rate", "10,1e-4", "--step", "1s"}, "every step must be " + rateRange},
+		{[]string{"--rate", "1e307"}, "--rate 1e307: the rate must be " + longopt.RateRange},
+		{[]string{"--rate", "1e-320"}, "--rate 1e-320: the rate must be " + longopt.RateRange},
+		{[]string{"--rate", "0.0009"}, "the rate must be " + longopt.RateRange},
+		{[]string{"--rate", "1000000001"}, "the rate must be " + longopt.RateRange},
+		{[]string{"--rate", "1:1e308/1s"}, "a ramp's rates must be " + longopt.RateRange},
+		{[]string{"--rate", "1e-9:10/1s"}, "a ramp's rates must be " + longopt.RateRange},
+		{[]string{"--rate", "10,2e9"}, "every step must be " + longopt.RateRange},
+		{[]string{"--rate", "10,1e-4", "--step", "1s"}, "every step must be " + longopt.RateRange},
 		{[]string{"--rate", "1:2/2540400h"}, "a ramp lasts at most"},
 		{[]string{"--rate", "1,2,3", "--step", "1000000h"}, "3 steps last more than"},
 		// A step's figures are whole timeline intervals: --interval must

@@ -20,7 +20,9 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/abprint"
 	"gab/internal/hoststat"
+	"gab/internal/live"
 	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
@@ -179,7 +181,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if status, done := sw.prepare(); done {
 		return status
 	}
-	defer sw.live.closeAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].o)
+	defer sw.live.CloseAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].o.Live.MetricsLinger)
 	return sw.finish(ctx, sw.measureAll(ctx))
 }
 
@@ -195,10 +197,10 @@ type sweepRun struct {
 	points   map[sweep.Point]*sweepPoint
 	files    *sweepFiles
 	stopDemo func()
-	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
+	live     *live.Outputs // --live, --metrics, --remote-write (internal/live; nil without)
 	// status is the live line under stderr while the runs go, on a terminal
-	// (progress.go; nil otherwise, and with -v, whose reports go to stdout)
-	status *statusLine
+	// (internal/abprint; nil otherwise, and with -v, whose reports go to stdout)
+	status *abprint.StatusLine
 }
 
 // usageError prints a usage error: one line, as every extension's.
@@ -354,10 +356,10 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
 	m.planned = len(plan)
 	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
-		sw.status = newStatusLine(sw.stderr, width)
+		sw.status = abprint.NewStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
-		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
+		defer func() { sw.status.Stop(); sw.stderr, sw.status = stderr, nil }()
 	}
 	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
 	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
@@ -394,7 +396,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
 			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 		}
 		if sw.status != nil {
-			sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
+			sw.status.Prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
 		}
 		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
 		if post {
@@ -713,14 +715,14 @@ func serverMeters(specs []string, s *sweep.Settings) (map[int]runMeter, error) {
 // --server-pid, which then measures the server it finds listening on a
 // loopback URL's port) and returns what it measured.
 func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *sweepPoint, meter runMeter,
-	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *statusLine) *sweep.RunResult {
+	verbose bool, out, stderr io.Writer, lv *live.Outputs, status *abprint.StatusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
-	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
+	stream := lv.Begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
-		cfg.Events = newSink(out, stderr, cfg.Verbosity, 0)
+		cfg.Events = abprint.NewSink(out, stderr, cfg.Verbosity, 0)
 	}
 	rr := &sweep.RunResult{Run: r, Order: order, URL: o.URL, Start: time.Now()}
 	runner, err := client.New(cfg)
@@ -728,11 +730,11 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if err == nil {
 		meter.findServer(&cfg)
 		if status != nil {
-			status.start(runner, cfg.Requests, cfg.TimeLimit)
+			status.Start(runner, cfg.Requests, cfg.TimeLimit)
 		}
 		ms = measureRun(ctx, runner, &meter)
 		if status != nil {
-			status.stop()
+			status.Stop()
 		}
 		if d := ms.machine; d.Checked(hoststat.FileStat) {
 			rr.HostCPU, rr.HostCPUKnown = d.CPU, true
@@ -768,7 +770,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	if runErr != nil {
 		sum.SetError(runErr.Message, runErr.Exit)
 	}
-	lv.finish(stream, sum, res)
+	lv.Finish(stream, sum, res)
 	rr.Document = sum
 	rr.Ending = rr.Document.Ending
 	return rr

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"gab/internal/abprint"
 )
 
 // TestSweepFirstRoundAndLiveLine: gab sweep prints each point's line as its
@@ -13,7 +15,7 @@ import (
 // outlast the line's 100 ms redraw.
 func TestSweepFirstRoundAndLiveLine(t *testing.T) {
 	terminalWidth = func(io.Writer) (bool, int) { return true, 200 }
-	t.Cleanup(func() { terminalWidth = defaultTerminalWidth })
+	t.Cleanup(func() { terminalWidth = abprint.TerminalWidth })
 	url := extServer(t)
 	status, _, stderr := runGab(t, "gab", "sweep", "-n", "4", "-c", "1,2", "--repeat", "2", "ext="+url+"/slow")
 	if status != 0 {

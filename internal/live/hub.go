@@ -114,6 +114,15 @@ func (s *Sub) Dropped() int64 {
 	return s.dropped
 }
 
+// Queued is how many interval events wait in the sink's queue (not the one
+// being handled): a sink that handles events in batches, such as the
+// dashboard rendering a page, acts when none is left.
+func (s *Sub) Queued() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending
+}
+
 func (s *Sub) put(ev *Event) {
 	s.mu.Lock()
 	switch {

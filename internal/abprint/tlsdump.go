@@ -1,4 +1,4 @@
-package main
+package abprint
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // TLSHandshake prints, at -v ≥ 2, what ab's ssl_print_info prints for every
 // handshake: the certificate chain on stdout, then the connection and session
 // summary on stderr. OpenSSL-specific values are given in Go's terms.
-func (s *sink) TLSHandshake(cs *tls.ConnectionState) {
+func (s *Sink) TLSHandshake(cs *tls.ConnectionState) {
 	if s.verbosity < 2 || cs == nil {
 		return
 	}

@@ -1,4 +1,7 @@
-package main
+// Package abprint is what ab prints during a run: the engine's events as
+// ab's lines (Sink: progress, errors, -v's dumps, the TLS handshake's) and
+// gab's live status line (StatusLine, --progress).
+package abprint
 
 import (
 	"bytes"
@@ -12,10 +15,10 @@ import (
 	"gab/report"
 )
 
-// sink renders the engine's events the way ab prints them during a run:
+// Sink renders the engine's events the way ab prints them during a run:
 // progress and errors on stderr, -v dumps on stdout. Workers call it
 // concurrently; every line is written with a single Write, so lines never mix.
-type sink struct {
+type Sink struct {
 	out, errw io.Writer
 	verbosity int
 	every     int // ab's heartbeat interval; 0: no progress lines
@@ -26,15 +29,17 @@ type sink struct {
 	now func() time.Time // for the TLS session's start time
 }
 
-var _ client.Events = (*sink)(nil)
+var _ client.Events = (*Sink)(nil)
 
-func newSink(out, errw io.Writer, verbosity, every int) *sink {
-	return &sink{out: out, errw: errw, verbosity: verbosity, every: every, now: time.Now}
+// NewSink is a sink writing -v's dumps to out and progress and errors to
+// errw; every is ab's heartbeat interval (0: no progress lines).
+func NewSink(out, errw io.Writer, verbosity, every int) *Sink {
+	return &Sink{out: out, errw: errw, verbosity: verbosity, every: every, now: time.Now}
 }
 
 // Completed prints ab's progress lines. Workers may report counts out of
 // order, so every multiple of the interval up to done is printed, in order, once.
-func (s *sink) Completed(done int) {
+func (s *Sink) Completed(done int) {
 	if s.every <= 0 {
 		return
 	}
@@ -50,7 +55,7 @@ func (s *sink) Completed(done int) {
 // prints it with %s, so it stops at a NUL byte. Unlike ab, control bytes other
 // than tab, CR and LF are shown escaped (see appendTerminalSafe): the head is
 // the server's text, and it must not drive the terminal it is dumped to.
-func (s *sink) HeaderReceived(buf []byte) {
+func (s *Sink) HeaderReceived(buf []byte) {
 	if s.verbosity < 2 {
 		return
 	}
@@ -80,7 +85,7 @@ func appendTerminalSafe(dst, b []byte) []byte {
 }
 
 // Status prints ab's per-response status lines (-v 2 for non-2xx, -v 3 for 2xx).
-func (s *sink) Status(code int) {
+func (s *Sink) Status(code int) {
 	switch {
 	case s.verbosity < 2:
 	case code < 200 || code > 299:
@@ -90,11 +95,11 @@ func (s *sink) Status(code int) {
 	}
 }
 
-func (s *sink) SendFailed()   { io.WriteString(s.out, "Send request failed!\n") }
-func (s *sink) SendTimedOut() { io.WriteString(s.out, "Send request timed out!\n") }
+func (s *Sink) SendFailed()   { io.WriteString(s.out, "Send request failed!\n") }
+func (s *Sink) SendTimedOut() { io.WriteString(s.out, "Send request timed out!\n") }
 
 // ReceiveError prints a receive error that -r made non-fatal (-v ≥ 1).
-func (s *sink) ReceiveError(err *client.FatalError) {
+func (s *Sink) ReceiveError(err *client.FatalError) {
 	if err != nil {
 		io.WriteString(s.errw, err.Message)
 	}
@@ -102,7 +107,7 @@ func (s *sink) ReceiveError(err *client.FatalError) {
 
 // TLSHandshakeFailed is ab's line for every failed handshake; the OpenSSL
 // error-queue line that follows in ab is replaced by Go's error text.
-func (s *sink) TLSHandshakeFailed(err error) {
+func (s *Sink) TLSHandshakeFailed(err error) {
 	msg := "SSL handshake failed (1).\n"
 	if err != nil {
 		msg += report.OneLine(err.Error()) + "\n"
@@ -111,4 +116,4 @@ func (s *sink) TLSHandshakeFailed(err error) {
 }
 
 // Notice is a remark of gab's own (ab never prints these).
-func (s *sink) Notice(msg string) { io.WriteString(s.errw, "gab: "+report.OneLine(msg)+"\n") }
+func (s *Sink) Notice(msg string) { io.WriteString(s.errw, "gab: "+report.OneLine(msg)+"\n") }

@@ -1,4 +1,4 @@
-package main
+package abprint
 
 import (
 	"crypto/ecdsa"
@@ -19,7 +19,7 @@ import (
 // golden files were made with (RSA 2048, CN=localhost, 3 extensions, same dates).
 func testCert(t *testing.T) *x509.Certificate {
 	t.Helper()
-	data, err := os.ReadFile("testdata/cli/localhost-cert.pem")
+	data, err := os.ReadFile("../../testdata/cli/localhost-cert.pem")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package main
+package abprint
 
 import (
 	"bytes"
 	"crypto/tls"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,9 +13,22 @@ import (
 	"gab/client"
 )
 
-func newTestSink(verbosity, every int) (s *sink, out, errb *bytes.Buffer) {
+// lockedWriter serialises the sink's writes from many goroutines, as gab's
+// own writers do.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func newTestSink(verbosity, every int) (s *Sink, out, errb *bytes.Buffer) {
 	out, errb = new(bytes.Buffer), new(bytes.Buffer)
-	s = newSink(&syncWriter{w: out}, &syncWriter{w: errb}, verbosity, every)
+	s = NewSink(&lockedWriter{w: out}, &lockedWriter{w: errb}, verbosity, every)
 	s.now = func() time.Time { return time.Unix(1795996874, 0) }
 	return s, out, errb
 }

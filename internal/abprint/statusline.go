@@ -1,4 +1,4 @@
-package main
+package abprint
 
 import (
 	"fmt"
@@ -27,13 +27,13 @@ import (
 // statusInterval is how often the line is redrawn.
 const statusInterval = 100 * time.Millisecond
 
-// statusLine is stderr with the live line drawn under what is written to it.
-type statusLine struct {
+// StatusLine is stderr with the live line drawn under what is written to it.
+type StatusLine struct {
 	w     io.Writer
 	width int // terminal columns: the line is cut to fit, so it never wraps
-	// prefix starts the line (gab sweep's run: "[3/8] nginx c=10 rep=1: ");
-	// set before start.
-	prefix string
+	// Prefix starts the line (gab sweep's run: "[3/8] nginx c=10 rep=1: ");
+	// set before Start.
+	Prefix string
 
 	mu    sync.Mutex
 	shown bool // the line is on the screen
@@ -42,27 +42,24 @@ type statusLine struct {
 	done   chan struct{}
 }
 
-// statusMode decides whether the live line is drawn: --progress=always
-// forces it, never turns it off, and auto draws it when stderr is a
-// terminal. It is drawn only for runs where ab prints progress (not -q, more
-// than 150 requests), so that it never lands on the line ab's
-// "(be patient)..." leaves open. The width is the terminal's (80 otherwise).
-func statusMode(o *cliOptions, stderr io.Writer) (on bool, width int) {
-	tty, width := terminalWidth(stderr)
+// StatusOn decides whether the live line is drawn: --progress=always
+// (progressBar) forces it, never turns it off, and auto draws it when
+// stderr is a terminal (tty). It is drawn only for runs where ab prints
+// progress (progress > 0: not -q, more than 150 requests), so that it never
+// lands on the line ab's "(be patient)..." leaves open.
+func StatusOn(progressBar string, progress int, tty bool) bool {
 	switch {
-	case o.ProgressBar == "never", o.Progress <= 0:
-		return false, width
-	case o.ProgressBar == "always":
-		return true, width
+	case progressBar == "never", progress <= 0:
+		return false
+	case progressBar == "always":
+		return true
 	}
-	return tty, width
+	return tty
 }
 
-// terminalWidth says whether w is a terminal, and its width (80 when
-// unknown); gab sweep's tests replace it.
-var terminalWidth = defaultTerminalWidth
-
-func defaultTerminalWidth(w io.Writer) (tty bool, width int) {
+// TerminalWidth says whether w is a terminal, and its width (80 when
+// unknown).
+func TerminalWidth(w io.Writer) (tty bool, width int) {
 	width = 80
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		tty = true
@@ -73,27 +70,27 @@ func defaultTerminalWidth(w io.Writer) (tty bool, width int) {
 	return tty, width
 }
 
-func newStatusLine(w io.Writer, width int) *statusLine {
-	return &statusLine{w: w, width: width}
+func NewStatusLine(w io.Writer, width int) *StatusLine {
+	return &StatusLine{w: w, width: width}
 }
 
 // Write erases the live line, then writes p.
-func (s *statusLine) Write(p []byte) (int, error) {
+func (s *StatusLine) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.eraseLocked()
 	return s.w.Write(p)
 }
 
-func (s *statusLine) eraseLocked() {
+func (s *StatusLine) eraseLocked() {
 	if s.shown {
 		io.WriteString(s.w, "\r\x1b[K")
 		s.shown = false
 	}
 }
 
-// start draws the line every statusInterval until stop.
-func (s *statusLine) start(rn *client.Runner, n int, timeLimit time.Duration) {
+// Start draws the line every statusInterval until Stop.
+func (s *StatusLine) Start(rn *client.Runner, n int, timeLimit time.Duration) {
 	s.stopCh, s.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.done)
@@ -105,7 +102,7 @@ func (s *statusLine) start(rn *client.Runner, n int, timeLimit time.Duration) {
 			case <-s.stopCh:
 				return
 			case now := <-tick.C:
-				text := s.prefix + st.line(rn.Live(), now)
+				text := s.Prefix + st.line(rn.Live(), now)
 				s.mu.Lock()
 				if r := []rune(text); len(r) > s.width-1 {
 					text = string(r[:max(s.width-1, 0)])
@@ -118,8 +115,8 @@ func (s *statusLine) start(rn *client.Runner, n int, timeLimit time.Duration) {
 	}()
 }
 
-// stop ends the redrawing and erases the line; start may follow again.
-func (s *statusLine) stop() {
+// Stop ends the redrawing and erases the line; Start may follow again.
+func (s *StatusLine) Stop() {
 	if s.stopCh == nil {
 		return
 	}

@@ -1,4 +1,6 @@
-package main
+// Package docfile reads the JSON documents gab merge, compare and plot are
+// given, within the bounds of what gab decodes.
+package docfile
 
 import (
 	"bytes"
@@ -11,14 +13,14 @@ import (
 	"gab/report"
 )
 
-// readDocumentFile reads a document gab merge, compare or plot is given:
+// Read reads a document gab merge, compare or plot is given:
 // at most report.MaxDocumentBytes, or with sweeps (compare, plot) at most
 // sweep.MaxDocumentBytes for a sweep document (one whose top-level "schema"
 // says so among its first keys, as gab writes it, within its first 64 KiB).
 // A larger one is refused before it is decoded (a regular file before it is
 // read past those 64 KiB), with the bound in the error. A pipe is read as it
 // comes, once.
-func readDocumentFile(name string, sweeps bool) ([]byte, error) {
+func Read(name string, sweeps bool) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
