@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
 
 	"gab/client"
@@ -23,7 +22,6 @@ import (
 	"gab/internal/chart"
 	"gab/internal/hoststat"
 	"gab/internal/outfile"
-	"gab/internal/samples"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/internal/threshold"
@@ -469,24 +467,13 @@ func firstLine(s string) string {
 }
 
 // measureStep runs one step at rate and judges it: one run at the rate for
-// the settle and then the step, on the same connections, whose timeline
-// (intervals of the settle's length) gives the step's figures without the
-// settle's.
+// the settle and then the step, on the same connections, whose Window past
+// the settle (timeline intervals of the settle's length) is the step's run.
 func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate float64, lv *liveOutputs, step string) capacity.Step {
-	cfg := o.Config
-	cfg.Rate, cfg.RateSchedule = rate, nil
-	cfg.TimeLimit, cfg.Requests = s.settle+s.step, uncappedRequests
-	cfg.Concurrency = s.connsFor(rate)
-	cfg.WarmupRequests, cfg.WarmupTime = 0, 0
-	cfg.Extended, cfg.Quiet, cfg.Events = true, true, nil
-	cfg.KeepGoing = true // -r: a reset connection is a failure counted, not the end of the step
-	cfg.Interval = 0
-	if s.settle > 0 {
-		cfg.Interval = s.settle
-	}
+	cfg := s.stepConfig(o, rate)
 	st := capacity.Step{TargetPerS: rate, Connections: cfg.Concurrency}
 	// The live outputs stream the step as a run of its own (1 s intervals
-	// without a settle; with one, the settle's, which steadyOf reads).
+	// without a settle; with one, the settle's, which the window reads).
 	stream := lv.begin(&cfg, o.URL, step, client.DefaultInterval)
 	defer func() {
 		if stream != nil {
@@ -510,84 +497,101 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	meter.findServer(&cfg)
 	begin, sched := time.Now(), report.ReadSched()
 	ms := measureRun(ctx, runner, &meter)
-	wall, schedEnd := time.Since(begin), report.ReadSched()
+	m := stepRun{res: ms.res, cpu: ms.cpu, wall: time.Since(begin)}
+	m.sched = report.ReadSched().P99Since(sched)
 	if ms.err != nil {
-		st.Error = strings.TrimSpace(fatalError(ms.err).Message)
+		m.err = strings.TrimSpace(fatalError(ms.err).Message)
+	} else if ms.serverErr != nil {
+		m.err = ms.serverErr.Error()
 	}
-	if ms.serverErr != nil && st.Error == "" {
-		st.Error = ms.serverErr.Error()
+	if ms.res != nil {
+		so := *o
+		so.Config = cfg // the step's connections and rate
+		m.run = ms.summarize(&so, nil)
+		if stream != nil {
+			lv.finish(stream, m.run, ms.res)
+			stream = nil
+		}
 	}
-	res := ms.res
-	if srv := ms.server; srv != nil && res != nil && wall > 0 {
-		pct := 100 * srv.CPU.Seconds() / wall.Seconds()
+	s.judgeStep(&st, &cfg, m, ms.server)
+	return st
+}
+
+// stepConfig is the run of a step at rate: the target's options at a
+// constant rate for the settle and the step, on connsFor(rate) kept-alive
+// connections, a reset counted as a failure, the timeline's interval the
+// settle's.
+func (s *capacitySettings) stepConfig(o *cliOptions, rate float64) client.Config {
+	cfg := o.Config
+	cfg.Rate, cfg.RateSchedule = rate, nil
+	cfg.TimeLimit, cfg.Requests = s.settle+s.step, uncappedRequests
+	cfg.Concurrency = s.connsFor(rate)
+	cfg.WarmupRequests, cfg.WarmupTime = 0, 0
+	cfg.Extended, cfg.Quiet, cfg.Events = true, true, nil
+	cfg.KeepGoing = true // -r: a reset connection is a failure counted, not the end of the step
+	cfg.Interval = 0
+	if s.settle > 0 {
+		cfg.Interval = s.settle
+	}
+	return cfg
+}
+
+// stepRun is what a step's run measured.
+type stepRun struct {
+	res   *client.Result // nil: the run never started
+	run   *report.Run    // res summarized (nil without res)
+	err   string         // what ended the run early, or a failed server reading
+	cpu   report.CPUUsage
+	wall  time.Duration // the run's time, settle included
+	sched time.Duration // the Go scheduler's wait (p99) over the run
+}
+
+// judgeStep fills the step from its run: its figures from the run's window
+// past the settle, read through the catalog (the latencies from the
+// intended send times), its objectives checked as --fail-if checks a run's,
+// its machine verdicts and whether a failure is the client's.
+func (s *capacitySettings) judgeStep(st *capacity.Step, cfg *client.Config, m stepRun, srv *report.ServerCPU) {
+	st.Error = m.err
+	res := m.res
+	if srv != nil && res != nil && m.wall > 0 {
+		pct := 100 * srv.CPU.Seconds() / m.wall.Seconds()
 		st.ServerCPUPercent = &pct
 		if res.Complete > 0 {
 			us := float64(srv.CPU.Microseconds()) / float64(res.Complete)
 			st.ServerCPUUsPerRequest = &us
 		}
 	}
-	if res != nil {
-		run := ms.summarize(o, nil)
-		machineVerdicts(&st, run)
-		if stream != nil {
-			lv.finish(stream, run, res)
-			stream = nil
-		}
+	if m.run != nil {
+		machineVerdicts(st, m.run)
 	}
 	if res == nil || res.Extra == nil || res.Extra.Rate == nil {
 		if st.Error == "" {
 			st.Error = "the step measured nothing"
 		}
-		return st
+		return
 	}
-	rr := res.Extra.Rate
-	// Every count and latency of the step covers one window: its whole
-	// intervals past the settle, or the whole run when it ended early (its
-	// error fails the step whatever its figures).
-	settle := s.settle
-	if ms.err != nil {
-		settle = 0
-	}
-	sf, err := steadyOf(res, settle)
+	win, err := s.stepWindow(m)
 	if err != nil {
 		if st.Error == "" {
-			st.Error = err.Error()
+			st.Error = "the step's timeline: " + err.Error()
 		}
-		return st
+		return
 	}
-	open := sf.addOutstanding(res, s.latencyMax)
-	// A request gab could not write was not served: ab lists write errors
-	// apart from its Failed requests, but for a step they are failures.
-	sf.failures += sf.writeErrors
-	st.Complete, st.Failed, st.Non2xx = sf.requests, sf.failures+open.failed, sf.non2xx
-	st.Outstanding = open.requests
-	if sf.span > 0 {
-		st.AchievedPerS = float64(sf.requests) / sf.span.Seconds()
-	}
-	cor := sf.corrected
-	pct := func(p float64) int64 { return cor.ValueAtQuantile(p) }
-	st.P50Us, st.P99Us, st.P999Us = pct(50), pct(99), pct(99.9)
-	st.UncorrectedP99Us, st.UncorrectedMeanUs = sf.total.ValueAtQuantile(99), sf.total.Mean()
-	// The objectives count the unanswered requests as requests, and their
-	// ages in the latencies (addOutstanding).
-	vs, ok := threshold.CheckAll(s.objectives, stepFigures(cor, sf.requests+open.requests, st.Failed, sf.non2xx))
-	for _, v := range vs {
-		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
-	}
-	st.Kept = st.AchievedPerS >= capacity.MinAchieved*rate
-	// BusyShare counts the requests still unanswered at the step's end
-	// (Result.Outstanding) for their time in flight. While the server has
-	// answered nothing at all, every connection waits on it: a schedule
+	vs, ok := s.stepFigures(st, win, res)
+	st.Kept = st.AchievedPerS >= capacity.MinAchieved*st.TargetPerS
+	// The busy share counts the requests still unanswered at the step's
+	// end (Result.Outstanding) for their time in flight. While the server
+	// has answered nothing at all, every connection waits on it: a schedule
 	// behind then is the server's failure, not a client that could not
 	// drive the rate.
-	busy := report.BusyShare(sf.inFlight, cfg.Concurrency, sf.span)
+	busy := win.ConnectionsBusy(cfg.Concurrency)
 	if len(res.Outstanding) > 0 && res.Complete == 0 && res.Failed.Total == 0 {
 		busy = 1
 	}
 	cb := report.ClientBound(report.ClientLoad{
-		CPU: ms.cpu.User + ms.cpu.Sys, Wall: wall, Cores: report.Cores(),
-		Sent: rr.Sent, Behind: behindPast(rr.BehindAtEnd, rate, behindGrace), Busy: busy,
-		SchedP99: waitedFor(vs, st.Kept, schedEnd.P99Since(sched)), SchedBound: s.schedBound(),
+		CPU: m.cpu.User + m.cpu.Sys, Wall: m.wall, Cores: report.Cores(),
+		Sent: res.Extra.Rate.Sent, Behind: behindPast(res.Extra.Rate.BehindAtEnd, st.TargetPerS, behindGrace), Busy: busy,
+		SchedP99: waitedFor(vs, st.Kept, m.sched), SchedBound: s.schedBound(),
 	})
 	// A step that met every objective at the rate shows the server's
 	// capacity whatever the client's limits (they only add to the
@@ -604,7 +608,87 @@ func (s *capacitySettings) measureStep(ctx context.Context, o *cliOptions, rate 
 	if !st.Pass && cb.Bound {
 		st.ClientBound, st.ClientReasons = true, cb.Reasons
 	}
-	return st
+}
+
+// stepWindow is the step's run past its settle: report.Window over the
+// timeline's whole intervals (of the settle's length) from the settle on,
+// the requests in flight at the end among them; the interval the engine's
+// stop cut short is left out, whose time would lower the achieved rate
+// with requests due before it. Without a settle, or when the run ended
+// early (its error fails the step whatever its figures), the whole run.
+func (s *capacitySettings) stepWindow(m stepRun) (*report.Run, error) {
+	if s.settle == 0 || m.err != "" || m.run.Timeline == nil {
+		return m.run, nil
+	}
+	return report.Window(m.run, s.settle, m.res.Elapsed/s.settle*s.settle)
+}
+
+// stepFigures sets the step's figures from its window, read through the
+// catalog (the latencies from each request's intended send time, the
+// window's FromIntendedSend view), and checks its objectives on them.
+func (s *capacitySettings) stepFigures(st *capacity.Step, win *report.Run, res *client.Result) ([]threshold.Verdict, bool) {
+	cor := win.FromIntendedSend()
+	if cor == nil {
+		cor = win // no corrected latencies: never in rate mode
+	}
+	st.Complete = int64(figure(win, "complete"))
+	st.Non2xx = int64(figure(win, "non2xx"))
+	st.AchievedPerS = figure(win, "rps")
+	if win.Outstanding != nil {
+		st.Outstanding = win.Outstanding.Requests
+	}
+	us := func(r *report.Run, key string) int64 { return int64(math.Round(figure(r, key) * 1e3)) }
+	st.P50Us, st.P99Us, st.P999Us = us(cor, "p50"), us(cor, "p99"), us(cor, "p99.9")
+	st.UncorrectedP99Us, st.UncorrectedMeanUs = us(win, "p99"), figure(win, "mean")*1e3
+	// What a step counts as failed beyond the catalog's failed (ab's
+	// Failed requests, and the requests in flight at the end older than
+	// -s): a request gab could not write was not served (ab lists write
+	// errors apart), and one unanswered at the end is a failure once older
+	// than the largest latency objective.
+	extra := int64(win.Report.WriteErrors) + unansweredPast(res, win, s.latencyMax)
+	st.Failed = int64(figure(win, "failed")) + extra
+	f := cor.ThresholdFigures()
+	value := f.Value
+	f.Value = func(m threshold.Metric) (float64, bool) {
+		v, ok := value(m)
+		if ok && m.Key == "failed" {
+			v += float64(extra)
+		}
+		return v, ok
+	}
+	vs, ok := threshold.CheckAll(s.objectives, f)
+	for _, v := range vs {
+		st.Objectives = append(st.Objectives, strings.TrimPrefix(v.Line(), "--fail-if "))
+	}
+	return vs, ok
+}
+
+// figure is a catalog figure of the run (0 where it lacks it).
+func figure(r *report.Run, key string) float64 {
+	f, _ := report.FigureByKey(key)
+	v, _ := f.Value(r)
+	return v
+}
+
+// unansweredPast is how many of the requests unanswered at the run's end
+// (in the window) are older than bound from their intended send times, or
+// -s when shorter, beyond those the catalog already counts as failed (older
+// than -s from their starts).
+func unansweredPast(res *client.Result, win *report.Run, bound time.Duration) int64 {
+	o := win.Outstanding
+	if o == nil {
+		return 0
+	}
+	if res.Timeout > 0 {
+		bound = min(bound, res.Timeout)
+	}
+	var n int64
+	for _, f := range res.Outstanding {
+		if f.Corrected > bound {
+			n++
+		}
+	}
+	return max(0, n-o.Failed)
 }
 
 // machineVerdicts copies to the step the single-run verdicts of its run
@@ -626,33 +710,6 @@ func machineVerdicts(st *capacity.Step, run *report.Run) {
 			st.Verdicts = append(st.Verdicts, lines[i])
 		}
 	}
-}
-
-// stepFigures are a step's figures as its objectives read them (the names
-// resolved through report's catalog, the figures those capacity.StepFigure
-// admits): the total time corrected for coordinated omission (cor, the
-// unanswered requests' ages in it) at a percentile, its mean, min and max
-// in µs; the failed and non-2xx requests, a percentage of requests.
-func stepFigures(cor *hdrhistogram.Histogram, requests, failed, non2xx int64) threshold.Figures {
-	return threshold.Figures{Requests: requests, Value: func(m threshold.Metric) (float64, bool) {
-		switch {
-		case m.Key == "failed":
-			return float64(failed), true
-		case m.Key == "non2xx":
-			return float64(non2xx), true
-		case m.Kind != threshold.Latency || cor.TotalCount() == 0:
-			return 0, false
-		case m.Percentile >= 0:
-			return float64(cor.ValueAtQuantile(m.Percentile)), true
-		case m.Key == "mean":
-			return cor.Mean(), true
-		case m.Key == "min":
-			return float64(cor.Min()), true
-		case m.Key == "max":
-			return float64(cor.Max()), true
-		}
-		return 0, false
-	}}
 }
 
 // behindGrace is how late a request may still be unsent at a step's end
@@ -685,92 +742,6 @@ func waitedFor(vs []threshold.Verdict, kept bool, wait time.Duration) time.Durat
 		}
 	}
 	return wait
-}
-
-// steady is a step's figures past its settle: the latencies, the recorded
-// requests, the failures (ab's Failed requests), the write errors and the
-// answers whose status is not 2xx, all of the same requests.
-type steady struct {
-	corrected, total                        *hdrhistogram.Histogram
-	requests, failures, writeErrors, non2xx int64
-	span                                    time.Duration
-	// inFlight is the time the requests spent on their connections within
-	// the span (completed ones' totals, unanswered ones' ages within it),
-	// for the connections' busy share.
-	inFlight time.Duration
-}
-
-// unanswered are the requests a step left in flight at its end, and how
-// many of them count as failed.
-type unanswered struct{ requests, failed int64 }
-
-// addOutstanding counts the requests still unanswered at the step's end
-// (client.Result.Outstanding): each is a latency of at least its age, from
-// its intended send time (corrected) and from its actual one (total), and a
-// failure when older than the largest latency objective (bound) or -s. A
-// server that never answers some requests has them count against the
-// percentiles and failed, where they counted nowhere.
-func (sf *steady) addOutstanding(res *client.Result, bound time.Duration) unanswered {
-	if res.Timeout > 0 {
-		bound = min(bound, res.Timeout)
-	}
-	var u unanswered
-	for _, f := range res.Outstanding {
-		u.requests++
-		if f.Corrected > bound {
-			u.failed++
-		}
-		_ = sf.corrected.RecordValue(min(f.Corrected.Microseconds(), samples.HistHighestUS))
-		_ = sf.total.RecordValue(min(f.Age.Microseconds(), samples.HistHighestUS))
-		sf.inFlight += min(f.Age, sf.span)
-	}
-	return u
-}
-
-// steadyOf gathers the figures of the run's whole intervals from settle on
-// (the whole run without a settle, or without a timeline).
-func steadyOf(res *client.Result, settle time.Duration) (*steady, error) {
-	sf := &steady{corrected: samples.NewHist(), total: samples.NewHist()}
-	tl := res.Timeline
-	if settle == 0 || tl == nil {
-		rr := res.Extra.Rate
-		if rr.Corrected.Hist == nil || res.Extra.Phases[client.PhaseTotal].Hist == nil {
-			return nil, errors.New("the step kept no latency histogram")
-		}
-		// Copies: addOutstanding adds to them.
-		sf.corrected.Merge(rr.Corrected.Hist)
-		sf.total.Merge(res.Extra.Phases[client.PhaseTotal].Hist)
-		sf.requests, sf.failures, sf.span = int64(res.Complete), int64(res.Failed.Total), res.Elapsed
-		sf.writeErrors, sf.non2xx = int64(res.WriteErrors), int64(res.Non2xx)
-		sf.inFlight = time.Duration(res.Extra.Phases[client.PhaseTotal].Sum) * time.Microsecond
-		return sf, nil
-	}
-	for _, iv := range tl.Intervals {
-		if iv.Start < settle || iv.Length < tl.Interval {
-			continue
-		}
-		sf.requests += iv.Requests
-		sf.failures += iv.Failures
-		sf.writeErrors += iv.WriteErrors
-		sf.non2xx += iv.Status[1] + iv.Status[3] + iv.Status[4] + iv.Status[5]
-		sf.span += iv.Length
-		for _, p := range [...]struct {
-			enc string
-			to  *hdrhistogram.Histogram
-		}{{iv.Corrected.Histogram, sf.corrected}, {iv.Latency.Histogram, sf.total}} {
-			if p.enc == "" {
-				continue
-			}
-			h, err := samples.DecodeHist(p.enc)
-			if err != nil {
-				return nil, fmt.Errorf("the step's timeline: %v", err)
-			}
-			p.to.Merge(h)
-		}
-	}
-	// The histogram's mean: to its 3 significant digits.
-	sf.inFlight = time.Duration(sf.total.Mean() * float64(sf.total.TotalCount()) * float64(time.Microsecond))
-	return sf, nil
 }
 
 // capacityFigure is the knee of every target's searches: a panel per

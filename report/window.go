@@ -28,8 +28,9 @@ const windowPrecision = "the timeline's intervals: counts exact; latency from th
 // corrected latency) is their histograms merged, so that the catalog's
 // figures (rps, p99, failed, ...) and --fail-if's checks read the window as
 // they read a run. The requests still in flight at the run's stop belong to
-// the window that holds the run's last interval, counted as a run counts
-// them (outstanding.go). The verdicts are the run's (the machine's readings
+// the window that holds the run's last whole interval (only an interval cut
+// short by the run's end may follow it), counted as a run counts them
+// (outstanding.go). The verdicts are the run's (the machine's readings
 // span the whole run), and a window has no ab tables, client or server CPU.
 // A run without a timeline, or a span without an interval, is an error.
 func Window(r *Run, from, to time.Duration) (*Run, error) {
@@ -38,27 +39,44 @@ func Window(r *Run, from, to time.Duration) (*Run, error) {
 		return nil, errors.New("the run has no timeline")
 	}
 	wa := windowAcc{acc: intervalAcc{corrected: tl.Corrected}}
-	last := false
+	next := len(tl.Intervals) // the first interval after the window
 	for i := range tl.Intervals {
 		iv := &tl.Intervals[i]
-		at, length := time.Duration(iv.StartUs)*time.Microsecond, time.Duration(iv.LengthUs)*time.Microsecond
-		var raw *client.Interval
-		if i < len(tl.raw) {
-			raw = &tl.raw[i]
-			at, length = raw.Start, raw.Length
+		at, length := tl.startLength(i)
+		if at >= to && next > i {
+			next = i
 		}
 		if at < from || at >= to {
 			continue
 		}
+		var raw *client.Interval
+		if i < len(tl.raw) {
+			raw = &tl.raw[i]
+		}
 		if err := wa.add(iv, raw, at, length); err != nil {
 			return nil, fmt.Errorf("interval %d: %w", i, err)
 		}
-		last = i == len(tl.Intervals)-1
+	}
+	// The window holds the run's last whole interval when only an interval
+	// cut short by the run's end (the time the engine took to stop) follows.
+	last := true
+	for i := next; i < len(tl.Intervals); i++ {
+		last = last && tl.Intervals[i].LengthUs < tl.IntervalUs
 	}
 	if !wa.acc.anyIncluded {
 		return nil, fmt.Errorf("%w from %v to %v", errEmptyWindow, from, to)
 	}
 	return wa.run(r, last)
+}
+
+// startLength is interval i's start and length: to the nanosecond in the
+// process that measured the run, to the µs in a document.
+func (tl *timelineSection) startLength(i int) (start, length time.Duration) {
+	if i < len(tl.raw) {
+		return tl.raw[i].Start, tl.raw[i].Length
+	}
+	iv := &tl.Intervals[i]
+	return time.Duration(iv.StartUs) * time.Microsecond, time.Duration(iv.LengthUs) * time.Microsecond
 }
 
 // errEmptyWindow is Window's error for a span in which no interval starts.

@@ -166,13 +166,19 @@ func TestWindowIsTheRunOfItsIntervals(t *testing.T) {
 }
 
 // The requests in flight at the stop belong to the window that holds the
-// run's last interval, in its latencies (from their starts, and from their
+// run's last whole interval (an interval cut short by the run's end may
+// follow it), in its latencies (from their starts, and from their
 // intended send times in the corrected view) and its requests, as they do
 // in the run's; an earlier window has none of them.
 func TestWindowOutstandingAtTheEnd(t *testing.T) {
 	reqs := windowReqs()
 	res := windowResult(reqs, 0, 6*time.Second)
 	res.Outstanding = []client.InFlight{{Age: 3 * time.Second, Corrected: 4 * time.Second}, {Age: 2 * time.Second, Corrected: 5 * time.Second}}
+	// The engine took 40 ms to stop: a last interval cut short, after the
+	// last whole one.
+	res.Timeline.Intervals = append(res.Timeline.Intervals, client.Interval{Start: 6 * time.Second, Length: 40 * time.Millisecond,
+		Latency: latencyOfValues(nil), Corrected: latencyOfValues(nil)})
+	res.Elapsed += 40 * time.Millisecond
 	whole := Summarize(res, windowOptions())
 	last, err := Window(whole, 4*time.Second, 6*time.Second)
 	if err != nil {
