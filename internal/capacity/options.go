@@ -29,7 +29,7 @@ type Options struct {
 
 // DefaultNoise is --noise's default: the steps at a low rate that measure
 // the machine's latency noise before the searches.
-const DefaultNoise = 0
+const DefaultNoise = 3
 
 // DefaultConns is -c's default for gab capacity: the most connections a
 // step may open.
@@ -68,7 +68,10 @@ achieved: a geometric climb until a rate fails (--attempts steps in a row), then
 Each step is a run at a constant --rate: --settle, then --step measured, on the same kept-alive
 connections. Unless an objective on failed is given, failed<0.1%% is one, and unless one on
 non2xx is given, non2xx<0.1%% is one: an answer that is not 2xx (a 503 of a server shedding load)
-is not capacity. Several targets are searched step by step in turn and ranked. ab's options apply to every step, except:
+is not capacity. Before the searches, --noise steps (3) at a quarter of --start measure the machine's
+latency noise: its p99's range, and whether the objectives lie inside it (the same low rate passing
+in some steps and failing in others: they cannot be judged on this machine); --noise 0 skips them.
+Several targets are searched step by step in turn and ranked. ab's options apply to every step, except:
     -c N            the most connections a step may open (default 256); a step opens
                     rate x the largest latency objective x 1.5 of them, at least 2
     -n, -t, --rate, --warmup    set by the search; -k and -r are implied (a server's
