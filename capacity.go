@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
-	"gab/gnuplot"
 	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/outfile"
@@ -49,44 +47,9 @@ func splitCapacityArgs(args []string) (*capacityArgs, error) {
 	ca := &capacityArgs{}
 	ca.fs = newCapacityFlagSet(&ca.opts)
 	var err error
-	ca.ab, ca.targets, err = splitSubArgs(args, subArgRules{
-		own: ca.fs,
-		long: func(name string) error {
-			switch name {
-			case "dashboard", "dashboard-linger":
-				return fmt.Errorf("--%s does not apply to gab capacity (it serves one run's report)", name)
-			case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version",
-				"shard", "shards", "run-id", "start-at", "start-at-force":
-				return fmt.Errorf("--%s does not apply to gab capacity", name)
-			}
-			return nil
-		},
-		flag: func(c byte) (bool, error) {
-			switch c {
-			case 'h':
-				ca.opts.Help = true
-				return true, nil
-			case 'k':
-				return true, nil // every step keeps its connections alive
-			case 'w', 'V':
-				return false, fmt.Errorf("-%c does not apply to gab capacity", c)
-			}
-			return false, nil
-		},
-		value: func(c byte, value string) (bool, error) {
-			switch c {
-			case 'c':
-				n, err := strconv.Atoi(value)
-				if err != nil || n < 1 || n > maxConcurrency {
-					return false, fmt.Errorf("-c %q: the most connections a step may open, 1 to %d", value, maxConcurrency)
-				}
-				ca.conns = n
-				return false, nil
-			case 'n', 't', 'e', 'g', 'v':
-				return false, fmt.Errorf("-%c does not apply to gab capacity", c)
-			}
-			return true, nil
-		},
+	ca.ab, ca.targets, err = splitSubArgs(args, subArgRules{own: ca.fs, long: capacity.LongOption,
+		flag:  func(c byte) (bool, error) { return capacity.ShortFlag(c, &ca.opts) },
+		value: func(c byte, v string) (bool, error) { return capacity.ShortValue(c, v, maxConcurrency, &ca.conns) },
 	})
 	return ca, err
 }
@@ -132,8 +95,17 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	if err != nil {
 		return usage(err)
 	}
-	if status := checkCapacityOutputs(&ca.opts, opts, argv0, stderr); status != exitOK {
-		return status
+	if pids := opts[0].ServerPIDs; len(pids) > 0 {
+		if _, err := servercpu.New(pids); err != nil {
+			fmt.Fprintf(stderr, "gab: %v\n", err)
+			return exitError
+		}
+	}
+	if bad, err := capacity.CheckOutputs(&ca.opts); bad != nil {
+		return usage(bad)
+	} else if err != nil {
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitError
 	}
 	if cpus := opts[0].CPUs; cpus > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
@@ -178,37 +150,6 @@ func capacitySession(ca *capacityArgs, s *capacity.Settings, argv0 string) (*cap
 	ss := capacity.NewSession(s, labels, urls, bases)
 	ss.Uncapped = uncappedRequests
 	return ss, opts, nil
-}
-
-// checkCapacityOutputs checks, before the first step, --server-pid's
-// processes and that every output can be written.
-func checkCapacityOutputs(co *capacity.Options, opts []*cliOptions, argv0 string, stderr io.Writer) int {
-	if pids := opts[0].ServerPIDs; len(pids) > 0 {
-		if _, err := servercpu.New(pids); err != nil {
-			fmt.Fprintf(stderr, "gab: %v\n", err)
-			return exitError
-		}
-	}
-	if f := co.PlotFile; f != "" {
-		if _, err := gnuplot.TerminalFor(f); err != nil {
-			fmt.Fprintf(stderr, "%s capacity: --plot: %v\n", argv0, err)
-			return exitUsage
-		}
-		if err := gnuplot.CheckImagePath(f); err != nil {
-			fmt.Fprintf(stderr, "gab: --plot: %v\n", err)
-			return exitError
-		}
-	}
-	for _, f := range []string{co.JSONFile, co.HTMLFile} {
-		if f == "" {
-			continue
-		}
-		if err := outfile.CheckWritable(f); err != nil {
-			fmt.Fprintf(stderr, "gab: %v\n", err)
-			return exitError
-		}
-	}
-	return exitOK
 }
 
 // capacityMeasure is the session's Measure: a step of target i measured
@@ -257,7 +198,7 @@ func capacityMeasure(opts []*cliOptions, lv *liveOutputs) func(context.Context, 
 // says when the search was interrupted.
 func writeCapacity(ctx context.Context, co *capacity.Options, doc *capacity.Document, interrupted bool, out io.Writer, stderr io.Writer, argv0 string) int {
 	if co.JSONFile != "" {
-		if err := outfile.WriteAtomic(co.JSONFile, func(w io.Writer) error { return writeCapacityJSON(w, doc) }); err != nil {
+		if err := outfile.WriteAtomic(co.JSONFile, func(w io.Writer) error { return capacity.WriteJSON(w, doc) }); err != nil {
 			fmt.Fprintf(stderr, "gab: %v\n", err)
 			return exitError
 		}
@@ -268,7 +209,7 @@ func writeCapacity(ctx context.Context, co *capacity.Options, doc *capacity.Docu
 	}
 	write := capacity.WriteText
 	if co.Format == "json" {
-		write = writeCapacityJSON
+		write = capacity.WriteJSON
 	}
 	if err := write(out, doc); err != nil {
 		return exitError
@@ -278,12 +219,6 @@ func writeCapacity(ctx context.Context, co *capacity.Options, doc *capacity.Docu
 		return exitError
 	}
 	return exitOK
-}
-
-func writeCapacityJSON(w io.Writer, d *capacity.Document) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(d)
 }
 
 func firstLine(s string) string {

@@ -1,16 +1,20 @@
 package capacity
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/gnuplot"
+	"gab/internal/outfile"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -215,4 +219,81 @@ func (s *Settings) StepConfig(base client.Config, rate float64, uncapped int) cl
 	cfg.KeepGoing = true // -r: a reset connection is a failure counted, not the end of the step
 	cfg.Interval = s.Settle
 	return cfg
+}
+
+// LongOption refuses the long options of a single run that do not apply to
+// gab capacity's steps (nil: it applies to every step).
+func LongOption(name string) error {
+	switch name {
+	case "dashboard", "dashboard-linger":
+		return fmt.Errorf("--%s does not apply to gab capacity (it serves one run's report)", name)
+	case "rate", "warmup", "no-cap", "extended", "hlog", "interval", "progress", "fail-if", "histogram", "version",
+		"shard", "shards", "run-id", "start-at", "start-at-force":
+		return fmt.Errorf("--%s does not apply to gab capacity", name)
+	}
+	return nil
+}
+
+// ShortFlag is ab's flag -c (no value) as gab capacity takes it: own
+// reports that capacity consumes it (-h into o.Help; -k, which every step
+// implies), an error that it does not apply.
+func ShortFlag(c byte, o *Options) (own bool, err error) {
+	switch c {
+	case 'h':
+		o.Help = true
+		return true, nil
+	case 'k':
+		return true, nil // every step keeps its connections alive
+	case 'w', 'V':
+		return false, fmt.Errorf("-%c does not apply to gab capacity", c)
+	}
+	return false, nil
+}
+
+// ShortValue is ab's option -c VALUE as gab capacity takes it: pass
+// reports that it goes on to every step's options; -c (1 to most) sets
+// *conns instead, and the options the search sets are errors.
+func ShortValue(c byte, value string, most int, conns *int) (pass bool, err error) {
+	switch c {
+	case 'c':
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > most {
+			return false, fmt.Errorf("-c %q: the most connections a step may open, 1 to %d", value, most)
+		}
+		*conns = n
+		return false, nil
+	case 'n', 't', 'e', 'g', 'v':
+		return false, fmt.Errorf("-%c does not apply to gab capacity", c)
+	}
+	return true, nil
+}
+
+// WriteJSON writes the document, indented.
+func WriteJSON(w io.Writer, d *Document) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// CheckOutputs checks, before the first step, that every output named can
+// be written: usage is an error of the command line (--plot's format),
+// err one of the file system.
+func CheckOutputs(o *Options) (usage, err error) {
+	if f := o.PlotFile; f != "" {
+		if _, err := gnuplot.TerminalFor(f); err != nil {
+			return fmt.Errorf("--plot: %v", err), nil
+		}
+		if err := gnuplot.CheckImagePath(f); err != nil {
+			return nil, fmt.Errorf("--plot: %v", err)
+		}
+	}
+	for _, f := range []string{o.JSONFile, o.HTMLFile} {
+		if f == "" {
+			continue
+		}
+		if err := outfile.CheckWritable(f); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
