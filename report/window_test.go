@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"testing"
@@ -206,5 +207,39 @@ func TestWindowOutstandingAtTheEnd(t *testing.T) {
 	}
 	if b := last.ConnectionsBusy(8); b <= 0 || b > 1 {
 		t.Errorf("busy share %v", b)
+	}
+}
+
+// A window of a document read back (no engine intervals, µs times) has the
+// figures of the same window of the run that wrote it, but for the
+// failures' classes and write errors, which only the engine's intervals
+// carry.
+func TestWindowOfADocument(t *testing.T) {
+	reqs := windowReqs()
+	run := Summarize(windowResult(reqs, 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
+		CommandLine: []string{"gab"}, Run: &RunInfo{}})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := DecodeDocument("run.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, span := range [][2]time.Duration{{0, 6 * time.Second}, {1 * time.Second, 3 * time.Second}} {
+		w, err := Window(run, span[0], span[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Window(doc, span[0], span[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "the document's window " + span[0].String() + " to " + span[1].String()
+		checkSameFigures(t, name, d, w)
+		checkSameFigures(t, name+" from the intended send times", d.FromIntendedSend(), w.FromIntendedSend())
+		if d.StartTime != w.StartTime {
+			t.Errorf("%s starts %s, the run's window %s", name, d.StartTime, w.StartTime)
+		}
 	}
 }
