@@ -31,7 +31,10 @@ const windowPrecision = "the timeline's intervals: counts exact; latency from th
 // the window that holds the run's last whole interval (only an interval cut
 // short by the run's end may follow it), counted as a run counts them
 // (outstanding.go). The verdicts are the run's (the machine's readings
-// span the whole run), and a window has no ab tables, client or server CPU.
+// span the whole run), and a window has no ab tables, client or server CPU,
+// keep-alive count or bytes sent (the intervals do not carry them: 0). In
+// a document read back the intervals carry neither the failures' classes
+// nor the write errors (0) either.
 // A run without a timeline, or a span without an interval, is an error.
 func Window(r *Run, from, to time.Duration) (*Run, error) {
 	tl := r.Timeline
@@ -112,7 +115,7 @@ func (w *windowAcc) add(iv *intervalFigures, raw *client.Interval, at, length ti
 	return nil
 }
 
-// run is the window's record, of run r; last says it holds r's last
+// run is the window's record, of run r; last says it holds r's last whole
 // interval (and so the requests in flight at r's stop).
 func (w *windowAcc) run(r *Run, last bool) (*Run, error) {
 	a := &w.acc
