@@ -18,13 +18,11 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/quic-go/quic-go"
 
 	"gab/internal/capacity"
 	"gab/internal/h3test"
 	"gab/internal/testtool"
-	"gab/report"
 )
 
 // serialServer is a server whose capacity is known by construction: one
@@ -71,7 +69,8 @@ func serialServer(t *testing.T, service time.Duration) (url string, conns *atomi
 // capacityOf runs gab capacity with args and returns its document.
 func capacityOf(t *testing.T, args ...string) *capacity.Document {
 	t.Helper()
-	status, out, errs := runGab(t, append([]string{"gab", "capacity", "--format", "json"}, args...)...)
+	// No noise steps unless a test asks for them: the tests count steps.
+	status, out, errs := runGab(t, append([]string{"gab", "capacity", "--format", "json", "--noise", "0"}, args...)...)
 	if status != 0 {
 		t.Fatalf("gab capacity %v: exit %d\n%s", args, status, errs)
 	}
@@ -160,7 +159,7 @@ func TestCapacityKnownServer(t *testing.T) {
 // beside it, an objective any rate meets) says it is client-bound and reports
 // no capacity of the server's.
 func TestCapacityClientBound(t *testing.T) {
-	status, out, errs := runGab(t, "gab", "capacity", "--cpus", "1", "--demo", "--slo", "p99<5s", "--step", "0.3s", "--start", "2000", "-c", "64")
+	status, out, errs := runGab(t, "gab", "capacity", "--noise", "0", "--cpus", "1", "--demo", "--slo", "p99<5s", "--step", "0.3s", "--start", "2000", "-c", "64")
 	if status != 0 {
 		t.Fatalf("exit %d\n%s", status, errs)
 	}
@@ -197,40 +196,6 @@ func TestCapacityUsageErrors(t *testing.T) {
 		if status != exitUsage || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit %d and one line with %q", c.args, status, errs, exitUsage, c.want)
 		}
-	}
-}
-
-// TestCapacityStepFigures: a step's objectives name figures as --fail-if
-// does (through the catalog: median, pN, p(N), avg) and read the step's own
-// figures: the corrected latency's percentiles, mean, min and max, and its
-// failed and non-2xx requests as a share of its requests.
-func TestCapacityStepFigures(t *testing.T) {
-	cor := hdrhistogram.New(1, 60_000_000, 3)
-	for v := int64(1); v <= 1000; v++ {
-		_ = cor.RecordValue(v * 100) // 100 µs to 100 ms
-	}
-	f := stepFigures(cor, 1000, 5, 0)
-	for expr, want := range map[string]string{
-		"median<60ms": "median<60ms: passed (p50 = 50.015 ms)",
-		"p(95)<=90ms": "p(95)<=90ms: FAILED (p95 = 95.039 ms)",
-		"p99.9<1s":    "p99.9<1s: passed (p99.9 = 99.903 ms)",
-		"avg<50ms":    "avg<50ms: FAILED (mean = 50.052 ms)",
-		"min>=100us":  "min>=100us: passed (min = 0.100 ms)",
-		"max<100ms":   "max<100ms: FAILED (max = 100.031 ms)",
-		"failed<1%":   "failed<1%: passed (failed = 0.50 %)",
-		"non2xx=0":    "non2xx=0: passed (non2xx = 0)",
-	} {
-		th, err := report.ParseThreshold(expr)
-		if err != nil || !capacity.StepFigure(th.Metric) {
-			t.Fatalf("%s: %v, a step figure %v", expr, err, capacity.StepFigure(th.Metric))
-		}
-		if got := strings.TrimPrefix(th.Check(f).Line(), "--fail-if "); got != want {
-			t.Errorf("%s: %q, want %q", expr, got, want)
-		}
-	}
-	th, _ := report.ParseThreshold("p99<1s")
-	if v := th.Check(stepFigures(hdrhistogram.New(1, 60_000_000, 3), 0, 0, 0)); v.Pass || !v.NoData {
-		t.Errorf("a step that recorded nothing: %+v", v)
 	}
 }
 
@@ -375,7 +340,7 @@ func TestCapacityServerResets(t *testing.T) {
 // larger -c might carry more.
 func TestCapacityAtMaxConnections(t *testing.T) {
 	url := pacedServer(t, func(int64) time.Duration { return 5 * time.Millisecond })
-	status, out, errs := runGab(t, "gab", "capacity", "--slo", "p99<100ms", "--step", "0.3s", "--settle", "0.1s", "--start", "100", "--max-rate", "800", "-c", "2", url)
+	status, out, errs := runGab(t, "gab", "capacity", "--noise", "0", "--slo", "p99<100ms", "--step", "0.3s", "--settle", "0.1s", "--start", "100", "--max-rate", "800", "-c", "2", url)
 	if status != 0 {
 		t.Fatalf("exit %d: %s", status, errs)
 	}
@@ -412,7 +377,7 @@ func TestCapacityInterrupted(t *testing.T) {
 		t.Cleanup(srv.Close)
 		doc := filepath.Join(t.TempDir(), "c.json")
 		start := time.Now()
-		status, out, errs := runArgs(t, ctx, "gab", "capacity", "--slo", "p99<500ms", "--step", "1s", "--json", doc, srv.URL+"/")
+		status, out, errs := runArgs(t, ctx, "gab", "capacity", "--noise", "0", "--slo", "p99<500ms", "--step", "1s", "--json", doc, srv.URL+"/")
 		cancel()
 		if status != exitError || !strings.Contains(errs, "interrupted") {
 			t.Fatalf("exit %d: %s", status, errs)
@@ -649,7 +614,7 @@ func TestCapacitySilentServer(t *testing.T) {
 		var out bytes.Buffer
 		// 400/s with p99<10ms opens 6 connections: a client that could not
 		// drive the rate would leave most of its 160 requests unsent.
-		argv := append([]string{"gab", "capacity", "--slo", "p99<10ms", "--step", "0.3s", "--settle", "0.1s", "--start", "400", "--json", doc}, c.args...)
+		argv := append([]string{"gab", "capacity", "--noise", "0", "--slo", "p99<10ms", "--step", "0.3s", "--settle", "0.1s", "--start", "400", "--json", doc}, c.args...)
 		run(ctx, argv, &out, steps)
 		cancel()
 		raw, err := os.ReadFile(doc)
@@ -722,5 +687,43 @@ func TestCapacityNoise(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "Latency noise of ") || !strings.Contains(b.String(), "p99 at 10.0 req/s ranged ") {
 		t.Errorf("no noise line in\n%s", b.String())
+	}
+}
+
+// TestCapacityNoiseByDefault: without --noise, gab capacity measures the
+// machine's latency noise first (capacity.DefaultNoise steps at a quarter
+// of --start), says so on stderr before the search's first step, and keeps
+// it in the document; the search's steps are its own.
+func TestCapacityNoiseByDefault(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	doc := filepath.Join(t.TempDir(), "c.json")
+	status, _, errs := runGab(t, "gab", "capacity", "--slo", "p99<500ms", "--start", "40", "--max-rate", "40", "--step", "0.2s", "--settle", "0.1s",
+		"--json", doc, srv.URL+"/")
+	if status != 0 {
+		t.Fatalf("exit %d\n%s", status, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[0], ": latency noise: p99 at 10.0 req/s ranged ") ||
+		!strings.Contains(lines[0], fmt.Sprintf(" over %d steps", capacity.DefaultNoise)) || !strings.Contains(lines[1], ": 40.0/s: ") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := capacity.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := d.Targets[0]
+	if n := tg.Noise; n == nil || n.RatePerS != 10 || len(n.Steps) != capacity.DefaultNoise {
+		t.Errorf("noise %+v", n)
+	}
+	if st := tg.Runs[0].Steps; len(st) == 0 || st[0].TargetPerS != 40 {
+		t.Errorf("the search's steps %+v", st)
 	}
 }

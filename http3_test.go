@@ -218,7 +218,7 @@ func TestHTTP3EarlyDataReport(t *testing.T) {
 // gab capacity over HTTP/3: the search's steps run at --rate over QUIC.
 func TestHTTP3Capacity(t *testing.T) {
 	url, hits := startH3Server(t)
-	status, stdout, stderr := runGab(t, "ab", "capacity", "--http3", "--slo", "failed<1%", "--step", "300ms", "--settle", "100ms",
+	status, stdout, stderr := runGab(t, "ab", "capacity", "--noise", "0", "--http3", "--slo", "failed<1%", "--step", "300ms", "--settle", "100ms",
 		"--start", "50", "--max-rate", "100", url)
 	if status != 0 || !strings.Contains(stdout, "Capacity:") || hits.Load() == 0 {
 		t.Errorf("status %d, %d requests\n%s\n%s", status, hits.Load(), stdout, stderr)

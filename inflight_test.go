@@ -149,13 +149,13 @@ func TestCapacityStepCountsUnanswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _, done := parseArgs([]string{"gab", "-k", "-n", "1000000", "-c", "256", srv.url}, io.Discard, io.Discard)
-	if done {
-		t.Fatal("parseArgs")
+	ss, opts, err := capacitySession(ca, s, "gab")
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st := s.measureStep(ctx, o, 400, nil, "")
+	st := s.Judge(400, capacityMeasure(opts, nil)(ctx, 0, s.StepConfig(ss.Bases[0], 400, uncappedRequests), ""))
 	held := srv.held.Load()
 	t.Logf("step %+v; the server got %d requests and held %d", st, srv.requests.Load(), held)
 	if held == 0 {

@@ -351,7 +351,7 @@ func TestLiveSubcommandSteps(t *testing.T) {
 	}
 
 	cp, cpDoc := filepath.Join(dir, "cap.ndjson"), filepath.Join(dir, "cap.json")
-	status, _, stderr = runGab(t, "gab", "capacity", "--demo", "--slo", "p99<200ms", "--step", "0.5s", "--settle", "0",
+	status, _, stderr = runGab(t, "gab", "capacity", "--noise", "0", "--demo", "--slo", "p99<200ms", "--step", "0.5s", "--settle", "0",
 		"--max-rate", "200", "--json", cpDoc, "--live", cp)
 	if status != 0 {
 		t.Fatalf("capacity: status %d: %s", status, stderr)

@@ -29,7 +29,7 @@ func TestSmallRunsPeakRSS(t *testing.T) {
 	bin := buildGab(t)
 	url, _ := startDocServer(t)
 	for _, args := range [][]string{
-		{"capacity", "--slo", "p99<200ms", "--step", "500ms", "--settle", "100ms", "--start", "100", "--max-rate", "400", url + "/"},
+		{"capacity", "--noise", "0", "--slo", "p99<200ms", "--step", "500ms", "--settle", "100ms", "--start", "100", "--max-rate", "400", url + "/"},
 		{"sweep", "-c", "1,2,4", "-t", "1", "--no-cap", "--rate", "100", url + "/"},
 	} {
 		t.Run(args[0], func(t *testing.T) {

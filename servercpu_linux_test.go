@@ -162,7 +162,7 @@ func TestServerCPU(t *testing.T) {
 func TestCapacityServerPID(t *testing.T) {
 	url, pid := startBurnServer(t)
 	js := filepath.Join(t.TempDir(), "cap.json")
-	status, stdout, stderr := runArgs(t, t.Context(), "gab", "capacity", "--server-pid", "burn="+strconv.Itoa(pid), "--slo", "p99<5s",
+	status, stdout, stderr := runArgs(t, t.Context(), "gab", "capacity", "--noise", "0", "--server-pid", "burn="+strconv.Itoa(pid), "--slo", "p99<5s",
 		"--start", "4", "--max-rate", "4", "--step", "1s", "--json", js, url)
 	if status != 0 {
 		t.Fatalf("status %d, stderr %q", status, stderr)

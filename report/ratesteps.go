@@ -1,6 +1,8 @@
 package report
 
 import (
+	"errors"
+	"math"
 	"time"
 
 	"gab/client"
@@ -35,45 +37,52 @@ type rateStep struct {
 }
 
 // rateStepsOf is the schedule's steps (none for a constant rate, or without
-// a timeline with the corrected latencies); an interval belongs to the step
-// it starts in.
-func rateStepsOf(phases []client.RatePhase, tl *timelineSection) []rateStep {
-	if len(phases) == 0 || tl == nil || !tl.Corrected {
+// a timeline with the corrected latencies): each step the run's Window over
+// the intervals that start in it, its figures read through the catalog (the
+// corrected ones from its FromIntendedSend view). The requests in flight at
+// the run's stop count in the step that holds the run's last interval, as
+// they count in the run's figures.
+func rateStepsOf(phases []client.RatePhase, r *Run) []rateStep {
+	if len(phases) == 0 || r.Timeline == nil || !r.Timeline.Corrected {
 		return nil
 	}
 	var out []rateStep
-	var at int64 // µs
+	var at time.Duration
 	for _, ph := range phases {
-		end := at + ph.For.Microseconds()
-		st := rateStep{StartS: float64(at) / 1e6, LengthS: ph.For.Seconds(), TargetPerS: ph.From, TargetEndPerS: ph.To}
-		a := intervalAcc{corrected: true}
-		var span int64
-		for i := range tl.Intervals {
-			iv := &tl.Intervals[i]
-			if iv.StartUs < at || iv.StartUs >= end {
-				continue
-			}
-			if a.add(iv, iv.StartUs) != nil {
-				return nil // a document's timeline that does not add up: no steps rather than wrong ones
-			}
-			span += iv.LengthUs
-			st.Intervals++
-		}
-		if st.Intervals > 0 {
-			m := a.interval()
-			st.Requests, st.Failures = m.Requests, m.Failures
-			if span > 0 {
-				st.AchievedPerS = float64(m.Requests) / (float64(span) / 1e6)
-			}
-			st.UncorrectedP50Us, st.UncorrectedP99Us, st.UncorrectedP999Us = m.P50Us, m.P99Us, m.P999Us
-			if c := m.Corrected; c != nil {
-				st.CorrectedP50Us, st.CorrectedP99Us, st.CorrectedP999Us = c.P50Us, c.P99Us, c.P999Us
+		end := at + ph.For
+		st := rateStep{StartS: at.Seconds(), LengthS: ph.For.Seconds(), TargetPerS: ph.From, TargetEndPerS: ph.To}
+		w, err := Window(r, at, end)
+		switch {
+		case errors.Is(err, errEmptyWindow):
+		case err != nil:
+			return nil // a document's timeline that does not add up: no steps rather than wrong ones
+		default:
+			st.Intervals = len(w.Timeline.Intervals)
+			st.Requests, st.Failures = int64(w.Report.CompleteRequests), int64(w.Report.FailedRequests)
+			st.AchievedPerS = w.Report.RequestsPerSecond
+			st.UncorrectedP50Us, st.UncorrectedP99Us, st.UncorrectedP999Us = figureUs(w, "p50"), figureUs(w, "p99"), figureUs(w, "p99.9")
+			if c := w.FromIntendedSend(); c != nil {
+				st.CorrectedP50Us, st.CorrectedP99Us, st.CorrectedP999Us = figureUs(c, "p50"), figureUs(c, "p99"), figureUs(c, "p99.9")
 			}
 		}
 		out = append(out, st)
 		at = end
 	}
 	return out
+}
+
+// figureUs is a catalog latency figure of the run in whole µs (0 where the
+// run lacks it).
+func figureUs(r *Run, key string) int64 {
+	f, ok := FigureByKey(key)
+	if !ok {
+		return 0
+	}
+	v, ok := f.Value(r)
+	if !ok {
+		return 0
+	}
+	return int64(math.Round(msToUs(v)))
 }
 
 // writeRateSteps writes the schedule's steps for rate mode's section.

@@ -22,7 +22,7 @@ func TestRateSteps(t *testing.T) {
 		tl.Intervals[i].TargetPerS = float64(10 * (i + 1))
 	}
 	phases := []client.RatePhase{{From: 10, To: 10, For: time.Second}, {From: 20, To: 30, For: 2 * time.Second}}
-	steps := rateStepsOf(phases, tl)
+	steps := rateStepsOf(phases, s)
 	if len(steps) != 2 || steps[0].Intervals != 1 || steps[1].Intervals != len(tl.Intervals)-1 {
 		t.Fatalf("steps %+v", steps)
 	}
@@ -34,7 +34,7 @@ func TestRateSteps(t *testing.T) {
 		steps[0].CorrectedP99Us != tl.Intervals[0].Corrected.P99Us || steps[1].TargetEndPerS != 30 {
 		t.Errorf("steps %+v against intervals %+v", steps, tl.Intervals)
 	}
-	if rateStepsOf(nil, tl) != nil {
+	if rateStepsOf(nil, s) != nil {
 		t.Error("steps of a constant rate")
 	}
 	s.Rate.Steps = steps

@@ -230,7 +230,7 @@ func Summarize(res *client.Result, o Options) *Run {
 	r.Timeline = timelineOf(res)
 	r.Targets = targetsOf(res.Targets)
 	if r.Rate != nil {
-		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r.Timeline)
+		r.Rate.Steps = rateStepsOf(res.Extra.Rate.Phases, r)
 	}
 	r.Apdex = newApdex(o.Apdex)
 	r.local.serverCPU = o.ServerCPU
