@@ -793,18 +793,6 @@ func deviationText(estimator string) string {
 	return "pooled (the sd of every request of every run together)"
 }
 
-// RankText is a place of a ranking: "2"; "=2" when shared (tied); "1–2"
-// when the place ties places of different ranks (a rank range, TieRule).
-func RankText(rank, hi int, tied bool) string {
-	switch {
-	case hi > rank:
-		return strconv.Itoa(rank) + "–" + strconv.Itoa(hi)
-	case tied:
-		return "=" + strconv.Itoa(rank)
-	}
-	return strconv.Itoa(rank)
-}
-
 // pointName is a ranking's or comparison's point: its size, --param value
 // and concurrency.
 func pointName(s *Settings, size *Size, param string, c int) (string, string) {

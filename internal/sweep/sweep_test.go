@@ -192,68 +192,6 @@ func TestSummarizeRPS(t *testing.T) {
 	}
 }
 
-// TQuantile975 is Student's t 0.975 quantile within 1e-12 of references
-// computed with 40-digit arithmetic (mpmath: the root of the incomplete beta
-// function's upper tail), and to 6 decimals of the published tables' values;
-// it falls with df to the normal quantile, also across the switch to Hill's
-// expansion.
-func TestTQuantile(t *testing.T) {
-	for df, want := range map[int]float64{
-		1: 12.706204736174704646, 2: 4.3026527297494638523, 3: 3.1824463052837095927,
-		4: 2.7764451051977943578, 5: 2.5705818356363155147, 9: 2.2621571627982055426,
-		10: 2.2281388519862747484, 30: 2.04227245630123831, 100: 1.9839715185235522866,
-		1000: 1.962339080826408485, 10_000: 1.9602012398906262578, 100_000: 1.9599877075346096386,
-		1_000_000: 1.9599663568141070353, 1_000_000_000: 1.9599639869123254686,
-	} {
-		if got := TQuantile975(df); !near(got, want, 1e-12) {
-			t.Errorf("t(%d) = %.16g, want %.16g", df, got, want)
-		}
-	}
-	for df, want := range map[int]float64{1: 12.706205, 2: 4.302653, 4: 2.776445, 30: 2.042272, 1000: 1.962339} {
-		if got := math.Round(TQuantile975(df)*1e6) / 1e6; got != want {
-			t.Errorf("t(%d) to 6 decimals = %v, want %v", df, got, want)
-		}
-	}
-	prev := math.Inf(1)
-	for df := 1; df <= 3*tHillFrom; df++ {
-		got := TQuantile975(df)
-		if !(got < prev) || got <= z975 {
-			t.Fatalf("t(%d) = %.16g after t(%d) = %.16g: not falling towards %v", df, got, df-1, prev, z975)
-		}
-		prev = got
-	}
-	if got := TQuantile975(math.MaxInt); !near(got, 1.959963984540054, 1e-15) {
-		t.Errorf("t(MaxInt) = %.16g, want the normal 1.959964", got)
-	}
-	if !math.IsNaN(TQuantile975(0)) || !math.IsNaN(TQuantile975(-3)) {
-		t.Error("t(0) is undefined")
-	}
-}
-
-// TQuantile975Frac is Student's t 0.975 quantile for degrees of freedom
-// that are not whole (Welch–Satterthwaite's), within 1e-12 of references
-// computed with 40-digit arithmetic (mpmath), on both sides of the switch
-// to Hill's expansion, and equal to TQuantile975 at whole ones.
-func TestTQuantileFrac(t *testing.T) {
-	for df, want := range map[float64]float64{
-		1.5: 6.016663104427931921859, 2.5: 3.574654842003683218452, 3.7: 2.867520707191189463716,
-		4.2: 2.725072722592375036016, 7.3: 2.345066736547703632999, 12.9: 2.162072279634474085852,
-		1000.5: 1.962337892459348484569, 2500.25: 1.960913249823850693911,
-	} {
-		if got := TQuantile975Frac(df); !near(got, want, 1e-12) {
-			t.Errorf("t(%v) = %.16g, want %.16g", df, got, want)
-		}
-	}
-	for _, df := range []int{1, 4, 30, 1000, 1001} {
-		if TQuantile975Frac(float64(df)) != TQuantile975(df) {
-			t.Errorf("t(%d) differs between the whole and the fractional form", df)
-		}
-	}
-	if !math.IsNaN(TQuantile975Frac(0.99)) || !math.IsNaN(TQuantile975Frac(math.NaN())) {
-		t.Error("t below 1 degree of freedom is undefined here")
-	}
-}
-
 // fakeRun is a run with the given req/s and latencies (µs), and its record
 // as Summarize makes it from the engine's result.
 func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
