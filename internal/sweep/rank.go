@@ -126,8 +126,9 @@ func compare(p, base *PointResult) Comparison {
 		}
 		return report.Ratio{Value: a / b, Lo: a / b, Hi: a / b, Known: true}
 	}
-	c.MeanLatency = plain(p.LatencyMeanMs, base.LatencyMeanMs)
-	c.P99 = plain(p.LatencyP99Ms, base.LatencyP99Ms)
+	of := func(p *PointResult, key string) float64 { v, _ := p.Value(key); return v }
+	c.MeanLatency = plain(of(p, "mean"), of(base, "mean"))
+	c.P99 = plain(of(p, "p99"), of(base, "p99"))
 	return c
 }
 

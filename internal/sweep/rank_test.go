@@ -60,8 +60,7 @@ func TestRankTies(t *testing.T) {
 // pooled the sd of every request; the table names the one in use.
 func TestDeviationEstimator(t *testing.T) {
 	p := pointWith("a", []float64{1, 2}, []float64{1, 3})
-	p.LatencySDMs = 5
-	p.DeviationMs = p.LatencySDMs
+	p.DeviationMs = 5 // the pooled sd
 	if iv := p.Deviation(); iv.Mean != 5 || iv.Lo >= 5 || iv.Hi <= 5 {
 		t.Errorf("pooled deviation %+v", iv)
 	}

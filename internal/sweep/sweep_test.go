@@ -204,10 +204,13 @@ func fakeRun(pt Point, rep, order int, rps float64, lat ...int64) *RunResult {
 	}
 	res := &client.Result{Start: time.Unix(int64(order), 0), Elapsed: time.Second, Complete: len(lat), Extra: x,
 		StatusCounts: map[int]int{200: len(lat)}, FirstError: map[string]string{}}
+	doc := report.Summarize(res, report.Options{Concurrency: 1, CPU: report.CPUUsage{User: 300 * time.Millisecond, Sys: 200 * time.Millisecond, Known: true}})
+	// The record says what the run result says (as gab sweep fills one
+	// from the other): rps req/s, 125000 bytes in its second.
+	doc.Report.RequestsPerSecond, doc.Report.TotalTransferredBytes = rps, 125000
 	return &RunResult{Run: Run{pt, rep}, Order: order, URL: "http://h/", Ending: "completed",
 		RPS: rps, Complete: len(lat), Seconds: 1, ReadBytes: 125000,
-		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true,
-		Document: report.Summarize(res, report.Options{Concurrency: 1})}
+		ClientCPU: 500 * time.Millisecond, ClientCPUKnown: true, Document: doc}
 }
 
 // TestPointIsItsRunsMerged: a point's latencies are those of every request
@@ -224,8 +227,12 @@ func TestPointIsItsRunsMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := &merged.Extended.Phases.Total
-	if p.LatencyCount != 5 || tot.Count != 5 || !near(p.LatencyMeanMs, 3, 1e-12) || p.LatencyMeanMs != tot.MeanUs/1000 ||
-		!near(p.LatencySDMs, math.Sqrt(2.5), 1e-12) || p.LatencyP50Ms != float64(tot.MedianUs)/1000 || p.LatencyP99Ms != 5 {
+	mean, _ := p.Value("mean")
+	sd, _ := p.Value("sd")
+	p50, _ := p.Value("p50")
+	p99, _ := p.Value("p99")
+	if p.LatencyCount != 5 || tot.Count != 5 || !near(mean, 3, 1e-12) || mean != tot.MeanUs/1000 ||
+		!near(sd, math.Sqrt(2.5), 1e-12) || p50 != float64(tot.MedianUs)/1000 || p99 != 5 || p.Group.Merged == nil || len(p.Group.Runs) != 2 {
 		t.Errorf("point %+v, merged total %+v", p, tot)
 	}
 	mx, _ := report.FigureByKey("max")
@@ -256,15 +263,18 @@ func TestAggregateAndRank(t *testing.T) {
 		t.Errorf("a: %+v", a)
 	}
 	// Latencies 1..5 ms: mean 3, sd sqrt(2.5) ms; p50 the 3rd value, p99 the 5th.
-	if !near(a.LatencyMeanMs, 3, 1e-9) || !near(a.LatencySDMs, math.Sqrt(2.5), 1e-9) {
-		t.Errorf("a latency mean %v sd %v", a.LatencyMeanMs, a.LatencySDMs)
+	v := func(key string) float64 { x, _ := a.Value(key); return x }
+	if !near(v("mean"), 3, 1e-9) || !near(v("sd"), math.Sqrt(2.5), 1e-9) {
+		t.Errorf("a latency mean %v sd %v", v("mean"), v("sd"))
 	}
-	if !near(a.LatencyP50Ms, 3, 0.005) || !near(a.LatencyP99Ms, 5, 0.005) {
-		t.Errorf("a p50 %v p99 %v", a.LatencyP50Ms, a.LatencyP99Ms)
+	if !near(v("p50"), 3, 0.005) || !near(v("p99"), 5, 0.005) {
+		t.Errorf("a p50 %v p99 %v", v("p50"), v("p99"))
 	}
-	// 2 runs of 1 s with 0.5 s of CPU each, 5 requests: 50 % and 200 ms per request.
-	if !near(a.MbitPerS, 1, 1e-12) || !near(a.ClientCPUPct, 50, 1e-9) || !near(a.ClientCPUUsPerReq, 200000, 1e-9) || a.ServerCPUKnown {
-		t.Errorf("a mbit %v cpu %v server %v", a.MbitPerS, a.ClientCPUPct, a.ServerCPUKnown)
+	// 2 runs of 1 s with 0.5 s of CPU each, 5 requests: 50 % (the mean of
+	// the runs') and 200 ms per request (of every request together).
+	_, server := a.Value("server_cpu_us_per_request")
+	if !near(v("received_mbit_per_s"), 1, 1e-12) || !near(v("client_cpu_percent"), 50, 1e-9) || !near(v("client_cpu_us_per_request"), 200000, 1e-9) || server {
+		t.Errorf("a cpu %v %v server %v", v("client_cpu_percent"), v("client_cpu_us_per_request"), server)
 	}
 	rs := Rankings(points)
 	if len(rs) != 1 || rs[0].ByThroughput[0].Label != "b" || rs[0].ByDeviation[0].Label != "b" || rs[0].ByDeviation[1].Label != "a" {
@@ -378,7 +388,7 @@ func TestCSVColumnsKeepTheirPlace(t *testing.T) {
 	s, runs := testSweep()
 	points := Aggregate(s, runs)
 	p90, _ := report.FigureByKey("p90")
-	if v, ok := points[1].Figure(&p90); !ok || v != float64(points[1].merged.Extended.Phases.Total.P90Us)/1000 || v != 0.7 {
+	if v, ok := points[1].Figure(&p90); !ok || v != float64(points[1].Group.Merged.Extended.Phases.Total.P90Us)/1000 || v != 0.7 {
 		t.Errorf("p90 %v %v", v, ok)
 	}
 	d := NewDocument(s, points, Meta{})
