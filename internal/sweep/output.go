@@ -16,8 +16,11 @@ import (
 
 // SchemaVersion is the sweep document's schema_version (docs/sweep-schema.json).
 // It changes only when a field changes meaning or disappears; new fields may
-// appear within a version.
-const SchemaVersion = 1
+// appear within a version. Version 2: a point's "figures" are its Group's
+// by the catalog's pool rules; its fixed figure fields (DocPoint's latency,
+// bandwidth and CPU fields) are written for this version only, each the same
+// value as in "figures" (DocPoint.Figure reads either).
+const SchemaVersion = 2
 
 // Document is gab sweep's JSON output (--json FILE); docs/sweep-schema.json
 // is its schema.
@@ -178,6 +181,59 @@ type DocPoint struct {
 	StoppedAtMax bool     `json:"stopped_at_max,omitempty"`
 
 	Runs []DocRun `json:"runs"`
+}
+
+// Figure is the point's catalog figure of that key: from its "figures"; in
+// a document without them (schema_version 1 from before they were
+// written), from the fixed field that held the figure. ok is false where the
+// point has no such figure.
+func (p *DocPoint) Figure(key string) (float64, bool) {
+	for _, v := range p.Figures {
+		if v.Key == key {
+			return v.Value, true
+		}
+	}
+	if len(p.Figures) > 0 {
+		return 0, false // a figure no run had
+	}
+	lat := p.Latency.Count > 0
+	opt := func(v *float64) (float64, bool) {
+		if v == nil {
+			return 0, false
+		}
+		return *v, true
+	}
+	switch key {
+	case "rps":
+		return p.RPS.MeanPerS, len(p.Runs) > 0
+	case "mean":
+		return p.Latency.MeanMs, lat
+	case "sd":
+		return p.Latency.SDMs, lat
+	case "min":
+		return p.Latency.MinMs, lat
+	case "p50":
+		return p.Latency.P50Ms, lat
+	case "p99":
+		return p.Latency.P99Ms, lat
+	case "complete":
+		return float64(p.RequestsComplete), true
+	case "failed":
+		return float64(p.RequestsFailed), true
+	case "received_mbit_per_s":
+		return p.MbitPerS, true
+	case "sent_mbit_per_s":
+		return p.SentMbitPerS, true
+	case "client_cpu_percent":
+		return opt(p.ClientCPUPercent)
+	case "client_cpu_us_per_request":
+		return opt(p.ClientCPUUsPerReq)
+	case "server_cpu_percent":
+		return opt(p.ServerCPUPercent)
+	case "server_cpu_us_per_request":
+		return opt(p.ServerCPUUsPerReq)
+	}
+	return 0, false
 }
 
 // DocHostCPU is the whole host's CPU over a point's runs: each kind as a

@@ -97,3 +97,39 @@ func TestTableReadsTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestDocPointFigureReadsBothVersions: a point of a version 2 document
+// gives each figure from "figures", and its fixed figure fields (written
+// for this version only) hold the same values; a version 1 document from
+// before "figures" gives them from the fixed fields; both versions decode.
+func TestDocPointFigureReadsBothVersions(t *testing.T) {
+	s, runs := testSweep()
+	d := NewDocument(s, Aggregate(s, runs), Meta{})
+	fixed := []string{"rps", "mean", "sd", "min", "p50", "p99", "complete", "failed", "received_mbit_per_s", "sent_mbit_per_s",
+		"client_cpu_percent", "client_cpu_us_per_request", "server_cpu_percent", "server_cpu_us_per_request"}
+	for i := range d.Points {
+		p := d.Points[i]
+		old := p
+		old.Figures = nil // as a version 1 document from before figures
+		for _, key := range fixed {
+			v, ok := p.Figure(key)
+			w, wok := old.Figure(key)
+			if ok != wok || v != w {
+				t.Errorf("point %d %s: figures %v %v, fixed field %v %v", i, key, v, ok, w, wok)
+			}
+		}
+		if v, ok := p.Figure("p90"); !ok || v <= 0 {
+			t.Errorf("point %d p90 %v %v", i, v, ok)
+		}
+		if _, ok := old.Figure("p90"); ok {
+			t.Errorf("point %d: p90 without figures", i)
+		}
+	}
+	raw := notStartedSweep(t)
+	for _, v := range []string{"1", "2"} {
+		doc := bytes.Replace(raw, []byte(`"schema_version": 2`), []byte(`"schema_version": `+v), 1)
+		if _, err := DecodeDocument("s.json", doc); err != nil {
+			t.Errorf("version %s: %v", v, err)
+		}
+	}
+}
