@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -335,117 +334,49 @@ func (sw *sweepRun) close() {
 	}
 }
 
-// sweepRuns is what the sweep's runs measured.
-type sweepRuns struct {
-	runs        []*sweep.RunResult
-	planned     int
-	start       time.Time
-	loadStart   []float64
-	interrupted bool
-	fatal       int   // runs that ended with an error before or while measuring
-	beforeErr   error // --before's command failed: the sweep stopped
-}
-
-// measureAll runs the plan, each point's line on stderr after its last
-// repetition, until its end or an interruption.
-func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
+// measureAll runs the plan (sweep.Loop), each point's line on stderr after
+// its last repetition, until its end or an interruption; a run is measured
+// as a single run is (measure, measureRun).
+func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 	s := sw.s
-	m := &sweepRuns{start: time.Now(), loadStart: hoststat.LoadAverage()}
-	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
-	m.planned = len(plan)
 	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
 		sw.status = newStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
 		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
 	}
-	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
-	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
-	for i, r := range plan {
-		if settled[r.Point] {
-			m.planned--
-			continue
-		}
-		if ctx.Err() != nil {
-			m.interrupted = true
-			break
-		}
-		if i > 0 && s.Pause > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(s.Pause):
+	loop := &sweep.Loop{Settings: s, Dims: sw.dims(), Lines: sw.stderr,
+		Before: func(ctx context.Context, pt sweep.Point) error { return runBefore(ctx, s, pt, sw.stderr) },
+		Measure: func(ctx context.Context, r sweep.Run, order, done, planned int) *sweep.RunResult {
+			p := sw.points[r.Point]
+			post := s.SizeOption == "--post-sizes"
+			if post {
+				setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 			}
-			if ctx.Err() != nil {
-				m.interrupted = true
-				break
+			if sw.status != nil {
+				sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", done+1, planned, sweepPointName(s, r))
 			}
-		}
-		if err := runBefore(ctx, s, r.Point, sw.stderr); err != nil {
-			if ctx.Err() != nil {
-				m.interrupted = true
-				break
+			rr := measure(ctx, s, r, order, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
+			if post {
+				dropPostBody(&p.o.Config)
+				if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
+					runtime.GC() // the next body is not allocated beside this one
+				}
 			}
-			m.beforeErr = err
-			break
-		}
-		p := sw.points[r.Point]
-		post := s.SizeOption == "--post-sizes"
-		if post {
-			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
-		}
-		if sw.status != nil {
-			sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
-		}
-		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
-		if post {
-			dropPostBody(&p.o.Config)
-			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
-				runtime.GC() // the next body is not allocated beside this one
-			}
-		}
-		m.runs = append(m.runs, rr)
-		if rr.Ending == "fatal" || rr.Ending == "not_started" {
-			m.fatal++
-		}
-		if rr.Ending == "interrupted" {
-			m.interrupted = true
-			break
-		}
-		mine := append(byPoint[r.Point], rr)
-		byPoint[r.Point] = mine
-		// A point is finished after its last repetition, or with --repeat
-		// auto once its interval is narrow enough.
-		settled[r.Point] = s.Auto && sweep.Settled(s.CI, mine)
-		switch {
-		case r.Rep == s.Repeat-1 || settled[r.Point]:
-			p := sweep.Aggregate(s, mine)[0]
-			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", len(m.runs), m.planned, sweep.PointLine(p))
-			for _, l := range sweep.VerdictLines(s, p) {
-				fmt.Fprintf(sw.stderr, "%s\n", l)
-			}
-		case r.Rep == 0:
-			// Each point's first figures as its first round ends, long before
-			// its last: the point's line again once every round is in.
-			upTo := "of"
-			if s.Auto {
-				upTo = "of at most"
-			}
-			p := sweep.Aggregate(s, mine)[0]
-			fmt.Fprintf(sw.stderr, "[%d/%d] round 1 %s %d: %s\n", len(m.runs), m.planned, upTo, s.Repeat, sweep.PointLine(p))
-		}
-	}
-	return m
+			return rr
+		}}
+	return loop.Run(ctx)
 }
 
 // finish writes the outputs (the table, the runs' errors, --csv, --json,
 // --plot, --html) and returns the sweep's exit status.
-func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
+func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 	s, so, out, stderr := sw.s, &sw.sa.opts, sw.out, sw.stderr
-	results := sweep.Aggregate(s, m.runs)
+	results := sweep.Aggregate(s, m.Runs)
 	if sw.sa.verbose {
 		fmt.Fprintln(out)
 	}
-	complete := !m.interrupted && m.beforeErr == nil
+	complete := !m.Interrupted && m.BeforeErr == nil
 	err := sweep.WriteTable(out, s, results, complete)
 	if err == nil {
 		err = sweep.WriteRunErrors(out, results)
@@ -454,8 +385,8 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
-	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: complete,
-		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: hoststat.LoadAverage()}}
+	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.Start, End: time.Now(), Complete: complete,
+		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
 	if err := sw.files.write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
@@ -468,14 +399,14 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		fmt.Fprintf(stderr, "%s sweep: %s\n", sw.argv0, msg)
 	}
 	switch {
-	case m.beforeErr != nil:
-		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.beforeErr, len(m.runs), m.planned)
+	case m.BeforeErr != nil:
+		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.BeforeErr, len(m.Runs), m.Planned)
 		return exitError
-	case m.interrupted:
-		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.runs), m.planned)
+	case m.Interrupted:
+		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.Runs), m.Planned)
 		return exitError
-	case m.fatal > 0:
-		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.fatal, m.planned)
+	case m.Fatal > 0:
+		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.Fatal, m.Planned)
 		return exitError
 	}
 	return exitOK
