@@ -371,54 +371,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		d.Settings.Sizes = append(d.Settings.Sizes, *docSize(&s.Sizes[i]))
 	}
 	for _, p := range points {
-		// The fixed per-point fields of schema version 1, each the same
-		// value as its catalog figure in "figures".
-		known := func(key string) *float64 {
-			v, ok := p.Value(key)
-			return optional(v, ok)
-		}
-		value := func(key string) float64 { v, _ := p.Value(key); return v }
-		latency := func(key string) float64 {
-			if p.LatencyCount == 0 {
-				return 0
-			}
-			return value(key)
-		}
-		dp := DocPoint{
-			Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
-			Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
-			RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
-				CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
-			Latency: DocLatency{Count: p.LatencyCount, MeanMs: latency("mean"), SDMs: latency("sd"),
-				P50Ms: latency("p50"), P99Ms: latency("p99"), MinMs: latency("min"), DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
-			RequestsComplete:  p.Complete,
-			RequestsFailed:    p.Failed,
-			RunsWithError:     p.ErrorRuns,
-			MbitPerS:          value("received_mbit_per_s"),
-			SentMbitPerS:      value("sent_mbit_per_s"),
-			ClientCPUPercent:  known("client_cpu_percent"),
-			ClientCPUUsPerReq: known("client_cpu_us_per_request"),
-			ServerCPUUsPerReq: known("server_cpu_us_per_request"),
-			ServerCPUPercent:  known("server_cpu_percent"),
-			Figures:           pointFigures(p),
-			Verdicts:          p.Verdicts,
-			StoppedAtMax:      p.StoppedAtMax,
-			Runs:              []DocRun{},
-		}
-		if h := p.HostCPU; h.Known {
-			dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
-				StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
-		}
-		for _, r := range p.Runs {
-			dp.Runs = append(dp.Runs, DocRun{
-				Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
-				RequestsPerSecond: r.RPS,
-				ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
-				ServerCPUMs:       optional(float64(r.ServerCPU.Microseconds())/1000, r.ServerCPUKnown),
-				Document:          r.Document,
-			})
-		}
-		d.Points = append(d.Points, dp)
+		d.Points = append(d.Points, docPoint(p))
 	}
 	for _, r := range Rankings(points) {
 		dr := DocRanking{Size: docSize(r.Size), ParamValue: r.ParamValue, Concurrency: r.Concurrency}
@@ -435,6 +388,59 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 	}
 	d.Changes = docComparisons(Changes(s, points))
 	return d
+}
+
+// docPoint is a point of the document: its identity, its figures, the
+// fixed figure fields schema version 2 still writes, and every run.
+func docPoint(p *PointResult) DocPoint {
+	// The fixed figure fields (written for schema version 2 only), each
+	// the same value as its catalog figure in "figures".
+	known := func(key string) *float64 {
+		v, ok := p.Value(key)
+		return optional(v, ok)
+	}
+	value := func(key string) float64 { v, _ := p.Value(key); return v }
+	latency := func(key string) float64 {
+		if p.LatencyCount == 0 {
+			return 0
+		}
+		return value(key)
+	}
+	dp := DocPoint{
+		Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
+		Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
+		RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
+			CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
+		Latency: DocLatency{Count: p.LatencyCount, MeanMs: latency("mean"), SDMs: latency("sd"),
+			P50Ms: latency("p50"), P99Ms: latency("p99"), MinMs: latency("min"), DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
+		RequestsComplete:  p.Complete,
+		RequestsFailed:    p.Failed,
+		RunsWithError:     p.ErrorRuns,
+		MbitPerS:          value("received_mbit_per_s"),
+		SentMbitPerS:      value("sent_mbit_per_s"),
+		ClientCPUPercent:  known("client_cpu_percent"),
+		ClientCPUUsPerReq: known("client_cpu_us_per_request"),
+		ServerCPUUsPerReq: known("server_cpu_us_per_request"),
+		ServerCPUPercent:  known("server_cpu_percent"),
+		Figures:           pointFigures(p),
+		Verdicts:          p.Verdicts,
+		StoppedAtMax:      p.StoppedAtMax,
+		Runs:              []DocRun{},
+	}
+	if h := p.HostCPU; h.Known {
+		dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
+			StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
+	}
+	for _, r := range p.Runs {
+		dp.Runs = append(dp.Runs, DocRun{
+			Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
+			RequestsPerSecond: r.RPS,
+			ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
+			ServerCPUMs:       optional(float64(r.ServerCPU.Microseconds())/1000, r.ServerCPUKnown),
+			Document:          r.Document,
+		})
+	}
+	return dp
 }
 
 // RankText is the place's rank text (RankText), from Rank and RankRange.
