@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -346,7 +345,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 		defer func() { sw.status.stop(); sw.stderr, sw.status = stderr, nil }()
 	}
 	loop := &sweep.Loop{Settings: s, Dims: sw.dims(), Lines: sw.stderr,
-		Before: func(ctx context.Context, pt sweep.Point) error { return runBefore(ctx, s, pt, sw.stderr) },
+		Before: func(ctx context.Context, pt sweep.Point) error { return s.RunBefore(ctx, pt, sw.stderr) },
 		Measure: func(ctx context.Context, r sweep.Run, order, done, planned int) *sweep.RunResult {
 			p := sw.points[r.Point]
 			post := s.SizeOption == "--post-sizes"
@@ -475,38 +474,6 @@ func (sw *sweepRun) methodSettings() error {
 		s.Param = p
 	}
 	s.Before = so.before
-	return nil
-}
-
-// beforeTimeout bounds --before's command.
-const beforeTimeout = 5 * time.Minute
-
-// runBefore runs --before's command for a run of the point (nothing
-// without --before): sh -c with {NAME} replaced by the point's --param
-// value (a value is one shell word: ParseParam), its output on stderr, in
-// its own process group, which is killed when the sweep is interrupted or
-// the command outlives beforeTimeout.
-func runBefore(ctx context.Context, s *sweep.Settings, pt sweep.Point, stderr io.Writer) error {
-	if s.Before == "" {
-		return nil
-	}
-	command := s.Before
-	if s.Param != nil {
-		command = strings.ReplaceAll(command, s.Param.Placeholder(), s.Param.Values[pt.Param])
-	}
-	ctx, cancel := context.WithTimeout(ctx, beforeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	cmd.SysProcAttr = newProcessGroup()
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("--before %q did not end within %v", command, beforeTimeout)
-		}
-		return fmt.Errorf("--before %q: %v", command, err)
-	}
 	return nil
 }
 
