@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,7 +18,6 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/hoststat"
-	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/report"
@@ -191,7 +189,7 @@ type sweepRun struct {
 	s        *sweep.Settings
 	meters   map[int]runMeter // by target (none without --server-pid)
 	points   map[sweep.Point]*sweepPoint
-	files    *sweepFiles
+	files    *sweep.Files
 	stopDemo func()
 	live     *liveOutputs // --live, --metrics, --remote-write (livecli.go; nil without)
 	// status is the live line under stderr while the runs go, on a terminal
@@ -211,10 +209,10 @@ func (sw *sweepRun) settings() error {
 	s := &sweep.Settings{Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
 	sw.s = s
 	var err error
-	if s.Repeat, s.Auto, err = parseRepeat(so.repeat); err != nil {
+	if s.Repeat, s.Auto, err = sweep.ParseRepeat(so.repeat); err != nil {
 		return err
 	}
-	if s.CI, err = parseCI(so.ci); err != nil {
+	if s.CI, err = sweep.ParseCI(so.ci); err != nil {
 		return err
 	}
 	if s.Pause > sweep.MaxPause {
@@ -313,7 +311,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		}
 		return exitError, true
 	}
-	if sw.files, err = createSweepFiles(so.csvFile, so.jsonFile); err != nil {
+	if sw.files, err = sweep.CreateFiles(so.csvFile, so.jsonFile); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		return exitError, true
 	}
@@ -326,7 +324,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 // close stops the --demo server and closes the files left open.
 func (sw *sweepRun) close() {
 	if sw.files != nil {
-		sw.files.close()
+		sw.files.Close()
 	}
 	if sw.stopDemo != nil {
 		sw.stopDemo()
@@ -353,7 +351,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 				setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 			}
 			if sw.status != nil {
-				sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", done+1, planned, sweepPointName(s, r))
+				sw.status.prefix = fmt.Sprintf("[%d/%d] %s: ", done+1, planned, sweep.RunName(s, r))
 			}
 			rr := measure(ctx, s, r, order, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
 			if post {
@@ -386,7 +384,7 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 	}
 	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.Start, End: time.Now(), Complete: complete,
 		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
-	if err := sw.files.write(s, results, meta); err != nil {
+	if err := sw.files.Write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
 	}
@@ -614,7 +612,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	verbose bool, out, stderr io.Writer, lv *liveOutputs, status *statusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
-	stream := lv.begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
+	stream := lv.begin(&cfg, o.URL, sweep.RunName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
@@ -679,93 +677,4 @@ func redactSweepArgs(argv []string) []string {
 	}
 	rest := redactCredentials(append([]string{argv[0]}, argv[2:]...))
 	return append([]string{argv[0], argv[1]}, rest[1:]...)
-}
-
-// sweepFiles are --csv and --json, created before the first request.
-type sweepFiles struct {
-	csv, json *os.File
-}
-
-func createSweepFiles(csvName, jsonName string) (*sweepFiles, error) {
-	f := &sweepFiles{}
-	var err error
-	if csvName != "" {
-		if f.csv, err = outfile.Create(csvName); err != nil {
-			return nil, err
-		}
-	}
-	if jsonName != "" {
-		if f.json, err = outfile.Create(jsonName); err != nil {
-			f.close()
-			return nil, err
-		}
-	}
-	return f, nil
-}
-
-func (f *sweepFiles) write(s *sweep.Settings, points []*sweep.PointResult, m sweep.Meta) error {
-	write := func(file *os.File, fn func(io.Writer) error) error {
-		if file == nil {
-			return nil
-		}
-		return outfile.WriteClose(file, fn)
-	}
-	err := write(f.csv, func(w io.Writer) error { return sweep.WriteCSV(w, points) })
-	f.csv = nil
-	if jerr := write(f.json, func(w io.Writer) error { return sweep.WriteJSON(w, sweep.NewDocument(s, points, m)) }); err == nil {
-		err = jerr
-	}
-	f.json = nil
-	return err
-}
-
-func (f *sweepFiles) close() {
-	for _, file := range []*os.File{f.csv, f.json} {
-		if file != nil {
-			file.Close()
-		}
-	}
-}
-
-// parseRepeat reads --repeat: R (1 to sweep.MaxRepeat), or auto[:MAX] (MAX
-// from sweep.AutoMinRepeat to sweep.MaxRepeat, sweep.AutoDefaultRepeat
-// without); it returns the number of runs planned per point (auto's
-// maximum) and whether they are auto's.
-func parseRepeat(v string) (n int, auto bool, err error) {
-	if rest, ok := strings.CutPrefix(v, "auto"); ok {
-		n = sweep.AutoDefaultRepeat
-		if rest != "" {
-			m, ok := strings.CutPrefix(rest, ":")
-			var perr error
-			if n, perr = strconv.Atoi(m); !ok || perr != nil || n < sweep.AutoMinRepeat || n > sweep.MaxRepeat {
-				return 0, false, fmt.Errorf("--repeat auto:MAX needs MAX from %d to %d, not %q", sweep.AutoMinRepeat, sweep.MaxRepeat, v)
-			}
-		}
-		return n, true, nil
-	}
-	n, err = strconv.Atoi(v)
-	if err != nil || n < 1 || n > sweep.MaxRepeat {
-		return 0, false, fmt.Errorf("--repeat must be from 1 to %d, or auto[:MAX], not %s", sweep.MaxRepeat, v)
-	}
-	return n, false, nil
-}
-
-// parseCI reads --ci: a percentage ("2%" or "2"), above 0 and at most 100,
-// as a fraction.
-func parseCI(v string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || !(f > 0 && f <= 100) {
-		return 0, fmt.Errorf("--ci must be a percentage above 0 and at most 100, not %q", v)
-	}
-	return f / 100, nil
-}
-
-// sweepPointName names a run of the sweep in the live outputs: its target,
-// concurrency, size and repetition.
-func sweepPointName(s *sweep.Settings, r sweep.Run) string {
-	name := s.Targets[r.Point.Target].Label + " c=" + strconv.Itoa(s.Concurrency[r.Point.Concurrency])
-	if r.Point.Size >= 0 && r.Point.Size < len(s.Sizes) {
-		name += " size=" + s.Sizes[r.Point.Size].Text
-	}
-	return name + " rep=" + strconv.Itoa(r.Rep+1)
 }
