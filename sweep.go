@@ -73,9 +73,6 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	return fs
 }
 
-// maxCVPercent is the largest --max-cv.
-const maxCVPercent = 1000
-
 const sweepUsage = `Usage: %s sweep [ab options] [sweep options] TARGET...
 TARGET is URL or LABEL=URL. ab's options apply to every run (-n or -t per run, -k, -H, ...), except:
     -c LIST         concurrency values, e.g. -c 1,10,100 (default 1)
@@ -203,55 +200,18 @@ func (sw *sweepRun) usageError(err error) int {
 	return exitUsage
 }
 
-// settings checks the sweep's options and reads its lists.
+// settings checks the sweep's options and reads its lists
+// (sweep.Options.Settings).
 func (sw *sweepRun) settings() error {
 	so := &sw.sa.opts
-	s := &sweep.Settings{Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
-	sw.s = s
+	o := sweep.Options{Concurrency: sw.sa.concurrency, Sizes: so.sizes, PostSizes: so.postSizes, Repeat: so.repeat, CI: so.ci,
+		Pause: time.Duration(so.pause), Ramp: time.Duration(so.ramp), MaxCVPercent: so.maxCVPercent,
+		Order: so.order, Seed: so.seed, Deviation: so.deviation, Baseline: so.baseline, Param: so.param, Before: so.before,
+		RequestsPerConn: so.requestsPerConn, NOrT: sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'], Demo: so.demo,
+		Targets: len(sw.sa.targets), ServerPIDs: len(so.serverPIDs)}
 	var err error
-	if s.Repeat, s.Auto, err = sweep.ParseRepeat(so.repeat); err != nil {
-		return err
-	}
-	if s.CI, err = sweep.ParseCI(so.ci); err != nil {
-		return err
-	}
-	if s.Pause > sweep.MaxPause {
-		return fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause)
-	}
-	if !(so.maxCVPercent >= 0 && so.maxCVPercent <= maxCVPercent) { // NaN too
-		return fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent)
-	}
-	if err := sw.methodSettings(); err != nil {
-		return err
-	}
-	s.Concurrency = []int{1}
-	if sw.sa.concurrency != "" {
-		if s.Concurrency, err = sweep.ParseConcurrency(sw.sa.concurrency); err != nil {
-			return err
-		}
-	}
-	switch {
-	case so.sizes != "" && so.postSizes != "":
-		return errors.New("--sizes and --post-sizes exclude each other (with --post-sizes, {size} in a target takes the body's size)")
-	case so.sizes != "":
-		s.SizeOption = "--sizes"
-		s.Sizes, err = sweep.ParseSizes("--sizes", so.sizes)
-	case so.postSizes != "":
-		s.SizeOption = "--post-sizes"
-		s.Sizes, err = sweep.ParseSizes("--post-sizes", so.postSizes)
-	}
-	if err != nil {
-		return err
-	}
-	if so.demo {
-		if len(sw.sa.targets) > 0 {
-			return errors.New("--demo sweeps the built-in server: no TARGET")
-		}
-		if len(so.serverPIDs) > 0 {
-			return errors.New("--server-pid cannot be used with --demo (the built-in server is gab itself; see cli cpu%)")
-		}
-	}
-	return nil
+	sw.s, err = o.Settings()
+	return err
 }
 
 // prepare does what must hold before the first request: the targets (the
@@ -417,62 +377,6 @@ func (sw *sweepRun) dims() sweep.Dims {
 		d.Params = len(s.Param.Values)
 	}
 	return d
-}
-
-// maxRequestsPerConn is the largest --requests-per-conn.
-const maxRequestsPerConn = 1_000_000
-
-// methodSettings checks the options of the experiment's method: --order,
-// --requests-per-conn, --param and --before, --deviation and --baseline.
-func (sw *sweepRun) methodSettings() error {
-	so, s := &sw.sa.opts, sw.s
-	switch so.order {
-	case sweep.OrderInterleaved:
-	case sweep.OrderRandom:
-		if s.Seed = so.seed; s.Seed == 0 {
-			s.Seed = uint64(time.Now().UnixNano()) | 1
-		}
-	default:
-		return fmt.Errorf("--order must be interleaved or random, not %q", so.order)
-	}
-	s.Order = so.order
-	if so.seed != 0 && s.Order != sweep.OrderRandom {
-		return errors.New("--seed is --order random's seed: give --order random")
-	}
-	switch so.deviation {
-	case sweep.DeviationPooled, sweep.DeviationMeanOfRuns:
-		s.Deviation = so.deviation
-	default:
-		return fmt.Errorf("--deviation must be pooled or mean-of-runs, not %q", so.deviation)
-	}
-	s.Baseline = so.baseline
-	if s.Ramp = time.Duration(so.ramp); s.Ramp > sweep.MaxPause {
-		return fmt.Errorf("--ramp must be at most %v, not %v", sweep.MaxPause, s.Ramp)
-	}
-	if so.requestsPerConn != 0 {
-		if so.requestsPerConn < 1 || so.requestsPerConn > maxRequestsPerConn {
-			return fmt.Errorf("--requests-per-conn must be from 1 to %d, not %d", maxRequestsPerConn, so.requestsPerConn)
-		}
-		if sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'] {
-			return errors.New("--requests-per-conn sets each point's -n (c × N): it cannot be used with -n or -t")
-		}
-		s.RequestsPerConn = so.requestsPerConn
-	}
-	if so.param != "" {
-		p, err := sweep.ParseParam(so.param)
-		if err != nil {
-			return err
-		}
-		if so.before == "" {
-			return fmt.Errorf("--param %s needs --before, the command that sets it before each run", p.Name)
-		}
-		if !strings.Contains(so.before, p.Placeholder()) {
-			return fmt.Errorf("--before's command holds no %s: every run would be the same", p.Placeholder())
-		}
-		s.Param = p
-	}
-	s.Before = so.before
-	return nil
 }
 
 // parsePoint builds a point's single-run command line and parses it with
