@@ -657,7 +657,11 @@ func PointLine(p *PointResult) string {
 		p99, _ := p.Value("p99")
 		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", mean, p.DeviationMs, p99)
 	}
-	fmt.Fprintf(&b, ", %d failed", p.Failed)
+	failed, ok := p.Value("failed") // the table's: ab's, and the unanswered that count as failed
+	if !ok {
+		failed = float64(p.Failed)
+	}
+	fmt.Fprintf(&b, ", %.0f failed", failed)
 	if p.ErrorRuns > 0 {
 		fmt.Fprintf(&b, ", %d of %d runs ended with an error", p.ErrorRuns, len(p.Runs))
 	}
