@@ -230,7 +230,7 @@ func TestCompareSweepPercentilesAreTheTables(t *testing.T) {
 	if r := rowNamed(t, g, "Requests per second"); r.A != 101 || r.APooled {
 		t.Errorf("req/s: %+v", r)
 	}
-	compareText(t, a, b, "*  ", "Sweeps (*): mean, sd, min, max and percentiles of all a point's runs' requests together")
+	compareText(t, a, b, "*  ", "Sweeps (*): a point's runs together, as gab sweep's table prints them: mean, sd, percentiles")
 }
 
 // TestCompareSweepOneEstimatorPerRow: every latency row of a sweep point is
@@ -255,6 +255,47 @@ func TestCompareSweepOneEstimatorPerRow(t *testing.T) {
 	}
 	if r := rowNamed(t, g, "sd"); !r.APooled || r.A <= 0 {
 		t.Errorf("sd: %+v", r)
+	}
+}
+
+// TestCompareSweepIsTheSweepsFigures: a sweep point's value on every row of
+// gab compare is the point's own figure in the sweep document ("figures",
+// the point's report.Group by the catalog's Pool rule): counts summed, CPU
+// per request of every request; the rows of a pooled value are marked.
+func TestCompareSweepIsTheSweepsFigures(t *testing.T) {
+	dir := t.TempDir()
+	swA := sweepOf("x", spreadRun(100, 1000, 10), spreadRun(101, 1000, 50), spreadRun(102, 3000, 7))
+	swB := sweepOf("x", spreadRun(110, 900, 10), spreadRun(111, 900, 90))
+	g := compareJSON(t, writeJSONTo(t, dir, "a.json", swA), writeJSONTo(t, dir, "b.json", swB)).Groups[0]
+	byTitle := map[string]report.Figure{}
+	for _, f := range report.Catalog {
+		byTitle[f.Title] = f
+	}
+	figure := func(p sweep.DocPoint, key string) (float64, bool) {
+		for _, v := range p.Figures {
+			if v.Key == key {
+				return v.Value, true
+			}
+		}
+		return 0, false
+	}
+	sums := 0
+	for _, r := range g.Rows {
+		f := byTitle[r.Figure]
+		a, aok := figure(swA.Points[0], f.Key)
+		b, bok := figure(swB.Points[0], f.Key)
+		if !aok || !bok || r.A != a || r.B != b {
+			t.Errorf("%s: compare %v and %v, the sweeps' figures %v and %v", f.Key, r.A, r.B, a, b)
+		}
+		if pooled := f.Pool != report.MeanOfRuns; r.APooled != pooled || r.BPooled != pooled {
+			t.Errorf("%s: marked %v %v, pool %d", f.Key, r.APooled, r.BPooled, f.Pool)
+		}
+		if f.Pool == report.SumOfRuns {
+			sums++
+		}
+	}
+	if c := rowNamed(t, g, "Complete requests"); sums == 0 || c.A != float64(swA.Points[0].RequestsComplete) || c.B != float64(swB.Points[0].RequestsComplete) {
+		t.Errorf("complete: %+v, want the points' sums %d and %d", c, swA.Points[0].RequestsComplete, swB.Points[0].RequestsComplete)
 	}
 }
 

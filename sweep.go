@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,7 +20,6 @@ import (
 	"gab/internal/abprint"
 	"gab/internal/hoststat"
 	"gab/internal/live"
-	"gab/internal/outfile"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/report"
@@ -78,9 +74,6 @@ func newSweepFlagSet(so *sweepOptions) *pflag.FlagSet {
 	fs.BoolVarP(&so.help, "help", "h", false, "print this help")
 	return fs
 }
-
-// maxCVPercent is the largest --max-cv.
-const maxCVPercent = 1000
 
 const sweepUsage = `Usage: %s sweep [ab options] [sweep options] TARGET...
 TARGET is URL or LABEL=URL. ab's options apply to every run (-n or -t per run, -k, -H, ...), except:
@@ -195,7 +188,7 @@ type sweepRun struct {
 	s        *sweep.Settings
 	meters   map[int]runMeter // by target (none without --server-pid)
 	points   map[sweep.Point]*sweepPoint
-	files    *sweepFiles
+	files    *sweep.Files
 	stopDemo func()
 	live     *live.Outputs // --live, --metrics, --remote-write (internal/live; nil without)
 	// status is the live line under stderr while the runs go, on a terminal
@@ -209,55 +202,18 @@ func (sw *sweepRun) usageError(err error) int {
 	return exitUsage
 }
 
-// settings checks the sweep's options and reads its lists.
+// settings checks the sweep's options and reads its lists
+// (sweep.Options.Settings).
 func (sw *sweepRun) settings() error {
 	so := &sw.sa.opts
-	s := &sweep.Settings{Pause: time.Duration(so.pause), MaxCV: so.maxCVPercent / 100}
-	sw.s = s
+	o := sweep.Options{Concurrency: sw.sa.concurrency, Sizes: so.sizes, PostSizes: so.postSizes, Repeat: so.repeat, CI: so.ci,
+		Pause: time.Duration(so.pause), Ramp: time.Duration(so.ramp), MaxCVPercent: so.maxCVPercent,
+		Order: so.order, Seed: so.seed, Deviation: so.deviation, Baseline: so.baseline, Param: so.param, Before: so.before,
+		RequestsPerConn: so.requestsPerConn, NOrT: sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'], Demo: so.demo,
+		Targets: len(sw.sa.targets), ServerPIDs: len(so.serverPIDs)}
 	var err error
-	if s.Repeat, s.Auto, err = parseRepeat(so.repeat); err != nil {
-		return err
-	}
-	if s.CI, err = parseCI(so.ci); err != nil {
-		return err
-	}
-	if s.Pause > sweep.MaxPause {
-		return fmt.Errorf("--pause must be at most %v, not %v", sweep.MaxPause, s.Pause)
-	}
-	if !(so.maxCVPercent >= 0 && so.maxCVPercent <= maxCVPercent) { // NaN too
-		return fmt.Errorf("--max-cv must be a percentage from 0 to %d, not %v", maxCVPercent, so.maxCVPercent)
-	}
-	if err := sw.methodSettings(); err != nil {
-		return err
-	}
-	s.Concurrency = []int{1}
-	if sw.sa.concurrency != "" {
-		if s.Concurrency, err = sweep.ParseConcurrency(sw.sa.concurrency); err != nil {
-			return err
-		}
-	}
-	switch {
-	case so.sizes != "" && so.postSizes != "":
-		return errors.New("--sizes and --post-sizes exclude each other (with --post-sizes, {size} in a target takes the body's size)")
-	case so.sizes != "":
-		s.SizeOption = "--sizes"
-		s.Sizes, err = sweep.ParseSizes("--sizes", so.sizes)
-	case so.postSizes != "":
-		s.SizeOption = "--post-sizes"
-		s.Sizes, err = sweep.ParseSizes("--post-sizes", so.postSizes)
-	}
-	if err != nil {
-		return err
-	}
-	if so.demo {
-		if len(sw.sa.targets) > 0 {
-			return errors.New("--demo sweeps the built-in server: no TARGET")
-		}
-		if len(so.serverPIDs) > 0 {
-			return errors.New("--server-pid cannot be used with --demo (the built-in server is gab itself; see cli cpu%)")
-		}
-	}
-	return nil
+	sw.s, err = o.Settings()
+	return err
 }
 
 // prepare does what must hold before the first request: the targets (the
@@ -317,7 +273,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		}
 		return exitError, true
 	}
-	if sw.files, err = createSweepFiles(so.csvFile, so.jsonFile); err != nil {
+	if sw.files, err = sweep.CreateFiles(so.csvFile, so.jsonFile); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		return exitError, true
 	}
@@ -330,124 +286,56 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 // close stops the --demo server and closes the files left open.
 func (sw *sweepRun) close() {
 	if sw.files != nil {
-		sw.files.close()
+		sw.files.Close()
 	}
 	if sw.stopDemo != nil {
 		sw.stopDemo()
 	}
 }
 
-// sweepRuns is what the sweep's runs measured.
-type sweepRuns struct {
-	runs        []*sweep.RunResult
-	planned     int
-	start       time.Time
-	loadStart   []float64
-	interrupted bool
-	fatal       int   // runs that ended with an error before or while measuring
-	beforeErr   error // --before's command failed: the sweep stopped
-}
-
-// measureAll runs the plan, each point's line on stderr after its last
-// repetition, until its end or an interruption.
-func (sw *sweepRun) measureAll(ctx context.Context) *sweepRuns {
+// measureAll runs the plan (sweep.Loop), each point's line on stderr after
+// its last repetition, until its end or an interruption; a run is measured
+// as a single run is (measure, measureRun).
+func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 	s := sw.s
-	m := &sweepRuns{start: time.Now(), loadStart: hoststat.LoadAverage()}
-	plan := sweep.Plan(sw.dims(), s.Order, rand.New(rand.NewPCG(s.Seed, 0)))
-	m.planned = len(plan)
 	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
 		sw.status = abprint.NewStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
 		defer func() { sw.status.Stop(); sw.stderr, sw.status = stderr, nil }()
 	}
-	byPoint := map[sweep.Point][]*sweep.RunResult{} // each point's runs: the sweep stays linear in its runs
-	settled := map[sweep.Point]bool{}               // --repeat auto: the point needs no more runs
-	for i, r := range plan {
-		if settled[r.Point] {
-			m.planned--
-			continue
-		}
-		if ctx.Err() != nil {
-			m.interrupted = true
-			break
-		}
-		if i > 0 && s.Pause > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(s.Pause):
+	loop := &sweep.Loop{Settings: s, Dims: sw.dims(), Lines: sw.stderr,
+		Before: func(ctx context.Context, pt sweep.Point) error { return s.RunBefore(ctx, pt, sw.stderr) },
+		Measure: func(ctx context.Context, r sweep.Run, order, done, planned int) *sweep.RunResult {
+			p := sw.points[r.Point]
+			post := s.SizeOption == "--post-sizes"
+			if post {
+				setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
 			}
-			if ctx.Err() != nil {
-				m.interrupted = true
-				break
+			if sw.status != nil {
+				sw.status.Prefix = fmt.Sprintf("[%d/%d] %s: ", done+1, planned, sweep.RunName(s, r))
 			}
-		}
-		if err := runBefore(ctx, s, r.Point, sw.stderr); err != nil {
-			if ctx.Err() != nil {
-				m.interrupted = true
-				break
+			rr := measure(ctx, s, r, order, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
+			if post {
+				dropPostBody(&p.o.Config)
+				if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
+					runtime.GC() // the next body is not allocated beside this one
+				}
 			}
-			m.beforeErr = err
-			break
-		}
-		p := sw.points[r.Point]
-		post := s.SizeOption == "--post-sizes"
-		if post {
-			setPostBody(&p.o.Config, s.Sizes[r.Point.Size].Bytes)
-		}
-		if sw.status != nil {
-			sw.status.Prefix = fmt.Sprintf("[%d/%d] %s: ", len(m.runs)+1, m.planned, sweepPointName(s, r))
-		}
-		rr := measure(ctx, s, r, i, p, sw.meters[r.Target], sw.sa.verbose, sw.out, sw.stderr, sw.live, sw.status)
-		if post {
-			dropPostBody(&p.o.Config)
-			if s.Sizes[r.Point.Size].Bytes >= bigPostBody {
-				runtime.GC() // the next body is not allocated beside this one
-			}
-		}
-		m.runs = append(m.runs, rr)
-		if rr.Ending == "fatal" || rr.Ending == "not_started" {
-			m.fatal++
-		}
-		if rr.Ending == "interrupted" {
-			m.interrupted = true
-			break
-		}
-		mine := append(byPoint[r.Point], rr)
-		byPoint[r.Point] = mine
-		// A point is finished after its last repetition, or with --repeat
-		// auto once its interval is narrow enough.
-		settled[r.Point] = s.Auto && sweep.Settled(s.CI, mine)
-		switch {
-		case r.Rep == s.Repeat-1 || settled[r.Point]:
-			p := sweep.Aggregate(s, mine)[0]
-			fmt.Fprintf(sw.stderr, "[%d/%d] %s\n", len(m.runs), m.planned, sweep.PointLine(p))
-			for _, l := range sweep.VerdictLines(s, p) {
-				fmt.Fprintf(sw.stderr, "%s\n", l)
-			}
-		case r.Rep == 0:
-			// Each point's first figures as its first round ends, long before
-			// its last: the point's line again once every round is in.
-			upTo := "of"
-			if s.Auto {
-				upTo = "of at most"
-			}
-			p := sweep.Aggregate(s, mine)[0]
-			fmt.Fprintf(sw.stderr, "[%d/%d] round 1 %s %d: %s\n", len(m.runs), m.planned, upTo, s.Repeat, sweep.PointLine(p))
-		}
-	}
-	return m
+			return rr
+		}}
+	return loop.Run(ctx)
 }
 
 // finish writes the outputs (the table, the runs' errors, --csv, --json,
 // --plot, --html) and returns the sweep's exit status.
-func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
+func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 	s, so, out, stderr := sw.s, &sw.sa.opts, sw.out, sw.stderr
-	results := sweep.Aggregate(s, m.runs)
+	results := sweep.Aggregate(s, m.Runs)
 	if sw.sa.verbose {
 		fmt.Fprintln(out)
 	}
-	complete := !m.interrupted && m.beforeErr == nil
+	complete := !m.Interrupted && m.BeforeErr == nil
 	err := sweep.WriteTable(out, s, results, complete)
 	if err == nil {
 		err = sweep.WriteRunErrors(out, results)
@@ -456,9 +344,9 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
-	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.start, End: time.Now(), Complete: complete,
-		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.loadStart, LoadEnd: hoststat.LoadAverage()}}
-	if err := sw.files.write(s, results, meta); err != nil {
+	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.Start, End: time.Now(), Complete: complete,
+		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
+	if err := sw.files.Write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
 	}
@@ -470,14 +358,14 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweepRuns) int {
 		fmt.Fprintf(stderr, "%s sweep: %s\n", sw.argv0, msg)
 	}
 	switch {
-	case m.beforeErr != nil:
-		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.beforeErr, len(m.runs), m.planned)
+	case m.BeforeErr != nil:
+		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.BeforeErr, len(m.Runs), m.Planned)
 		return exitError
-	case m.interrupted:
-		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.runs), m.planned)
+	case m.Interrupted:
+		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.Runs), m.Planned)
 		return exitError
-	case m.fatal > 0:
-		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.fatal, m.planned)
+	case m.Fatal > 0:
+		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.Fatal, m.Planned)
 		return exitError
 	}
 	return exitOK
@@ -491,94 +379,6 @@ func (sw *sweepRun) dims() sweep.Dims {
 		d.Params = len(s.Param.Values)
 	}
 	return d
-}
-
-// maxRequestsPerConn is the largest --requests-per-conn.
-const maxRequestsPerConn = 1_000_000
-
-// methodSettings checks the options of the experiment's method: --order,
-// --requests-per-conn, --param and --before, --deviation and --baseline.
-func (sw *sweepRun) methodSettings() error {
-	so, s := &sw.sa.opts, sw.s
-	switch so.order {
-	case sweep.OrderInterleaved:
-	case sweep.OrderRandom:
-		if s.Seed = so.seed; s.Seed == 0 {
-			s.Seed = uint64(time.Now().UnixNano()) | 1
-		}
-	default:
-		return fmt.Errorf("--order must be interleaved or random, not %q", so.order)
-	}
-	s.Order = so.order
-	if so.seed != 0 && s.Order != sweep.OrderRandom {
-		return errors.New("--seed is --order random's seed: give --order random")
-	}
-	switch so.deviation {
-	case sweep.DeviationPooled, sweep.DeviationMeanOfRuns:
-		s.Deviation = so.deviation
-	default:
-		return fmt.Errorf("--deviation must be pooled or mean-of-runs, not %q", so.deviation)
-	}
-	s.Baseline = so.baseline
-	if s.Ramp = time.Duration(so.ramp); s.Ramp > sweep.MaxPause {
-		return fmt.Errorf("--ramp must be at most %v, not %v", sweep.MaxPause, s.Ramp)
-	}
-	if so.requestsPerConn != 0 {
-		if so.requestsPerConn < 1 || so.requestsPerConn > maxRequestsPerConn {
-			return fmt.Errorf("--requests-per-conn must be from 1 to %d, not %d", maxRequestsPerConn, so.requestsPerConn)
-		}
-		if sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'] {
-			return errors.New("--requests-per-conn sets each point's -n (c × N): it cannot be used with -n or -t")
-		}
-		s.RequestsPerConn = so.requestsPerConn
-	}
-	if so.param != "" {
-		p, err := sweep.ParseParam(so.param)
-		if err != nil {
-			return err
-		}
-		if so.before == "" {
-			return fmt.Errorf("--param %s needs --before, the command that sets it before each run", p.Name)
-		}
-		if !strings.Contains(so.before, p.Placeholder()) {
-			return fmt.Errorf("--before's command holds no %s: every run would be the same", p.Placeholder())
-		}
-		s.Param = p
-	}
-	s.Before = so.before
-	return nil
-}
-
-// beforeTimeout bounds --before's command.
-const beforeTimeout = 5 * time.Minute
-
-// runBefore runs --before's command for a run of the point (nothing
-// without --before): sh -c with {NAME} replaced by the point's --param
-// value (a value is one shell word: ParseParam), its output on stderr, in
-// its own process group, which is killed when the sweep is interrupted or
-// the command outlives beforeTimeout.
-func runBefore(ctx context.Context, s *sweep.Settings, pt sweep.Point, stderr io.Writer) error {
-	if s.Before == "" {
-		return nil
-	}
-	command := s.Before
-	if s.Param != nil {
-		command = strings.ReplaceAll(command, s.Param.Placeholder(), s.Param.Values[pt.Param])
-	}
-	ctx, cancel := context.WithTimeout(ctx, beforeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	cmd.SysProcAttr = newProcessGroup()
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("--before %q did not end within %v", command, beforeTimeout)
-		}
-		return fmt.Errorf("--before %q: %v", command, err)
-	}
-	return nil
 }
 
 // parsePoint builds a point's single-run command line and parses it with
@@ -718,7 +518,7 @@ func measure(ctx context.Context, s *sweep.Settings, r sweep.Run, order int, p *
 	verbose bool, out, stderr io.Writer, lv *live.Outputs, status *abprint.StatusLine) *sweep.RunResult {
 	o := p.o
 	cfg := o.Config
-	stream := lv.Begin(&cfg, o.URL, sweepPointName(s, r), client.DefaultInterval)
+	stream := lv.Begin(&cfg, o.URL, sweep.RunName(s, r), client.DefaultInterval)
 	cfg.Extended = true // the latency histogram and the phases' exact moments
 	cfg.Quiet = true
 	if verbose {
@@ -783,93 +583,4 @@ func redactSweepArgs(argv []string) []string {
 	}
 	rest := redactCredentials(append([]string{argv[0]}, argv[2:]...))
 	return append([]string{argv[0], argv[1]}, rest[1:]...)
-}
-
-// sweepFiles are --csv and --json, created before the first request.
-type sweepFiles struct {
-	csv, json *os.File
-}
-
-func createSweepFiles(csvName, jsonName string) (*sweepFiles, error) {
-	f := &sweepFiles{}
-	var err error
-	if csvName != "" {
-		if f.csv, err = outfile.Create(csvName); err != nil {
-			return nil, err
-		}
-	}
-	if jsonName != "" {
-		if f.json, err = outfile.Create(jsonName); err != nil {
-			f.close()
-			return nil, err
-		}
-	}
-	return f, nil
-}
-
-func (f *sweepFiles) write(s *sweep.Settings, points []*sweep.PointResult, m sweep.Meta) error {
-	write := func(file *os.File, fn func(io.Writer) error) error {
-		if file == nil {
-			return nil
-		}
-		return outfile.WriteClose(file, fn)
-	}
-	err := write(f.csv, func(w io.Writer) error { return sweep.WriteCSV(w, points) })
-	f.csv = nil
-	if jerr := write(f.json, func(w io.Writer) error { return sweep.WriteJSON(w, sweep.NewDocument(s, points, m)) }); err == nil {
-		err = jerr
-	}
-	f.json = nil
-	return err
-}
-
-func (f *sweepFiles) close() {
-	for _, file := range []*os.File{f.csv, f.json} {
-		if file != nil {
-			file.Close()
-		}
-	}
-}
-
-// parseRepeat reads --repeat: R (1 to sweep.MaxRepeat), or auto[:MAX] (MAX
-// from sweep.AutoMinRepeat to sweep.MaxRepeat, sweep.AutoDefaultRepeat
-// without); it returns the number of runs planned per point (auto's
-// maximum) and whether they are auto's.
-func parseRepeat(v string) (n int, auto bool, err error) {
-	if rest, ok := strings.CutPrefix(v, "auto"); ok {
-		n = sweep.AutoDefaultRepeat
-		if rest != "" {
-			m, ok := strings.CutPrefix(rest, ":")
-			var perr error
-			if n, perr = strconv.Atoi(m); !ok || perr != nil || n < sweep.AutoMinRepeat || n > sweep.MaxRepeat {
-				return 0, false, fmt.Errorf("--repeat auto:MAX needs MAX from %d to %d, not %q", sweep.AutoMinRepeat, sweep.MaxRepeat, v)
-			}
-		}
-		return n, true, nil
-	}
-	n, err = strconv.Atoi(v)
-	if err != nil || n < 1 || n > sweep.MaxRepeat {
-		return 0, false, fmt.Errorf("--repeat must be from 1 to %d, or auto[:MAX], not %s", sweep.MaxRepeat, v)
-	}
-	return n, false, nil
-}
-
-// parseCI reads --ci: a percentage ("2%" or "2"), above 0 and at most 100,
-// as a fraction.
-func parseCI(v string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-	if err != nil || !(f > 0 && f <= 100) {
-		return 0, fmt.Errorf("--ci must be a percentage above 0 and at most 100, not %q", v)
-	}
-	return f / 100, nil
-}
-
-// sweepPointName names a run of the sweep in the live outputs: its target,
-// concurrency, size and repetition.
-func sweepPointName(s *sweep.Settings, r sweep.Run) string {
-	name := s.Targets[r.Point.Target].Label + " c=" + strconv.Itoa(s.Concurrency[r.Point.Concurrency])
-	if r.Point.Size >= 0 && r.Point.Size < len(s.Sizes) {
-		name += " size=" + s.Sizes[r.Point.Size].Text
-	}
-	return name + " rep=" + strconv.Itoa(r.Rep+1)
 }

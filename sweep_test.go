@@ -284,7 +284,7 @@ func TestSweepTwoTargets(t *testing.T) {
 			continue
 		}
 		if complete != "40" || r[col["failed"]] != "0" || r[col["error_runs"]] != "0" || r[col["repeats"]] != "2" || r[col["server_cpu_us_per_req"]] != "" ||
-			r[col["latency_mean_ms"]] == "" || r[col["rps_ci95"]] == "" || r[col["client_cpu_pct"]] == "" {
+			r[col["latency_mean_ms"]] == "" || r[col["rps_ci95"]] == "" || r[col["client_cpu_us_per_req"]] == "" {
 			t.Errorf("row %q", r)
 		}
 	}

@@ -50,13 +50,6 @@ func SpreadOf(values []float64) spread {
 	return s
 }
 
-// pooledFigures are the figures whose value for a sweep's point is of its
-// runs' requests together (their records merged, MergeRuns), as gab
-// sweep's table prints them: every latency figure, so that one estimator
-// gives a row's value (a pooled p99.9 never stands above a mean of the runs'
-// maxima); every other figure of a point is the mean of its runs' own.
-var pooledFigures = map[string]bool{"mean": true, "sd": true, "min": true, "p50": true, "p90": true, "p99": true, "p99.9": true, "max": true}
-
 // ComparisonRow is one figure of one group, A against B.
 type ComparisonRow struct {
 	Figure string `json:"figure"`
@@ -72,9 +65,10 @@ type ComparisonRow struct {
 	ASD           *float64 `json:"a_sd,omitempty"`
 	BSD           *float64 `json:"b_sd,omitempty"`
 	OutsideSpread *bool    `json:"outside_spread,omitempty"`
-	// APooled and BPooled: the side's value is of its runs' requests
-	// together (a sweep point's latency figures, as its table prints
-	// them), not the mean of the runs' own; its sd is still the runs'.
+	// APooled and BPooled: the side's value is of its runs together by the
+	// figure's Pool rule (a sweep point's, as its table prints it: the
+	// latencies of every request, counts summed, the extremes), not the
+	// mean of the runs' own; its sd is still the runs'.
 	APooled bool `json:"a_pooled,omitempty"`
 	BPooled bool `json:"b_pooled,omitempty"`
 }
@@ -105,33 +99,26 @@ type Comparison struct {
 func compareGroups(a, b CompareGroup, commandSettings func([]string) map[string]string) ComparisonGroup {
 	out := ComparisonGroup{Key: a.Key, ARuns: len(a.Runs), BRuns: len(b.Runs),
 		SettingsDiffer: settingsDiffer(a.Runs[0], b.Runs[0], commandSettings)}
-	pa, pb := pooledRun(a), pooledRun(b)
+	ga, gb := NewGroup(a.Runs), NewGroup(b.Runs)
 	for _, f := range Catalog {
-		xa, xb := figureOf(&f, a.Runs), figureOf(&f, b.Runs)
-		if len(xa) == 0 || len(xb) == 0 {
+		sa, sb := ga.Stat(&f), gb.Stat(&f)
+		if !sa.Known || !sb.Known {
 			continue // absent on a side: not comparable
 		}
-		sa, sb := SpreadOf(xa), SpreadOf(xb)
-		ma, mb := sa.Mean, sb.Mean
-		r := ComparisonRow{Figure: f.Title, Unit: f.Unit, Better: f.Better, A: ma, B: mb}
-		if v, ok := pooledFigure(&f, pa); ok {
-			r.A, r.APooled = v, true
-		}
-		if v, ok := pooledFigure(&f, pb); ok {
-			r.B, r.BPooled = v, true
-		}
-		ma, mb = r.A, r.B
-		if ma != 0 {
-			c := (mb - ma) / math.Abs(ma) * 100
+		r := ComparisonRow{Figure: f.Title, Unit: f.Unit, Better: f.Better}
+		r.A, r.APooled = sideValue(a, &f, sa)
+		r.B, r.BPooled = sideValue(b, &f, sb)
+		if r.A != 0 {
+			c := (r.B - r.A) / math.Abs(r.A) * 100
 			r.ChangePercent = &c
 		}
-		if len(xa) > 1 {
-			r.ASD = &sa.SD
+		if sa.Runs.N > 1 {
+			r.ASD = &sa.Runs.SD
 		}
-		if len(xb) > 1 {
-			r.BSD = &sb.SD
+		if sb.Runs.N > 1 {
+			r.BSD = &sb.Runs.SD
 		}
-		if len(xa) > 1 && len(xb) > 1 {
+		if sa.Runs.N > 1 && sb.Runs.N > 1 {
 			outside := sb.Min > sa.Max || sb.Max < sa.Min
 			r.OutsideSpread = &outside
 		}
@@ -141,36 +128,14 @@ func compareGroups(a, b CompareGroup, commandSettings func([]string) map[string]
 	return out
 }
 
-// figureOf is f of each run that has it.
-func figureOf(f *Figure, runs []*Run) []float64 {
-	var out []float64
-	for _, d := range runs {
-		if v, ok := f.Value(d); ok {
-			out = append(out, v)
-		}
+// sideValue is a side's value of f: a sweep point's (g.Pooled) by the
+// figure's Pool rule where that is not the mean of its runs' own (pooled
+// is then true), else the mean of the runs' own.
+func sideValue(g CompareGroup, f *Figure, s Stat) (v float64, pooled bool) {
+	if g.Pooled && (s.FromMerged || f.Pool == SumOfRuns || f.Pool == MinOfRuns || f.Pool == MaxOfRuns) {
+		return s.Value, true
 	}
-	return out
-}
-
-// pooledRun is a sweep point's runs merged (nil for a single run, or runs
-// that do not merge).
-func pooledRun(g CompareGroup) *Run {
-	if !g.Pooled {
-		return nil
-	}
-	m, err := MergeRuns(g.Runs)
-	if err != nil {
-		return nil
-	}
-	return m
-}
-
-// pooledFigure is f of a sweep point's runs together (pooled), where f has one.
-func pooledFigure(f *Figure, pooled *Run) (float64, bool) {
-	if pooled == nil || !pooledFigures[f.Key] {
-		return 0, false
-	}
-	return f.Value(pooled)
+	return s.Runs.Mean, false
 }
 
 // Compare compares side A (read from nameA) with side B: a run with a run
@@ -258,7 +223,7 @@ func (doc *Comparison) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\nLatencies (mean, sd, min, max, percentiles) are of the total time; percentiles from HDR histograms (3 significant digits).\n")
 	if pooledNote {
-		b.WriteString("Sweeps (*): mean, sd, min, max and percentiles of all a point's runs' requests together (exact mean and sd, merged histograms), as gab sweep's table prints them.\n")
+		b.WriteString("Sweeps (*): a point's runs together, as gab sweep's table prints them: mean, sd, percentiles and CPU per request of all its runs' requests (exact mean and sd, merged histograms), counts summed, min and max the extremes.\n")
 	}
 	if spreadNote {
 		b.WriteString("With repetitions: the mean ± sd of the runs (*: ± the sd of the runs' own figures); outside spread means every run of one side is beyond every run of the other.\n")

@@ -12,7 +12,7 @@ import (
 
 // This file is gab merge: the report of a run measured as several documents
 // (the shards of --shard, or with force any documents), checked before
-// MergeRuns combines them (mergeruns.go), with a shard section that lists
+// their Group merges them (group.go, MergeRuns in mergeruns.go), with a shard section that lists
 // them and notes that say what was merged.
 
 // MergeInput is one document and the file it was read from.
@@ -94,10 +94,11 @@ func Merge(in []MergeInput, force bool, commandLine []string) (run *Run, notes [
 	for i, m := range in {
 		docs[i], names[i] = m.Doc, m.Name
 	}
-	r, err := mergeRuns(docs, names, starts)
+	g, err := groupOf(docs, names, starts) // the shards as one group: their merge is the run
 	if err != nil {
 		return nil, nil, &mergeError{Reasons: []string{err.Error()}}
 	}
+	r := g.Merged
 	if commandLine != nil {
 		r.CommandLine = commandLine
 	}

@@ -27,9 +27,14 @@ import (
 // made safe to print first (chart.Printable). A refusal names the field:
 // "report.failed_requests: -50 is negative".
 
+// MaxConcurrency is ab's limit on -c ("Invalid Concurrency [Range
+// 0..200000]"): the most connections of a run, a sweep's point or a capacity
+// search.
+const MaxConcurrency = 200000
+
 // maxShards is the most shards a run can have: each shard needs a connection
-// of its own, and -c is at most 200000.
-const maxShards = 200000
+// of its own, and -c is at most MaxConcurrency.
+const maxShards = MaxConcurrency
 
 // maxNumber bounds every number of a document: 2^53, beyond which JSON
 // readers that hold numbers as doubles lose digits (what gab writes stays far

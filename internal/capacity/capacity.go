@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gab/internal/sweep"
+	"gab/report"
 )
 
 // Step is one measured step: a constant rate held for the step's time.
@@ -388,39 +388,39 @@ type Summary struct {
 	Found       bool    `json:"found"`                 // every repetition found the capacity
 	Interrupted bool    `json:"interrupted,omitempty"` // some repetition was interrupted
 	Rank        int     `json:"rank,omitempty"`
-	// RankRange is the rank range [lo, hi] by sweep.TieRule (lo = Rank);
+	// RankRange is the rank range [lo, hi] by report.TieRule (lo = Rank);
 	// absent in documents from before it.
 	RankRange []int `json:"rank_range,omitempty"`
 	Tied      bool  `json:"tied,omitempty"`
-	// RankRangeLoose: see sweep.Place's Loose.
+	// RankRangeLoose: see report.Place's Loose.
 	RankRangeLoose bool `json:"rank_range_loose,omitempty"`
-	// Group: the letters of the target's tie groups (sweep.TieRule).
+	// Group: the letters of the target's tie groups (report.TieRule).
 	Group string `json:"group,omitempty"`
 }
 
-// RankText is the capacity's rank text (sweep.RankText), from Rank and
+// RankText is the capacity's rank text (report.RankText), from Rank and
 // RankRange.
 func (c Summary) RankText() string {
 	hi := c.Rank
 	if len(c.RankRange) == 2 {
 		hi = c.RankRange[1]
 	}
-	return sweep.RankText(c.Rank, hi, c.Tied) + sweep.LooseMark(c.RankRangeLoose)
+	return report.RankText(c.Rank, hi, c.Tied) + report.LooseMark(c.RankRangeLoose)
 }
 
-// Interval is the target's capacity over its searches as sweep's tie rule
-// tests it (sweep.Apart, the ratio of two capacities on the log scale): the
+// Interval is the target's capacity over its searches as the tie rule (report.TieRule)
+// tests it (report.Apart, the ratio of two capacities on the log scale): the
 // mean of the capacities its searches found (bounds left out, as Summarize
 // leaves them) with their sd, known when a search found one: a target whose
 // searches found none ranks after every target with a capacity found.
-func (t *Target) Interval() sweep.Interval {
+func (t *Target) Interval() report.Interval {
 	var caps []float64
 	for i, r := range t.Runs {
 		if _, bound := boundOf(i, r.Result); !bound {
 			caps = append(caps, r.Result.CapacityPerS)
 		}
 	}
-	iv := sweep.IntervalOf(caps)
+	iv := report.IntervalOf(caps)
 	iv.Known = len(caps) > 0
 	return iv
 }
@@ -500,7 +500,7 @@ func GeoInterval(values []float64) (mean, lo, hi float64) {
 	for i, v := range values {
 		logs[i] = math.Log(v)
 	}
-	iv := sweep.IntervalOf(logs)
+	iv := report.IntervalOf(logs)
 	// Two searches at 1 and 1e9 req/s put the upper end near 1e61: it is
 	// kept within 2^53, a document's largest figure (report.CheckNumbers).
 	return math.Exp(iv.Mean), math.Exp(iv.Lo), min(math.Exp(iv.Hi), 1<<53)
@@ -572,18 +572,18 @@ func (c Summary) Line(fmtRate func(float64) string) string {
 	return b.String()
 }
 
-// Rank ranks the targets by capacity (highest first) with sweep's tie rule
-// (sweep.TieRule, on Interval); targets whose capacity was not found
+// Rank ranks the targets by capacity (highest first) with the tie rule
+// (report.TieRule, on Interval); targets whose capacity was not found
 // (client-bound, at --max-rate, out of steps: lower bounds, which do not
 // order) share the last rank. It returns the targets in rank order.
 func Rank(ts []*Target) []*Target {
-	ivs := make([]sweep.Interval, len(ts))
+	ivs := make([]report.Interval, len(ts))
 	for i, t := range ts {
 		ivs[i] = t.Interval()
 	}
 	out := make([]*Target, len(ts))
 	unknown, unknownRank := 0, 0
-	for i, p := range sweep.RankIntervals(ivs, true) {
+	for i, p := range report.RankIntervals(ivs, true) {
 		t := ts[p.Index]
 		t.Capacity.Rank, t.Capacity.Tied, t.Capacity.Group, t.Capacity.RankRangeLoose = p.Rank, p.Tied, p.Group, p.Loose
 		t.Capacity.RankRange = []int{p.Rank, p.RankHi}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gab/internal/sweep"
+	"gab/report"
 )
 
 // search runs a search against a simulated server: a rate passes when
@@ -87,7 +87,7 @@ func TestSearchMaxRate(t *testing.T) {
 	}
 }
 
-// Targets are ranked by capacity with sweep's tie rule: targets the ratio's
+// Targets are ranked by capacity with the tie rule (report.TieRule): targets the ratio's
 // test cannot tell apart share a rank; a capacity not found comes last.
 func TestRank(t *testing.T) {
 	mk := func(label string, caps ...float64) *Target {
@@ -116,7 +116,7 @@ func TestRank(t *testing.T) {
 	}
 }
 
-// Targets are ranked by the ratio's test (sweep.Apart over the searches'
+// Targets are ranked by the ratio's test (report.Apart over the searches'
 // capacities), also where ties do not chain: a (100 ± 1) and c (90 ± 1)
 // are apart, b (95, sd 10) ties both: a =1, b 1–2, c =2, lettered a, ab, b.
 func TestRankChainedTies(t *testing.T) {
@@ -136,7 +136,7 @@ func TestRankChainedTies(t *testing.T) {
 	if s := strings.Join(got, ", "); s != "=1 a a, 1–2 ab b, =2 b c" {
 		t.Errorf("ranking %s", s)
 	}
-	if !sweep.Apart(a.Interval(), c.Interval()) || sweep.Apart(a.Interval(), b.Interval()) {
+	if !report.Apart(a.Interval(), c.Interval()) || report.Apart(a.Interval(), b.Interval()) {
 		t.Errorf("a/c must be apart, a/b not: %+v %+v %+v", a.Interval(), b.Interval(), c.Interval())
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"gab/internal/chart"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -94,7 +93,7 @@ type Change struct {
 	BPerS         float64 `json:"b_per_s"`
 	ChangePercent float64 `json:"change_percent"`
 	// Apart: the 95 % interval of the capacities' ratio excludes 1
-	// (sweep.Apart, sweep.TieRule's test);
+	// (report.Apart, report.TieRule's test);
 	// Found: both capacities were found (none is a client's "at least").
 	Apart bool `json:"apart"`
 	Found bool `json:"found"`
@@ -125,7 +124,7 @@ func Compare(a, b *Document) []Change {
 			}
 			ca, cb := ta.Capacity, tb.Capacity
 			r := Change{Target: ta.Label, APerS: ca.Stated(), BPerS: cb.Stated(), Found: ca.Found && cb.Found,
-				Apart: ca.Found && cb.Found && sweep.Apart(ta.Interval(), tb.Interval())}
+				Apart: ca.Found && cb.Found && report.Apart(ta.Interval(), tb.Interval())}
 			if r.APerS > 0 {
 				r.ChangePercent = 100 * (r.BPerS - r.APerS) / r.APerS
 			}

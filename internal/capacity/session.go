@@ -11,7 +11,6 @@ import (
 	"gab/client"
 	"gab/internal/chart"
 	"gab/internal/hoststat"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -57,7 +56,7 @@ func (ss *Session) NewDocument(commandLine []string) *Document {
 	doc := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion,
 		CommandLine: commandLine, Start: time.Now(), Repeat: o.Repeat, Attempts: o.Attempts,
 		StepS: s.Step.Seconds(), SettleS: s.Settle.Seconds(), ResolutionPercent: o.Resolution,
-		MinAchieved: MinAchieved, MaxConnections: s.Conns, TieRule: sweep.TieRule,
+		MinAchieved: MinAchieved, MaxConnections: s.Conns, TieRule: report.TieRule,
 		Machine: Machine{CPUs: runtime.NumCPU(), Cores: report.Cores(), LoadStart: hoststat.LoadAverage()}}
 	for _, t := range s.Objectives {
 		doc.Objectives = append(doc.Objectives, t.Expr)

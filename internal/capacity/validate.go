@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"gab/client"
-	"gab/internal/sweep"
 	"gab/internal/threshold"
 	"gab/report"
 )
@@ -72,8 +71,8 @@ func Validate(d *Document) error {
 		return bad("resolution_percent", "%g is not --resolution's (%g to %g)", d.ResolutionPercent, MinResolution, MaxResolution)
 	case d.MinAchieved <= 0 || d.MinAchieved > 1:
 		return bad("min_achieved", "%g is not a share of the rate (above 0, at most 1)", d.MinAchieved)
-	case d.MaxConnections < 1 || d.MaxConnections > sweep.MaxConcurrency:
-		return bad("max_connections", "%d is not -c's (1 to %d)", d.MaxConnections, sweep.MaxConcurrency)
+	case d.MaxConnections < 1 || d.MaxConnections > report.MaxConcurrency:
+		return bad("max_connections", "%d is not -c's (1 to %d)", d.MaxConnections, report.MaxConcurrency)
 	case d.Repeat < 1 || d.Repeat > MaxRepeat:
 		return bad("repeat", "%d is not --repeat's (1 to %d)", d.Repeat, MaxRepeat)
 	case d.Attempts < MinAttempts || d.Attempts > MaxAttempts:
@@ -203,10 +202,10 @@ func validateTarget(f string, t *Target, d *Document) error {
 }
 
 // summaryV1 is a version 1 document's capacity over the searches'
-// capacities, every search's: their mean with its 95 % interval (sweep's
+// capacities, every search's: their mean with its 95 % interval (report's
 // Student's t), whose lower end is at least 0 (no rate is below 0).
-func summaryV1(caps []float64) sweep.Interval {
-	iv := sweep.IntervalOf(caps)
+func summaryV1(caps []float64) report.Interval {
+	iv := report.IntervalOf(caps)
 	iv.Lo = max(iv.Lo, 0)
 	return iv
 }

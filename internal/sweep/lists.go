@@ -9,13 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gab/report"
 )
 
 // The sweep's limits, stated in gab sweep --help: what a command line may ask
 // for is bounded before anything is allocated for it.
 const (
 	// MaxConcurrency is ab's limit on -c.
-	MaxConcurrency = 200000
+	MaxConcurrency = report.MaxConcurrency
 	// MaxListLength is the most values a list holds (-c, --sizes,
 	// --post-sizes), and the most targets.
 	MaxListLength = 100

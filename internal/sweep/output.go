@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,8 +16,11 @@ import (
 
 // SchemaVersion is the sweep document's schema_version (docs/sweep-schema.json).
 // It changes only when a field changes meaning or disappears; new fields may
-// appear within a version.
-const SchemaVersion = 1
+// appear within a version. Version 2: a point's "figures" are its Group's
+// by the catalog's pool rules; its fixed figure fields (DocPoint's latency,
+// bandwidth and CPU fields) are written for this version only, each the same
+// value as in "figures" (DocPoint.Figure reads either).
+const SchemaVersion = 2
 
 // Document is gab sweep's JSON output (--json FILE); docs/sweep-schema.json
 // is its schema.
@@ -181,6 +183,59 @@ type DocPoint struct {
 	Runs []DocRun `json:"runs"`
 }
 
+// Figure is the point's catalog figure of that key: from its "figures"; in
+// a document without them (schema_version 1 from before they were
+// written), from the fixed field that held the figure. ok is false where the
+// point has no such figure.
+func (p *DocPoint) Figure(key string) (float64, bool) {
+	for _, v := range p.Figures {
+		if v.Key == key {
+			return v.Value, true
+		}
+	}
+	if len(p.Figures) > 0 {
+		return 0, false // a figure no run had
+	}
+	lat := p.Latency.Count > 0
+	opt := func(v *float64) (float64, bool) {
+		if v == nil {
+			return 0, false
+		}
+		return *v, true
+	}
+	switch key {
+	case "rps":
+		return p.RPS.MeanPerS, len(p.Runs) > 0
+	case "mean":
+		return p.Latency.MeanMs, lat
+	case "sd":
+		return p.Latency.SDMs, lat
+	case "min":
+		return p.Latency.MinMs, lat
+	case "p50":
+		return p.Latency.P50Ms, lat
+	case "p99":
+		return p.Latency.P99Ms, lat
+	case "complete":
+		return float64(p.RequestsComplete), true
+	case "failed":
+		return float64(p.RequestsFailed), true
+	case "received_mbit_per_s":
+		return p.MbitPerS, true
+	case "sent_mbit_per_s":
+		return p.SentMbitPerS, true
+	case "client_cpu_percent":
+		return opt(p.ClientCPUPercent)
+	case "client_cpu_us_per_request":
+		return opt(p.ClientCPUUsPerReq)
+	case "server_cpu_percent":
+		return opt(p.ServerCPUPercent)
+	case "server_cpu_us_per_request":
+		return opt(p.ServerCPUUsPerReq)
+	}
+	return 0, false
+}
+
 // DocHostCPU is the whole host's CPU over a point's runs: each kind as a
 // percentage of every core's time, the busy time per complete request.
 type DocHostCPU struct {
@@ -316,41 +371,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		d.Settings.Sizes = append(d.Settings.Sizes, *docSize(&s.Sizes[i]))
 	}
 	for _, p := range points {
-		dp := DocPoint{
-			Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
-			Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
-			RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
-				CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
-			Latency: DocLatency{Count: p.LatencyCount, MeanMs: p.LatencyMeanMs, SDMs: p.LatencySDMs,
-				P50Ms: p.LatencyP50Ms, P99Ms: p.LatencyP99Ms, MinMs: p.LatencyMinMs, DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
-			RequestsComplete:  p.Complete,
-			RequestsFailed:    p.Failed,
-			RunsWithError:     p.ErrorRuns,
-			MbitPerS:          p.MbitPerS,
-			SentMbitPerS:      p.SentMbitPerS,
-			ClientCPUPercent:  optional(p.ClientCPUPct, p.ClientCPUKnown),
-			ClientCPUUsPerReq: optional(p.ClientCPUUsPerReq, p.ClientCPUKnown),
-			ServerCPUUsPerReq: optional(p.ServerCPUUsPerReq, p.ServerCPUKnown),
-			ServerCPUPercent:  optional(p.ServerPct, p.ServerCPUKnown),
-			Figures:           pointFigures(p),
-			Verdicts:          p.Verdicts,
-			StoppedAtMax:      p.StoppedAtMax,
-			Runs:              []DocRun{},
-		}
-		if h := p.HostCPU; h.Known {
-			dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
-				StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
-		}
-		for _, r := range p.Runs {
-			dp.Runs = append(dp.Runs, DocRun{
-				Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
-				RequestsPerSecond: r.RPS,
-				ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
-				ServerCPUMs:       optional(float64(r.ServerCPU.Microseconds())/1000, r.ServerCPUKnown),
-				Document:          r.Document,
-			})
-		}
-		d.Points = append(d.Points, dp)
+		d.Points = append(d.Points, docPoint(p))
 	}
 	for _, r := range Rankings(points) {
 		dr := DocRanking{Size: docSize(r.Size), ParamValue: r.ParamValue, Concurrency: r.Concurrency}
@@ -369,6 +390,59 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 	return d
 }
 
+// docPoint is a point of the document: its identity, its figures, the
+// fixed figure fields schema version 2 still writes, and every run.
+func docPoint(p *PointResult) DocPoint {
+	// The fixed figure fields (written for schema version 2 only), each
+	// the same value as its catalog figure in "figures".
+	known := func(key string) *float64 {
+		v, ok := p.Value(key)
+		return optional(v, ok)
+	}
+	value := func(key string) float64 { v, _ := p.Value(key); return v }
+	latency := func(key string) float64 {
+		if p.LatencyCount == 0 {
+			return 0
+		}
+		return value(key)
+	}
+	dp := DocPoint{
+		Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
+		Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
+		RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
+			CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
+		Latency: DocLatency{Count: p.LatencyCount, MeanMs: latency("mean"), SDMs: latency("sd"),
+			P50Ms: latency("p50"), P99Ms: latency("p99"), MinMs: latency("min"), DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
+		RequestsComplete:  p.Complete,
+		RequestsFailed:    p.Failed,
+		RunsWithError:     p.ErrorRuns,
+		MbitPerS:          value("received_mbit_per_s"),
+		SentMbitPerS:      value("sent_mbit_per_s"),
+		ClientCPUPercent:  known("client_cpu_percent"),
+		ClientCPUUsPerReq: known("client_cpu_us_per_request"),
+		ServerCPUUsPerReq: known("server_cpu_us_per_request"),
+		ServerCPUPercent:  known("server_cpu_percent"),
+		Figures:           pointFigures(p),
+		Verdicts:          p.Verdicts,
+		StoppedAtMax:      p.StoppedAtMax,
+		Runs:              []DocRun{},
+	}
+	if h := p.HostCPU; h.Known {
+		dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
+			StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
+	}
+	for _, r := range p.Runs {
+		dp.Runs = append(dp.Runs, DocRun{
+			Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
+			RequestsPerSecond: r.RPS,
+			ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
+			ServerCPUMs:       optional(float64(r.ServerCPU.Microseconds())/1000, r.ServerCPUKnown),
+			Document:          r.Document,
+		})
+	}
+	return dp
+}
+
 // RankText is the place's rank text (RankText), from Rank and RankRange.
 func (r DocRankedPoint) RankText() string {
 	hi := r.Rank
@@ -379,8 +453,9 @@ func (r DocRankedPoint) RankText() string {
 }
 
 func rankedPoint(r Ranked) DocRankedPoint {
+	sd, _ := r.Value("sd")
 	return DocRankedPoint{Rank: r.Rank, RankRange: []int{r.Rank, r.RankHi}, RankRangeLoose: r.Loose, Tied: r.Tied, Group: r.Group, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
-		LatencySDMs: r.LatencySDMs, RequestsCounted: r.LatencyCount}
+		LatencySDMs: sd, RequestsCounted: r.LatencyCount}
 }
 
 // WriteJSON writes the document, indented, with a final newline.
@@ -441,16 +516,19 @@ var pointColumns = map[string]func(p *PointResult) string{
 	"concurrency":    func(p *PointResult) string { return strconv.Itoa(p.Concurrency) },
 	"repeats":        func(p *PointResult) string { return strconv.Itoa(len(p.Runs)) },
 	"complete_point": func(p *PointResult) string { return strconv.FormatBool(p.Done()) },
-	"rps_sd":         func(p *PointResult) string { return multi(p, p.RPS.SD, 2) },
-	"rps_min":        func(p *PointResult) string { return f(p.RPS.Min, 2) },
-	"rps_max":        func(p *PointResult) string { return f(p.RPS.Max, 2) },
-	"rps_ci95":       func(p *PointResult) string { return multi(p, p.RPS.CI95, 2) },
-	"rps_cv":         func(p *PointResult) string { return multi(p, p.RPS.CV, 4) },
-	"cv_above_max":   func(p *PointResult) string { return strconv.FormatBool(p.RPS.Unstable) },
-	"error_runs":     func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) },
-	"param":          func(p *PointResult) string { return p.ParamValue },
-	"flags":          func(p *PointResult) string { return FlagCodes(p.Verdicts) },
-	"verdicts":       func(p *PointResult) string { return strings.Join(p.Verdicts, " ") },
+	// rps_mean is the mean the other rps_ columns describe (p.RPS: every
+	// run, one that measured nothing at 0 req/s, as the table's req/s).
+	"rps_mean":     func(p *PointResult) string { return f(p.RPS.Mean, 2) },
+	"rps_sd":       func(p *PointResult) string { return multi(p, p.RPS.SD, 2) },
+	"rps_min":      func(p *PointResult) string { return f(p.RPS.Min, 2) },
+	"rps_max":      func(p *PointResult) string { return f(p.RPS.Max, 2) },
+	"rps_ci95":     func(p *PointResult) string { return multi(p, p.RPS.CI95, 2) },
+	"rps_cv":       func(p *PointResult) string { return multi(p, p.RPS.CV, 4) },
+	"cv_above_max": func(p *PointResult) string { return strconv.FormatBool(p.RPS.Unstable) },
+	"error_runs":   func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) },
+	"param":        func(p *PointResult) string { return p.ParamValue },
+	"flags":        func(p *PointResult) string { return FlagCodes(p.Verdicts) },
+	"verdicts":     func(p *PointResult) string { return strings.Join(p.Verdicts, " ") },
 	"deviation_ms": func(p *PointResult) string {
 		if p.LatencyCount == 0 {
 			return ""
@@ -545,81 +623,12 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 	return cw.Error()
 }
 
-// Figure is the point's value of a catalog figure: of its runs together
-// where the point has it (requests per second and bandwidth: the runs' mean;
-// CPU over the runs' time and requests; any other figure read from the runs'
-// records merged, report.MergeRuns: latencies of every request of every run,
-// counts summed), else for a count (unit "") the runs' sum and for any other
-// figure the mean of the runs' own. ok is false where no run has it.
-func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
-	lat := p.LatencyCount > 0
-	switch fig.Key {
-	case "rps":
-		return p.RPS.Mean, true
-	case "mean":
-		return p.LatencyMeanMs, lat
-	case "sd":
-		return p.LatencySDMs, lat
-	case "complete":
-		return float64(p.Complete), true
-	case "failed":
-		return float64(p.Failed), true
-	case "received_mbit_per_s":
-		return p.MbitPerS, true
-	case "sent_mbit_per_s":
-		return p.SentMbitPerS, true
-	case "client_cpu_percent":
-		return p.ClientCPUPct, p.ClientCPUKnown
-	case "client_cpu_us_per_request":
-		return p.ClientCPUUsPerReq, p.ClientCPUKnown
-	case "server_cpu_percent":
-		return p.ServerPct, p.ServerCPUKnown
-	case "server_cpu_us_per_request":
-		return p.ServerCPUUsPerReq, p.ServerCPUKnown
-	}
-	if p.merged != nil { // latencies of every request, counts summed
-		if v, ok := fig.Value(p.merged); ok {
-			return v, true
-		}
-	}
-	var sum, lo, hi float64
-	n := 0
-	for _, r := range p.Runs {
-		v, ok := fig.Value(r.Document)
-		if !ok {
-			continue
-		}
-		if n == 0 || v < lo {
-			lo = v
-		}
-		if n == 0 || v > hi {
-			hi = v
-		}
-		sum += v
-		n++
-	}
-	switch {
-	case n == 0:
-		return 0, false
-	case fig.Key == "min":
-		return lo, true
-	case fig.Key == "max":
-		return hi, true
-	case fig.Unit == "":
-		return sum, true
-	}
-	return sum / float64(n), true
-}
-
 // pointFigures are the point's catalog figures (DocPoint's "figures").
 func pointFigures(p *PointResult) report.FigureValues {
-	var out report.FigureValues
-	for i := range report.Catalog {
-		if v, ok := p.Figure(&report.Catalog[i]); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, report.FigureValue{Key: report.Catalog[i].Key, Value: v})
-		}
+	if p.Group == nil {
+		return nil
 	}
-	return out
+	return p.Group.Figures()
 }
 
 func f(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
@@ -644,14 +653,20 @@ func PointLine(p *PointResult) string {
 	}
 	if p.LatencyCount > 0 {
 		// sd: the deviation by the sweep's estimator, as the table prints it
-		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", p.LatencyMeanMs, p.DeviationMs, p.LatencyP99Ms)
+		mean, _ := p.Value("mean")
+		p99, _ := p.Value("p99")
+		fmt.Fprintf(&b, ", latency %.3f ms sd %.3f p99 %.3f", mean, p.DeviationMs, p99)
 	}
-	fmt.Fprintf(&b, ", %d failed", p.Failed)
+	failed, ok := p.Value("failed") // the table's: ab's, and the unanswered that count as failed
+	if !ok {
+		failed = float64(p.Failed)
+	}
+	fmt.Fprintf(&b, ", %.0f failed", failed)
 	if p.ErrorRuns > 0 {
 		fmt.Fprintf(&b, ", %d of %d runs ended with an error", p.ErrorRuns, len(p.Runs))
 	}
-	if p.ServerCPUKnown {
-		fmt.Fprintf(&b, ", server %.1f us/req", p.ServerCPUUsPerReq)
+	if v, ok := p.Value("server_cpu_us_per_request"); ok {
+		fmt.Fprintf(&b, ", server %.1f us/req", v)
 	}
 	for _, r := range p.Runs {
 		if r.Error != "" {
@@ -669,113 +684,6 @@ func markIf(b bool) string {
 	return ""
 }
 
-// WriteTable writes the readable table: one row per point, then the
-// rankings when there are several targets, the ratios to --baseline, the
-// change from the first concurrency (or size) to the last, then the notes.
-func WriteTable(w io.Writer, s *Settings, points []*PointResult, complete bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	anyServer, anyHost := false, false
-	for _, p := range points {
-		anyServer = anyServer || p.ServerCPUKnown
-		anyHost = anyHost || p.HostCPU.Known
-	}
-	head := "label\tsize\t"
-	if s.Param != nil {
-		head += s.Param.Name + "\t"
-	}
-	head += "c\truns\treq/s\t±95%\tsd\tcv%\t\tflags\tlat ms\tsd ms\tmin ms\tp50 ms\tp99 ms\tfailed\terr\trx Mbit/s"
-	if s.SizeOption == "--post-sizes" {
-		head += "\ttx Mbit/s"
-	}
-	head += "\tcli us/req\tcli cpu%"
-	if anyServer {
-		head += "\tsrv us/req\tsrv cpu%"
-	}
-	if anyHost {
-		head += "\thost us/req\thost usr%\tsys%\tsoftirq%\tsteal%"
-	}
-	fmt.Fprintln(tw, head+"\t")
-	for _, p := range points {
-		runs := strconv.Itoa(len(p.Runs))
-		if !p.Done() {
-			runs += "*"
-		}
-		dash := func(v float64, ok bool, prec int) string {
-			if !ok {
-				return "-"
-			}
-			return f(v, prec)
-		}
-		multi := len(p.Runs) > 1
-		lat := p.LatencyCount > 0
-		mark := ""
-		if p.RPS.Unstable {
-			mark = Mark
-		}
-		row := []string{p.Label, sizeText(p.Size)}
-		if s.Param != nil {
-			row = append(row, p.ParamValue)
-		}
-		row = append(row, strconv.Itoa(p.Concurrency), runs,
-			f(p.RPS.Mean, 1), dash(p.RPS.CI95, multi, 1), dash(p.RPS.SD, multi, 1), dash(p.RPS.CV*100, multi, 1), mark, FlagCodes(p.Verdicts),
-			dash(p.LatencyMeanMs, lat, 3), dash(p.DeviationMs, lat, 3), dash(p.LatencyMinMs, lat, 3), dash(p.LatencyP50Ms, lat, 3), dash(p.LatencyP99Ms, lat, 3),
-			strconv.Itoa(p.Failed), strconv.Itoa(p.ErrorRuns), f(p.MbitPerS, 2))
-		if s.SizeOption == "--post-sizes" {
-			row = append(row, f(p.SentMbitPerS, 2))
-		}
-		row = append(row, dash(p.ClientCPUUsPerReq, p.ClientCPUKnown, 1), dash(p.ClientCPUPct, p.ClientCPUKnown, 1))
-		if anyServer {
-			row = append(row, dash(p.ServerCPUUsPerReq, p.ServerCPUKnown, 1), dash(p.ServerPct, p.ServerCPUKnown, 1))
-		}
-		if anyHost {
-			h := &p.HostCPU
-			row = append(row, dash(h.BusyUsPerReq, h.Known, 1), dash(h.UserPct, h.Known, 1), dash(h.SystemPct, h.Known, 1),
-				dash(h.SoftIRQPct, h.Known, 1), dash(h.StealPct, h.Known, 1))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if err := writeParamMaxima(w, s, points); err != nil {
-		return err
-	}
-	if err := writeRankings(w, s, points); err != nil {
-		return err
-	}
-	if s.Baseline != "" {
-		if err := writeComparisons(w, s, "Ratios to "+s.Baseline+" (--baseline) at the same point, with 95 % intervals (delta method, log scale):",
-			BaselineRatios(points, s.Baseline), false); err != nil {
-			return err
-		}
-	}
-	if ch := Changes(s, points); len(ch) > 0 {
-		what := fmt.Sprintf("c=%d to c=%d", s.Concurrency[0], s.Concurrency[len(s.Concurrency)-1])
-		if len(s.Concurrency) == 1 {
-			what = fmt.Sprintf("size %s to %s", s.Sizes[0].Text, s.Sizes[len(s.Sizes)-1].Text)
-		}
-		if err := writeComparisons(w, s, "Change of each target from "+what+" (ratio last/first, with 95 % intervals, delta method, log scale):", ch, true); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(w, "\nreq/s: mean of ab's Requests per second over the runs; ±95%%: half-width of the confidence interval (%s); sd: sample sd;\n", CIMethod)
-	fmt.Fprintf(w, "%s: cv above %.0f%%, the runs disagree (not trustworthy). Latency: start to last byte over all runs' requests (min exact, p50/p99 from merged HDR histograms, 3 digits).\n", Mark, s.MaxCV*100)
-	fmt.Fprintf(w, "sd ms: latency deviation, %s.\n", deviationText(s.Deviation))
-	if legend := flagLegend(points); legend != "" {
-		fmt.Fprintf(w, "flags: the points' verdicts (each found by a run or more; stderr and --json have the evidence): %s.\n", legend)
-	}
-	fmt.Fprintln(w, "failed: ab's Failed requests over the runs; err: runs that ended with an error (listed below). rx/tx Mbit/s: bytes received/sent (heads included) per second, mean over the runs.")
-	fmt.Fprintln(w, "cli: gab's own CPU per complete request and % of one core; srv: the same for the --server-pid processes (/proc, 10 ms ticks).")
-	if anyHost {
-		fmt.Fprintln(w, "host: the whole host's busy CPU (/proc/stat: user, system, irq, softirq) per complete request, and each kind as % of all cores' time over the runs.")
-	}
-	if !complete {
-		fmt.Fprintln(w, "INCOMPLETE: the sweep was interrupted; * marks points with fewer runs than planned or an interrupted run.")
-	}
-	_, err := fmt.Fprint(w)
-	return err
-}
-
 // flagLegend is the legend of the points' flags ("" when none has one).
 func flagLegend(points []*PointResult) string {
 	var kinds [][]string
@@ -791,18 +699,6 @@ func deviationText(estimator string) string {
 		return "mean-of-runs (the mean of the runs' own latency sds, JMeter's)"
 	}
 	return "pooled (the sd of every request of every run together)"
-}
-
-// RankText is a place of a ranking: "2"; "=2" when shared (tied); "1–2"
-// when the place ties places of different ranks (a rank range, TieRule).
-func RankText(rank, hi int, tied bool) string {
-	switch {
-	case hi > rank:
-		return strconv.Itoa(rank) + "–" + strconv.Itoa(hi)
-	case tied:
-		return "=" + strconv.Itoa(rank)
-	}
-	return strconv.Itoa(rank)
 }
 
 // pointName is a ranking's or comparison's point: its size, --param value

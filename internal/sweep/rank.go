@@ -1,8 +1,6 @@
 package sweep
 
 import (
-	"math"
-
 	"gab/report"
 )
 
@@ -16,58 +14,8 @@ const (
 	DeviationMeanOfRuns = "mean-of-runs"
 )
 
-// TieRule says when two targets share a rank.
-const TieRule = "two targets share a rank exactly when the 95 % interval of their ratio (the ratio tables' interval: delta method " +
-	"on the log scale, Welch's degrees of freedom) includes 1; a rank is 1 + the targets ahead that this test tells apart, " +
-	"=N when shared, and lo–hi where ties do not chain (a ~ b, b ~ c, a ≠ c: a 1, b 1–2, c 2), lo–hi spanning the ranks of " +
-	"the targets it ties; lettered groups (a, ab, b): targets tied exactly when they share a letter; " +
-	"with one repetition there is no interval and the order is the means'"
-
-// Interval is a figure's mean over a point's repetitions with its 95 %
-// confidence interval (Student's t; Lo = Hi = Mean for fewer than two
-// values).
-type Interval struct {
-	N        int
-	Mean, SD float64
-	Lo, Hi   float64
-	Known    bool
-}
-
-// IntervalOf is the mean of values with its 95 % confidence interval
-// (Student's t), as a point's repetitions have it.
-func IntervalOf(values []float64) Interval {
-	sp := report.SpreadOf(values)
-	iv := Interval{N: len(values), Mean: sp.Mean, SD: sp.SD, Lo: sp.Mean, Hi: sp.Mean, Known: len(values) > 0}
-	if iv.N > 1 {
-		h := TQuantile975(iv.N-1) * iv.SD / math.Sqrt(float64(iv.N))
-		iv.Lo, iv.Hi = iv.Mean-h, iv.Mean+h
-	}
-	return iv
-}
-
-// Apart reports whether TieRule's test tells two intervals apart: the 95 %
-// interval of the ratio a/b (RatioOf, as the ratio tables print it) excludes
-// 1. Without two values on each side the ratio has no interval, and
-// different means are apart. Where a ratio has no logarithm (a mean of 0 or
-// below), the test is on the difference instead: Welch's 95 % interval of
-// the means' difference excludes 0.
-func Apart(a, b Interval) bool {
-	if r := RatioOf(a, b); r.Known {
-		return r.Lo > 1 || r.Hi < 1
-	}
-	if a.N < 2 || b.N < 2 {
-		return a.Mean != b.Mean
-	}
-	va, vb := a.SD*a.SD/float64(a.N), b.SD*b.SD/float64(b.N)
-	if va+vb == 0 {
-		return a.Mean != b.Mean
-	}
-	df := (va + vb) * (va + vb) / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	return math.Abs(a.Mean-b.Mean) > TQuantile975Frac(max(1, df))*math.Sqrt(va+vb)
-}
-
 // Throughput is the point's req/s over its repetitions.
-func (p *PointResult) Throughput() Interval {
+func (p *PointResult) Throughput() report.Interval {
 	v := make([]float64, len(p.Runs))
 	for i, r := range p.Runs {
 		v[i] = r.RPS
@@ -77,15 +25,15 @@ func (p *PointResult) Throughput() Interval {
 
 // Deviation is the point's latency deviation by the sweep's estimator
 // (DeviationMs) with the interval of its repetitions' own sds around it.
-func (p *PointResult) Deviation() Interval {
-	iv := IntervalOf(p.RunSDsMs)
+func (p *PointResult) Deviation() report.Interval {
+	iv := report.IntervalOf(p.RunSDsMs)
 	shift := p.DeviationMs - iv.Mean
 	iv.Mean, iv.Lo, iv.Hi = p.DeviationMs, iv.Lo+shift, iv.Hi+shift
 	iv.Known = p.LatencyCount > 0
 	return iv
 }
 
-// Ranked is one place of a ranking by TieRule: Rank…RankHi is the rank
+// Ranked is one place of a ranking by report.TieRule: Rank…RankHi is the rank
 // range, Tied says another target cannot be told apart, Group holds the
 // letters of its tie groups.
 type Ranked struct {
@@ -144,53 +92,18 @@ func Rankings(points []*PointResult) []Ranking {
 }
 
 // rank sorts g by the figure (highest first when higher is better) and
-// ranks it by TieRule (RankIntervals). Unknown figures come last, ranked
+// ranks it by report.TieRule (report.RankIntervals). Unknown figures come last, ranked
 // apart.
-func rank(g []*PointResult, fig func(*PointResult) Interval, higher bool) []Ranked {
-	ivs := make([]Interval, len(g))
+func rank(g []*PointResult, fig func(*PointResult) report.Interval, higher bool) []Ranked {
+	ivs := make([]report.Interval, len(g))
 	for i, p := range g {
 		ivs[i] = fig(p)
 	}
 	out := make([]Ranked, len(g))
-	for i, pl := range RankIntervals(ivs, higher) {
+	for i, pl := range report.RankIntervals(ivs, higher) {
 		out[i] = Ranked{PointResult: g[pl.Index], Rank: pl.Rank, RankHi: pl.RankHi, Tied: pl.Tied, Loose: pl.Loose, Group: pl.Group}
 	}
 	return out
-}
-
-// Ratio is a figure of a point divided by the same figure of another (the
-// baseline, or the same target at another concurrency or size), with its 95
-// % interval by the delta method on the log scale: the variance of the
-// ratio's logarithm is the sum of the two means' squared relative standard
-// errors, with Welch–Satterthwaite's degrees of freedom (fractional, not
-// rounded: rounding down widens the interval), so the interval is
-// Value ÷× exp(t·√v), positive and asymmetric. Lo and Hi equal Value when
-// either side has fewer than two repetitions.
-type Ratio struct {
-	Value, Lo, Hi float64
-	Known         bool
-}
-
-// RatioOf is a / b.
-func RatioOf(a, b Interval) Ratio {
-	if !a.Known || !b.Known || b.Mean == 0 || a.Mean == 0 {
-		return Ratio{}
-	}
-	r := Ratio{Value: a.Mean / b.Mean, Known: true}
-	r.Lo, r.Hi = r.Value, r.Value
-	if a.N < 2 || b.N < 2 {
-		return r
-	}
-	va := a.SD * a.SD / float64(a.N) / (a.Mean * a.Mean)
-	vb := b.SD * b.SD / float64(b.N) / (b.Mean * b.Mean)
-	v := va + vb
-	if v == 0 {
-		return r
-	}
-	df := v * v / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
-	h := math.Exp(TQuantile975Frac(max(1, df)) * math.Sqrt(v))
-	r.Lo, r.Hi = r.Value/h, r.Value*h
-	return r
 }
 
 // Comparison is one point against another: req/s, the latency deviation,
@@ -198,23 +111,24 @@ func RatioOf(a, b Interval) Ratio {
 // they are of every request together).
 type Comparison struct {
 	Point, Base      *PointResult
-	Throughput       Ratio
-	Deviation        Ratio
-	MeanLatency, P99 Ratio
+	Throughput       report.Ratio
+	Deviation        report.Ratio
+	MeanLatency, P99 report.Ratio
 }
 
 func compare(p, base *PointResult) Comparison {
 	c := Comparison{Point: p, Base: base,
-		Throughput: RatioOf(p.Throughput(), base.Throughput()),
-		Deviation:  RatioOf(p.Deviation(), base.Deviation())}
-	plain := func(a, b float64) Ratio {
+		Throughput: report.RatioOf(p.Throughput(), base.Throughput()),
+		Deviation:  report.RatioOf(p.Deviation(), base.Deviation())}
+	plain := func(a, b float64) report.Ratio {
 		if a <= 0 || b <= 0 || p.LatencyCount == 0 || base.LatencyCount == 0 {
-			return Ratio{}
+			return report.Ratio{}
 		}
-		return Ratio{Value: a / b, Lo: a / b, Hi: a / b, Known: true}
+		return report.Ratio{Value: a / b, Lo: a / b, Hi: a / b, Known: true}
 	}
-	c.MeanLatency = plain(p.LatencyMeanMs, base.LatencyMeanMs)
-	c.P99 = plain(p.LatencyP99Ms, base.LatencyP99Ms)
+	of := func(p *PointResult, key string) float64 { v, _ := p.Value(key); return v }
+	c.MeanLatency = plain(of(p, "mean"), of(base, "mean"))
+	c.P99 = plain(of(p, "p99"), of(base, "p99"))
 	return c
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gab/report"
 )
 
 // pointWith is a point whose runs measured these req/s and latency sds.
@@ -54,47 +56,11 @@ func TestRankTies(t *testing.T) {
 	}
 }
 
-// TestRatioOf: the ratio of two means with its log-scale delta-method
-// interval, positive and around the ratio; a ratio of equal figures holds 1.
-func TestRatioOf(t *testing.T) {
-	a, b := IntervalOf([]float64{200, 210, 190}), IntervalOf([]float64{100, 105, 95})
-	r := RatioOf(a, b)
-	if !r.Known || math.Abs(r.Value-2) > 1e-12 || !(0 < r.Lo && r.Lo < 2 && 2 < r.Hi) {
-		t.Errorf("%+v", r)
-	}
-	// sd 10 and 5, n 3: squared relative standard errors va = 100/3/200²
-	// and vb = 25/3/100², equal, so Welch–Satterthwaite's df is 4.
-	v := 100.0/3/40000 + 25.0/3/10000
-	want := 2 * math.Exp(TQuantile975(4)*math.Sqrt(v))
-	if math.Abs(r.Hi-want) > 1e-9 || math.Abs(r.Lo*r.Hi-4) > 1e-9 {
-		t.Errorf("interval [%v, %v], want hi %v and lo·hi = 4", r.Lo, r.Hi, want)
-	}
-	if r := RatioOf(IntervalOf([]float64{5}), IntervalOf([]float64{10})); r.Value != 0.5 || r.Lo != 0.5 || r.Hi != 0.5 {
-		t.Errorf("one run: %+v", r)
-	}
-	if r := RatioOf(a, Interval{}); r.Known {
-		t.Errorf("unknown base: %+v", r)
-	}
-}
-
-// TestRatioOfFractionalDF: Welch–Satterthwaite's degrees of freedom are
-// used as they are (54/11 here), not rounded down to 4, which would widen
-// the interval; the bounds are the ones computed with 40-digit arithmetic
-// (mpmath: the t quantile at df 54/11 as the root of the incomplete beta
-// function's tail).
-func TestRatioOfFractionalDF(t *testing.T) {
-	r := RatioOf(IntervalOf([]float64{200, 210, 190}), IntervalOf([]float64{90, 100, 110, 100}))
-	if !near(r.Hi, 2.2759453008122231336, 1e-12) || !near(r.Lo, 1.7575114826232899869, 1e-12) {
-		t.Errorf("interval [%.16g, %.16g], want [1.757511482623290, 2.275945300812223] (df 4 would give hi 2.29784)", r.Lo, r.Hi)
-	}
-}
-
 // TestDeviationEstimator: mean-of-runs is the runs' own sds averaged,
 // pooled the sd of every request; the table names the one in use.
 func TestDeviationEstimator(t *testing.T) {
 	p := pointWith("a", []float64{1, 2}, []float64{1, 3})
-	p.LatencySDMs = 5
-	p.DeviationMs = p.LatencySDMs
+	p.DeviationMs = 5 // the pooled sd
 	if iv := p.Deviation(); iv.Mean != 5 || iv.Lo >= 5 || iv.Hi <= 5 {
 		t.Errorf("pooled deviation %+v", iv)
 	}
@@ -226,7 +192,7 @@ func TestRankFollowsTheRatios(t *testing.T) {
 	if ix, iy := x.Throughput(), y.Throughput(); !(iy.Hi > ix.Lo) {
 		t.Fatalf("intervals %+v and %+v do not overlap: the case tests nothing", ix, iy)
 	}
-	if r := RatioOf(y.Throughput(), x.Throughput()); !(r.Hi < 1) {
+	if r := report.RatioOf(y.Throughput(), x.Throughput()); !(r.Hi < 1) {
 		t.Fatalf("ratio %+v holds 1: the case tests nothing", r)
 	}
 	r := Rankings([]*PointResult{x, y})[0].ByThroughput

@@ -44,7 +44,7 @@ func TestDecodeDocumentChecksSweeps(t *testing.T) {
 		{`"repeats": 1`, `"repeats": -1`, "s.json: points[0].repeats: -1 is negative"},
 		{`"document": {`, `"document": {"report": {"failed_requests": -50},`, "s.json: points[0].runs[0].document.report.failed_requests: -50 is negative"},
 		{`"schema": "gab-sweep"`, `"schema": "gab-sweeps"`, "s.json: not a gab sweep document"},
-		{`"schema_version": 1`, `"schema_version": 99`, "s.json: sweep schema_version 99 is newer"},
+		{`"schema_version": 2`, `"schema_version": 99`, "s.json: sweep schema_version 99 is newer"},
 	} {
 		bad := bytes.Replace(raw, []byte(c.from), []byte(c.to), 1)
 		if bytes.Equal(bad, raw) {

@@ -77,8 +77,8 @@ type RunResult struct {
 	HostCPU      hoststat.CPUTimes
 	HostCPUKnown bool
 
-	// Document is the run's record (its JSON document): a point's latencies
-	// are of its runs' records merged (report.MergeRuns).
+	// Document is the run's record (its JSON document): a point's figures
+	// are of its runs' records as a report.Group.
 	Document *report.Run
 }
 
@@ -94,34 +94,24 @@ type PointResult struct {
 	Runs        []*RunResult
 
 	RPS RPS
-	// Latency over every request of every repetition (the merged runs'
-	// total phase), ms: count, mean and sd exact, P50/P99 the nearest rank
-	// in the merged HDR histograms (3 significant digits). LatencyCount is
-	// 0 when no request was recorded.
-	LatencyCount               int64
-	LatencyMeanMs, LatencySDMs float64
-	LatencyP50Ms, LatencyP99Ms float64
-	LatencyMinMs               float64
+	// Group is the runs' records (those with a report) and their exact
+	// merge (report.Group): every catalog figure of the point, by the
+	// figure's Pool rule (Figure, Value).
+	Group *report.Group
+	// LatencyCount is the requests recorded in the merged total phase (0
+	// when none was).
+	LatencyCount int64
 	// RunSDsMs are the repetitions' own latency sds (ms); DeviationMs is
 	// the deviation by the sweep's estimator (Settings.Deviation): the
-	// pooled sd of every request (LatencySDMs) or the mean of RunSDsMs.
+	// pooled sd of every request (the catalog's "sd" of Group) or the mean
+	// of RunSDsMs.
 	RunSDsMs    []float64
 	DeviationMs float64
 	// HostCPU is the whole host's CPU over the runs (/proc/stat; Known
 	// false where it could not be read).
-	HostCPU                      HostCPU
-	Complete, Failed             int     // sums over the repetitions
-	ErrorRuns                    int     // runs that ended with an error (e.g. connection refused)
-	MbitPerS                     float64 // mean over the repetitions of received Mbit/s
-	SentMbitPerS                 float64 // likewise sent
-	ClientCPUPct                 float64 // client CPU over the runs' elapsed time, % of one core
-	ClientCPUUsPerReq            float64 // client CPU per complete request, µs
-	ClientCPUKnown               bool
-	ServerCPUUsPerReq, ServerPct float64 // server CPU per complete request (µs), % of one core
-	ServerCPUKnown               bool
-	// merged is the runs' records merged (report.MergeRuns; nil when no
-	// run has a report): the point's latencies and counts.
-	merged *report.Run
+	HostCPU          HostCPU
+	Complete, Failed int // sums of ab's counts over the repetitions
+	ErrorRuns        int // runs that ended with an error (e.g. connection refused)
 	// Verdicts are the point's flags: its runs' verdicts' kinds and
 	// VerdictWideInterval (trust.go). StoppedAtMax: --repeat auto ran it to
 	// the maximum without its interval narrowing to --ci.
@@ -176,64 +166,46 @@ func Aggregate(s *Settings, runs []*RunResult) []*PointResult {
 
 func (p *PointResult) compute(maxCV float64, deviation string) {
 	rps := make([]float64, 0, len(p.Runs))
-	var docs []*report.Run
-	var mbit, sent float64
-	var seconds float64
-	var clientCPU, serverCPU time.Duration
-	p.ClientCPUKnown, p.ServerCPUKnown = len(p.Runs) > 0, len(p.Runs) > 0
+	docs := make([]*report.Run, 0, len(p.Runs))
 	for _, r := range p.Runs {
 		rps = append(rps, r.RPS)
-		if r.Document != nil && r.Document.Report != nil {
-			docs = append(docs, r.Document)
-		}
+		docs = append(docs, r.Document)
 		p.Complete += r.Complete
 		p.Failed += r.Failed
 		if r.Error != "" {
 			p.ErrorRuns++
 		}
-		mbit += report.MbitPerSecond(r.ReadBytes, r.Seconds)
-		sent += report.MbitPerSecond(r.SentBytes, r.Seconds)
-		seconds += r.Seconds
-		clientCPU += r.ClientCPU
-		serverCPU += r.ServerCPU
-		p.ClientCPUKnown = p.ClientCPUKnown && r.ClientCPUKnown
-		p.ServerCPUKnown = p.ServerCPUKnown && r.ServerCPUKnown
 		if sd, ok := runSD(r); ok {
 			p.RunSDsMs = append(p.RunSDsMs, sd)
 		}
 	}
 	p.HostCPU = hostCPUOf(p.Runs, p.Complete)
 	p.RPS = SummarizeRPS(rps, maxCV)
-	if n := len(p.Runs); n > 0 {
-		p.MbitPerS = mbit / float64(n)
-		p.SentMbitPerS = sent / float64(n)
+	p.Group = report.NewGroup(docs)
+	if m := p.Group.Merged; m != nil && m.Extended != nil {
+		p.LatencyCount = m.Extended.Phases.Total.Count
 	}
-	if len(docs) > 0 {
-		p.merged, _ = report.MergeRuns(docs) // fails only for records that are not a run's
-	}
-	if m := p.merged; m != nil && m.Extended != nil {
-		t := &m.Extended.Phases.Total
-		p.LatencyCount = t.Count
-		if t.Count > 0 {
-			p.LatencyMeanMs, p.LatencySDMs = t.MeanUs/1000, t.SDUs/1000
-			p.LatencyP50Ms, p.LatencyP99Ms = float64(t.MedianUs)/1000, float64(t.P99Us)/1000
-			p.LatencyMinMs = float64(t.MinUs) / 1000
-		}
-	}
-	p.DeviationMs = p.LatencySDMs
+	p.DeviationMs, _ = p.Value("sd")
 	if deviation == DeviationMeanOfRuns {
 		p.DeviationMs = report.SpreadOf(p.RunSDsMs).Mean
 	}
-	if seconds > 0 && p.Complete > 0 {
-		p.ClientCPUPct = clientCPU.Seconds() / seconds * 100
-		p.ClientCPUUsPerReq = float64(clientCPU.Microseconds()) / float64(p.Complete)
-		p.ServerPct = serverCPU.Seconds() / seconds * 100
-	} else {
-		p.ClientCPUKnown, p.ServerCPUKnown = false, false
+}
+
+// Figure is the point's value of a catalog figure: its Group's, by the
+// figure's Pool rule (the latencies of every request of every run, counts
+// summed, rates the mean of the runs'); ok is false where no run has it.
+func (p *PointResult) Figure(fig *report.Figure) (float64, bool) {
+	if p.Group == nil {
+		return 0, false
 	}
-	if p.Complete > 0 {
-		p.ServerCPUUsPerReq = float64(serverCPU.Microseconds()) / float64(p.Complete)
-	} else {
-		p.ServerCPUKnown = false
+	return p.Group.Value(fig)
+}
+
+// Value is Figure of the catalog's figure of that key.
+func (p *PointResult) Value(key string) (float64, bool) {
+	fig, ok := report.FigureByKey(key)
+	if !ok {
+		return 0, false
 	}
+	return p.Figure(&fig)
 }

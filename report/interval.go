@@ -1,12 +1,117 @@
-package sweep
+package report
 
 import (
+	"math"
 	"sort"
 	"strconv"
 )
 
-// The ranking rule for figures other than a point's (gab capacity ranks its
-// targets' capacities with it).
+// This file is the arithmetic of a figure across runs: its mean with a 95 %
+// interval (Interval), the ratio of two such means with its interval
+// (Ratio), and the ranking of several by the ratio's test (RankIntervals,
+// TieRule). gab sweep, gab capacity and Group use it.
+
+// TieRule says when two targets share a rank.
+const TieRule = "two targets share a rank exactly when the 95 % interval of their ratio (the ratio tables' interval: delta method " +
+	"on the log scale, Welch's degrees of freedom) includes 1; a rank is 1 + the targets ahead that this test tells apart, " +
+	"=N when shared, and lo–hi where ties do not chain (a ~ b, b ~ c, a ≠ c: a 1, b 1–2, c 2), lo–hi spanning the ranks of " +
+	"the targets it ties; lettered groups (a, ab, b): targets tied exactly when they share a letter; " +
+	"with one repetition there is no interval and the order is the means'"
+
+// Interval is a figure's mean over a group's runs (a sweep point's
+// repetitions, a capacity target's searches) with its 95 %
+// confidence interval (Student's t; Lo = Hi = Mean for fewer than two
+// values).
+type Interval struct {
+	N        int
+	Mean, SD float64
+	Lo, Hi   float64
+	Known    bool
+}
+
+// IntervalOf is the mean of values with its 95 % confidence interval
+// (Student's t), as a group's runs have it.
+func IntervalOf(values []float64) Interval {
+	sp := SpreadOf(values)
+	iv := Interval{N: len(values), Mean: sp.Mean, SD: sp.SD, Lo: sp.Mean, Hi: sp.Mean, Known: len(values) > 0}
+	if iv.N > 1 {
+		h := TQuantile975(iv.N-1) * iv.SD / math.Sqrt(float64(iv.N))
+		iv.Lo, iv.Hi = iv.Mean-h, iv.Mean+h
+	}
+	return iv
+}
+
+// Apart reports whether TieRule's test tells two intervals apart: the 95 %
+// interval of the ratio a/b (RatioOf, as the ratio tables print it) excludes
+// 1. Without two values on each side the ratio has no interval, and
+// different means are apart. Where a ratio has no logarithm (a mean of 0 or
+// below), the test is on the difference instead: Welch's 95 % interval of
+// the means' difference excludes 0.
+func Apart(a, b Interval) bool {
+	if r := RatioOf(a, b); r.Known {
+		return r.Lo > 1 || r.Hi < 1
+	}
+	if a.N < 2 || b.N < 2 {
+		return a.Mean != b.Mean
+	}
+	va, vb := a.SD*a.SD/float64(a.N), b.SD*b.SD/float64(b.N)
+	if va+vb == 0 {
+		return a.Mean != b.Mean
+	}
+	df := (va + vb) * (va + vb) / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
+	return math.Abs(a.Mean-b.Mean) > TQuantile975Frac(max(1, df))*math.Sqrt(va+vb)
+}
+
+// Ratio is a figure of a group of runs divided by the same figure of
+// another (a sweep's baseline, or the same target at another concurrency or
+// size; one capacity by another), with its 95
+// % interval by the delta method on the log scale: the variance of the
+// ratio's logarithm is the sum of the two means' squared relative standard
+// errors, with Welch–Satterthwaite's degrees of freedom (fractional, not
+// rounded: rounding down widens the interval), so the interval is
+// Value ÷× exp(t·√v), positive and asymmetric. Lo and Hi equal Value when
+// either side has fewer than two repetitions.
+type Ratio struct {
+	Value, Lo, Hi float64
+	Known         bool
+}
+
+// RatioOf is a / b.
+func RatioOf(a, b Interval) Ratio {
+	if !a.Known || !b.Known || b.Mean == 0 || a.Mean == 0 {
+		return Ratio{}
+	}
+	r := Ratio{Value: a.Mean / b.Mean, Known: true}
+	r.Lo, r.Hi = r.Value, r.Value
+	if a.N < 2 || b.N < 2 {
+		return r
+	}
+	va := a.SD * a.SD / float64(a.N) / (a.Mean * a.Mean)
+	vb := b.SD * b.SD / float64(b.N) / (b.Mean * b.Mean)
+	v := va + vb
+	if v == 0 {
+		return r
+	}
+	df := v * v / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
+	h := math.Exp(TQuantile975Frac(max(1, df)) * math.Sqrt(v))
+	r.Lo, r.Hi = r.Value/h, r.Value*h
+	return r
+}
+
+// RankText is a place of a ranking: "2"; "=2" when shared (tied); "1–2"
+// when the place ties places of different ranks (a rank range, TieRule).
+func RankText(rank, hi int, tied bool) string {
+	switch {
+	case hi > rank:
+		return strconv.Itoa(rank) + "–" + strconv.Itoa(hi)
+	case tied:
+		return "=" + strconv.Itoa(rank)
+	}
+	return strconv.Itoa(rank)
+}
+
+// The ranking rule across groups of runs: gab sweep ranks the targets of a
+// point with it, gab capacity its targets' capacities. TieRule names it.
 
 // Place is an item's place in RankIntervals's order.
 type Place struct {
