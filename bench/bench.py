@@ -561,6 +561,8 @@ def main():
         if caddy:
             caddy.stop()
         nginx.stop()
+        if bindir:  # the binaries built for this run
+            shutil.rmtree(bindir, ignore_errors=True)
 
 
 def memory_and_syscalls(gab, port, scale, tools):
