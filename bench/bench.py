@@ -19,6 +19,10 @@ and beside it bench/h3peer (what a Go tool writes with quic-go's own http3
 client: an http.Client per connection, a goroutine per stream) and, in the
 "Caddy h2" cells, gab --http2 and h2load over TLS against the same Caddy.
 
+In the plain HTTP/1.1 keep-alive cells the tool "floor" is bench/floor.c (built
+with gcc into the temporary directory): a C client that does nothing but
+read, write and epoll_wait, the least CPU per request an epoll client spends.
+
   bench/bench.py --tier quick    # the cells BENCHMARKS.md's targets name, 5 reps (~15 min)
   bench/bench.py --tier full     # the whole matrix
   bench/bench.py --tier smoke    # a short check that the harness works
@@ -259,7 +263,7 @@ def timed(cmd, cpu, timeout):
 
 def parse_count(tool, out):
     """Completed requests and req/s as the tool reports them."""
-    if tool == "h3peer":
+    if tool in ("h3peer", "floor"):
         m = re.search(r"requests (\d+) failed (\d+) seconds [\d.]+ rps ([\d.]+)", out)
         return int(m.group(1)) - int(m.group(2)), float(m.group(3))
     if tool in ("gab", "gab-base", "gab-resume", "ab"):
@@ -288,7 +292,7 @@ def parse_count(tool, out):
     raise ValueError(tool)
 
 
-def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer"):
+def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer", floor="floor"):
     """The command line of tool for cell, or None when the tool has no such mode."""
     n, c, ka = str(cell.n), str(cell.c), cell.ka
     if cell.proto == "pipe":  # gab only: ab, h2load --h1 and hey do not pipeline
@@ -301,6 +305,8 @@ def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer"):
         return None
     if tool == "h3peer":
         return None
+    if tool == "floor":  # bench/floor.c: plain HTTP/1.1 keep-alive only
+        return [floor, "-n", n, "-c", c, url] if cell.proto == "http" and ka else None
     if cell.proto in ("h2c", "h2", "h2caddy"):
         if tool in ("gab", "gab-base"):
             return [gab, "-q", "--http2", "--streams", str(cell.streams), "-n", n, "-c", c, url]
@@ -431,9 +437,10 @@ def main():
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
     ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
     ap.add_argument("--tools", default="",
-                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer; gab-base only "
+                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor; gab-base only "
                     "with --gab-base; gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only; h3peer "
-                    "is bench/h3peer, in the HTTP/3 cells only)")
+                    "is bench/h3peer, in the HTTP/3 cells only; floor is bench/floor.c, built with gcc, in the "
+                    "plain keep-alive cells only)")
     ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
     ap.add_argument("--tls", choices=sorted(PROTOCOLS), default="1.3", help="the only TLS version nginx accepts")
     ap.add_argument("--port", type=int, default=18480, help="first of five ports: HTTP, h2c, HTTPS, h2, Caddy (TCP and UDP)")
@@ -444,8 +451,8 @@ def main():
     args = ap.parse_args()
 
     if not args.tools:
-        args.tools = ("gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer" if args.gab_base
-                      else "gab,gab-resume,ab,wrk,h2load,hey,h3peer")
+        args.tools = ("gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor" if args.gab_base
+                      else "gab,gab-resume,ab,wrk,h2load,hey,h3peer,floor")
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
     seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
@@ -469,14 +476,17 @@ def main():
     for t in args.tools.split(","):
         if t == "gab-base" and not args.gab_base:
             sys.exit("bench: the tool gab-base needs --gab-base BINARY")
-        if t in ("gab", "gab-base", "gab-resume", "h3peer") or shutil.which(t):
+        if t == "floor" and not shutil.which("gcc"):
+            print("bench: gcc is not installed, floor left out (apt-get install -y gcc)", file=sys.stderr)
+        elif t in ("gab", "gab-base", "gab-resume", "h3peer", "floor") or shutil.which(t):
             tools.append(t)
         else:
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)
     gab = args.gab
     caddy_cells = any(c.proto in CADDY for c in cells)
     build_h3peer = caddy_cells and "h3peer" in tools
-    bindir = tempfile.mkdtemp(prefix="gab-bin-") if not gab or build_h3peer else ""  # only for what is built
+    build_floor = "floor" in tools and any(c.proto == "http" and c.ka for c in cells)
+    bindir = tempfile.mkdtemp(prefix="gab-bin-") if not gab or build_h3peer or build_floor else ""  # only for what is built
     if not gab:
         need("go")
         gab = os.path.join(bindir, "gab")
@@ -487,6 +497,9 @@ def main():
     if build_h3peer:
         need("go")
         subprocess.check_call(["go", "build", "-o", h3peer, "./bench/h3peer"], cwd=ROOT)
+    floor = os.path.join(bindir, "floor")
+    if build_floor:
+        subprocess.check_call(["gcc", "-O2", "-o", floor, os.path.join(HERE, "floor.c")])
 
     print(f"nginx on CPU 0 (TLS {args.tls} only, {args.key} certificate), each client on CPU 1; "
           f"{reps} interleaved repetition(s), requests x{scale:g}", flush=True)
@@ -503,7 +516,8 @@ def main():
             res = {t: {"cpu": [], "rps": [], "rss": []} for t in tools}
             for _ in range(reps):
                 for t in tools:  # interleaved: one run of each tool per repetition
-                    cmd = command(t, args.gab_base if t == "gab-base" else gab, cell, url, seconds, h3peer=h3peer)
+                    cmd = command(t, args.gab_base if t == "gab-base" else gab, cell, url, seconds, h3peer=h3peer,
+                                  floor=floor)
                     if cmd is None:
                         continue
                     if cell.c + 64 > nofile:
@@ -553,6 +567,8 @@ def main():
         if caddy:
             caddy.stop()
         nginx.stop()
+        if bindir:  # the binaries built for this run
+            shutil.rmtree(bindir, ignore_errors=True)
 
 
 def memory_and_syscalls(gab, port, scale, tools):
@@ -628,6 +644,7 @@ def print_targets(rows):
             bb = statistics.median(res["gab-base"]["cpu"])
             base, rb = f"{bb:.2f}", f"{g / bb:.2f}×"
         print(f"| {name} | {g:.2f} | {peer} | {ratio} | {base} | {rb} |")
+    print_floor(rows)
     # gab --http3 over gab --http2 (over TLS) against the same Caddy: what QUIC costs gab.
     for cell, res in rows:
         if cell.proto != "h3" or not res.get("gab", {}).get("cpu"):
@@ -639,6 +656,18 @@ def print_targets(rows):
                 print(f"\ngab --http3 / gab --http2 against the same Caddy, c={cell.c} streams={cell.streams}: "
                       f"{g3 / g2:.2f}× the client CPU per request ({g3:.2f} / {g2:.2f} µs), {r3 / r2:.2f}× the req/s")
 
+
+def print_floor(rows):
+    """gab's median client CPU per request over the C epoll floor's (bench/floor.c), where both ran."""
+    lines = []
+    for cell, res in rows:
+        g, f = res.get("gab", {}).get("cpu"), res.get("floor", {}).get("cpu")
+        if g and f:
+            gm, fm = statistics.median(g), statistics.median(f)
+            lines.append(f"| {cell.proto} {cell.size} c={cell.c} keep-alive | {gm:.2f} | {fm:.2f} | {gm / fm:.2f}× |")
+    if lines:
+        print("\ngab over the C epoll floor (bench/floor.c), client CPU per request, medians\n")
+        print("| cell | gab µs/req | floor µs/req | gab / floor |\n|---|---|---|---|\n" + "\n".join(lines))
 
 if __name__ == "__main__":
     main()

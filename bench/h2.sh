@@ -12,6 +12,7 @@
 #   bench/h2.sh                 # N=100000 requests, 5 interleaved runs per row
 #   N=20000 RUNS=1 bench/h2.sh  # quick look
 #   GAB=/path/to/gab bench/h2.sh
+#   GAB=/tmp/gab-new GAB_BASE=/tmp/gab-old bench/h2.sh   # a third tool, gab-base: before/after a change
 #   TLS=1 bench/h2.sh           # h2 over TLS instead of h2c
 #
 # Rows: c=10 with streams (h2load -m) 1 and 10.
@@ -94,6 +95,7 @@ measure() {
 	local tool=$1 c=$2 m=$3 out="$work/out" tf="$work/time" done cmd
 	case $tool in
 	gab) cmd=("$gab" -q --http2 -n "$N" -c "$c" --streams "$m" "$url") ;;
+	gab-base) cmd=("$GAB_BASE" -q --http2 -n "$N" -c "$c" --streams "$m" "$url") ;;
 	h2load) cmd=(h2load -t1 -n "$N" -c "$c" -m "$m" "$url") ;;
 	esac
 	/usr/bin/time -o "$tf" -f '%U %S %M %e' timeout 300 taskset -c 1 "${cmd[@]}" >"$out" 2>&1 || {
@@ -102,7 +104,7 @@ measure() {
 		return 1
 	}
 	case $tool in
-	gab) done=$(awk '/^Complete requests:/ {print $3}' "$out") ;;
+	gab | gab-base) done=$(awk '/^Complete requests:/ {print $3}' "$out") ;;
 	h2load) done=$(awk '/^requests:/ {print $8}' "$out") ;;
 	esac
 	awk -v d="$done" '{ printf "%.2f %.0f %d\n", ($1 + $2) * 1e6 / d, d / $4, $3 }' "$tf"
@@ -119,7 +121,7 @@ echo "|---|---|---|---|---|---|"
 for cs in $CASES; do
 	c=${cs%%:*}
 	m=${cs##*:}
-	tools="h2load gab"
+	tools="h2load gab${GAB_BASE:+ gab-base}"
 	for tool in $tools; do : >"$work/runs.$tool"; done
 	for _ in $(seq "$RUNS"); do
 		for tool in $tools; do # interleaved: one run of each tool per repetition

@@ -6,17 +6,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxFDs bounds the descriptors read of one process.
 const maxFDs = 1 << 16
 
 func listening(addrs []netip.Addr, port int, udp bool) []int {
-	tables, state := []string{"/proc/net/tcp", "/proc/net/tcp6"}, stateListen
+	tables, state, proto := []string{"/proc/net/tcp", "/proc/net/tcp6"}, stateListen, uint8(unix.IPPROTO_TCP)
 	if udp {
-		tables, state = []string{"/proc/net/udp", "/proc/net/udp6"}, stateUDP
+		tables, state, proto = []string{"/proc/net/udp", "/proc/net/udp6"}, stateUDP, unix.IPPROTO_UDP
 	}
 	inodes := map[string]bool{}
+	if diagInodes(proto, addrs, port, inodes) {
+		tables = nil // the kernel answered: no need to read its text tables
+	} else {
+		clear(inodes)
+	}
 	for _, name := range tables {
 		f, err := os.Open(name)
 		if err != nil {
