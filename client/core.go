@@ -651,7 +651,7 @@ func newTransport(cfg *Config) (transport, error) {
 		return cfg.transport(cfg)
 	}
 	if cfg.URLs != nil && len(cfg.URLs.Origins) > 1 && !cfg.perOrigin {
-		return newMultiOrigin(cfg) // urls.go: a transport per origin
+		return newMultiOrigin(cfg) // multiorigin.go: a transport per origin
 	}
 	switch cfg.Protocol {
 	case HTTP10, HTTP11:

@@ -17,11 +17,10 @@
 // (samples.NearestRank), as HdrHistogram's ValueAtQuantile does.
 //
 // Writers: WriteText (ab's report), WriteHTML (-w), WriteCSV (-e),
-// WritePercentiles (--percentiles), WriteCGI (--cgi), WriteCorrected (--rate),
-// WriteExtended (--extended), WriteServerCPU (--server-pid), WriteHistogram
-// (--histogram), WriteWarmup, WriteThresholds (--fail-if), WriteHlog (--hlog),
-// WriteFigures (the catalog's figures), WriteHTMLPage (--html, gab plot) and
-// WriteJSON (the JSON document).
+// WriteSections (what follows ab's report: CGI, --percentiles, rate mode's
+// corrected tables, --extended, --server-pid, the catalog's figures, the
+// warm-up, --fail-if), WriteHistogram (--histogram), WriteHlog (--hlog),
+// WriteHTMLPage (--html, gab plot) and WriteJSON (the JSON document).
 //
 // A figure derived from what a run records is one entry of the Catalog
 // (catalog.go). A new measured distribution is the engine's (a samples.Dist

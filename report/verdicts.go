@@ -16,7 +16,7 @@ import (
 // This file holds the run's verdicts: after a run gab checks whether its
 // figures can be trusted as the server's and states what it found with the
 // evidence. They are the record's "verdicts" section, the last block of
-// --extended (WriteVerdicts), the HTML report's banner (WriteVerdictBanner),
+// --extended (writeVerdicts), the HTML report's banner (verdictBanner),
 // sweep points' flags and gab sweep's stderr lines.
 //
 //   - client_bound: ClientBound's rule (clientbound.go) over gab's CPU, the
