@@ -1,0 +1,3 @@
+package client
+
+func uringAvailable() error { return uringProbe() }
