@@ -442,6 +442,10 @@ type extendedFigures struct {
 	ClientCPU          *clientCPU `json:"client_cpu,omitempty"` // absent where unknown
 	// SampleStore says how ab's tables were computed.
 	SampleStore string `json:"sample_store"`
+	// Engine is what moved an HTTP/1 run's bytes (--engine): "epoll" or
+	// "uring" (the Linux event loops), "portable" (a goroutine per
+	// connection); absent for the other protocols.
+	Engine string `json:"engine,omitempty"`
 	// LatencyHistogram is the Total phase (start → end of each recorded request).
 	LatencyHistogram histogramData `json:"latency_histogram"`
 }
