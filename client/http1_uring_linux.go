@@ -110,7 +110,15 @@ const (
 	uopPollOut
 	uopCancel
 	uopWake
+	uopQuietSend
 )
+
+// uringQuietSend is the largest request sent quietly: on an established
+// connection, with MSG_WAITALL and no completion unless it fails (a
+// completion per send would end each turn's wait before any response is
+// in). Larger requests are sent with a completion, so that their write
+// phase ends when the kernel has taken them.
+const uringQuietSend = 16 << 10
 
 func uringData(op uint64, s *epSock) uint64 {
 	return op<<56 | uint64(uint32(s.gen)&0xffffff)<<32 | uint64(uint32(s.idx))
@@ -125,6 +133,7 @@ type ringIO struct {
 	armed      bool  // a multishot receive is in flight
 	capped     bool  // the receive stopped (cancelled at the cap, or out of buffers): arm it once consumed
 	sending    bool  // a send, or the poll before it, is in flight
+	quiet      bool  // a quiet send may be in flight (cancelled with the socket)
 	polling    bool  // that is the poll
 	inReady    bool  // in the turn's ready list
 	starved    bool  // in the starved list
@@ -251,6 +260,7 @@ func (lp *epLoop) ringWait() syscall.Errno {
 	raw := (p.now >= p.syscallUntil && g.extArg) || p.more
 	spinning := raw && (p.more || p.now-p.lastEvents < p.spinNs)
 	var errno syscall.Errno
+	before := p.now
 	switch {
 	case spinning:
 		errno = g.enter(0, false, true)
@@ -266,11 +276,14 @@ func (lp *epLoop) ringWait() syscall.Errno {
 		p.lastEvents = p.now
 		touchAt(p.t, p.now)
 	}
-	quiet := errno == 0 || errno == unix.ETIME
-	if raw && !spinning && n == 0 && quiet {
+	// A wait that also submitted returns the count submitted, not the
+	// wait's EINTR (a signal: the runtime's preemption) or ETIME: only the
+	// clock tells a wait that timed out.
+	failed := errno != 0 && errno != unix.ETIME
+	if raw && !spinning && n == 0 && !failed && p.now-before >= rawWaitMs*1e6 {
 		p.syscallUntil = p.now + rawPause // see epPoller.wait
 	}
-	if raw && (!quiet || (n == 0 && !spinning) || p.now-p.lastYield >= int64(yieldEvery)*1e6) {
+	if raw && (failed || (n == 0 && !spinning) || p.now-p.lastYield >= uringYieldEvery) {
 		runtime.Gosched()
 		p.lastYield = p.tick()
 	}
@@ -293,6 +306,10 @@ func (lp *epLoop) ringEvent(e *uringCQE) {
 	case uopSend, uopPollOut:
 		if !stale {
 			lp.ringSent(c, op, e.res)
+		}
+	case uopQuietSend:
+		if !stale {
+			lp.quietFailed(c, e.res)
 		}
 	}
 }
@@ -394,8 +411,33 @@ func (lp *epLoop) ringSend(c *epConn) bool {
 	e := g.sqe()
 	e.opcode, e.fd, e.userData = uringOpSend, int32(c.fd), uringData(uopSend, &c.epSock)
 	e.addr, e.len, e.opFlags = uint64(uintptrOf(b)), uint32(len(b)), unix.MSG_NOSIGNAL
+	if c.state == epWriting && c.wrote == 0 && len(b) <= uringQuietSend && q.armed {
+		e.userData = uringData(uopQuietSend, &c.epSock)
+		e.flags, e.opFlags = uringSQESkipSuccess, unix.MSG_NOSIGNAL|unix.MSG_WAITALL
+		q.quiet = true
+		c.wrote = len(b)
+		lp.t.TotalSent += int64(len(b))
+		return true // written as far as the loop can tell: on to the response
+	}
 	q.sending = true
 	return false
+}
+
+// quietFailed takes the completion of a quiet send, which comes only when
+// it failed (res < 0) or went out in part (res bytes): while no byte of
+// the response has come, the request's write failed, as on epoll; a
+// response already under way tells that the server had the request.
+func (lp *epLoop) quietFailed(c *epConn, res int32) {
+	if c.state != epRead || c.got {
+		return
+	}
+	errno := unix.EPIPE
+	if res < 0 {
+		errno = syscall.Errno(-res)
+	}
+	lp.t.TotalSent -= int64(len(c.req) - int(max(res, 0)))
+	lp.writeFailed(c, os.NewSyscallError("write", errno), lp.now)
+	lp.ring.markReady(c.idx)
 }
 
 // ringRead reads what c's queue holds into p, as epSock.recv reads the
@@ -452,6 +494,9 @@ func (lp *epLoop) ringForget(s *epSock) {
 			g.cancel(uringData(uopPollOut, s))
 		} else if q.sending {
 			g.cancel(uringData(uopSend, s))
+		}
+		if q.quiet {
+			g.cancel(uringData(uopQuietSend, s))
 		}
 	}
 	for b := q.head; b >= 0; b = g.next[b] {
@@ -518,3 +563,8 @@ func (lp *epLoop) rearmStarved() {
 // uintptrOf is the address of b's first byte (b is not empty); b stays
 // referenced by its connection until the send's completion.
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// uringYieldEvery bounds, in ns, how long a busy io_uring loop keeps its P
+// (yieldEvery for epoll): its goroutine is locked to its thread, so a
+// yield hands the P to another thread and back (futex calls).
+var uringYieldEvery int64 = 10e6

@@ -52,6 +52,7 @@ const (
 	uringOpRecv        = 27
 
 	uringSQEBufferSelect = 1 << 5
+	uringSQESkipSuccess  = 1 << 6
 	uringRecvMultishot   = 1 << 1 // in the SQE's ioprio
 
 	uringCQEFBuffer   = 1 << 0
@@ -344,14 +345,12 @@ func (u *uring) enter(timeoutMs int, wait, raw bool) syscall.Errno {
 			arg, argSize = uintptr(unsafe.Pointer(&u.arg)), unsafe.Sizeof(u.arg)
 		}
 	}
-	var r1 uintptr
 	var errno syscall.Errno
 	if raw || !wait {
-		r1, _, errno = syscall.RawSyscall6(sysIOUringEnter, uintptr(u.fd), uintptr(u.toSubmit), minComplete, flags, arg, argSize)
+		_, _, errno = syscall.RawSyscall6(sysIOUringEnter, uintptr(u.fd), uintptr(u.toSubmit), minComplete, flags, arg, argSize)
 	} else {
-		r1, _, errno = syscall.Syscall6(sysIOUringEnter, uintptr(u.fd), uintptr(u.toSubmit), minComplete, flags, arg, argSize)
+		_, _, errno = syscall.Syscall6(sysIOUringEnter, uintptr(u.fd), uintptr(u.toSubmit), minComplete, flags, arg, argSize)
 	}
-	_ = r1
 	// What the kernel has not consumed goes with the next call.
 	u.toSubmit = u.tail - atomic.LoadUint32(u.sqHead)
 	return errno
