@@ -333,9 +333,10 @@ func newRunner(tb testing.TB, cfg Config) (*Runner, error) {
 		if p, ok := testPaths.Load(name); ok {
 			cfg.Portable = p == "go"
 			if p == "uring" {
+				if cfg.Target.TLS {
+					tb.Skip("the io_uring engine serves http:// only")
+				}
 				cfg.Engine = EngineUring
-			} else if p == "epoll" && cfg.Engine == "" {
-				cfg.Engine = EngineEpoll
 			}
 			break
 		}
