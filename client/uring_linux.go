@@ -3,6 +3,8 @@
 package client
 
 import (
+	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -35,7 +37,6 @@ const (
 
 	uringSetupCQSize       = 1 << 3
 	uringSetupSubmitAll    = 1 << 7
-	uringSetupCoopTaskrun  = 1 << 8
 	uringSetupSingleIssuer = 1 << 12
 	uringSetupDeferTaskrun = 1 << 13
 
@@ -179,22 +180,16 @@ var uringSetup = func(entries uint32, p *uringParams) (int, syscall.Errno) {
 // completions, with bufs provided buffers of size bytes (bufs a power of 2).
 // It asks for deferred task work (completions posted only when the owner
 // enters), which needs the ring to be used from one thread: the caller has
-// locked its goroutine to its thread. Older kernels get the plain ring.
+// locked its goroutine to its thread. A kernel without it (before 6.1)
+// has no multishot receive either (6.0): errUringOld.
 func newUring(entries, cqEntries uint32, bufs, size int) (*uring, error) {
 	entries = min(pow2(entries), uringMaxEntries)
 	cqEntries = min(max(pow2(cqEntries), 2*entries), 2*uringMaxEntries)
-	var fd int
-	var p uringParams
-	var errno syscall.Errno
-	for _, flags := range []uint32{
-		uringSetupSingleIssuer | uringSetupDeferTaskrun | uringSetupSubmitAll,
-		uringSetupCoopTaskrun | uringSetupSubmitAll,
-		0,
-	} {
-		p = uringParams{flags: flags | uringSetupCQSize, cqEntries: cqEntries}
-		if fd, errno = uringSetup(entries, &p); errno != unix.EINVAL {
-			break
-		}
+	p := uringParams{flags: uringSetupSingleIssuer | uringSetupDeferTaskrun | uringSetupSubmitAll | uringSetupCQSize,
+		cqEntries: cqEntries}
+	fd, errno := uringSetup(entries, &p)
+	if errno == unix.EINVAL {
+		return nil, errUringOld
 	}
 	if errno != 0 {
 		return nil, errno
@@ -215,6 +210,10 @@ func newUring(entries, cqEntries uint32, bufs, size int) (*uring, error) {
 	}
 	return u, nil
 }
+
+// errUringOld is the probe's answer on a kernel whose io_uring lacks what
+// the engine uses.
+var errUringOld = errors.New("io_uring without deferred task work and multishot receive: Linux 6.1 or later")
 
 // pow2 is the least power of 2 at least n (and at least 1).
 func pow2(n uint32) uint32 {
@@ -393,8 +392,8 @@ func (u *uring) close() {
 var uringProbe = sync.OnceValue(probeUring)
 
 func probeUring() error {
-	// The ring's own thread rule (deferred task work) is not probed: a
-	// kernel without it gets the plain ring, which works as well.
+	runtime.LockOSThread() // the ring is its creator thread's
+	defer runtime.UnlockOSThread()
 	u, err := newUring(8, 16, 8, 4096)
 	if err != nil {
 		return err
