@@ -16,6 +16,10 @@ func TestEngineFlagErrors(t *testing.T) {
 		{"ab", "--engine", "iouring", testURL},
 		{"ab", "--engine", "uring", "--http2", testURL},
 		{"ab", "--engine", "uring", "--http3", "-k", "https://127.0.0.1:1/"},
+		{"ab", "--engine", "uring", "https://127.0.0.1:1/"},
+		{"ab", "--engine", "uring", "-b", "4096", testURL},
+		{"ab", "--engine", "uring", "--rate", "100", testURL},
+		{"ab", "--engine", "uring", "--request-timeout", "1s", testURL},
 	} {
 		_, status, done, stdout, stderr := parse(t, argv...)
 		if !done || status != exitUsage || stdout != "" || !oneLineNaming(stderr, "gab: ", "--engine") {

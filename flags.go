@@ -919,6 +919,8 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 		return fail("--tls-resume needs an https:// URL (and no --cgi)")
 	case cfg.Protocol == client.HTTP3 && http3Conflict(o, target) != "":
 		return fail(http3Conflict(o, target))
+	case cfg.Engine == client.EngineUring && client.UringConflict(cfg, target) != "":
+		return fail(client.UringConflict(cfg, target))
 	case cfg.Streams > maxConcurrency/max(cfg.Concurrency, 1):
 		return fail(fmt.Sprintf("--streams %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Streams, cfg.Concurrency, maxConcurrency))
 	case o.Proxy && cfg.Protocol == client.HTTP2:

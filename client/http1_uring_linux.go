@@ -102,6 +102,20 @@ func chooseEngine(cfg *Config, loops int, tls bool) (string, error) {
 	return EngineEpoll, nil
 }
 
+// UringConflict is why --engine uring cannot serve a run of cfg to target
+// (the command line refuses it before the run), "" if it can as far as
+// options tell: the kernel's answer comes when the run prepares.
+func UringConflict(cfg *Config, target Target) string {
+	switch {
+	case target.TLS:
+		return "--engine uring serves http:// only (https:// runs on --engine epoll)"
+	case cfg.SocketBuffer != 0 || cfg.LocalAddr != "" || cfg.Rate > 0 || cfg.RampUp > 0 ||
+		cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Portable:
+		return "--engine uring needs the event loops, which -b, -B, --rate, --ramp-up, -R, --request-timeout and GAB_NETPOLL=go leave"
+	}
+	return ""
+}
+
 // The operation a completion's user data names (its top byte); the rest is
 // the socket's generation (24 bits) and the connection's index (32 bits).
 const (

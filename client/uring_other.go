@@ -19,6 +19,9 @@ const (
 // uringLoopsStarted stays 0: there is no io_uring here.
 var uringLoopsStarted atomic.Int64
 
+// UringConflict: there is no io_uring engine here.
+func UringConflict(*Config, Target) string { return "--engine uring exists only on Linux" }
+
 // chooseEngine: --engine epoll or uring is an error where there are no
 // event loops.
 func chooseEngine(cfg *Config, loops int, tls bool) (string, error) {
