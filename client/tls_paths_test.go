@@ -19,6 +19,13 @@ func h1Paths(t *testing.T, fn func(t *testing.T)) {
 	uringPath(t, fn)
 }
 
+// h1TLSPaths is h1Paths for https:// runs, which the io_uring engine does
+// not serve: the epoll and portable paths only.
+func h1TLSPaths(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	bothPaths(t, &epollLoopsStarted, fn)
+}
+
 // uringPath runs fn as the subtest "uring" on the io_uring engine of the
 // HTTP/1 event loops, where this kernel has it, and fails it if the run
 // took another engine.
