@@ -32,6 +32,9 @@ import (
 // goroutine path; error classes are http1.go's. Each wake-up reads at most
 // readBudget bytes per connection (docs/DESIGN.md, "Reading from a peer").
 //
+// With --engine uring the same loops and state machine run on io_uring
+// (http1_uring_linux.go): lp.ring replaces send, read, close and the wait.
+//
 // TLS connections run on the loops too (tlsloop_linux.go): the handshake in
 // a coroutine of the loop, then crypto/tls's records read and written
 // through the connection's tlsLink.
