@@ -147,6 +147,7 @@ type longOptions struct {
 	requestTimeout, interval                                       durationValue
 	percentiles                                                    longopt.Percentiles
 	rate                                                           string
+	engine                                                         string
 	step                                                           durationValue
 	warmup                                                         longopt.Warmup
 	apdex                                                          longopt.Apdex
@@ -172,6 +173,7 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 	fs.StringVar(&lo.cgi, "cgi", "", "run `PROGRAM` as a CGI script per request instead of connecting")
 	fs.StringArrayVar(&lo.cgiEnv, "cgi-env", nil, "extra `NAME=VALUE` for the CGI environment (repeatable)")
 	fs.Var(&lo.requestTimeout, "request-timeout", "fail a single request after `DURATION` (Go duration or seconds)")
+	fs.StringVar(&lo.engine, "engine", client.EngineAuto, "HTTP/1 event loops' I/O on Linux: `epoll`, uring (io_uring) or auto")
 	fs.IntVar(&lo.cpus, "cpus", 0, "use `N` CPUs, 1 to 1024 (sets GOMAXPROCS)")
 	fs.BoolVar(&lo.noCap, "no-cap", false, "with -t, do not stop at 50000 requests")
 	fs.IntVar(&lo.sampleLimit, "sample-limit", 0, "keep the first `N` requests' timings exactly, then 1 ms histograms (default 10000000)")
@@ -769,6 +771,8 @@ func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status i
 		return fail("--tls-resume needs an https:// URL (and no --cgi)")
 	case cfg.Protocol == client.HTTP3 && http3Conflict(o, target) != "":
 		return fail(http3Conflict(o, target))
+	case cfg.Engine == client.EngineUring && client.UringConflict(cfg, target) != "":
+		return fail(client.UringConflict(cfg, target))
 	case cfg.Streams > maxConcurrency/max(cfg.Concurrency, 1):
 		return fail(fmt.Sprintf("--streams %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Streams, cfg.Concurrency, maxConcurrency))
 	case o.Proxy && cfg.Protocol == client.HTTP2:
@@ -914,7 +918,7 @@ func (o *cliOptions) applyProtocolLong(lo *longOptions, fs *pflag.FlagSet) error
 	return nil
 }
 
-// applyRunLong applies the options of how gab runs: --request-timeout, --cpus,
+// applyRunLong applies the options of how gab runs: --request-timeout, --engine, --cpus,
 // --no-cap, --sample-limit, --demo, --verify-tls, --tls-resume.
 func (o *cliOptions) applyRunLong(lo *longOptions, fs *pflag.FlagSet) error {
 	cfg := &o.Config
@@ -922,6 +926,17 @@ func (o *cliOptions) applyRunLong(lo *longOptions, fs *pflag.FlagSet) error {
 		return errors.New("--request-timeout must be positive (leave it out for no per-request timeout)")
 	}
 	cfg.RequestTimeout = time.Duration(lo.requestTimeout)
+	switch lo.engine {
+	case client.EngineUring:
+		if lo.http2 || lo.http3 || lo.cgi != "" {
+			return errors.New("--engine uring is for HTTP/1 (not --http2, --http3 or --cgi)")
+		}
+		cfg.Engine = lo.engine
+	case client.EngineAuto, client.EngineEpoll:
+		cfg.Engine = lo.engine
+	default:
+		return fmt.Errorf("--engine must be epoll, uring or auto, not %q", lo.engine)
+	}
 	if fs.Changed("cpus") && (lo.cpus < 1 || lo.cpus > maxCPUs) {
 		return fmt.Errorf("--cpus must be from 1 to %d, not %d", maxCPUs, lo.cpus)
 	}

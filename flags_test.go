@@ -604,6 +604,7 @@ var badLongValues = map[string][]string{
 	"cgi":              {"--cgi", ""},
 	"cgi-env":          {"--cgi-env", "NOVALUE"},
 	"request-timeout":  {"--request-timeout", "soon"},
+	"engine":           {"--engine", "io_uring"},
 	"cpus":             {"--cpus", "0"},
 	"no-cap":           {"--no-cap"},
 	"sample-limit":     {"--sample-limit", "0"},

@@ -8,7 +8,8 @@ TLS) and h2 over TLS; the TLS servers use a self-signed certificate made at
 start-up in the harness's temporary directory (ECDSA P-256 by default, TLS 1.3
 only by default). Each client is pinned to CPU 1 and run under /usr/bin/time,
 so the client's own CPU per completed request is (user + sys) / requests.
-Tools run interleaved, several repetitions; the tables show medians with
+gab-uring (gab --engine uring, the io_uring engine of the HTTP/1 event loops)
+runs beside gab in the plain HTTP/1 cells. Tools run interleaved, several repetitions; the tables show medians with
 min-max, and a last table each gab cell against the peers its target names.
 Everything is bounded and stopped by PID.
 
@@ -266,7 +267,7 @@ def parse_count(tool, out):
     if tool in ("h3peer", "floor"):
         m = re.search(r"requests (\d+) failed (\d+) seconds [\d.]+ rps ([\d.]+)", out)
         return int(m.group(1)) - int(m.group(2)), float(m.group(3))
-    if tool in ("gab", "gab-base", "gab-resume", "ab"):
+    if tool in ("gab", "gab-base", "gab-resume", "gab-uring", "ab"):
         n = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         failed = int(re.search(r"Failed requests:\s+(\d+)", out).group(1))
         non2xx = re.search(r"Non-2xx responses:\s+(\d+)", out)
@@ -315,6 +316,8 @@ def command(tool, gab, cell, url, seconds, threads=1, h3peer="h3peer", floor="fl
         return None  # ab and wrk speak HTTP/1 only; hey cannot set streams per connection
     if tool == "gab-resume":  # gab --tls-resume: TLS sessions resumed on reconnect, a cost apart from ab's
         return [gab, "-q", "--tls-resume", "-n", n, "-c", c, url] if cell.proto == "https" and not ka else None
+    if tool == "gab-uring":  # the io_uring engine of the HTTP/1 event loops: plain HTTP/1 only
+        return [gab, "-q", "--engine", "uring", "-n", n, "-c", c] + (["-k"] if ka else []) + [url] if cell.proto == "http" else None
     if tool in ("gab", "gab-base"):
         return [gab, "-q", "-n", n, "-c", c] + (["-k"] if ka else []) + [url]
     if tool == "ab":
@@ -437,8 +440,9 @@ def main():
     ap.add_argument("--gab", default="", help="gab binary (default: build it)")
     ap.add_argument("--gab-base", default="", help="a second gab binary, the tool 'gab-base' (e.g. the build before a change)")
     ap.add_argument("--tools", default="",
-                    help="comma-separated clients (default: gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor; gab-base only "
-                    "with --gab-base; gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only; h3peer "
+                    help="comma-separated clients (default: gab,gab-uring,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor; "
+                    "gab-base only with --gab-base; gab-uring is gab --engine uring, in plain HTTP/1 cells only; "
+                    "gab-resume is gab --tls-resume, in HTTPS cells without keep-alive only; h3peer "
                     "is bench/h3peer, in the HTTP/3 cells only; floor is bench/floor.c, built with gcc, in the "
                     "plain keep-alive cells only)")
     ap.add_argument("--key", choices=sorted(KEYS), default="ec", help="the certificate's key: ec (P-256) or rsa (2048)")
@@ -451,8 +455,8 @@ def main():
     args = ap.parse_args()
 
     if not args.tools:
-        args.tools = ("gab,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor" if args.gab_base
-                      else "gab,gab-resume,ab,wrk,h2load,hey,h3peer,floor")
+        args.tools = ("gab,gab-uring,gab-resume,gab-base,ab,wrk,h2load,hey,h3peer,floor" if args.gab_base
+                      else "gab,gab-uring,gab-resume,ab,wrk,h2load,hey,h3peer,floor")
     scale = args.scale or (0.1 if args.tier == "smoke" else 1.0)
     reps = args.reps or (2 if args.tier == "smoke" else 5)
     seconds = max(1, round(3 * scale))  # wrk runs for a duration, not a count
@@ -478,7 +482,7 @@ def main():
             sys.exit("bench: the tool gab-base needs --gab-base BINARY")
         if t == "floor" and not shutil.which("gcc"):
             print("bench: gcc is not installed, floor left out (apt-get install -y gcc)", file=sys.stderr)
-        elif t in ("gab", "gab-base", "gab-resume", "h3peer", "floor") or shutil.which(t):
+        elif t in ("gab", "gab-base", "gab-resume", "gab-uring", "h3peer", "floor") or shutil.which(t):
             tools.append(t)
         else:
             print(f"bench: {t} is not installed, left out ({INSTALL})", file=sys.stderr)

@@ -132,6 +132,9 @@ type Config struct {
 	// Linux event loops would serve the run (the command line sets it when the
 	// environment has GAB_NETPOLL=go).
 	Portable bool
+	// Engine is --engine: EngineEpoll, EngineUring, or EngineAuto ("" too):
+	// the I/O of the HTTP/1 event loops (http1_uring_linux.go).
+	Engine string
 	// transport, when set, builds the run's transport instead of Protocol's
 	// (tests inject one that sends nothing, as they inject Dial and Resolver).
 	transport func(*Config) (transport, error)

@@ -233,6 +233,7 @@ type run struct {
 	tallies []*tally
 
 	protocol string // Result.Protocol: set by the transport's prepare ("h2", "h2c")
+	engine   string // Result.Engine: set by the HTTP/1 transport's prepare
 
 	// warmup: this run is a warm-up (--warmup); it records nothing but counts.
 	warmup bool
@@ -976,6 +977,7 @@ func (rn *Runner) result() *Result {
 		DocLength:    r.docLen.Load(),
 		TLS:          r.tlsInfo.Load(),
 		Protocol:     r.protocol,
+		Engine:       r.engine,
 		StatusCounts: map[int]int{},
 		FirstError:   map[string]string{}, FirstErrorAt: map[string]time.Duration{},
 	}

@@ -5,23 +5,30 @@ import (
 	"testing"
 )
 
-// Both HTTP/1 paths side by side against the in-process loopback server:
+// The HTTP/1 paths (the event loops on epoll and on io_uring, and the
+// portable path) side by side against the in-process loopback server:
 //
 //	go test -run '^$' -bench 'BenchmarkPaths' -benchmem ./client
 //
-// The keep-alive loop must report 0 allocs/op on either path. (The in-process
+// The keep-alive loop must report 0 allocs/op on every path. (The in-process
 // server shares the CPU, so ns/op compares the paths only roughly; the client's
 // own CPU per request is measured against nginx with bench/bench.py.)
 
 func benchmarkPaths(b *testing.B, keepAlive, useTLS bool) {
-	for _, path := range []string{"epoll", "go"} {
+	for _, path := range []string{"epoll", "uring", "go"} {
+		if path == "uring" && (useTLS || !uringExpected()) {
+			continue // the io_uring engine serves http:// only
+		}
 		for _, c := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("%s/c%d", path, c), func(b *testing.B) {
 				usePath(b, path)
-				before := epollLoopsStarted.Load()
+				before, uringBefore := epollLoopsStarted.Load(), uringLoopsStarted.Load()
 				benchmarkRunTLS(b, keepAlive, c, useTLS)
-				if ran := epollLoopsStarted.Load() > before; ran != (path == "epoll" && epollExpected()) {
-					b.Fatalf("path %s: epoll loops started: %v", path, ran)
+				if ran := epollLoopsStarted.Load() > before; ran != (path != "go" && epollExpected()) {
+					b.Fatalf("path %s: event loops started: %v", path, ran)
+				}
+				if ran := uringLoopsStarted.Load() > uringBefore; ran != (path == "uring") {
+					b.Fatalf("path %s: io_uring loops started: %v", path, ran)
 				}
 			})
 		}

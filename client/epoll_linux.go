@@ -68,6 +68,7 @@ type epPoller struct {
 	spinNs       int64 // poll without sleeping this long after the last events (0: never)
 	lastEvents   int64 // clock of the last wait that returned events
 	more         bool  // the loop has input left from its last turn: the next wait must not sleep
+	noWatch      bool  // sockets are not registered with epoll (the io_uring engine)
 	opening      int   // TLS connections whose connect or handshake is under way
 	// nodelay sets TCP_NODELAY on new sockets (TLS: crypto/tls writes a
 	// message of several records as several writes, which Nagle would
@@ -327,6 +328,9 @@ func (p *epPoller) connectSocket(k int) (int, error) {
 // watch registers fd (edge-triggered) as connection idx of generation gen,
 // for input, and for output too if out; mod changes an existing registration.
 func (p *epPoller) watch(fd int, idx, gen int32, out, mod bool) error {
+	if p.noWatch {
+		return nil
+	}
 	ev := uint32(epollInput)
 	if out {
 		ev |= unix.EPOLLOUT

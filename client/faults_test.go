@@ -426,7 +426,10 @@ func FuzzHTTP1Exchange(f *testing.F) {
 	f.Add([]byte(respond100(true)), true)
 	f.Add([]byte(strings.Repeat("HTTP/1.1 102 Processing\r\n\r\n", maxInterim)+respond100(true)), true)
 	f.Fuzz(func(t *testing.T, answer []byte, keepAlive bool) {
-		for _, path := range []string{"go", "epoll"} {
+		for _, path := range []string{"go", "epoll", "uring"} {
+			if path == "uring" && !uringExpected() {
+				continue
+			}
 			usePath(t, path)
 			fuzzHTTP1Exchange(t, answer, keepAlive)
 		}

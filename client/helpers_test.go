@@ -318,8 +318,8 @@ var hugeHead = "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Filler: "+strings.Repea
 // test name.
 var testPaths sync.Map
 
-// usePath selects the path ("epoll", the default, or "go": Config.Portable)
-// for the runs that tb and its subtests start with newRunner or the run
+// usePath selects the path ("epoll", the default; "uring": the event loops
+// on io_uring; or "go": Config.Portable) for the runs that tb and its subtests start with newRunner or the run
 // helpers.
 func usePath(tb testing.TB, path string) {
 	name := tb.Name()
@@ -332,6 +332,12 @@ func newRunner(tb testing.TB, cfg Config) (*Runner, error) {
 	for name := tb.Name(); ; {
 		if p, ok := testPaths.Load(name); ok {
 			cfg.Portable = p == "go"
+			if p == "uring" {
+				if cfg.Target.TLS {
+					tb.Skip("the io_uring engine serves http:// only")
+				}
+				cfg.Engine = EngineUring
+			}
 			break
 		}
 		i := strings.LastIndexByte(name, '/')

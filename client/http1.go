@@ -45,6 +45,8 @@ type http1 struct {
 	// loops > 0 selects the Linux epoll fast path (http1_epoll_linux.go) with
 	// that many event loops; 0 is the portable goroutine-per-connection path.
 	loops int
+	// engine is the loops' I/O: EngineEpoll, EngineUring or enginePortable.
+	engine string
 }
 
 func newHTTP1(cfg *Config) (transport, error) {
@@ -109,6 +111,10 @@ func (h *http1) prepare(ctx context.Context, r *run) error {
 	}
 	h.d = d
 	h.loops = epollLoops(h.cfg, d)
+	if h.engine, err = chooseEngine(h.cfg, h.loops, h.tlsConf != nil); err != nil {
+		return err
+	}
+	r.engine = h.engine
 	dialCtx, cancel := context.WithCancel(context.Background())
 	h.ctx = dialCtx
 	go func() {

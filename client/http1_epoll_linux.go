@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -30,6 +31,9 @@ import (
 // setServer), and the response through h1reader.go's reader, as on the
 // goroutine path; error classes are http1.go's. Each wake-up reads at most
 // readBudget bytes per connection (docs/DESIGN.md, "Reading from a peer").
+//
+// With --engine uring the same loops and state machine run on io_uring
+// (http1_uring_linux.go): lp.ring replaces send, read, close and the wait.
 //
 // TLS connections run on the loops too (tlsloop_linux.go): the handshake in
 // a coroutine of the loop, then crypto/tls's records read and written
@@ -124,10 +128,16 @@ type epLoop struct {
 	// loop pumps them after its next (non-blocking) wait. spare is the other
 	// half of the double buffer; both hold len(conns) without growing.
 	again, spare []int32
+	// ring is the loop's io_uring (http1_uring_linux.go); nil on epoll.
+	ring *h1Ring
 }
 
 // workEpoll runs slot's event loop: connections slot, slot+loops, slot+2·loops, …
 func (h *http1) workEpoll(r *run, slot int, t *tally) {
+	if h.engine == EngineUring {
+		h.workUring(r, slot, t)
+		return
+	}
 	// Not locked to its thread: a locked goroutine's Gosched hands the P to
 	// another thread and back (futex wake-ups), an unlocked one just goes on.
 	epollLoopsStarted.Add(1)
@@ -355,6 +365,9 @@ func (lp *epLoop) failOpen(c *epConn, err error) {
 
 // send writes (the rest of) the request. It returns false to wait for EPOLLOUT.
 func (lp *epLoop) send(c *epConn) bool {
+	if lp.ring != nil {
+		return lp.ringSend(c)
+	}
 	req := c.req
 	for c.wrote < len(req) {
 		var before int64
@@ -376,25 +389,31 @@ func (lp *epLoop) send(c *epConn) bool {
 		case unix.EAGAIN:
 			return lp.waitOutput(c)
 		}
-		if c.state == epConnecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
-			// The connect failed (refused, unreachable, timed out).
-			lp.closeConn(c)
-			if lp.fallback(c.addrIdx) {
-				lp.open(c)
-				return true
-			}
-			lp.failOpen(c, os.NewSyscallError("connect", errno))
-			return true
-		}
-		now := lp.tick()
-		if c.state == epConnecting {
-			lp.connected(c, now)
-		}
-		lp.writeFailed(c, os.NewSyscallError("write", errno), now)
+		lp.sendFailed(c, errno)
 		return true
 	}
 	lp.sent(c)
 	return true
+}
+
+// sendFailed ends a write that failed with errno: a failed connect, or a
+// write error.
+func (lp *epLoop) sendFailed(c *epConn, errno syscall.Errno) {
+	if c.state == epConnecting && errno != unix.EPIPE && errno != unix.ECONNRESET {
+		// The connect failed (refused, unreachable, timed out).
+		lp.closeConn(c)
+		if lp.fallback(c.addrIdx) {
+			lp.open(c)
+			return
+		}
+		lp.failOpen(c, os.NewSyscallError("connect", errno))
+		return
+	}
+	now := lp.tick()
+	if c.state == epConnecting {
+		lp.connected(c, now)
+	}
+	lp.writeFailed(c, os.NewSyscallError("write", errno), now)
 }
 
 // writeFailed ends an attempt whose request could not be written: on a
@@ -460,7 +479,13 @@ func (lp *epLoop) connected(c *epConn, at int64) {
 // read reads into p; (0, nil) means nothing more for now. A read shorter than
 // p drains the socket, unless the peer has closed (then EOF is still to read).
 func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
-	n, err := c.recv(p)
+	var n int
+	var err error
+	if lp.ring != nil {
+		n, err = lp.ringRead(c, p)
+	} else {
+		n, err = c.recv(p)
+	}
 	if n > 0 {
 		c.lastRead = lp.now
 		lp.t.TotalRead += int64(n)
@@ -608,6 +633,9 @@ func (lp *epLoop) fail(c *epConn, class failClass, err error, now int64) {
 
 // closeConn closes c's socket and drops what its buffer held.
 func (lp *epLoop) closeConn(c *epConn) {
+	if lp.ring != nil {
+		lp.ringForget(&c.epSock)
+	}
 	lp.closeSock(&c.epSock)
 	c.pos, c.have = 0, 0
 }

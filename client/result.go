@@ -135,6 +135,10 @@ type Result struct {
 	TLS            *TLSInfo
 	// Protocol is "h2" or "h2c" for --http2, "h3" for --http3, "" otherwise.
 	Protocol string
+	// Engine is what moved an HTTP/1 run's bytes (--engine): "epoll" or
+	// "uring" (the Linux event loops), "portable" (a goroutine per
+	// connection); "" for the other protocols.
+	Engine string
 	// QUIC holds quic-go's counters over an --http3 run's connections (nil
 	// otherwise).
 	QUIC *QUICStats

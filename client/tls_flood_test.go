@@ -161,7 +161,7 @@ func TestTLSH2FloodNeverRead(t *testing.T) {
 // once on both paths (a read there always has room: the response reader
 // takes every body byte it is given).
 func TestTLSH1FloodInterrupted(t *testing.T) {
-	hostileSubtest(t, "endless body", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "endless body", h1TLSPaths, func(t *testing.T) {
 		var sent atomic.Int64
 		body := []byte(strings.Repeat("x", 64<<10))
 		srv := newTLSFaultServer(t, nil, func(fc *faultConn) {

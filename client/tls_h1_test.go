@@ -233,7 +233,7 @@ func TestTLSHTTP1Behaviours(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
-					h1Paths(t, func(t *testing.T) {
+					h1TLSPaths(t, func(t *testing.T) {
 						checkGoroutines(t)
 						tc.run(t, TLSOptions{Protocol: proto})
 					})
@@ -261,7 +261,7 @@ func TestTLSOneByteRecords(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprint("keepalive=", ka), func(t *testing.T) {
-			h1Paths(t, func(t *testing.T) {
+			h1TLSPaths(t, func(t *testing.T) {
 				checkGoroutines(t)
 				checkEngineLeaks(t)
 				begin := time.Now()
@@ -302,5 +302,5 @@ func TestTLSKeepAliveLoopDoesNotAllocate(t *testing.T) {
 		t.Skip("runs a few thousand loopback requests")
 	}
 	srv := newBenchServerTLS(t, true, tlsServerConfig(t))
-	h1Paths(t, func(t *testing.T) { keepAliveLoopAllocations(t, srv, true, cryptoTLSReadAllocs) })
+	h1TLSPaths(t, func(t *testing.T) { keepAliveLoopAllocations(t, srv, true, cryptoTLSReadAllocs) })
 }

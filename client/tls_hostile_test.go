@@ -29,7 +29,7 @@ import (
 // both paths (hostileSubtest).
 func onBothProtocols(t *testing.T, name string, fn func(t *testing.T, h2 bool)) {
 	for _, h2 := range []bool{false, true} {
-		sub, paths := name, h1Paths
+		sub, paths := name, h1TLSPaths
 		if h2 {
 			sub, paths = name+" (--http2)", h2Paths
 		}
@@ -37,7 +37,7 @@ func onBothProtocols(t *testing.T, name string, fn func(t *testing.T, h2 bool)) 
 	}
 }
 
-// hostileSubtest runs fn as the subtest name on both paths (h1Paths or
+// hostileSubtest runs fn as the subtest name on both paths (h1TLSPaths or
 // h2Paths), checking for leaked goroutines and engine resources.
 func hostileSubtest(t *testing.T, name string, paths func(*testing.T, func(*testing.T)), fn func(t *testing.T)) {
 	t.Run(name, func(t *testing.T) {
@@ -212,7 +212,7 @@ func TestTLSHostileHandshakeFailures(t *testing.T) {
 func TestTLSHostileTrickledHandshake(t *testing.T) {
 	r := respond100(false)
 	backend := newTLSFaultServer(t, nil, answerOnce(r))
-	hostileSubtest(t, "byte by byte", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "byte by byte", h1TLSPaths, func(t *testing.T) {
 		srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(0)))
 		res, err := runTimed(t, tlsConfigFor(srv.port(), 3, false, TLSOptions{}), 5*time.Second)
 		if err != nil {
@@ -223,7 +223,7 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 			t.Errorf("doclen %d read %d TLS %+v", res.DocLength, res.TotalRead, res.TLS)
 		}
 	})
-	hostileSubtest(t, "5 ms a byte", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "5 ms a byte", h1TLSPaths, func(t *testing.T) {
 		srv := newFaultServer(t, relayTo(backend.port(), trickleFrom(5*time.Millisecond)))
 		cfg := hostileConfig(t, srv.port(), 50000, 2, false)
 		cfg.TimeLimit = 400 * time.Millisecond
@@ -242,7 +242,7 @@ func TestTLSHostileTrickledHandshake(t *testing.T) {
 // stream of stray bytes instead of the close is cut at maxDrain. The heap
 // stays bounded.
 func TestTLSHostileFloods(t *testing.T) {
-	hostileSubtest(t, "endless head", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "endless head", h1TLSPaths, func(t *testing.T) {
 		srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n", "X-Filler: "+strings.Repeat("f", 1000)+"\r\n"))
 		peak := heapPeak()
 		res, err := runTimed(t, tlsConfigFor(srv.port(), 2, false, TLSOptions{}), 5*time.Second)
@@ -255,13 +255,13 @@ func TestTLSHostileFloods(t *testing.T) {
 			t.Errorf("a heap of up to %d MiB during the run", heap>>20)
 		}
 	})
-	hostileSubtest(t, "endless body", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "endless body", h1TLSPaths, func(t *testing.T) {
 		srv := newTLSFaultServer(t, nil, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
 		wantEndlessBodyEndsAtTimeLimit(t, hostileConfig(t, srv.port(), 100, 2, false))
 	})
 	// The same body one byte per record: the most records, and decryptions,
 	// per byte a server can send.
-	hostileSubtest(t, "endless body in 1-byte records", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "endless body in 1-byte records", h1TLSPaths, func(t *testing.T) {
 		srv := newTLSFaultServer(t, nil, func(fc *faultConn) {
 			if _, ok := fc.readRequest(); !ok {
 				return
@@ -290,7 +290,7 @@ func TestTLSHostileFloods(t *testing.T) {
 			t.Errorf("read %d bytes: the flood did not reach gab", res.TotalRead)
 		}
 	})
-	hostileSubtest(t, "stray bytes instead of the close", h1Paths, func(t *testing.T) {
+	hostileSubtest(t, "stray bytes instead of the close", h1TLSPaths, func(t *testing.T) {
 		srv := newTLSFaultServer(t, nil, floodAfterRequest(strayAfterClose, "junk"))
 		wantStrayBytesCut(t, hostileConfig(t, srv.port(), 4, 2, false))
 	})

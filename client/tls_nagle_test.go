@@ -17,7 +17,7 @@ import (
 // unhindered, under 1 ms with -race and two CPU hogs on two cores. 20 ms
 // sits far from both.
 func TestTLSRequestNotHeldByNagle(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		srv := newTLSTestServer(t, func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 })
 		cfg := tlsConfigFor(srv.port(), 20, false, TLSOptions{})
 		res, err := h1Run(t, cfg)

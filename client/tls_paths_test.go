@@ -11,10 +11,37 @@ import (
 
 // h1Paths runs fn as the subtests "epoll" and "go", each on its path, and
 // fails a subtest whose run took the other path: on "epoll" the HTTP/1 event
-// loops must have started (where they exist), on "go" never.
+// loops must have started (where they exist), on "go" never. Where io_uring
+// works, fn runs on the io_uring engine too (uringPath).
 func h1Paths(t *testing.T, fn func(t *testing.T)) {
 	t.Helper()
 	bothPaths(t, &epollLoopsStarted, fn)
+	uringPath(t, fn)
+}
+
+// h1TLSPaths is h1Paths for https:// runs, which the io_uring engine does
+// not serve: the epoll and portable paths only.
+func h1TLSPaths(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	bothPaths(t, &epollLoopsStarted, fn)
+}
+
+// uringPath runs fn as the subtest "uring" on the io_uring engine of the
+// HTTP/1 event loops, where this kernel has it, and fails it if the run
+// took another engine.
+func uringPath(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	if !uringExpected() {
+		return
+	}
+	t.Run("uring", func(t *testing.T) {
+		usePath(t, "uring")
+		before := uringLoopsStarted.Load()
+		fn(t)
+		if uringLoopsStarted.Load() == before {
+			t.Errorf("the io_uring loops never ran")
+		}
+	})
 }
 
 // h2Paths is h1Paths for --http2, by the HTTP/2 event loops' count.

@@ -70,7 +70,7 @@ func tlsConfigFor(port, n int, ka bool, o TLSOptions) Config {
 }
 
 func TestTLSRunFillsInfo(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newTLSTestServer(t, nil)
 		ev := &h1Events{}
@@ -103,7 +103,7 @@ func TestTLSRunFillsInfo(t *testing.T) {
 }
 
 func TestTLSKeepAliveHandshakesOnce(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newTLSTestServer(t, nil)
 		res, err := h1Run(t, tlsConfigFor(srv.port(), 20, true, TLSOptions{ServerName: "127.0.0.1"}))
@@ -121,7 +121,7 @@ func TestTLSKeepAliveHandshakesOnce(t *testing.T) {
 }
 
 func TestTLS12WithCipher(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newTLSTestServer(t, nil)
 		res, err := h1Run(t, tlsConfigFor(srv.port(), 2, false,
@@ -142,7 +142,7 @@ func TestTLS12WithCipher(t *testing.T) {
 // A handshake failure (https against a plain port) is a connect failure, retried
 // until ab's abort, each one reported.
 func TestTLSHandshakeFailure(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newFaultServer(t, func(fc *faultConn) {
 			fc.write("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
@@ -156,7 +156,7 @@ func TestTLSHandshakeFailure(t *testing.T) {
 }
 
 func TestTLSVerify(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		checkGoroutines(t)
 		srv := newTLSTestServer(t, nil)
 		cfg := tlsConfigFor(srv.port(), 1, false, TLSOptions{Verify: true, ServerName: "example.com"})
@@ -313,7 +313,7 @@ func TestClientCertificate(t *testing.T) {
 		}
 	}
 	// The certificate is presented to a server that demands one.
-	h1Paths(t, func(t *testing.T) {
+	h1TLSPaths(t, func(t *testing.T) {
 		var presented atomic.Int64
 		srv := newTLSTestServer(t, func(c *tls.Config) {
 			c.ClientAuth = tls.RequireAnyClientCert
@@ -417,7 +417,7 @@ func TestTLSResume(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
 		for _, resume := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/resume=%v", TLSVersionName(v), resume), func(t *testing.T) {
-				h1Paths(t, func(t *testing.T) {
+				h1TLSPaths(t, func(t *testing.T) {
 					checkGoroutines(t)
 					rs := &resumptions{}
 					srv := newTLSFaultServer(t, tlsMaxVersion(v), rs.script)

@@ -29,7 +29,7 @@ func TestTLSRampBoundsHandshakes(t *testing.T) {
 	const c = 48
 	for _, proto := range []string{"http1", "h2"} {
 		t.Run(proto, func(t *testing.T) {
-			paths := h1Paths
+			paths := h1TLSPaths
 			if proto == "h2" {
 				paths = h2Paths
 			}

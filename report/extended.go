@@ -76,6 +76,13 @@ func (c *counters) failureCounts() [len(failureClassNames)]int {
 	return [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, c.WriteErrors}
 }
 
+// engineNames are the --extended text's names of the HTTP/1 engines.
+var engineNames = map[string]string{
+	"epoll":    "epoll (HTTP/1 event loops)",
+	"uring":    "io_uring (HTTP/1 event loops)",
+	"portable": "portable (a goroutine per connection)",
+}
+
 // minCPUShareRun is the shortest run whose client CPU share is stated: below
 // it, start-up work and the CPU clock's granularity outweigh the run.
 const minCPUShareRun = time.Second
@@ -90,6 +97,7 @@ func extendedOf(res *client.Result, c *counters, cpu CPUUsage) *extendedFigures 
 		StatusCounts:    map[string]int{},
 		FailuresByClass: map[string]failureClass{},
 		Throughput:      throughputFigures{PerSecond: x.PerSecond},
+		Engine:          res.Engine,
 	}
 	ph := e.Phases.list()
 	for p := range x.Phases {
@@ -290,6 +298,9 @@ func writeExtended(w io.Writer, r *Run) error {
 		p.printf("Client CPU:             unknown on this platform\n")
 	}
 	p.printf("Sample store:           %s\n", x.SampleStore)
+	if name, ok := engineNames[x.Engine]; ok {
+		p.printf("I/O engine:             %s\n", name)
+	}
 	writeTimelineTable(p, r.Timeline)
 	writeFigures(p, r)
 	return p.flush()

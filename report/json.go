@@ -367,6 +367,10 @@ type extendedFigures struct {
 	ClientCPU          *clientCPU `json:"client_cpu,omitempty"` // absent where unknown
 	// SampleStore says how ab's tables were computed.
 	SampleStore string `json:"sample_store"`
+	// Engine is what moved an HTTP/1 run's bytes (--engine): "epoll" or
+	// "uring" (the Linux event loops), "portable" (a goroutine per
+	// connection); absent for the other protocols.
+	Engine string `json:"engine,omitempty"`
 	// LatencyHistogram is read from documents of schema versions 1 to 3
 	// only, where it copied the Total phase's histogram (Run.UnmarshalJSON
 	// puts it there): nil in a run.
