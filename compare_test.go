@@ -214,13 +214,14 @@ func TestCompareSweepPercentilesAreTheTables(t *testing.T) {
 	swB := sweepOf("x", spreadRun(110, 900, 10), spreadRun(111, 900, 90), spreadRun(112, 2000, 3))
 	a, b := writeJSONTo(t, dir, "a.json", swA), writeJSONTo(t, dir, "b.json", swB)
 	g := compareJSON(t, a, b).Groups[0]
+	ms := func(d *sweep.Document, name string) float64 { v, _ := d.Points[0].Latency.Float(name); return v }
 	for _, c := range []struct {
 		figure string
 		a, b   float64
 	}{
-		{"Mean", swA.Points[0].Latency.MeanMs, swB.Points[0].Latency.MeanMs},
-		{"p50", swA.Points[0].Latency.P50Ms, swB.Points[0].Latency.P50Ms},
-		{"p99", swA.Points[0].Latency.P99Ms, swB.Points[0].Latency.P99Ms},
+		{"Mean", ms(swA, "mean_ms"), ms(swB, "mean_ms")},
+		{"p50", ms(swA, "p50_ms"), ms(swB, "p50_ms")},
+		{"p99", ms(swA, "p99_ms"), ms(swB, "p99_ms")},
 	} {
 		r := rowNamed(t, g, c.figure)
 		if r.A != c.a || r.B != c.b || !r.APooled || !r.BPooled || r.ASD == nil || *r.ASD == 0 {

@@ -106,7 +106,9 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 		}
 	}
 	for _, p := range d.Points {
-		if h := p.HostCPU; h == nil || h.BusyUsPerReq <= 0 || h.BusyPercent <= 0 || h.UserPercent+h.SystemPercent+h.SoftIRQPercent+h.StealPercent > 100.5 {
+		pct := func(name string) float64 { v, _ := p.HostCPU.Float(name); return v }
+		if h := p.HostCPU; h == nil || pct("busy_us_per_request") <= 0 || pct("busy_percent") <= 0 ||
+			pct("user_percent")+pct("system_percent")+pct("softirq_percent")+pct("steal_percent") > 100.5 {
 			t.Errorf("point %s host CPU %+v", p.Label, h)
 		}
 	}

@@ -55,7 +55,7 @@ func Configurations(inputs []Input) (*sweep.Document, error) {
 		for _, p := range sw.Points {
 			p.Label = in.Label + ":" + p.Label
 			if sw.Settings.SizeOption == "--post-sizes" {
-				p.MbitPerS = p.SentMbitPerS
+				p.SetFigure("received_mbit_per_s", figure(&p, "sent_mbit_per_s"), true)
 			}
 			d.Points = append(d.Points, p)
 		}
@@ -69,7 +69,8 @@ func Configurations(inputs []Input) (*sweep.Document, error) {
 		d.Settings.SizeOption = sizeOptionMixed
 	} else if d.Settings.SizeOption == "--post-sizes" {
 		for i := range d.Points {
-			d.Points[i].MbitPerS = d.Points[i].SentMbitPerS // as a --post-sizes sweep's own chart
+			p := &d.Points[i] // as a --post-sizes sweep's own chart
+			p.SetFigure("received_mbit_per_s", figure(p, "sent_mbit_per_s"), true)
 		}
 		d.Settings.SizeOption = sizeOptionMixed
 	}

@@ -186,17 +186,16 @@ func barPanels(d *sweep.Document) []chart.Panel {
 		for _, p := range groups[k] {
 			i := conc[p.Concurrency]
 			x := float64(target[p.Label]+1) - 0.4 + width*(float64(i)+0.5)
-			bars[i].Rows = append(bars[i].Rows, []float64{x, p.RPS.MeanPerS, width})
-			lo := max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0)
+			bars[i].Rows = append(bars[i].Rows, []float64{x, rpsMean(&p), width})
 			whiskers = append(whiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"},
-				Rows: [][]float64{{x, p.RPS.MeanPerS, lo, p.RPS.MeanPerS + p.RPS.CI95PerS}}})
-			if p.Latency.Count > 0 {
-				iv := sweep.IntervalOf(p.Latency.RunSDsMs)
-				slo, shi, shift := iv.Lo, iv.Hi, p.Latency.DeviationMs-iv.Mean
-				devBars[i].Rows = append(devBars[i].Rows, []float64{x, p.Latency.DeviationMs, width})
-				if len(p.Latency.RunSDsMs) > 1 {
+				Rows: [][]float64{rpsRow(x, &p)}})
+			if latencyCounted(&p) {
+				iv := sweep.IntervalOf(p.Latency.Floats("run_sds_ms"))
+				slo, shi, shift := iv.Lo, iv.Hi, deviationMs(&p)-iv.Mean
+				devBars[i].Rows = append(devBars[i].Rows, []float64{x, deviationMs(&p), width})
+				if len(p.Latency.Floats("run_sds_ms")) > 1 {
 					devWhiskers = append(devWhiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "deviation_ms", "ci95_low", "ci95_high"},
-						Rows: [][]float64{{x, p.Latency.DeviationMs, max(slo+shift, 0), shi + shift}}})
+						Rows: [][]float64{{x, deviationMs(&p), max(slo+shift, 0), shi + shift}}})
 				}
 			}
 		}
@@ -205,9 +204,9 @@ func barPanels(d *sweep.Document) []chart.Panel {
 		barX := func(p *sweep.DocPoint) float64 {
 			return float64(target[p.Label]+1) - 0.4 + width*(float64(conc[p.Concurrency])+0.5)
 		}
-		addFlags(&rps, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) { return barX(p), p.RPS.MeanPerS, true })
+		addFlags(&rps, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) { return barX(p), rpsMean(p), true })
 		addFlags(&dev, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) {
-			return barX(p), p.Latency.DeviationMs, p.Latency.Count > 0
+			return barX(p), deviationMs(p), latencyCounted(p)
 		})
 		rps.TicRange()
 		dev.TicRange()
@@ -257,13 +256,13 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 		c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
 		for _, p := range s.points {
 			x := float64(p.Concurrency)
-			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
-			if p.Latency.Count > 0 {
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
-				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
+			l.Rows = append(l.Rows, rpsRow(x, &p))
+			if latencyCounted(&p) {
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
+				p99.Rows = append(p99.Rows, []float64{x, figure(&p, "p99")})
 			}
-			if p.ServerCPUUsPerReq != nil {
-				c.Rows = append(c.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				c.Rows = append(c.Rows, []float64{x, v})
 			}
 		}
 		rps.Lines = append(rps.Lines, l)
@@ -272,16 +271,14 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 			cpu.Lines = append(cpu.Lines, c)
 		}
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return concurrencyOf(p), p.RPS.MeanPerS, true })
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return concurrencyOf(p), rpsMean(p), true })
 	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return concurrencyOf(p), p.Latency.P50Ms, p.Latency.Count > 0
+		return concurrencyOf(p), figure(p, "p50"), latencyCounted(p)
 	})
 	if len(cpu.Lines) > 0 {
 		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			if p.ServerCPUUsPerReq == nil {
-				return 0, 0, false
-			}
-			return concurrencyOf(p), *p.ServerCPUUsPerReq, true
+			v, ok := p.Figure("server_cpu_us_per_request")
+			return concurrencyOf(p), v, ok
 		})
 	}
 	rps.TicRange()
@@ -303,14 +300,14 @@ func targetPanel(d *sweep.Document) chart.Panel {
 	l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
 	for i, p := range d.Points {
 		rps.XTics = append(rps.XTics, chart.Tic{Label: p.Label, At: float64(i + 1)})
-		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
+		l.Rows = append(l.Rows, rpsRow(float64(i+1), &p))
 	}
 	rps.Lines = append(rps.Lines, l)
 	at := map[*sweep.DocPoint]float64{}
 	for i := range d.Points {
 		at[&d.Points[i]] = float64(i + 1)
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p], p.RPS.MeanPerS, true })
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p], rpsMean(p), true })
 	rps.TicRange()
 	return rps
 }

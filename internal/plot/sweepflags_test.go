@@ -56,10 +56,10 @@ func TestSweepHTMLFits1400(t *testing.T) {
 	for _, label := range []string{"lighttpd", "nginx"} {
 		for _, c := range []int{16, 256} {
 			d.Points = append(d.Points, sweep.DocPoint{Label: label, Size: &sweep.DocSize{Text: "64k", Bytes: 65536}, ParamValue: "16", Concurrency: c,
-				Repeats: 10, Planned: 10, RPS: sweep.DocRPS{MeanPerS: 123456.78, CI95PerS: 12345.67, CV: 0.1234, Unstable: true},
-				Latency:  sweep.DocLatency{Count: 1e6, MeanMs: 1234.567, DeviationMs: 1234.567, MinMs: 1234.567, P50Ms: 1234.567, P99Ms: 12345.678},
+				Repeats: 10, Planned: 10, RPS: sweep.Fields{"mean_per_s": 123456.78, "ci95_half_width_per_s": 12345.67, "cv": 0.1234, "cv_above_max": true},
+				Latency:  sweep.Fields{"count": 1e6, "mean_ms": 1234.567, "deviation_ms": 1234.567, "min_ms": 1234.567, "p50_ms": 1234.567, "p99_ms": 12345.678},
 				MbitPerS: 12345.67, RequestsFailed: 1234567, ClientCPUUsPerReq: one(1234.5), ServerCPUUsPerReq: one(1234.5),
-				HostCPU: &sweep.DocHostCPU{BusyUsPerReq: 1234.5}, Verdicts: []string{"client_bound", "busy_machine", "kernel_drops", "too_short", "too_few", "wide_interval"}})
+				HostCPU: sweep.Fields{"busy_us_per_request": 1234.5}, Verdicts: []string{"client_bound", "busy_machine", "kernel_drops", "too_short", "too_few", "wide_interval"}})
 		}
 	}
 	dir := t.TempDir()
@@ -91,8 +91,8 @@ func TestEverySweepPanelMarksFlags(t *testing.T) {
 	v := func(x float64) *float64 { return &x }
 	point := func(label, size string, bytes int64, param string, c int, verdicts ...string) sweep.DocPoint {
 		return sweep.DocPoint{Label: label, Size: &sweep.DocSize{Text: size, Bytes: bytes}, ParamValue: param, Concurrency: c,
-			RPS: sweep.DocRPS{MeanPerS: 100}, Latency: sweep.DocLatency{Count: 10, P50Ms: 1, DeviationMs: 0.5, MinMs: 0.5},
-			MbitPerS: 1, ClientCPUUsPerReq: v(10), ServerCPUUsPerReq: v(20), HostCPU: &sweep.DocHostCPU{BusyUsPerReq: 30}, Verdicts: verdicts}
+			RPS: sweep.Fields{"mean_per_s": 100.0}, Latency: sweep.Fields{"count": 10, "p50_ms": 1.0, "deviation_ms": 0.5, "min_ms": 0.5},
+			MbitPerS: 1, ClientCPUUsPerReq: v(10), ServerCPUUsPerReq: v(20), HostCPU: sweep.Fields{"busy_us_per_request": 30.0}, Verdicts: verdicts}
 	}
 	d := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "a"}, {Label: "b"}}, Concurrency: []int{1, 2},
 		SizeOption: "--sizes", Sizes: []sweep.DocSize{{Text: "1", Bytes: 1}, {Text: "1k", Bytes: 1024}},

@@ -48,37 +48,32 @@ func pointsTable(d *sweep.Document, deviation string) report.PageTable {
 	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
 		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
 	pts := [][]string{head}
-	opt := func(v *float64, prec int) string {
-		if v == nil {
+	text := func(v float64, ok bool, prec int) string {
+		if !ok {
 			return ""
 		}
-		return strconv.FormatFloat(*v, 'f', prec, 64)
+		return strconv.FormatFloat(v, 'f', prec, 64)
 	}
+	opt := func(p *sweep.DocPoint, key string, prec int) string { v, ok := p.Figure(key); return text(v, ok, prec) }
+	optHost := func(p *sweep.DocPoint, prec int) string { v, ok := hostBusy(p); return text(v, ok, prec) }
 	for _, p := range d.Points {
-		size, cv := "", strconv.FormatFloat(p.RPS.CV*100, 'f', 1, 64)
+		size, cv := "", strconv.FormatFloat(rpsCV(&p)*100, 'f', 1, 64)
 		if p.Size != nil {
 			size = p.Size.Text
 		}
-		if p.RPS.Unstable {
+		if unstable, _ := p.RPS["cv_above_max"].(bool); unstable {
 			cv += " (unstable)"
 		}
-		var host *float64
-		if p.HostCPU != nil {
-			host = &p.HostCPU.BusyUsPerReq
-		}
-		mbit := p.MbitPerS
-		if d.Settings.SizeOption == "--post-sizes" {
-			mbit = p.SentMbitPerS
-		}
+		mbit := bandwidth(&p, d.Settings.SizeOption == "--post-sizes")
 		row := []string{p.Label, size}
 		if d.Settings.Param != nil {
 			row = append(row, p.ParamValue)
 		}
 		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
-			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv, sweep.FlagCodes(p.Verdicts),
-			fmt.Sprintf("%.3f", p.Latency.MeanMs), fmt.Sprintf("%.3f", p.Latency.DeviationMs), fmt.Sprintf("%.3f", p.Latency.MinMs),
-			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", mbit),
-			strconv.Itoa(p.RequestsFailed), opt(p.ClientCPUUsPerReq, 1), opt(p.ServerCPUUsPerReq, 1), opt(host, 1))
+			fmt.Sprintf("%.2f", rpsMean(&p)), fmt.Sprintf("%.2f", rpsCI95(&p)), cv, sweep.FlagCodes(p.Verdicts),
+			fmt.Sprintf("%.3f", figure(&p, "mean")), fmt.Sprintf("%.3f", deviationMs(&p)), fmt.Sprintf("%.3f", figure(&p, "min")),
+			fmt.Sprintf("%.3f", figure(&p, "p50")), fmt.Sprintf("%.3f", figure(&p, "p99")), fmt.Sprintf("%.2f", mbit),
+			strconv.Itoa(p.RequestsFailed), opt(&p, "client_cpu_us_per_request", 1), opt(&p, "server_cpu_us_per_request", 1), optHost(&p, 1))
 		pts = append(pts, row)
 	}
 	bwNote := "Mbit/s: received"
@@ -109,7 +104,8 @@ func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
 	for i := range d.Points {
 		p := &d.Points[i]
 		if p.Repeats > 0 {
-			in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: p.RPS.MeanPerS, CI95PerS: p.RPS.CI95PerS})
+			mean, ci95 := rpsOf(p)
+			in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: mean, CI95PerS: ci95})
 		}
 	}
 	rows := [][]string{{"configuration", "max req/s", "± 95 % CI", "at " + q.Name, "within"}}

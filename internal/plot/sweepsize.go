@@ -38,23 +38,19 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 		h := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "host_busy_us_per_request"}, Color: k + 1}
 		for _, p := range s.points {
 			x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
-			v := p.MbitPerS
-			if post {
-				v = p.SentMbitPerS
+			b.Rows = append(b.Rows, bandwidthRow(x, bandwidth(&p, post), &p))
+			if latencyCounted(&p) {
+				minL.Rows = append(minL.Rows, []float64{x, figure(&p, "min")})
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
 			}
-			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
-			if p.Latency.Count > 0 {
-				minL.Rows = append(minL.Rows, []float64{x, p.Latency.MinMs})
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			if v, ok := p.Figure("client_cpu_us_per_request"); ok {
+				cli.Rows = append(cli.Rows, []float64{x, v})
 			}
-			if p.ClientCPUUsPerReq != nil {
-				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				srv.Rows = append(srv.Rows, []float64{x, v})
 			}
-			if p.ServerCPUUsPerReq != nil {
-				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
-			}
-			if p.HostCPU != nil {
-				h.Rows = append(h.Rows, []float64{x, p.HostCPU.BusyUsPerReq})
+			if v, ok := hostBusy(&p); ok {
+				h.Rows = append(h.Rows, []float64{x, v})
 			}
 		}
 		if len(cli.Rows) == 0 { // the server's line names the series then
@@ -117,31 +113,20 @@ func finishSizePanels(d *sweep.Document, bw, lat, cpu, host chart.Panel) []chart
 	post := d.Settings.SizeOption == "--post-sizes"
 	sizeX := func(p *sweep.DocPoint) float64 { return max(sizeOf(p), 1) }
 	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		if post {
-			return sizeX(p), p.SentMbitPerS, true
-		}
-		return sizeX(p), p.MbitPerS, true
+		return sizeX(p), bandwidth(p, post), true
 	})
 	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return sizeX(p), p.Latency.P50Ms, p.Latency.Count > 0
+		return sizeX(p), figure(p, "p50"), latencyCounted(p)
 	})
 	if len(cpu.Lines) > 0 {
 		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			switch {
-			case p.ClientCPUUsPerReq != nil:
-				return sizeX(p), *p.ClientCPUUsPerReq, true
-			case p.ServerCPUUsPerReq != nil:
-				return sizeX(p), *p.ServerCPUUsPerReq, true
-			}
-			return 0, 0, false
+			return cpuMark(p, sizeX(p))
 		})
 	}
 	if len(host.Lines) > 0 {
 		addFlags(&host, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			if p.HostCPU == nil {
-				return 0, 0, false
-			}
-			return sizeX(p), p.HostCPU.BusyUsPerReq, true
+			v, ok := hostBusy(p)
+			return sizeX(p), v, ok
 		})
 	}
 	out := []chart.Panel{bw, lat}
@@ -166,9 +151,9 @@ const bwWhiskers = "bandwidth and its 95 % interval: the requests per second's i
 // per second's relative half-width (at one point the bytes per request are
 // fixed, so the bandwidth varies as the rate), stopped at zero.
 func bandwidthRow(x, v float64, p *sweep.DocPoint) []float64 {
-	h := 0.0
-	if p.RPS.MeanPerS > 0 {
-		h = v * p.RPS.CI95PerS / p.RPS.MeanPerS
+	h, m := 0.0, rpsMean(p)
+	if m > 0 {
+		h = v * rpsCI95(p) / m
 	}
 	return []float64{x, v, max(v-h, 0), v + h}
 }
@@ -224,17 +209,17 @@ func paramRatePanels(d *sweep.Document, series []sweepSeries, at map[string]floa
 		p50 := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "p50_ms"}}
 		for _, p := range s.points {
 			x := at[p.ParamValue]
-			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
-			if p.Latency.Count > 0 {
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			l.Rows = append(l.Rows, rpsRow(x, &p))
+			if latencyCounted(&p) {
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
 			}
 		}
 		rps.Lines = append(rps.Lines, l)
 		lat.Lines = append(lat.Lines, p50)
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p.ParamValue], p.RPS.MeanPerS, true })
+	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p.ParamValue], rpsMean(p), true })
 	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return at[p.ParamValue], p.Latency.P50Ms, p.Latency.Count > 0
+		return at[p.ParamValue], figure(p, "p50"), latencyCounted(p)
 	})
 	return rps, lat
 }
@@ -259,16 +244,13 @@ func paramBandwidthPanels(d *sweep.Document, series []sweepSeries, at map[string
 		cli := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "client_cpu_us_per_request"}, Note: "client CPU of " + s.label}
 		srv := chart.Line{Style: chart.Lines, Color: k + 1, Dashed: true, Columns: []string{"param_number", "server_cpu_us_per_request"}, Note: "server CPU of " + s.label}
 		for _, p := range s.points {
-			x, v := at[p.ParamValue], p.MbitPerS
-			if post {
-				v = p.SentMbitPerS
+			x := at[p.ParamValue]
+			b.Rows = append(b.Rows, bandwidthRow(x, bandwidth(&p, post), &p))
+			if v, ok := p.Figure("client_cpu_us_per_request"); ok {
+				cli.Rows = append(cli.Rows, []float64{x, v})
 			}
-			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
-			if p.ClientCPUUsPerReq != nil {
-				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
-			}
-			if p.ServerCPUUsPerReq != nil {
-				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				srv.Rows = append(srv.Rows, []float64{x, v})
 			}
 		}
 		if len(cli.Rows) == 0 {
@@ -278,20 +260,11 @@ func paramBandwidthPanels(d *sweep.Document, series []sweepSeries, at map[string
 		cpu.Lines = appendDrawn(cpu.Lines, cli, srv)
 	}
 	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		if post {
-			return at[p.ParamValue], p.SentMbitPerS, true
-		}
-		return at[p.ParamValue], p.MbitPerS, true
+		return at[p.ParamValue], bandwidth(p, post), true
 	})
 	if len(cpu.Lines) > 0 {
 		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			switch {
-			case p.ClientCPUUsPerReq != nil:
-				return at[p.ParamValue], *p.ClientCPUUsPerReq, true
-			case p.ServerCPUUsPerReq != nil:
-				return at[p.ParamValue], *p.ServerCPUUsPerReq, true
-			}
-			return 0, 0, false
+			return cpuMark(p, at[p.ParamValue])
 		})
 	}
 	return bw, cpu

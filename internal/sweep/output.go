@@ -156,8 +156,14 @@ type DocPoint struct {
 	Planned     int      `json:"repeats_planned"` // runs asked for
 	Complete    bool     `json:"complete"`        // every planned run ran to its end
 
-	RPS     DocRPS     `json:"requests_per_second"`
-	Latency DocLatency `json:"latency"`
+	// RPS and Latency are fixed fields (fixedFields): req/s across the
+	// repetitions (mean_per_s, sd_per_s, min_per_s, max_per_s,
+	// ci95_half_width_per_s, cv, cv_above_max) and the latency over their
+	// merged samples (count, mean_ms, sd_ms, p50_ms, p99_ms, min_ms, the
+	// deviation by the sweep's estimator deviation_ms and the runs' own sds
+	// run_sds_ms).
+	RPS     Fields `json:"requests_per_second"`
+	Latency Fields `json:"latency"`
 
 	RequestsComplete int     `json:"requests_complete"`
 	RequestsFailed   int     `json:"requests_failed"`
@@ -170,8 +176,11 @@ type DocPoint struct {
 	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
 	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
 	// HostCPU is the whole host's CPU over the runs (absent where
-	// /proc/stat could not be read).
-	HostCPU *DocHostCPU `json:"host_cpu,omitempty"`
+	// /proc/stat could not be read), fixed fields: each kind as a percentage
+	// of every core's time (user_percent, system_percent, softirq_percent,
+	// steal_percent, busy_percent), the busy time per complete request
+	// (busy_us_per_request).
+	HostCPU Fields `json:"host_cpu,omitempty"`
 	// Figures are the point's catalog figures (PointResult.Figure), key →
 	// value in the figure's unit; a figure no run has is absent.
 	Figures report.FigureValues `json:"figures,omitempty"`
@@ -196,80 +205,7 @@ func (p *DocPoint) Figure(key string) (float64, bool) {
 	if len(p.Figures) > 0 {
 		return 0, false // a figure no run had
 	}
-	lat := p.Latency.Count > 0
-	opt := func(v *float64) (float64, bool) {
-		if v == nil {
-			return 0, false
-		}
-		return *v, true
-	}
-	switch key {
-	case "rps":
-		return p.RPS.MeanPerS, len(p.Runs) > 0
-	case "mean":
-		return p.Latency.MeanMs, lat
-	case "sd":
-		return p.Latency.SDMs, lat
-	case "min":
-		return p.Latency.MinMs, lat
-	case "p50":
-		return p.Latency.P50Ms, lat
-	case "p99":
-		return p.Latency.P99Ms, lat
-	case "complete":
-		return float64(p.RequestsComplete), true
-	case "failed":
-		return float64(p.RequestsFailed), true
-	case "received_mbit_per_s":
-		return p.MbitPerS, true
-	case "sent_mbit_per_s":
-		return p.SentMbitPerS, true
-	case "client_cpu_percent":
-		return opt(p.ClientCPUPercent)
-	case "client_cpu_us_per_request":
-		return opt(p.ClientCPUUsPerReq)
-	case "server_cpu_percent":
-		return opt(p.ServerCPUPercent)
-	case "server_cpu_us_per_request":
-		return opt(p.ServerCPUUsPerReq)
-	}
-	return 0, false
-}
-
-// DocHostCPU is the whole host's CPU over a point's runs: each kind as a
-// percentage of every core's time, the busy time per complete request.
-type DocHostCPU struct {
-	UserPercent    float64 `json:"user_percent"`
-	SystemPercent  float64 `json:"system_percent"`
-	SoftIRQPercent float64 `json:"softirq_percent"`
-	StealPercent   float64 `json:"steal_percent"`
-	BusyPercent    float64 `json:"busy_percent"`
-	BusyUsPerReq   float64 `json:"busy_us_per_request"`
-}
-
-// DocRPS are the req/s statistics across the repetitions.
-type DocRPS struct {
-	MeanPerS float64 `json:"mean_per_s"`
-	SDPerS   float64 `json:"sd_per_s"`
-	MinPerS  float64 `json:"min_per_s"`
-	MaxPerS  float64 `json:"max_per_s"`
-	CI95PerS float64 `json:"ci95_half_width_per_s"`
-	CV       float64 `json:"cv"`
-	Unstable bool    `json:"cv_above_max"`
-}
-
-// DocLatency is the latency over the merged samples of the repetitions.
-type DocLatency struct {
-	Count  int64   `json:"count"`
-	MeanMs float64 `json:"mean_ms"`
-	SDMs   float64 `json:"sd_ms"`
-	P50Ms  float64 `json:"p50_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-	MinMs  float64 `json:"min_ms"`
-	// DeviationMs is the latency deviation by the sweep's estimator
-	// (settings.deviation); RunSDsMs the runs' own sds.
-	DeviationMs float64   `json:"deviation_ms"`
-	RunSDsMs    []float64 `json:"run_sds_ms,omitempty"`
+	return p.fixedFigure(key)
 }
 
 // DocRun is one repetition.
@@ -395,41 +331,25 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 func docPoint(p *PointResult) DocPoint {
 	// The fixed figure fields (written for schema version 2 only), each
 	// the same value as its catalog figure in "figures".
-	known := func(key string) *float64 {
-		v, ok := p.Value(key)
-		return optional(v, ok)
-	}
-	value := func(key string) float64 { v, _ := p.Value(key); return v }
-	latency := func(key string) float64 {
-		if p.LatencyCount == 0 {
-			return 0
-		}
-		return value(key)
-	}
 	dp := DocPoint{
 		Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
 		Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
-		RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
-			CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
-		Latency: DocLatency{Count: p.LatencyCount, MeanMs: latency("mean"), SDMs: latency("sd"),
-			P50Ms: latency("p50"), P99Ms: latency("p99"), MinMs: latency("min"), DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
+		RPS:               fixedObject(p, objRPS),
+		Latency:           fixedObject(p, objLatency),
+		HostCPU:           fixedObject(p, objHostCPU),
 		RequestsComplete:  p.Complete,
 		RequestsFailed:    p.Failed,
 		RunsWithError:     p.ErrorRuns,
-		MbitPerS:          value("received_mbit_per_s"),
-		SentMbitPerS:      value("sent_mbit_per_s"),
-		ClientCPUPercent:  known("client_cpu_percent"),
-		ClientCPUUsPerReq: known("client_cpu_us_per_request"),
-		ServerCPUUsPerReq: known("server_cpu_us_per_request"),
-		ServerCPUPercent:  known("server_cpu_percent"),
+		MbitPerS:          fixedFloat(p, "received_mbit_per_s"),
+		SentMbitPerS:      fixedFloat(p, "sent_mbit_per_s"),
+		ClientCPUPercent:  fixedOptional(p, "client_cpu_percent_of_one_core"),
+		ClientCPUUsPerReq: fixedOptional(p, "client_cpu_us_per_request"),
+		ServerCPUUsPerReq: fixedOptional(p, "server_cpu_us_per_request"),
+		ServerCPUPercent:  fixedOptional(p, "server_cpu_percent_of_one_core"),
 		Figures:           pointFigures(p),
 		Verdicts:          p.Verdicts,
 		StoppedAtMax:      p.StoppedAtMax,
 		Runs:              []DocRun{},
-	}
-	if h := p.HostCPU; h.Known {
-		dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
-			StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
 	}
 	for _, r := range p.Runs {
 		dp.Runs = append(dp.Runs, DocRun{

@@ -57,7 +57,12 @@ func validatePoint(field string, p *DocPoint) error {
 	bad := func(f, format string, args ...any) error {
 		return &report.FieldError{Field: field + f, Problem: fmt.Sprintf(format, args...)}
 	}
-	r := &p.RPS
+	fixed := func(obj Fields, name string) float64 { v, _ := obj.Float(name); return v }
+	lo, mean, hi := fixed(p.RPS, "min_per_s"), fixed(p.RPS, "mean_per_s"), fixed(p.RPS, "max_per_s")
+	p50, p99 := fixed(p.Latency, "p50_ms"), fixed(p.Latency, "p99_ms")
+	if f, ok := checkFixed(p); !ok {
+		return bad(f, "not of its type")
+	}
 	switch {
 	case p.Concurrency < 1 || p.Concurrency > MaxConcurrency:
 		return bad(".concurrency", "%d is not a concurrency (1 to %d)", p.Concurrency, MaxConcurrency)
@@ -65,18 +70,18 @@ func validatePoint(field string, p *DocPoint) error {
 		return bad(".repeats", "%d, but the point has %d runs", p.Repeats, len(p.Runs))
 	case p.RunsWithError > len(p.Runs):
 		return bad(".runs_with_error", "%d, more than the %d runs", p.RunsWithError, len(p.Runs))
-	case r.MinPerS > r.MaxPerS || r.MeanPerS < r.MinPerS || r.MeanPerS > r.MaxPerS:
-		return bad(".requests_per_second", "min_per_s, mean_per_s and max_per_s (%g, %g, %g) are out of order", r.MinPerS, r.MeanPerS, r.MaxPerS)
-	case p.Latency.P50Ms > p.Latency.P99Ms:
-		return bad(".latency.p50_ms", "%g is above p99_ms %g", p.Latency.P50Ms, p.Latency.P99Ms)
+	case lo > hi || mean < lo || mean > hi:
+		return bad(".requests_per_second", "min_per_s, mean_per_s and max_per_s (%g, %g, %g) are out of order", lo, mean, hi)
+	case p50 > p99:
+		return bad(".latency.p50_ms", "%g is above p99_ms %g", p50, p99)
 	}
 	var complete, failed, counted int64
 	for j := range p.Runs {
 		run := &p.Runs[j]
 		f := fmt.Sprintf("%s.runs[%d]", field, j)
-		if run.RequestsPerSecond < r.MinPerS || run.RequestsPerSecond > r.MaxPerS {
+		if run.RequestsPerSecond < lo || run.RequestsPerSecond > hi {
 			return &report.FieldError{Field: f + ".requests_per_second",
-				Problem: fmt.Sprintf("%g is outside the point's min_per_s..max_per_s (%g..%g)", run.RequestsPerSecond, r.MinPerS, r.MaxPerS)}
+				Problem: fmt.Sprintf("%g is outside the point's min_per_s..max_per_s (%g..%g)", run.RequestsPerSecond, lo, hi)}
 		}
 		doc := run.Document
 		if doc == nil {
@@ -98,8 +103,8 @@ func validatePoint(field string, p *DocPoint) error {
 		return bad(".requests_complete", "%d, but its runs' documents count %d", p.RequestsComplete, complete)
 	case int64(p.RequestsFailed) != failed:
 		return bad(".requests_failed", "%d, but its runs' documents count %d", p.RequestsFailed, failed)
-	case p.Latency.Count != counted:
-		return bad(".latency.count", "%d, but its runs' documents count %d", p.Latency.Count, counted)
+	case fixed(p.Latency, "count") != float64(counted):
+		return bad(".latency.count", "%g, but its runs' documents count %d", fixed(p.Latency, "count"), counted)
 	}
 	return nil
 }

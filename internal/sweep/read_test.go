@@ -45,6 +45,8 @@ func TestDecodeDocumentChecksSweeps(t *testing.T) {
 		{`"document": {`, `"document": {"report": {"failed_requests": -50},`, "s.json: points[0].runs[0].document.report.failed_requests: -50 is negative"},
 		{`"schema": "gab-sweep"`, `"schema": "gab-sweeps"`, "s.json: not a gab sweep document"},
 		{`"schema_version": 2`, `"schema_version": 99`, "s.json: sweep schema_version 99 is newer"},
+		{`"cv_above_max": false`, `"cv_above_max": 0`, "s.json: points[0].requests_per_second.cv_above_max: not of its type"},
+		{`"p50_ms": 0`, `"p50_ms": "0"`, "s.json: points[0].latency.p50_ms: not of its type"},
 	} {
 		bad := bytes.Replace(raw, []byte(c.from), []byte(c.to), 1)
 		if bytes.Equal(bad, raw) {
