@@ -16,7 +16,6 @@ import (
 	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/plot"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -39,7 +38,7 @@ its gnuplot script and data are kept beside it (run.json.png.gp, run.json.png.da
 type plotInput struct {
 	label, path string
 	run         *report.Run
-	sweep       *sweep.Document
+	sweep       *report.SweepDocument
 	capacity    *capacity.Document
 }
 
@@ -174,7 +173,7 @@ func writePage(out string, page *report.Page) error {
 func groupSuffix(group string) string { return plot.GroupSuffix(group) }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.
-func sweepPictures(ctx context.Context, plotFile, htmlFile string, d *sweep.Document) error {
+func sweepPictures(ctx context.Context, plotFile, htmlFile string, d *report.SweepDocument) error {
 	if plotFile != "" {
 		if err := drawPlot(context.WithoutCancel(ctx), plotFile, plot.SweepFigure(d)); err != nil {
 			return pictureError("--plot: ", err)

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"sort"
 
 	"gab/internal/sweep"
@@ -13,9 +14,9 @@ import (
 // where the sweeps' size options differ each point's bandwidth is the one
 // that grows with its size (received for --sizes, sent for --post-sizes).
 // The rankings are each sweep's own and are left out.
-func Configurations(inputs []Input) (*sweep.Document, error) {
+func Configurations(inputs []Input) (*report.SweepDocument, error) {
 	first := inputs[0].Sweep
-	d := &sweep.Document{Schema: first.Schema, SchemaVersion: first.SchemaVersion, Tool: first.Tool,
+	d := &report.SweepDocument{Schema: first.Schema, SchemaVersion: first.SchemaVersion, Tool: first.Tool,
 		StartTime: first.StartTime, EndTime: first.EndTime, Complete: true, Machine: first.Machine}
 	d.Settings = first.Settings
 	d.Settings.Targets, d.Settings.Sizes, d.Settings.Concurrency = nil, nil, nil

@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"fmt"
+	"gab/report"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,30 +16,30 @@ import (
 
 // studyDocument is a sweep document shaped like the server study: targets
 // × sizes × concurrencies, with every figure the charts read.
-func studyDocument(targets, sizes []string, conc []int, post bool) *sweep.Document {
-	d := &sweep.Document{CommandLine: []string{"gab", "sweep", "-n", "100", strings.Repeat("--long-option ", 40)}}
+func studyDocument(targets, sizes []string, conc []int, post bool) *report.SweepDocument {
+	d := &report.SweepDocument{CommandLine: []string{"gab", "sweep", "-n", "100", strings.Repeat("--long-option ", 40)}}
 	d.Settings.Repeat, d.Settings.Concurrency, d.Settings.Deviation = 3, conc, sweep.DeviationMeanOfRuns
 	d.Settings.SizeOption = "--sizes"
 	if post {
 		d.Settings.SizeOption = "--post-sizes"
 	}
 	for _, t := range targets {
-		d.Settings.Targets = append(d.Settings.Targets, sweep.DocTarget{Label: t, URL: "http://127.0.0.1:1/" + t})
+		d.Settings.Targets = append(d.Settings.Targets, report.SweepTarget{Label: t, URL: "http://127.0.0.1:1/" + t})
 	}
 	for i, s := range sizes {
-		d.Settings.Sizes = append(d.Settings.Sizes, sweep.DocSize{Text: s, Bytes: int64(4) << (4 * i)})
+		d.Settings.Sizes = append(d.Settings.Sizes, report.SweepSize{Text: s, Bytes: int64(4) << (4 * i)})
 	}
 	f := func(v float64) *float64 { return &v }
 	for ti, t := range targets {
 		for si := range sizes {
 			for ci, c := range conc {
 				v := float64(1000*(ti+1) + 100*si + 10*ci)
-				d.Points = append(d.Points, sweep.DocPoint{Label: t, Size: &d.Settings.Sizes[si], Concurrency: c, Repeats: 3, Planned: 3,
-					RPS: sweep.Fields{"mean_per_s": v, "ci95_half_width_per_s": v / 5},
-					Latency: sweep.Fields{"count": 10, "mean_ms": v / 1000, "sd_ms": 1, "p50_ms": v / 1000, "p99_ms": v / 500, "min_ms": v / 2000, "deviation_ms": 1,
+				d.Points = append(d.Points, report.SweepPoint{Label: t, Size: &d.Settings.Sizes[si], Concurrency: c, Repeats: 3, Planned: 3,
+					RPS: report.FixedFields{"mean_per_s": v, "ci95_half_width_per_s": v / 5},
+					Latency: report.FixedFields{"count": 10, "mean_ms": v / 1000, "sd_ms": 1, "p50_ms": v / 1000, "p99_ms": v / 500, "min_ms": v / 2000, "deviation_ms": 1,
 						"run_sds_ms": []float64{0.8, 1, 1.3}},
 					MbitPerS: v / 10, SentMbitPerS: v / 20, ClientCPUUsPerReq: f(v / 100), ServerCPUUsPerReq: f(v / 50),
-					HostCPU: sweep.Fields{"busy_us_per_request": v / 30}})
+					HostCPU: report.FixedFields{"busy_us_per_request": v / 30}})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,12 +16,12 @@ import (
 // concurrency levels, or across the sizes.
 type sweepSeries struct {
 	label  string
-	points []sweep.DocPoint
+	points []report.SweepPoint
 }
 
 // groupPoints groups the points by key, in the order keys first appear, each
 // group sorted by x.
-func groupPoints(points []sweep.DocPoint, key func(*sweep.DocPoint) string, x func(*sweep.DocPoint) float64) []sweepSeries {
+func groupPoints(points []report.SweepPoint, key func(*report.SweepPoint) string, x func(*report.SweepPoint) float64) []sweepSeries {
 	var out []sweepSeries
 	idx := map[string]int{}
 	for _, p := range points {
@@ -39,9 +40,9 @@ func groupPoints(points []sweep.DocPoint, key func(*sweep.DocPoint) string, x fu
 	return out
 }
 
-func concurrencyOf(p *sweep.DocPoint) float64 { return float64(p.Concurrency) }
+func concurrencyOf(p *report.SweepPoint) float64 { return float64(p.Concurrency) }
 
-func sizeOf(p *sweep.DocPoint) float64 {
+func sizeOf(p *report.SweepPoint) float64 {
 	if p.Size == nil {
 		return 0
 	}
@@ -63,7 +64,7 @@ const maxBarGroups = 4
 // latency and CPU per request (client, server, whole host); against
 // --param's values, requests per second, p50 latency, bandwidth (with
 // whiskers) and CPU per request.
-func SweepFigure(d *sweep.Document) *chart.Figure {
+func SweepFigure(d *report.SweepDocument) *chart.Figure {
 	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
 	groups := max(len(d.Settings.Sizes), 1)
@@ -98,7 +99,7 @@ const maxTitleTargets = 6
 // sweepTitle is a sweep figure's title: what was swept, short enough to fit
 // above the charts (the command line is in the data file's first line and
 // the HTML report).
-func sweepTitle(d *sweep.Document) string {
+func sweepTitle(d *report.SweepDocument) string {
 	var labels []string
 	for i, t := range d.Settings.Targets {
 		if i == maxTitleTargets {
@@ -123,7 +124,7 @@ func sweepTitle(d *sweep.Document) string {
 }
 
 // sweepDataNote is the first data set's note: the sweep's command line.
-func sweepDataNote(d *sweep.Document) string {
+func sweepDataNote(d *report.SweepDocument) string {
 	return "command line: " + strings.Join(d.CommandLine, " ")
 }
 
@@ -132,10 +133,10 @@ func sweepDataNote(d *sweep.Document) string {
 // (whiskers: its 95 % interval) and of latency deviation (by the sweep's
 // estimator; whiskers: the 95 % interval of the runs' own sds). Whiskers
 // below zero stop at zero.
-func barPanels(d *sweep.Document) []chart.Panel {
+func barPanels(d *report.SweepDocument) []chart.Panel {
 	type key struct{ size, param string }
 	var keys []key
-	groups := map[key][]sweep.DocPoint{}
+	groups := map[key][]report.SweepPoint{}
 	for _, p := range d.Points {
 		k := key{param: p.ParamValue}
 		if p.Size != nil {
@@ -201,11 +202,11 @@ func barPanels(d *sweep.Document) []chart.Panel {
 		}
 		rps.Lines = append(bars, whiskers...)
 		dev.Lines = append(devBars, devWhiskers...)
-		barX := func(p *sweep.DocPoint) float64 {
+		barX := func(p *report.SweepPoint) float64 {
 			return float64(target[p.Label]+1) - 0.4 + width*(float64(conc[p.Concurrency])+0.5)
 		}
-		addFlags(&rps, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) { return barX(p), rpsMean(p), true })
-		addFlags(&dev, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) {
+		addFlags(&rps, groups[k], func(p *report.SweepPoint) (float64, float64, bool) { return barX(p), rpsMean(p), true })
+		addFlags(&dev, groups[k], func(p *report.SweepPoint) (float64, float64, bool) {
 			return barX(p), deviationMs(p), latencyCounted(p)
 		})
 		rps.TicRange()
@@ -222,8 +223,8 @@ func barPanels(d *sweep.Document) []chart.Panel {
 // (and size, with several): requests per second with its confidence
 // interval, p50 and p99 latency, and the server's CPU per request where
 // measured.
-func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
-	byTarget := func(p *sweep.DocPoint) string {
+func concurrencyPanels(d *report.SweepDocument, sizes bool) []chart.Panel {
+	byTarget := func(p *report.SweepPoint) string {
 		l := p.Label
 		if sizes && p.Size != nil {
 			l += " " + p.Size.Text
@@ -271,12 +272,12 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 			cpu.Lines = append(cpu.Lines, c)
 		}
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return concurrencyOf(p), rpsMean(p), true })
-	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+	addFlags(&rps, d.Points, func(p *report.SweepPoint) (float64, float64, bool) { return concurrencyOf(p), rpsMean(p), true })
+	addFlags(&lat, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
 		return concurrencyOf(p), figure(p, "p50"), latencyCounted(p)
 	})
 	if len(cpu.Lines) > 0 {
-		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
+		addFlags(&cpu, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
 			v, ok := p.Figure("server_cpu_us_per_request")
 			return concurrencyOf(p), v, ok
 		})
@@ -294,7 +295,7 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 
 // targetPanel is the chart of a sweep of one target, concurrency and size:
 // its requests per second, with its confidence interval.
-func targetPanel(d *sweep.Document) chart.Panel {
+func targetPanel(d *report.SweepDocument) chart.Panel {
 	rps := chart.Panel{Title: fmt.Sprintf("Requests per second per target (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
 		XLabel: "target", YLabel: "requests per second", YFromZero: true}
 	l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
@@ -303,11 +304,11 @@ func targetPanel(d *sweep.Document) chart.Panel {
 		l.Rows = append(l.Rows, rpsRow(float64(i+1), &p))
 	}
 	rps.Lines = append(rps.Lines, l)
-	at := map[*sweep.DocPoint]float64{}
+	at := map[*report.SweepPoint]float64{}
 	for i := range d.Points {
 		at[&d.Points[i]] = float64(i + 1)
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p], rpsMean(p), true })
+	addFlags(&rps, d.Points, func(p *report.SweepPoint) (float64, float64, bool) { return at[p], rpsMean(p), true })
 	rps.TicRange()
 	return rps
 }
@@ -320,7 +321,7 @@ const flagColor = 11
 // client-bound") where at draws the point (ok false: the panel does not
 // draw it). Each code has its place beside the ring in the panel, in the
 // table's order, so a point's codes read as its flags column does.
-func addFlags(pn *chart.Panel, points []sweep.DocPoint, at func(*sweep.DocPoint) (x, y float64, ok bool)) {
+func addFlags(pn *chart.Panel, points []report.SweepPoint, at func(*report.SweepPoint) (x, y float64, ok bool)) {
 	all := append([]sweep.Flag(nil), sweep.Flags...)
 	for i := range points { // kinds without a code (a document of another gab), in their order
 		for _, k := range points[i].Verdicts {

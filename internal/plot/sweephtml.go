@@ -12,7 +12,7 @@ import (
 // SweepPage is a sweep's HTML report: its charts, the points table, each
 // configuration's maximum over --param's values, the rankings, the ratios
 // to --baseline and the changes.
-func SweepPage(d *sweep.Document) *report.Page {
+func SweepPage(d *report.SweepDocument) *report.Page {
 	page := &report.Page{
 		Title:   "gab sweep",
 		Command: d.CommandLine,
@@ -40,7 +40,7 @@ func SweepPage(d *sweep.Document) *report.Page {
 
 // pointsTable is a row per point: its figures and its flags, with their
 // legend in the note.
-func pointsTable(d *sweep.Document, deviation string) report.PageTable {
+func pointsTable(d *report.SweepDocument, deviation string) report.PageTable {
 	head := []string{"target", "size"}
 	if d.Settings.Param != nil {
 		head = append(head, d.Settings.Param.Name)
@@ -54,8 +54,11 @@ func pointsTable(d *sweep.Document, deviation string) report.PageTable {
 		}
 		return strconv.FormatFloat(v, 'f', prec, 64)
 	}
-	opt := func(p *sweep.DocPoint, key string, prec int) string { v, ok := p.Figure(key); return text(v, ok, prec) }
-	optHost := func(p *sweep.DocPoint, prec int) string { v, ok := hostBusy(p); return text(v, ok, prec) }
+	opt := func(p *report.SweepPoint, key string, prec int) string {
+		v, ok := p.Figure(key)
+		return text(v, ok, prec)
+	}
+	optHost := func(p *report.SweepPoint, prec int) string { v, ok := hostBusy(p); return text(v, ok, prec) }
 	for _, p := range d.Points {
 		size, cv := "", strconv.FormatFloat(rpsCV(&p)*100, 'f', 1, 64)
 		if p.Size != nil {
@@ -95,7 +98,7 @@ func pointsTable(d *sweep.Document, deviation string) report.PageTable {
 
 // paramMaxTable is each configuration's maximum req/s over --param's values
 // (ok false: the sweep has no --param of several values).
-func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
+func paramMaxTable(d *report.SweepDocument) (report.PageTable, bool) {
 	q := d.Settings.Param
 	if q == nil || len(q.Values) <= 1 {
 		return report.PageTable{}, false
@@ -118,7 +121,7 @@ func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
 
 // rankingTables are the sweep's rankings, one table per point (concurrency,
 // size, --param value): by req/s and by latency deviation side by side.
-func rankingTables(d *sweep.Document, deviation string) []report.PageTable {
+func rankingTables(d *report.SweepDocument, deviation string) []report.PageTable {
 	var out []report.PageTable
 	for _, r := range d.Rankings {
 		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
@@ -153,8 +156,8 @@ func rankingTables(d *sweep.Document, deviation string) []report.PageTable {
 // comparisonTables are the sweep's ratios to --baseline and its changes from
 // the first concurrency (or size) to the last, as the table text has them
 // (none where the document has none).
-func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
-	ratio := func(r *sweep.DocRatio) string {
+func comparisonTables(d *report.SweepDocument, deviation string) []report.PageTable {
+	ratio := func(r *report.SweepRatio) string {
 		switch {
 		case r == nil:
 			return ""
@@ -163,7 +166,7 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 		}
 		return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Ratio, r.Lo, r.Hi)
 	}
-	size := func(s *sweep.DocSize) string {
+	size := func(s *report.SweepSize) string {
 		if s == nil {
 			return ""
 		}
@@ -175,7 +178,7 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 		}
 		return "c=" + strconv.Itoa(c)
 	}
-	table := func(title string, cs []sweep.DocComparison, change bool) report.PageTable {
+	table := func(title string, cs []report.SweepComparison, change bool) report.PageTable {
 		rows := [][]string{{"target", "size", "point", "req/s ×", "deviation (" + deviation + ") ×", "mean latency ×", "p99 ×"}}
 		for _, c := range cs {
 			sz, pt := size(c.Size), point(c.ParamValue, c.Concurrency)

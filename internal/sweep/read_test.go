@@ -31,7 +31,7 @@ func notStartedSweep(t *testing.T) []byte {
 // is refused, the field named.
 func TestDecodeDocumentChecksSweeps(t *testing.T) {
 	raw := notStartedSweep(t)
-	d, err := DecodeDocument("s.json", raw)
+	d, err := report.DecodeSweep("s.json", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestDecodeDocumentChecksSweeps(t *testing.T) {
 		if bytes.Equal(bad, raw) {
 			t.Fatalf("%q is not in the document", c.from)
 		}
-		if _, err := DecodeDocument("s.json", bad); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+		if _, err := report.DecodeSweep("s.json", bad); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s → %s: %v; want %q", c.from, c.to, err, c.want)
 		}
 	}

@@ -1,63 +1,62 @@
-package sweep
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 
 	"gab/internal/chart"
-	"gab/report"
 )
 
-// MaxDocumentBytes is the largest sweep document gab reads: MaxRuns runs'
+// MaxSweepBytes is the largest sweep document gab reads: MaxRuns runs'
 // documents (about 10 KiB each in a sweep: no timeline) with room to spare.
-const MaxDocumentBytes = 256 << 20
+const MaxSweepBytes = 256 << 20
 
-// DecodeDocument decodes a sweep document (gab sweep --json) read from the
-// file name, as report.DecodeDocument decodes a run's: its strings made safe
-// to print, every number checked (report.CheckNumbers), each run's document
-// checked (report.ValidateDocument), and each point's figures against its
+// DecodeSweep decodes a sweep document (gab sweep --json) read from the
+// file name, as DecodeDocument decodes a run's: its strings made safe
+// to print, every number checked (CheckNumbers), each run's document
+// checked (ValidateDocument), and each point's figures against its
 // runs'. Errors start with name and name the field.
-func DecodeDocument(name string, raw []byte) (*Document, error) {
+func DecodeSweep(name string, raw []byte) (*SweepDocument, error) {
 	name = chart.Printable(name)
-	if len(raw) > MaxDocumentBytes {
-		return nil, report.DocumentTooLarge(name, "sweep document", MaxDocumentBytes)
+	if len(raw) > MaxSweepBytes {
+		return nil, DocumentTooLarge(name, "sweep document", MaxSweepBytes)
 	}
-	var d Document
+	var d SweepDocument
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, report.JSONError(name, "gab sweep document", err)
+		return nil, JSONError(name, "gab sweep document", err)
 	}
 	switch {
 	case d.Tool != "gab" || d.Schema != "gab-sweep":
 		return nil, fmt.Errorf("%s: not a gab sweep document (no \"schema\": \"gab-sweep\")", name)
-	case d.SchemaVersion > SchemaVersion:
-		return nil, fmt.Errorf("%s: sweep schema_version %d is newer than this gab's %d: use the gab that wrote it", name, d.SchemaVersion, SchemaVersion)
+	case d.SchemaVersion > SweepSchemaVersion:
+		return nil, fmt.Errorf("%s: sweep schema_version %d is newer than this gab's %d: use the gab that wrote it", name, d.SchemaVersion, SweepSchemaVersion)
 	}
-	report.EscapeStrings(&d)
-	if err := Validate(&d); err != nil {
+	EscapeStrings(&d)
+	if err := ValidateSweep(&d); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return &d, nil
 }
 
-// Validate checks a decoded sweep document; the error names the
+// ValidateSweep checks a decoded sweep document; the error names the
 // first field found wrong.
-func Validate(d *Document) error {
-	if err := report.CheckNumbers(d); err != nil {
+func ValidateSweep(d *SweepDocument) error {
+	if err := CheckNumbers(d); err != nil {
 		return err
 	}
 	for i := range d.Points {
-		if err := validatePoint(fmt.Sprintf("points[%d]", i), &d.Points[i]); err != nil {
+		if err := validateSweepPoint(fmt.Sprintf("points[%d]", i), &d.Points[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validatePoint(field string, p *DocPoint) error {
+func validateSweepPoint(field string, p *SweepPoint) error {
 	bad := func(f, format string, args ...any) error {
-		return &report.FieldError{Field: field + f, Problem: fmt.Sprintf(format, args...)}
+		return &FieldError{Field: field + f, Problem: fmt.Sprintf(format, args...)}
 	}
-	fixed := func(obj Fields, name string) float64 { v, _ := obj.Float(name); return v }
+	fixed := func(obj FixedFields, name string) float64 { v, _ := obj.Float(name); return v }
 	lo, mean, hi := fixed(p.RPS, "min_per_s"), fixed(p.RPS, "mean_per_s"), fixed(p.RPS, "max_per_s")
 	p50, p99 := fixed(p.Latency, "p50_ms"), fixed(p.Latency, "p99_ms")
 	if f, ok := checkFixed(p); !ok {
@@ -80,14 +79,14 @@ func validatePoint(field string, p *DocPoint) error {
 		run := &p.Runs[j]
 		f := fmt.Sprintf("%s.runs[%d]", field, j)
 		if run.RequestsPerSecond < lo || run.RequestsPerSecond > hi {
-			return &report.FieldError{Field: f + ".requests_per_second",
+			return &FieldError{Field: f + ".requests_per_second",
 				Problem: fmt.Sprintf("%g is outside the point's min_per_s..max_per_s (%g..%g)", run.RequestsPerSecond, lo, hi)}
 		}
 		doc := run.Document
 		if doc == nil {
 			continue
 		}
-		if err := report.ValidateDocument(doc); err != nil {
+		if err := ValidateDocument(doc); err != nil {
 			return fmt.Errorf("%s.document.%w", f, err)
 		}
 		if rep := doc.Report; rep != nil {
