@@ -220,8 +220,8 @@ func TestCapacityCompareRefusesBadFigures(t *testing.T) {
 	for range 2 {
 		srch.Record(capacity.Step{TargetPerS: 200, AchievedPerS: 100, Connections: 2, Complete: 100})
 	}
-	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/", Searches: []capacity.Search{srch}}
-	tg.Finish()
+	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/"}
+	capacity.Finish(tg, srch)
 	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
 		StepS: 1, SettleS: 0.2, ResolutionPercent: 5, MinAchieved: capacity.MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2,
 		Targets: []*capacity.Target{tg}}

@@ -304,10 +304,9 @@ func (r Result) Line(fmtRate func(float64) string) string {
 
 // Target is one target's searches (one per repetition).
 type Target struct {
-	Label    string   `json:"label"`
-	URL      string   `json:"url"`
-	Searches []Search `json:"-"`
-	Runs     []Run    `json:"searches"`
+	Label string `json:"label"`
+	URL   string `json:"url"`
+	Runs  []Run  `json:"searches"`
 	// Noise is the latency noise measured before the searches (nil: not
 	// measured, --noise 0).
 	Noise *Noise `json:"noise,omitempty"`
@@ -506,15 +505,15 @@ func GeoInterval(values []float64) (mean, lo, hi float64) {
 	return math.Exp(iv.Mean), math.Exp(iv.Lo), min(math.Exp(iv.Hi), 1<<53)
 }
 
-// Finish fills Runs and Capacity from the searches.
-func (t *Target) Finish() {
-	t.Runs = t.Runs[:0]
-	rs := make([]Result, 0, len(t.Searches))
-	for i := range t.Searches {
-		s := &t.Searches[i]
-		r := s.Result()
-		t.Runs = append(t.Runs, Run{Steps: s.Steps, Result: r})
-		rs = append(rs, r)
+// Finish adds the searches to the target's Runs and summarizes its
+// capacity over them all.
+func Finish(t *Target, searches ...Search) {
+	for i := range searches {
+		t.Runs = append(t.Runs, Run{Steps: searches[i].Steps, Result: searches[i].Result()})
+	}
+	rs := make([]Result, 0, len(t.Runs))
+	for _, r := range t.Runs {
+		rs = append(rs, r.Result)
 	}
 	t.Capacity = Summarize(rs)
 }

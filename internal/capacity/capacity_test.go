@@ -93,19 +93,18 @@ func TestRank(t *testing.T) {
 	mk := func(label string, caps ...float64) *Target {
 		tg := &Target{Label: label}
 		for _, c := range caps {
-			s := Search{lo: c, hi: c * 1.01, Resolution: 0.05}
-			tg.Searches = append(tg.Searches, s)
+			Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
 		}
-		tg.Finish()
+		return tg
+	}
+	clientBound := func(label string, c float64) *Target {
+		tg := &Target{Label: label}
+		Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05, clientBound: true})
 		return tg
 	}
 	a, b, c := mk("a", 100, 102, 98), mk("b", 101, 99, 103), mk("c", 200, 201, 199)
-	cb := mk("cb", 500)
-	cb.Searches[0].clientBound = true
-	cb.Finish()
-	cb2 := mk("cb2", 50)
-	cb2.Searches[0].clientBound = true
-	cb2.Finish()
+	cb := clientBound("cb", 500)
+	cb2 := clientBound("cb2", 50)
 	out := Rank([]*Target{a, b, cb, c, cb2})
 	if out[0] != c || out[3] != cb || a.Capacity.Rank != 2 || b.Capacity.Rank != 2 || !a.Capacity.Tied || cb.Capacity.Rank != 4 ||
 		cb2.Capacity.Rank != 4 || !cb.Capacity.Tied || !cb2.Capacity.Tied || c.Capacity.Tied {
@@ -123,9 +122,8 @@ func TestRankChainedTies(t *testing.T) {
 	mk := func(label string, caps ...float64) *Target {
 		tg := &Target{Label: label}
 		for _, c := range caps {
-			tg.Searches = append(tg.Searches, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
+			Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
 		}
-		tg.Finish()
 		return tg
 	}
 	a, b, c := mk("a", 100, 101, 99), mk("b", 85, 95, 105), mk("c", 90, 91, 89)
@@ -146,8 +144,8 @@ func TestRankChainedTies(t *testing.T) {
 func TestWriteTextNon2xxColumn(t *testing.T) {
 	s := Search{Start: 100, MaxRate: 100, Resolution: 0.05}
 	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Complete: 50, Failed: 3, Non2xx: 17, Kept: true})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
-	tg.Finish()
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/"}
+	Finish(tg, s)
 	d := &Document{Objectives: []string{"p99<1s", "failed<0.1%", "non2xx<0.1%"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}
 	var b strings.Builder
 	if err := WriteText(&b, d); err != nil {
@@ -194,8 +192,8 @@ func TestSearchInterrupted(t *testing.T) {
 		if _, more := s.Next(); more || r.Found || !r.Interrupted || r.Line(Rate) != c.want {
 			t.Errorf("%d steps: %+v %q, want %q", len(c.steps), r, r.Line(Rate), c.want)
 		}
-		tg := &Target{Searches: []Search{*s, *s}}
-		tg.Finish()
+		tg := &Target{}
+		Finish(tg, *s, *s)
 		if tg.Capacity.Found || !tg.Capacity.Interrupted {
 			t.Errorf("%d steps: summary %+v", len(c.steps), tg.Capacity)
 		}
@@ -217,8 +215,8 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 	cb := Search{lo: 400, clientBound: true, done: true}
 	in := Search{lo: 96.9, interrupted: true, done: true}
 	none := Search{hi: 1.5, Resolution: 0.05, done: true}
-	tg := &Target{Label: "a", Searches: []Search{found(1000), cb, found(1210), in, none}}
-	tg.Finish()
+	tg := &Target{Label: "a"}
+	Finish(tg, found(1000), cb, found(1210), in, none)
 	c := tg.Capacity
 	if want := math.Sqrt(1000 * 1210); c.N != 5 || c.FoundN != 2 || math.Abs(c.MeanPerS-want) > 1e-9 || c.Found {
 		t.Fatalf("%+v, want the geometric mean of 1000 and 1210 (%g) over 2 found of 5", c, want)
@@ -244,8 +242,8 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 	}
 	// Two found capacities far apart (a stalled search and a quiet one):
 	// the interval is wide but never below 0.
-	tg = &Target{Searches: []Search{found(96.9), found(19200)}}
-	tg.Finish()
+	tg = &Target{}
+	Finish(tg, found(96.9), found(19200))
 	if c := tg.Capacity; c.LoPerS <= 0 || c.LoPerS > 96.9 || c.HiPerS < 19200 {
 		t.Errorf("%+v", c)
 	}
@@ -306,8 +304,8 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 	if line := res.Line(Rate); line != "disturbed: the machine was busy (at least "+Rate(res.CapacityPerS)+" req/s passed; "+Rate(res.FailingPerS)+" failed only on a busy machine)" {
 		t.Errorf("line %q", line)
 	}
-	tg := &Target{Searches: []Search{*s}}
-	tg.Finish()
+	tg := &Target{}
+	Finish(tg, *s)
 	if c := tg.Capacity; c.FoundN != 0 || len(c.Bounds) != 1 || c.Bounds[0].Why != BoundDisturbed {
 		t.Errorf("summary %+v", c)
 	}
@@ -320,8 +318,8 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 	s = &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
 	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Kept: true, Pass: true, BusyMachine: true, KernelDrops: true,
 		Verdicts: []string{"busy-machine: others used 1.2 cores", "kernel-drops: 3 SYNs resent"}})
-	tg = &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{*s}}
-	tg.Finish()
+	tg = &Target{Label: "a", URL: "http://127.0.0.1/"}
+	Finish(tg, *s)
 	var b strings.Builder
 	if err := WriteText(&b, &Document{Objectives: []string{"p99<1s"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}); err != nil {
 		t.Fatal(err)

@@ -81,14 +81,14 @@ func fixture() *Document {
 	s.Record(Step{TargetPerS: 100, Connections: 2, Kept: true, Pass: true, Objectives: []string{"p99<1s: passed"}})
 	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
 	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s},
+	tg := &Target{Label: "a", URL: "http://127.0.0.1/",
 		Noise: NoiseOf(25, []Step{{TargetPerS: 25, Connections: 2, P50Us: 1, P99Us: 2, P999Us: 3, Kept: true, Pass: true}, {TargetPerS: 25, Connections: 2, P99Us: 9, P999Us: 9}})}
 	s2 := Search{Start: 400, Resolution: 0.05}
 	s2.Record(Step{TargetPerS: 400, Connections: 3, P50Us: 1, P99Us: 2, P999Us: 3, Complete: 10, Failed: 1, Non2xx: 2})
 	s2.Interrupt()
-	tg2 := &Target{Label: "b", URL: "http://127.0.0.1/b", Searches: []Search{s2}}
-	tg.Finish()
-	tg2.Finish()
+	tg2 := &Target{Label: "b", URL: "http://127.0.0.1/b"}
+	Finish(tg, s)
+	Finish(tg2, s2)
 	Rank([]*Target{tg, tg2})
 	d := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
 		Complete: true, Objectives: []string{"p99<1s"}, LatencyObjectiveMs: 1000, StepS: 1, SettleS: 0.2, ResolutionPercent: 5,

@@ -22,6 +22,8 @@ type Session struct {
 	// configurations (ab's options for every step, the target's URL).
 	Targets []*Target
 	Bases   []client.Config
+	// searches are each target's searches (Repeat each), in Targets' order.
+	searches [][]Search
 	// Uncapped is -n's value for a step's run: no request count limits it.
 	Uncapped int
 	// Measure runs one step of target i at cfg and summarizes it: the
@@ -41,11 +43,12 @@ func NewSession(s *Settings, labels, urls []string, bases []client.Config) *Sess
 	o := s.Options
 	ss := &Session{Settings: s, Bases: bases}
 	for i := range labels {
-		t := &Target{Label: labels[i], URL: urls[i]}
+		var searches []Search
 		for range o.Repeat {
-			t.Searches = append(t.Searches, Search{Start: o.Start, MaxRate: o.MaxRate, Resolution: o.Resolution / 100, Attempts: o.Attempts})
+			searches = append(searches, Search{Start: o.Start, MaxRate: o.MaxRate, Resolution: o.Resolution / 100, Attempts: o.Attempts})
 		}
-		ss.Targets = append(ss.Targets, t)
+		ss.Targets = append(ss.Targets, &Target{Label: labels[i], URL: urls[i]})
+		ss.searches = append(ss.searches, searches)
 	}
 	return ss
 }
@@ -76,13 +79,13 @@ func (ss *Session) Run(ctx context.Context, doc *Document) (interrupted bool) {
 		interrupted = !ss.search(ctx, rep)
 	}
 	doc.End, doc.Machine.LoadEnd, doc.Complete = time.Now(), hoststat.LoadAverage(), !interrupted
-	for _, t := range ss.Targets {
+	for k, t := range ss.Targets {
 		if interrupted {
-			for i := range t.Searches {
-				t.Searches[i].Interrupt() // a search that had not ended: at least what it passed
+			for i := range ss.searches[k] {
+				ss.searches[k][i].Interrupt() // a search that had not ended: at least what it passed
 			}
 		}
-		t.Finish()
+		Finish(t, ss.searches[k]...)
 		doc.Targets = append(doc.Targets, t)
 	}
 	Rank(doc.Targets)
@@ -126,17 +129,17 @@ func (ss *Session) noise(ctx context.Context, doc *Document) bool {
 // search runs every target's search rep step by step in turn; false when
 // interrupted.
 func (ss *Session) search(ctx context.Context, rep int) bool {
-	for _, t := range ss.Targets {
+	for _, searches := range ss.searches {
 		// A rate failing below one an earlier search passed is measured
 		// once more before it fails.
 		for i := range rep {
-			t.Searches[rep].Passed = max(t.Searches[rep].Passed, t.Searches[i].Result().CapacityPerS)
+			searches[rep].Passed = max(searches[rep].Passed, searches[i].Result().CapacityPerS)
 		}
 	}
 	for active := true; active; {
 		active = false
 		for i, t := range ss.Targets {
-			srch := &t.Searches[rep]
+			srch := &ss.searches[i][rep]
 			rate, ok := srch.Next()
 			if !ok {
 				continue
