@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/gnuplot"
-	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/plot"
@@ -39,7 +38,7 @@ type plotInput struct {
 	label, path string
 	run         *report.Run
 	sweep       *report.SweepDocument
-	capacity    *capacity.Document
+	capacity    *report.CapacityDocument
 }
 
 // runPlot is `gab plot ARGS...` (argv[0] is "plot"'s caller, argv[1] "plot").

@@ -23,7 +23,7 @@ type Input struct {
 	Label, Path string
 	Run         *report.Run
 	Sweep       *report.SweepDocument
-	Capacity    *capacity.Document
+	Capacity    *report.CapacityDocument
 }
 
 // Decode reads the document raw of the file path and checks it as gab
