@@ -197,7 +197,7 @@ func capacityMeasure(opts []*cliOptions, lv *live.Outputs) func(context.Context,
 
 // writeCapacity writes the document (--json, --plot, --html, stdout) and
 // says when the search was interrupted.
-func writeCapacity(ctx context.Context, co *capacity.Options, doc *capacity.Document, interrupted bool, out io.Writer, stderr io.Writer, argv0 string) int {
+func writeCapacity(ctx context.Context, co *capacity.Options, doc *report.CapacityDocument, interrupted bool, out io.Writer, stderr io.Writer, argv0 string) int {
 	if co.JSONFile != "" {
 		if err := outfile.WriteAtomic(co.JSONFile, func(w io.Writer) error { return capacity.WriteJSON(w, doc) }); err != nil {
 			fmt.Fprintf(stderr, "gab: %v\n", err)
@@ -229,7 +229,7 @@ func firstLine(s string) string {
 
 // capacityPictures draws the knee into plot (gnuplot) and writes the HTML
 // report into html, each when named.
-func capacityPictures(ctx context.Context, plot, html string, d *capacity.Document) error {
+func capacityPictures(ctx context.Context, plot, html string, d *report.CapacityDocument) error {
 	if plot != "" {
 		if err := drawPlot(context.WithoutCancel(ctx), plot, capacity.Figure(d)); err != nil {
 			return pictureError("--plot: ", err)
@@ -245,7 +245,7 @@ func capacityPictures(ctx context.Context, plot, html string, d *capacity.Docume
 // documents' targets as LABEL:target) into out. done is false when no input
 // is one.
 func plotCapacities(ctx context.Context, out string, isHTML bool, inputs []plotInput) (done bool, err error) {
-	var docs []*capacity.Document
+	var docs []*report.CapacityDocument
 	for _, in := range inputs {
 		if in.capacity != nil {
 			docs = append(docs, in.capacity)
@@ -270,7 +270,7 @@ func plotCapacities(ctx context.Context, out string, isHTML bool, inputs []plotI
 
 // readCapacity reads a capacity document other than the first gab compare
 // is given.
-func readCapacity(name string) (*capacity.Document, error) {
+func readCapacity(name string) (*report.CapacityDocument, error) {
 	raw, schema, err := readCompareFile(name)
 	if err != nil || schema != capacity.Schema {
 		return nil, fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", chart.Printable(name))
@@ -278,7 +278,7 @@ func readCapacity(name string) (*capacity.Document, error) {
 	return decodeCapacity(name, raw)
 }
 
-func decodeCapacity(name string, raw []byte) (*capacity.Document, error) {
+func decodeCapacity(name string, raw []byte) (*report.CapacityDocument, error) {
 	d, err := capacity.Decode(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", chart.Printable(name), err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"gab/report"
 	"io"
 	"net"
 	"net/http"
@@ -67,7 +68,7 @@ func serialServer(t *testing.T, service time.Duration) (url string, conns *atomi
 }
 
 // capacityOf runs gab capacity with args and returns its document.
-func capacityOf(t *testing.T, args ...string) *capacity.Document {
+func capacityOf(t *testing.T, args ...string) *report.CapacityDocument {
 	t.Helper()
 	// No noise steps unless a test asks for them: the tests count steps.
 	status, out, errs := runGab(t, append([]string{"gab", "capacity", "--format", "json", "--noise", "0"}, args...)...)
@@ -91,8 +92,8 @@ func TestCapacityKnownServer(t *testing.T) {
 	var caps [2]float64
 	for i, svc := range []time.Duration{2 * time.Millisecond, time.Millisecond} {
 		url, _ := serialServer(t, svc)
-		var d *capacity.Document
-		var r capacity.Result
+		var d *report.CapacityDocument
+		var r report.CapacityResult
 		want := 1 / svc.Seconds()
 		// A search that finds gab itself starved (a machine far busier than
 		// its cores) measured nothing of the server's: it says so, and the
@@ -102,7 +103,7 @@ func TestCapacityKnownServer(t *testing.T) {
 		// (gab and the server in it) was starved; its connections waited on
 		// the server's backlog, which is the server's (not the client's)
 		// failure to gab.
-		starved := func(r capacity.Result, steps []capacity.Step) bool {
+		starved := func(r report.CapacityResult, steps []report.CapacityStep) bool {
 			if r.ClientBound {
 				return true
 			}
@@ -120,7 +121,7 @@ func TestCapacityKnownServer(t *testing.T) {
 		// failing rate failed only on a busy machine): still bisected, its
 		// rates often bound the server's capacity as a found one's do; one
 		// that missed it is searched again too.
-		missed := func(r capacity.Result) bool {
+		missed := func(r report.CapacityResult) bool {
 			return r.Disturbed && (r.CapacityPerS < 0.9*want || r.CapacityPerS > 1.1*want)
 		}
 		for range 3 {
@@ -204,7 +205,7 @@ func TestCapacityDocumentDecode(t *testing.T) {
 	if _, err := capacity.Decode([]byte(`{"tool":"gab","schema":"gab-sweep"}`)); err == nil {
 		t.Error("a sweep document decoded as a capacity one")
 	}
-	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion + 1, Targets: []*capacity.Target{{}}}
+	d := &report.CapacityDocument{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion + 1, Targets: []*report.CapacityTarget{{}}}
 	b, _ := json.Marshal(d)
 	if _, err := capacity.Decode(b); err == nil || !strings.Contains(err.Error(), "schema version") {
 		t.Errorf("a newer schema: %v", err)
@@ -216,15 +217,15 @@ func TestCapacityDocumentDecode(t *testing.T) {
 // gab compare --format json could not write), in one line naming the field.
 func TestCapacityCompareRefusesBadFigures(t *testing.T) {
 	srch := capacity.Search{Start: 100, Resolution: 1}
-	srch.Record(capacity.Step{TargetPerS: 100, AchievedPerS: 100, Connections: 2, Complete: 100, Kept: true, Pass: true})
+	srch.Record(report.CapacityStep{TargetPerS: 100, AchievedPerS: 100, Connections: 2, Complete: 100, Kept: true, Pass: true})
 	for range 2 {
-		srch.Record(capacity.Step{TargetPerS: 200, AchievedPerS: 100, Connections: 2, Complete: 100})
+		srch.Record(report.CapacityStep{TargetPerS: 200, AchievedPerS: 100, Connections: 2, Complete: 100})
 	}
-	tg := &capacity.Target{Label: "a", URL: "http://127.0.0.1/", Searches: []capacity.Search{srch}}
-	tg.Finish()
-	d := &capacity.Document{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
+	tg := &report.CapacityTarget{Label: "a", URL: "http://127.0.0.1/"}
+	capacity.Finish(tg, srch)
+	d := &report.CapacityDocument{Tool: "gab", Schema: capacity.Schema, SchemaVersion: capacity.SchemaVersion, Objectives: []string{"p99<1s"},
 		StepS: 1, SettleS: 0.2, ResolutionPercent: 5, MinAchieved: capacity.MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2,
-		Targets: []*capacity.Target{tg}}
+		Targets: []*report.CapacityTarget{tg}}
 	dir := t.TempDir()
 	write := func(name string, mean float64) string {
 		tg.Capacity.MeanPerS = mean
@@ -435,7 +436,7 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 	// ended disturbed (a step failed while the machine was busy), is gab
 	// starved by a machine far busier than its cores; the search ranks what
 	// that made of it, so the test searches again, at most three times.
-	starved := func(d *capacity.Document) bool {
+	starved := func(d *report.CapacityDocument) bool {
 		for _, tg := range d.Targets {
 			for _, r := range tg.Runs {
 				if r.Result.Disturbed {
@@ -451,7 +452,7 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 		return false
 	}
 	var a, b seen
-	var d *capacity.Document
+	var d *report.CapacityDocument
 	for range 3 {
 		a, b = seen{}, seen{}
 		d = capacityOf(t, "--slo", "p99<500ms", "--step", "0.2s", "--settle", "0.1s", "--max-rate", "200", "--repeat", "2",
@@ -475,7 +476,7 @@ func TestCapacityTargetsInTurn(t *testing.T) {
 		c := tg.Capacity
 		// Both at --max-rate: lower bounds, not averaged (no capacity found),
 		// tied, not found.
-		want := []capacity.Bound{{Search: 0, PerS: 200, Why: capacity.BoundMaxRate}, {Search: 1, PerS: 200, Why: capacity.BoundMaxRate}}
+		want := []report.CapacityBound{{Search: 0, PerS: 200, Why: report.CapacityBoundMaxRate}, {Search: 1, PerS: 200, Why: report.CapacityBoundMaxRate}}
 		if c.N != 2 || len(tg.Runs) != 2 || c.FoundN != 0 || c.MeanPerS != 0 || !slices.Equal(c.Bounds, want) || c.Found || c.Rank != 1 || !c.Tied {
 			t.Errorf("%s: %+v (both at --max-rate: bounds, tied, not found); runs %+v", tg.Label, c, tg.Runs)
 		}

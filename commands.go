@@ -173,7 +173,7 @@ func subcommandLive(o *cliOptions, cmd string, stderr io.Writer) (l *live.Output
 }
 
 // readDocumentFile reads a document gab merge, compare or plot is given
-// (docfile.Read: within report.MaxDocumentBytes, or sweep.MaxDocumentBytes
+// (docfile.Read: within report.MaxDocumentBytes, or report.MaxSweepBytes
 // for a sweep's with sweeps).
 func readDocumentFile(name string, sweeps bool) ([]byte, error) { return docfile.Read(name, sweeps) }
 

@@ -11,7 +11,6 @@ import (
 
 	"gab/internal/capacity"
 	"gab/internal/chart"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -62,7 +61,7 @@ func readCompareSide(name string) ([]report.CompareGroup, error) {
 // document or a sweep.
 func compareSide(name string, raw []byte, schema string) ([]report.CompareGroup, error) {
 	if schema == "gab-sweep" {
-		sw, err := sweep.DecodeDocument(name, raw)
+		sw, err := report.DecodeSweep(name, raw)
 		if err != nil {
 			return nil, err
 		}

@@ -128,7 +128,7 @@ func TestCompareRuns(t *testing.T) {
 	}
 }
 
-func sweepWith(label string, rps ...float64) *sweep.Document {
+func sweepWith(label string, rps ...float64) *report.SweepDocument {
 	docs := make([]*report.Run, len(rps))
 	for i, r := range rps {
 		docs[i] = syntheticDoc(r, 1000, 0)
@@ -139,7 +139,7 @@ func sweepWith(label string, rps ...float64) *sweep.Document {
 // sweepOf is the document of a sweep of one point (label at -c 8) whose
 // repetitions' documents are docs, made by gab sweep's own pipeline
 // (sweep.Aggregate, sweep.NewDocument).
-func sweepOf(label string, docs ...*report.Run) *sweep.Document {
+func sweepOf(label string, docs ...*report.Run) *report.SweepDocument {
 	s := &sweep.Settings{Targets: []sweep.Target{{Label: label, URL: "http://127.0.0.1/"}}, Concurrency: []int{8},
 		Repeat: len(docs), MaxCV: 0.1}
 	var runs []*sweep.RunResult
@@ -214,13 +214,14 @@ func TestCompareSweepPercentilesAreTheTables(t *testing.T) {
 	swB := sweepOf("x", spreadRun(110, 900, 10), spreadRun(111, 900, 90), spreadRun(112, 2000, 3))
 	a, b := writeJSONTo(t, dir, "a.json", swA), writeJSONTo(t, dir, "b.json", swB)
 	g := compareJSON(t, a, b).Groups[0]
+	ms := func(d *report.SweepDocument, name string) float64 { v, _ := d.Points[0].Latency.Float(name); return v }
 	for _, c := range []struct {
 		figure string
 		a, b   float64
 	}{
-		{"Mean", swA.Points[0].Latency.MeanMs, swB.Points[0].Latency.MeanMs},
-		{"p50", swA.Points[0].Latency.P50Ms, swB.Points[0].Latency.P50Ms},
-		{"p99", swA.Points[0].Latency.P99Ms, swB.Points[0].Latency.P99Ms},
+		{"Mean", ms(swA, "mean_ms"), ms(swB, "mean_ms")},
+		{"p50", ms(swA, "p50_ms"), ms(swB, "p50_ms")},
+		{"p99", ms(swA, "p99_ms"), ms(swB, "p99_ms")},
 	} {
 		r := rowNamed(t, g, c.figure)
 		if r.A != c.a || r.B != c.b || !r.APooled || !r.BPooled || r.ASD == nil || *r.ASD == 0 {
@@ -271,7 +272,7 @@ func TestCompareSweepIsTheSweepsFigures(t *testing.T) {
 	for _, f := range report.Catalog {
 		byTitle[f.Title] = f
 	}
-	figure := func(p sweep.DocPoint, key string) (float64, bool) {
+	figure := func(p report.SweepPoint, key string) (float64, bool) {
 		for _, v := range p.Figures {
 			if v.Key == key {
 				return v.Value, true

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -44,7 +43,7 @@ func TestDocumentFileOverTheBound(t *testing.T) {
 }
 
 // A sweep document (its "schema" first, as gab writes it) may be larger
-// than a run document, up to sweep.MaxDocumentBytes; gab merge reads no
+// than a run document, up to report.MaxSweepBytes; gab merge reads no
 // sweep and holds it to a run document's bound.
 func TestReadDocumentFileSweepBound(t *testing.T) {
 	dir := t.TempDir()
@@ -65,7 +64,7 @@ func TestReadDocumentFileSweepBound(t *testing.T) {
 	if _, err := readDocumentFile(over64, false); err == nil || !strings.HasSuffix(err.Error(), "larger than 64 MiB, the most gab reads of a run document") {
 		t.Errorf("the same for gab merge: %v", err)
 	}
-	over256 := sparse("over256.json", sweep.MaxDocumentBytes+1)
+	over256 := sparse("over256.json", report.MaxSweepBytes+1)
 	if _, err := readDocumentFile(over256, true); err == nil || err.Error() != over256+": larger than 256 MiB, the most gab reads of a sweep document" {
 		t.Errorf("a sweep document over 256 MiB: %v", err)
 	}

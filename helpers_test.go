@@ -21,7 +21,6 @@ import (
 	"testing"
 	"time"
 
-	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
 	"gab/report"
@@ -163,7 +162,7 @@ func readRun(t *testing.T, name string) *report.Run {
 }
 
 // readSweepDoc reads and validates a sweep document.
-func readSweepDoc(t *testing.T, name string) *sweep.Document {
+func readSweepDoc(t *testing.T, name string) *report.SweepDocument {
 	t.Helper()
 	raw, err := os.ReadFile(name)
 	if err != nil {
@@ -172,7 +171,7 @@ func readSweepDoc(t *testing.T, name string) *sweep.Document {
 	if err := sweeptest.Validate(raw, "docs"); err != nil {
 		t.Errorf("the sweep document does not match docs/sweep-schema.json: %v", err)
 	}
-	var d sweep.Document
+	var d report.SweepDocument
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/gnuplot"
-	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/outfile"
 	"gab/internal/plot"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -39,8 +37,8 @@ its gnuplot script and data are kept beside it (run.json.png.gp, run.json.png.da
 type plotInput struct {
 	label, path string
 	run         *report.Run
-	sweep       *sweep.Document
-	capacity    *capacity.Document
+	sweep       *report.SweepDocument
+	capacity    *report.CapacityDocument
 }
 
 // runPlot is `gab plot ARGS...` (argv[0] is "plot"'s caller, argv[1] "plot").
@@ -174,7 +172,7 @@ func writePage(out string, page *report.Page) error {
 func groupSuffix(group string) string { return plot.GroupSuffix(group) }
 
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.
-func sweepPictures(ctx context.Context, plotFile, htmlFile string, d *sweep.Document) error {
+func sweepPictures(ctx context.Context, plotFile, htmlFile string, d *report.SweepDocument) error {
 	if plotFile != "" {
 		if err := drawPlot(context.WithoutCancel(ctx), plotFile, plot.SweepFigure(d)); err != nil {
 			return pictureError("--plot: ", err)

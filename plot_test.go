@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"gab/internal/sweep"
 	"gab/internal/testsrv"
 	"gab/internal/testtool"
 	"gab/report"
@@ -100,7 +99,7 @@ func TestPlotBadInput(t *testing.T) {
 		{[]string{notJSON}, exitError, "gab plot: " + notJSON + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
 		{[]string{other}, exitError, "gab plot: " + other + ": not a gab JSON document (gab --json FILE or gab sweep --json FILE writes one)"},
 		{[]string{newer}, exitError, "gab plot: " + newer + ": schema_version 99 is newer than this gab's " + strconv.Itoa(report.SchemaVersion) + ": use the gab that wrote it"},
-		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep schema_version 7 is newer than this gab's " + strconv.Itoa(sweep.SchemaVersion) + ": use the gab that wrote it"},
+		{[]string{newerSweep}, exitError, "gab plot: " + newerSweep + ": sweep schema_version 7 is newer than this gab's " + strconv.Itoa(report.SweepSchemaVersion) + ": use the gab that wrote it"},
 		{[]string{never}, exitError, "gab plot: " + never + ": the run did not start: nothing to draw"},
 		{[]string{filepath.Join(in, "missing.json")}, exitError, "gab plot: " + filepath.Join(in, "missing.json") + ": no such file"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg"), never}, exitUsage, `gab plot: ` + dir + `/x.jpg: unknown image type ".jpg" (want .png, .svg or .pdf) (or .html)`},

@@ -18,7 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gab/internal/capacity"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -143,7 +142,7 @@ func TestServerCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc sweep.Document
+	var doc report.SweepDocument
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Points) != 2 {
 		t.Fatalf("document: %v", err)
 	}

@@ -345,7 +345,7 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 		return exitError
 	}
 	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.Start, End: time.Now(), Complete: complete,
-		Machine: sweep.DocMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
+		Machine: report.SweepMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
 	if err := sw.files.Write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError

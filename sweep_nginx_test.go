@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"gab/report"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"gab/internal/sweep"
 	"gab/internal/testtool"
 )
 
@@ -73,7 +73,7 @@ func (n *sweepNginx) requests(t *testing.T) [][4]string {
 // unless the rule ranks the same server apart far more often than it says.
 func TestSweepNginxTiesAndBaseline(t *testing.T) {
 	n := startSweepNginx(t, map[string]int{"small.html": 100, "big.bin": 256 << 10})
-	var d *sweep.Document
+	var d *report.SweepDocument
 	var stdout, csvFile string
 	var tieErrors []string
 	for sweeps := 1; ; sweeps++ {
@@ -106,7 +106,9 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 		}
 	}
 	for _, p := range d.Points {
-		if h := p.HostCPU; h == nil || h.BusyUsPerReq <= 0 || h.BusyPercent <= 0 || h.UserPercent+h.SystemPercent+h.SoftIRQPercent+h.StealPercent > 100.5 {
+		pct := func(name string) float64 { v, _ := p.HostCPU.Float(name); return v }
+		if h := p.HostCPU; h == nil || pct("busy_us_per_request") <= 0 || pct("busy_percent") <= 0 ||
+			pct("user_percent")+pct("system_percent")+pct("softirq_percent")+pct("steal_percent") > 100.5 {
 			t.Errorf("point %s host CPU %+v", p.Label, h)
 		}
 	}
@@ -137,16 +139,16 @@ func TestSweepNginxTiesAndBaseline(t *testing.T) {
 // sameServerTies returns what is wrong with a ranking of nginx, again (the
 // same file) and big: nginx and again must share rank 1 by req/s and one
 // rank by deviation, big rank 3 by req/s.
-func sameServerTies(r sweep.DocRanking, stdout string) []string {
+func sameServerTies(r report.SweepRanking, stdout string) []string {
 	var errs []string
-	rank := map[string]sweep.DocRankedPoint{}
+	rank := map[string]report.SweepRankedPoint{}
 	for _, p := range r.ByThroughput {
 		rank[p.Label] = p
 	}
 	if a, b, c := rank["nginx"], rank["again"], rank["big"]; a.Rank != 1 || b.Rank != 1 || !a.Tied || !b.Tied || c.Rank != 3 || c.Tied {
 		errs = append(errs, fmt.Sprintf("by req/s: nginx %+v again %+v big %+v; want =1 =1 3\n%s", a, b, c, stdout))
 	}
-	dev := map[string]sweep.DocRankedPoint{}
+	dev := map[string]report.SweepRankedPoint{}
 	for _, p := range r.ByDeviation {
 		dev[p.Label] = p
 	}
@@ -233,7 +235,7 @@ func TestSweepOrderRandom(t *testing.T) {
 		t.Errorf("settings %+v", d.Settings)
 	}
 	// The recorded seed runs the same order again.
-	order := func(d *sweep.Document) map[string]int {
+	order := func(d *report.SweepDocument) map[string]int {
 		out := map[string]int{}
 		for _, p := range d.Points {
 			for _, r := range p.Runs {

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"gab/report"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -318,7 +319,7 @@ func TestSweepDemoPostSizes(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	raw, _ := os.ReadFile(jsonFile)
-	var doc sweep.Document
+	var doc report.SweepDocument
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Points) != 2 {
 		t.Fatalf("document: %v", err)
 	}

@@ -9,6 +9,7 @@ package examples
 import (
 	"encoding/json"
 	"fmt"
+	"gab/report"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 	"testing"
 
 	"gab/internal/capacity"
-	"gab/internal/sweep"
 	"gab/internal/sweep/sweeptest"
 	"gab/internal/testtool"
 )
@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 // readSweep reads and validates a sweep document.
-func readSweep(t *testing.T, name string) *sweep.Document {
+func readSweep(t *testing.T, name string) *report.SweepDocument {
 	t.Helper()
 	raw, err := os.ReadFile(name)
 	if err != nil {
@@ -66,7 +66,7 @@ func readSweep(t *testing.T, name string) *sweep.Document {
 	if err := sweeptest.Validate(raw, "../docs"); err != nil {
 		t.Errorf("%s: %v", name, err)
 	}
-	var d sweep.Document
+	var d report.SweepDocument
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func readSweep(t *testing.T, name string) *sweep.Document {
 }
 
 // checkPoints wants every point complete, without failures, with server CPU.
-func checkPoints(t *testing.T, d *sweep.Document, points int) {
+func checkPoints(t *testing.T, d *report.SweepDocument, points int) {
 	t.Helper()
 	if !d.Complete || len(d.Points) != points {
 		t.Fatalf("complete %v, %d points, want %d", d.Complete, len(d.Points), points)

@@ -19,7 +19,7 @@ func search(s *Search, pass func(rate float64, attempt int) (ok, client bool)) {
 		}
 		attempt[r]++
 		p, cb := pass(r, attempt[r])
-		s.Record(Step{TargetPerS: r, Pass: p, ClientBound: cb && !p})
+		s.Record(report.CapacityStep{TargetPerS: r, Pass: p, ClientBound: cb && !p})
 	}
 }
 
@@ -90,23 +90,22 @@ func TestSearchMaxRate(t *testing.T) {
 // Targets are ranked by capacity with the tie rule (report.TieRule): targets the ratio's
 // test cannot tell apart share a rank; a capacity not found comes last.
 func TestRank(t *testing.T) {
-	mk := func(label string, caps ...float64) *Target {
-		tg := &Target{Label: label}
+	mk := func(label string, caps ...float64) *report.CapacityTarget {
+		tg := &report.CapacityTarget{Label: label}
 		for _, c := range caps {
-			s := Search{lo: c, hi: c * 1.01, Resolution: 0.05}
-			tg.Searches = append(tg.Searches, s)
+			Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
 		}
-		tg.Finish()
+		return tg
+	}
+	clientBound := func(label string, c float64) *report.CapacityTarget {
+		tg := &report.CapacityTarget{Label: label}
+		Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05, clientBound: true})
 		return tg
 	}
 	a, b, c := mk("a", 100, 102, 98), mk("b", 101, 99, 103), mk("c", 200, 201, 199)
-	cb := mk("cb", 500)
-	cb.Searches[0].clientBound = true
-	cb.Finish()
-	cb2 := mk("cb2", 50)
-	cb2.Searches[0].clientBound = true
-	cb2.Finish()
-	out := Rank([]*Target{a, b, cb, c, cb2})
+	cb := clientBound("cb", 500)
+	cb2 := clientBound("cb2", 50)
+	out := Rank([]*report.CapacityTarget{a, b, cb, c, cb2})
 	if out[0] != c || out[3] != cb || a.Capacity.Rank != 2 || b.Capacity.Rank != 2 || !a.Capacity.Tied || cb.Capacity.Rank != 4 ||
 		cb2.Capacity.Rank != 4 || !cb.Capacity.Tied || !cb2.Capacity.Tied || c.Capacity.Tied {
 		t.Fatalf("ranks: %s %+v, %s %+v, %s %+v, %s %+v", out[0].Label, out[0].Capacity, out[1].Label, out[1].Capacity, out[2].Label, out[2].Capacity, out[3].Label, out[3].Capacity)
@@ -120,17 +119,16 @@ func TestRank(t *testing.T) {
 // capacities), also where ties do not chain: a (100 ± 1) and c (90 ± 1)
 // are apart, b (95, sd 10) ties both: a =1, b 1–2, c =2, lettered a, ab, b.
 func TestRankChainedTies(t *testing.T) {
-	mk := func(label string, caps ...float64) *Target {
-		tg := &Target{Label: label}
+	mk := func(label string, caps ...float64) *report.CapacityTarget {
+		tg := &report.CapacityTarget{Label: label}
 		for _, c := range caps {
-			tg.Searches = append(tg.Searches, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
+			Finish(tg, Search{lo: c, hi: c * 1.01, Resolution: 0.05})
 		}
-		tg.Finish()
 		return tg
 	}
 	a, b, c := mk("a", 100, 101, 99), mk("b", 85, 95, 105), mk("c", 90, 91, 89)
 	var got []string
-	for _, tg := range Rank([]*Target{c, b, a}) {
+	for _, tg := range Rank([]*report.CapacityTarget{c, b, a}) {
 		got = append(got, tg.Capacity.RankText()+" "+tg.Capacity.Group+" "+tg.Label)
 	}
 	if s := strings.Join(got, ", "); s != "=1 a a, 1–2 ab b, =2 b c" {
@@ -145,10 +143,10 @@ func TestRankChainedTies(t *testing.T) {
 // heading), and the header states every objective, the default ones too.
 func TestWriteTextNon2xxColumn(t *testing.T) {
 	s := Search{Start: 100, MaxRate: 100, Resolution: 0.05}
-	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Complete: 50, Failed: 3, Non2xx: 17, Kept: true})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s}}
-	tg.Finish()
-	d := &Document{Objectives: []string{"p99<1s", "failed<0.1%", "non2xx<0.1%"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}
+	s.Record(report.CapacityStep{TargetPerS: 100, AchievedPerS: 100, Complete: 50, Failed: 3, Non2xx: 17, Kept: true})
+	tg := &report.CapacityTarget{Label: "a", URL: "http://127.0.0.1/"}
+	Finish(tg, s)
+	d := &report.CapacityDocument{Objectives: []string{"p99<1s", "failed<0.1%", "non2xx<0.1%"}, MinAchieved: MinAchieved, Targets: []*report.CapacityTarget{tg}}
 	var b strings.Builder
 	if err := WriteText(&b, d); err != nil {
 		t.Fatal(err)
@@ -177,13 +175,13 @@ func TestWriteTextNon2xxColumn(t *testing.T) {
 // search that had ended keeps its result.
 func TestSearchInterrupted(t *testing.T) {
 	for _, c := range []struct {
-		steps []Step
+		steps []report.CapacityStep
 		want  string
 	}{
 		{nil, "interrupted: not measured"},
-		{[]Step{{TargetPerS: 100}, {TargetPerS: 100}}, "interrupted: not measured"},
-		{[]Step{{TargetPerS: 100, Pass: true}}, "at least 100 req/s (interrupted)"},
-		{[]Step{{TargetPerS: 100, Pass: true}, {TargetPerS: 200}, {TargetPerS: 200}, {TargetPerS: 150, Pass: true}}, "at least 150 req/s (interrupted)"},
+		{[]report.CapacityStep{{TargetPerS: 100}, {TargetPerS: 100}}, "interrupted: not measured"},
+		{[]report.CapacityStep{{TargetPerS: 100, Pass: true}}, "at least 100 req/s (interrupted)"},
+		{[]report.CapacityStep{{TargetPerS: 100, Pass: true}, {TargetPerS: 200}, {TargetPerS: 200}, {TargetPerS: 150, Pass: true}}, "at least 150 req/s (interrupted)"},
 	} {
 		s := &Search{Start: 100, Resolution: 0.05}
 		for _, st := range c.steps {
@@ -194,14 +192,14 @@ func TestSearchInterrupted(t *testing.T) {
 		if _, more := s.Next(); more || r.Found || !r.Interrupted || r.Line(Rate) != c.want {
 			t.Errorf("%d steps: %+v %q, want %q", len(c.steps), r, r.Line(Rate), c.want)
 		}
-		tg := &Target{Searches: []Search{*s, *s}}
-		tg.Finish()
+		tg := &report.CapacityTarget{}
+		Finish(tg, *s, *s)
 		if tg.Capacity.Found || !tg.Capacity.Interrupted {
 			t.Errorf("%d steps: summary %+v", len(c.steps), tg.Capacity)
 		}
 	}
 	s := &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
-	s.Record(Step{TargetPerS: 100, Pass: true})
+	s.Record(report.CapacityStep{TargetPerS: 100, Pass: true})
 	s.Interrupt()
 	if r := s.Result(); r.Interrupted || !r.ReachedMax {
 		t.Errorf("a search that had ended: %+v", r)
@@ -217,8 +215,8 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 	cb := Search{lo: 400, clientBound: true, done: true}
 	in := Search{lo: 96.9, interrupted: true, done: true}
 	none := Search{hi: 1.5, Resolution: 0.05, done: true}
-	tg := &Target{Label: "a", Searches: []Search{found(1000), cb, found(1210), in, none}}
-	tg.Finish()
+	tg := &report.CapacityTarget{Label: "a"}
+	Finish(tg, found(1000), cb, found(1210), in, none)
 	c := tg.Capacity
 	if want := math.Sqrt(1000 * 1210); c.N != 5 || c.FoundN != 2 || math.Abs(c.MeanPerS-want) > 1e-9 || c.Found {
 		t.Fatalf("%+v, want the geometric mean of 1000 and 1210 (%g) over 2 found of 5", c, want)
@@ -226,7 +224,7 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 	if c.LoPerS <= 0 || c.LoPerS >= c.MeanPerS || c.HiPerS <= c.MeanPerS || math.Abs(c.LoPerS*c.HiPerS-c.MeanPerS*c.MeanPerS) > 1e-6*c.MeanPerS*c.MeanPerS {
 		t.Errorf("interval %g to %g around %g: not above 0 and even in ratio", c.LoPerS, c.HiPerS, c.MeanPerS)
 	}
-	want := []Bound{{1, 400, BoundClient}, {3, 96.9, BoundInterrupted}, {4, 1.5, BoundBelow}}
+	want := []report.CapacityBound{{Search: 1, PerS: 400, Why: report.CapacityBoundClient}, {Search: 3, PerS: 96.9, Why: report.CapacityBoundInterrupted}, {Search: 4, PerS: 1.5, Why: report.CapacityBoundBelow}}
 	if len(c.Bounds) != len(want) {
 		t.Fatalf("bounds %v, want %v", c.Bounds, want)
 	}
@@ -244,8 +242,8 @@ func TestSummaryKeepsBoundsApart(t *testing.T) {
 	}
 	// Two found capacities far apart (a stalled search and a quiet one):
 	// the interval is wide but never below 0.
-	tg = &Target{Searches: []Search{found(96.9), found(19200)}}
-	tg.Finish()
+	tg = &report.CapacityTarget{}
+	Finish(tg, found(96.9), found(19200))
 	if c := tg.Capacity; c.LoPerS <= 0 || c.LoPerS > 96.9 || c.HiPerS < 19200 {
 		t.Errorf("%+v", c)
 	}
@@ -295,7 +293,7 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 			}
 			attempt[r]++
 			pass := r <= 300
-			s.Record(Step{TargetPerS: r, Pass: pass, BusyMachine: !pass && busyAttempt(attempt[r])})
+			s.Record(report.CapacityStep{TargetPerS: r, Pass: pass, BusyMachine: !pass && busyAttempt(attempt[r])})
 		}
 	}
 	s := run(func(int) bool { return true })
@@ -306,9 +304,9 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 	if line := res.Line(Rate); line != "disturbed: the machine was busy (at least "+Rate(res.CapacityPerS)+" req/s passed; "+Rate(res.FailingPerS)+" failed only on a busy machine)" {
 		t.Errorf("line %q", line)
 	}
-	tg := &Target{Searches: []Search{*s}}
-	tg.Finish()
-	if c := tg.Capacity; c.FoundN != 0 || len(c.Bounds) != 1 || c.Bounds[0].Why != BoundDisturbed {
+	tg := &report.CapacityTarget{}
+	Finish(tg, *s)
+	if c := tg.Capacity; c.FoundN != 0 || len(c.Bounds) != 1 || c.Bounds[0].Why != report.CapacityBoundDisturbed {
 		t.Errorf("summary %+v", c)
 	}
 	// The second failing step at a rate was quiet: the server's failure.
@@ -318,12 +316,12 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 	}
 	// The step table shows the machine verdicts and their lines.
 	s = &Search{Start: 100, MaxRate: 100, Resolution: 0.05}
-	s.Record(Step{TargetPerS: 100, AchievedPerS: 100, Kept: true, Pass: true, BusyMachine: true, KernelDrops: true,
+	s.Record(report.CapacityStep{TargetPerS: 100, AchievedPerS: 100, Kept: true, Pass: true, BusyMachine: true, KernelDrops: true,
 		Verdicts: []string{"busy-machine: others used 1.2 cores", "kernel-drops: 3 SYNs resent"}})
-	tg = &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{*s}}
-	tg.Finish()
+	tg = &report.CapacityTarget{Label: "a", URL: "http://127.0.0.1/"}
+	Finish(tg, *s)
 	var b strings.Builder
-	if err := WriteText(&b, &Document{Objectives: []string{"p99<1s"}, MinAchieved: MinAchieved, Targets: []*Target{tg}}); err != nil {
+	if err := WriteText(&b, &report.CapacityDocument{Objectives: []string{"p99<1s"}, MinAchieved: MinAchieved, Targets: []*report.CapacityTarget{tg}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"verdict      machine", "pass  busy, drops", "100/s: busy-machine: others used 1.2 cores", "100/s: kernel-drops: 3 SYNs resent"} {
@@ -337,7 +335,7 @@ func TestSearchDisturbedByBusyMachine(t *testing.T) {
 // objectives lie inside it (the same rate passing in some steps and failing
 // in others); a step ended on an error judges nothing.
 func TestNoiseOf(t *testing.T) {
-	steps := []Step{{TargetPerS: 25, P99Us: 2300, Pass: true}, {TargetPerS: 25, P99Us: 91000}, {TargetPerS: 25, P99Us: 5000, Pass: true}}
+	steps := []report.CapacityStep{{TargetPerS: 25, P99Us: 2300, Pass: true}, {TargetPerS: 25, P99Us: 91000}, {TargetPerS: 25, P99Us: 5000, Pass: true}}
 	n := NoiseOf(25, steps)
 	if n.P99MinUs != 2300 || n.P99MaxUs != 91000 || !n.Inside {
 		t.Fatalf("%+v", n)
@@ -350,7 +348,7 @@ func TestNoiseOf(t *testing.T) {
 	if n := NoiseOf(25, steps); n.Inside {
 		t.Errorf("every step passed: %+v", n)
 	}
-	steps[1] = Step{TargetPerS: 25, Error: "connection refused"}
+	steps[1] = report.CapacityStep{TargetPerS: 25, Error: "connection refused"}
 	steps[2].Pass = true
 	if n := NoiseOf(25, steps); n.Inside || n.P99MinUs != 0 {
 		t.Errorf("an error is no failure of the objectives: %+v", n)
@@ -361,13 +359,13 @@ func TestNoiseOf(t *testing.T) {
 // after one with a capacity found, even when that one's other searches were
 // disturbed too: both used to be "unknown" and tied =1.
 func TestRankTargetWithoutFoundCapacityLast(t *testing.T) {
-	mk := func(label string, rs ...Result) *Target {
-		tg := &Target{Label: label}
+	mk := func(label string, rs ...report.CapacityResult) *report.CapacityTarget {
+		tg := &report.CapacityTarget{Label: label}
 		for _, r := range rs {
-			tg.Runs = append(tg.Runs, Run{Result: r})
+			tg.Runs = append(tg.Runs, report.CapacityRun{Result: r})
 		}
-		tg.Capacity = Summarize(func() []Result {
-			var out []Result
+		tg.Capacity = Summarize(func() []report.CapacityResult {
+			var out []report.CapacityResult
 			for _, r := range tg.Runs {
 				out = append(out, r.Result)
 			}
@@ -375,11 +373,11 @@ func TestRankTargetWithoutFoundCapacityLast(t *testing.T) {
 		}())
 		return tg
 	}
-	found := Result{CapacityPerS: 48000, Found: true}
-	disturbed := Result{CapacityPerS: 20000, Disturbed: true}
+	found := report.CapacityResult{CapacityPerS: 48000, Found: true}
+	disturbed := report.CapacityResult{CapacityPerS: 20000, Disturbed: true}
 	nginx := mk("nginx", found, disturbed, disturbed)
 	lighttpd := mk("lighttpd", disturbed, disturbed, disturbed)
-	ranked := Rank([]*Target{lighttpd, nginx})
+	ranked := Rank([]*report.CapacityTarget{lighttpd, nginx})
 	if ranked[0] != nginx || nginx.Capacity.Rank != 1 || nginx.Capacity.Tied || lighttpd.Capacity.Rank != 2 {
 		t.Errorf("nginx rank %d (tied %v), lighttpd rank %d (tied %v)", nginx.Capacity.Rank, nginx.Capacity.Tied, lighttpd.Capacity.Rank, lighttpd.Capacity.Tied)
 	}

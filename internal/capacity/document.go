@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"gab/internal/chart"
 	"gab/report"
@@ -23,51 +22,17 @@ const (
 	SchemaVersion = 2
 )
 
-// Document is gab capacity's result: its settings, every target's searches
-// with every step, and the capacities ranked.
-type Document struct {
-	Tool          string    `json:"tool"` // "gab"
-	Schema        string    `json:"schema"`
-	SchemaVersion int       `json:"schema_version"`
-	CommandLine   []string  `json:"command_line"`
-	Start         time.Time `json:"start"`
-	End           time.Time `json:"end"`
-	Complete      bool      `json:"complete"`
-	Objectives    []string  `json:"objectives"`
-	// LatencyObjectiveMs is the largest latency objective's bound (the
-	// knee chart's flat line; 0 without one).
-	LatencyObjectiveMs float64   `json:"latency_objective_ms,omitempty"`
-	StepS              float64   `json:"step_s"`
-	SettleS            float64   `json:"settle_s"`
-	ResolutionPercent  float64   `json:"resolution_percent"`
-	MinAchieved        float64   `json:"min_achieved"`
-	MaxConnections     int       `json:"max_connections"`
-	Repeat             int       `json:"repeat"`
-	Attempts           int       `json:"attempts"`
-	TieRule            string    `json:"tie_rule"`
-	Machine            Machine   `json:"machine"`
-	Targets            []*Target `json:"targets"`
-}
-
-// Machine is where the search ran.
-type Machine struct {
-	CPUs      int       `json:"cpus"`
-	Cores     float64   `json:"cores_usable"`
-	LoadStart []float64 `json:"load_start,omitempty"`
-	LoadEnd   []float64 `json:"load_end,omitempty"`
-}
-
 // maxDocument bounds a document read back.
 const maxDocument = 64 << 20
 
 // Decode reads a capacity document, checking its kind and version, making
 // its strings safe to print (report.EscapeStrings) and checking every
 // figure (Validate).
-func Decode(raw []byte) (*Document, error) {
+func Decode(raw []byte) (*report.CapacityDocument, error) {
 	if len(raw) > maxDocument {
 		return nil, fmt.Errorf("a capacity document of %d bytes, at most %d", len(raw), maxDocument)
 	}
-	var d Document
+	var d report.CapacityDocument
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, errors.New(chart.Printable(err.Error()))
 	}
@@ -107,7 +72,7 @@ func Rate(v float64) string {
 func Ms(us int64) string { return strconv.FormatFloat(float64(us)/1e3, 'f', 3, 64) }
 
 // WriteText writes every search's steps, the capacity lines and the ranking.
-func WriteText(w io.Writer, d *Document) error {
+func WriteText(w io.Writer, d *report.CapacityDocument) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Capacity search: the highest constant rate meeting %s on the corrected latencies, achieving >= %.0f %% of the target\n",
 		chart.Printable(strings.Join(d.Objectives, ", ")), 100*d.MinAchieved)
@@ -201,8 +166,8 @@ func WriteText(w io.Writer, d *Document) error {
 }
 
 // atCapacity is the search's last passing step at its capacity (nil: none).
-func atCapacity(r *Run) *Step {
-	var at *Step
+func atCapacity(r *report.CapacityRun) *report.CapacityStep {
+	var at *report.CapacityStep
 	for i := range r.Steps {
 		if s := &r.Steps[i]; s.Pass && s.TargetPerS == r.Result.CapacityPerS {
 			at = s

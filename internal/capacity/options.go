@@ -269,7 +269,7 @@ func ShortValue(c byte, value string, most int, conns *int) (pass bool, err erro
 }
 
 // WriteJSON writes the document, indented.
-func WriteJSON(w io.Writer, d *Document) error {
+func WriteJSON(w io.Writer, d *report.CapacityDocument) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)

@@ -15,7 +15,7 @@ import (
 
 // Figure is the knee of every target's searches: a panel per search, its
 // steps passing and failing apart, the target's capacity and its interval.
-func Figure(d *Document) *chart.Figure {
+func Figure(d *report.CapacityDocument) *chart.Figure {
 	var ts []chart.KneeTarget
 	for _, t := range d.Targets {
 		c := t.Capacity
@@ -42,7 +42,7 @@ func Figure(d *Document) *chart.Figure {
 
 // Page is the HTML report of the document: its settings, the knee, the
 // ranking and every target's steps.
-func Page(d *Document) *report.Page {
+func Page(d *report.CapacityDocument) *report.Page {
 	page := &report.Page{Title: "gab capacity", Command: d.CommandLine, Figure: Figure(d),
 		Environment: []report.PageRow{
 			{Name: "Started", Value: d.Start.Format(time.RFC3339)}, {Name: "Ended", Value: d.End.Format(time.RFC3339)},
@@ -74,7 +74,7 @@ func Page(d *Document) *report.Page {
 }
 
 // stepRows are the HTML table of a target's steps.
-func stepRows(t *Target) [][]string {
+func stepRows(t *report.CapacityTarget) [][]string {
 	steps := [][]string{{"target/s", "achieved/s", "conns", "p50 ms", "p99 ms", "p99.9 ms", "uncorrected p99 ms", "failed", "non-2xx", "verdict", "client", "machine"}}
 	for _, run := range t.Runs {
 		for _, s := range run.Steps {
@@ -99,23 +99,9 @@ type Change struct {
 	Found bool `json:"found"`
 }
 
-// Stated is the capacity gab compare states: the found capacities'
-// geometric mean, or when no search found one the highest of its searches'
-// bounds (the row then says "at least").
-func (c Summary) Stated() float64 {
-	if c.FoundN > 0 || len(c.Bounds) == 0 {
-		return c.MeanPerS
-	}
-	v := 0.0
-	for _, b := range c.Bounds {
-		v = max(v, b.PerS)
-	}
-	return v
-}
-
 // Compare is b's capacities against a's, target by target (by label): none
 // when they have no target in common.
-func Compare(a, b *Document) []Change {
+func Compare(a, b *report.CapacityDocument) []Change {
 	var rows []Change
 	for _, ta := range a.Targets {
 		for _, tb := range b.Targets {
@@ -172,7 +158,7 @@ func WriteComparison(w io.Writer, format string, names []string, all [][]Change)
 // Combine is several documents drawn as one: their targets as
 // LABEL:target, their labels and paths as its command line (the document
 // itself when there is one).
-func Combine(docs []*Document, labels, paths []string) *Document {
+func Combine(docs []*report.CapacityDocument, labels, paths []string) *report.CapacityDocument {
 	if len(docs) == 1 {
 		return docs[0]
 	}

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"encoding/json"
+	"gab/report"
 	"os"
 	"strings"
 	"testing"
@@ -76,24 +77,24 @@ func TestDocumentMatchesSchema(t *testing.T) {
 
 // fixture is a document with every field set: a search that passed 100/s
 // and was client-bound at 200/s, and one interrupted after failing 400/s.
-func fixture() *Document {
+func fixture() *report.CapacityDocument {
 	s := Search{Start: 100, Resolution: 0.05}
-	s.Record(Step{TargetPerS: 100, Connections: 2, Kept: true, Pass: true, Objectives: []string{"p99<1s: passed"}})
-	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
-	s.Record(Step{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}})
-	tg := &Target{Label: "a", URL: "http://127.0.0.1/", Searches: []Search{s},
-		Noise: NoiseOf(25, []Step{{TargetPerS: 25, Connections: 2, P50Us: 1, P99Us: 2, P999Us: 3, Kept: true, Pass: true}, {TargetPerS: 25, Connections: 2, P99Us: 9, P999Us: 9}})}
+	s.Record(report.CapacityStep{TargetPerS: 100, Connections: 2, Kept: true, Pass: true, Objectives: []string{"p99<1s: passed"}})
+	s.Record(report.CapacityStep{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}, Error: "e", AtMaxConnections: true})
+	s.Record(report.CapacityStep{TargetPerS: 200, Connections: 2, ClientBound: true, ClientReasons: []string{"x"}})
+	tg := &report.CapacityTarget{Label: "a", URL: "http://127.0.0.1/",
+		Noise: NoiseOf(25, []report.CapacityStep{{TargetPerS: 25, Connections: 2, P50Us: 1, P99Us: 2, P999Us: 3, Kept: true, Pass: true}, {TargetPerS: 25, Connections: 2, P99Us: 9, P999Us: 9}})}
 	s2 := Search{Start: 400, Resolution: 0.05}
-	s2.Record(Step{TargetPerS: 400, Connections: 3, P50Us: 1, P99Us: 2, P999Us: 3, Complete: 10, Failed: 1, Non2xx: 2})
+	s2.Record(report.CapacityStep{TargetPerS: 400, Connections: 3, P50Us: 1, P99Us: 2, P999Us: 3, Complete: 10, Failed: 1, Non2xx: 2})
 	s2.Interrupt()
-	tg2 := &Target{Label: "b", URL: "http://127.0.0.1/b", Searches: []Search{s2}}
-	tg.Finish()
-	tg2.Finish()
-	Rank([]*Target{tg, tg2})
-	d := &Document{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
+	tg2 := &report.CapacityTarget{Label: "b", URL: "http://127.0.0.1/b"}
+	Finish(tg, s)
+	Finish(tg2, s2)
+	Rank([]*report.CapacityTarget{tg, tg2})
+	d := &report.CapacityDocument{Tool: "gab", Schema: Schema, SchemaVersion: SchemaVersion, CommandLine: []string{"gab"}, Start: time.Now(), End: time.Now(),
 		Complete: true, Objectives: []string{"p99<1s"}, LatencyObjectiveMs: 1000, StepS: 1, SettleS: 0.2, ResolutionPercent: 5,
 		MinAchieved: MinAchieved, MaxConnections: 256, Repeat: 1, Attempts: 2, TieRule: "t",
-		Machine: Machine{CPUs: 2, Cores: 2, LoadStart: []float64{1, 2, 3}, LoadEnd: []float64{1, 2, 3}}, Targets: []*Target{tg, tg2}}
+		Machine: report.CapacityMachine{CPUs: 2, Cores: 2, LoadStart: []float64{1, 2, 3}, LoadEnd: []float64{1, 2, 3}}, Targets: []*report.CapacityTarget{tg, tg2}}
 	d.Targets[0].Runs[0].Result.FailingPerS = 200
 	return d
 }

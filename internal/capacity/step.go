@@ -27,8 +27,8 @@ type StepRun struct {
 // window past the settle, read through the catalog (the latencies from the
 // intended send times), its objectives checked as --fail-if checks a run's,
 // its machine verdicts and whether a failure is the client's.
-func (s *Settings) Judge(rate float64, m StepRun) Step {
-	st := Step{TargetPerS: rate, Connections: s.ConnsFor(rate), Error: m.Err}
+func (s *Settings) Judge(rate float64, m StepRun) report.CapacityStep {
+	st := report.CapacityStep{TargetPerS: rate, Connections: s.ConnsFor(rate), Error: m.Err}
 	res := m.Result
 	if srv := m.Server; srv != nil && res != nil && m.Wall > 0 {
 		pct := 100 * srv.CPU.Seconds() / m.Wall.Seconds()
@@ -62,7 +62,7 @@ func (s *Settings) Judge(rate float64, m StepRun) Step {
 
 // clientVerdict says whether the step passed, and whether a failure was the
 // client's (gab at its limit, or the server inside gab).
-func (s *Settings) clientVerdict(st *Step, win *report.Run, vs []threshold.Verdict, ok bool, m StepRun) {
+func (s *Settings) clientVerdict(st *report.CapacityStep, win *report.Run, vs []threshold.Verdict, ok bool, m StepRun) {
 	res := m.Result
 	// The busy share counts the requests still unanswered at the step's
 	// end for their time in flight. While the server has answered nothing
@@ -111,7 +111,7 @@ func (s *Settings) window(m StepRun) (*report.Run, error) {
 // figures sets the step's figures from its window, read through the
 // catalog (the latencies from each request's intended send time, the
 // window's FromIntendedSend view), and checks its objectives on them.
-func (s *Settings) figures(st *Step, win *report.Run, res *client.Result) ([]threshold.Verdict, bool) {
+func (s *Settings) figures(st *report.CapacityStep, win *report.Run, res *client.Result) ([]threshold.Verdict, bool) {
 	cor := win.FromIntendedSend()
 	if cor == nil {
 		cor = win // no corrected latencies: never in rate mode
@@ -180,7 +180,7 @@ func unansweredPast(res *client.Result, win *report.Run, bound time.Duration) in
 // (settle and step: report.Summarize's judge, the machine's /proc/stat and
 // TCP counters over the run) that say the machine, not the server, may have
 // failed it: busy_machine and kernel_drops.
-func machineVerdicts(st *Step, run *report.Run) {
+func machineVerdicts(st *report.CapacityStep, run *report.Run) {
 	lines := run.VerdictLines()
 	for i, k := range run.VerdictKinds() {
 		switch k {

@@ -49,7 +49,7 @@ func TestCapacityStepFigures(t *testing.T) {
 			t.Fatalf("%s: %v, a step figure %v", expr, err, StepFigure(th.Metric))
 		}
 		s := &Settings{Objectives: []threshold.Threshold{th}, LatencyMax: time.Second}
-		var st Step
+		var st report.CapacityStep
 		s.figures(&st, run, res)
 		if len(st.Objectives) != 1 || st.Objectives[0] != want {
 			t.Errorf("%s: %q, want %q", expr, st.Objectives, want)
@@ -58,7 +58,7 @@ func TestCapacityStepFigures(t *testing.T) {
 	th, _ := report.ParseThreshold("p99<1s")
 	s := &Settings{Objectives: []threshold.Threshold{th}, LatencyMax: time.Second}
 	res, run = stepRun(0)
-	var st Step
+	var st report.CapacityStep
 	if vs, ok := s.figures(&st, run, res); ok || !vs[0].NoData {
 		t.Errorf("a step that recorded nothing: %+v", vs)
 	}

@@ -55,7 +55,7 @@ const (
 // in order, each search's capacity its highest passing step's rate, and each
 // target's summary the one its searches give. The error names the first
 // field found wrong.
-func Validate(d *Document) error {
+func Validate(d *report.CapacityDocument) error {
 	if err := report.CheckNumbers(d); err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func Validate(d *Document) error {
 	return nil
 }
 
-func validateTarget(f string, t *Target, d *Document) error {
+func validateTarget(f string, t *report.CapacityTarget, d *report.CapacityDocument) error {
 	bad := func(field, format string, args ...any) error {
 		return &report.FieldError{Field: f + field, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -162,7 +162,7 @@ func validateTarget(f string, t *Target, d *Document) error {
 	}
 	c := &t.Capacity
 	if d.SchemaVersion >= 2 {
-		rs := make([]Result, len(t.Runs))
+		rs := make([]report.CapacityResult, len(t.Runs))
 		for j := range t.Runs {
 			rs[j] = t.Runs[j].Result
 		}

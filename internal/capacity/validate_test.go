@@ -96,8 +96,7 @@ func TestDecodeRefusesBadFigures(t *testing.T) {
 	d := fixture()
 	d.Repeat, d.SchemaVersion = 2, 1
 	for _, tg := range d.Targets {
-		tg.Searches = append(tg.Searches, Search{})
-		tg.Finish()
+		Finish(tg, Search{})
 		caps := []float64{tg.Runs[0].Result.CapacityPerS, tg.Runs[1].Result.CapacityPerS}
 		iv := summaryV1(caps)
 		tg.Capacity.MeanPerS, tg.Capacity.HiPerS, tg.Capacity.LoPerS = iv.Mean, iv.Hi, -12.5

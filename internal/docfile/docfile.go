@@ -9,13 +9,12 @@ import (
 	"os"
 
 	"gab/internal/chart"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
 // Read reads a document gab merge, compare or plot is given:
 // at most report.MaxDocumentBytes, or with sweeps (compare, plot) at most
-// sweep.MaxDocumentBytes for a sweep document (one whose top-level "schema"
+// report.MaxSweepBytes for a sweep document (one whose top-level "schema"
 // says so among its first keys, as gab writes it, within its first 64 KiB).
 // A larger one is refused before it is decoded (a regular file before it is
 // read past those 64 KiB), with the bound in the error. A pipe is read as it
@@ -34,7 +33,7 @@ func Read(name string, sweeps bool) ([]byte, error) {
 			return nil, err
 		}
 		if topLevelSchema(head) == "gab-sweep" {
-			what, limit = "sweep document", sweep.MaxDocumentBytes
+			what, limit = "sweep document", report.MaxSweepBytes
 		}
 	}
 	tooLarge := report.DocumentTooLarge(chart.Printable(name), what, limit)

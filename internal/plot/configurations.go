@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"sort"
 
 	"gab/internal/sweep"
@@ -13,9 +14,9 @@ import (
 // where the sweeps' size options differ each point's bandwidth is the one
 // that grows with its size (received for --sizes, sent for --post-sizes).
 // The rankings are each sweep's own and are left out.
-func Configurations(inputs []Input) (*sweep.Document, error) {
+func Configurations(inputs []Input) (*report.SweepDocument, error) {
 	first := inputs[0].Sweep
-	d := &sweep.Document{Schema: first.Schema, SchemaVersion: first.SchemaVersion, Tool: first.Tool,
+	d := &report.SweepDocument{Schema: first.Schema, SchemaVersion: first.SchemaVersion, Tool: first.Tool,
 		StartTime: first.StartTime, EndTime: first.EndTime, Complete: true, Machine: first.Machine}
 	d.Settings = first.Settings
 	d.Settings.Targets, d.Settings.Sizes, d.Settings.Concurrency = nil, nil, nil
@@ -55,7 +56,7 @@ func Configurations(inputs []Input) (*sweep.Document, error) {
 		for _, p := range sw.Points {
 			p.Label = in.Label + ":" + p.Label
 			if sw.Settings.SizeOption == "--post-sizes" {
-				p.MbitPerS = p.SentMbitPerS
+				p.SetFigure("received_mbit_per_s", figure(&p, "sent_mbit_per_s"), true)
 			}
 			d.Points = append(d.Points, p)
 		}
@@ -69,7 +70,8 @@ func Configurations(inputs []Input) (*sweep.Document, error) {
 		d.Settings.SizeOption = sizeOptionMixed
 	} else if d.Settings.SizeOption == "--post-sizes" {
 		for i := range d.Points {
-			d.Points[i].MbitPerS = d.Points[i].SentMbitPerS // as a --post-sizes sweep's own chart
+			p := &d.Points[i] // as a --post-sizes sweep's own chart
+			p.SetFigure("received_mbit_per_s", figure(p, "sent_mbit_per_s"), true)
 		}
 		d.Settings.SizeOption = sizeOptionMixed
 	}

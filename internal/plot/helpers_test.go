@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"gab/internal/outfile"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
 // writeSweepHTML writes d's HTML report to out, as gab sweep --html does.
-func writeSweepHTML(out string, d *sweep.Document) error {
+func writeSweepHTML(out string, d *report.SweepDocument) error {
 	return outfile.WriteAtomic(out, func(w io.Writer) error { return report.WriteHTMLPage(w, SweepPage(d)) })
 }
 

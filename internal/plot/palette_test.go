@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"fmt"
+	"gab/report"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,29 +16,30 @@ import (
 
 // studyDocument is a sweep document shaped like the server study: targets
 // × sizes × concurrencies, with every figure the charts read.
-func studyDocument(targets, sizes []string, conc []int, post bool) *sweep.Document {
-	d := &sweep.Document{CommandLine: []string{"gab", "sweep", "-n", "100", strings.Repeat("--long-option ", 40)}}
+func studyDocument(targets, sizes []string, conc []int, post bool) *report.SweepDocument {
+	d := &report.SweepDocument{CommandLine: []string{"gab", "sweep", "-n", "100", strings.Repeat("--long-option ", 40)}}
 	d.Settings.Repeat, d.Settings.Concurrency, d.Settings.Deviation = 3, conc, sweep.DeviationMeanOfRuns
 	d.Settings.SizeOption = "--sizes"
 	if post {
 		d.Settings.SizeOption = "--post-sizes"
 	}
 	for _, t := range targets {
-		d.Settings.Targets = append(d.Settings.Targets, sweep.DocTarget{Label: t, URL: "http://127.0.0.1:1/" + t})
+		d.Settings.Targets = append(d.Settings.Targets, report.SweepTarget{Label: t, URL: "http://127.0.0.1:1/" + t})
 	}
 	for i, s := range sizes {
-		d.Settings.Sizes = append(d.Settings.Sizes, sweep.DocSize{Text: s, Bytes: int64(4) << (4 * i)})
+		d.Settings.Sizes = append(d.Settings.Sizes, report.SweepSize{Text: s, Bytes: int64(4) << (4 * i)})
 	}
 	f := func(v float64) *float64 { return &v }
 	for ti, t := range targets {
 		for si := range sizes {
 			for ci, c := range conc {
 				v := float64(1000*(ti+1) + 100*si + 10*ci)
-				d.Points = append(d.Points, sweep.DocPoint{Label: t, Size: &d.Settings.Sizes[si], Concurrency: c, Repeats: 3, Planned: 3,
-					RPS:      sweep.DocRPS{MeanPerS: v, CI95PerS: v / 5},
-					Latency:  sweep.DocLatency{Count: 10, MeanMs: v / 1000, SDMs: 1, P50Ms: v / 1000, P99Ms: v / 500, MinMs: v / 2000, DeviationMs: 1, RunSDsMs: []float64{0.8, 1, 1.3}},
+				d.Points = append(d.Points, report.SweepPoint{Label: t, Size: &d.Settings.Sizes[si], Concurrency: c, Repeats: 3, Planned: 3,
+					RPS: report.FixedFields{"mean_per_s": v, "ci95_half_width_per_s": v / 5},
+					Latency: report.FixedFields{"count": 10, "mean_ms": v / 1000, "sd_ms": 1, "p50_ms": v / 1000, "p99_ms": v / 500, "min_ms": v / 2000, "deviation_ms": 1,
+						"run_sds_ms": []float64{0.8, 1, 1.3}},
 					MbitPerS: v / 10, SentMbitPerS: v / 20, ClientCPUUsPerReq: f(v / 100), ServerCPUUsPerReq: f(v / 50),
-					HostCPU: &sweep.DocHostCPU{BusyUsPerReq: v / 30}})
+					HostCPU: report.FixedFields{"busy_us_per_request": v / 30}})
 			}
 		}
 	}
@@ -165,7 +167,7 @@ func TestChartLooksDistinct(t *testing.T) {
 // per request against size; whiskers stop at zero; the title fits.
 func TestSweepStudyFigures(t *testing.T) {
 	d := studyDocument([]string{"a", "b", "c"}, []string{"4", "64", "1k"}, []int{10, 50}, true)
-	d.Points[0].RPS.CI95PerS = 5 * d.Points[0].RPS.MeanPerS // a whisker that would run below zero
+	d.Points[0].RPS["ci95_half_width_per_s"] = 5 * d.Points[0].RPS["mean_per_s"].(float64) // a whisker that would run below zero
 	f := SweepFigure(d)
 	if len(f.Title) > 120 || strings.Contains(f.Title, "--long-option") {
 		t.Errorf("title %q", f.Title)
@@ -220,7 +222,7 @@ func TestSweepStudyFigures(t *testing.T) {
 	checkLooks(t, "post study", f)
 
 	// Latencies that span decades are drawn on a log axis, said in the title.
-	d.Points[1].Latency.P50Ms = 1000
+	d.Points[1].Latency["p50_ms"] = 1000.0
 	for _, p := range SweepFigure(d).Panels {
 		if strings.HasPrefix(p.Title, "Latency against size") && (!p.LogY || !strings.HasSuffix(p.Title, "; log scale")) {
 			t.Errorf("panel %q: log y %v", p.Title, p.LogY)

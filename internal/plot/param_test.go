@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"gab/report"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,21 +9,20 @@ import (
 	"testing"
 
 	"gab/internal/chart"
-	"gab/internal/sweep"
 )
 
 // paramDocument is a --param sweep of two targets at one size and
 // concurrency: gzip off, on and auto.
-func paramDocument() *sweep.Document {
+func paramDocument() *report.SweepDocument {
 	d := studyDocument([]string{"nginx", "caddy"}, []string{"1k"}, []int{10}, false)
-	d.Settings.Param = &sweep.DocParam{Name: "gzip", Values: []string{"off", "on", "auto"}}
-	var pts []sweep.DocPoint
+	d.Settings.Param = &report.SweepParam{Name: "gzip", Values: []string{"off", "on", "auto"}}
+	var pts []report.SweepPoint
 	for _, p := range d.Points {
 		for i, v := range d.Settings.Param.Values {
 			q := p
 			q.ParamValue = v
 			k := float64(i + 1)
-			q.RPS.MeanPerS, q.RPS.CI95PerS = p.RPS.MeanPerS*(1+k/10), 50
+			q.RPS = report.FixedFields{"mean_per_s": p.RPS["mean_per_s"].(float64) * (1 + k/10), "ci95_half_width_per_s": 50.0}
 			q.MbitPerS = p.MbitPerS / k
 			c, s := *p.ClientCPUUsPerReq*k, *p.ServerCPUUsPerReq*k
 			q.ClientCPUUsPerReq, q.ServerCPUUsPerReq = &c, &s
@@ -85,7 +85,7 @@ func TestSweepSizeBandwidthWhiskers(t *testing.T) {
 		}
 		l := p.Lines[0]
 		pt := d.Points[0]
-		h := pt.MbitPerS * pt.RPS.CI95PerS / pt.RPS.MeanPerS
+		h := pt.MbitPerS * pt.RPS["ci95_half_width_per_s"].(float64) / pt.RPS["mean_per_s"].(float64)
 		if l.Style != chart.ErrorBars || l.Rows[0][2] != pt.MbitPerS-h || l.Rows[0][3] != pt.MbitPerS+h || !strings.Contains(p.Title, "whiskers") {
 			t.Errorf("%q: %+v", p.Title, l)
 		}

@@ -14,7 +14,6 @@ import (
 
 	"gab/internal/capacity"
 	"gab/internal/chart"
-	"gab/internal/sweep"
 	"gab/report"
 )
 
@@ -23,12 +22,12 @@ import (
 type Input struct {
 	Label, Path string
 	Run         *report.Run
-	Sweep       *sweep.Document
-	Capacity    *capacity.Document
+	Sweep       *report.SweepDocument
+	Capacity    *report.CapacityDocument
 }
 
 // Decode reads the document raw of the file path and checks it as gab
-// merge and gab compare do (report.DecodeDocument, sweep.DecodeDocument,
+// merge and gab compare do (report.DecodeDocument, report.DecodeSweep,
 // capacity.Decode): its strings made printable, every figure consistent.
 // Errors start with the file's name.
 func Decode(path string, raw []byte) (Input, error) {
@@ -45,7 +44,7 @@ func Decode(path string, raw []byte) (Input, error) {
 	var err error
 	switch head.Schema {
 	case "gab-sweep":
-		in.Sweep, err = sweep.DecodeDocument(path, raw)
+		in.Sweep, err = report.DecodeSweep(path, raw)
 	case capacity.Schema:
 		if in.Capacity, err = capacity.Decode(raw); err != nil {
 			err = fmt.Errorf("%s: %v", name, err)

@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,12 +16,12 @@ import (
 // concurrency levels, or across the sizes.
 type sweepSeries struct {
 	label  string
-	points []sweep.DocPoint
+	points []report.SweepPoint
 }
 
 // groupPoints groups the points by key, in the order keys first appear, each
 // group sorted by x.
-func groupPoints(points []sweep.DocPoint, key func(*sweep.DocPoint) string, x func(*sweep.DocPoint) float64) []sweepSeries {
+func groupPoints(points []report.SweepPoint, key func(*report.SweepPoint) string, x func(*report.SweepPoint) float64) []sweepSeries {
 	var out []sweepSeries
 	idx := map[string]int{}
 	for _, p := range points {
@@ -39,9 +40,9 @@ func groupPoints(points []sweep.DocPoint, key func(*sweep.DocPoint) string, x fu
 	return out
 }
 
-func concurrencyOf(p *sweep.DocPoint) float64 { return float64(p.Concurrency) }
+func concurrencyOf(p *report.SweepPoint) float64 { return float64(p.Concurrency) }
 
-func sizeOf(p *sweep.DocPoint) float64 {
+func sizeOf(p *report.SweepPoint) float64 {
 	if p.Size == nil {
 		return 0
 	}
@@ -63,7 +64,7 @@ const maxBarGroups = 4
 // latency and CPU per request (client, server, whole host); against
 // --param's values, requests per second, p50 latency, bandwidth (with
 // whiskers) and CPU per request.
-func SweepFigure(d *sweep.Document) *chart.Figure {
+func SweepFigure(d *report.SweepDocument) *chart.Figure {
 	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
 	groups := max(len(d.Settings.Sizes), 1)
@@ -98,7 +99,7 @@ const maxTitleTargets = 6
 // sweepTitle is a sweep figure's title: what was swept, short enough to fit
 // above the charts (the command line is in the data file's first line and
 // the HTML report).
-func sweepTitle(d *sweep.Document) string {
+func sweepTitle(d *report.SweepDocument) string {
 	var labels []string
 	for i, t := range d.Settings.Targets {
 		if i == maxTitleTargets {
@@ -123,7 +124,7 @@ func sweepTitle(d *sweep.Document) string {
 }
 
 // sweepDataNote is the first data set's note: the sweep's command line.
-func sweepDataNote(d *sweep.Document) string {
+func sweepDataNote(d *report.SweepDocument) string {
 	return "command line: " + strings.Join(d.CommandLine, " ")
 }
 
@@ -132,10 +133,10 @@ func sweepDataNote(d *sweep.Document) string {
 // (whiskers: its 95 % interval) and of latency deviation (by the sweep's
 // estimator; whiskers: the 95 % interval of the runs' own sds). Whiskers
 // below zero stop at zero.
-func barPanels(d *sweep.Document) []chart.Panel {
+func barPanels(d *report.SweepDocument) []chart.Panel {
 	type key struct{ size, param string }
 	var keys []key
-	groups := map[key][]sweep.DocPoint{}
+	groups := map[key][]report.SweepPoint{}
 	for _, p := range d.Points {
 		k := key{param: p.ParamValue}
 		if p.Size != nil {
@@ -186,28 +187,27 @@ func barPanels(d *sweep.Document) []chart.Panel {
 		for _, p := range groups[k] {
 			i := conc[p.Concurrency]
 			x := float64(target[p.Label]+1) - 0.4 + width*(float64(i)+0.5)
-			bars[i].Rows = append(bars[i].Rows, []float64{x, p.RPS.MeanPerS, width})
-			lo := max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0)
+			bars[i].Rows = append(bars[i].Rows, []float64{x, rpsMean(&p), width})
 			whiskers = append(whiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"},
-				Rows: [][]float64{{x, p.RPS.MeanPerS, lo, p.RPS.MeanPerS + p.RPS.CI95PerS}}})
-			if p.Latency.Count > 0 {
-				iv := sweep.IntervalOf(p.Latency.RunSDsMs)
-				slo, shi, shift := iv.Lo, iv.Hi, p.Latency.DeviationMs-iv.Mean
-				devBars[i].Rows = append(devBars[i].Rows, []float64{x, p.Latency.DeviationMs, width})
-				if len(p.Latency.RunSDsMs) > 1 {
+				Rows: [][]float64{rpsRow(x, &p)}})
+			if latencyCounted(&p) {
+				iv := sweep.IntervalOf(p.Latency.Floats("run_sds_ms"))
+				slo, shi, shift := iv.Lo, iv.Hi, deviationMs(&p)-iv.Mean
+				devBars[i].Rows = append(devBars[i].Rows, []float64{x, deviationMs(&p), width})
+				if len(p.Latency.Floats("run_sds_ms")) > 1 {
 					devWhiskers = append(devWhiskers, chart.Line{Style: chart.ErrorBars, Color: i + 1, Columns: []string{"target_number", "deviation_ms", "ci95_low", "ci95_high"},
-						Rows: [][]float64{{x, p.Latency.DeviationMs, max(slo+shift, 0), shi + shift}}})
+						Rows: [][]float64{{x, deviationMs(&p), max(slo+shift, 0), shi + shift}}})
 				}
 			}
 		}
 		rps.Lines = append(bars, whiskers...)
 		dev.Lines = append(devBars, devWhiskers...)
-		barX := func(p *sweep.DocPoint) float64 {
+		barX := func(p *report.SweepPoint) float64 {
 			return float64(target[p.Label]+1) - 0.4 + width*(float64(conc[p.Concurrency])+0.5)
 		}
-		addFlags(&rps, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) { return barX(p), p.RPS.MeanPerS, true })
-		addFlags(&dev, groups[k], func(p *sweep.DocPoint) (float64, float64, bool) {
-			return barX(p), p.Latency.DeviationMs, p.Latency.Count > 0
+		addFlags(&rps, groups[k], func(p *report.SweepPoint) (float64, float64, bool) { return barX(p), rpsMean(p), true })
+		addFlags(&dev, groups[k], func(p *report.SweepPoint) (float64, float64, bool) {
+			return barX(p), deviationMs(p), latencyCounted(p)
 		})
 		rps.TicRange()
 		dev.TicRange()
@@ -223,8 +223,8 @@ func barPanels(d *sweep.Document) []chart.Panel {
 // (and size, with several): requests per second with its confidence
 // interval, p50 and p99 latency, and the server's CPU per request where
 // measured.
-func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
-	byTarget := func(p *sweep.DocPoint) string {
+func concurrencyPanels(d *report.SweepDocument, sizes bool) []chart.Panel {
+	byTarget := func(p *report.SweepPoint) string {
 		l := p.Label
 		if sizes && p.Size != nil {
 			l += " " + p.Size.Text
@@ -257,13 +257,13 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 		c := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"concurrency", "server_cpu_us_per_request"}}
 		for _, p := range s.points {
 			x := float64(p.Concurrency)
-			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
-			if p.Latency.Count > 0 {
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
-				p99.Rows = append(p99.Rows, []float64{x, p.Latency.P99Ms})
+			l.Rows = append(l.Rows, rpsRow(x, &p))
+			if latencyCounted(&p) {
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
+				p99.Rows = append(p99.Rows, []float64{x, figure(&p, "p99")})
 			}
-			if p.ServerCPUUsPerReq != nil {
-				c.Rows = append(c.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				c.Rows = append(c.Rows, []float64{x, v})
 			}
 		}
 		rps.Lines = append(rps.Lines, l)
@@ -272,16 +272,14 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 			cpu.Lines = append(cpu.Lines, c)
 		}
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return concurrencyOf(p), p.RPS.MeanPerS, true })
-	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return concurrencyOf(p), p.Latency.P50Ms, p.Latency.Count > 0
+	addFlags(&rps, d.Points, func(p *report.SweepPoint) (float64, float64, bool) { return concurrencyOf(p), rpsMean(p), true })
+	addFlags(&lat, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+		return concurrencyOf(p), figure(p, "p50"), latencyCounted(p)
 	})
 	if len(cpu.Lines) > 0 {
-		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			if p.ServerCPUUsPerReq == nil {
-				return 0, 0, false
-			}
-			return concurrencyOf(p), *p.ServerCPUUsPerReq, true
+		addFlags(&cpu, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+			v, ok := p.Figure("server_cpu_us_per_request")
+			return concurrencyOf(p), v, ok
 		})
 	}
 	rps.TicRange()
@@ -297,20 +295,20 @@ func concurrencyPanels(d *sweep.Document, sizes bool) []chart.Panel {
 
 // targetPanel is the chart of a sweep of one target, concurrency and size:
 // its requests per second, with its confidence interval.
-func targetPanel(d *sweep.Document) chart.Panel {
+func targetPanel(d *report.SweepDocument) chart.Panel {
 	rps := chart.Panel{Title: fmt.Sprintf("Requests per second per target (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
 		XLabel: "target", YLabel: "requests per second", YFromZero: true}
 	l := chart.Line{Style: chart.ErrorBars, Columns: []string{"target_number", "rps_mean", "ci95_low", "ci95_high"}}
 	for i, p := range d.Points {
 		rps.XTics = append(rps.XTics, chart.Tic{Label: p.Label, At: float64(i + 1)})
-		l.Rows = append(l.Rows, []float64{float64(i + 1), p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
+		l.Rows = append(l.Rows, rpsRow(float64(i+1), &p))
 	}
 	rps.Lines = append(rps.Lines, l)
-	at := map[*sweep.DocPoint]float64{}
+	at := map[*report.SweepPoint]float64{}
 	for i := range d.Points {
 		at[&d.Points[i]] = float64(i + 1)
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p], p.RPS.MeanPerS, true })
+	addFlags(&rps, d.Points, func(p *report.SweepPoint) (float64, float64, bool) { return at[p], rpsMean(p), true })
 	rps.TicRange()
 	return rps
 }
@@ -323,7 +321,7 @@ const flagColor = 11
 // client-bound") where at draws the point (ok false: the panel does not
 // draw it). Each code has its place beside the ring in the panel, in the
 // table's order, so a point's codes read as its flags column does.
-func addFlags(pn *chart.Panel, points []sweep.DocPoint, at func(*sweep.DocPoint) (x, y float64, ok bool)) {
+func addFlags(pn *chart.Panel, points []report.SweepPoint, at func(*report.SweepPoint) (x, y float64, ok bool)) {
 	all := append([]sweep.Flag(nil), sweep.Flags...)
 	for i := range points { // kinds without a code (a document of another gab), in their order
 		for _, k := range points[i].Verdicts {

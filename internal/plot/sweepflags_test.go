@@ -2,6 +2,7 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,17 +17,17 @@ import (
 // --baseline and the change from the first concurrency to the last, as the
 // table text has them, and the points' flags with their legend.
 func TestSweepHTMLComparisons(t *testing.T) {
-	d := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "nginx"}, {Label: "caddy"}}, Concurrency: []int{1, 8},
+	d := &report.SweepDocument{Settings: report.SweepSettings{Targets: []report.SweepTarget{{Label: "nginx"}, {Label: "caddy"}}, Concurrency: []int{1, 8},
 		Repeat: 3, Deviation: sweep.DeviationPooled, Baseline: "nginx"},
-		Points: []sweep.DocPoint{
+		Points: []report.SweepPoint{
 			{Label: "nginx", Concurrency: 1, Verdicts: []string{"client_bound", "busy_machine"}},
 			{Label: "caddy", Concurrency: 1, Verdicts: []string{"kernel_drops"}},
 			{Label: "nginx", Concurrency: 8}, {Label: "caddy", Concurrency: 8},
 		},
-		BaselineRatios: []sweep.DocComparison{{Label: "caddy", Concurrency: 8, BaseLabel: "nginx", BaseConc: 8,
-			Throughput: &sweep.DocRatio{Ratio: 0.54, Lo: 0.31, Hi: 0.93}, P99: &sweep.DocRatio{Ratio: 2, Lo: 2, Hi: 2}}},
-		Changes: []sweep.DocComparison{{Label: "nginx", Concurrency: 8, BaseLabel: "nginx", BaseConc: 1,
-			Throughput: &sweep.DocRatio{Ratio: 3.5, Lo: 3.1, Hi: 3.9}}},
+		BaselineRatios: []report.SweepComparison{{Label: "caddy", Concurrency: 8, BaseLabel: "nginx", BaseConc: 8,
+			Throughput: &report.SweepRatio{Ratio: 0.54, Lo: 0.31, Hi: 0.93}, P99: &report.SweepRatio{Ratio: 2, Lo: 2, Hi: 2}}},
+		Changes: []report.SweepComparison{{Label: "nginx", Concurrency: 8, BaseLabel: "nginx", BaseConc: 1,
+			Throughput: &report.SweepRatio{Ratio: 3.5, Lo: 3.1, Hi: 3.9}}},
 	}
 	page := filepath.Join(t.TempDir(), "s.html")
 	if err := writeSweepHTML(page, d); err != nil {
@@ -49,17 +50,17 @@ func TestSweepHTMLComparisons(t *testing.T) {
 func TestSweepHTMLFits1400(t *testing.T) {
 	bin := testtool.Need(t, "chromium", "chromium")
 	one := func(v float64) *float64 { return &v }
-	d := &sweep.Document{CommandLine: []string{"gab", "sweep"}, Settings: sweep.DocSettings{
-		Targets: []sweep.DocTarget{{Label: "lighttpd"}, {Label: "nginx"}}, Concurrency: []int{16, 256},
-		SizeOption: "--sizes", Sizes: []sweep.DocSize{{Text: "64k", Bytes: 65536}, {Text: "1m", Bytes: 1 << 20}},
-		Param: &sweep.DocParam{Name: "workers", Values: []string{"16"}}, Repeat: 10, Deviation: sweep.DeviationPooled}}
+	d := &report.SweepDocument{CommandLine: []string{"gab", "sweep"}, Settings: report.SweepSettings{
+		Targets: []report.SweepTarget{{Label: "lighttpd"}, {Label: "nginx"}}, Concurrency: []int{16, 256},
+		SizeOption: "--sizes", Sizes: []report.SweepSize{{Text: "64k", Bytes: 65536}, {Text: "1m", Bytes: 1 << 20}},
+		Param: &report.SweepParam{Name: "workers", Values: []string{"16"}}, Repeat: 10, Deviation: sweep.DeviationPooled}}
 	for _, label := range []string{"lighttpd", "nginx"} {
 		for _, c := range []int{16, 256} {
-			d.Points = append(d.Points, sweep.DocPoint{Label: label, Size: &sweep.DocSize{Text: "64k", Bytes: 65536}, ParamValue: "16", Concurrency: c,
-				Repeats: 10, Planned: 10, RPS: sweep.DocRPS{MeanPerS: 123456.78, CI95PerS: 12345.67, CV: 0.1234, Unstable: true},
-				Latency:  sweep.DocLatency{Count: 1e6, MeanMs: 1234.567, DeviationMs: 1234.567, MinMs: 1234.567, P50Ms: 1234.567, P99Ms: 12345.678},
+			d.Points = append(d.Points, report.SweepPoint{Label: label, Size: &report.SweepSize{Text: "64k", Bytes: 65536}, ParamValue: "16", Concurrency: c,
+				Repeats: 10, Planned: 10, RPS: report.FixedFields{"mean_per_s": 123456.78, "ci95_half_width_per_s": 12345.67, "cv": 0.1234, "cv_above_max": true},
+				Latency:  report.FixedFields{"count": 1e6, "mean_ms": 1234.567, "deviation_ms": 1234.567, "min_ms": 1234.567, "p50_ms": 1234.567, "p99_ms": 12345.678},
 				MbitPerS: 12345.67, RequestsFailed: 1234567, ClientCPUUsPerReq: one(1234.5), ServerCPUUsPerReq: one(1234.5),
-				HostCPU: &sweep.DocHostCPU{BusyUsPerReq: 1234.5}, Verdicts: []string{"client_bound", "busy_machine", "kernel_drops", "too_short", "too_few", "wide_interval"}})
+				HostCPU: report.FixedFields{"busy_us_per_request": 1234.5}, Verdicts: []string{"client_bound", "busy_machine", "kernel_drops", "too_short", "too_few", "wide_interval"}})
 		}
 	}
 	dir := t.TempDir()
@@ -89,14 +90,14 @@ func TestSweepHTMLFits1400(t *testing.T) {
 // in the table's order of codes.
 func TestEverySweepPanelMarksFlags(t *testing.T) {
 	v := func(x float64) *float64 { return &x }
-	point := func(label, size string, bytes int64, param string, c int, verdicts ...string) sweep.DocPoint {
-		return sweep.DocPoint{Label: label, Size: &sweep.DocSize{Text: size, Bytes: bytes}, ParamValue: param, Concurrency: c,
-			RPS: sweep.DocRPS{MeanPerS: 100}, Latency: sweep.DocLatency{Count: 10, P50Ms: 1, DeviationMs: 0.5, MinMs: 0.5},
-			MbitPerS: 1, ClientCPUUsPerReq: v(10), ServerCPUUsPerReq: v(20), HostCPU: &sweep.DocHostCPU{BusyUsPerReq: 30}, Verdicts: verdicts}
+	point := func(label, size string, bytes int64, param string, c int, verdicts ...string) report.SweepPoint {
+		return report.SweepPoint{Label: label, Size: &report.SweepSize{Text: size, Bytes: bytes}, ParamValue: param, Concurrency: c,
+			RPS: report.FixedFields{"mean_per_s": 100.0}, Latency: report.FixedFields{"count": 10, "p50_ms": 1.0, "deviation_ms": 0.5, "min_ms": 0.5},
+			MbitPerS: 1, ClientCPUUsPerReq: v(10), ServerCPUUsPerReq: v(20), HostCPU: report.FixedFields{"busy_us_per_request": 30.0}, Verdicts: verdicts}
 	}
-	d := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "a"}, {Label: "b"}}, Concurrency: []int{1, 2},
-		SizeOption: "--sizes", Sizes: []sweep.DocSize{{Text: "1", Bytes: 1}, {Text: "1k", Bytes: 1024}},
-		Param: &sweep.DocParam{Name: "w", Values: []string{"1", "2"}}, Repeat: 1}}
+	d := &report.SweepDocument{Settings: report.SweepSettings{Targets: []report.SweepTarget{{Label: "a"}, {Label: "b"}}, Concurrency: []int{1, 2},
+		SizeOption: "--sizes", Sizes: []report.SweepSize{{Text: "1", Bytes: 1}, {Text: "1k", Bytes: 1024}},
+		Param: &report.SweepParam{Name: "w", Values: []string{"1", "2"}}, Repeat: 1}}
 	for _, label := range []string{"a", "b"} {
 		for _, sz := range d.Settings.Sizes {
 			for _, q := range []string{"1", "2"} {
@@ -111,8 +112,8 @@ func TestEverySweepPanelMarksFlags(t *testing.T) {
 		}
 	}
 	fig := SweepFigure(d)
-	single := &sweep.Document{Settings: sweep.DocSettings{Targets: []sweep.DocTarget{{Label: "a"}}, Concurrency: []int{1}, Repeat: 1},
-		Points: []sweep.DocPoint{point("a", "1", 1, "", 1, "kernel_drops")}}
+	single := &report.SweepDocument{Settings: report.SweepSettings{Targets: []report.SweepTarget{{Label: "a"}}, Concurrency: []int{1}, Repeat: 1},
+		Points: []report.SweepPoint{point("a", "1", 1, "", 1, "kernel_drops")}}
 	one := SweepFigure(single)
 	panels := append(fig.Panels, one.Panels...)
 	if len(panels) < 10 {

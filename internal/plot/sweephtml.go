@@ -12,7 +12,7 @@ import (
 // SweepPage is a sweep's HTML report: its charts, the points table, each
 // configuration's maximum over --param's values, the rankings, the ratios
 // to --baseline and the changes.
-func SweepPage(d *sweep.Document) *report.Page {
+func SweepPage(d *report.SweepDocument) *report.Page {
 	page := &report.Page{
 		Title:   "gab sweep",
 		Command: d.CommandLine,
@@ -40,7 +40,7 @@ func SweepPage(d *sweep.Document) *report.Page {
 
 // pointsTable is a row per point: its figures and its flags, with their
 // legend in the note.
-func pointsTable(d *sweep.Document, deviation string) report.PageTable {
+func pointsTable(d *report.SweepDocument, deviation string) report.PageTable {
 	head := []string{"target", "size"}
 	if d.Settings.Param != nil {
 		head = append(head, d.Settings.Param.Name)
@@ -48,37 +48,35 @@ func pointsTable(d *sweep.Document, deviation string) report.PageTable {
 	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
 		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
 	pts := [][]string{head}
-	opt := func(v *float64, prec int) string {
-		if v == nil {
+	text := func(v float64, ok bool, prec int) string {
+		if !ok {
 			return ""
 		}
-		return strconv.FormatFloat(*v, 'f', prec, 64)
+		return strconv.FormatFloat(v, 'f', prec, 64)
 	}
+	opt := func(p *report.SweepPoint, key string, prec int) string {
+		v, ok := p.Figure(key)
+		return text(v, ok, prec)
+	}
+	optHost := func(p *report.SweepPoint, prec int) string { v, ok := hostBusy(p); return text(v, ok, prec) }
 	for _, p := range d.Points {
-		size, cv := "", strconv.FormatFloat(p.RPS.CV*100, 'f', 1, 64)
+		size, cv := "", strconv.FormatFloat(rpsCV(&p)*100, 'f', 1, 64)
 		if p.Size != nil {
 			size = p.Size.Text
 		}
-		if p.RPS.Unstable {
+		if unstable, _ := p.RPS["cv_above_max"].(bool); unstable {
 			cv += " (unstable)"
 		}
-		var host *float64
-		if p.HostCPU != nil {
-			host = &p.HostCPU.BusyUsPerReq
-		}
-		mbit := p.MbitPerS
-		if d.Settings.SizeOption == "--post-sizes" {
-			mbit = p.SentMbitPerS
-		}
+		mbit := bandwidth(&p, d.Settings.SizeOption == "--post-sizes")
 		row := []string{p.Label, size}
 		if d.Settings.Param != nil {
 			row = append(row, p.ParamValue)
 		}
 		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
-			fmt.Sprintf("%.2f", p.RPS.MeanPerS), fmt.Sprintf("%.2f", p.RPS.CI95PerS), cv, sweep.FlagCodes(p.Verdicts),
-			fmt.Sprintf("%.3f", p.Latency.MeanMs), fmt.Sprintf("%.3f", p.Latency.DeviationMs), fmt.Sprintf("%.3f", p.Latency.MinMs),
-			fmt.Sprintf("%.3f", p.Latency.P50Ms), fmt.Sprintf("%.3f", p.Latency.P99Ms), fmt.Sprintf("%.2f", mbit),
-			strconv.Itoa(p.RequestsFailed), opt(p.ClientCPUUsPerReq, 1), opt(p.ServerCPUUsPerReq, 1), opt(host, 1))
+			fmt.Sprintf("%.2f", rpsMean(&p)), fmt.Sprintf("%.2f", rpsCI95(&p)), cv, sweep.FlagCodes(p.Verdicts),
+			fmt.Sprintf("%.3f", figure(&p, "mean")), fmt.Sprintf("%.3f", deviationMs(&p)), fmt.Sprintf("%.3f", figure(&p, "min")),
+			fmt.Sprintf("%.3f", figure(&p, "p50")), fmt.Sprintf("%.3f", figure(&p, "p99")), fmt.Sprintf("%.2f", mbit),
+			strconv.Itoa(p.RequestsFailed), opt(&p, "client_cpu_us_per_request", 1), opt(&p, "server_cpu_us_per_request", 1), optHost(&p, 1))
 		pts = append(pts, row)
 	}
 	bwNote := "Mbit/s: received"
@@ -100,7 +98,7 @@ func pointsTable(d *sweep.Document, deviation string) report.PageTable {
 
 // paramMaxTable is each configuration's maximum req/s over --param's values
 // (ok false: the sweep has no --param of several values).
-func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
+func paramMaxTable(d *report.SweepDocument) (report.PageTable, bool) {
 	q := d.Settings.Param
 	if q == nil || len(q.Values) <= 1 {
 		return report.PageTable{}, false
@@ -109,7 +107,8 @@ func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
 	for i := range d.Points {
 		p := &d.Points[i]
 		if p.Repeats > 0 {
-			in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: p.RPS.MeanPerS, CI95PerS: p.RPS.CI95PerS})
+			mean, ci95 := rpsOf(p)
+			in = append(in, sweep.ParamRow{Configuration: d.ConfigurationName(p), Value: p.ParamValue, MeanPerS: mean, CI95PerS: ci95})
 		}
 	}
 	rows := [][]string{{"configuration", "max req/s", "± 95 % CI", "at " + q.Name, "within"}}
@@ -122,7 +121,7 @@ func paramMaxTable(d *sweep.Document) (report.PageTable, bool) {
 
 // rankingTables are the sweep's rankings, one table per point (concurrency,
 // size, --param value): by req/s and by latency deviation side by side.
-func rankingTables(d *sweep.Document, deviation string) []report.PageTable {
+func rankingTables(d *report.SweepDocument, deviation string) []report.PageTable {
 	var out []report.PageTable
 	for _, r := range d.Rankings {
 		title := "Ranking at -c " + strconv.Itoa(r.Concurrency)
@@ -157,8 +156,8 @@ func rankingTables(d *sweep.Document, deviation string) []report.PageTable {
 // comparisonTables are the sweep's ratios to --baseline and its changes from
 // the first concurrency (or size) to the last, as the table text has them
 // (none where the document has none).
-func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
-	ratio := func(r *sweep.DocRatio) string {
+func comparisonTables(d *report.SweepDocument, deviation string) []report.PageTable {
+	ratio := func(r *report.SweepRatio) string {
 		switch {
 		case r == nil:
 			return ""
@@ -167,7 +166,7 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 		}
 		return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Ratio, r.Lo, r.Hi)
 	}
-	size := func(s *sweep.DocSize) string {
+	size := func(s *report.SweepSize) string {
 		if s == nil {
 			return ""
 		}
@@ -179,7 +178,7 @@ func comparisonTables(d *sweep.Document, deviation string) []report.PageTable {
 		}
 		return "c=" + strconv.Itoa(c)
 	}
-	table := func(title string, cs []sweep.DocComparison, change bool) report.PageTable {
+	table := func(title string, cs []report.SweepComparison, change bool) report.PageTable {
 		rows := [][]string{{"target", "size", "point", "req/s ×", "deviation (" + deviation + ") ×", "mean latency ×", "p99 ×"}}
 		for _, c := range cs {
 			sz, pt := size(c.Size), point(c.ParamValue, c.Concurrency)

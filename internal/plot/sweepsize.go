@@ -2,11 +2,11 @@ package plot
 
 import (
 	"fmt"
+	"gab/report"
 	"strconv"
 	"strings"
 
 	"gab/internal/chart"
-	"gab/internal/sweep"
 )
 
 // sizePanels are the charts against size, a line per target (and
@@ -14,8 +14,8 @@ import (
 // the size (received for --sizes, sent for --post-sizes), min and p50
 // latency, and CPU per request: the client's, the --server-pid processes'
 // and the whole host's (each where measured).
-func sizePanels(d *sweep.Document) []chart.Panel {
-	byConc := func(p *sweep.DocPoint) string {
+func sizePanels(d *report.SweepDocument) []chart.Panel {
+	byConc := func(p *report.SweepPoint) string {
 		l := p.Label
 		if len(d.Settings.Concurrency) > 1 {
 			l += " c=" + strconv.Itoa(p.Concurrency)
@@ -38,23 +38,19 @@ func sizePanels(d *sweep.Document) []chart.Panel {
 		h := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "host_busy_us_per_request"}, Color: k + 1}
 		for _, p := range s.points {
 			x := max(sizeOf(&p), 1) // a size of 0 bytes is drawn at 1 on the log axis
-			v := p.MbitPerS
-			if post {
-				v = p.SentMbitPerS
+			b.Rows = append(b.Rows, bandwidthRow(x, bandwidth(&p, post), &p))
+			if latencyCounted(&p) {
+				minL.Rows = append(minL.Rows, []float64{x, figure(&p, "min")})
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
 			}
-			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
-			if p.Latency.Count > 0 {
-				minL.Rows = append(minL.Rows, []float64{x, p.Latency.MinMs})
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			if v, ok := p.Figure("client_cpu_us_per_request"); ok {
+				cli.Rows = append(cli.Rows, []float64{x, v})
 			}
-			if p.ClientCPUUsPerReq != nil {
-				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				srv.Rows = append(srv.Rows, []float64{x, v})
 			}
-			if p.ServerCPUUsPerReq != nil {
-				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
-			}
-			if p.HostCPU != nil {
-				h.Rows = append(h.Rows, []float64{x, p.HostCPU.BusyUsPerReq})
+			if v, ok := hostBusy(&p); ok {
+				h.Rows = append(h.Rows, []float64{x, v})
 			}
 		}
 		if len(cli.Rows) == 0 { // the server's line names the series then
@@ -93,7 +89,7 @@ func bandwidthAxis(sizeOption string) (title, label, column string) {
 
 // sizeAxes are the empty panels against size: bandwidth, latency, CPU per
 // request and the host's CPU per request.
-func sizeAxes(d *sweep.Document) (bw, lat, cpu, host chart.Panel) {
+func sizeAxes(d *report.SweepDocument) (bw, lat, cpu, host chart.Panel) {
 	var tics []chart.Tic
 	for _, s := range d.Settings.Sizes {
 		tics = append(tics, chart.Tic{Label: s.Text, At: float64(max(s.Bytes, 1))})
@@ -113,35 +109,24 @@ func sizeAxes(d *sweep.Document) (bw, lat, cpu, host chart.Panel) {
 // finishSizePanels marks the points' verdicts on the panels against size,
 // leaves out the CPU panels with nothing drawn, fixes the x ranges and puts
 // latency and CPU on a log axis where they span decades.
-func finishSizePanels(d *sweep.Document, bw, lat, cpu, host chart.Panel) []chart.Panel {
+func finishSizePanels(d *report.SweepDocument, bw, lat, cpu, host chart.Panel) []chart.Panel {
 	post := d.Settings.SizeOption == "--post-sizes"
-	sizeX := func(p *sweep.DocPoint) float64 { return max(sizeOf(p), 1) }
-	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		if post {
-			return sizeX(p), p.SentMbitPerS, true
-		}
-		return sizeX(p), p.MbitPerS, true
+	sizeX := func(p *report.SweepPoint) float64 { return max(sizeOf(p), 1) }
+	addFlags(&bw, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+		return sizeX(p), bandwidth(p, post), true
 	})
-	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return sizeX(p), p.Latency.P50Ms, p.Latency.Count > 0
+	addFlags(&lat, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+		return sizeX(p), figure(p, "p50"), latencyCounted(p)
 	})
 	if len(cpu.Lines) > 0 {
-		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			switch {
-			case p.ClientCPUUsPerReq != nil:
-				return sizeX(p), *p.ClientCPUUsPerReq, true
-			case p.ServerCPUUsPerReq != nil:
-				return sizeX(p), *p.ServerCPUUsPerReq, true
-			}
-			return 0, 0, false
+		addFlags(&cpu, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+			return cpuMark(p, sizeX(p))
 		})
 	}
 	if len(host.Lines) > 0 {
-		addFlags(&host, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			if p.HostCPU == nil {
-				return 0, 0, false
-			}
-			return sizeX(p), p.HostCPU.BusyUsPerReq, true
+		addFlags(&host, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+			v, ok := hostBusy(p)
+			return sizeX(p), v, ok
 		})
 	}
 	out := []chart.Panel{bw, lat}
@@ -165,10 +150,10 @@ const bwWhiskers = "bandwidth and its 95 % interval: the requests per second's i
 // bandwidthRow is a bandwidth v at x with its 95 % interval: the requests
 // per second's relative half-width (at one point the bytes per request are
 // fixed, so the bandwidth varies as the rate), stopped at zero.
-func bandwidthRow(x, v float64, p *sweep.DocPoint) []float64 {
-	h := 0.0
-	if p.RPS.MeanPerS > 0 {
-		h = v * p.RPS.CI95PerS / p.RPS.MeanPerS
+func bandwidthRow(x, v float64, p *report.SweepPoint) []float64 {
+	h, m := 0.0, rpsMean(p)
+	if m > 0 {
+		h = v * rpsCI95(p) / m
 	}
 	return []float64{x, v, max(v-h, 0), v + h}
 }
@@ -177,7 +162,7 @@ func bandwidthRow(x, v float64, p *sweep.DocPoint) []float64 {
 // tic each), a line per target (and size and concurrency, with several):
 // requests per second with its interval, p50 latency, bandwidth with its
 // interval, and CPU per request (client and --server-pid) where measured.
-func paramPanels(d *sweep.Document) []chart.Panel {
+func paramPanels(d *report.SweepDocument) []chart.Panel {
 	q := d.Settings.Param
 	at := map[string]float64{}
 	var tics []chart.Tic
@@ -185,7 +170,7 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 		at[v] = float64(i + 1)
 		tics = append(tics, chart.Tic{Label: v, At: float64(i + 1)})
 	}
-	key := func(p *sweep.DocPoint) string {
+	key := func(p *report.SweepPoint) string {
 		l := p.Label
 		if p.Size != nil && len(d.Settings.Sizes) > 1 {
 			l += " " + p.Size.Text
@@ -195,7 +180,7 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 		}
 		return l
 	}
-	series := groupPoints(d.Points, key, func(p *sweep.DocPoint) float64 { return at[p.ParamValue] })
+	series := groupPoints(d.Points, key, func(p *report.SweepPoint) float64 { return at[p.ParamValue] })
 	rps, lat := paramRatePanels(d, series, at, tics)
 	bw, cpu := paramBandwidthPanels(d, series, at, tics)
 	out := []chart.Panel{rps, lat, bw}
@@ -213,7 +198,7 @@ func paramPanels(d *sweep.Document) []chart.Panel {
 
 // paramRatePanels are requests per second (with its interval) and p50
 // latency against --param's values (at: each value's place), flagged.
-func paramRatePanels(d *sweep.Document, series []sweepSeries, at map[string]float64, tics []chart.Tic) (rps, lat chart.Panel) {
+func paramRatePanels(d *report.SweepDocument, series []sweepSeries, at map[string]float64, tics []chart.Tic) (rps, lat chart.Panel) {
 	q := d.Settings.Param
 	xl := q.Name + " (--param)"
 	rps = chart.Panel{Title: fmt.Sprintf("Requests per second against %s (mean of %d runs; bars: 95 %% confidence interval)", q.Name, d.Settings.Repeat),
@@ -224,17 +209,17 @@ func paramRatePanels(d *sweep.Document, series []sweepSeries, at map[string]floa
 		p50 := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "p50_ms"}}
 		for _, p := range s.points {
 			x := at[p.ParamValue]
-			l.Rows = append(l.Rows, []float64{x, p.RPS.MeanPerS, max(p.RPS.MeanPerS-p.RPS.CI95PerS, 0), p.RPS.MeanPerS + p.RPS.CI95PerS})
-			if p.Latency.Count > 0 {
-				p50.Rows = append(p50.Rows, []float64{x, p.Latency.P50Ms})
+			l.Rows = append(l.Rows, rpsRow(x, &p))
+			if latencyCounted(&p) {
+				p50.Rows = append(p50.Rows, []float64{x, figure(&p, "p50")})
 			}
 		}
 		rps.Lines = append(rps.Lines, l)
 		lat.Lines = append(lat.Lines, p50)
 	}
-	addFlags(&rps, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) { return at[p.ParamValue], p.RPS.MeanPerS, true })
-	addFlags(&lat, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		return at[p.ParamValue], p.Latency.P50Ms, p.Latency.Count > 0
+	addFlags(&rps, d.Points, func(p *report.SweepPoint) (float64, float64, bool) { return at[p.ParamValue], rpsMean(p), true })
+	addFlags(&lat, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+		return at[p.ParamValue], figure(p, "p50"), latencyCounted(p)
 	})
 	return rps, lat
 }
@@ -243,7 +228,7 @@ func paramRatePanels(d *sweep.Document, series []sweepSeries, at map[string]floa
 // a size: sent for --post-sizes) and CPU per request (client solid,
 // --server-pid dashed) against --param's values, flagged: a setting that
 // saves CPU or packs more bytes shows here, not in the rate.
-func paramBandwidthPanels(d *sweep.Document, series []sweepSeries, at map[string]float64, tics []chart.Tic) (bw, cpu chart.Panel) {
+func paramBandwidthPanels(d *report.SweepDocument, series []sweepSeries, at map[string]float64, tics []chart.Tic) (bw, cpu chart.Panel) {
 	q := d.Settings.Param
 	xl := q.Name + " (--param)"
 	post := d.Settings.SizeOption == "--post-sizes"
@@ -259,16 +244,13 @@ func paramBandwidthPanels(d *sweep.Document, series []sweepSeries, at map[string
 		cli := chart.Line{Title: s.label, Style: chart.Lines, Color: k + 1, Columns: []string{"param_number", "client_cpu_us_per_request"}, Note: "client CPU of " + s.label}
 		srv := chart.Line{Style: chart.Lines, Color: k + 1, Dashed: true, Columns: []string{"param_number", "server_cpu_us_per_request"}, Note: "server CPU of " + s.label}
 		for _, p := range s.points {
-			x, v := at[p.ParamValue], p.MbitPerS
-			if post {
-				v = p.SentMbitPerS
+			x := at[p.ParamValue]
+			b.Rows = append(b.Rows, bandwidthRow(x, bandwidth(&p, post), &p))
+			if v, ok := p.Figure("client_cpu_us_per_request"); ok {
+				cli.Rows = append(cli.Rows, []float64{x, v})
 			}
-			b.Rows = append(b.Rows, bandwidthRow(x, v, &p))
-			if p.ClientCPUUsPerReq != nil {
-				cli.Rows = append(cli.Rows, []float64{x, *p.ClientCPUUsPerReq})
-			}
-			if p.ServerCPUUsPerReq != nil {
-				srv.Rows = append(srv.Rows, []float64{x, *p.ServerCPUUsPerReq})
+			if v, ok := p.Figure("server_cpu_us_per_request"); ok {
+				srv.Rows = append(srv.Rows, []float64{x, v})
 			}
 		}
 		if len(cli.Rows) == 0 {
@@ -277,21 +259,12 @@ func paramBandwidthPanels(d *sweep.Document, series []sweepSeries, at map[string
 		bw.Lines = append(bw.Lines, b)
 		cpu.Lines = appendDrawn(cpu.Lines, cli, srv)
 	}
-	addFlags(&bw, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-		if post {
-			return at[p.ParamValue], p.SentMbitPerS, true
-		}
-		return at[p.ParamValue], p.MbitPerS, true
+	addFlags(&bw, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+		return at[p.ParamValue], bandwidth(p, post), true
 	})
 	if len(cpu.Lines) > 0 {
-		addFlags(&cpu, d.Points, func(p *sweep.DocPoint) (float64, float64, bool) {
-			switch {
-			case p.ClientCPUUsPerReq != nil:
-				return at[p.ParamValue], *p.ClientCPUUsPerReq, true
-			case p.ServerCPUUsPerReq != nil:
-				return at[p.ParamValue], *p.ServerCPUUsPerReq, true
-			}
-			return 0, 0, false
+		addFlags(&cpu, d.Points, func(p *report.SweepPoint) (float64, float64, bool) {
+			return cpuMark(p, at[p.ParamValue])
 		})
 	}
 	return bw, cpu

@@ -14,308 +14,21 @@ import (
 	"gab/report"
 )
 
-// SchemaVersion is the sweep document's schema_version (docs/sweep-schema.json).
-// It changes only when a field changes meaning or disappears; new fields may
-// appear within a version. Version 2: a point's "figures" are its Group's
-// by the catalog's pool rules; its fixed figure fields (DocPoint's latency,
-// bandwidth and CPU fields) are written for this version only, each the same
-// value as in "figures" (DocPoint.Figure reads either).
-const SchemaVersion = 2
-
-// Document is gab sweep's JSON output (--json FILE); docs/sweep-schema.json
-// is its schema.
-type Document struct {
-	Schema        string   `json:"schema"` // always "gab-sweep"
-	SchemaVersion int      `json:"schema_version"`
-	Tool          string   `json:"tool"` // always "gab"
-	CommandLine   []string `json:"command_line"`
-	StartTime     string   `json:"start_time"` // RFC 3339, UTC
-	EndTime       string   `json:"end_time"`
-	// Complete is false when the sweep was interrupted: the points and runs
-	// are what was measured until then.
-	Complete bool         `json:"complete"`
-	Settings DocSettings  `json:"settings"`
-	Machine  DocMachine   `json:"machine"`
-	Points   []DocPoint   `json:"points"`
-	Rankings []DocRanking `json:"rankings"`
-	// BaselineRatios are every other target's figures at each point as
-	// ratios to --baseline's (absent without --baseline); Changes each
-	// target's from the first concurrency (or size) to the last.
-	BaselineRatios []DocComparison `json:"baseline_ratios,omitempty"`
-	Changes        []DocComparison `json:"changes,omitempty"`
-}
-
-// DocComparison is one point against another as ratios with their 95 %
-// intervals (delta method).
-type DocComparison struct {
-	Label       string    `json:"label"`
-	Size        *DocSize  `json:"size,omitempty"`
-	ParamValue  string    `json:"param_value,omitempty"`
-	Concurrency int       `json:"concurrency"`
-	BaseLabel   string    `json:"base_label"`
-	BaseSize    *DocSize  `json:"base_size,omitempty"`
-	BaseConc    int       `json:"base_concurrency"`
-	Throughput  *DocRatio `json:"requests_per_second,omitempty"`
-	Deviation   *DocRatio `json:"latency_deviation,omitempty"`
-	MeanLatency *DocRatio `json:"latency_mean,omitempty"`
-	P99         *DocRatio `json:"latency_p99,omitempty"`
-}
-
-// DocRatio is a ratio and its 95 % interval (equal to it without
-// repetitions on both sides).
-type DocRatio struct {
-	Ratio float64 `json:"ratio"`
-	Lo    float64 `json:"ci95_low"`
-	Hi    float64 `json:"ci95_high"`
-}
-
-func docRatio(r Ratio) *DocRatio {
+func docRatio(r Ratio) *report.SweepRatio {
 	if !r.Known {
 		return nil
 	}
-	return &DocRatio{Ratio: r.Value, Lo: r.Lo, Hi: r.Hi}
+	return &report.SweepRatio{Ratio: r.Value, Lo: r.Lo, Hi: r.Hi}
 }
 
-func docComparisons(cs []Comparison) []DocComparison {
-	var out []DocComparison
+func docComparisons(cs []Comparison) []report.SweepComparison {
+	var out []report.SweepComparison
 	for _, c := range cs {
-		out = append(out, DocComparison{Label: c.Point.Label, Size: docSize(c.Point.Size), ParamValue: c.Point.ParamValue,
+		out = append(out, report.SweepComparison{Label: c.Point.Label, Size: docSize(c.Point.Size), ParamValue: c.Point.ParamValue,
 			Concurrency: c.Point.Concurrency, BaseLabel: c.Base.Label, BaseSize: docSize(c.Base.Size), BaseConc: c.Base.Concurrency,
 			Throughput: docRatio(c.Throughput), Deviation: docRatio(c.Deviation), MeanLatency: docRatio(c.MeanLatency), P99: docRatio(c.P99)})
 	}
 	return out
-}
-
-// DocSettings echoes the sweep's command line.
-type DocSettings struct {
-	Targets     []DocTarget `json:"targets"`
-	Concurrency []int       `json:"concurrency"`
-	SizeOption  string      `json:"size_option"` // "--sizes", "--post-sizes" or ""
-	Sizes       []DocSize   `json:"sizes"`
-	Repeat      int         `json:"repeat"`
-	// RepeatAuto is --repeat auto (Repeat is then the maximum); CI is the
-	// share of a point's mean its req/s interval may reach (--ci).
-	RepeatAuto bool    `json:"repeat_auto,omitempty"`
-	CI         float64 `json:"ci,omitempty"`
-	PauseS     float64 `json:"pause_s"`
-	MaxCV      float64 `json:"max_cv"`
-	CIMethod   string  `json:"ci_method"`
-	// Param is --param (absent without), Before its command.
-	Param  *DocParam `json:"param,omitempty"`
-	Before string    `json:"before,omitempty"`
-	// Order is --order; Seed the random order's seed.
-	Order string `json:"order,omitempty"`
-	Seed  uint64 `json:"seed,omitempty"`
-	// RequestsPerConn is --requests-per-conn (absent without).
-	RequestsPerConn int `json:"requests_per_conn,omitempty"`
-	// RampS is --ramp in seconds (absent without).
-	RampS float64 `json:"ramp_s,omitempty"`
-	// Deviation is the latency deviation estimator ("pooled" or
-	// "mean-of-runs"); TieRule when two targets share a rank.
-	Deviation string `json:"deviation,omitempty"`
-	TieRule   string `json:"tie_rule,omitempty"`
-	Baseline  string `json:"baseline,omitempty"`
-}
-
-// DocParam is --param: its name and values.
-type DocParam struct {
-	Name   string   `json:"name"`
-	Values []string `json:"values"`
-}
-
-// DocTarget is a target as given (the URL may hold {size}).
-type DocTarget struct {
-	Label      string `json:"label"`
-	URL        string `json:"url"`
-	ServerPIDs []int  `json:"server_pids,omitempty"`
-}
-
-// DocSize is one size of the list.
-type DocSize struct {
-	Text  string `json:"text"`
-	Bytes int64  `json:"bytes"`
-}
-
-// DocMachine describes where the sweep ran.
-type DocMachine struct {
-	CPUs int `json:"cpus"`
-	// Load averages (1, 5, 15 minutes) at the start and end (absent where
-	// unknown).
-	LoadStart []float64 `json:"load_average_start,omitempty"`
-	LoadEnd   []float64 `json:"load_average_end,omitempty"`
-}
-
-// DocPoint is one point: statistics across its repetitions and every run.
-type DocPoint struct {
-	Label       string   `json:"label"`
-	URL         string   `json:"url"`
-	Size        *DocSize `json:"size,omitempty"`
-	ParamValue  string   `json:"param_value,omitempty"`
-	Concurrency int      `json:"concurrency"`
-	Repeats     int      `json:"repeats"`         // runs done
-	Planned     int      `json:"repeats_planned"` // runs asked for
-	Complete    bool     `json:"complete"`        // every planned run ran to its end
-
-	RPS     DocRPS     `json:"requests_per_second"`
-	Latency DocLatency `json:"latency"`
-
-	RequestsComplete int     `json:"requests_complete"`
-	RequestsFailed   int     `json:"requests_failed"`
-	RunsWithError    int     `json:"runs_with_error"`
-	MbitPerS         float64 `json:"received_mbit_per_s"`
-	SentMbitPerS     float64 `json:"sent_mbit_per_s"`
-	// The CPU figures are absent where not measured.
-	ClientCPUPercent  *float64 `json:"client_cpu_percent_of_one_core,omitempty"`
-	ClientCPUUsPerReq *float64 `json:"client_cpu_us_per_request,omitempty"`
-	ServerCPUUsPerReq *float64 `json:"server_cpu_us_per_request,omitempty"`
-	ServerCPUPercent  *float64 `json:"server_cpu_percent_of_one_core,omitempty"`
-	// HostCPU is the whole host's CPU over the runs (absent where
-	// /proc/stat could not be read).
-	HostCPU *DocHostCPU `json:"host_cpu,omitempty"`
-	// Figures are the point's catalog figures (PointResult.Figure), key →
-	// value in the figure's unit; a figure no run has is absent.
-	Figures report.FigureValues `json:"figures,omitempty"`
-	// Verdicts are the point's flags (its runs' verdicts' kinds and
-	// wide_interval); StoppedAtMax: --repeat auto ran it to the maximum.
-	Verdicts     []string `json:"verdicts,omitempty"`
-	StoppedAtMax bool     `json:"stopped_at_max,omitempty"`
-
-	Runs []DocRun `json:"runs"`
-}
-
-// Figure is the point's catalog figure of that key: from its "figures"; in
-// a document without them (schema_version 1 from before they were
-// written), from the fixed field that held the figure. ok is false where the
-// point has no such figure.
-func (p *DocPoint) Figure(key string) (float64, bool) {
-	for _, v := range p.Figures {
-		if v.Key == key {
-			return v.Value, true
-		}
-	}
-	if len(p.Figures) > 0 {
-		return 0, false // a figure no run had
-	}
-	lat := p.Latency.Count > 0
-	opt := func(v *float64) (float64, bool) {
-		if v == nil {
-			return 0, false
-		}
-		return *v, true
-	}
-	switch key {
-	case "rps":
-		return p.RPS.MeanPerS, len(p.Runs) > 0
-	case "mean":
-		return p.Latency.MeanMs, lat
-	case "sd":
-		return p.Latency.SDMs, lat
-	case "min":
-		return p.Latency.MinMs, lat
-	case "p50":
-		return p.Latency.P50Ms, lat
-	case "p99":
-		return p.Latency.P99Ms, lat
-	case "complete":
-		return float64(p.RequestsComplete), true
-	case "failed":
-		return float64(p.RequestsFailed), true
-	case "received_mbit_per_s":
-		return p.MbitPerS, true
-	case "sent_mbit_per_s":
-		return p.SentMbitPerS, true
-	case "client_cpu_percent":
-		return opt(p.ClientCPUPercent)
-	case "client_cpu_us_per_request":
-		return opt(p.ClientCPUUsPerReq)
-	case "server_cpu_percent":
-		return opt(p.ServerCPUPercent)
-	case "server_cpu_us_per_request":
-		return opt(p.ServerCPUUsPerReq)
-	}
-	return 0, false
-}
-
-// DocHostCPU is the whole host's CPU over a point's runs: each kind as a
-// percentage of every core's time, the busy time per complete request.
-type DocHostCPU struct {
-	UserPercent    float64 `json:"user_percent"`
-	SystemPercent  float64 `json:"system_percent"`
-	SoftIRQPercent float64 `json:"softirq_percent"`
-	StealPercent   float64 `json:"steal_percent"`
-	BusyPercent    float64 `json:"busy_percent"`
-	BusyUsPerReq   float64 `json:"busy_us_per_request"`
-}
-
-// DocRPS are the req/s statistics across the repetitions.
-type DocRPS struct {
-	MeanPerS float64 `json:"mean_per_s"`
-	SDPerS   float64 `json:"sd_per_s"`
-	MinPerS  float64 `json:"min_per_s"`
-	MaxPerS  float64 `json:"max_per_s"`
-	CI95PerS float64 `json:"ci95_half_width_per_s"`
-	CV       float64 `json:"cv"`
-	Unstable bool    `json:"cv_above_max"`
-}
-
-// DocLatency is the latency over the merged samples of the repetitions.
-type DocLatency struct {
-	Count  int64   `json:"count"`
-	MeanMs float64 `json:"mean_ms"`
-	SDMs   float64 `json:"sd_ms"`
-	P50Ms  float64 `json:"p50_ms"`
-	P99Ms  float64 `json:"p99_ms"`
-	MinMs  float64 `json:"min_ms"`
-	// DeviationMs is the latency deviation by the sweep's estimator
-	// (settings.deviation); RunSDsMs the runs' own sds.
-	DeviationMs float64   `json:"deviation_ms"`
-	RunSDsMs    []float64 `json:"run_sds_ms,omitempty"`
-}
-
-// DocRun is one repetition.
-type DocRun struct {
-	Repetition        int      `json:"repetition"` // 1-based
-	Order             int      `json:"order"`      // 1-based position in the sweep
-	URL               string   `json:"url"`
-	Ending            string   `json:"ending"`
-	Error             string   `json:"error,omitempty"`
-	RequestsPerSecond float64  `json:"requests_per_second"`
-	ClientCPUMs       *float64 `json:"client_cpu_ms,omitempty"`
-	ServerCPUMs       *float64 `json:"server_cpu_ms,omitempty"`
-	// Document is the run's full JSON document (docs/json-schema.json).
-	Document *report.Run `json:"document"`
-}
-
-// DocRanking is one size and concurrency's ranking: labels, best first.
-type DocRanking struct {
-	Size         *DocSize         `json:"size,omitempty"`
-	ParamValue   string           `json:"param_value,omitempty"`
-	Concurrency  int              `json:"concurrency"`
-	ByThroughput []DocRankedPoint `json:"by_throughput"`
-	ByDeviation  []DocRankedPoint `json:"by_deviation"`
-}
-
-// DocRankedPoint is one place of a ranking.
-type DocRankedPoint struct {
-	Rank int `json:"rank"`
-	// RankRange is the rank range [lo, hi] by TieRule (lo = Rank; hi above
-	// it where the target ties targets of different ranks). Absent in
-	// documents from before it: [Rank, Rank].
-	RankRange []int `json:"rank_range,omitempty"`
-	// Tied: another target shares the rank (TieRule).
-	Tied bool `json:"tied,omitempty"`
-	// RankRangeLoose: the range overlaps (or runs against the means' order
-	// of) the range of a target the test tells apart from this one, where
-	// ties do not chain as intervals can (TieRule); Group is exact.
-	RankRangeLoose bool `json:"rank_range_loose,omitempty"`
-	// Group: the letters of the target's tie groups (TieRule): two targets
-	// share a letter exactly when they are tied.
-	Group           string  `json:"group,omitempty"`
-	DeviationMs     float64 `json:"deviation_ms"`
-	Label           string  `json:"label"`
-	RPSMeanPerS     float64 `json:"rps_mean_per_s"`
-	LatencySDMs     float64 `json:"latency_sd_ms"`
-	RequestsCounted int64   `json:"latency_count"`
 }
 
 // Meta is what the document needs beyond the results.
@@ -323,14 +36,14 @@ type Meta struct {
 	CommandLine []string
 	Start, End  time.Time
 	Complete    bool
-	Machine     DocMachine
+	Machine     report.SweepMachine
 }
 
-func docSize(s *Size) *DocSize {
+func docSize(s *Size) *report.SweepSize {
 	if s == nil {
 		return nil
 	}
-	return &DocSize{Text: s.Text, Bytes: s.Bytes}
+	return &report.SweepSize{Text: s.Text, Bytes: s.Bytes}
 }
 
 func optional(v float64, known bool) *float64 {
@@ -341,31 +54,31 @@ func optional(v float64, known bool) *float64 {
 }
 
 // NewDocument builds the sweep document.
-func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
-	d := &Document{
-		Schema: "gab-sweep", SchemaVersion: SchemaVersion, Tool: "gab",
+func NewDocument(s *Settings, points []*PointResult, m Meta) *report.SweepDocument {
+	d := &report.SweepDocument{
+		Schema: "gab-sweep", SchemaVersion: report.SweepSchemaVersion, Tool: "gab",
 		CommandLine: m.CommandLine,
 		StartTime:   m.Start.UTC().Format(time.RFC3339Nano),
 		EndTime:     m.End.UTC().Format(time.RFC3339Nano),
 		Complete:    m.Complete,
 		Machine:     m.Machine,
-		Settings: DocSettings{
-			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []DocSize{},
+		Settings: report.SweepSettings{
+			Concurrency: s.Concurrency, SizeOption: s.SizeOption, Sizes: []report.SweepSize{},
 			Repeat: s.Repeat, RepeatAuto: s.Auto, CI: s.CI, PauseS: s.Pause.Seconds(), MaxCV: s.MaxCV, CIMethod: CIMethod,
 			Before: s.Before, Order: s.Order, Seed: s.Seed, RequestsPerConn: s.RequestsPerConn, RampS: s.Ramp.Seconds(),
 			Deviation: s.Deviation, TieRule: TieRule, Baseline: s.Baseline,
 		},
-		Points:   []DocPoint{},
-		Rankings: []DocRanking{},
+		Points:   []report.SweepPoint{},
+		Rankings: []report.SweepRanking{},
 	}
 	if d.CommandLine == nil {
 		d.CommandLine = []string{}
 	}
 	for _, t := range s.Targets {
-		d.Settings.Targets = append(d.Settings.Targets, DocTarget{Label: t.Label, URL: t.URL, ServerPIDs: s.ServerPIDs[t.Label]})
+		d.Settings.Targets = append(d.Settings.Targets, report.SweepTarget{Label: t.Label, URL: t.URL, ServerPIDs: s.ServerPIDs[t.Label]})
 	}
 	if s.Param != nil {
-		d.Settings.Param = &DocParam{Name: s.Param.Name, Values: s.Param.Values}
+		d.Settings.Param = &report.SweepParam{Name: s.Param.Name, Values: s.Param.Values}
 	}
 	for i := range s.Sizes {
 		d.Settings.Sizes = append(d.Settings.Sizes, *docSize(&s.Sizes[i]))
@@ -374,7 +87,7 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 		d.Points = append(d.Points, docPoint(p))
 	}
 	for _, r := range Rankings(points) {
-		dr := DocRanking{Size: docSize(r.Size), ParamValue: r.ParamValue, Concurrency: r.Concurrency}
+		dr := report.SweepRanking{Size: docSize(r.Size), ParamValue: r.ParamValue, Concurrency: r.Concurrency}
 		for _, p := range r.ByThroughput {
 			dr.ByThroughput = append(dr.ByThroughput, rankedPoint(p))
 		}
@@ -392,47 +105,31 @@ func NewDocument(s *Settings, points []*PointResult, m Meta) *Document {
 
 // docPoint is a point of the document: its identity, its figures, the
 // fixed figure fields schema version 2 still writes, and every run.
-func docPoint(p *PointResult) DocPoint {
+func docPoint(p *PointResult) report.SweepPoint {
 	// The fixed figure fields (written for schema version 2 only), each
 	// the same value as its catalog figure in "figures".
-	known := func(key string) *float64 {
-		v, ok := p.Value(key)
-		return optional(v, ok)
-	}
-	value := func(key string) float64 { v, _ := p.Value(key); return v }
-	latency := func(key string) float64 {
-		if p.LatencyCount == 0 {
-			return 0
-		}
-		return value(key)
-	}
-	dp := DocPoint{
+	dp := report.SweepPoint{
 		Label: p.Label, URL: p.URL, Size: docSize(p.Size), ParamValue: p.ParamValue, Concurrency: p.Concurrency,
 		Repeats: len(p.Runs), Planned: p.Planned, Complete: p.Done(),
-		RPS: DocRPS{MeanPerS: p.RPS.Mean, SDPerS: p.RPS.SD, MinPerS: p.RPS.Min, MaxPerS: p.RPS.Max,
-			CI95PerS: p.RPS.CI95, CV: p.RPS.CV, Unstable: p.RPS.Unstable},
-		Latency: DocLatency{Count: p.LatencyCount, MeanMs: latency("mean"), SDMs: latency("sd"),
-			P50Ms: latency("p50"), P99Ms: latency("p99"), MinMs: latency("min"), DeviationMs: p.DeviationMs, RunSDsMs: p.RunSDsMs},
-		RequestsComplete:  p.Complete,
+		RPS:               fixedObject(p, report.SweepRPS),
+		Latency:           fixedObject(p, report.SweepLatency),
+		HostCPU:           fixedObject(p, report.SweepHostCPU),
+		RequestsComplete:  p.Complete, // ab's counts, as the fixed fields are written
 		RequestsFailed:    p.Failed,
 		RunsWithError:     p.ErrorRuns,
-		MbitPerS:          value("received_mbit_per_s"),
-		SentMbitPerS:      value("sent_mbit_per_s"),
-		ClientCPUPercent:  known("client_cpu_percent"),
-		ClientCPUUsPerReq: known("client_cpu_us_per_request"),
-		ServerCPUUsPerReq: known("server_cpu_us_per_request"),
-		ServerCPUPercent:  known("server_cpu_percent"),
+		MbitPerS:          fixedFloat(p, "received_mbit_per_s"),
+		SentMbitPerS:      fixedFloat(p, "sent_mbit_per_s"),
+		ClientCPUPercent:  fixedOptional(p, "client_cpu_percent_of_one_core"),
+		ClientCPUUsPerReq: fixedOptional(p, "client_cpu_us_per_request"),
+		ServerCPUUsPerReq: fixedOptional(p, "server_cpu_us_per_request"),
+		ServerCPUPercent:  fixedOptional(p, "server_cpu_percent_of_one_core"),
 		Figures:           pointFigures(p),
 		Verdicts:          p.Verdicts,
 		StoppedAtMax:      p.StoppedAtMax,
-		Runs:              []DocRun{},
-	}
-	if h := p.HostCPU; h.Known {
-		dp.HostCPU = &DocHostCPU{UserPercent: h.UserPct, SystemPercent: h.SystemPct, SoftIRQPercent: h.SoftIRQPct,
-			StealPercent: h.StealPct, BusyPercent: h.BusyPct, BusyUsPerReq: h.BusyUsPerReq}
+		Runs:              []report.SweepRun{},
 	}
 	for _, r := range p.Runs {
-		dp.Runs = append(dp.Runs, DocRun{
+		dp.Runs = append(dp.Runs, report.SweepRun{
 			Repetition: r.Rep + 1, Order: r.Order + 1, URL: r.URL, Ending: r.Ending, Error: r.Error,
 			RequestsPerSecond: r.RPS,
 			ClientCPUMs:       optional(float64(r.ClientCPU.Microseconds())/1000, r.ClientCPUKnown),
@@ -443,23 +140,14 @@ func docPoint(p *PointResult) DocPoint {
 	return dp
 }
 
-// RankText is the place's rank text (RankText), from Rank and RankRange.
-func (r DocRankedPoint) RankText() string {
-	hi := r.Rank
-	if len(r.RankRange) == 2 {
-		hi = r.RankRange[1]
-	}
-	return RankText(r.Rank, hi, r.Tied) + LooseMark(r.RankRangeLoose)
-}
-
-func rankedPoint(r Ranked) DocRankedPoint {
+func rankedPoint(r Ranked) report.SweepRankedPoint {
 	sd, _ := r.Value("sd")
-	return DocRankedPoint{Rank: r.Rank, RankRange: []int{r.Rank, r.RankHi}, RankRangeLoose: r.Loose, Tied: r.Tied, Group: r.Group, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
+	return report.SweepRankedPoint{Rank: r.Rank, RankRange: []int{r.Rank, r.RankHi}, RankRangeLoose: r.Loose, Tied: r.Tied, Group: r.Group, DeviationMs: r.DeviationMs, Label: r.Label, RPSMeanPerS: r.RPS.Mean,
 		LatencySDMs: sd, RequestsCounted: r.LatencyCount}
 }
 
 // WriteJSON writes the document, indented, with a final newline.
-func WriteJSON(w io.Writer, d *Document) error {
+func WriteJSON(w io.Writer, d *report.SweepDocument) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -623,7 +311,7 @@ func WriteCSV(w io.Writer, points []*PointResult) error {
 	return cw.Error()
 }
 
-// pointFigures are the point's catalog figures (DocPoint's "figures").
+// pointFigures are the point's catalog figures (report.SweepPoint's "figures").
 func pointFigures(p *PointResult) report.FigureValues {
 	if p.Group == nil {
 		return nil

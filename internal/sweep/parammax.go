@@ -3,9 +3,10 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"gab/report"
 )
 
 // ParamRow is one point for ParamMaxima: its configuration (the target and,
@@ -57,25 +58,6 @@ func ParamMaxima(rows []ParamRow) []ParamMax {
 
 // configurationName names a point's configuration for ParamMaxima: its
 // label, and its size and concurrency where the sweep varies them.
-func configurationName(label, size string, c int, sizes, concs bool) string {
-	if sizes {
-		label += " " + size
-	}
-	if concs {
-		label += " c=" + strconv.Itoa(c)
-	}
-	return label
-}
-
-// ConfigurationName is configurationName for a document's point.
-func (d *Document) ConfigurationName(p *DocPoint) string {
-	size := ""
-	if p.Size != nil {
-		size = p.Size.Text
-	}
-	return configurationName(p.Label, size, p.Concurrency, len(d.Settings.Sizes) > 1, len(d.Settings.Concurrency) > 1)
-}
-
 // writeParamMaxima writes each configuration's maximum over --param's
 // values (nothing unless the sweep has several).
 func writeParamMaxima(w io.Writer, s *Settings, points []*PointResult) error {
@@ -87,7 +69,7 @@ func writeParamMaxima(w io.Writer, s *Settings, points []*PointResult) error {
 		if len(p.Runs) == 0 {
 			continue
 		}
-		rows = append(rows, ParamRow{Configuration: configurationName(p.Label, sizeText(p.Size), p.Concurrency, len(s.Sizes) > 1, len(s.Concurrency) > 1),
+		rows = append(rows, ParamRow{Configuration: report.SweepConfigurationName(p.Label, sizeText(p.Size), p.Concurrency, len(s.Sizes) > 1, len(s.Concurrency) > 1),
 			Value: p.ParamValue, MeanPerS: p.RPS.Mean, CI95PerS: p.RPS.CI95})
 	}
 	fmt.Fprintf(w, "\nMaximum req/s per configuration over %s (mean over the runs; within: the values whose 95 %% interval reaches the maximum's):\n", s.Param.Name)

@@ -31,7 +31,7 @@ func notStartedSweep(t *testing.T) []byte {
 // is refused, the field named.
 func TestDecodeDocumentChecksSweeps(t *testing.T) {
 	raw := notStartedSweep(t)
-	d, err := DecodeDocument("s.json", raw)
+	d, err := report.DecodeSweep("s.json", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,12 +45,14 @@ func TestDecodeDocumentChecksSweeps(t *testing.T) {
 		{`"document": {`, `"document": {"report": {"failed_requests": -50},`, "s.json: points[0].runs[0].document.report.failed_requests: -50 is negative"},
 		{`"schema": "gab-sweep"`, `"schema": "gab-sweeps"`, "s.json: not a gab sweep document"},
 		{`"schema_version": 2`, `"schema_version": 99`, "s.json: sweep schema_version 99 is newer"},
+		{`"cv_above_max": false`, `"cv_above_max": 0`, "s.json: points[0].requests_per_second.cv_above_max: not of its type"},
+		{`"p50_ms": 0`, `"p50_ms": "0"`, "s.json: points[0].latency.p50_ms: not of its type"},
 	} {
 		bad := bytes.Replace(raw, []byte(c.from), []byte(c.to), 1)
 		if bytes.Equal(bad, raw) {
 			t.Fatalf("%q is not in the document", c.from)
 		}
-		if _, err := DecodeDocument("s.json", bad); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+		if _, err := report.DecodeSweep("s.json", bad); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s → %s: %v; want %q", c.from, c.to, err, c.want)
 		}
 	}

@@ -335,7 +335,7 @@ func TestDocumentSchema(t *testing.T) {
 	s, runs := testSweep()
 	s.ServerPIDs = map[string][]int{"a": {1}}
 	d := NewDocument(s, Aggregate(s, runs), Meta{CommandLine: []string{"gab", "sweep"}, Start: time.Now(), End: time.Now(), Complete: true,
-		Machine: DocMachine{CPUs: 2, LoadStart: []float64{0.5, 0.4, 0.3}}})
+		Machine: report.SweepMachine{CPUs: 2, LoadStart: []float64{0.5, 0.4, 0.3}}})
 	ValidateDocument(t, d, "../../docs")
 	if len(d.Rankings) != 1 || d.Rankings[0].ByThroughput[0].Label != "b" || d.Points[0].Runs[1].Order != 3 {
 		t.Errorf("document %+v", d)
@@ -343,7 +343,7 @@ func TestDocumentSchema(t *testing.T) {
 }
 
 // ValidateDocument checks d against the sweep schema in dir.
-func ValidateDocument(t *testing.T, d *Document, dir string) {
+func ValidateDocument(t *testing.T, d *report.SweepDocument, dir string) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, d); err != nil {

@@ -98,11 +98,11 @@ func TestTableReadsTheCatalog(t *testing.T) {
 	}
 }
 
-// TestDocPointFigureReadsBothVersions: a point of a version 2 document
+// TestSweepPointFigureReadsBothVersions: a point of a version 2 document
 // gives each figure from "figures", and its fixed figure fields (written
 // for this version only) hold the same values; a version 1 document from
 // before "figures" gives them from the fixed fields; both versions decode.
-func TestDocPointFigureReadsBothVersions(t *testing.T) {
+func TestSweepPointFigureReadsBothVersions(t *testing.T) {
 	s, runs := testSweep()
 	d := NewDocument(s, Aggregate(s, runs), Meta{})
 	fixed := []string{"rps", "mean", "sd", "min", "p50", "p99", "complete", "failed", "received_mbit_per_s", "sent_mbit_per_s",
@@ -128,7 +128,7 @@ func TestDocPointFigureReadsBothVersions(t *testing.T) {
 	raw := notStartedSweep(t)
 	for _, v := range []string{"1", "2"} {
 		doc := bytes.Replace(raw, []byte(`"schema_version": 2`), []byte(`"schema_version": `+v), 1)
-		if _, err := DecodeDocument("s.json", doc); err != nil {
+		if _, err := report.DecodeSweep("s.json", doc); err != nil {
 			t.Errorf("version %s: %v", v, err)
 		}
 	}
