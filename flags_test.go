@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/internal/targets"
 )
 
 const (
@@ -563,7 +564,7 @@ func TestReadPostFileTooBig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxPostFile + 1); err != nil { // sparse: no disk space used
+	if err := f.Truncate(targets.MaxPostFile + 1); err != nil { // sparse: no disk space used
 		t.Fatal(err)
 	}
 	f.Close()

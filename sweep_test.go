@@ -38,8 +38,8 @@ func TestSplitSweepArgs(t *testing.T) {
 	if !reflect.DeepEqual(sa.ab, wantAB) {
 		t.Errorf("ab options %q, want %q", sa.ab, wantAB)
 	}
-	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.repeat != "3" || sa.opts.csvFile != "f.csv" ||
-		time.Duration(sa.opts.pause) != 500*time.Millisecond {
+	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.Repeat != "3" || sa.opts.CSVFile != "f.csv" ||
+		time.Duration(sa.opts.Pause) != 500*time.Millisecond {
 		t.Errorf("sweep options %+v", sa)
 	}
 	if !reflect.DeepEqual(sa.targets, []string{"a=http://h/", "http://g/"}) {
@@ -140,7 +140,7 @@ func TestEverySweepOptionErrorIsOneLine(t *testing.T) {
 			t.Errorf("%q: status %d, stdout %q, stderr %q; want one line naming --%s, status 22", argv[1:], status, stdout, stderr, name)
 		}
 	}
-	newSweepFlagSet(new(sweepOptions)).VisitAll(func(f *pflag.Flag) {
+	sweep.NewFlagSet(new(sweep.OwnFlags)).VisitAll(func(f *pflag.Flag) {
 		bad, ok := badSweepValues[f.Name]
 		if !ok {
 			t.Errorf("--%s has no bad value in badSweepValues", f.Name)
@@ -193,27 +193,6 @@ func TestSweepPostBodyHeldOnce(t *testing.T) {
 	}
 	if live := maxLive.Load(); live >= 64<<20 {
 		t.Errorf("%d MiB live while a 30-32 MiB body was sent: more than one body held", live>>20)
-	}
-}
-
-// setPostBody holds the body once: Spec.Body is the request's tail.
-func TestSetPostBody(t *testing.T) {
-	o, _, done, _, stderr := parse(t, "ab", "-T", "x/y", testURL)
-	if done {
-		t.Fatal(stderr)
-	}
-	cfg := &o.Config
-	cfg.Spec.Method, cfg.Spec.HasBody = "POST", true
-	setPostBody(cfg, 100)
-	head := string(cfg.Request[:cfg.HeadLen])
-	if !strings.HasPrefix(head, "POST /f100.txt HTTP/1.0\r\nContent-length: 100\r\nContent-type: x/y\r\n") ||
-		len(cfg.Spec.Body) != 100 || &cfg.Spec.Body[0] != &cfg.Request[cfg.HeadLen] ||
-		string(cfg.Spec.Body[36:40]) != "\nabc" {
-		t.Errorf("request %q, body %q", cfg.Request, cfg.Spec.Body)
-	}
-	dropPostBody(cfg)
-	if cfg.Request != nil || cfg.Spec.Body != nil {
-		t.Error("the body outlived its run")
 	}
 }
 
