@@ -15,6 +15,7 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/abprint"
 	"gab/internal/dashboard"
 	"gab/internal/live"
 	"gab/internal/longopt"
@@ -397,8 +398,8 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 		return o, exitOK, true
 	}
 	if lo.help {
-		writeUsage(stdout, argv0)
-		io.WriteString(stdout, "\n"+trunkUsage+"\n")
+		abprint.WriteUsage(stdout, argv0)
+		io.WriteString(stdout, "\n"+abprint.TrunkUsage+"\n")
 		writeLongUsage(stdout, fs)
 		writeCommands(stdout, argv0) // commands.go; -h stays ab's usage and the long options
 		return o, exitOK, true
@@ -432,11 +433,11 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, stderr io.Writer) (status int, done bool) {
 	switch opt {
 	case 'V':
-		runcmd.WriteBanner(stdout, o.HTML)
+		abprint.WriteBanner(stdout, o.HTML)
 		return exitOK, true
 	case 'h':
-		writeUsage(stderr, o.Argv0)
-		io.WriteString(stderr, "\n"+trunkUsage+"\n")
+		abprint.WriteUsage(stderr, o.Argv0)
+		io.WriteString(stderr, "\n"+abprint.TrunkUsage+"\n")
 		writeLongUsage(stderr, st.fs)
 		return exitUsage, true
 	case 'n', 'k', 'r', 't', 's', 'c', 'b', 'l', 'v', 'B', 'X':
@@ -606,7 +607,7 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	cfg := &o.Config
 	usageError := func(format string, a ...any) (int, bool) {
 		fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{o.Argv0}, a...)...)
-		writeUsage(stderr, o.Argv0)
+		abprint.WriteUsage(stderr, o.Argv0)
 		return exitUsage, true
 	}
 	wantArgs := 1
@@ -988,59 +989,6 @@ func looksLikeIPAddress(s string) bool {
 // strerror is glibc's text for the errno inside err, else Go's text.
 func strerror(err error) string { return targets.Strerror(err) }
 
-// abUsage is ab's usage text; %s is argv[0] as given.
-const abUsage = `Usage: %s [options] [http[s]://]hostname[:port]/path
-Options are:
-    -n requests     Number of requests to perform
-    -c concurrency  Number of multiple requests to make at a time
-    -t timelimit    Seconds to max. to spend on benchmarking
-                    This implies -n 50000
-    -s timeout      Seconds to max. wait for each response
-                    Default is 30 seconds
-    -b windowsize   Size of TCP send/receive buffer, in bytes
-    -B address      Address to bind to when making outgoing connections
-    -p postfile     File containing data to POST. Remember also to set -T
-    -u putfile      File containing data to PUT. Remember also to set -T
-    -T content-type Content-type header to use for POST/PUT data, eg.
-                    'application/x-www-form-urlencoded'
-                    Default is 'text/plain'
-    -v verbosity    How much troubleshooting info to print
-    -w              Print out results in HTML tables
-    -i              Use HEAD instead of GET
-    -x attributes   String to insert as table attributes
-    -y attributes   String to insert as tr attributes
-    -z attributes   String to insert as td or th attributes
-    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
-    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip'
-                    Inserted after all normal header lines. (repeatable)
-    -A attribute    Add Basic WWW Authentication, the attributes
-                    are a colon separated username and password.
-    -P attribute    Add Basic Proxy Authentication, the attributes
-                    are a colon separated username and password.
-    -X proxy:port   Proxyserver and port number to use
-    -V              Print version number and exit
-    -k              Use HTTP KeepAlive feature
-    -d              Do not show percentiles served table.
-    -S              Do not show confidence estimators and warnings.
-    -q              Do not show progress when doing more than 150 requests
-    -l              Accept variable document length (use this for dynamic pages)
-    -g filename     Output collected data to gnuplot format file.
-    -e filename     Output CSV file with percentages served
-    -r              Don't exit on socket receive errors.
-    -m method       Method name
-    -h              Display usage information (this message)
-    -I              Disable TLS Server Name Indication (SNI) extension
-    -Z ciphersuite  Specify SSL/TLS cipher suite (See openssl ciphers)
-    -f protocol     Specify SSL/TLS protocol
-                    (SSL2, TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)
-    -E certfile     Specify optional client certificate chain and private key
-`
-
-// writeUsage prints ab's usage text exactly (it goes to stderr, exit 22).
-func writeUsage(w io.Writer, argv0 string) {
-	fmt.Fprintf(w, abUsage, argv0)
-}
-
 // writeLongUsage lists gab's long options (after ab's text, for -h), in
 // ab's layout: the option and its argument, then the description.
 func writeLongUsage(w io.Writer, fs *pflag.FlagSet) {
@@ -1143,7 +1091,7 @@ func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer
 		t, err := client.ParseURL(args[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: invalid URL\n", o.Argv0)
-			writeUsage(stderr, o.Argv0)
+			abprint.WriteUsage(stderr, o.Argv0)
 			return client.Target{}, exitUsage, true
 		}
 		base = t
@@ -1274,15 +1222,6 @@ func (o *cliOptions) checkTrunk(st *shortState, usageError func(string, ...any) 
 	cfg.ConnectDelay = time.Duration(st.rampDelay) * time.Millisecond
 	return exitOK, false
 }
-
-// trunkUsage lists httpd trunk's options that ab 2.3's usage text lacks; -h
-// and --help print it after ab 2.3's text, before gab's long options.
-const trunkUsage = `Options of the next ab (Apache httpd trunk):
-    -W workers      Number of worker threads: gab's event loops (at most -c)
-                    and the threads running Go code (GOMAXPROCS, unless --cpus)
-    -R rampdelay    Milliseconds in between each new connection when starting up
-    -Q              Do not show the "This is ApacheBench" banner
-`
 
 // jsonRequested reports --format json in argv (before the options are
 // parsed, so that an error in them can still be reported as a JSON document).

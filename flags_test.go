@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/internal/abprint"
 	"gab/internal/targets"
 )
 
@@ -30,7 +31,7 @@ func parse(t *testing.T, argv ...string) (o *cliOptions, status int, done bool, 
 
 func usageOf(argv0 string) string {
 	var b bytes.Buffer
-	writeUsage(&b, argv0)
+	abprint.WriteUsage(&b, argv0)
 	return b.String()
 }
 

@@ -101,7 +101,7 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if status, done := sw.prepare(); done {
 		return status
 	}
-	defer sw.live.CloseAfter(ctx, sw.out, sw.points[sweep.Points(sw.dims())[0]].Options.Live.MetricsLinger)
+	defer sw.live.CloseAfter(ctx, sw.out, sw.points[sweep.Points(sw.s.Dims())[0]].Options.Live.MetricsLinger)
 	return sw.finish(ctx, sw.measureAll(ctx))
 }
 
@@ -163,7 +163,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
 		return sw.usageError(err), true
 	}
-	if err := sweep.CheckRuns(sw.dims()); err != nil {
+	if err := sweep.CheckRuns(sw.s.Dims()); err != nil {
 		return sw.usageError(err), true
 	}
 	if s.Baseline != "" && !slices.ContainsFunc(s.Targets, func(t sweep.Target) bool { return t.Label == s.Baseline }) {
@@ -177,7 +177,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		return exitUsage, true
 	}
 	sw.points = map[sweep.Point]sweep.PointRun{}
-	points := sweep.Points(sw.dims())
+	points := sweep.Points(sw.s.Dims())
 	for _, pt := range points {
 		p, status := parsePoint(s, pt, sw.argv0, sw.sa.ab, so.Demo, stderr)
 		if p.Options == nil {
@@ -228,7 +228,7 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 	}
 	rn := &sweep.Runner{Settings: s, Points: sw.points, Meters: sw.meters, Verbose: sw.sa.verbose,
 		Out: sw.out, Stderr: sw.stderr, Live: sw.live, Status: sw.status}
-	loop := &sweep.Loop{Settings: s, Dims: sw.dims(), Lines: sw.stderr,
+	loop := &sweep.Loop{Settings: s, Dims: sw.s.Dims(), Lines: sw.stderr,
 		Before:  func(ctx context.Context, pt sweep.Point) error { return s.RunBefore(ctx, pt, sw.stderr) },
 		Measure: rn.Measure}
 	return loop.Run(ctx)
@@ -276,16 +276,6 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// dims are the lengths of the sweep's lists.
-func (sw *sweepRun) dims() sweep.Dims {
-	s := sw.s
-	d := sweep.Dims{Targets: len(s.Targets), Sizes: len(s.Sizes), Concurrency: len(s.Concurrency), Repeat: s.Repeat}
-	if s.Param != nil {
-		d.Params = len(s.Param.Values)
-	}
-	return d
 }
 
 // parsePoint builds a point's single-run command line and parses it with

@@ -29,7 +29,7 @@ func TestCapHintOnATerminal(t *testing.T) {
 	defer ptmx.Close()
 	defer tty.Close()
 	o, res := capResult()
-	CapHint(&SyncWriter{W: tty}, o, res)
+	capHint(&SyncWriter{W: tty}, o, res)
 	tty.Close()
 	got, _ := io.ReadAll(ptmx) // ends with EIO once the terminal side is closed
 	want := "gab: the run ended at ab's 50000-request cap of -t after 0.48 of 3 seconds; --no-cap lifts the cap"
@@ -42,12 +42,12 @@ func TestCapHintOnATerminal(t *testing.T) {
 func TestCapHintNotWithoutATerminal(t *testing.T) {
 	o, res := capResult()
 	var b bytes.Buffer
-	CapHint(&SyncWriter{W: &b}, o, res)
+	capHint(&SyncWriter{W: &b}, o, res)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	CapHint(&SyncWriter{W: w}, o, res)
+	capHint(&SyncWriter{W: w}, o, res)
 	w.Close()
 	piped, _ := io.ReadAll(r)
 	if b.Len() != 0 || len(piped) != 0 {
@@ -66,7 +66,7 @@ func TestCapHintNotWithoutATerminal(t *testing.T) {
 	} {
 		o, res := capResult()
 		change(o, res)
-		CapHint(&SyncWriter{W: tty}, o, res)
+		capHint(&SyncWriter{W: tty}, o, res)
 	}
 	tty.Close()
 	if got, _ := io.ReadAll(ptmx); len(got) != 0 {

@@ -40,7 +40,7 @@ func (o *Options) Conflict(target client.Target) string {
 	if msg := pipelineConflict(cfg); msg != "" {
 		return msg
 	}
-	if err := CheckStepInterval(o); err != nil {
+	if err := checkStepInterval(o); err != nil {
 		return err.Error()
 	}
 	return ""

@@ -17,7 +17,7 @@ import (
 	"gab/report"
 )
 
-// This file measures one run, for the plain run (main.go's runFlushed) and
+// This file measures one run, for the plain run (Run) and
 // for each of gab sweep's runs (internal/sweep's Runner) alike: the engine's run
 // between two readings of the client's CPU and of --server-pid's processes,
 // then the summary of every figure (report.Summarize).
@@ -83,7 +83,7 @@ func (m *Meter) serverCPU(client report.CPUUsage) (*report.ServerCPU, error) {
 		Client: client, Found: m.found, CPUs: cpus}, nil
 }
 
-// findServer gives m, without --server-pid, the server of a loopback URL:
+// FindServer gives m, without --server-pid, the server of a loopback URL:
 // the processes other than gab listening on its port (servercpu.Listening),
 // whose CPU is then measured as --server-pid's is, so that the verdicts
 // neither count it among the machine's other processes nor miss a core it
@@ -147,7 +147,7 @@ func FatalError(err error) *client.FatalError {
 	return fe
 }
 
-// summarize computes every figure of the run from what it measured (res must
+// Summarize computes every figure of the run from what it measured (res must
 // not be nil), with the command line's report options.
 func (ms *Measured) Summarize(o *Options, cmdline []string) *report.Run {
 	opts := ReportOptions(o, cmdline, ms.CPU, ms.Server)

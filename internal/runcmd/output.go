@@ -20,7 +20,7 @@ import (
 )
 
 // This file is gab's output after a run, chosen once from the command line
-// (NewOutput) and written from the run's record (report.Run): ab's report on
+// (newOutput) and written from the run's record (report.Run): ab's report on
 // stdout (text, or HTML with -w), then the tables beyond ab's (in text mode
 // the CGI table, --percentiles, rate mode's corrected tables, --extended and
 // --server-pid's lines; the warm-up and --fail-if lines after the HTML report
@@ -45,7 +45,7 @@ type Output struct {
 	sections report.Sections
 
 	// meter reads the client's CPU and --server-pid's over the run
-	// (measure.go); its start is the run's, or NewOutput's until the run.
+	// (measure.go); its start is the run's, or newOutput's until the run.
 	Meter Meter
 	// hlog is the --hlog file, created before the run.
 	hlog *os.File
@@ -54,8 +54,8 @@ type Output struct {
 	Failed *report.Run
 }
 
-// NewOutput chooses the outputs once the command line is parsed.
-func NewOutput(o *Options, cmdline []string) *Output {
+// newOutput chooses the outputs once the command line is parsed.
+func newOutput(o *Options, cmdline []string) *Output {
 	out := &Output{o: o, cmdline: cmdline, jsonStdout: o.Format == "json", Meter: Meter{Label: o.ServerLabel, started: time.Now()}}
 	if !out.jsonStdout && !o.HTML {
 		// each prints nothing where the run has no such figures
@@ -72,10 +72,10 @@ func NewOutput(o *Options, cmdline []string) *Output {
 // wantsJSON reports whether a JSON document is written anywhere.
 func (out *Output) wantsJSON() bool { return out.jsonStdout || out.o.JSONFile != "" }
 
-// prepare asks the engine for the figures beyond ab's when an output will
+// Prepare asks the engine for the figures beyond ab's when an output will
 // show them (rate mode gathers them anyway) and checks gab's own output
-// paths (conflicting options are refused with the command line, in
-// flags.go). It returns done with the exit status when gab must stop.
+// paths (conflicting options are refused with the command line, by
+// Conflict). It returns done with the exit status when gab must stop.
 func (out *Output) Prepare(stdout, stderr io.Writer, cfg *client.Config) (status int, done bool) {
 	// gab's own output files are checked before the first request, so that a
 	// long run does not end in an unwritable path (ab's -e and -g keep ab's
@@ -84,7 +84,7 @@ func (out *Output) Prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		msg := "gab: --json " + err.Error() + "\n"
 		io.WriteString(stderr, msg)
 		if out.jsonStdout {
-			// A stdout error is reported by runWith.
+			// A stdout error is reported by the root's runWith.
 			_ = report.WriteJSON(stdout, report.NotStarted(out.commandLine(), time.Now(), msg, ExitError))
 		}
 		return ExitError, true
@@ -95,7 +95,7 @@ func (out *Output) Prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 	}
 	// A --fail-if figure that needs the extended measurements (the
 	// catalog's Needs) turns them on.
-	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || WantsPerSecond(out.o) ||
+	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o) ||
 		slices.Contains(report.ThresholdNeeds(out.o.FailIf), report.NeedsExtended)
 	if cfg.Extended || out.o.HlogFile != "" {
 		cfg.Interval = TimelineInterval(out.o)
@@ -114,7 +114,7 @@ func (out *Output) Prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		if err != nil {
 			msg := "gab: " + err.Error() + "\n"
 			io.WriteString(stderr, msg)
-			// A stdout error is reported by runWith.
+			// A stdout error is reported by the root's runWith.
 			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.Meter.started, msg, ExitError))
 			return ExitError, true
 		}
@@ -182,7 +182,7 @@ func H2Only(cfg *client.Config, v int) int {
 	return v
 }
 
-// write writes every output of a finished run and returns gab's exit status
+// Write writes every output of a finished run and returns gab's exit status
 // so far (ExitOK, or the status of a failed write or of a failed --server-pid
 // reading, serverErr).
 func (out *Output) Write(stdout, stderr *SyncWriter, sum *report.Run, serverErr error, res *client.Result, loc *time.Location) int {
@@ -236,17 +236,17 @@ func (out *Output) Write(stdout, stderr *SyncWriter, sum *report.Run, serverErr 
 	return status
 }
 
-// fatal handles an error that ends gab after the command line was accepted
+// Fatal handles an error that ends gab after the command line was accepted
 // (ms is nil when the run never started). With --format json it prints ab's
 // message on stderr and, on stdout, the document with the error and whatever
 // was measured, in place of ab's "Total of N requests completed" line; it
 // returns done with the exit status. In text mode it only writes the --json
 // file and leaves the rest to the caller. The run's record with the error
-// stays in out.Failed for the pictures (DrawFailedRun).
+// stays in out.Failed for the pictures (drawFailedRun).
 func (out *Output) Fatal(stdout, stderr io.Writer, ms *Measured, err error) (status int, done bool) {
 	fe := FatalError(err)
 	var sum *report.Run
-	if ms != nil && ms.Res != nil && (out.hlog != nil || out.wantsJSON() || WantsPerSecond(out.o)) {
+	if ms != nil && ms.Res != nil && (out.hlog != nil || out.wantsJSON() || wantsPerSecond(out.o)) {
 		sum = ms.Summarize(out.o, out.cmdline)
 		sum.SetError(fe.Message, fe.Exit)
 		out.Failed = sum

@@ -49,9 +49,9 @@ func PictureError(what string, err error) error {
 	return errors.New(what + chart.Printable(err.Error()))
 }
 
-// WantsPerSecond reports whether the pictures need the engine's per-second
+// wantsPerSecond reports whether the pictures need the engine's per-second
 // counts (client.Config.Extended).
-func WantsPerSecond(o *Options) bool {
+func wantsPerSecond(o *Options) bool {
 	return o.PlotFile != "" || o.HTMLFile != "" || o.Dashboard != ""
 }
 
@@ -62,7 +62,7 @@ func WritePictures(ctx context.Context, o *Options, cmdline []string, res *clien
 	status := ExitOK
 	if o.Histogram && o.Format != "json" && !o.HTML {
 		if err := report.WriteHistogram(out, sum); err != nil {
-			return ExitError // a stdout error is reported by runWith
+			return ExitError // a stdout error is reported by the root's runWith
 		}
 	}
 	if drawFiles(ctx, o, cmdline, res, sum, errw, dash) != ExitOK {
@@ -96,11 +96,11 @@ func drawFiles(ctx context.Context, o *Options, cmdline []string, res *client.Re
 	return status
 }
 
-// DrawFailedRun writes the --plot and --html files of a run that ended in
+// drawFailedRun writes the --plot and --html files of a run that ended in
 // an error (-s's timeout, a receive error without -r) from what it
 // measured (sum: its record with the error), or says on stderr why there
 // are none; --dashboard's page (dash, nil without it) becomes that report.
-func DrawFailedRun(ctx context.Context, o *Options, cmdline []string, ms *Measured, sum *report.Run, errw io.Writer, dash *dashboard.Run) {
+func drawFailedRun(ctx context.Context, o *Options, cmdline []string, ms *Measured, sum *report.Run, errw io.Writer, dash *dashboard.Run) {
 	if o.PlotFile == "" && o.HTMLFile == "" && dash == nil {
 		return
 	}
@@ -131,12 +131,12 @@ func ChartOptions(o *Options, points int) report.ChartOptions {
 // else client.DefaultInterval. With a --rate schedule the default is
 // shortened until it divides the steps (report.StepInterval), so that no
 // interval holds two steps' requests (--interval is checked with the
-// command line: CheckStepInterval).
+// command line: checkStepInterval).
 func TimelineInterval(o *Options) time.Duration {
 	switch {
 	case o.Interval > 0:
 		return o.Interval
-	case !WantsPerSecond(o):
+	case !wantsPerSecond(o):
 		return stepInterval(o, client.DefaultInterval)
 	}
 	return stepInterval(o, max(client.MinInterval, (o.Config.TimeLimit/100).Truncate(client.MinInterval)))
@@ -144,7 +144,7 @@ func TimelineInterval(o *Options) time.Duration {
 
 // stepInterval is want, or with a --rate schedule the longest interval up
 // to it that divides the steps, else the steps' grain (report.StepGrain)
-// itself; want if neither does (CheckStepInterval refused such a schedule
+// itself; want if neither does (checkStepInterval refused such a schedule
 // with the command line).
 func stepInterval(o *Options, want time.Duration) time.Duration {
 	cfg := &o.Config
@@ -156,20 +156,20 @@ func stepInterval(o *Options, want time.Duration) time.Duration {
 	return want
 }
 
-// ShowsTimeline reports whether an output shows the latency timeline
+// showsTimeline reports whether an output shows the latency timeline
 // (output.prepare then sets client.Config.Interval).
-func ShowsTimeline(o *Options) bool {
+func showsTimeline(o *Options) bool {
 	return o.HlogFile != "" || o.Extended || o.Format == "json" || o.JSONFile != "" || o.PlotFile != "" || o.HTMLFile != ""
 }
 
-// CheckStepInterval refuses a --rate schedule whose steps the timeline's
+// checkStepInterval refuses a --rate schedule whose steps the timeline's
 // intervals cannot follow: a step's figures (rate.steps) are those of the
 // intervals that start in it, so every step boundary within the run must
 // be a whole number of intervals, --interval's or one of at least
 // client.MinInterval.
-func CheckStepInterval(o *Options) error {
+func checkStepInterval(o *Options) error {
 	cfg := &o.Config
-	if len(cfg.RateSchedule) == 0 || !ShowsTimeline(o) {
+	if len(cfg.RateSchedule) == 0 || !showsTimeline(o) {
 		return nil
 	}
 	grain := report.StepGrain(cfg.RateSchedule, cfg.TimeLimit)
@@ -196,17 +196,17 @@ func CheckStepInterval(o *Options) error {
 // (each is a few bytes of SVG path).
 const HTMLPointLimit = 8_000
 
-// HTMLTitle is the HTML report's title.
-func HTMLTitle(o *Options) string { return "gab: " + o.Config.Target.Host + o.Config.Target.Path }
+// htmlTitle is the HTML report's title.
+func htmlTitle(o *Options) string { return "gab: " + o.Config.Target.Host + o.Config.Target.Path }
 
 // htmlRun makes a finished run's HTML report, writes it to --html's file
 // and hands the same bytes to the dashboard (dash; nil without one).
 func htmlRun(o *Options, cmdline []string, res *client.Result, sum *report.Run, dash *dashboard.Run) error {
 	d := report.RunChartData(sum, res, ChartOptions(o, HTMLPointLimit))
 	page := &report.Page{
-		Title:  HTMLTitle(o),
+		Title:  htmlTitle(o),
 		Runs:   []report.PageRun{{Doc: sum, Chart: d}},
-		Figure: chart.RunFigure(CommandTitle(cmdline), []*chart.Data{d}),
+		Figure: chart.RunFigure(commandTitle(cmdline), []*chart.Data{d}),
 	}
 	var b bytes.Buffer
 	if err := report.WriteHTMLPage(&b, page); err != nil {
@@ -231,12 +231,12 @@ func plotRun(ctx context.Context, o *Options, cmdline []string, res *client.Resu
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
 	d := report.RunChartData(sum, res, ChartOptions(o, plotPointLimit))
-	return DrawPlot(ctx, image, chart.RunFigure(CommandTitle(cmdline), []*chart.Data{d}))
+	return DrawPlot(ctx, image, chart.RunFigure(commandTitle(cmdline), []*chart.Data{d}))
 }
 
-// CommandTitle is a chart title from the command line (cmdline: its
+// commandTitle is a chart title from the command line (cmdline: its
 // credentials hidden already).
-func CommandTitle(cmdline []string) string {
+func commandTitle(cmdline []string) string {
 	a := cmdline
 	if len(a) > 0 {
 		a = append([]string{"gab"}, a[1:]...)

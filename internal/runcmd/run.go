@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
+
+	"golang.org/x/term"
 
 	"gab/client"
 	"gab/internal/abprint"
@@ -108,7 +111,7 @@ func (r *plainRun) setup() (status int, done bool) {
 		sinkErr, cfg.Live = r.live, true
 	}
 	cfg.Events = abprint.NewSink(r.textw, sinkErr, o.Config.Verbosity, o.Progress)
-	r.output = NewOutput(o, r.cmdline)
+	r.output = newOutput(o, r.cmdline)
 	if status, done := r.output.Prepare(out, errw, cfg); done {
 		return status, true
 	}
@@ -134,7 +137,7 @@ func (r *plainRun) announce(ctx context.Context) (status int, done bool) {
 	// (which "Benchmarking ... (be patient)..." would leave unfinished).
 	NoteStartAt(r.errw, o.StartAt, time.Now())
 	if !o.NoBanner {
-		WriteBanner(textw, o.HTML)
+		abprint.WriteBanner(textw, o.HTML)
 	}
 	if !o.HTML {
 		fmt.Fprintf(textw, "Benchmarking %s ", cfg.Target.Host)
@@ -196,7 +199,7 @@ func (r *plainRun) measure(ctx context.Context) (ms *Measured, status int, done 
 			status = fatal(r.out, r.errw, ms.Err, completed)
 		}
 		// After ab's message: the pictures of what the run measured.
-		DrawFailedRun(ctx, r.o, r.cmdline, ms, r.output.Failed, r.errw, r.dash)
+		drawFailedRun(ctx, r.o, r.cmdline, ms, r.output.Failed, r.errw, r.dash)
 		return ms, status, true
 	}
 	if ms.Res.Ending != client.EndInterrupted {
@@ -226,16 +229,16 @@ func (r *plainRun) report(ctx context.Context, ms *Measured) int {
 	if res.Ending == client.EndInterrupted {
 		return ExitError
 	}
-	CapHint(r.errw, o, res)
+	capHint(r.errw, o, res)
 	if sum.ThresholdsFailed() {
 		return threshold.ExitStatus
 	}
 	return ExitOK
 }
 
-// OpenLive opens the live outputs of o (stdout: where --live - writes;
+// openLive opens the live outputs of o (stdout: where --live - writes;
 // closing bounds the wait for them after the run).
-func OpenLive(o *Options, stdout, stderr io.Writer, closing time.Duration) (*live.Outputs, error) {
+func openLive(o *Options, stdout, stderr io.Writer, closing time.Duration) (*live.Outputs, error) {
 	runID := ""
 	if o.Shard != nil {
 		runID = o.Shard.RunID
@@ -258,7 +261,7 @@ func (r *plainRun) startLive(stdout io.Writer) (status int, done bool) {
 	if stdout == nil {
 		stdout = r.out
 	}
-	l, err := OpenLive(o, stdout, r.errw, r.hooks.LiveClosing)
+	l, err := openLive(o, stdout, r.errw, r.hooks.LiveClosing)
 	if err != nil {
 		fmt.Fprintf(r.errw, "gab: %v\n", err)
 		return ExitError, true
@@ -267,8 +270,8 @@ func (r *plainRun) startLive(stdout io.Writer) (status int, done bool) {
 	if o.Dashboard != "" {
 		// The page's script asks for the state about twice an interval, at
 		// most 4 times a second.
-		d, err := dashboard.Start(dashboard.RunConfig{Addr: o.Dashboard, Linger: o.DashboardLinger, Title: HTMLTitle(o),
-			Figure: CommandTitle(r.cmdline), Charts: ChartOptions(o, HTMLPointLimit),
+		d, err := dashboard.Start(dashboard.RunConfig{Addr: o.Dashboard, Linger: o.DashboardLinger, Title: htmlTitle(o),
+			Figure: commandTitle(r.cmdline), Charts: ChartOptions(o, HTMLPointLimit),
 			Refresh: max(TimelineInterval(o)/2, 250*time.Millisecond), Stderr: r.errw})
 		if err != nil {
 			fmt.Fprintf(r.errw, "gab: --dashboard %s: %v\n", o.Dashboard, err)
@@ -299,7 +302,7 @@ func (r *plainRun) closeLive(ctx context.Context) {
 // how long. ab has no such wait; when stderr is not a terminal nothing is
 // written (scripts see ab's output).
 func NoteStartAt(stderr io.Writer, at, now time.Time) {
-	if at.IsZero() || !IsTerminal(stderr) {
+	if at.IsZero() || !isTerminal(stderr) {
 		return
 	}
 	fmt.Fprintf(stderr, "gab: waiting until %s (in %s) for --start-at\n", at.UTC().Format(time.RFC3339Nano), shard.AheadText(at.Sub(now)))
@@ -316,26 +319,9 @@ func fatal(out, errw io.Writer, err error, completed int) int {
 	return fe.Exit
 }
 
-// WriteBanner prints ab's banner (-V, and the start of every run); -w before
-// -V gives its HTML form, whose last <p> is never closed.
-func WriteBanner(w io.Writer, html bool) {
-	if html {
-		io.WriteString(w, "<p>\n"+
-			" This is ApacheBench, Version 2.3 <i>&lt;$Revision$&gt;</i><br>\n"+
-			" Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/<br>\n"+
-			" Licensed to The Apache Software Foundation, http://www.apache.org/<br>\n"+
-			"</p>\n<p>\n")
-		return
-	}
-	io.WriteString(w, "This is ApacheBench, Version 2.3 <$Revision$>\n"+
-		"Copyright 1996 Adam Twiss, Zeus Technology Ltd, http://www.zeustech.net/\n"+
-		"Licensed to The Apache Software Foundation, http://www.apache.org/\n"+
-		"\n")
-}
-
 // SubcommandLive opens the live outputs of gab sweep or gab capacity (cmd)
 // from a run's options o: every run they make streams as a run of its own,
-// named by its step or point (closing: OpenLive's). --live - is refused:
+// named by its step or point (closing: openLive's). --live - is refused:
 // their table is stdout's.
 func SubcommandLive(o *Options, cmd string, stderr io.Writer, closing time.Duration) (l *live.Outputs, status int, done bool) {
 	if !o.Live.Any() {
@@ -345,10 +331,32 @@ func SubcommandLive(o *Options, cmd string, stderr io.Writer, closing time.Durat
 		fmt.Fprintf(stderr, "%s: --live - needs stdout, where the table goes: give --live a file\n", cmd)
 		return nil, ExitUsage, true
 	}
-	l, err := OpenLive(o, nil, stderr, closing)
+	l, err := openLive(o, nil, stderr, closing)
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return nil, ExitError, true
 	}
 	return l, ExitOK, false
+}
+
+// capHint tells a user at a terminal that -t's run ended at ab's 50,000-request
+// cap rather than at the time limit, and how to lift it. ab says nothing, and
+// neither does gab when stderr is not a terminal (scripts see ab's output).
+func capHint(stderr io.Writer, o *Options, res *client.Result) {
+	cfg := &o.Config
+	if cfg.TimeLimit <= 0 || o.NoCap || cfg.Requests != TimeLimitRequests ||
+		res.Ending != client.EndCompleted || res.Complete != TimeLimitRequests || !isTerminal(stderr) {
+		return
+	}
+	fmt.Fprintf(stderr, "gab: the run ended at ab's %d-request cap of -t after %.2f of %g seconds; --no-cap lifts the cap\n",
+		TimeLimitRequests, res.Elapsed.Seconds(), cfg.TimeLimit.Seconds())
+}
+
+// isTerminal reports whether w is a terminal (through gab's stderr wrapper).
+func isTerminal(w io.Writer) bool {
+	if sw, ok := w.(*SyncWriter); ok {
+		w = sw.W
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
