@@ -29,57 +29,22 @@ import (
 // then report.Summarize and the run's JSON document), and internal/sweep turns
 // the runs into statistics, a table, a CSV file and a JSON document.
 
-// sweepArgs are the sweep's command line, split.
-type sweepArgs struct {
-	ab          []string  // ab's options for every run (no -c)
-	concurrency string    // -c's list ("" when not given)
-	shortSeen   [256]bool // ab's options given that take a value
-	verbose     bool      // -v given
-	targets     []string
-	opts        sweep.OwnFlags
-}
-
 // splitSweepArgs separates ab's options, -c's list, the sweep's long options
-// and the targets. ab's options follow ab's grammar (clusters, attached or
-// separate values); long options may come anywhere, short ones only before
-// the first target.
-func splitSweepArgs(args []string) (*sweepArgs, error) {
-	sa := &sweepArgs{}
+// and the targets (sweep.Args). ab's options follow ab's grammar (clusters,
+// attached or separate values); long options may come anywhere, short ones
+// only before the first target.
+func splitSweepArgs(args []string) (*sweep.Args, error) {
+	sa := &sweep.Args{}
 	var err error
-	sa.ab, sa.targets, err = splitSubArgs(args, subArgRules{
-		own:  sweep.NewFlagSet(&sa.opts),
-		long: sweep.LongOption,
-		flag: func(c byte) (bool, error) {
-			switch c {
-			case 'h':
-				sa.opts.Help = true
-				return true, nil
-			case 'w', 'V':
-				return false, fmt.Errorf("-%c does not apply to gab sweep", c)
-			}
-			return false, nil
-		},
-		value: func(c byte, value string) (bool, error) {
-			sa.shortSeen[c] = true
-			switch c {
-			case 'c':
-				sa.concurrency = value
-				return false, nil
-			case 'e', 'g', 'x', 'y', 'z':
-				return false, fmt.Errorf("-%c does not apply to gab sweep (each run would overwrite it; see --csv and --json)", c)
-			case 'v':
-				sa.verbose = true
-			}
-			return true, nil
-		},
-	})
+	sa.AB, sa.Targets, err = splitSubArgs(args, subArgRules{own: sweep.NewFlagSet(&sa.Own), long: sweep.LongOption,
+		flag: sa.ShortFlag, value: sa.ShortValue})
 	if err != nil {
 		return nil, err
 	}
 	return sa, nil
 }
 
-// sweepMain is gab sweep, phase by phase: the command line (settings), what
+// sweepMain is gab sweep, phase by phase: the command line, what
 // must hold before the first request (prepare), the runs (measureAll) and the
 // outputs (finish).
 func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.Writer) int {
@@ -88,13 +53,14 @@ func sweepMain(ctx context.Context, argv []string, out *bufio.Writer, stderr io.
 	if err != nil {
 		return sw.usageError(err)
 	}
-	if sa.opts.Help {
+	if sa.Own.Help {
 		fmt.Fprintf(out, sweep.Usage, sw.argv0)
 		fmt.Fprint(out, sweep.NewFlagSet(&sweep.OwnFlags{}).FlagUsages())
 		return exitOK
 	}
 	sw.sa = sa
-	if err := sw.settings(); err != nil {
+	o := sa.Options() // checked by sweep.Options.Settings
+	if sw.s, err = o.Settings(); err != nil {
 		return sw.usageError(err)
 	}
 	defer sw.close()
@@ -111,7 +77,7 @@ type sweepRun struct {
 	argv0    string
 	out      *bufio.Writer
 	stderr   io.Writer
-	sa       *sweepArgs
+	sa       *sweep.Args
 	s        *sweep.Settings
 	meters   map[int]runcmd.Meter // by target (none without --server-pid)
 	points   map[sweep.Point]sweep.PointRun
@@ -129,23 +95,14 @@ func (sw *sweepRun) usageError(err error) int {
 	return exitUsage
 }
 
-// settings checks the sweep's options and reads its lists
-// (sweep.Options.Settings).
-func (sw *sweepRun) settings() error {
-	o := sw.sa.opts.Options(sw.sa.concurrency, sw.sa.shortSeen['n'] || sw.sa.shortSeen['t'], len(sw.sa.targets))
-	var err error
-	sw.s, err = o.Settings()
-	return err
-}
-
 // prepare does what must hold before the first request: the targets (the
 // --demo server started), --server-pid's processes, every point's command
 // line parsed (so a bad option or URL, or -c above -n, stops the sweep as it
 // stops ab), the pictures' paths checked and the files created. done says
 // the sweep must exit with status.
 func (sw *sweepRun) prepare() (status int, done bool) {
-	s, so, stderr := sw.s, &sw.sa.opts, sw.stderr
-	targetArgs := sw.sa.targets
+	s, so, stderr := sw.s, &sw.sa.Own, sw.stderr
+	targetArgs := sw.sa.Targets
 	if so.Demo {
 		base, stop, err := startDemoServer(nil)
 		if err != nil {
@@ -179,7 +136,7 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 	sw.points = map[sweep.Point]sweep.PointRun{}
 	points := sweep.Points(sw.s.Dims())
 	for _, pt := range points {
-		p, status := parsePoint(s, pt, sw.argv0, sw.sa.ab, so.Demo, stderr)
+		p, status := parsePoint(s, pt, sw.argv0, sw.sa.AB, so.Demo, stderr)
 		if p.Options == nil {
 			return status, true
 		}
@@ -220,13 +177,13 @@ func (sw *sweepRun) close() {
 // as a single run is (sweep.Runner).
 func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 	s := sw.s
-	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.verbose {
+	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.Verbose {
 		sw.status = abprint.NewStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
 		defer func() { sw.status.Stop(); sw.stderr, sw.status = stderr, nil }()
 	}
-	rn := &sweep.Runner{Settings: s, Points: sw.points, Meters: sw.meters, Verbose: sw.sa.verbose,
+	rn := &sweep.Runner{Settings: s, Points: sw.points, Meters: sw.meters, Verbose: sw.sa.Verbose,
 		Out: sw.out, Stderr: sw.stderr, Live: sw.live, Status: sw.status}
 	loop := &sweep.Loop{Settings: s, Dims: sw.s.Dims(), Lines: sw.stderr,
 		Before:  func(ctx context.Context, pt sweep.Point) error { return s.RunBefore(ctx, pt, sw.stderr) },
@@ -237,9 +194,9 @@ func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
 // finish writes the outputs (the table, the runs' errors, --csv, --json,
 // --plot, --html) and returns the sweep's exit status.
 func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
-	s, so, out, stderr := sw.s, &sw.sa.opts, sw.out, sw.stderr
+	s, so, out, stderr := sw.s, &sw.sa.Own, sw.out, sw.stderr
 	results := sweep.Aggregate(s, m.Runs)
-	if sw.sa.verbose {
+	if sw.sa.Verbose {
 		fmt.Fprintln(out)
 	}
 	complete := !m.Interrupted && m.BeforeErr == nil
@@ -264,15 +221,8 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 	if msg := sweep.StoppedAtMax(s, results); msg != "" {
 		fmt.Fprintf(stderr, "%s sweep: %s\n", sw.argv0, msg)
 	}
-	switch {
-	case m.BeforeErr != nil:
-		fmt.Fprintf(stderr, "%s sweep: %v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete\n", sw.argv0, m.BeforeErr, len(m.Runs), m.Planned)
-		return exitError
-	case m.Interrupted:
-		fmt.Fprintf(stderr, "%s sweep: interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete\n", sw.argv0, len(m.Runs), m.Planned)
-		return exitError
-	case m.Fatal > 0:
-		fmt.Fprintf(stderr, "%s sweep: %d of %d runs ended with an error (see the table's notes)\n", sw.argv0, m.Fatal, m.Planned)
+	if msg := m.Ending(); msg != "" {
+		fmt.Fprintf(stderr, "%s sweep: %s\n", sw.argv0, msg)
 		return exitError
 	}
 	return exitOK
@@ -310,24 +260,9 @@ func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, de
 		}
 		return sweep.PointRun{}, status
 	}
-	o.Config.RampUp = s.Ramp
-	if o.Config.TimeLimit > 0 {
-		o.Config.TimeLimit += s.Ramp // -t is the measured time, after the ramp-up
-	}
-	if demo {
-		o.Config.NoSpin = true // the built-in server runs on gab's own cores
-		o.Demo = true          // its verdicts: the server runs inside gab
-	}
-	if s.SizeOption == "--post-sizes" {
-		spec := &o.Config.Spec
-		if spec.HasBody || spec.Method != "GET" {
-			fmt.Fprintf(stderr, "%s sweep: --post-sizes cannot be used with -p, -u, -i or -m (it POSTs a generated body)\n", argv0)
-			return sweep.PointRun{}, exitUsage
-		}
-		// The request and its body are built just before each run
-		// (setPostBody), so that only one run's body is in memory.
-		spec.Method, spec.Body, spec.HasBody = "POST", nil, true
-		o.Config.Request, o.Config.HeadLen = nil, 0
+	if err := s.ForPoint(&o.Options, demo); err != nil {
+		fmt.Fprintf(stderr, "%s sweep: %v\n", argv0, err)
+		return sweep.PointRun{}, exitUsage
 	}
 	return sweep.PointRun{Options: &o.Options, CommandLine: redactCredentials(argv)}, exitOK
 }

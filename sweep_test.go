@@ -35,19 +35,19 @@ func TestSplitSweepArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAB := []string{"-k", "-n", "100", "-H", "X: --y", "--http1.1", "-v", "2"}
-	if !reflect.DeepEqual(sa.ab, wantAB) {
-		t.Errorf("ab options %q, want %q", sa.ab, wantAB)
+	if !reflect.DeepEqual(sa.AB, wantAB) {
+		t.Errorf("ab options %q, want %q", sa.AB, wantAB)
 	}
-	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.Repeat != "3" || sa.opts.CSVFile != "f.csv" ||
-		time.Duration(sa.opts.Pause) != 500*time.Millisecond {
+	if sa.Concurrency != "1,10" || !sa.Verbose || sa.Own.Repeat != "3" || sa.Own.CSVFile != "f.csv" ||
+		time.Duration(sa.Own.Pause) != 500*time.Millisecond {
 		t.Errorf("sweep options %+v", sa)
 	}
-	if !reflect.DeepEqual(sa.targets, []string{"a=http://h/", "http://g/"}) {
-		t.Errorf("targets %q", sa.targets)
+	if !reflect.DeepEqual(sa.Targets, []string{"a=http://h/", "http://g/"}) {
+		t.Errorf("targets %q", sa.Targets)
 	}
 	// -c attached inside a cluster, and the last -c wins as in ab.
 	sa, err = splitSweepArgs([]string{"-c", "5", "-kic10,20", "--", "-odd"})
-	if err != nil || sa.concurrency != "10,20" || !reflect.DeepEqual(sa.ab, []string{"-ki"}) || sa.targets[0] != "-odd" {
+	if err != nil || sa.Concurrency != "10,20" || !reflect.DeepEqual(sa.AB, []string{"-ki"}) || sa.Targets[0] != "-odd" {
 		t.Errorf("cluster: %+v, %v", sa, err)
 	}
 }
@@ -392,7 +392,7 @@ func FuzzSplitSweepArgs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, target := range sa.targets {
+		for _, target := range sa.Targets {
 			found := false
 			for _, a := range args {
 				found = found || a == target
@@ -402,8 +402,8 @@ func FuzzSplitSweepArgs(f *testing.F) {
 			}
 		}
 		// An attached value (-n100) becomes two words (-n 100), nothing more.
-		if len(sa.ab)+len(sa.targets) > 2*len(args) {
-			t.Fatalf("%q: too many words out (%q, %q)", args, sa.ab, sa.targets)
+		if len(sa.AB)+len(sa.Targets) > 2*len(args) {
+			t.Fatalf("%q: too many words out (%q, %q)", args, sa.AB, sa.Targets)
 		}
 	})
 }

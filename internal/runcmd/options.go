@@ -1,9 +1,11 @@
-// Package runcmd is one run of ab's command line once it is parsed: the
-// options the root's flags.go fills (Options), the measurement between the
-// CPU meters' readings (MeasureRun), and the outputs after it: ab's report,
-// the tables beyond ab's, the -e and -g files, the JSON document, --hlog and
-// the pictures (--plot, --html, --histogram). gab sweep and gab capacity
-// measure each of their runs through it too.
+// Package runcmd is one run of ab's command line once it is parsed (Run:
+// ab's sequence from the banner to the report): the options the root's
+// flags.go fills (Options) and the combinations it refuses (Conflict), the
+// measurement between the CPU meters' readings (MeasureRun), and the outputs
+// after it: ab's report, the tables beyond ab's, the -e and -g files, the
+// JSON document, --hlog, the pictures (--plot, --html, --histogram) and the
+// live outputs. gab sweep and gab capacity measure each of their runs
+// through MeasureRun too.
 package runcmd
 
 import (

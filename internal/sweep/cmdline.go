@@ -69,14 +69,54 @@ Limits: at most 100 targets and 100 values per list; at most 10000 runs
 Sweep options:
 `
 
-// Options are the sweep's options to check (Options.Settings): f's, with
-// -c's list (concurrency), whether -n or -t was given (nOrT) and the number
-// of targets.
-func (f *OwnFlags) Options(concurrency string, nOrT bool, targets int) Options {
-	return Options{Concurrency: concurrency, Sizes: f.Sizes, PostSizes: f.PostSizes, Repeat: f.Repeat, CI: f.CI,
+// Args are gab sweep's command line, split by the root (ab's grammar for
+// the short options, which come before the first target; long options
+// anywhere).
+type Args struct {
+	AB          []string  // ab's options for every run (no -c)
+	Concurrency string    // -c's list ("" when not given)
+	ShortSeen   [256]bool // ab's options given that take a value
+	Verbose     bool      // -v given
+	Targets     []string
+	Own         OwnFlags
+}
+
+// ShortFlag sees one of ab's options without a value: handled keeps it from
+// the runs' command line.
+func (a *Args) ShortFlag(c byte) (handled bool, err error) {
+	switch c {
+	case 'h':
+		a.Own.Help = true
+		return true, nil
+	case 'w', 'V':
+		return false, fmt.Errorf("-%c does not apply to gab sweep", c)
+	}
+	return false, nil
+}
+
+// ShortValue sees one of ab's options with its value: pass puts both on the
+// runs' command line.
+func (a *Args) ShortValue(c byte, value string) (pass bool, err error) {
+	a.ShortSeen[c] = true
+	switch c {
+	case 'c':
+		a.Concurrency = value
+		return false, nil
+	case 'e', 'g', 'x', 'y', 'z':
+		return false, fmt.Errorf("-%c does not apply to gab sweep (each run would overwrite it; see --csv and --json)", c)
+	case 'v':
+		a.Verbose = true
+	}
+	return true, nil
+}
+
+// Options are the sweep's options to check (Options.Settings).
+func (a *Args) Options() Options {
+	f, nOrT := &a.Own, a.ShortSeen['n'] || a.ShortSeen['t']
+	return Options{Concurrency: a.Concurrency, Sizes: f.Sizes, PostSizes: f.PostSizes, Repeat: f.Repeat, CI: f.CI,
 		Pause: time.Duration(f.Pause), Ramp: time.Duration(f.Ramp), MaxCVPercent: f.MaxCVPercent,
 		Order: f.Order, Seed: f.Seed, Deviation: f.Deviation, Baseline: f.Baseline, Param: f.Param, Before: f.Before,
-		RequestsPerConn: f.RequestsPerConn, NOrT: nOrT, Demo: f.Demo, Targets: targets, ServerPIDs: len(f.ServerPIDs)}
+		RequestsPerConn: f.RequestsPerConn, NOrT: nOrT, Demo: f.Demo, Targets: len(a.Targets), ServerPIDs: len(f.ServerPIDs)}
 }
 
 // LongOption refuses an ab long option that does not apply to gab sweep

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -25,6 +26,46 @@ import (
 type PointRun struct {
 	Options     *runcmd.Options
 	CommandLine []string // the command line with -A and -P hidden, as its JSON document shows it
+}
+
+// ForPoint makes a point's parsed command line, o, the sweep's: the ramp-up
+// (-t is the measured time, after it), --demo's server inside gab, and
+// --post-sizes' generated body (built just before each run).
+func (s *Settings) ForPoint(o *runcmd.Options, demo bool) error {
+	o.Config.RampUp = s.Ramp
+	if o.Config.TimeLimit > 0 {
+		o.Config.TimeLimit += s.Ramp // -t is the measured time, after the ramp-up
+	}
+	if demo {
+		o.Config.NoSpin = true // the built-in server runs on gab's own cores
+		o.Demo = true          // its verdicts: the server runs inside gab
+	}
+	if s.SizeOption == "--post-sizes" {
+		spec := &o.Config.Spec
+		if spec.HasBody || spec.Method != "GET" {
+			return errors.New("--post-sizes cannot be used with -p, -u, -i or -m (it POSTs a generated body)")
+		}
+		// The request and its body are built just before each run
+		// (setPostBody), so that only one run's body is in memory.
+		spec.Method, spec.Body, spec.HasBody = "POST", nil, true
+		o.Config.Request, o.Config.HeadLen = nil, 0
+	}
+	return nil
+}
+
+// Ending is why the sweep's runs m end gab sweep with an error ("": they
+// do not): an error of --before, an interruption, or runs that ended in an
+// error.
+func (m *Runs) Ending() string {
+	switch {
+	case m.BeforeErr != nil:
+		return fmt.Sprintf("%v; stopped after %d of %d runs, the outputs hold what was measured, marked incomplete", m.BeforeErr, len(m.Runs), m.Planned)
+	case m.Interrupted:
+		return fmt.Sprintf("interrupted after %d of %d runs; the outputs hold what was measured, marked incomplete", len(m.Runs), m.Planned)
+	case m.Fatal > 0:
+		return fmt.Sprintf("%d of %d runs ended with an error (see the table's notes)", m.Fatal, m.Planned)
+	}
+	return ""
 }
 
 // Runner measures the sweep's runs (Loop.Measure), each as a single run is
