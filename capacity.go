@@ -18,13 +18,14 @@ import (
 	"gab/internal/chart"
 	"gab/internal/live"
 	"gab/internal/outfile"
+	"gab/internal/runcmd"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
 	"gab/report"
 )
 
 // This file is gab capacity's command line: its options and targets, each
-// step measured as a single run is (measureRun, passed to the session), and
+// step measured as a single run is (runcmd.MeasureRun, passed to the session), and
 // the outputs. The search, the steps' figures and verdicts, the document
 // and its pictures are internal/capacity's.
 
@@ -111,7 +112,7 @@ func capacityMain(ctx context.Context, argv []string, out *bufio.Writer, stderr 
 	if cpus := opts[0].CPUs; cpus > 0 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cpus))
 	}
-	lv, status, done := subcommandLive(opts[0], argv0+" capacity", stderr)
+	lv, status, done := runcmd.SubcommandLive(&opts[0].Options, argv0+" capacity", stderr, liveClosing)
 	if done {
 		return status
 	}
@@ -154,7 +155,7 @@ func capacitySession(ca *capacityArgs, s *capacity.Settings, argv0 string) (*cap
 }
 
 // capacityMeasure is the session's Measure: a step of target i measured
-// as a single run is (measureRun between the meters' readings: the
+// as a single run is (runcmd.MeasureRun between the meters' readings: the
 // client's CPU, and the server's of --server-pid or found listening on a
 // loopback URL's port), summarized with the step's settings and streamed
 // to the live outputs as a run of its own.
@@ -168,28 +169,28 @@ func capacityMeasure(opts []*cliOptions, lv *live.Outputs) func(context.Context,
 			}
 		}()
 		runner, err := client.New(cfg)
-		meter := runMeter{label: o.ServerLabel}
+		meter := runcmd.Meter{Label: o.ServerLabel}
 		if err == nil && len(o.ServerPIDs) > 0 {
-			meter.server, err = servercpu.New(o.ServerPIDs)
+			meter.Server, err = servercpu.New(o.ServerPIDs)
 		}
 		if err != nil {
 			m.Err = err.Error()
 			return m
 		}
-		meter.findServer(&cfg)
+		meter.FindServer(&cfg)
 		begin, sched := time.Now(), report.ReadSched()
-		ms := measureRun(ctx, runner, &meter)
+		ms := runcmd.MeasureRun(ctx, runner, &meter)
 		m.Wall, m.Sched = time.Since(begin), report.ReadSched().P99Since(sched)
-		m.Result, m.CPU, m.Server = ms.res, ms.cpu, ms.server
-		if ms.err != nil {
-			m.Err = strings.TrimSpace(fatalError(ms.err).Message)
-		} else if ms.serverErr != nil {
-			m.Err = ms.serverErr.Error()
+		m.Result, m.CPU, m.Server = ms.Res, ms.CPU, ms.Server
+		if ms.Err != nil {
+			m.Err = strings.TrimSpace(runcmd.FatalError(ms.Err).Message)
+		} else if ms.ServerErr != nil {
+			m.Err = ms.ServerErr.Error()
 		}
-		if ms.res != nil {
+		if ms.Res != nil {
 			so := *o
 			so.Config = cfg // the step's connections and rate
-			m.Run = ms.summarize(&so, nil)
+			m.Run = ms.Summarize(&so.Options, nil)
 		}
 		return m
 	}
@@ -231,8 +232,8 @@ func firstLine(s string) string {
 // report into html, each when named.
 func capacityPictures(ctx context.Context, plot, html string, d *report.CapacityDocument) error {
 	if plot != "" {
-		if err := drawPlot(context.WithoutCancel(ctx), plot, capacity.Figure(d)); err != nil {
-			return pictureError("--plot: ", err)
+		if err := runcmd.DrawPlot(context.WithoutCancel(ctx), plot, capacity.Figure(d)); err != nil {
+			return runcmd.PictureError("--plot: ", err)
 		}
 	}
 	if html == "" {
@@ -310,7 +311,7 @@ func compareCapacities(names []string, raw []byte, format string, stdout, stderr
 		}
 		all = append(all, rows)
 	}
-	out := newBufferedWriter(stdout)
+	out := runcmd.NewBufferedWriter(stdout)
 	err = capacity.WriteComparison(out, format, names, all)
 	return flushStdout(out, err, "compare", stderr)
 }

@@ -10,8 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"gab/internal/docfile"
-	"gab/internal/live"
+	"gab/internal/runcmd"
 )
 
 // This file is gab's table of subcommands (gab WORD ...) and what they share:
@@ -58,7 +57,7 @@ func buffered(main func(ctx context.Context, argv []string, out *bufio.Writer, s
 
 // flushStdout ends gab NAME's output: it flushes out unless writing failed
 // already (err), and a write error is one line on stderr and exit status 1.
-func flushStdout(out *syncWriter, err error, name string, stderr io.Writer) int {
+func flushStdout(out *runcmd.SyncWriter, err error, name string, stderr io.Writer) int {
 	if err == nil {
 		err = out.Flush()
 	}
@@ -152,30 +151,6 @@ func subcommandOptionError(err error) error {
 	}
 	return longOptionError(err)
 }
-
-// subcommandLive opens the live outputs of gab sweep or gab capacity (cmd)
-// from a run's options o: every run they make streams as a run of its own,
-// named by its step or point. --live - is refused: their table is stdout's.
-func subcommandLive(o *cliOptions, cmd string, stderr io.Writer) (l *live.Outputs, status int, done bool) {
-	if !o.Live.Any() {
-		return nil, exitOK, false
-	}
-	if o.Live.File == "-" {
-		fmt.Fprintf(stderr, "%s: --live - needs stdout, where the table goes: give --live a file\n", cmd)
-		return nil, exitUsage, true
-	}
-	l, err := openLive(o, nil, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return nil, exitError, true
-	}
-	return l, exitOK, false
-}
-
-// readDocumentFile reads a document gab merge, compare or plot is given
-// (docfile.Read: within report.MaxDocumentBytes, or report.MaxSweepBytes
-// for a sweep's with sweeps).
-func readDocumentFile(name string, sweeps bool) ([]byte, error) { return docfile.Read(name, sweeps) }
 
 // splitSubArgs splits the command line of a subcommand that runs ab's
 // command line many times (gab sweep, gab capacity): ab's options for every

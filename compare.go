@@ -11,6 +11,8 @@ import (
 
 	"gab/internal/capacity"
 	"gab/internal/chart"
+	"gab/internal/docfile"
+	"gab/internal/runcmd"
 	"gab/report"
 )
 
@@ -32,7 +34,7 @@ array of them). gab sweep --baseline compares the targets of one sweep.
 // readCompareFile reads a document gab compare is given, once (a pipe
 // holds it only once), and its schema.
 func readCompareFile(name string) (raw []byte, schema string, err error) {
-	raw, err = readDocumentFile(name, true)
+	raw, err = docfile.Read(name, true)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
 	}
@@ -121,7 +123,7 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "gab compare: %v\n", err)
 		return exitError
 	}
-	out := newBufferedWriter(stdout)
+	out := runcmd.NewBufferedWriter(stdout)
 	switch {
 	case *format == "json":
 		enc := json.NewEncoder(out)

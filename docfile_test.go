@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"gab/internal/docfile"
 	"gab/report"
 )
 
@@ -58,14 +59,14 @@ func TestReadDocumentFileSweepBound(t *testing.T) {
 		return p
 	}
 	over64 := sparse("over64.json", report.MaxDocumentBytes+10)
-	if raw, err := readDocumentFile(over64, true); err != nil || len(raw) != report.MaxDocumentBytes+10 {
+	if raw, err := docfile.Read(over64, true); err != nil || len(raw) != report.MaxDocumentBytes+10 {
 		t.Errorf("a sweep document over 64 MiB: %d bytes, %v", len(raw), err)
 	}
-	if _, err := readDocumentFile(over64, false); err == nil || !strings.HasSuffix(err.Error(), "larger than 64 MiB, the most gab reads of a run document") {
+	if _, err := docfile.Read(over64, false); err == nil || !strings.HasSuffix(err.Error(), "larger than 64 MiB, the most gab reads of a run document") {
 		t.Errorf("the same for gab merge: %v", err)
 	}
 	over256 := sparse("over256.json", report.MaxSweepBytes+1)
-	if _, err := readDocumentFile(over256, true); err == nil || err.Error() != over256+": larger than 256 MiB, the most gab reads of a sweep document" {
+	if _, err := docfile.Read(over256, true); err == nil || err.Error() != over256+": larger than 256 MiB, the most gab reads of a sweep document" {
 		t.Errorf("a sweep document over 256 MiB: %v", err)
 	}
 }

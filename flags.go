@@ -15,10 +15,11 @@ import (
 
 	"gab/client"
 	"gab/gnuplot"
+	"gab/internal/abprint"
 	"gab/internal/dashboard"
 	"gab/internal/live"
 	"gab/internal/longopt"
-	"gab/internal/servercpu"
+	"gab/internal/runcmd"
 	"gab/internal/shard"
 	"gab/internal/sweep"
 	"gab/internal/targets"
@@ -35,14 +36,13 @@ const (
 )
 
 // maxConcurrency is this ab build's limit ("Invalid Concurrency [Range 0..200000]").
-// It also bounds -c × --streams, the requests in flight with --http2 or --http3.
-const maxConcurrency = 200000
+const maxConcurrency = runcmd.MaxConcurrency
 
 // maxCPUs is the largest --cpus (Go's scheduler needs a thread per CPU).
 const maxCPUs = 1024
 
 // timeLimitRequests is the n that -t implies in ab; --no-cap lifts it.
-const timeLimitRequests = 50000
+const timeLimitRequests = runcmd.TimeLimitRequests
 
 // uncappedRequests stands for "no request limit" under -t --no-cap.
 const uncappedRequests = math.MaxInt32
@@ -51,71 +51,21 @@ const uncappedRequests = math.MaxInt32
 // Apache httpd trunk's ab ("...SqQB:m:R:W:"): -Q, -R and -W.
 const shortOptions = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqQB:m:R:W:Z:f:E:"
 
-// cliOptions is everything the command line says: the engine's configuration
-// and how to present the results.
+// cliOptions is everything the command line says (runcmd.Options), with
+// what only the parsing and the root's setup read.
 type cliOptions struct {
-	Config client.Config
-
-	Argv0 string // argv[0] as given: ab prints it verbatim in its own messages
-	URL   string // the URL argument ("" with --demo until the demo server is up)
-
-	HTML                            bool   // -w (also -x -y -z)
-	TableAttrs, RowAttrs, CellAttrs string // -x -y -z
-	NoPercentiles                   bool   // -d
-	NoConfidence                    bool   // -S
-	GnuplotFile                     string // -g
-	CSVFile                         string // -e
-	Proxy                           bool   // -X was given (ab's isproxy), even with an empty host
-	NoBanner                        bool   // -Q (httpd trunk's ab): no "This is ApacheBench" banner
-	// Progress is ab's heartbeat: a "Completed N requests" line every Progress
-	// recorded requests; 0 means no progress lines ("..." and "..done").
-	Progress int
-
-	// gab's long options.
-	Demo        bool      // --demo
-	CPUs        int       // --cpus (0: leave GOMAXPROCS alone)
-	NoCap       bool      // --no-cap
-	Format      string    // --format: "text" or "json"
-	JSONFile    string    // --json
-	Percentiles []float64 // --percentiles
-	Extended    bool      // --extended
-	ServerPIDs  []int     // --server-pid
-	ServerLabel string    // --server-pid LABEL=...: the server's name ("" without)
-	PlotFile    string    // --plot: the charts' image (its .gp and .dat go beside it)
-	HTMLFile    string    // --html: the self-contained HTML report
-	Histogram   bool      // --histogram: a latency histogram after the report
-	ProgressBar string    // --progress: auto, always or never (the live status line)
-	// Sharded runs (internal/shard): this shard's place and the run's totals (nil
-	// without --shard), and --start-at (zero without it).
-	Shard   *shardSpec
-	StartAt time.Time
-	// FailIf are the --fail-if thresholds, checked after the run.
-	FailIf []threshold.Threshold
-	// Apdex are --apdex's thresholds (nil without the option).
-	Apdex *report.Apdex
-	// Ranges are the upper edges of the charts' response-time ranges
-	// (--ranges; nil: report.DefaultRangeEdgesMs).
-	Ranges []time.Duration
-	// Interval is the latency timeline's interval (--interval; 0: the default,
-	// client.DefaultInterval, when something shows the timeline).
-	Interval time.Duration
-	HlogFile string // --hlog
+	runcmd.Options
 	// lists are --urls, --targets and --replay, with their options
 	// (internal/targets).
 	lists targets.Options
 	// memoryLimit is the soft memory limit a big URL list asks for (0: none).
 	memoryLimit int64
-	// Live is --live, --metrics, --metrics-linger and --remote-write (internal/live).
-	Live live.Spec
-	// Dashboard is --dashboard's address (the HTML report served live), and
-	// DashboardLinger how long it serves the finished report.
-	Dashboard       string
-	DashboardLinger time.Duration
 }
 
 // newOptions returns ab's defaults.
 func newOptions(argv0 string) *cliOptions {
-	return &cliOptions{
+	return &cliOptions{Options: runcmd.Options{
+		Version:     version,
 		Argv0:       argv0,
 		CellAttrs:   "bgcolor=white",
 		Format:      "text",
@@ -130,7 +80,7 @@ func newOptions(argv0 string) *cliOptions {
 			// engine reads only PATH, which it passes on to a --cgi program.)
 			Portable: os.Getenv("GAB_NETPOLL") == "go",
 		},
-	}
+	}}
 }
 
 // longOptions holds the values of gab's long options while they are parsed.
@@ -212,20 +162,6 @@ func newLongFlagSet(lo *longOptions) *pflag.FlagSet {
 // durationValue is a duration option's value (longopt.Duration: a Go
 // duration or plain seconds).
 type durationValue = longopt.Duration
-
-// parseServerPID reads a --server-pid value, [LABEL=]PID[,PID...], for a run
-// and for gab sweep alike. A label is a word of letters, digits, '.', '_'
-// and '-' (a sweep target's label).
-func parseServerPID(spec string) (label string, pids []int, err error) {
-	label, list, labelled := strings.Cut(spec, "=")
-	if !labelled {
-		label, list = "", spec
-	} else if !sweep.IsLabel(label) {
-		return "", nil, fmt.Errorf("--server-pid: %q is not a label (letters, digits, '.', '_', '-') in %q", label, spec)
-	}
-	pids, err = servercpu.ParsePIDs(list)
-	return label, pids, err
-}
 
 // emptyValue is the name of a string option given as "" (--json "", a
 // program, a path or a list that would otherwise be silently absent), or "".
@@ -464,8 +400,8 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 		return o, exitOK, true
 	}
 	if lo.help {
-		writeUsage(stdout, argv0)
-		io.WriteString(stdout, "\n"+trunkUsage+"\n")
+		abprint.WriteUsage(stdout, argv0)
+		io.WriteString(stdout, "\n"+abprint.TrunkUsage+"\n")
 		writeLongUsage(stdout, fs)
 		writeCommands(stdout, argv0) // commands.go; -h stays ab's usage and the long options
 		return o, exitOK, true
@@ -499,11 +435,11 @@ func parseArgs(argv []string, stdout, stderr io.Writer) (o *cliOptions, status i
 func (o *cliOptions) applyShort(opt byte, arg string, st *shortState, stdout, stderr io.Writer) (status int, done bool) {
 	switch opt {
 	case 'V':
-		writeBanner(stdout, o.HTML)
+		abprint.WriteBanner(stdout, o.HTML)
 		return exitOK, true
 	case 'h':
-		writeUsage(stderr, o.Argv0)
-		io.WriteString(stderr, "\n"+trunkUsage+"\n")
+		abprint.WriteUsage(stderr, o.Argv0)
+		io.WriteString(stderr, "\n"+abprint.TrunkUsage+"\n")
 		writeLongUsage(stderr, st.fs)
 		return exitUsage, true
 	case 'n', 'k', 'r', 't', 's', 'c', 'b', 'l', 'v', 'B', 'X':
@@ -585,7 +521,7 @@ func (o *cliOptions) applyRequestShort(opt byte, arg string, st *shortState, std
 			fmt.Fprintf(stderr, "Cannot mix %s with other methods\n\n", verb)
 			return exitError, true
 		}
-		body, err := readPostFile(arg)
+		body, err := targets.ReadPostFile(arg)
 		if err != nil {
 			io.WriteString(stderr, err.Error())
 			return exitError, true
@@ -673,7 +609,7 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 	cfg := &o.Config
 	usageError := func(format string, a ...any) (int, bool) {
 		fmt.Fprintf(stderr, "%s: "+format+"\n", append([]any{o.Argv0}, a...)...)
-		writeUsage(stderr, o.Argv0)
+		abprint.WriteUsage(stderr, o.Argv0)
 		return exitUsage, true
 	}
 	wantArgs := 1
@@ -755,85 +691,15 @@ func (o *cliOptions) check(args []string, st *shortState, stderr io.Writer) (sta
 }
 
 // conflicts refuses the combinations of ab's options with gab's that would
-// leave an option without effect: a usage error (exit 22), as every invalid or
-// conflicting extension option is. target is the URL's (zero with --demo).
+// leave an option without effect (runcmd.Options.Conflict): a usage error
+// (exit 22), as every invalid or conflicting extension option is. target is
+// the URL's (zero with --demo).
 func (o *cliOptions) conflicts(target client.Target, stderr io.Writer) (status int, done bool) {
-	cfg := &o.Config
-	fail := func(msg string) (int, bool) {
+	if msg := o.Conflict(target); msg != "" {
 		io.WriteString(stderr, "gab: "+msg+"\n")
 		return exitUsage, true
 	}
-	noTLS := !target.TLS || cfg.Protocol == client.CGI // --demo's server is http://
-	switch {
-	case cfg.TLS.Verify && noTLS:
-		return fail("--verify-tls needs an https:// URL (and no --cgi)")
-	case cfg.TLS.Resume && noTLS:
-		return fail("--tls-resume needs an https:// URL (and no --cgi)")
-	case cfg.Protocol == client.HTTP3 && http3Conflict(o, target) != "":
-		return fail(http3Conflict(o, target))
-	case cfg.Engine == client.EngineUring && client.UringConflict(cfg, target) != "":
-		return fail(client.UringConflict(cfg, target))
-	case cfg.Streams > maxConcurrency/max(cfg.Concurrency, 1):
-		return fail(fmt.Sprintf("--streams %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Streams, cfg.Concurrency, maxConcurrency))
-	case o.Proxy && cfg.Protocol == client.HTTP2:
-		return fail("-X cannot be used with --http2")
-	case o.Proxy && cfg.Protocol == client.CGI:
-		return fail("-X cannot be used with --cgi")
-	case o.HTML && o.Format == "json":
-		return fail("-w (and -x, -y, -z) cannot be used with --format json")
-	case o.HTML && o.Extended:
-		return fail("--extended prints text tables and cannot be used with -w (or -x, -y, -z)")
-	case o.HTML && len(o.Percentiles) > 0:
-		return fail("--percentiles prints a text table and cannot be used with -w (or -x, -y, -z)")
-	}
-	if msg := pipelineConflict(cfg); msg != "" {
-		return fail(msg)
-	}
-	if err := checkStepInterval(o); err != nil {
-		return fail(err.Error())
-	}
 	return exitOK, false
-}
-
-// pipelineConflict is why --pipeline cannot go with the rest of the command
-// line, "" if it can.
-func pipelineConflict(cfg *client.Config) string {
-	switch {
-	case cfg.Pipeline <= 1:
-		return ""
-	case cfg.Protocol == client.HTTP2 || cfg.Protocol == client.HTTP3 || cfg.Protocol == client.CGI:
-		return "--pipeline is HTTP/1's: it cannot be used with --http2, --http3 or --cgi"
-	case !cfg.KeepAlive:
-		return "--pipeline needs -k (pipelined requests share a kept-alive connection)"
-	case cfg.RequestTimeout > 0:
-		return "--pipeline cannot be used with --request-timeout (a request waits behind the others on its connection)"
-	case cfg.Pipeline > maxConcurrency/max(cfg.Concurrency, 1):
-		return fmt.Sprintf("--pipeline %d with -c %d is more than %d requests in flight (ab's -c limit)", cfg.Pipeline, cfg.Concurrency, maxConcurrency)
-	}
-	return ""
-}
-
-// http3Conflict is why --http3 cannot go with the rest of the command line,
-// "" if it can.
-func http3Conflict(o *cliOptions, target client.Target) string {
-	cfg := &o.Config
-	switch {
-	case !target.TLS:
-		return "--http3 needs an https:// URL (QUIC is always encrypted)"
-	case o.Proxy:
-		return "-X cannot be used with --http3"
-	case cfg.SocketBuffer != 0:
-		return "-b cannot be used with --http3 (quic-go sizes its UDP socket buffers itself)"
-	case cfg.TLS.Ciphers != "":
-		return "-Z cannot be used with --http3 (QUIC uses TLS 1.3, whose cipher suites Go does not let a client choose)"
-	case cfg.TLS.Protocol != "" && cfg.TLS.Protocol != "ALL" && cfg.TLS.Protocol != "TLS1.3":
-		return "--http3 needs TLS 1.3 (-f " + cfg.TLS.Protocol + " asks for another version)"
-	case cfg.TLS.EarlyData && !cfg.TLS.Resume:
-		return "--early-data needs --tls-resume (0-RTT data goes on connections that resume a session)"
-	case cfg.TLS.EarlyData && (cfg.Spec.HasBody || cfg.Spec.Method != "GET" && cfg.Spec.Method != "HEAD"):
-		return "--early-data sends only GET and HEAD requests (a server may replay 0-RTT data)"
-	}
-	return ""
 }
 
 // applyLong moves the long options' values into o; a contradiction is an error.
@@ -1005,7 +871,7 @@ func (o *cliOptions) applyMeasureLong(lo *longOptions, fs *pflag.FlagSet) error 
 	switch len(lo.serverPID) {
 	case 0:
 	case 1:
-		label, pids, err := parseServerPID(lo.serverPID[0])
+		label, pids, err := sweep.ParseServerPID(lo.serverPID[0])
 		if err != nil {
 			return err
 		}
@@ -1133,87 +999,8 @@ func looksLikeIPAddress(s string) bool {
 	return octets > 0
 }
 
-// maxPostFile is the largest -p/-u file gab loads into memory; ab's malloc
-// would fail somewhere around there too.
-const maxPostFile = 1 << 32
-
-// readPostFile reads a -p/-u file as ab does (open, stat, read that many
-// bytes); an error's text is ab's complete message.
-func readPostFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("ab: Could not open POST data file (%s): %s\n", name, strerror(err))
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("ab: Could not stat POST data file (%s): %s\n", name, strerror(err))
-	}
-	if fi.Size() > maxPostFile {
-		return nil, errors.New("ab: Could not allocate POST data buffer\n")
-	}
-	body := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, body); err != nil {
-		return nil, fmt.Errorf("ab: Could not read POST data file: %s\n", strerror(err))
-	}
-	return body, nil
-}
-
 // strerror is glibc's text for the errno inside err, else Go's text.
 func strerror(err error) string { return targets.Strerror(err) }
-
-// abUsage is ab's usage text; %s is argv[0] as given.
-const abUsage = `Usage: %s [options] [http[s]://]hostname[:port]/path
-Options are:
-    -n requests     Number of requests to perform
-    -c concurrency  Number of multiple requests to make at a time
-    -t timelimit    Seconds to max. to spend on benchmarking
-                    This implies -n 50000
-    -s timeout      Seconds to max. wait for each response
-                    Default is 30 seconds
-    -b windowsize   Size of TCP send/receive buffer, in bytes
-    -B address      Address to bind to when making outgoing connections
-    -p postfile     File containing data to POST. Remember also to set -T
-    -u putfile      File containing data to PUT. Remember also to set -T
-    -T content-type Content-type header to use for POST/PUT data, eg.
-                    'application/x-www-form-urlencoded'
-                    Default is 'text/plain'
-    -v verbosity    How much troubleshooting info to print
-    -w              Print out results in HTML tables
-    -i              Use HEAD instead of GET
-    -x attributes   String to insert as table attributes
-    -y attributes   String to insert as tr attributes
-    -z attributes   String to insert as td or th attributes
-    -C attribute    Add cookie, eg. 'Apache=1234'. (repeatable)
-    -H attribute    Add Arbitrary header line, eg. 'Accept-Encoding: gzip'
-                    Inserted after all normal header lines. (repeatable)
-    -A attribute    Add Basic WWW Authentication, the attributes
-                    are a colon separated username and password.
-    -P attribute    Add Basic Proxy Authentication, the attributes
-                    are a colon separated username and password.
-    -X proxy:port   Proxyserver and port number to use
-    -V              Print version number and exit
-    -k              Use HTTP KeepAlive feature
-    -d              Do not show percentiles served table.
-    -S              Do not show confidence estimators and warnings.
-    -q              Do not show progress when doing more than 150 requests
-    -l              Accept variable document length (use this for dynamic pages)
-    -g filename     Output collected data to gnuplot format file.
-    -e filename     Output CSV file with percentages served
-    -r              Don't exit on socket receive errors.
-    -m method       Method name
-    -h              Display usage information (this message)
-    -I              Disable TLS Server Name Indication (SNI) extension
-    -Z ciphersuite  Specify SSL/TLS cipher suite (See openssl ciphers)
-    -f protocol     Specify SSL/TLS protocol
-                    (SSL2, TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)
-    -E certfile     Specify optional client certificate chain and private key
-`
-
-// writeUsage prints ab's usage text exactly (it goes to stderr, exit 22).
-func writeUsage(w io.Writer, argv0 string) {
-	fmt.Fprintf(w, abUsage, argv0)
-}
 
 // writeLongUsage lists gab's long options (after ab's text, for -h), in
 // ab's layout: the option and its argument, then the description.
@@ -1287,7 +1074,7 @@ func (o *cliOptions) loadList(st *shortState, stderr io.Writer) (client.Target, 
 		return client.Target{}, exitUsage, true
 	}
 	l := targets.List{Name: o.lists.URLs, Random: o.lists.Order == "random", Seed: o.lists.Seed, Format: o.lists.Format,
-		ServerName: o.serverName, Concurrency: o.Config.Concurrency, MaxBody: maxPostFile}
+		ServerName: o.serverName, Concurrency: o.Config.Concurrency, MaxBody: targets.MaxPostFile}
 	var list *client.URLList
 	var first client.Target
 	var err error
@@ -1317,7 +1104,7 @@ func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer
 		t, err := client.ParseURL(args[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: invalid URL\n", o.Argv0)
-			writeUsage(stderr, o.Argv0)
+			abprint.WriteUsage(stderr, o.Argv0)
 			return client.Target{}, exitUsage, true
 		}
 		base = t
@@ -1365,15 +1152,6 @@ func (o *cliOptions) serverName(t client.Target) string {
 	return name
 }
 
-// shardSpec is a shard's place in its run and the whole run's figures.
-type shardSpec struct {
-	Index, Count int
-	RunID        string
-	// The whole run's -n, -c and --rate, before the shares.
-	Requests, Concurrency int
-	Rate                  float64
-}
-
 // applyShard checks the sharding options (internal/shard) against the rest
 // of the command line and gives this process its shares. It runs after ab's
 // checks.
@@ -1401,7 +1179,7 @@ func (o *cliOptions) applyShard(f *shard.Flags, now time.Time, stderr io.Writer)
 	if cfg.Concurrency < n {
 		return fail("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
 	}
-	o.Shard = &shardSpec{Index: i, Count: n, RunID: p.RunID,
+	o.Shard = &runcmd.ShardSpec{Index: i, Count: n, RunID: p.RunID,
 		Requests: cfg.Requests, Concurrency: cfg.Concurrency, Rate: cfg.Rate}
 	if cfg.Requests != uncappedRequests {
 		cfg.Requests = shard.Share(cfg.Requests, n, i)
@@ -1458,11 +1236,19 @@ func (o *cliOptions) checkTrunk(st *shortState, usageError func(string, ...any) 
 	return exitOK, false
 }
 
-// trunkUsage lists httpd trunk's options that ab 2.3's usage text lacks; -h
-// and --help print it after ab 2.3's text, before gab's long options.
-const trunkUsage = `Options of the next ab (Apache httpd trunk):
-    -W workers      Number of worker threads: gab's event loops (at most -c)
-                    and the threads running Go code (GOMAXPROCS, unless --cpus)
-    -R rampdelay    Milliseconds in between each new connection when starting up
-    -Q              Do not show the "This is ApacheBench" banner
-`
+// jsonRequested reports --format json in argv (before the options are
+// parsed, so that an error in them can still be reported as a JSON document).
+func jsonRequested(argv []string) bool { return classifyArgv(argv).jsonFormat }
+
+// redactCredentials returns argv with the values of -A and -P replaced: ab
+// prints credentials only in its -v 2 request dump, so the JSON command line
+// must not carry them. The words are the ones splitArgs finds.
+func redactCredentials(argv []string) []string {
+	const hidden = "<redacted>"
+	out := append([]string(nil), argv...)
+	for _, s := range classifyArgv(argv).secrets {
+		w := &out[s.word+1] // splitArgs counts from argv[1]
+		*w = (*w)[:s.at] + hidden
+	}
+	return out
+}

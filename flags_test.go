@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
+	"gab/internal/abprint"
+	"gab/internal/targets"
 )
 
 const (
@@ -29,7 +31,7 @@ func parse(t *testing.T, argv ...string) (o *cliOptions, status int, done bool, 
 
 func usageOf(argv0 string) string {
 	var b bytes.Buffer
-	writeUsage(&b, argv0)
+	abprint.WriteUsage(&b, argv0)
 	return b.String()
 }
 
@@ -563,7 +565,7 @@ func TestReadPostFileTooBig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxPostFile + 1); err != nil { // sparse: no disk space used
+	if err := f.Truncate(targets.MaxPostFile + 1); err != nil { // sparse: no disk space used
 		t.Fatal(err)
 	}
 	f.Close()

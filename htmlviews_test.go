@@ -23,6 +23,7 @@ import (
 
 	"gab/client"
 	"gab/internal/headless"
+	"gab/internal/runcmd"
 	"gab/internal/samples"
 	"gab/internal/testtool"
 	"gab/report"
@@ -254,8 +255,8 @@ func TestHTMLReportOfMillionRequests(t *testing.T) {
 	}
 	began := time.Now()
 	sum := report.Summarize(res, report.Options{Host: "127.0.0.1", Port: 80, Path: "/", Concurrency: 50})
-	if err := htmlRun(o, argv, res, sum, nil); err != nil {
-		t.Fatal(err)
+	if status := runcmd.WritePictures(context.Background(), &o.Options, argv, res, sum, io.Discard, &stderr, nil); status != 0 {
+		t.Fatal(stderr.String())
 	}
 	made := time.Since(began)
 	st, err := os.Stat(page)
@@ -388,7 +389,7 @@ func TestTimelineIntervalForPictures(t *testing.T) {
 		if done {
 			t.Fatalf("%v: %s", c.args, stderr.String())
 		}
-		if got := timelineInterval(o); got != c.want {
+		if got := runcmd.TimelineInterval(&o.Options); got != c.want {
 			t.Errorf("%v: interval %v, want %v", c.args, got, c.want)
 		}
 	}

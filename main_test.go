@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gab/internal/abprint"
 )
 
 // readErrorGolden reads testdata/golden/<name>.txt (# cmd, # exit, stdout) and .stderr.
@@ -93,7 +95,7 @@ func TestVersion(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	status, stdout, stderr := runArgs(t, t.Context(), "./gab", "-h")
-	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\n"+trunkUsage+"\ngab's own options") {
+	if status != 22 || stdout != "" || !strings.HasPrefix(stderr, usageOf("./gab")+"\n"+abprint.TrunkUsage+"\ngab's own options") {
 		t.Errorf("-h: status %d, stdout %q, stderr %q", status, stdout, stderr)
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // A run that ends with an error is measured as a finished one, by the plain
-// run and by gab sweep alike (measureRun): its document carries the client's
+// run and by gab sweep alike (runcmd.MeasureRun): its document carries the client's
 // and --server-pid's CPU over what it ran.
 func TestFatalRunMeasuresServerCPU(t *testing.T) {
 	pid := strconv.Itoa(os.Getpid()) // the test's own process serves the requests

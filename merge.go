@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/internal/chart"
+	"gab/internal/docfile"
+	"gab/internal/runcmd"
 	"gab/report"
 )
 
@@ -67,7 +69,7 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gab merge: %v\n", err)
 		return exitError
 	}
-	out := newBufferedWriter(stdout)
+	out := runcmd.NewBufferedWriter(stdout)
 	if *format == "json" {
 		err = report.WriteJSON(out, m)
 	} else {
@@ -107,7 +109,7 @@ func writeMergedText(w io.Writer, m *report.Run, notes []string) error {
 // readDocument reads one gab JSON document, with a message that says what is
 // wrong with a missing, truncated or foreign file.
 func readDocument(name string) (*report.Run, error) {
-	raw, err := readDocumentFile(name, false)
+	raw, err := docfile.Read(name, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", chart.Printable(name))
 	}

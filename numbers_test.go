@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gab/internal/outfile"
+	"gab/internal/runcmd"
 	"gab/internal/threshold"
 )
 
@@ -76,11 +78,11 @@ func TestInFlight(t *testing.T) {
 	if done {
 		t.Fatal(stderr)
 	}
-	if got := inFlight(&o.Config); got != 20 || h2Only(&o.Config, o.Config.Concurrency) != 2 {
-		t.Errorf("HTTP/2 2 × 10: in flight %d, connections %d", got, h2Only(&o.Config, o.Config.Concurrency))
+	if got := runcmd.InFlight(&o.Config); got != 20 || runcmd.H2Only(&o.Config, o.Config.Concurrency) != 2 {
+		t.Errorf("HTTP/2 2 × 10: in flight %d, connections %d", got, runcmd.H2Only(&o.Config, o.Config.Concurrency))
 	}
 	o, _, _, _, _ = parse(t, "ab", "-c", "3", "-n", "20", testURL)
-	if got := inFlight(&o.Config); got != 3 || h2Only(&o.Config, 3) != 0 {
+	if got := runcmd.InFlight(&o.Config); got != 3 || runcmd.H2Only(&o.Config, 3) != 0 {
 		t.Errorf("HTTP/1 -c 3: in flight %d", got)
 	}
 }
@@ -100,7 +102,7 @@ func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
 	}
 	// A writable path is left as it was: the check creates nothing.
 	dir := t.TempDir()
-	if err := checkJSONFile(dir + "/r.json"); err != nil {
+	if err := outfile.CheckWritable(dir + "/r.json"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dir + "/r.json"); !os.IsNotExist(err) {

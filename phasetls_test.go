@@ -14,6 +14,7 @@ import (
 	"gab/client"
 	"gab/gnuplot"
 	"gab/internal/chart"
+	"gab/internal/runcmd"
 	"gab/report"
 )
 
@@ -41,7 +42,7 @@ func TestPhaseChartTLS(t *testing.T) {
 		if done || status != 0 {
 			t.Fatalf("%v: status %d", argv, status)
 		}
-		o.Config.Extended, o.Config.Interval = true, timelineInterval(o)
+		o.Config.Extended, o.Config.Interval = true, runcmd.TimelineInterval(&o.Options)
 		runner, err := client.New(o.Config)
 		if err != nil {
 			t.Fatal(err)
@@ -52,8 +53,8 @@ func TestPhaseChartTLS(t *testing.T) {
 		if err != nil || res.Complete != 300 {
 			t.Fatalf("%v: %v, %d complete", argv, err, res.Complete)
 		}
-		sum := report.Summarize(res, reportOptions(o, argv, report.CPUUsage{}, nil))
-		return report.RunChartData(sum, res, chartOptions(o, htmlPointLimit)), sum, res
+		sum := report.Summarize(res, runcmd.ReportOptions(&o.Options, argv, report.CPUUsage{}, nil))
+		return report.RunChartData(sum, res, runcmd.ChartOptions(&o.Options, runcmd.HTMLPointLimit)), sum, res
 	}
 	phaseLines := func(d *chart.Data) []string {
 		t.Helper()

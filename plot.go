@@ -13,8 +13,10 @@ import (
 
 	"gab/gnuplot"
 	"gab/internal/chart"
+	"gab/internal/docfile"
 	"gab/internal/outfile"
 	"gab/internal/plot"
+	"gab/internal/runcmd"
 	"gab/report"
 )
 
@@ -119,7 +121,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	case res.Page != nil:
 		err = writePage(out, res.Page)
 	default:
-		err = drawPlot(ctx, out, res.Figure)
+		err = runcmd.DrawPlot(ctx, out, res.Figure)
 	}
 	if err != nil {
 		return fail(exitError, "%v", err)
@@ -131,7 +133,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 // with the file's name.
 func loadPlotInput(in *plotInput) error {
 	name := chart.Printable(in.path)
-	raw, err := readDocumentFile(in.path, true)
+	raw, err := docfile.Read(in.path, true)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no such file", name)
@@ -143,22 +145,6 @@ func loadPlotInput(in *plotInput) error {
 	}
 	doc, err := plot.Decode(in.path, raw)
 	in.run, in.sweep, in.capacity = doc.Run, doc.Sweep, doc.Capacity
-	return err
-}
-
-// drawPlot draws fig into image with gnuplot, saying how to draw it by hand
-// when gnuplot is missing (a shell command line, its names quoted).
-func drawPlot(ctx context.Context, image string, fig *chart.Figure) error {
-	err := gnuplot.Draw(ctx, image, fig)
-	if errors.Is(err, gnuplot.ErrNoGnuplot) {
-		data, script := gnuplot.Companions(image)
-		how := "gnuplot " + gnuplot.ShellWord(filepath.Base(script))
-		if dir := filepath.Dir(script); dir != "." {
-			how = "cd " + gnuplot.ShellWord(dir) + " && " + how
-		}
-		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s",
-			chart.Printable(script), chart.Printable(data), chart.Printable(image), how)
-	}
 	return err
 }
 
@@ -174,13 +160,13 @@ func groupSuffix(group string) string { return plot.GroupSuffix(group) }
 // sweepPictures draws a finished (or interrupted) sweep's --plot and --html.
 func sweepPictures(ctx context.Context, plotFile, htmlFile string, d *report.SweepDocument) error {
 	if plotFile != "" {
-		if err := drawPlot(context.WithoutCancel(ctx), plotFile, plot.SweepFigure(d)); err != nil {
-			return pictureError("--plot: ", err)
+		if err := runcmd.DrawPlot(context.WithoutCancel(ctx), plotFile, plot.SweepFigure(d)); err != nil {
+			return runcmd.PictureError("--plot: ", err)
 		}
 	}
 	if htmlFile != "" {
 		if err := writePage(htmlFile, plot.SweepPage(d)); err != nil {
-			return pictureError("--html: ", err)
+			return runcmd.PictureError("--html: ", err)
 		}
 	}
 	return nil

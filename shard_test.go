@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"gab/internal/runcmd"
 )
 
 func clearSchedulerEnv(t *testing.T) {
@@ -118,7 +120,7 @@ func TestStartAtBound(t *testing.T) {
 func TestStartAtNoteOnATerminal(t *testing.T) {
 	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	var b bytes.Buffer
-	noteStartAt(&syncWriter{w: &b}, at, at.Add(-192*time.Second))
+	runcmd.NoteStartAt(&runcmd.SyncWriter{W: &b}, at, at.Add(-192*time.Second))
 	if b.Len() != 0 {
 		t.Errorf("note without a terminal: %q", b.String())
 	}
@@ -136,7 +138,7 @@ func TestStartAtNoteOnATerminal(t *testing.T) {
 		got, _ := io.ReadAll(ptmx) // ends with EIO once the terminal side is closed
 		read <- string(got)
 	}()
-	noteStartAt(&syncWriter{w: tty}, at, at.Add(-192*time.Second))
+	runcmd.NoteStartAt(&runcmd.SyncWriter{W: tty}, at, at.Add(-192*time.Second))
 	// A whole run: the note comes before the run, which waits for --start-at.
 	url, hits := startDocServer(t)
 	start := time.Now().Add(300 * time.Millisecond)

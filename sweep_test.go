@@ -36,19 +36,19 @@ func TestSplitSweepArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAB := []string{"-k", "-n", "100", "-H", "X: --y", "--http1.1", "-v", "2"}
-	if !reflect.DeepEqual(sa.ab, wantAB) {
-		t.Errorf("ab options %q, want %q", sa.ab, wantAB)
+	if !reflect.DeepEqual(sa.AB, wantAB) {
+		t.Errorf("ab options %q, want %q", sa.AB, wantAB)
 	}
-	if sa.concurrency != "1,10" || !sa.verbose || sa.opts.repeat != "3" || sa.opts.csvFile != "f.csv" ||
-		time.Duration(sa.opts.pause) != 500*time.Millisecond {
+	if sa.Concurrency != "1,10" || !sa.Verbose || sa.Own.Repeat != "3" || sa.Own.CSVFile != "f.csv" ||
+		time.Duration(sa.Own.Pause) != 500*time.Millisecond {
 		t.Errorf("sweep options %+v", sa)
 	}
-	if !reflect.DeepEqual(sa.targets, []string{"a=http://h/", "http://g/"}) {
-		t.Errorf("targets %q", sa.targets)
+	if !reflect.DeepEqual(sa.Targets, []string{"a=http://h/", "http://g/"}) {
+		t.Errorf("targets %q", sa.Targets)
 	}
 	// -c attached inside a cluster, and the last -c wins as in ab.
 	sa, err = splitSweepArgs([]string{"-c", "5", "-kic10,20", "--", "-odd"})
-	if err != nil || sa.concurrency != "10,20" || !reflect.DeepEqual(sa.ab, []string{"-ki"}) || sa.targets[0] != "-odd" {
+	if err != nil || sa.Concurrency != "10,20" || !reflect.DeepEqual(sa.AB, []string{"-ki"}) || sa.Targets[0] != "-odd" {
 		t.Errorf("cluster: %+v, %v", sa, err)
 	}
 }
@@ -141,7 +141,7 @@ func TestEverySweepOptionErrorIsOneLine(t *testing.T) {
 			t.Errorf("%q: status %d, stdout %q, stderr %q; want one line naming --%s, status 22", argv[1:], status, stdout, stderr, name)
 		}
 	}
-	newSweepFlagSet(new(sweepOptions)).VisitAll(func(f *pflag.Flag) {
+	sweep.NewFlagSet(new(sweep.OwnFlags)).VisitAll(func(f *pflag.Flag) {
 		bad, ok := badSweepValues[f.Name]
 		if !ok {
 			t.Errorf("--%s has no bad value in badSweepValues", f.Name)
@@ -194,27 +194,6 @@ func TestSweepPostBodyHeldOnce(t *testing.T) {
 	}
 	if live := maxLive.Load(); live >= 64<<20 {
 		t.Errorf("%d MiB live while a 30-32 MiB body was sent: more than one body held", live>>20)
-	}
-}
-
-// setPostBody holds the body once: Spec.Body is the request's tail.
-func TestSetPostBody(t *testing.T) {
-	o, _, done, _, stderr := parse(t, "ab", "-T", "x/y", testURL)
-	if done {
-		t.Fatal(stderr)
-	}
-	cfg := &o.Config
-	cfg.Spec.Method, cfg.Spec.HasBody = "POST", true
-	setPostBody(cfg, 100)
-	head := string(cfg.Request[:cfg.HeadLen])
-	if !strings.HasPrefix(head, "POST /f100.txt HTTP/1.0\r\nContent-length: 100\r\nContent-type: x/y\r\n") ||
-		len(cfg.Spec.Body) != 100 || &cfg.Spec.Body[0] != &cfg.Request[cfg.HeadLen] ||
-		string(cfg.Spec.Body[36:40]) != "\nabc" {
-		t.Errorf("request %q, body %q", cfg.Request, cfg.Spec.Body)
-	}
-	dropPostBody(cfg)
-	if cfg.Request != nil || cfg.Spec.Body != nil {
-		t.Error("the body outlived its run")
 	}
 }
 
@@ -414,7 +393,7 @@ func FuzzSplitSweepArgs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, target := range sa.targets {
+		for _, target := range sa.Targets {
 			found := false
 			for _, a := range args {
 				found = found || a == target
@@ -424,8 +403,8 @@ func FuzzSplitSweepArgs(f *testing.F) {
 			}
 		}
 		// An attached value (-n100) becomes two words (-n 100), nothing more.
-		if len(sa.ab)+len(sa.targets) > 2*len(args) {
-			t.Fatalf("%q: too many words out (%q, %q)", args, sa.ab, sa.targets)
+		if len(sa.AB)+len(sa.Targets) > 2*len(args) {
+			t.Fatalf("%q: too many words out (%q, %q)", args, sa.AB, sa.Targets)
 		}
 	})
 }

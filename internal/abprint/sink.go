@@ -1,6 +1,6 @@
-// Package abprint is what ab prints during a run: the engine's events as
-// ab's lines (Sink: progress, errors, -v's dumps, the TLS handshake's) and
-// gab's live status line (StatusLine, --progress).
+// Package abprint is what ab prints: its banner and usage text, and during a
+// run the engine's events as ab's lines (Sink: progress, errors, -v's dumps,
+// the TLS handshake's) and gab's live status line (StatusLine, --progress).
 package abprint
 
 import (

@@ -25,6 +25,15 @@ type Dims struct {
 	Targets, Sizes, Params, Concurrency, Repeat int
 }
 
+// Dims are the lengths of the sweep's lists.
+func (s *Settings) Dims() Dims {
+	d := Dims{Targets: len(s.Targets), Sizes: len(s.Sizes), Concurrency: len(s.Concurrency), Repeat: s.Repeat}
+	if s.Param != nil {
+		d.Params = len(s.Param.Values)
+	}
+	return d
+}
+
 // The values of --order.
 const (
 	// OrderInterleaved runs every point's first repetition, then every

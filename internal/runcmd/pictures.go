@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -26,46 +27,46 @@ import (
 // past it, the chart draws an LTTB downsampling and says so in its title.
 const plotPointLimit = 20_000
 
-// checkPictures checks, before the run (or gab sweep's first request), that
+// CheckPictures checks, before the run (or gab sweep's first request), that
 // the --plot and --html files can be written; it leaves no file behind.
-func checkPictures(plot, html string) error {
+func CheckPictures(plot, html string) error {
 	if plot != "" {
 		if err := gnuplot.CheckImagePath(plot); err != nil {
-			return pictureError("--plot ", err)
+			return PictureError("--plot ", err)
 		}
 	}
 	if html != "" {
 		if err := outfile.CheckWritable(html); err != nil {
-			return pictureError("--html ", err)
+			return PictureError("--html ", err)
 		}
 	}
 	return nil
 }
 
-// pictureError is err's message after what, on one line of printable text:
+// PictureError is err's message after what, on one line of printable text:
 // a file name may hold any byte.
-func pictureError(what string, err error) error {
+func PictureError(what string, err error) error {
 	return errors.New(what + chart.Printable(err.Error()))
 }
 
 // wantsPerSecond reports whether the pictures need the engine's per-second
 // counts (client.Config.Extended).
-func wantsPerSecond(o *cliOptions) bool {
+func wantsPerSecond(o *Options) bool {
 	return o.PlotFile != "" || o.HTMLFile != "" || o.Dashboard != ""
 }
 
-// writePictures writes what the picture options ask for after the report; it
+// WritePictures writes what the picture options ask for after the report; it
 // returns a non-zero exit status when one could not be made.
 // dash, when set, is --dashboard's, which serves the HTML report's bytes.
-func writePictures(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer, dash *dashboard.Run) int {
-	status := exitOK
+func WritePictures(ctx context.Context, o *Options, cmdline []string, res *client.Result, sum *report.Run, out io.Writer, errw io.Writer, dash *dashboard.Run) int {
+	status := ExitOK
 	if o.Histogram && o.Format != "json" && !o.HTML {
 		if err := report.WriteHistogram(out, sum); err != nil {
-			return exitError // a stdout error is reported by runWith
+			return ExitError // a stdout error is reported by the root's runWith
 		}
 	}
-	if drawFiles(ctx, o, argv, res, sum, errw, dash) != exitOK {
-		status = exitError
+	if drawFiles(ctx, o, cmdline, res, sum, errw, dash) != ExitOK {
+		status = ExitError
 	}
 	return status
 }
@@ -74,22 +75,22 @@ func writePictures(ctx context.Context, o *cliOptions, argv []string, res *clien
 // or after the error that ended it, drawn as far as it went); it returns a
 // non-zero exit status when one could not be made, and says why. dash, when
 // set, is --dashboard's, which serves the same bytes as the --html file.
-func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run, errw io.Writer, dash *dashboard.Run) int {
-	status := exitOK
+func drawFiles(ctx context.Context, o *Options, cmdline []string, res *client.Result, sum *report.Run, errw io.Writer, dash *dashboard.Run) int {
+	status := ExitOK
 	if o.PlotFile != "" {
-		if err := plotRun(ctx, o, argv, res, sum); err != nil {
-			fmt.Fprintf(errw, "gab: %v\n", pictureError("--plot: ", err))
-			status = exitError
+		if err := plotRun(ctx, o, cmdline, res, sum); err != nil {
+			fmt.Fprintf(errw, "gab: %v\n", PictureError("--plot: ", err))
+			status = ExitError
 		}
 	}
 	if o.HTMLFile != "" || dash != nil {
-		if err := htmlRun(o, argv, res, sum, dash); err != nil {
+		if err := htmlRun(o, cmdline, res, sum, dash); err != nil {
 			what := "--html: "
 			if o.HTMLFile == "" {
 				what = "--dashboard: "
 			}
-			fmt.Fprintf(errw, "gab: %v\n", pictureError(what, err))
-			status = exitError
+			fmt.Fprintf(errw, "gab: %v\n", PictureError(what, err))
+			status = ExitError
 		}
 	}
 	return status
@@ -99,23 +100,23 @@ func drawFiles(ctx context.Context, o *cliOptions, argv []string, res *client.Re
 // an error (-s's timeout, a receive error without -r) from what it
 // measured (sum: its record with the error), or says on stderr why there
 // are none; --dashboard's page (dash, nil without it) becomes that report.
-func drawFailedRun(ctx context.Context, o *cliOptions, argv []string, ms *measured, sum *report.Run, errw io.Writer, dash *dashboard.Run) {
+func drawFailedRun(ctx context.Context, o *Options, cmdline []string, ms *Measured, sum *report.Run, errw io.Writer, dash *dashboard.Run) {
 	if o.PlotFile == "" && o.HTMLFile == "" && dash == nil {
 		return
 	}
-	if ms == nil || ms.res == nil || sum == nil {
+	if ms == nil || ms.Res == nil || sum == nil {
 		for _, f := range []struct{ option, name string }{{"--plot", o.PlotFile}, {"--html", o.HTMLFile}} {
 			if f.name != "" {
-				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it measured anything\n", f.option, chart.Printable(f.name))
+				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it Measured anything\n", f.option, chart.Printable(f.name))
 			}
 		}
 		return
 	}
-	drawFiles(context.WithoutCancel(ctx), o, argv, ms.res, sum, errw, dash)
+	drawFiles(context.WithoutCancel(ctx), o, cmdline, ms.Res, sum, errw, dash)
 }
 
-// chartOptions are the charts' settings from the command line.
-func chartOptions(o *cliOptions, points int) report.ChartOptions {
+// ChartOptions are the charts' settings from the command line.
+func ChartOptions(o *Options, points int) report.ChartOptions {
 	c := report.ChartOptions{MaxPoints: points, AdaptIntervals: o.Interval == 0}
 	for _, d := range o.Ranges {
 		c.RangeEdgesMs = append(c.RangeEdgesMs, float64(d)/float64(time.Millisecond))
@@ -123,7 +124,7 @@ func chartOptions(o *cliOptions, points int) report.ChartOptions {
 	return c
 }
 
-// timelineInterval is the timeline's interval: --interval's; else, for the
+// TimelineInterval is the timeline's interval: --interval's; else, for the
 // pictures, about a hundredth of -t's limit (at least client.MinInterval, in
 // whole multiples of it), or client.MinInterval without one, whose intervals
 // the charts merge into about a hundred (report.ChartOptions.AdaptIntervals);
@@ -131,7 +132,7 @@ func chartOptions(o *cliOptions, points int) report.ChartOptions {
 // shortened until it divides the steps (report.StepInterval), so that no
 // interval holds two steps' requests (--interval is checked with the
 // command line: checkStepInterval).
-func timelineInterval(o *cliOptions) time.Duration {
+func TimelineInterval(o *Options) time.Duration {
 	switch {
 	case o.Interval > 0:
 		return o.Interval
@@ -145,7 +146,7 @@ func timelineInterval(o *cliOptions) time.Duration {
 // to it that divides the steps, else the steps' grain (report.StepGrain)
 // itself; want if neither does (checkStepInterval refused such a schedule
 // with the command line).
-func stepInterval(o *cliOptions, want time.Duration) time.Duration {
+func stepInterval(o *Options, want time.Duration) time.Duration {
 	cfg := &o.Config
 	for _, w := range []time.Duration{want, report.StepGrain(cfg.RateSchedule, cfg.TimeLimit)} {
 		if d := report.StepInterval(w, cfg.RateSchedule, cfg.TimeLimit); d > 0 {
@@ -157,7 +158,7 @@ func stepInterval(o *cliOptions, want time.Duration) time.Duration {
 
 // showsTimeline reports whether an output shows the latency timeline
 // (output.prepare then sets client.Config.Interval).
-func showsTimeline(o *cliOptions) bool {
+func showsTimeline(o *Options) bool {
 	return o.HlogFile != "" || o.Extended || o.Format == "json" || o.JSONFile != "" || o.PlotFile != "" || o.HTMLFile != ""
 }
 
@@ -166,7 +167,7 @@ func showsTimeline(o *cliOptions) bool {
 // intervals that start in it, so every step boundary within the run must
 // be a whole number of intervals, --interval's or one of at least
 // client.MinInterval.
-func checkStepInterval(o *cliOptions) error {
+func checkStepInterval(o *Options) error {
 	cfg := &o.Config
 	if len(cfg.RateSchedule) == 0 || !showsTimeline(o) {
 		return nil
@@ -191,21 +192,21 @@ func checkStepInterval(o *cliOptions) error {
 	return nil
 }
 
-// htmlPointLimit is the most requests the HTML page's latency chart draws
+// HTMLPointLimit is the most requests the HTML page's latency chart draws
 // (each is a few bytes of SVG path).
-const htmlPointLimit = 8_000
+const HTMLPointLimit = 8_000
 
 // htmlTitle is the HTML report's title.
-func htmlTitle(o *cliOptions) string { return "gab: " + o.Config.Target.Host + o.Config.Target.Path }
+func htmlTitle(o *Options) string { return "gab: " + o.Config.Target.Host + o.Config.Target.Path }
 
 // htmlRun makes a finished run's HTML report, writes it to --html's file
 // and hands the same bytes to the dashboard (dash; nil without one).
-func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, dash *dashboard.Run) error {
-	d := report.RunChartData(sum, res, chartOptions(o, htmlPointLimit))
+func htmlRun(o *Options, cmdline []string, res *client.Result, sum *report.Run, dash *dashboard.Run) error {
+	d := report.RunChartData(sum, res, ChartOptions(o, HTMLPointLimit))
 	page := &report.Page{
 		Title:  htmlTitle(o),
 		Runs:   []report.PageRun{{Doc: sum, Chart: d}},
-		Figure: chart.RunFigure(commandTitle(argv), []*chart.Data{d}),
+		Figure: chart.RunFigure(commandTitle(cmdline), []*chart.Data{d}),
 	}
 	var b bytes.Buffer
 	if err := report.WriteHTMLPage(&b, page); err != nil {
@@ -224,20 +225,37 @@ func htmlRun(o *cliOptions, argv []string, res *client.Result, sum *report.Run, 
 }
 
 // plotRun draws a finished run's charts into image.
-func plotRun(ctx context.Context, o *cliOptions, argv []string, res *client.Result, sum *report.Run) error {
+func plotRun(ctx context.Context, o *Options, cmdline []string, res *client.Result, sum *report.Run) error {
 	image := o.PlotFile
 	if sum.Report == nil || sum.Report.ConnectionTimes == nil {
 		return fmt.Errorf("%s: no request was recorded, nothing to draw", image)
 	}
-	d := report.RunChartData(sum, res, chartOptions(o, plotPointLimit))
-	return drawPlot(ctx, image, chart.RunFigure(commandTitle(argv), []*chart.Data{d}))
+	d := report.RunChartData(sum, res, ChartOptions(o, plotPointLimit))
+	return DrawPlot(ctx, image, chart.RunFigure(commandTitle(cmdline), []*chart.Data{d}))
 }
 
-// commandTitle is a chart title from the command line (credentials hidden).
-func commandTitle(argv []string) string {
-	a := redactCredentials(argv)
+// commandTitle is a chart title from the command line (cmdline: its
+// credentials hidden already).
+func commandTitle(cmdline []string) string {
+	a := cmdline
 	if len(a) > 0 {
 		a = append([]string{"gab"}, a[1:]...)
 	}
 	return strings.Join(a, " ")
+}
+
+// DrawPlot draws fig into image with gnuplot, saying how to draw it by hand
+// when gnuplot is missing (a shell command line, its names quoted).
+func DrawPlot(ctx context.Context, image string, fig *chart.Figure) error {
+	err := gnuplot.Draw(ctx, image, fig)
+	if errors.Is(err, gnuplot.ErrNoGnuplot) {
+		data, script := gnuplot.Companions(image)
+		how := "gnuplot " + gnuplot.ShellWord(filepath.Base(script))
+		if dir := filepath.Dir(script); dir != "." {
+			how = "cd " + gnuplot.ShellWord(dir) + " && " + how
+		}
+		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s",
+			chart.Printable(script), chart.Printable(data), chart.Printable(image), how)
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"crypto/sha256"
@@ -15,6 +15,7 @@ import (
 	"gab/internal/outfile"
 	"gab/internal/samples"
 	"gab/internal/servercpu"
+	"gab/internal/targets"
 	"gab/report"
 )
 
@@ -32,9 +33,11 @@ import (
 // ending (notStarted covers command-line errors).
 
 // output is what gab writes after the run, chosen from the command line.
-type output struct {
-	o    *cliOptions
-	argv []string
+type Output struct {
+	o *Options
+	// cmdline is the command line with -A and -P hidden, as the JSON
+	// document and the charts show it.
+	cmdline []string
 	// jsonStdout: stdout carries the JSON document and nothing else.
 	jsonStdout bool
 	// sections follow ab's report (only the warm-up and --fail-if lines
@@ -43,17 +46,17 @@ type output struct {
 
 	// meter reads the client's CPU and --server-pid's over the run
 	// (measure.go); its start is the run's, or newOutput's until the run.
-	meter runMeter
+	Meter Meter
 	// hlog is the --hlog file, created before the run.
 	hlog *os.File
 	// failed is the record of a run that ended in an error, as fatal wrote
 	// it (nil before, or when it measured nothing): the pictures draw it.
-	failed *report.Run
+	Failed *report.Run
 }
 
 // newOutput chooses the outputs once the command line is parsed.
-func newOutput(o *cliOptions, argv []string) *output {
-	out := &output{o: o, argv: argv, jsonStdout: o.Format == "json", meter: runMeter{label: o.ServerLabel, started: time.Now()}}
+func newOutput(o *Options, cmdline []string) *Output {
+	out := &Output{o: o, cmdline: cmdline, jsonStdout: o.Format == "json", Meter: Meter{Label: o.ServerLabel, started: time.Now()}}
 	if !out.jsonStdout && !o.HTML {
 		// each prints nothing where the run has no such figures
 		out.sections.Tables, out.sections.Extended = true, o.Extended
@@ -67,13 +70,13 @@ func newOutput(o *cliOptions, argv []string) *output {
 }
 
 // wantsJSON reports whether a JSON document is written anywhere.
-func (out *output) wantsJSON() bool { return out.jsonStdout || out.o.JSONFile != "" }
+func (out *Output) wantsJSON() bool { return out.jsonStdout || out.o.JSONFile != "" }
 
-// prepare asks the engine for the figures beyond ab's when an output will
+// Prepare asks the engine for the figures beyond ab's when an output will
 // show them (rate mode gathers them anyway) and checks gab's own output
-// paths (conflicting options are refused with the command line, in
-// flags.go). It returns done with the exit status when gab must stop.
-func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status int, done bool) {
+// paths (conflicting options are refused with the command line, by
+// Conflict). It returns done with the exit status when gab must stop.
+func (out *Output) Prepare(stdout, stderr io.Writer, cfg *client.Config) (status int, done bool) {
 	// gab's own output files are checked before the first request, so that a
 	// long run does not end in an unwritable path (ab's -e and -g keep ab's
 	// behaviour: opened after the run).
@@ -81,28 +84,28 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		msg := "gab: --json " + err.Error() + "\n"
 		io.WriteString(stderr, msg)
 		if out.jsonStdout {
-			// A stdout error is reported by runWith.
-			_ = report.WriteJSON(stdout, report.NotStarted(out.commandLine(), time.Now(), msg, exitError))
+			// A stdout error is reported by the root's runWith.
+			_ = report.WriteJSON(stdout, report.NotStarted(out.commandLine(), time.Now(), msg, ExitError))
 		}
-		return exitError, true
+		return ExitError, true
 	}
-	if err := checkPictures(out.o.PlotFile, out.o.HTMLFile); err != nil {
+	if err := CheckPictures(out.o.PlotFile, out.o.HTMLFile); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return exitError, true
+		return ExitError, true
 	}
 	// A --fail-if figure that needs the extended measurements (the
 	// catalog's Needs) turns them on.
 	cfg.Extended = cfg.Extended || out.o.Extended || out.wantsJSON() || wantsPerSecond(out.o) ||
 		slices.Contains(report.ThresholdNeeds(out.o.FailIf), report.NeedsExtended)
 	if cfg.Extended || out.o.HlogFile != "" {
-		cfg.Interval = timelineInterval(out.o)
+		cfg.Interval = TimelineInterval(out.o)
 	}
 	if out.o.HlogFile != "" {
 		// gab's own output path is checked before the first request.
 		f, err := outfile.Create(out.o.HlogFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "gab: --hlog: %v\n", err)
-			return exitError, true
+			return ExitError, true
 		}
 		out.hlog = f
 	}
@@ -111,29 +114,29 @@ func (out *output) prepare(stdout, stderr io.Writer, cfg *client.Config) (status
 		if err != nil {
 			msg := "gab: " + err.Error() + "\n"
 			io.WriteString(stderr, msg)
-			// A stdout error is reported by runWith.
-			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.meter.started, msg, exitError))
-			return exitError, true
+			// A stdout error is reported by the root's runWith.
+			_ = out.writeJSON(stdout, report.NotStarted(out.commandLine(), out.Meter.started, msg, ExitError))
+			return ExitError, true
 		}
-		out.meter.server = m
+		out.Meter.Server = m
 	}
-	out.meter.findServer(cfg)
+	out.Meter.FindServer(cfg)
 	// Past the exact sample store, --percentiles reads its percentiles from
 	// the client's HDR histograms (3 significant digits).
 	cfg.Extended = cfg.Extended || len(out.o.Percentiles) > 0 && mayOutgrowStore(cfg)
 	return 0, false
 }
 
-// commandLine is argv as the JSON document shows it.
-func (out *output) commandLine() []string { return redactCredentials(out.argv) }
+// commandLine is the command line as the JSON document shows it.
+func (out *Output) commandLine() []string { return out.cmdline }
 
-// reportOptions are the report options of a command line, with the client's
+// ReportOptions are the report options of a command line, with the client's
 // CPU over the run and --server-pid's measurement (nil without it).
-func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *report.ServerCPU) report.Options {
+func ReportOptions(o *Options, cmdline []string, cpu report.CPUUsage, server *report.ServerCPU) report.Options {
 	cfg := &o.Config
 	return report.Options{
 		Host: cfg.Target.Host, Port: cfg.Target.Port, Path: cfg.Target.Path,
-		Concurrency: inFlight(cfg), Connections: h2Only(cfg, cfg.Concurrency), Streams: h2Only(cfg, cfg.Streams),
+		Concurrency: InFlight(cfg), Connections: H2Only(cfg, cfg.Concurrency), Streams: H2Only(cfg, cfg.Streams),
 		KeepAlive: cfg.KeepAlive || cfg.Protocol == client.HTTP3, BodySent: cfg.Spec.HasBody,
 		VariableLength: cfg.VariableLength, NoPercentiles: o.NoPercentiles, NoConfidence: o.NoConfidence,
 		TLS:         cfg.Target.TLS,
@@ -141,13 +144,13 @@ func reportOptions(o *cliOptions, argv []string, cpu report.CPUUsage, server *re
 		Percentiles: o.Percentiles,
 		CPU:         cpu,
 		ServerCPU:   server,
-		CommandLine: redactCredentials(argv),
+		CommandLine: cmdline,
 		Histogram:   o.Histogram,
 		Run:         runInfo(o),
 		Shard:       shardInfo(o),
 		FailIf:      o.FailIf,
 		Apdex:       o.Apdex,
-		Environment: report.Environment(version),
+		Environment: report.Environment(o.Version),
 	}
 }
 
@@ -161,28 +164,28 @@ func mayOutgrowStore(cfg *client.Config) bool {
 	return cfg.Requests > limit
 }
 
-// inFlight is the number of requests in flight that ab's Concurrency Level
+// InFlight is the number of requests in flight that ab's Concurrency Level
 // and first Time per request stand for: -c, or -c connections × --streams
 // with HTTP/2.
-func inFlight(cfg *client.Config) int {
+func InFlight(cfg *client.Config) int {
 	if (cfg.Protocol == client.HTTP2 || cfg.Protocol == client.HTTP3) && cfg.Streams > 1 {
 		return cfg.Concurrency * cfg.Streams
 	}
 	return cfg.Concurrency
 }
 
-// h2Only is v with HTTP/2, else 0.
-func h2Only(cfg *client.Config, v int) int {
+// H2Only is v with HTTP/2, else 0.
+func H2Only(cfg *client.Config, v int) int {
 	if cfg.Protocol != client.HTTP2 && cfg.Protocol != client.HTTP3 {
 		return 0
 	}
 	return v
 }
 
-// write writes every output of a finished run and returns gab's exit status
-// so far (exitOK, or the status of a failed write or of a failed --server-pid
+// Write writes every output of a finished run and returns gab's exit status
+// so far (ExitOK, or the status of a failed write or of a failed --server-pid
 // reading, serverErr).
-func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr error, res *client.Result, loc *time.Location) int {
+func (out *Output) Write(stdout, stderr *SyncWriter, sum *report.Run, serverErr error, res *client.Result, loc *time.Location) int {
 	// ab's SIGINT handler always prints the text report, never the HTML one.
 	html := out.o.HTML && res.Ending != client.EndInterrupted
 	var err error
@@ -193,39 +196,39 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 	default:
 		err = report.WriteText(stdout, sum)
 	}
-	if stdout.reportWriteError(stderr, err) {
-		return exitError
+	if stdout.ReportWriteError(stderr, err) {
+		return ExitError
 	}
 	if err := report.WriteSections(stdout, sum, out.sections); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return exitError
+		return ExitError
 	}
 	if err := out.writeHlog(sum); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return exitError
+		return ExitError
 	}
 	// ab's -e and -g files and --server-pid's last reading come before the
 	// JSON document, so that the document states their errors (and the exit
 	// status they set).
-	status := exitOK
+	status := ExitOK
 	if !html && sum.Report.CompleteRequests > 0 {
 		var msg strings.Builder
-		status = writeFiles(out.o, res, sum, stdout, &syncWriter{w: io.MultiWriter(stderr, &msg), flushFirst: stdout}, loc)
-		if status != exitOK && sum.Error == nil {
+		status = writeFiles(out.o, res, sum, stdout, &SyncWriter{W: io.MultiWriter(stderr, &msg), FlushFirst: stdout}, loc)
+		if status != ExitOK && sum.Error == nil {
 			sum.SetError(msg.String(), status)
 		}
 	}
 	if serverErr != nil {
 		msg := fmt.Sprintf("gab: %v\n", serverErr)
 		io.WriteString(stderr, msg)
-		if status == exitOK {
-			status = exitError
+		if status == ExitOK {
+			status = ExitError
 			sum.SetError(msg, status)
 		}
 	}
 	if err := out.writeJSON(stdout, sum); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
-		return exitError
+		return ExitError
 	}
 	if out.jsonStdout { // stdout is the document's; the verdicts go to stderr as well
 		_ = report.WriteSections(stderr, sum, report.Sections{Thresholds: true}) // stderr errors are not reported anywhere
@@ -233,20 +236,20 @@ func (out *output) write(stdout, stderr *syncWriter, sum *report.Run, serverErr 
 	return status
 }
 
-// fatal handles an error that ends gab after the command line was accepted
+// Fatal handles an error that ends gab after the command line was accepted
 // (ms is nil when the run never started). With --format json it prints ab's
 // message on stderr and, on stdout, the document with the error and whatever
 // was measured, in place of ab's "Total of N requests completed" line; it
 // returns done with the exit status. In text mode it only writes the --json
 // file and leaves the rest to the caller. The run's record with the error
-// stays in out.failed for the pictures (drawFailedRun).
-func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (status int, done bool) {
-	fe := fatalError(err)
+// stays in out.Failed for the pictures (drawFailedRun).
+func (out *Output) Fatal(stdout, stderr io.Writer, ms *Measured, err error) (status int, done bool) {
+	fe := FatalError(err)
 	var sum *report.Run
-	if ms != nil && ms.res != nil && (out.hlog != nil || out.wantsJSON() || wantsPerSecond(out.o)) {
-		sum = ms.summarize(out.o, out.argv)
+	if ms != nil && ms.Res != nil && (out.hlog != nil || out.wantsJSON() || wantsPerSecond(out.o)) {
+		sum = ms.Summarize(out.o, out.cmdline)
 		sum.SetError(fe.Message, fe.Exit)
-		out.failed = sum
+		out.Failed = sum
 	}
 	if werr := out.writeHlog(sum); werr != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", werr)
@@ -255,7 +258,7 @@ func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (sta
 		return 0, false
 	}
 	if sum == nil {
-		sum = report.NotStarted(out.commandLine(), out.meter.started, fe.Message, fe.Exit)
+		sum = report.NotStarted(out.commandLine(), out.Meter.started, fe.Message, fe.Exit)
 	}
 	if !out.jsonStdout {
 		if werr := out.writeJSON(stdout, sum); werr != nil {
@@ -272,19 +275,19 @@ func (out *output) fatal(stdout, stderr io.Writer, ms *measured, err error) (sta
 
 // writeHlog writes and closes the --hlog file: the timeline of whatever was
 // measured (sum may be nil: the log's header alone when the run never started).
-func (out *output) writeHlog(sum *report.Run) error {
+func (out *Output) writeHlog(sum *report.Run) error {
 	if out.hlog == nil {
 		return nil
 	}
 	f := out.hlog
 	out.hlog = nil
 	return outfile.WriteClose(f, func(w io.Writer) error {
-		return report.WriteHlog(w, sum, out.meter.started, timelineInterval(out.o))
+		return report.WriteHlog(w, sum, out.Meter.started, TimelineInterval(out.o))
 	})
 }
 
 // writeJSON writes the summary's JSON document where it is wanted.
-func (out *output) writeJSON(stdout io.Writer, doc *report.Run) error {
+func (out *Output) writeJSON(stdout io.Writer, doc *report.Run) error {
 	if !out.wantsJSON() {
 		return nil
 	}
@@ -319,7 +322,7 @@ func writeJSONFile(name string, doc *report.Run) error {
 // writeFiles writes the -e CSV file, then the -g gnuplot file, as ab does after
 // its text report. A file that cannot be created ends gab with status 1 and
 // ab's perror-style message.
-func writeFiles(o *cliOptions, res *client.Result, sum *report.Run, out, errw *syncWriter, loc *time.Location) int {
+func writeFiles(o *Options, res *client.Result, sum *report.Run, out, errw *SyncWriter, loc *time.Location) int {
 	if loc == nil {
 		loc = time.Local
 	}
@@ -337,44 +340,20 @@ func writeFiles(o *cliOptions, res *client.Result, sum *report.Run, out, errw *s
 		file, err := outfile.Create(f.name)
 		if err != nil {
 			out.Flush() // the report comes before the complaint, as in ab
-			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, strerror(err))
-			return exitError
+			fmt.Fprintf(errw, "Cannot open %s output file: %s\n", f.what, targets.Strerror(err))
+			return ExitError
 		}
 		if err := outfile.WriteClose(file, f.write); err != nil {
 			fmt.Fprintf(errw, "gab: %v\n", err)
-			return exitError
+			return ExitError
 		}
 	}
-	return exitOK
-}
-
-// jsonRequested reports --format json in argv (before the options are
-// parsed, so that an error in them can still be reported as a JSON document).
-func jsonRequested(argv []string) bool { return classifyArgv(argv).jsonFormat }
-
-// notStarted prints the JSON document for a command line that never ran: its
-// error message (what went to stderr) and the exit status.
-func notStarted(stdout io.Writer, argv []string, stderrText string, status int) {
-	// A stdout error is reported by runWith.
-	_ = report.WriteJSON(stdout, report.NotStarted(redactCredentials(argv), time.Now(), stderrText, status))
-}
-
-// redactCredentials returns argv with the values of -A and -P replaced: ab
-// prints credentials only in its -v 2 request dump, so the JSON command line
-// must not carry them. The words are the ones splitArgs finds.
-func redactCredentials(argv []string) []string {
-	const hidden = "<redacted>"
-	out := append([]string(nil), argv...)
-	for _, s := range classifyArgv(argv).secrets {
-		w := &out[s.word+1] // splitArgs counts from argv[1]
-		*w = (*w)[:s.at] + hidden
-	}
-	return out
+	return ExitOK
 }
 
 // runInfo is what the JSON document records about the command line (nil
 // when no JSON document is written: then the report gathers no sums).
-func runInfo(o *cliOptions) *report.RunInfo {
+func runInfo(o *Options) *report.RunInfo {
 	if o.JSONFile == "" && o.Format != "json" {
 		return nil
 	}
@@ -392,7 +371,7 @@ func runInfo(o *cliOptions) *report.RunInfo {
 
 // shardInfo is the JSON document's shard section of a --shard command line
 // (nil without --shard).
-func shardInfo(o *cliOptions) *report.Shard {
+func shardInfo(o *Options) *report.Shard {
 	sh := o.Shard
 	if sh == nil {
 		return nil
@@ -403,4 +382,12 @@ func shardInfo(o *cliOptions) *report.Shard {
 		out.StartAt = o.StartAt.UTC().Format(time.RFC3339Nano)
 	}
 	return out
+}
+
+// NotStarted prints the JSON document for a command line that never ran
+// (cmdline: its words with -A and -P hidden): its error message (what went
+// to stderr) and the exit status.
+func NotStarted(stdout io.Writer, cmdline []string, stderrText string, status int) {
+	// A stdout error is reported by the caller.
+	_ = report.WriteJSON(stdout, report.NotStarted(cmdline, time.Now(), stderrText, status))
 }

@@ -1,4 +1,4 @@
-package main
+package runcmd
 
 import (
 	"bytes"
@@ -14,10 +14,10 @@ import (
 )
 
 // capResult is a -t run that ended at ab's 50,000-request cap after 0.48 s.
-func capResult() (*cliOptions, *client.Result) {
-	o := newOptions("ab")
-	o.Config.TimeLimit, o.Config.Requests = 3*time.Second, timeLimitRequests
-	return o, &client.Result{Ending: client.EndCompleted, Complete: timeLimitRequests, Elapsed: 480 * time.Millisecond}
+func capResult() (*Options, *client.Result) {
+	o := &Options{Argv0: "ab"}
+	o.Config.TimeLimit, o.Config.Requests = 3*time.Second, TimeLimitRequests
+	return o, &client.Result{Ending: client.EndCompleted, Complete: TimeLimitRequests, Elapsed: 480 * time.Millisecond}
 }
 
 // On a terminal, one stderr line says the cap ended the run and how to lift it.
@@ -29,7 +29,7 @@ func TestCapHintOnATerminal(t *testing.T) {
 	defer ptmx.Close()
 	defer tty.Close()
 	o, res := capResult()
-	capHint(&syncWriter{w: tty}, o, res)
+	capHint(&SyncWriter{W: tty}, o, res)
 	tty.Close()
 	got, _ := io.ReadAll(ptmx) // ends with EIO once the terminal side is closed
 	want := "gab: the run ended at ab's 50000-request cap of -t after 0.48 of 3 seconds; --no-cap lifts the cap"
@@ -42,12 +42,12 @@ func TestCapHintOnATerminal(t *testing.T) {
 func TestCapHintNotWithoutATerminal(t *testing.T) {
 	o, res := capResult()
 	var b bytes.Buffer
-	capHint(&syncWriter{w: &b}, o, res)
+	capHint(&SyncWriter{W: &b}, o, res)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	capHint(&syncWriter{w: w}, o, res)
+	capHint(&SyncWriter{W: w}, o, res)
 	w.Close()
 	piped, _ := io.ReadAll(r)
 	if b.Len() != 0 || len(piped) != 0 {
@@ -59,14 +59,14 @@ func TestCapHintNotWithoutATerminal(t *testing.T) {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
-	for _, change := range []func(*cliOptions, *client.Result){
-		func(o *cliOptions, r *client.Result) { r.Ending = client.EndTimeLimit },
-		func(o *cliOptions, r *client.Result) { o.NoCap = true },
-		func(o *cliOptions, r *client.Result) { o.Config.TimeLimit = 0 },
+	for _, change := range []func(*Options, *client.Result){
+		func(o *Options, r *client.Result) { r.Ending = client.EndTimeLimit },
+		func(o *Options, r *client.Result) { o.NoCap = true },
+		func(o *Options, r *client.Result) { o.Config.TimeLimit = 0 },
 	} {
 		o, res := capResult()
 		change(o, res)
-		capHint(&syncWriter{w: tty}, o, res)
+		capHint(&SyncWriter{W: tty}, o, res)
 	}
 	tty.Close()
 	if got, _ := io.ReadAll(ptmx); len(got) != 0 {
