@@ -238,30 +238,7 @@ func writeExtended(w io.Writer, r *Run) error {
 		p.printf("%10s\n", ms3(float64(d.MaxUs)))
 	}
 
-	p.printf("\nResponses by status code (count)\n")
-	if len(x.StatusCounts) == 0 {
-		p.printf("  none\n")
-	}
-	for _, c := range statusCodes(x.StatusCounts) {
-		p.printf("  %03d: %d\n", c, x.StatusCounts[strconv.Itoa(c)])
-	}
-
-	p.printf("\nFailures by class (count, first error)\n")
-	for _, name := range failureClassNames {
-		f := x.FailuresByClass[name]
-		if f.FirstError != "" {
-			p.printf("  %-11s %d  %s\n", name+":", f.Count, OneLine(f.FirstError))
-		} else {
-			p.printf("  %-11s %d\n", name+":", f.Count)
-		}
-	}
-	fl := &rp.Failures
-	if n := rp.FailedRequests - (fl.Connect + fl.Receive + fl.Length + fl.Exceptions); n > 0 {
-		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", n)
-	}
-	if r.local.retries > 0 {
-		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", r.local.retries)
-	}
+	writeStatusAndFailures(p, r)
 
 	p.printf("\n")
 	writeOutstanding(p, r, false)
@@ -304,6 +281,36 @@ func writeExtended(w io.Writer, r *Run) error {
 	writeTimelineTable(p, r.Timeline)
 	writeFigures(p, r)
 	return p.flush()
+}
+
+// writeStatusAndFailures writes --extended's responses by status code and
+// failures by class.
+func writeStatusAndFailures(p *errWriter, r *Run) {
+	x, rp := r.Extended, r.Report
+	p.printf("\nResponses by status code (count)\n")
+	if len(x.StatusCounts) == 0 {
+		p.printf("  none\n")
+	}
+	for _, c := range statusCodes(x.StatusCounts) {
+		p.printf("  %03d: %d\n", c, x.StatusCounts[strconv.Itoa(c)])
+	}
+
+	p.printf("\nFailures by class (count, first error)\n")
+	for _, name := range failureClassNames {
+		f := x.FailuresByClass[name]
+		if f.FirstError != "" {
+			p.printf("  %-11s %d  %s\n", name+":", f.Count, OneLine(f.FirstError))
+		} else {
+			p.printf("  %-11s %d\n", name+":", f.Count)
+		}
+	}
+	fl := &rp.Failures
+	if n := rp.FailedRequests - (fl.Connect + fl.Receive + fl.Length + fl.Exceptions); n > 0 {
+		p.printf("  (%d more failed requests have no class: response heads over 8191 bytes, as in ab)\n", n)
+	}
+	if r.local.retries > 0 {
+		p.printf("  retried:    %d  (sent again once on a new connection: the server closed a kept-alive one before answering)\n", r.local.retries)
+	}
 }
 
 // statusCodes are the status codes counted, ascending.
