@@ -10,10 +10,37 @@ import (
 	"time"
 )
 
-// The --pipeline tests run each case on both HTTP/1 paths (h1Paths), except
-// rate mode, which only the portable path serves. Their servers answer only
-// once several requests have arrived on a connection, so that a client that
-// does not pipeline stalls them (the runs then end on -s, failing).
+// The --pipeline tests run each case on both HTTP/1 paths (pipePaths: the
+// epoll event loop and the portable path; the io_uring engine does not
+// pipeline and refuses it), except rate mode, which only the portable path
+// serves. Their servers answer only once several requests have arrived on a
+// connection, so that a client that does not pipeline stalls them (the runs
+// then end on -s, failing).
+
+// pipePaths runs fn on the HTTP/1 paths that pipeline: the epoll event loop
+// and the portable path.
+func pipePaths(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	bothPaths(t, &epollLoopsStarted, fn)
+}
+
+// The io_uring engine sends one request at a time on a connection: a
+// pipelined run asked of it is an error before the run, never a run that
+// stalls; auto takes epoll.
+func TestPipelineRefusedOnUring(t *testing.T) {
+	if !uringExpected() {
+		t.Skip("no io_uring engine on this system")
+	}
+	cfg := pipeConfig(1, 10, 1, 4)
+	cfg.Engine = EngineUring
+	if _, err := chooseEngine(&cfg, 1, false); err == nil || !strings.Contains(err.Error(), "--pipeline") {
+		t.Errorf("--engine uring --pipeline 4: %v, want an error naming --pipeline", err)
+	}
+	cfg.Engine = EngineAuto
+	if e, err := chooseEngine(&cfg, 1, false); err != nil || e != EngineEpoll {
+		t.Errorf("--engine auto --pipeline 4: %q %v, want epoll", e, err)
+	}
+}
 
 // pipeConfig is h1Config pipelining depth requests, with a short -s.
 func pipeConfig(port, n, c, depth int) Config {
@@ -51,7 +78,7 @@ func pathIndex(req []byte) int {
 // four requests before it answers them, each /uK with K+1 body bytes, and each
 // URL's row must hold exactly its own responses' bytes.
 func TestPipelineMatchesResponsesInOrder(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		srv := newFaultServer(t, func(fc *faultConn) {
 			for {
 				var sizes [4]int
@@ -91,7 +118,7 @@ func TestPipelineMatchesResponsesInOrder(t *testing.T) {
 // server reads two requests per connection and answers both, the second with
 // Connection: close; the client has four written, so two go again each time.
 func TestPipelineResendsBehindConnectionClose(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		var answered atomic.Int64
 		srv := newFaultServer(t, func(fc *faultConn) {
 			for i := range 2 {
@@ -132,7 +159,7 @@ func TestPipelineServerClosesWithRequestsOutstanding(t *testing.T) {
 			[]string{"connection closed before the response was complete", "connection reset by peer"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h1Paths(t, func(t *testing.T) {
+			pipePaths(t, func(t *testing.T) {
 				srv := newFaultServer(t, func(fc *faultConn) {
 					for range 3 {
 						if _, ok := fc.readRequest(); !ok {
@@ -198,7 +225,7 @@ func TestPipelineRateLatencyCoversTheWait(t *testing.T) {
 // Every written request is answered in a run against a server that answers
 // at once (benchServer), with --urls.
 func TestPipelineAgainstBenchServer(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		srv := newBenchServer(t, true)
 		const n = 3000
 		cfg := pipeConfig(srv.port(), n, 4, 16)
@@ -214,7 +241,7 @@ func TestPipelineAgainstBenchServer(t *testing.T) {
 // (runFlood checks the heap) and every run ends by itself or at -t.
 func TestPipelineHostileServers(t *testing.T) {
 	t.Run("endless body", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
+		pipePaths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			srv := newFaultServer(t, floodAfterRequest("HTTP/1.1 200 OK\r\n\r\n", "x"))
 			wantEndlessBodyEndsAtTimeLimit(t, pipeConfig(srv.port(), 100, 2, 8))
@@ -223,7 +250,7 @@ func TestPipelineHostileServers(t *testing.T) {
 	// The front request fails as an Exception after maxInterim 1xx
 	// responses; the others written behind it are receive failures.
 	t.Run("endless interim responses", func(t *testing.T) {
-		h1Paths(t, func(t *testing.T) {
+		pipePaths(t, func(t *testing.T) {
 			checkGoroutines(t)
 			srv := newFaultServer(t, floodAfterRequest("", "HTTP/1.1 100 Continue\r\n\r\n"))
 			cfg := pipeConfig(srv.port(), 8, 1, 4)
@@ -258,7 +285,7 @@ func TestPipelineLoopDoesNotAllocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few thousand loopback requests")
 	}
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		srv := newBenchServer(t, true)
 		list := urlList(t, srv.port(), 100)
 		run := func(n int) map[string]int64 {
@@ -320,7 +347,7 @@ func TestPipelineIdleCloseOpensAnotherConnection(t *testing.T) {
 // connection whose server holds a request holds the one written behind it
 // too (--pipeline 2), so each of the three connections leaves two.
 func TestPipelineOutstandingAtTimeLimit(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		h := &holder{every: 4}
 		s := newFaultServer(t, h.script)
 		const conns, depth = 3, 2
@@ -370,7 +397,7 @@ func TestPipelineHTTPS(t *testing.T) {
 // written deep in a ring of six meet four closes before they reach its
 // front and fail as receive failures; every request is answered or failed.
 func TestPipelineResendsAreBounded(t *testing.T) {
-	h1Paths(t, func(t *testing.T) {
+	pipePaths(t, func(t *testing.T) {
 		var answered atomic.Int64
 		srv := newFaultServer(t, func(fc *faultConn) {
 			if _, ok := fc.readRequest(); ok {

@@ -91,12 +91,15 @@ func chooseEngine(cfg *Config, loops int, tls bool) (string, error) {
 		if tls {
 			return "", errors.New("gab: --engine uring serves http:// only (https:// runs on --engine epoll)")
 		}
+		if cfg.Pipeline > 1 {
+			return "", errors.New("gab: --engine uring sends one request at a time on a connection (--pipeline runs on --engine epoll)")
+		}
 		if err := uringProbe(); err != nil {
 			return "", fmt.Errorf("gab: --engine uring: io_uring is not available here (%v)", err)
 		}
 		return EngineUring, nil
 	}
-	if uringAuto && !tls && uringProbe() == nil {
+	if uringAuto && !tls && cfg.Pipeline <= 1 && uringProbe() == nil {
 		return EngineUring, nil
 	}
 	return EngineEpoll, nil
