@@ -18,8 +18,9 @@ import (
 // it from a run. Every output that lists figures reads it: --extended's
 // figure block, the JSON document's "figures", the HTML report's figures and
 // comparison, gab merge's report, gab compare, gab sweep's CSV columns and
-// points' "figures", and --fail-if's metric names. A figure derived from what
-// a run already records is one entry here.
+// points' "figures", and --fail-if's metric names; gab sweep's table columns
+// and chart panels are the entries whose Sweep says so. A figure derived
+// from what a run already records is one entry here.
 
 // Better says which direction of a figure is the better one.
 type Better int
@@ -78,7 +79,36 @@ type Figure struct {
 	// Of reads the figure from a run's document; ok is false where the run
 	// does not have it (not measured, or nothing recorded).
 	Of func(d *Run) (v float64, ok bool)
+	// Sweep is where gab sweep's table and charts show the figure (its CSV
+	// and points' JSON show every figure).
+	Sweep SweepUse
 }
+
+// SweepUse is how gab sweep's readable table and charts show a figure.
+type SweepUse struct {
+	// Head is the table's column head ("p99 ms"); "" for no column. A
+	// figure in ms is a latency: "-" at a point that recorded no request.
+	Head string
+	// Decimals are the column's digits after the point.
+	Decimals int
+	// Place orders the table's columns (the point's own among them).
+	Place int
+	// Shown says when the column is in the table.
+	Shown Shown
+	// Panel: the charts draw the figure in a panel of its own against
+	// what the sweep varied (concurrency, size, --param's values), a line
+	// per series, where some point has it.
+	Panel bool
+}
+
+// Shown says when a figure's column is in gab sweep's table.
+type Shown int
+
+const (
+	ShownAlways      Shown = iota
+	ShownIfMeasured        // when some point has the figure
+	ShownIfPostSizes       // in a sweep of request body sizes (--post-sizes)
+)
 
 // Pool is how a figure of a group of runs (a sweep's point, a side of gab
 // compare) follows from the runs'.
@@ -112,61 +142,61 @@ const (
 var Catalog = []Figure{
 	{"rps", "Requests per second", "#/s", "rps_mean", higher, 2, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return d.Report.RequestsPerSecond, true
-	}},
-	{"mean", "Mean", "ms", "latency_mean_ms", lower, 3, Pooled, NeedsExtended, meanMs},
-	{"sd", "sd", "ms", "latency_sd_ms", lower, 3, Pooled, NeedsExtended, sdMs},
-	{"min", "min", "ms", "latency_min_ms", lower, 3, MinOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, false) }},
-	{"p50", "p50", "ms", "p50_ms", lower, 3, Pooled, NeedsExtended, percentileMs(50)},
-	{"p90", "p90", "ms", "p90_ms", lower, 3, Pooled, NeedsExtended, percentileMs(90)},
-	{"p99", "p99", "ms", "p99_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99)},
-	{"p99.9", "p99.9", "ms", "p99_9_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99.9)},
-	{"max", "max", "ms", "latency_max_ms", lower, 3, MaxOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, true) }},
+	}, SweepUse{}},
+	{"mean", "Mean", "ms", "latency_mean_ms", lower, 3, Pooled, NeedsExtended, meanMs, SweepUse{Head: "lat ms", Decimals: 3, Place: 10}},
+	{"sd", "sd", "ms", "latency_sd_ms", lower, 3, Pooled, NeedsExtended, sdMs, SweepUse{}},
+	{"min", "min", "ms", "latency_min_ms", lower, 3, MinOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, false) }, SweepUse{Head: "min ms", Decimals: 3, Place: 30}},
+	{"p50", "p50", "ms", "p50_ms", lower, 3, Pooled, NeedsExtended, percentileMs(50), SweepUse{Head: "p50 ms", Decimals: 3, Place: 40}},
+	{"p90", "p90", "ms", "p90_ms", lower, 3, Pooled, NeedsExtended, percentileMs(90), SweepUse{}},
+	{"p99", "p99", "ms", "p99_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99), SweepUse{Head: "p99 ms", Decimals: 3, Place: 50}},
+	{"p99.9", "p99.9", "ms", "p99_9_ms", lower, 3, Pooled, NeedsExtended, percentileMs(99.9), SweepUse{}},
+	{"max", "max", "ms", "latency_max_ms", lower, 3, MaxOfRuns, NeedsNothing, func(d *Run) (float64, bool) { return extremeMs(d, true) }, SweepUse{}},
 	{"complete", "Complete requests", "", "complete", neither, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(d.Report.CompleteRequests), true
-	}},
+	}, SweepUse{}},
 	{"failed", "Failed requests", "", "failed", lower, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(int64(d.Report.FailedRequests) + d.outstandingFailed()), true
-	}},
+	}, SweepUse{Head: "failed", Place: 60}},
 	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return float64(d.Report.Non2xxResponses), true
-	}},
+	}, SweepUse{}},
 	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalTransferredBytes)
-	}},
+	}, SweepUse{Head: "rx Mbit/s", Decimals: 2, Place: 80}},
 	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalBodySentBytes)
-	}},
+	}, SweepUse{Head: "tx Mbit/s", Decimals: 2, Place: 90, Shown: ShownIfPostSizes}},
 	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", neither, 1, MeanOfRuns, NeedsExtended, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Extended.ClientCPU.PercentOfOneCore == nil {
 			return 0, false // not measured, or a run too short for a share of a core
 		}
 		return *d.Extended.ClientCPU.PercentOfOneCore, true
-	}},
+	}, SweepUse{Head: "cli cpu%", Decimals: 1, Place: 110}},
 	{"client_cpu_us_per_request", "Client CPU per request", "µs", "client_cpu_us_per_req", lower, 1, Pooled, NeedsExtended, func(d *Run) (float64, bool) {
 		if d.Extended == nil || d.Extended.ClientCPU == nil || d.Report.CompleteRequests == 0 {
 			return 0, false
 		}
 		c := d.Extended.ClientCPU
 		return (c.UserMs + c.SysMs) * 1000 / float64(d.Report.CompleteRequests), true
-	}},
+	}, SweepUse{Head: "cli us/req", Decimals: 1, Place: 100}},
 	{"apdex", "APDEX", "", "apdex", higher, 3, Pooled, NeedsApdex, func(d *Run) (float64, bool) {
 		if d.Apdex == nil || d.Apdex.Requests == 0 {
 			return 0, false
 		}
 		return d.Apdex.Score, true
-	}},
+	}, SweepUse{}},
 	{"server_cpu_percent", "Server CPU", "% of a core", "server_cpu_pct", neither, 1, MeanOfRuns, NeedsServerCPU, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.PercentOfOneCore, true
-	}},
+	}, SweepUse{Head: "srv cpu%", Decimals: 1, Place: 130, Shown: ShownIfMeasured}},
 	{"server_cpu_us_per_request", "Server CPU per request", "µs", "server_cpu_us_per_req", lower, 1, Pooled, NeedsServerCPU, func(d *Run) (float64, bool) {
 		if d.ServerCPU == nil {
 			return 0, false
 		}
 		return d.ServerCPU.UsPerRequest, true
-	}},
+	}, SweepUse{Head: "srv us/req", Decimals: 1, Place: 120, Shown: ShownIfMeasured}},
 }
 
 // FigureByKey finds the catalog's figure of that key.

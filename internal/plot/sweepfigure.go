@@ -63,7 +63,8 @@ const maxBarGroups = 4
 // grows (sent for --post-sizes, whiskers: its 95 % interval), min and p50
 // latency and CPU per request (client, server, whole host); against
 // --param's values, requests per second, p50 latency, bandwidth (with
-// whiskers) and CPU per request.
+// whiskers) and CPU per request; against each, the catalog figures that ask
+// for a panel (catalogPanels).
 func SweepFigure(d *report.SweepDocument) *chart.Figure {
 	f := &chart.Figure{Title: sweepTitle(d)}
 	sizes := len(d.Settings.Sizes) > 1
@@ -75,13 +76,19 @@ func SweepFigure(d *report.SweepDocument) *chart.Figure {
 		f.Panels = append(f.Panels, barPanels(d)...)
 	}
 	if len(d.Settings.Concurrency) > 1 {
-		f.Panels = append(f.Panels, concurrencyPanels(d, sizes)...)
+		ax := concurrencyAxis(d, sizes)
+		f.Panels = append(f.Panels, concurrencyPanels(d, &ax)...)
+		f.Panels = append(f.Panels, catalogPanels(d, &ax)...)
 	}
 	if sizes {
-		f.Panels = append(f.Panels, sizePanels(d)...)
+		ax := sizeAxis(d)
+		f.Panels = append(f.Panels, sizePanels(d, &ax)...)
+		f.Panels = append(f.Panels, catalogPanels(d, &ax)...)
 	}
 	if d.Settings.Param != nil && len(d.Settings.Param.Values) > 1 {
-		f.Panels = append(f.Panels, paramPanels(d)...)
+		ax := paramAxis(d)
+		f.Panels = append(f.Panels, paramPanels(d, &ax)...)
+		f.Panels = append(f.Panels, catalogPanels(d, &ax)...)
 	}
 	if len(f.Panels) == 0 {
 		// One target, concurrency and size: the point alone.
@@ -223,26 +230,9 @@ func barPanels(d *report.SweepDocument) []chart.Panel {
 // (and size, with several): requests per second with its confidence
 // interval, p50 and p99 latency, and the server's CPU per request where
 // measured.
-func concurrencyPanels(d *report.SweepDocument, sizes bool) []chart.Panel {
-	byTarget := func(p *report.SweepPoint) string {
-		l := p.Label
-		if sizes && p.Size != nil {
-			l += " " + p.Size.Text
-		}
-		if p.ParamValue != "" {
-			l += " " + d.Settings.Param.Name + "=" + p.ParamValue
-		}
-		return l
-	}
-	concTics := func() []chart.Tic {
-		var t []chart.Tic
-		for _, c := range d.Settings.Concurrency {
-			t = append(t, chart.Tic{Label: strconv.Itoa(c), At: float64(c)})
-		}
-		return t
-	}
-	logConc := len(d.Settings.Concurrency) > 2
-	series := groupPoints(d.Points, byTarget, concurrencyOf)
+func concurrencyPanels(d *report.SweepDocument, ax *sweepAxis) []chart.Panel {
+	concTics := func() []chart.Tic { return slices.Clone(ax.tics) }
+	logConc, series := ax.logX, ax.series
 	rps := chart.Panel{Title: fmt.Sprintf("Requests per second against concurrency (mean of %d runs; bars: 95 %% confidence interval)", d.Settings.Repeat),
 		XLabel: "concurrency (-c)", YLabel: "requests per second", LogX: logConc, XTics: concTics(), YFromZero: true}
 	lat := chart.Panel{Title: "Latency against concurrency (p50: solid, p99: dashed in the same colour; every request of every run)",

@@ -3,7 +3,6 @@ package plot
 import (
 	"fmt"
 	"gab/report"
-	"strconv"
 	"strings"
 
 	"gab/internal/chart"
@@ -14,21 +13,11 @@ import (
 // the size (received for --sizes, sent for --post-sizes), min and p50
 // latency, and CPU per request: the client's, the --server-pid processes'
 // and the whole host's (each where measured).
-func sizePanels(d *report.SweepDocument) []chart.Panel {
-	byConc := func(p *report.SweepPoint) string {
-		l := p.Label
-		if len(d.Settings.Concurrency) > 1 {
-			l += " c=" + strconv.Itoa(p.Concurrency)
-		}
-		if p.ParamValue != "" {
-			l += " " + d.Settings.Param.Name + "=" + p.ParamValue
-		}
-		return l
-	}
+func sizePanels(d *report.SweepDocument, ax *sweepAxis) []chart.Panel {
 	bw, lat, cpu, host := sizeAxes(d)
 	post := d.Settings.SizeOption == "--post-sizes"
 	_, _, bwCol := bandwidthAxis(d.Settings.SizeOption)
-	for k, s := range groupPoints(d.Points, byConc, sizeOf) {
+	for k, s := range ax.series {
 		b := chart.Line{Title: s.label, Style: chart.ErrorBars, Columns: []string{"size_bytes", bwCol, "ci95_low", "ci95_high"}, Color: k + 1,
 			Note: bwWhiskers}
 		minL := chart.Line{Title: s.label, Style: chart.Lines, Columns: []string{"size_bytes", "min_ms"}, Color: k + 1, Note: "min of " + s.label}
@@ -162,25 +151,12 @@ func bandwidthRow(x, v float64, p *report.SweepPoint) []float64 {
 // tic each), a line per target (and size and concurrency, with several):
 // requests per second with its interval, p50 latency, bandwidth with its
 // interval, and CPU per request (client and --server-pid) where measured.
-func paramPanels(d *report.SweepDocument) []chart.Panel {
-	q := d.Settings.Param
+func paramPanels(d *report.SweepDocument, ax *sweepAxis) []chart.Panel {
 	at := map[string]float64{}
-	var tics []chart.Tic
-	for i, v := range q.Values {
-		at[v] = float64(i + 1)
-		tics = append(tics, chart.Tic{Label: v, At: float64(i + 1)})
+	for _, v := range d.Settings.Param.Values {
+		at[v] = ax.x(&report.SweepPoint{ParamValue: v})
 	}
-	key := func(p *report.SweepPoint) string {
-		l := p.Label
-		if p.Size != nil && len(d.Settings.Sizes) > 1 {
-			l += " " + p.Size.Text
-		}
-		if len(d.Settings.Concurrency) > 1 {
-			l += " c=" + strconv.Itoa(p.Concurrency)
-		}
-		return l
-	}
-	series := groupPoints(d.Points, key, func(p *report.SweepPoint) float64 { return at[p.ParamValue] })
+	series, tics := ax.series, ax.tics
 	rps, lat := paramRatePanels(d, series, at, tics)
 	bw, cpu := paramBandwidthPanels(d, series, at, tics)
 	out := []chart.Panel{rps, lat, bw}

@@ -3,16 +3,19 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"gab/report"
 )
 
 // This file is the readable table (WriteTable): one row per point, its
 // columns the point's own (label, size, runs, the spread of req/s, the
-// flags, the deviation by --deviation) and catalog figures read through the
-// point's Group (figureColumn: any catalog key is a column), then the
-// rankings, ratios, changes and notes.
+// flags, the deviation by --deviation) and the catalog figures whose
+// report.SweepUse has a column head, read through the point's Group
+// (figureColumn), then the rankings, ratios, changes and notes.
 
 // tableColumn is a column of the table: its head and a point's cell.
 type tableColumn struct {
@@ -42,14 +45,14 @@ func dash(v float64, ok bool, prec int) string {
 	return f(v, prec)
 }
 
-// tableColumns are the table's columns for these points: --post-sizes
-// adds what was sent, --server-pid the server's CPU, a host whose
-// /proc/stat was read its CPU.
+// tableColumns are the table's columns for these points: the point's own
+// (label, size, --param's value, c, runs, req/s's spread, flags), then the
+// catalog's figures that have a column (report.SweepUse: its head, digits,
+// place and when it is shown), the point's latency deviation and errored
+// runs at their places among them, then the host's CPU where /proc/stat was
+// read.
 func tableColumns(s *Settings, points []*PointResult) (cols []tableColumn, anyHost bool) {
-	anyServer := false
 	for _, p := range points {
-		_, srv := p.Value("server_cpu_us_per_request")
-		anyServer = anyServer || srv
 		anyHost = anyHost || p.HostCPU.Known
 	}
 	multi := func(p *PointResult) bool { return len(p.Runs) > 1 }
@@ -70,20 +73,8 @@ func tableColumns(s *Settings, points []*PointResult) (cols []tableColumn, anyHo
 		tableColumn{"sd", func(p *PointResult) string { return dash(p.RPS.SD, multi(p), 1) }},
 		tableColumn{"cv%", func(p *PointResult) string { return dash(p.RPS.CV*100, multi(p), 1) }},
 		tableColumn{"", func(p *PointResult) string { return strings.TrimSpace(markIf(p.RPS.Unstable)) }},
-		tableColumn{"flags", func(p *PointResult) string { return FlagCodes(p.Verdicts) }},
-		figureColumn("lat ms", "mean", 3, true),
-		tableColumn{"sd ms", func(p *PointResult) string { return dash(p.DeviationMs, p.LatencyCount > 0, 3) }},
-		figureColumn("min ms", "min", 3, true), figureColumn("p50 ms", "p50", 3, true), figureColumn("p99 ms", "p99", 3, true),
-		figureColumn("failed", "failed", 0, false),
-		tableColumn{"err", func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) }},
-		figureColumn("rx Mbit/s", "received_mbit_per_s", 2, false))
-	if s.SizeOption == "--post-sizes" {
-		cols = append(cols, figureColumn("tx Mbit/s", "sent_mbit_per_s", 2, false))
-	}
-	cols = append(cols, figureColumn("cli us/req", "client_cpu_us_per_request", 1, false), figureColumn("cli cpu%", "client_cpu_percent", 1, false))
-	if anyServer {
-		cols = append(cols, figureColumn("srv us/req", "server_cpu_us_per_request", 1, false), figureColumn("srv cpu%", "server_cpu_percent", 1, false))
-	}
+		tableColumn{"flags", func(p *PointResult) string { return FlagCodes(p.Verdicts) }})
+	cols = append(cols, figureColumns(s, points)...)
 	if anyHost {
 		for _, c := range []struct {
 			head string
@@ -97,6 +88,59 @@ func tableColumns(s *Settings, points []*PointResult) (cols []tableColumn, anyHo
 		}
 	}
 	return cols, anyHost
+}
+
+// Places of the point's own columns among the catalog's (report.SweepUse's
+// Place): the latency deviation after the mean, the errored runs after the
+// failed requests.
+const (
+	deviationPlace = 20
+	errRunsPlace   = 70
+)
+
+// figureColumns are the catalog's figures that have a column in the table
+// (shown always, where some point has the figure, or in a --post-sizes
+// sweep), with the point's latency deviation and errored runs, in the
+// order of their places (the catalog's order among equal places).
+func figureColumns(s *Settings, points []*PointResult) []tableColumn {
+	type placed struct {
+		place int
+		col   tableColumn
+	}
+	cols := []placed{
+		{deviationPlace, tableColumn{"sd ms", func(p *PointResult) string { return dash(p.DeviationMs, p.LatencyCount > 0, 3) }}},
+		{errRunsPlace, tableColumn{"err", func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) }}},
+	}
+	for _, fig := range report.Catalog {
+		u := fig.Sweep
+		if u.Head == "" || !columnShown(s, points, &fig) {
+			continue
+		}
+		cols = append(cols, placed{u.Place, figureColumn(u.Head, fig.Key, u.Decimals, fig.Unit == "ms")})
+	}
+	sort.SliceStable(cols, func(i, j int) bool { return cols[i].place < cols[j].place })
+	out := make([]tableColumn, len(cols))
+	for i, c := range cols {
+		out[i] = c.col
+	}
+	return out
+}
+
+// columnShown says whether the figure's column is in the table of these
+// points (report.Shown).
+func columnShown(s *Settings, points []*PointResult, fig *report.Figure) bool {
+	switch fig.Sweep.Shown {
+	case report.ShownIfPostSizes:
+		return s.SizeOption == "--post-sizes"
+	case report.ShownIfMeasured:
+		for _, p := range points {
+			if _, ok := p.Figure(fig); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // WriteTable writes the readable table: one row per point, then the

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,14 +12,15 @@ import (
 
 // TestNewCatalogFigureReachesTheSweep: a derived figure added to the
 // catalog (here, for the test, req/s per connection) reaches the sweep's
-// CSV, the points' JSON figures and the table's figure columns with no
-// sweep code of its own: every catalog key is a column (figureColumn), its
-// value the point's Group's by the figure's Pool rule.
+// CSV, the points' JSON figures and, with a column head in its SweepUse,
+// the written table, with no sweep code of its own: every catalog key can
+// be a column (figureColumn), its value the point's Group's by the figure's
+// Pool rule.
 func TestNewCatalogFigureReachesTheSweep(t *testing.T) {
 	old := report.Catalog
 	t.Cleanup(func() { report.Catalog = old })
 	perConn := report.Figure{Key: "rps_per_connection", Title: "Requests per second per connection", Unit: "#/s", CSV: "rps_per_conn",
-		Decimals: 2, Pool: report.MeanOfRuns, Of: func(d *report.Run) (float64, bool) {
+		Decimals: 2, Pool: report.MeanOfRuns, Sweep: report.SweepUse{Head: "req/s/conn", Decimals: 1, Place: 75}, Of: func(d *report.Run) (float64, bool) {
 			if d.Report.ConcurrencyLevel < 1 {
 				return 0, false
 			}
@@ -65,6 +67,23 @@ func TestNewCatalogFigureReachesTheSweep(t *testing.T) {
 	}
 	if got := figureColumn("", "no_such_figure", 1, false).cell(a); got != "-" {
 		t.Errorf("an unknown key: %q", got)
+	}
+	buf.Reset()
+	if err := WriteTable(&buf, s, points, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	head := strings.Fields(lines[0])
+	i := slices.Index(head, "req/s/conn")
+	if i < 1 || i+1 >= len(head) || head[i-1] != "err" || head[i+1] != "rx" {
+		t.Fatalf("the table's head, the column at its place (after err, before rx Mbit/s): %q", lines[0])
+	}
+	// The columns are aligned right: the cell ends where its head does
+	// (in runes: "±95%").
+	h, row := []rune(lines[0]), []rune(lines[1])
+	end := len([]rune(lines[0][:strings.Index(lines[0], "req/s/conn")])) + len("req/s/conn")
+	if end > len(row) || len(h) < end || !strings.HasSuffix(string(row[:end]), " 105.0") {
+		t.Errorf("the table's req/s/conn cell, want 105.0: head %q, row %q", lines[0], lines[1])
 	}
 }
 
