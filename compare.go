@@ -116,7 +116,13 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 	if schema == capacity.Schema {
-		return compareCapacities(names, raw, *format, stdout, stderr)
+		all, err := capacity.CompareFiles(names, raw, readCompareFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "gab compare: %v\n", err)
+			return exitError
+		}
+		out := runcmd.NewBufferedWriter(stdout)
+		return flushStdout(out, capacity.WriteComparison(out, *format, names, all), "compare", stderr)
 	}
 	docs, err := compareAll(names, raw, schema)
 	if err != nil {
