@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"gab/gnuplot"
@@ -117,16 +114,10 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 		}
 		targetArgs = []string{"demo=" + base + path}
 	}
+	if err := s.SetTargets(targetArgs); err != nil {
+		return sw.usageError(err), true
+	}
 	var err error
-	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
-		return sw.usageError(err), true
-	}
-	if err := sweep.CheckRuns(sw.s.Dims()); err != nil {
-		return sw.usageError(err), true
-	}
-	if s.Baseline != "" && !slices.ContainsFunc(s.Targets, func(t sweep.Target) bool { return t.Label == s.Baseline }) {
-		return sw.usageError(fmt.Errorf("--baseline: no target is labelled %q", s.Baseline)), true
-	}
 	if sw.meters, err = sweep.ServerMeters(so.ServerPIDs, s); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		if errors.Is(err, servercpu.ErrUnsupported) {
@@ -234,31 +225,11 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 // and the exit status. demo: the target is --demo's built-in server, which runs on
 // gab's own cores (its runs' verdicts say client-bound, as gab --demo's).
 func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, demo bool, stderr io.Writer) (sweep.PointRun, int) {
-	var size *sweep.Size
-	if pt.Size >= 0 {
-		size = &s.Sizes[pt.Size]
-	}
-	t := s.Targets[pt.Target]
-	url := t.URLFor(size)
-	argv := append([]string{argv0}, ab...)
-	c := s.Concurrency[pt.Concurrency]
-	if s.RequestsPerConn > 0 {
-		argv = append(argv, "-n", strconv.FormatInt(int64(c)*int64(s.RequestsPerConn), 10))
-	}
-	argv = append(argv, "-c", strconv.Itoa(c), url)
+	argv := s.PointArgs(pt, argv0, ab)
 	var msgs bytes.Buffer
 	o, status, done := parseArgs(argv, io.Discard, &msgs)
 	if done {
-		fmt.Fprintf(stderr, "%s sweep: target %s, c=%d", argv0, t.Label, s.Concurrency[pt.Concurrency])
-		if size != nil {
-			fmt.Fprintf(stderr, ", size %s", size.Text)
-		}
-		// gab's own one-line errors stay one line; ab's keep ab's text.
-		if msg, ok := strings.CutPrefix(msgs.String(), "gab: "); ok && strings.Count(msg, "\n") == 1 {
-			fmt.Fprintf(stderr, ": %s", msg)
-		} else {
-			fmt.Fprintf(stderr, ":\n%s", msgs.String())
-		}
+		s.WritePointError(stderr, pt, argv0, msgs.String())
 		return sweep.PointRun{}, status
 	}
 	if err := s.ForPoint(&o.Options, demo); err != nil {
