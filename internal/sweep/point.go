@@ -58,3 +58,12 @@ func (s *Settings) pointSize(pt Point) *Size {
 	}
 	return &s.Sizes[pt.Size]
 }
+
+// DemoTarget is the target of --demo's server at base: its root, or with
+// sizes its /bytes/{size}.
+func (s *Settings) DemoTarget(base string) string {
+	if s.SizeOption != "" {
+		return "demo=" + base + "/bytes/" + Placeholder
+	}
+	return "demo=" + base + "/"
+}
