@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	"gab/internal/capacity"
-	"gab/internal/chart"
 	"gab/internal/docfile"
 	"gab/internal/runcmd"
 	"gab/report"
 )
 
-// This file is `gab compare A.json B.json`: its command line, the documents
-// read into report.CompareGroups (a run, or a sweep's points) and the
-// settings of a command line; the comparison is report.Compare.
+// This file is `gab compare A.json B.json`: its command line and the
+// settings of a command line (commandSettings); the documents are read by
+// docfile.ReadSchema and compared by report.CompareFiles (runs and sweeps)
+// or capacity.CompareFiles.
 
 const compareUsage = `Usage: %s compare [--format text|json] A.json B.json [C.json...]
 Compares gab JSON documents, each after the first with the first (runs, merged runs from gab merge, or sweeps
@@ -30,72 +27,6 @@ Sweeps are compared point by point (same target label, size and concurrency).
 With more than two files each comparison follows the last (--format json: an
 array of them). gab sweep --baseline compares the targets of one sweep.
 `
-
-// readCompareFile reads a document gab compare is given, once (a pipe
-// holds it only once), and its schema.
-func readCompareFile(name string) (raw []byte, schema string, err error) {
-	raw, err = docfile.Read(name, true)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	var head struct {
-		Schema string `json:"schema"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, "", report.JSONError(chart.Printable(name), "gab JSON document", err)
-	}
-	return raw, head.Schema, nil
-}
-
-// readCompareSide reads a run document or a sweep.
-func readCompareSide(name string) ([]report.CompareGroup, error) {
-	raw, schema, err := readCompareFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return compareSide(name, raw, schema)
-}
-
-// compareSide decodes raw, the document name of the schema, as a run
-// document or a sweep.
-func compareSide(name string, raw []byte, schema string) ([]report.CompareGroup, error) {
-	if schema == "gab-sweep" {
-		sw, err := report.DecodeSweep(name, raw)
-		if err != nil {
-			return nil, err
-		}
-		var groups []report.CompareGroup
-		for _, p := range sw.Points {
-			g := report.CompareGroup{Key: fmt.Sprintf("%s -c %d", p.Label, p.Concurrency), Pooled: true}
-			if p.Size != nil {
-				g.Key = fmt.Sprintf("%s size %s -c %d", p.Label, p.Size.Text, p.Concurrency)
-			}
-			for _, r := range p.Runs {
-				if r.Document != nil && r.Document.Report != nil {
-					g.Runs = append(g.Runs, r.Document)
-				}
-			}
-			if len(g.Runs) > 0 {
-				groups = append(groups, g)
-			}
-		}
-		if len(groups) == 0 {
-			return nil, fmt.Errorf("%s: a sweep without a finished run", chart.Printable(name))
-		}
-		return groups, nil
-	}
-	d, err := report.DecodeDocument(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	if d.Report == nil {
-		return nil, fmt.Errorf("%s: has no report (ending %s)", chart.Printable(name), d.Ending)
-	}
-	return []report.CompareGroup{{Runs: []*report.Run{d}}}, nil
-}
 
 // runCompare is gab compare; argv[1] is "compare".
 func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int {
@@ -110,62 +41,27 @@ func runCompare(_ context.Context, argv []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	names := fset.Args()
-	raw, schema, err := readCompareFile(names[0])
-	if err != nil {
+	fail := func(err error) int {
 		fmt.Fprintf(stderr, "gab compare: %v\n", err)
 		return exitError
 	}
-	if schema == capacity.Schema {
-		return compareCapacities(names, raw, *format, stdout, stderr)
-	}
-	docs, err := compareAll(names, raw, schema)
+	raw, schema, err := docfile.ReadSchema(names[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "gab compare: %v\n", err)
-		return exitError
+		return fail(err)
 	}
 	out := runcmd.NewBufferedWriter(stdout)
-	switch {
-	case *format == "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if len(docs) == 1 {
-			err = enc.Encode(docs[0])
-		} else {
-			err = enc.Encode(docs)
+	if schema == capacity.Schema {
+		all, err := capacity.CompareFiles(names, raw, docfile.ReadSchema)
+		if err != nil {
+			return fail(err)
 		}
-	default:
-		for i, doc := range docs {
-			if i > 0 {
-				fmt.Fprintln(out)
-			}
-			if err = doc.WriteText(out); err != nil {
-				break
-			}
-		}
+		return flushStdout(out, capacity.WriteComparison(out, *format, names, all), "compare", stderr)
 	}
-	return flushStdout(out, err, "compare", stderr)
-}
-
-// compareAll compares every document after the first with the first, whose
-// bytes are raw, of the schema.
-func compareAll(names []string, raw []byte, schema string) ([]*report.Comparison, error) {
-	ga, err := compareSide(names[0], raw, schema)
+	docs, err := report.CompareFiles(names, raw, schema, docfile.ReadSchema, commandSettings)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	var docs []*report.Comparison
-	for _, nameB := range names[1:] {
-		gb, err := readCompareSide(nameB)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := report.Compare(names[0], nameB, ga, gb, commandSettings)
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, doc)
-	}
-	return docs, nil
+	return flushStdout(out, report.WriteComparisons(out, *format, docs), "compare", stderr)
 }
 
 // reportOnly are the options that change what gab prints or writes, not

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gab/internal/capacity"
 )
 
 // holdingServer is a raw HTTP/1 server on loopback that answers each request
@@ -155,7 +157,7 @@ func TestCapacityStepCountsUnanswered(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st := s.Judge(400, capacityMeasure(opts, nil)(ctx, 0, s.StepConfig(ss.Bases[0], 400, uncappedRequests), ""))
+	st := s.Judge(400, capacity.RunMeasure(opts, nil)(ctx, 0, s.StepConfig(ss.Bases[0], 400, uncappedRequests), ""))
 	held := srv.held.Load()
 	t.Logf("step %+v; the server got %d requests and held %d", st, srv.requests.Load(), held)
 	if held == 0 {

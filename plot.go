@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/gnuplot"
+	"gab/internal/capacity"
 	"gab/internal/chart"
 	"gab/internal/docfile"
 	"gab/internal/outfile"
@@ -24,7 +25,7 @@ import (
 // internal/plot, which builds the figure or page, and the writers (gnuplot,
 // the HTML page). Several runs are overlaid, each labelled with its file's
 // name or the LABEL of a LABEL=FILE argument; a sweep document is drawn on
-// its own, several as configurations; capacity documents by capacity.go.
+// its own, several as configurations; capacity documents by capacity.Plot.
 
 const plotUsage = `Usage: gab plot [-o FILE.png|FILE.svg|FILE.pdf|FILE.html] [LABEL=]RUN.json...
 Draws the charts of saved gab JSON documents (gab --json FILE, gab --format json,
@@ -103,15 +104,17 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 			return fail(exitError, "%v", err)
 		}
 	}
-	if done, err := plotCapacities(ctx, out, isHTML, inputs); done {
+	ins := make([]plot.Input, len(inputs))
+	labels, paths, caps := make([]string, len(inputs)), make([]string, len(inputs)), make([]*report.CapacityDocument, len(inputs))
+	for i, in := range inputs {
+		ins[i] = plot.Input{Label: in.label, Path: in.path, Run: in.run, Sweep: in.sweep}
+		labels[i], paths[i], caps[i] = in.label, in.path, in.capacity
+	}
+	if done, err := capacity.Plot(ctx, out, isHTML, caps, labels, paths); done {
 		if err != nil {
 			return fail(exitError, "%v", err)
 		}
 		return exitOK
-	}
-	ins := make([]plot.Input, len(inputs))
-	for i, in := range inputs {
-		ins[i] = plot.Input{Label: in.label, Path: in.path, Run: in.run, Sweep: in.sweep}
 	}
 	res, err := plot.Build(ins, append([]string{"gab", "plot"}, fs.Args()...), isHTML)
 	switch {

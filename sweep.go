@@ -8,19 +8,13 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
 
 	"gab/gnuplot"
 	"gab/internal/abprint"
-	"gab/internal/hoststat"
 	"gab/internal/live"
 	"gab/internal/runcmd"
 	"gab/internal/servercpu"
 	"gab/internal/sweep"
-	"gab/report"
 )
 
 // gab sweep [ab options] [sweep options] TARGET...: an experiment made of
@@ -111,22 +105,12 @@ func (sw *sweepRun) prepare() (status int, done bool) {
 			return exitError, true
 		}
 		sw.stopDemo = stop
-		path := "/"
-		if s.SizeOption != "" {
-			path = "/bytes/" + sweep.Placeholder
-		}
-		targetArgs = []string{"demo=" + base + path}
+		targetArgs = []string{s.DemoTarget(base)}
+	}
+	if err := s.SetTargets(targetArgs); err != nil {
+		return sw.usageError(err), true
 	}
 	var err error
-	if s.Targets, err = sweep.ParseTargets(targetArgs, s.SizeOption); err != nil {
-		return sw.usageError(err), true
-	}
-	if err := sweep.CheckRuns(sw.s.Dims()); err != nil {
-		return sw.usageError(err), true
-	}
-	if s.Baseline != "" && !slices.ContainsFunc(s.Targets, func(t sweep.Target) bool { return t.Label == s.Baseline }) {
-		return sw.usageError(fmt.Errorf("--baseline: no target is labelled %q", s.Baseline)), true
-	}
 	if sw.meters, err = sweep.ServerMeters(so.ServerPIDs, s); err != nil {
 		fmt.Fprintf(stderr, "%s sweep: %v\n", sw.argv0, err)
 		if errors.Is(err, servercpu.ErrUnsupported) {
@@ -173,23 +157,19 @@ func (sw *sweepRun) close() {
 	}
 }
 
-// measureAll runs the plan (sweep.Loop), each point's line on stderr after
-// its last repetition, until its end or an interruption; a run is measured
-// as a single run is (sweep.Runner).
+// measureAll runs the plan (sweep.Runner.RunPlan: each point's line on
+// stderr after its last repetition, a run measured as a single run is), with
+// the live status line under stderr on a terminal.
 func (sw *sweepRun) measureAll(ctx context.Context) *sweep.Runs {
-	s := sw.s
 	if tty, width := terminalWidth(sw.stderr); tty && !sw.sa.Verbose {
 		sw.status = abprint.NewStatusLine(sw.stderr, width)
 		stderr := sw.stderr
 		sw.stderr = sw.status // every line erases the live one first
 		defer func() { sw.status.Stop(); sw.stderr, sw.status = stderr, nil }()
 	}
-	rn := &sweep.Runner{Settings: s, Points: sw.points, Meters: sw.meters, Verbose: sw.sa.Verbose,
+	rn := &sweep.Runner{Settings: sw.s, Points: sw.points, Meters: sw.meters, Verbose: sw.sa.Verbose,
 		Out: sw.out, Stderr: sw.stderr, Live: sw.live, Status: sw.status}
-	loop := &sweep.Loop{Settings: s, Dims: sw.s.Dims(), Lines: sw.stderr,
-		Before:  func(ctx context.Context, pt sweep.Point) error { return s.RunBefore(ctx, pt, sw.stderr) },
-		Measure: rn.Measure}
-	return loop.Run(ctx)
+	return rn.RunPlan(ctx)
 }
 
 // finish writes the outputs (the table, the runs' errors, --csv, --json,
@@ -200,17 +180,11 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 	if sw.sa.Verbose {
 		fmt.Fprintln(out)
 	}
-	complete := !m.Interrupted && m.BeforeErr == nil
-	err := sweep.WriteTable(out, s, results, complete)
-	if err == nil {
-		err = sweep.WriteRunErrors(out, results)
-	}
-	if err != nil {
+	if err := sweep.WriteReport(out, s, results, m.Complete()); err != nil {
 		fmt.Fprintf(stderr, "gab: stdout: %v\n", err)
 		return exitError
 	}
-	meta := sweep.Meta{CommandLine: redactSweepArgs(sw.argv), Start: m.Start, End: time.Now(), Complete: complete,
-		Machine: report.SweepMachine{CPUs: runtime.NumCPU(), LoadStart: m.LoadStart, LoadEnd: hoststat.LoadAverage()}}
+	meta := m.Meta(redactSweepArgs(sw.argv))
 	if err := sw.files.Write(s, results, meta); err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return exitError
@@ -234,31 +208,11 @@ func (sw *sweepRun) finish(ctx context.Context, m *sweep.Runs) int {
 // and the exit status. demo: the target is --demo's built-in server, which runs on
 // gab's own cores (its runs' verdicts say client-bound, as gab --demo's).
 func parsePoint(s *sweep.Settings, pt sweep.Point, argv0 string, ab []string, demo bool, stderr io.Writer) (sweep.PointRun, int) {
-	var size *sweep.Size
-	if pt.Size >= 0 {
-		size = &s.Sizes[pt.Size]
-	}
-	t := s.Targets[pt.Target]
-	url := t.URLFor(size)
-	argv := append([]string{argv0}, ab...)
-	c := s.Concurrency[pt.Concurrency]
-	if s.RequestsPerConn > 0 {
-		argv = append(argv, "-n", strconv.FormatInt(int64(c)*int64(s.RequestsPerConn), 10))
-	}
-	argv = append(argv, "-c", strconv.Itoa(c), url)
+	argv := s.PointArgs(pt, argv0, ab)
 	var msgs bytes.Buffer
 	o, status, done := parseArgs(argv, io.Discard, &msgs)
 	if done {
-		fmt.Fprintf(stderr, "%s sweep: target %s, c=%d", argv0, t.Label, s.Concurrency[pt.Concurrency])
-		if size != nil {
-			fmt.Fprintf(stderr, ", size %s", size.Text)
-		}
-		// gab's own one-line errors stay one line; ab's keep ab's text.
-		if msg, ok := strings.CutPrefix(msgs.String(), "gab: "); ok && strings.Count(msg, "\n") == 1 {
-			fmt.Fprintf(stderr, ": %s", msg)
-		} else {
-			fmt.Fprintf(stderr, ":\n%s", msgs.String())
-		}
+		s.WritePointError(stderr, pt, argv0, msgs.String())
 		return sweep.PointRun{}, status
 	}
 	if err := s.ForPoint(&o.Options, demo); err != nil {

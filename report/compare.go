@@ -15,8 +15,8 @@ import (
 // catalog's figures for two runs, merged runs or sweeps, with the change from
 // A to B in per cent and, where both sides have repetitions (sweeps), whether
 // the difference is outside the spread: every repetition of one side beyond
-// every repetition of the other. The command (compare.go in package main)
-// reads the documents into CompareGroups.
+// every repetition of the other. comparefiles.go reads the documents into
+// CompareGroups.
 
 // CompareGroup is one comparable unit of a side of gab compare: a run, or a
 // sweep's point with its repetitions.

@@ -27,7 +27,7 @@ type Session struct {
 	// Uncapped is -n's value for a step's run: no request count limits it.
 	Uncapped int
 	// Measure runs one step of target i at cfg and summarizes it: the
-	// command's single-run measurement (runcmd.MeasureRun between its
+	// single-run measurement (RunMeasure: runcmd.MeasureRun between its
 	// readings of the client's, the server's and the machine's CPU, with
 	// its live outputs); name names the step for them.
 	Measure func(ctx context.Context, i int, cfg client.Config, name string) StepRun

@@ -5,7 +5,10 @@ package docfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"gab/internal/chart"
@@ -75,4 +78,24 @@ func topLevelSchema(raw []byte) string {
 		}
 	}
 	return ""
+}
+
+// ReadSchema reads a document gab compare is given, once (a pipe holds it
+// only once), with sweeps' bound (Read), and its top-level "schema".
+// Errors start with the file's name.
+func ReadSchema(name string) (raw []byte, schema string, err error) {
+	raw, err = Read(name, true)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, "", report.JSONError(chart.Printable(name), "gab JSON document", err)
+	}
+	return raw, head.Schema, nil
 }
