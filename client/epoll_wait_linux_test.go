@@ -4,6 +4,7 @@ package client
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,11 @@ func quietPoller(t *testing.T) *epPoller {
 	return &epPoller{r: testRun(&Config{}), t: &tally{}, epfd: epfd, events: make([]unix.EpollEvent, 1)}
 }
 
+// waiting is true from just before timedOutWait's wait to its end, so that a
+// goroutine started by its before runs its work in the wait's yield, not in a
+// preemption before the wait.
+var waiting atomic.Bool
+
 // timedOutWait waits until a raw wait times out (a signal may interrupt one)
 // after calling before; it reports whether the wait switched the loop to
 // Syscall waits.
@@ -30,7 +36,10 @@ func timedOutWait(t *testing.T, p *epPoller, before func()) bool {
 	for range 20 {
 		p.syscallUntil = 0
 		before()
-		if n, errno := p.wait(); n != 0 || errno != 0 {
+		waiting.Store(true)
+		n, errno := p.wait()
+		waiting.Store(false)
+		if n != 0 || errno != 0 {
 			continue // EINTR: the runtime's preemption signal
 		}
 		return p.syscallUntil > 0
@@ -58,6 +67,9 @@ func TestEpollWaitTimeoutSwitchesOnlyForOthers(t *testing.T) {
 	}
 	busy := func() { // a goroutine that needs the P for 2 ms once the loop yields
 		go func() {
+			for !waiting.Load() { // preempted before the wait: let it begin
+				runtime.Gosched()
+			}
 			for end := time.Now().Add(2 * time.Millisecond); time.Now().Before(end); {
 			}
 		}()
