@@ -74,7 +74,14 @@ func TestEpollWaitTimeoutSwitchesOnlyForOthers(t *testing.T) {
 			}
 		}()
 	}
-	if !timedOutWait(t, p, busy) {
-		t.Errorf("a timeout whose yield ran another goroutine for 2 ms kept raw waits")
+	switched := false
+	for range 5 { // a loaded machine may preempt the loop before its wait: one clean one suffices
+		if timedOutWait(t, p, busy) {
+			switched = true
+			break
+		}
+	}
+	if !switched {
+		t.Errorf("5 timeouts whose yields ran another goroutine for 2 ms each kept raw waits")
 	}
 }
