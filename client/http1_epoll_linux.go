@@ -147,14 +147,10 @@ func (h *http1) workEpoll(r *run, slot int, t *tally) {
 		return
 	}
 	defer lp.shutdown()
-	if !t.setConn(r, lp.wake) {
+	started, ok := lp.openFirst(r, t, slot)
+	if !ok {
 		return
 	}
-	started := lp.rampTo(0)
-	if slot == 0 && !r.headerSeen.Load() {
-		started = 1 // ramp-up: connection 0 alone until a response head arrives
-	}
-	lp.startConns(0, started)
 	// Reading from a peer (docs/DESIGN.md): each turn waits, handles what is
 	// ready with readBudget bytes per connection, then the connections that
 	// spent their budget, and checks the stop flag again.
@@ -734,4 +730,20 @@ func (lp *epLoop) sendTLS(c *epConn) bool {
 	}
 	lp.sent(c)
 	return true
+}
+
+// openFirst registers the loop's wake-up with the tally and opens its first
+// connections: as many as the ramp allows now, or connection 0 alone until
+// a response head arrives (the ramp-up of slot 0). It returns how many it
+// started; false if the run stopped.
+func (lp *epLoop) openFirst(r *run, t *tally, slot int) (started int, ok bool) {
+	if !t.setConn(r, lp.wake) {
+		return 0, false
+	}
+	started = lp.rampTo(0)
+	if slot == 0 && !r.headerSeen.Load() {
+		started = 1 // ramp-up: connection 0 alone until a response head arrives
+	}
+	lp.startConns(0, started)
+	return started, true
 }

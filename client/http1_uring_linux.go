@@ -214,14 +214,10 @@ func (h *http1) workUring(r *run, slot int, t *tally) {
 	}()
 	e := g.sqe()
 	e.opcode, e.fd, e.opFlags, e.userData = uringOpPollAdd, int32(lp.wake.fd), unix.POLLIN, uopWake<<56
-	if !t.setConn(r, lp.wake) {
+	started, ok := lp.openFirst(r, t, slot)
+	if !ok {
 		return
 	}
-	started := lp.rampTo(0)
-	if slot == 0 && !r.headerSeen.Load() {
-		started = 1 // ramp-up: connection 0 alone until a response head arrives
-	}
-	lp.startConns(0, started)
 	for lp.active > 0 && !lp.stopped && !r.isStopped() {
 		lp.more = len(lp.again) > 0
 		if !lp.ringTurn() {
