@@ -23,7 +23,8 @@ import (
 // instead of a second copy, and reading the document puts the histogram back
 // (Run.MarshalJSON, Run.UnmarshalJSON). Documents of schema versions 1 to 3
 // kept copies under extended.latency_histogram and rate.corrected_histogram:
-// they are read into their distributions.
+// they are read into their distributions, and version 4 still writes them
+// (legacyNames), for one version.
 
 // distUnit is what a distribution's values count.
 type distUnit string
@@ -379,6 +380,7 @@ func (r *Run) MarshalJSON() ([]byte, error) {
 		}
 		out.Extended = &xs
 	}
+	legacyNames(&out, r)
 	if tl, s := r.Timeline, r.Sums; tl != nil && s != nil {
 		for i := range tl.Intervals {
 			if iv := &tl.Intervals[i]; iv.Requests > 0 && iv.Requests == s.Total.Count && iv.Histogram == s.Total.Histogram {
@@ -391,6 +393,25 @@ func (r *Run) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return marshalIndentless(&out)
+}
+
+// legacyNames writes, for schema version 4 only, the copies that versions
+// 1 to 3 kept under their old names (extended.latency_histogram, the total
+// phase's histogram; rate.corrected_histogram, the corrected distribution's),
+// so that readers of those names keep working for one version; they are the
+// only histograms a version 4 document stores twice, and version 5 drops
+// them. gab reads them for good (UnmarshalJSON).
+func legacyNames(out *runDocument, r *Run) {
+	if x := r.Extended; x != nil && x.Phases.Total.Histogram != nil {
+		xs := *out.Extended
+		xs.LatencyHistogram = x.Phases.Total.Histogram
+		out.Extended = &xs
+	}
+	if rr := r.Rate; rr != nil && rr.Corrected.Histogram != nil {
+		rs := *rr
+		rs.CorrectedHistogram = rr.Corrected.Histogram
+		out.Rate = &rs
+	}
 }
 
 // sameHistogram is "sums.<column>" for the first sums column whose

@@ -371,9 +371,9 @@ type extendedFigures struct {
 	// "uring" (the Linux event loops), "portable" (a goroutine per
 	// connection); absent for the other protocols.
 	Engine string `json:"engine,omitempty"`
-	// LatencyHistogram is read from documents of schema versions 1 to 3
-	// only, where it copied the Total phase's histogram (Run.UnmarshalJSON
-	// puts it there): nil in a run.
+	// LatencyHistogram is the Total phase's histogram under its old name:
+	// written by schema version 4 only (legacyNames), read from every
+	// version (Run.UnmarshalJSON puts it in the phase): nil in a run.
 	LatencyHistogram *histogramData `json:"latency_histogram,omitempty"`
 }
 
@@ -398,9 +398,9 @@ type rateFigures struct {
 	// entries, the 100 % row the exact max).
 	Corrected       distFigures `json:"corrected"`
 	CorrectedServed []served    `json:"corrected_percentage_served"`
-	// CorrectedHistogram is read from documents of schema versions 1 to 3
-	// only, where it copied Corrected's histogram (Run.UnmarshalJSON puts
-	// it there): nil in a run.
+	// CorrectedHistogram is Corrected's histogram under its old name:
+	// written by schema version 4 only (legacyNames), read from every
+	// version (Run.UnmarshalJSON puts it in Corrected): nil in a run.
 	CorrectedHistogram *histogramData `json:"corrected_histogram,omitempty"`
 	// Steps are a schedule's steps (--rate R1,R2,... or a ramp; with the
 	// timeline), absent for a constant rate.
