@@ -537,7 +537,9 @@ func (lp *epLoop) ringSentTLS(c *epConn, op uint64, res int32) {
 	l.flight = nil
 	switch {
 	case res > 0:
-		l.wpos += int(res)
+		if l.wpos += int(res); l.wpos == len(l.out) {
+			l.out, l.wpos = l.out[:0], 0 // the next request reuses the buffer
+		}
 	case res == 0 || res == -int32(unix.EINTR):
 	case res == -int32(unix.EAGAIN):
 		lp.ringPollOut(c)

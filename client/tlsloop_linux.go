@@ -212,6 +212,8 @@ func (l *tlsLink) flushRing() syscall.Errno {
 	case l.wpos == len(l.out):
 		l.out, l.wpos = l.out[:0], 0
 		return 0
+	case l.wpos > 0: // nothing in flight: what is left moves to the front
+		l.out, l.wpos = l.out[:copy(l.out, l.out[l.wpos:])], 0
 	}
 	l.flight = l.out[l.wpos:]
 	l.ring.send(l.s, l.flight)
