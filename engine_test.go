@@ -10,13 +10,13 @@ import (
 )
 
 // --engine: a value other than epoll, uring or auto, and uring with a
-// protocol other than HTTP/1, are usage errors (exit 22, one line).
+// protocol other than HTTP/1, are usage errors (exit 22, one line); uring
+// takes http:// and https://.
 func TestEngineFlagErrors(t *testing.T) {
 	for _, argv := range [][]string{
 		{"ab", "--engine", "iouring", testURL},
 		{"ab", "--engine", "uring", "--http2", testURL},
 		{"ab", "--engine", "uring", "--http3", "-k", "https://127.0.0.1:1/"},
-		{"ab", "--engine", "uring", "https://127.0.0.1:1/"},
 		{"ab", "--engine", "uring", "-b", "4096", testURL},
 		{"ab", "--engine", "uring", "--rate", "100", testURL},
 		{"ab", "--engine", "uring", "--request-timeout", "1s", testURL},
@@ -28,9 +28,11 @@ func TestEngineFlagErrors(t *testing.T) {
 		}
 	}
 	for _, e := range []string{"epoll", "uring", "auto"} {
-		o, _, done, _, stderr := parse(t, "ab", "--engine", e, testURL)
-		if done || o.Config.Engine != e {
-			t.Errorf("--engine %s: Engine %q (done %v, stderr %q)", e, o.Config.Engine, done, stderr)
+		for _, url := range []string{testURL, "https://127.0.0.1:1/"} {
+			o, _, done, _, stderr := parse(t, "ab", "--engine", e, url)
+			if done || o.Config.Engine != e {
+				t.Errorf("--engine %s %s: Engine %q (done %v, stderr %q)", e, url, o.Config.Engine, done, stderr)
+			}
 		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 
 func benchmarkPaths(b *testing.B, keepAlive, useTLS bool) {
 	for _, path := range []string{"epoll", "uring", "go"} {
-		if path == "uring" && (useTLS || !uringExpected()) {
-			continue // the io_uring engine serves http:// only
+		if path == "uring" && !uringExpected() {
+			continue
 		}
 		for _, c := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("%s/c%d", path, c), func(b *testing.B) {

@@ -333,9 +333,6 @@ func newRunner(tb testing.TB, cfg Config) (*Runner, error) {
 		if p, ok := testPaths.Load(name); ok {
 			cfg.Portable = p == "go"
 			if p == "uring" {
-				if cfg.Target.TLS {
-					tb.Skip("the io_uring engine serves http:// only")
-				}
 				cfg.Engine = EngineUring
 			}
 			break

@@ -349,6 +349,7 @@ func (lp *epLoop) open(c *epConn) {
 	c.state = epConnecting
 	if conf := lp.h.tlsConf; conf != nil {
 		lp.openTLS(&c.epSock, conf)
+		c.tls.ring = lp.ring
 		c.state = epHandshake
 	}
 }
@@ -449,6 +450,10 @@ func (lp *epLoop) sent(c *epConn) {
 // waitOutput asks for EPOLLOUT (once per socket) and returns false, or
 // returns true if that fails (the attempt has then failed).
 func (lp *epLoop) waitOutput(c *epConn) bool {
+	if lp.ring != nil {
+		lp.ringPollOut(c)
+		return false
+	}
 	if c.wantOut {
 		return false
 	}
@@ -477,7 +482,7 @@ func (lp *epLoop) connected(c *epConn, at int64) {
 func (lp *epLoop) read(c *epConn, p []byte) (int, error) {
 	var n int
 	var err error
-	if lp.ring != nil {
+	if lp.ring != nil && c.tls == nil {
 		n, err = lp.ringRead(c, p)
 	} else {
 		n, err = c.recv(p)
@@ -643,11 +648,17 @@ func (lp *epLoop) handshake(c *epConn) bool {
 	l := c.tls
 	for {
 		if !l.started {
+			if lp.ring != nil && lp.ring.io[c.idx].sending {
+				return false // the poll for the connect is in flight
+			}
 			before := lp.tick()
 			switch errno := connectOutcome(c.fd); errno {
 			case 0:
 				c.out.TCPDone = before
 				lp.d.markWorked(lp.r, before)
+				if lp.ring != nil {
+					lp.ring.arm(&c.epSock) // connected: the receive cannot take the connect's error
+				}
 				l.start()
 			case unix.EAGAIN:
 				return lp.waitOutput(c)

@@ -44,8 +44,11 @@ import (
 //     longer there only gives its buffer back.
 //
 // The read budget per wake-up, the stop checks, the again list and the
-// clock rules are the epoll engine's. TLS is not on this engine: an https://
-// run takes the epoll engine (auto) or is refused (--engine uring).
+// clock rules are the epoll engine's. So is TLS (tlsloop_linux.go): the
+// connection's tlsLink reads its queue of received buffers (h1Ring.read)
+// and hands its output to ring sends, one at a time, each with a
+// completion (flushRing, ringSentTLS), the bytes in flight left in place
+// until it comes.
 
 // Engine names (Config.Engine, Result.Engine).
 const (
@@ -88,9 +91,6 @@ func chooseEngine(cfg *Config, loops int, tls bool) (string, error) {
 	case EngineEpoll:
 		return EngineEpoll, nil
 	case EngineUring:
-		if tls {
-			return "", errors.New("gab: --engine uring serves http:// only (https:// runs on --engine epoll)")
-		}
 		if cfg.Pipeline > 1 {
 			return "", errors.New("gab: --engine uring sends one request at a time on a connection (--pipeline runs on --engine epoll)")
 		}
@@ -110,8 +110,6 @@ func chooseEngine(cfg *Config, loops int, tls bool) (string, error) {
 // options tell: the kernel's answer comes when the run prepares.
 func UringConflict(cfg *Config, target Target) string {
 	switch {
-	case target.TLS:
-		return "--engine uring serves http:// only (https:// runs on --engine epoll)"
 	case cfg.SocketBuffer != 0 || cfg.LocalAddr != "" || cfg.Rate > 0 || cfg.RampUp > 0 ||
 		cfg.ConnectDelay > 0 || cfg.RequestTimeout > 0 || cfg.Portable:
 		return "--engine uring needs the event loops, which -b, -B, --rate, --ramp-up, -R, --request-timeout and GAB_NETPOLL=go leave"
@@ -145,17 +143,18 @@ func uringData(op uint64, s *epSock) uint64 {
 
 // ringIO is one connection's io_uring state.
 type ringIO struct {
-	head, tail int32 // queued buffers (ids), -1 when none; chained by h1Ring.next
-	off        int32 // bytes of the head buffer consumed
-	count      int32 // buffers queued
-	end        int32 // after the queued bytes: 0 more may come, 1 EOF, < 0 -errno
-	armed      bool  // a multishot receive is in flight
-	capped     bool  // the receive stopped (cancelled at the cap, or out of buffers): arm it once consumed
-	sending    bool  // a send, or the poll before it, is in flight
-	quiet      bool  // a quiet send may be in flight (cancelled with the socket)
-	polling    bool  // that is the poll
-	inReady    bool  // in the turn's ready list
-	starved    bool  // in the starved list
+	head, tail int32  // queued buffers (ids), -1 when none; chained by h1Ring.next
+	off        int32  // bytes of the head buffer consumed
+	count      int32  // buffers queued
+	end        int32  // after the queued bytes: 0 more may come, 1 EOF, < 0 -errno
+	armed      bool   // a multishot receive is in flight
+	capped     bool   // the receive stopped (cancelled at the cap, or out of buffers): arm it once consumed
+	sending    bool   // a send, or the poll before it, is in flight
+	quiet      bool   // a quiet send may be in flight (cancelled with the socket)
+	polling    bool   // that is the poll
+	inReady    bool   // in the turn's ready list
+	starved    bool   // in the starved list
+	sqeEnd     uint32 // the submission queue's tail after the last request naming the socket's descriptor
 }
 
 // h1Ring is a loop's ring and its connections' io_uring state.
@@ -319,7 +318,11 @@ func (lp *epLoop) ringEvent(e *uringCQE) {
 	case uopRecv:
 		lp.ringRecv(c, e, stale)
 	case uopSend, uopPollOut:
-		if !stale {
+		switch {
+		case stale:
+		case c.tls != nil:
+			lp.ringSentTLS(c, op, e.res)
+		default:
 			lp.ringSent(c, op, e.res)
 		}
 	case uopQuietSend:
@@ -399,9 +402,7 @@ func (lp *epLoop) ringSent(c *epConn, op uint64, res int32) {
 		c.wrote += int(res)
 		lp.t.TotalSent += int64(res)
 	case res == -int32(unix.EAGAIN):
-		e := g.sqe() // wait until the socket takes more
-		e.opcode, e.fd, e.opFlags, e.userData = uringOpPollAdd, int32(c.fd), unix.POLLOUT, uringData(uopPollOut, &c.epSock)
-		q.sending, q.polling = true, true
+		lp.ringPollOut(c) // wait until the socket takes more
 	default:
 		lp.sendFailed(c, syscall.Errno(-res))
 	}
@@ -423,7 +424,7 @@ func (lp *epLoop) ringSend(c *epConn) bool {
 		g.arm(&c.epSock)
 	}
 	b := c.req[c.wrote:]
-	e := g.sqe()
+	e := g.sqeFor(&c.epSock)
 	e.opcode, e.fd, e.userData = uringOpSend, int32(c.fd), uringData(uopSend, &c.epSock)
 	e.addr, e.len, e.opFlags = uint64(uintptrOf(b)), uint32(len(b)), unix.MSG_NOSIGNAL
 	if c.state == epWriting && c.wrote == 0 && len(b) <= uringQuietSend && q.armed {
@@ -457,9 +458,13 @@ func (lp *epLoop) quietFailed(c *epConn, res int32) {
 
 // ringRead reads what c's queue holds into p, as epSock.recv reads the
 // socket: (0, nil) means nothing more for now.
-func (lp *epLoop) ringRead(c *epConn, p []byte) (int, error) {
-	g := lp.ring
-	q := &g.io[c.idx]
+func (lp *epLoop) ringRead(c *epConn, p []byte) (int, error) { return lp.ring.read(&c.epSock, p) }
+
+// read reads what s's queue holds into p (plaintext, or a TLS link's
+// records), the bytes counted against the turn's budget: (0, nil) means
+// nothing more for now.
+func (g *h1Ring) read(s *epSock, p []byte) (int, error) {
+	q := &g.io[s.idx]
 	n := 0
 	for q.head >= 0 && n < len(p) {
 		bid := q.head
@@ -474,14 +479,14 @@ func (lp *epLoop) ringRead(c *epConn, p []byte) (int, error) {
 			g.give(uint16(bid))
 		}
 	}
-	if q.head < 0 && q.capped && !q.armed && q.end == 0 && c.fd >= 0 {
+	if q.head < 0 && q.capped && !q.armed && q.end == 0 && s.fd >= 0 {
 		q.capped = false
-		g.arm(&c.epSock)
+		g.arm(s)
 	}
 	if n > 0 {
-		c.budget -= n
+		s.budget -= n
 		if q.head < 0 && q.end == 0 {
-			c.readable = false
+			s.readable = false
 		}
 		return n, nil
 	}
@@ -491,13 +496,62 @@ func (lp *epLoop) ringRead(c *epConn, p []byte) (int, error) {
 	case q.end < 0:
 		return 0, os.NewSyscallError("read", syscall.Errno(-q.end))
 	}
-	c.readable = false
+	s.readable = false
 	return 0, nil
 }
 
+// send queues a send of b on s (a TLS link's output, which stays in place
+// until the completion).
+func (g *h1Ring) send(s *epSock, b []byte) {
+	e := g.sqeFor(s)
+	e.opcode, e.fd, e.userData = uringOpSend, int32(s.fd), uringData(uopSend, s)
+	e.addr, e.len, e.opFlags = uint64(uintptrOf(b)), uint32(len(b)), unix.MSG_NOSIGNAL
+	g.io[s.idx].sending = true
+}
+
+// ringPollOut queues a wait for c's socket to become writable (a connect
+// under way, a full socket), unless a send or a poll is in flight.
+func (lp *epLoop) ringPollOut(c *epConn) {
+	g := lp.ring
+	q := &g.io[c.idx]
+	if q.sending {
+		return
+	}
+	e := g.sqeFor(&c.epSock)
+	e.opcode, e.fd, e.opFlags, e.userData = uringOpPollAdd, int32(c.fd), unix.POLLOUT, uringData(uopPollOut, &c.epSock)
+	q.sending, q.polling = true, true
+}
+
+// ringSentTLS takes the completion of a TLS connection's send (its link's
+// output) or of its poll: the link's output moves on, or keeps the error
+// for its next flush; the connection is pumped again.
+func (lp *epLoop) ringSentTLS(c *epConn, op uint64, res int32) {
+	g := lp.ring
+	q := &g.io[c.idx]
+	q.sending, q.polling = false, false
+	g.markReady(c.idx)
+	if op == uopPollOut {
+		return // connected or writable: the handshake or the flush goes on
+	}
+	l := c.tls
+	l.flight = nil
+	switch {
+	case res > 0:
+		if l.wpos += int(res); l.wpos == len(l.out) {
+			l.out, l.wpos = l.out[:0], 0 // the next request reuses the buffer
+		}
+	case res == 0 || res == -int32(unix.EINTR):
+	case res == -int32(unix.EAGAIN):
+		lp.ringPollOut(c)
+	default:
+		l.werr = syscall.Errno(-res)
+	}
+}
+
 // ringForget drops s's io_uring state before its socket closes: its
-// requests are cancelled (at the next turn; their completions are stale
-// by then) and its queued buffers go back to the kernel.
+// requests are cancelled (at the next turn, or at once if one is still
+// queued; their completions are stale by then) and its queued buffers go
+// back to the kernel.
 func (lp *epLoop) ringForget(s *epSock) {
 	g := lp.ring
 	q := &g.io[s.idx]
@@ -513,6 +567,15 @@ func (lp *epLoop) ringForget(s *epSock) {
 		if q.quiet {
 			g.cancel(uringData(uopQuietSend, s))
 		}
+		// A request still queued names the socket by its descriptor,
+		// which the kernel resolves when it takes the request: once
+		// closed, the number may go to the next socket (a TLS alert
+		// queued before a failed handshake's close went out on the
+		// connection opened after it). The queue goes to the kernel
+		// before the socket closes.
+		if int32(q.sqeEnd-atomic.LoadUint32(g.sqHead)) > 0 {
+			g.enter(0, false, true)
+		}
 	}
 	for b := q.head; b >= 0; b = g.next[b] {
 		g.give(uint16(b))
@@ -522,10 +585,18 @@ func (lp *epLoop) ringForget(s *epSock) {
 
 // arm queues s's multishot receive.
 func (g *h1Ring) arm(s *epSock) {
-	e := g.sqe()
+	e := g.sqeFor(s)
 	e.opcode, e.fd, e.userData = uringOpRecv, int32(s.fd), uringData(uopRecv, s)
 	e.flags, e.ioprio = uringSQEBufferSelect, uringRecvMultishot
 	g.io[s.idx].armed = true
+}
+
+// sqeFor is sqe for a request that names s's socket by its descriptor,
+// noting where it lies in the queue (see ringForget).
+func (g *h1Ring) sqeFor(s *epSock) *uringSQE {
+	e := g.sqe()
+	g.io[s.idx].sqeEnd = g.tail
+	return e
 }
 
 // cancel queues the cancellation of the request with user data ud.

@@ -19,11 +19,11 @@ func h1Paths(t *testing.T, fn func(t *testing.T)) {
 	uringPath(t, fn)
 }
 
-// h1TLSPaths is h1Paths for https:// runs, which the io_uring engine does
-// not serve: the epoll and portable paths only.
+// h1TLSPaths is h1Paths for https:// runs: the epoll and portable paths,
+// and the io_uring engine where it works.
 func h1TLSPaths(t *testing.T, fn func(t *testing.T)) {
 	t.Helper()
-	bothPaths(t, &epollLoopsStarted, fn)
+	h1Paths(t, fn)
 }
 
 // uringPath runs fn as the subtest "uring" on the io_uring engine of the

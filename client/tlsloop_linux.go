@@ -39,6 +39,12 @@ import (
 //     coroutine switch, not a goroutine hand-off, and the handshake's CPU
 //     stays on the loop's core.
 //
+// On the io_uring engine (http1_uring_linux.go) the link reads the
+// connection's queue of received buffers instead of the socket, and never
+// writes the socket itself during the connection: its output goes out by
+// ring sends (flushRing), one in flight at a time, whose bytes stay in place
+// until the completion; what crypto/tls writes meanwhile goes behind them.
+//
 // The read budget of the rule for loops that read from a peer (docs/DESIGN.md,
 // "Reading from a peer") counts the raw bytes the link reads and, for each
 // plaintext Read, tlsReadCharge more: decrypting a record has a cost of its
@@ -76,6 +82,17 @@ type tlsLink struct {
 
 	out  []byte // out[wpos:] is output the socket has not taken yet
 	wpos int
+
+	// On the io_uring engine (ring not nil) the link reads the ring's
+	// receive queue and its output goes out by ring sends: flight is what
+	// the send in flight reads (out[wpos:] when it was queued), kept
+	// referenced and never written until its completion; werr is a send's
+	// error, returned by the next flush; closing lets close_notify be
+	// written directly (one try, as on epoll).
+	ring    *h1Ring
+	flight  []byte
+	werr    syscall.Errno
+	closing bool
 
 	// The handshake's coroutine: next resumes it, yield hands control back,
 	// stop ends it; hsErr is its result once hsDone.
@@ -164,8 +181,12 @@ func (l *tlsLink) step() {
 // pending reports output the socket has not taken.
 func (l *tlsLink) pending() bool { return l.wpos < len(l.out) }
 
-// flush writes the pending output; EAGAIN means wait for EPOLLOUT.
+// flush writes the pending output; EAGAIN means wait for EPOLLOUT (on
+// io_uring: for the send's completion).
 func (l *tlsLink) flush() syscall.Errno {
+	if l.ring != nil {
+		return l.flushRing()
+	}
 	for l.wpos < len(l.out) {
 		n, errno := rawWrite(l.s.fd, l.out[l.wpos:])
 		switch errno {
@@ -180,6 +201,25 @@ func (l *tlsLink) flush() syscall.Errno {
 	return 0
 }
 
+// flushRing queues a ring send of the pending output, unless one (or a
+// poll) is in flight; 0 once everything has gone.
+func (l *tlsLink) flushRing() syscall.Errno {
+	switch {
+	case l.werr != 0:
+		return l.werr
+	case l.flight != nil || l.ring.io[l.s.idx].sending:
+		return unix.EAGAIN
+	case l.wpos == len(l.out):
+		l.out, l.wpos = l.out[:0], 0
+		return 0
+	case l.wpos > 0: // nothing in flight: what is left moves to the front
+		l.out, l.wpos = l.out[:copy(l.out, l.out[l.wpos:])], 0
+	}
+	l.flight = l.out[l.wpos:]
+	l.ring.send(l.s, l.flight)
+	return unix.EAGAIN
+}
+
 // close ends the connection's TLS session: a handshake in progress is
 // stopped; after one, close_notify is sent as ab's SSL_shutdown does (one
 // try: the socket is closed next). It returns the output buffer for the
@@ -190,7 +230,11 @@ func (l *tlsLink) close() []byte {
 		l.stop()
 		l.hsDone, l.next, l.stop = true, nil, nil
 	case l.started && l.hsErr == nil:
+		l.closing = l.flight == nil && !l.pending()
 		_ = l.tc.Close()
+	}
+	if l.flight != nil {
+		return nil // a ring send may still read it
 	}
 	return l.out[:0]
 }
@@ -211,7 +255,16 @@ func connectOutcome(fd int) syscall.Errno {
 // handshake and returns errWouldBlock after it.
 func (l *tlsLink) Read(p []byte) (int, error) {
 	for {
-		if l.s.readable && l.s.budget > 0 {
+		if l.s.readable && l.s.budget > 0 && l.ring != nil {
+			n, err := l.ring.read(l.s, p)
+			if n > 0 {
+				l.frame(p[:n])
+				return n, nil
+			}
+			if err != nil {
+				return 0, err
+			}
+		} else if l.s.readable && l.s.budget > 0 {
 			n, errno := rawRead(l.s.fd, p)
 			switch {
 			case errno == 0 && n > 0:
@@ -244,7 +297,7 @@ func (l *tlsLink) Read(p []byte) (int, error) {
 // the handshake, whose writes the loop makes). Only a socket error fails it.
 func (l *tlsLink) Write(p []byte) (int, error) {
 	n := len(p)
-	if l.yield == nil && !l.pending() {
+	if l.yield == nil && !l.pending() && (l.ring == nil || l.closing) {
 		for len(p) > 0 {
 			w, errno := rawWrite(l.s.fd, p)
 			if errno == unix.EINTR {

@@ -2,8 +2,12 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -197,5 +201,122 @@ func TestUringProbeFallsBackToEpoll(t *testing.T) {
 		if srv.fs.accepted.Load() != srvBefore {
 			t.Errorf("--engine uring with setup failing: the run opened connections")
 		}
+	}
+}
+
+// Over TLS the io_uring engine counts what the epoll engine counts against
+// the same in-process server: keep-alive and not, several loops, with
+// session resumption on a connection per request (every handshake after
+// the first ones resumes, on both engines).
+func TestUringSameCountsAsEpollTLS(t *testing.T) {
+	if !uringExpected() {
+		t.Skip("no io_uring here")
+	}
+	for _, ka := range []bool{true, false} {
+		conf := tlsServerConfig(t)
+		var full, resumed atomic.Int64
+		conf.VerifyConnection = func(cs tls.ConnectionState) error {
+			if cs.DidResume {
+				resumed.Add(1)
+			} else {
+				full.Add(1)
+			}
+			return nil
+		}
+		srv := newBenchServerTLS(t, ka, conf)
+		cfg := h1Config(srv.port(), 600, 13, ka)
+		cfg.Target.TLS, cfg.TLS.Resume = true, !ka
+		cfg.Workers = 3
+		what := map[bool]string{true: "keep-alive", false: "a connection per request"}[ka]
+		var handshakes [2][2]int64
+		var res [2]*Result
+		for i, engine := range []string{EngineEpoll, EngineUring} {
+			full.Store(0)
+			resumed.Store(0)
+			res[i] = engineRun(t, cfg, engine)
+			handshakes[i] = [2]int64{full.Load(), resumed.Load()}
+		}
+		sameCounts(t, what, res[0], res[1])
+		if b := res[1]; b.Complete != 600 || b.Failed.Total != 0 || b.BodyRead != 60000 || b.TotalSent != res[0].TotalSent {
+			t.Errorf("%s: complete %d failed %+v body %d sent %d (epoll %d)", what, b.Complete, b.Failed, b.BodyRead, b.TotalSent, res[0].TotalSent)
+		}
+		// How many connections open before the first ticket arrives is
+		// the scheduler's choice: at most one per connection slot.
+		for i, h := range handshakes {
+			if h[0]+h[1] != map[bool]int64{true: 13, false: 600}[ka] || ka && h[1] != 0 || !ka && h[0] > 13 {
+				t.Errorf("%s: %s: handshakes (full, resumed) %v", what, res[i].Engine, h)
+			}
+		}
+	}
+}
+
+// Against nginx over TLS: documents of 100 B, 40 KiB and 1 MiB, keep-alive
+// and not (resuming sessions), the same counts and bytes on both engines.
+func TestUringSameCountsAsEpollNginxTLS(t *testing.T) {
+	if !uringExpected() {
+		t.Skip("no io_uring here")
+	}
+	certs := t.TempDir()
+	writeSelfSigned(t, filepath.Join(certs, "cert.pem"), filepath.Join(certs, "key.pem"))
+	files := map[string][]byte{"s.txt": []byte(strings.Repeat("s", 100)),
+		"m.txt": []byte(strings.Repeat("m", 40<<10)), "l.txt": []byte(strings.Repeat("l", 1<<20))}
+	ng := testtool.StartNginx(t, files, 1, `    access_log off;
+    server {
+        listen 127.0.0.1:%[2]d ssl;
+        ssl_certificate `+strings.ReplaceAll(certs, "%", "%%")+`/cert.pem;
+        ssl_certificate_key `+strings.ReplaceAll(certs, "%", "%%")+`/key.pem;
+        root %[1]s/www;
+    }`)
+	port := ng.Ports[0]
+	for _, tc := range []struct {
+		path string
+		n, c int
+		ka   bool
+	}{
+		{"/s.txt", 500, 10, true}, {"/s.txt", 100, 4, false}, {"/m.txt", 200, 5, true}, {"/l.txt", 10, 2, true},
+	} {
+		cfg := h1Config(port, tc.n, tc.c, tc.ka)
+		cfg.Target.TLS, cfg.TLS.Resume = true, !tc.ka
+		cfg.Target.Path, cfg.Spec.Target = tc.path, tc.path
+		cfg.Request = h1Request("GET", tc.path, port, tc.ka)
+		cfg.HeadLen = len(cfg.Request)
+		a, b := engineRun(t, cfg, EngineEpoll), engineRun(t, cfg, EngineUring)
+		sameCounts(t, tc.path, a, b)
+		if b.Complete != tc.n || b.Failed.Total != 0 || b.BodyRead != a.BodyRead || b.TotalSent != a.TotalSent {
+			t.Errorf("%s: complete %d failed %+v body %d/%d sent %d/%d (%v)", tc.path, b.Complete, b.Failed,
+				b.BodyRead, a.BodyRead, b.TotalSent, a.TotalSent, b.FirstError)
+		}
+	}
+}
+
+// Over TLS on io_uring a kept-alive connection's output buffer is reused
+// from one request to the next: 4000 more requests allocate no more bytes
+// than crypto/tls's own reads do (about 50 B each), where a buffer that
+// only grew cost some 250 B a request more, without bound.
+func TestUringTLSOutputBufferReused(t *testing.T) {
+	if !uringExpected() {
+		t.Skip("no io_uring here")
+	}
+	if raceEnabled {
+		t.Skip("the race detector allocates per request in crypto/tls's path (as keepAliveLoopAllocations leaves out)")
+	}
+	srv := newBenchServerTLS(t, true, tlsServerConfig(t))
+	bytesFor := func(n int) uint64 {
+		cfg := h1Config(srv.port(), n, 2, true)
+		cfg.Target.TLS = true
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res := engineRun(t, cfg, EngineUring)
+		runtime.ReadMemStats(&after)
+		if res.Complete != n || res.KeepAlive != n {
+			t.Fatalf("run of %d: %+v", n, res)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	bytesFor(100) // warm up
+	small, large := bytesFor(2000), bytesFor(6000)
+	if per := (int64(large) - int64(small)) / 4000; per > 150 {
+		t.Errorf("4000 more requests allocated %d more bytes (%d vs %d): %d B a request, want at most 150", int64(large)-int64(small), large, small, per)
 	}
 }
