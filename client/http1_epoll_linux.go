@@ -172,14 +172,7 @@ func (h *http1) workEpoll(r *run, slot int, t *tally) {
 				break
 			}
 		}
-		if len(lp.again) > 0 && !lp.stopped {
-			lp.pumpAgain()
-		}
-		if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
-			to := lp.rampTo(started)
-			lp.startConns(started, to)
-			started = to
-		}
+		started = lp.endTurn(r, started)
 	}
 }
 
@@ -741,6 +734,22 @@ func (lp *epLoop) sendTLS(c *epConn) bool {
 	}
 	lp.sent(c)
 	return true
+}
+
+// endTurn ends a turn of the loop: the connections that spent their read
+// budget are served again, and once a response head has arrived the
+// ramp-up opens the connections it now allows. It returns how many are
+// started.
+func (lp *epLoop) endTurn(r *run, started int) int {
+	if len(lp.again) > 0 && !lp.stopped {
+		lp.pumpAgain()
+	}
+	if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
+		to := lp.rampTo(started)
+		lp.startConns(started, to)
+		started = to
+	}
+	return started
 }
 
 // openFirst registers the loop's wake-up with the tally and opens its first

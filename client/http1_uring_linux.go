@@ -222,14 +222,7 @@ func (h *http1) workUring(r *run, slot int, t *tally) {
 		if !lp.ringTurn() {
 			return
 		}
-		if len(lp.again) > 0 && !lp.stopped {
-			lp.pumpAgain()
-		}
-		if started < len(lp.conns) && !lp.stopped && r.headerSeen.Load() {
-			to := lp.rampTo(started)
-			lp.startConns(started, to)
-			started = to
-		}
+		started = lp.endTurn(r, started)
 	}
 }
 
