@@ -234,11 +234,7 @@ type CapacitySummary struct {
 // RankText is the capacity's rank text (RankText), from Rank and
 // RankRange.
 func (c CapacitySummary) RankText() string {
-	hi := c.Rank
-	if len(c.RankRange) == 2 {
-		hi = c.RankRange[1]
-	}
-	return RankText(c.Rank, hi, c.Tied) + LooseMark(c.RankRangeLoose)
+	return rankRangeText(c.Rank, c.RankRange, c.Tied, c.RankRangeLoose)
 }
 
 // Interval is the target's capacity over its searches as the tie rule (TieRule)

@@ -231,11 +231,18 @@ type SweepRankedPoint struct {
 
 // RankText is the place's rank text (RankText), from Rank and RankRange.
 func (r SweepRankedPoint) RankText() string {
-	hi := r.Rank
-	if len(r.RankRange) == 2 {
-		hi = r.RankRange[1]
+	return rankRangeText(r.Rank, r.RankRange, r.Tied, r.RankRangeLoose)
+}
+
+// rankRangeText is a document's rank text (RankText) from its rank, its
+// rank range [lo, hi] (absent in documents from before it: hi = rank), its
+// tie and its loose mark.
+func rankRangeText(rank int, rng []int, tied, loose bool) string {
+	hi := rank
+	if len(rng) == 2 {
+		hi = rng[1]
 	}
-	return RankText(r.Rank, hi, r.Tied) + LooseMark(r.RankRangeLoose)
+	return RankText(rank, hi, tied) + LooseMark(loose)
 }
 
 // SweepConfigurationName names a configuration of a sweep: its label, with
