@@ -379,15 +379,14 @@ func TestFaultRunEndsWithinTimeLimitPlusTimeout(t *testing.T) {
 	}
 }
 
-// TestFaultsPortablePath runs the fault tests that take the Linux epoll path by
-// default again on the portable goroutine-per-connection path (Config.Portable).
-// The tests with --request-timeout, --rate or an injected Dial always run on it.
-func TestFaultsPortablePath(t *testing.T) {
-	for name, fn := range map[string]func(*testing.T){
+// eventLoopFaults are the fault tests whose runs take the event loops by
+// default: TestFaultsPortablePath runs them again on the portable path and
+// TestFaultsUringEngine on the io_uring engine.
+func eventLoopFaults() map[string]func(*testing.T) {
+	return map[string]func(*testing.T){
 		"CloseAfterHead":                    TestFaultCloseAfterHead,
 		"CloseAfterHeadWithoutLength":       TestFaultCloseAfterHeadWithoutLength,
 		"ShortBodyStallIdleTimeout":         TestFaultShortBodyStallIdleTimeout,
-		"StallInStatusLine":                 TestFaultStallInStatusLine,
 		"GarbageBytes":                      TestFaultGarbageBytes,
 		"HugeHead":                          TestFaultHugeHead,
 		"TrickledBody":                      TestFaultTrickledBody,
@@ -397,7 +396,16 @@ func TestFaultsPortablePath(t *testing.T) {
 		"NeverReadsIdleTimeout":             TestFaultNeverReadsIdleTimeout,
 		"SlowAcceptIdleTimeout":             TestFaultSlowAcceptIdleTimeout,
 		"RunEndsWithinTimeLimitPlusTimeout": TestFaultRunEndsWithinTimeLimitPlusTimeout,
-	} {
+	}
+}
+
+// TestFaultsPortablePath runs the fault tests that take the Linux epoll path by
+// default again on the portable goroutine-per-connection path (Config.Portable).
+// The tests with --request-timeout, --rate or an injected Dial always run on it.
+func TestFaultsPortablePath(t *testing.T) {
+	cases := eventLoopFaults()
+	cases["StallInStatusLine"] = TestFaultStallInStatusLine // its -s half; the --request-timeout half is portable anyway
+	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
 			usePath(t, "go")
 			fn(t)

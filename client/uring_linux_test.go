@@ -124,20 +124,7 @@ func TestFaultsUringEngine(t *testing.T) {
 	if !uringExpected() {
 		t.Skip("no io_uring here")
 	}
-	for name, fn := range map[string]func(*testing.T){
-		"CloseAfterHead":                    TestFaultCloseAfterHead,
-		"CloseAfterHeadWithoutLength":       TestFaultCloseAfterHeadWithoutLength,
-		"ShortBodyStallIdleTimeout":         TestFaultShortBodyStallIdleTimeout,
-		"GarbageBytes":                      TestFaultGarbageBytes,
-		"HugeHead":                          TestFaultHugeHead,
-		"TrickledBody":                      TestFaultTrickledBody,
-		"ChunkedManyReads":                  TestFaultChunkedManyReads,
-		"KeepAliveCloseAfterK":              TestFaultKeepAliveCloseAfterK,
-		"KeepAliveCloseAfterKExact":         TestFaultKeepAliveCloseAfterKExact,
-		"NeverReadsIdleTimeout":             TestFaultNeverReadsIdleTimeout,
-		"SlowAcceptIdleTimeout":             TestFaultSlowAcceptIdleTimeout,
-		"RunEndsWithinTimeLimitPlusTimeout": TestFaultRunEndsWithinTimeLimitPlusTimeout,
-	} {
+	for name, fn := range eventLoopFaults() {
 		t.Run(name, func(t *testing.T) {
 			usePath(t, "uring")
 			before := uringLoopsStarted.Load()
