@@ -82,6 +82,21 @@ func capacityOf(t *testing.T, args ...string) *report.CapacityDocument {
 	return d
 }
 
+// readCapacityFile is the capacity document gab wrote to path (--json),
+// decoded and checked.
+func readCapacityFile(t *testing.T, path string) *report.CapacityDocument {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := capacity.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // Against one worker with a 2 ms service time (500 req/s), a search for
 // p99<50ms finds 500 req/s within 10 %; with 1 ms (1000 req/s), about twice
 // as much. Steps of half a second keep the test short (each search's steps
@@ -386,14 +401,7 @@ func TestCapacityInterrupted(t *testing.T) {
 		if el := time.Since(start); el > 15*time.Second {
 			t.Errorf("ended %v after the start, a search of at most two steps of 1.2 s", el)
 		}
-		raw, err := os.ReadFile(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := capacity.Decode(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := readCapacityFile(t, doc)
 		run := d.Targets[0].Runs[0]
 		// A loaded machine may fail the first step (then measured again):
 		// the line then says "not measured".
@@ -622,14 +630,7 @@ func TestCapacitySilentServer(t *testing.T) {
 		argv := append([]string{"gab", "capacity", "--noise", "0", "--slo", "p99<10ms", "--step", "0.3s", "--settle", "0.1s", "--start", "400", "--json", doc}, c.args...)
 		run(ctx, argv, &out, steps)
 		cancel()
-		raw, err := os.ReadFile(doc)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		d, err := capacity.Decode(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := readCapacityFile(t, doc)
 		run := d.Targets[0].Runs[0]
 		if r := run.Result; r.ClientBound || r.CapacityPerS != 0 || len(run.Steps) == 0 || strings.Contains(out.String(), "could not drive") {
 			t.Errorf("%s: %+v (%s); steps %+v", c.name, r, r.Line(capacity.Rate), run.Steps)
@@ -716,14 +717,7 @@ func TestCapacityNoiseByDefault(t *testing.T) {
 		!strings.Contains(lines[0], fmt.Sprintf(" over %d steps", capacity.DefaultNoise)) || !strings.Contains(lines[1], ": 40.0/s: ") {
 		t.Errorf("stderr:\n%s", errs)
 	}
-	raw, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := capacity.Decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readCapacityFile(t, doc)
 	tg := d.Targets[0]
 	if n := tg.Noise; n == nil || n.RatePerS != 10 || len(n.Steps) != capacity.DefaultNoise {
 		t.Errorf("noise %+v", n)

@@ -166,14 +166,7 @@ func TestCapacityServerPID(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d, stderr %q", status, stderr)
 	}
-	raw, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := capacity.Decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := readCapacityFile(t, js)
 	r := d.Targets[0].Runs[0]
 	if len(r.Steps) != 1 || !r.Steps[0].Pass || r.Steps[0].ServerCPUUsPerRequest == nil || r.Steps[0].ServerCPUPercent == nil {
 		t.Fatalf("steps %+v", r.Steps)
