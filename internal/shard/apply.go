@@ -1,0 +1,37 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+
+	"gab/client"
+)
+
+// Apply checks that the run cfg describes can be split into p's shards and
+// makes cfg this shard's share of it: its part of -n (unless -n is uncapped,
+// the count that stands for no limit), of -c and of --rate. json says the
+// run writes its JSON document (--json FILE or --format json), which gab
+// merge combines. An error is the one line to print after "gab: "; cfg is
+// then unchanged. p.Count 0 (not a shard) changes nothing.
+func (p Plan) Apply(cfg *client.Config, json bool, uncapped int) error {
+	if p.Count == 0 {
+		return nil
+	}
+	i, n := p.Index, p.Count
+	switch {
+	case !json:
+		return errors.New("--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents")
+	case len(cfg.RateSchedule) > 0:
+		return errors.New("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
+	case cfg.Concurrency < n:
+		return fmt.Errorf("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
+	}
+	if cfg.Requests != uncapped {
+		cfg.Requests = Share(cfg.Requests, n, i)
+	}
+	cfg.Concurrency = Share(cfg.Concurrency, n, i)
+	if cfg.Rate > 0 {
+		cfg.Rate = RateShare(cfg.Rate, n, i)
+	}
+	return nil
+}
