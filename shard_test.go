@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -155,5 +156,45 @@ func TestStartAtNoteOnATerminal(t *testing.T) {
 	}
 	if n := strings.Count(got, "gab: waiting until "+start.UTC().Format(time.RFC3339Nano)+" (in "); n != 1 {
 		t.Errorf("the run's note is there %d times in %q", n, got)
+	}
+}
+
+// Two shards of a 10-line list, -n 10 -c 2 (5 requests on one connection
+// each): in turn, shard 0 starts at the list's first line and shard 1 at
+// its sixth, so together they send every URL once, as one run does, where
+// both used to send the first five; at random, each shard draws its own
+// sequence (the same one again for the same --seed).
+func TestShardURLsSplitTheList(t *testing.T) {
+	clearSchedulerEnv(t)
+	rec := newPathRecorder(t)
+	var urls, tgts strings.Builder
+	var want []string
+	for i := range 10 {
+		fmt.Fprintf(&urls, "%s/p%d\n", rec.srv.URL, i)
+		fmt.Fprintf(&tgts, "GET %s/p%d\n\n", rec.srv.URL, i)
+		want = append(want, fmt.Sprintf("/p%d", i))
+	}
+	lists := map[string]string{"--urls": writeFile(t, "urls.txt", urls.String()), "--targets": writeFile(t, "targets.txt", tgts.String())}
+	dir := t.TempDir()
+	shardRun := func(i int, extra ...string) []string {
+		t.Helper()
+		rec.reset()
+		argv := append([]string{"ab", "-n", "10", "-c", "2", "--shard", strconv.Itoa(i) + "/2", "--run-id", "r",
+			"--json", filepath.Join(dir, "s.json")}, extra...)
+		if status, _, stderr := runGab(t, argv...); status != 0 {
+			t.Fatalf("%v: status %d: %s", argv, status, stderr)
+		}
+		return rec.seen()
+	}
+	for _, opt := range []string{"--urls", "--targets"} {
+		a, b := shardRun(0, opt, lists[opt]), shardRun(1, opt, lists[opt])
+		if got := strings.Join(append(a, b...), " "); got != strings.Join(want, " ") {
+			t.Errorf("%s in turn: shard 0 sent %v, shard 1 %v; want %v then %v", opt, a, b, want[:5], want[5:])
+		}
+	}
+	random := []string{"--urls", lists["--urls"], "--url-order", "random", "--seed", "7"}
+	a, b, again := shardRun(0, random...), shardRun(1, random...), shardRun(1, random...)
+	if len(a) != 5 || strings.Join(a, " ") == strings.Join(b, " ") || strings.Join(b, " ") != strings.Join(again, " ") {
+		t.Errorf("at random: shard 0 sent %v, shard 1 %v and again %v; want two sequences, the same one again", a, b, again)
 	}
 }

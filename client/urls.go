@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"errors"
+	"math/bits"
 	"strings"
 	"sync/atomic"
 
@@ -41,6 +42,9 @@ type URLList struct {
 	// a sequence that Seed fixes; else the URLs are taken in turn.
 	Random bool
 	Seed   uint64
+	// Part and Parts are a sharded run's share of the list (SetShare;
+	// Parts 0: the whole list).
+	Part, Parts int
 	// Replay: request k sends URL k (Config.Replay's slot; one origin).
 	Replay bool
 	// maxTarget is the longest request target.
@@ -128,12 +132,30 @@ func (l *URLList) OriginOf(i int) int {
 	return int(l.origin[i])
 }
 
+// shardStream is how far apart in the random order's sequence two shards
+// start (SetShare): 2^40 requests, for 2^24 shards.
+const shardStream = 1 << 40
+
+// SetShare makes the list shard i of n's (--shard i/n), so that the shards
+// together take the list as one run does. In turn, each origin's m URLs
+// start at URL floor(i*m/n) of them, wrapping around (shard 0 at the first,
+// as a run without shards). At random, shard i draws the seed's sequence
+// from its (i*2^40)th value on: shard 0 draws what a run without shards
+// draws, and every shard its own values.
+func (l *URLList) SetShare(i, n int) {
+	l.Part, l.Parts = i, n
+	if l.Random {
+		l.Seed += uint64(i) * shardStream
+	}
+}
+
 // urlPicker hands out one origin's URLs, in turn or at random, to the
 // requests of the connections that keep to it.
 type urlPicker struct {
-	list *URLList
-	idx  []uint32 // the origin's URLs (nil: every URL of the list)
-	next atomic.Uint64
+	list  *URLList
+	idx   []uint32 // the origin's URLs (nil: every URL of the list)
+	start uint64   // the first URL in turn (SetShare's offset)
+	next  atomic.Uint64
 }
 
 // pickerFor is the picker of origin oi's URLs.
@@ -145,6 +167,14 @@ func (l *URLList) pickerFor(oi int) *urlPicker {
 				p.idx = append(p.idx, uint32(i))
 			}
 		}
+	}
+	if l.Parts > 1 && l.Part > 0 && l.Part < l.Parts {
+		m := uint64(l.Len())
+		if p.idx != nil {
+			m = uint64(len(p.idx))
+		}
+		hi, lo := bits.Mul64(uint64(l.Part), m) // Part < Parts, so hi < Parts
+		p.start, _ = bits.Div64(hi, lo, uint64(l.Parts))
 	}
 	return p
 }
@@ -159,7 +189,7 @@ func (p *urlPicker) pick(t *tally) int {
 	if p.idx != nil {
 		n = uint64(len(p.idx))
 	}
-	j := k % n
+	j := (p.start + k) % n
 	if p.list.Random {
 		j = splitmix64(p.list.Seed+k) % n
 	}

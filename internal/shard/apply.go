@@ -9,7 +9,10 @@ import (
 
 // Apply checks that the run cfg describes can be split into p's shards and
 // makes cfg this shard's share of it: its part of -n (unless -n is uncapped,
-// the count that stands for no limit), of -c and of --rate. json says the
+// the count that stands for no limit), of -c and of --rate, and its own
+// place in a --urls or --targets list (client.URLList.SetShare: its offset
+// in turn, its own values at random), so that the shards together send the
+// list as one run does rather than each its first lines. json says the
 // run writes its JSON document (--json FILE or --format json), which gab
 // merge combines. An error is the one line to print after "gab: "; cfg is
 // then unchanged. p.Count 0 (not a shard) changes nothing.
@@ -32,6 +35,9 @@ func (p Plan) Apply(cfg *client.Config, json bool, uncapped int) error {
 	cfg.Concurrency = Share(cfg.Concurrency, n, i)
 	if cfg.Rate > 0 {
 		cfg.Rate = RateShare(cfg.Rate, n, i)
+	}
+	if cfg.URLs != nil && !cfg.URLs.Replay {
+		cfg.URLs.SetShare(i, n)
 	}
 	return nil
 }

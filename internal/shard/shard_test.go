@@ -117,8 +117,12 @@ func TestApplyRefusesAndShares(t *testing.T) {
 	if err := two.Apply(&cfg, true, -1); err != nil || cfg.Requests != 5 || cfg.Concurrency != 2 || cfg.Rate != 3 {
 		t.Errorf("shard 1/2 of -n 11 -c 5 --rate 7: %v, -n %d -c %d --rate %v", err, cfg.Requests, cfg.Concurrency, cfg.Rate)
 	}
-	cfg = client.Config{Requests: 99, Concurrency: 4}
+	cfg = client.Config{Requests: 99, Concurrency: 4, URLs: client.NewURLList(0)}
+	cfg.URLs.Random, cfg.URLs.Seed = true, 7
 	if err := two.Apply(&cfg, true, 99); err != nil || cfg.Requests != 99 || cfg.Concurrency != 2 {
 		t.Errorf("uncapped: %v, -n %d -c %d", err, cfg.Requests, cfg.Concurrency)
+	}
+	if l := cfg.URLs; l.Part != 1 || l.Parts != 2 || l.Seed == 7 {
+		t.Errorf("the URL list's share: part %d of %d, seed %d (want its own, not 7)", l.Part, l.Parts, l.Seed)
 	}
 }
