@@ -198,3 +198,33 @@ func TestShardURLsSplitTheList(t *testing.T) {
 		t.Errorf("at random: shard 0 sent %v, shard 1 %v and again %v; want two sequences, the same one again", a, b, again)
 	}
 }
+
+// Two shards of a 10-line --replay log, -c 2 (one connection each): shard
+// i replays lines i, i+2, ... at their recorded times, so together the
+// shards replay the log once, as one run does, where both used to send its
+// first five lines.
+func TestShardReplaySplitsTheLog(t *testing.T) {
+	clearSchedulerEnv(t)
+	rec := newPathRecorder(t)
+	var log strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&log, "127.0.0.1 - - [10/Oct/2000:13:55:%02d -0700] \"GET /p%d HTTP/1.0\" 200 10\n", 30+i/5, i)
+	}
+	file := writeFile(t, "access.log", log.String())
+	dir := t.TempDir()
+	var got [2][]string
+	for i := range 2 {
+		rec.reset()
+		js := filepath.Join(dir, strconv.Itoa(i)+".json")
+		status, stdout, stderr := runGab(t, "ab", "-c", "2", "--replay", file, "--replay-speed", "10",
+			"--shard", strconv.Itoa(i)+"/2", "--run-id", "r", "--json", js, rec.srv.URL+"/")
+		if status != 0 {
+			t.Fatalf("shard %d: status %d: %s", i, status, stderr)
+		}
+		wantLines(t, stdout, "Complete requests:      5")
+		got[i] = rec.seen()
+	}
+	if a, b := strings.Join(got[0], " "), strings.Join(got[1], " "); a != "/p0 /p2 /p4 /p6 /p8" || b != "/p1 /p3 /p5 /p7 /p9" {
+		t.Errorf("shard 0 replayed %s, shard 1 %s; want the even lines, then the odd", a, b)
+	}
+}

@@ -45,7 +45,8 @@ type URLList struct {
 	// Part and Parts are a sharded run's share of the list (SetShare;
 	// Parts 0: the whole list).
 	Part, Parts int
-	// Replay: request k sends URL k (Config.Replay's slot; one origin).
+	// Replay: request k sends URL k (Config.Replay's slot; one origin;
+	// a shard's: SetShare).
 	Replay bool
 	// maxTarget is the longest request target.
 	maxTarget int
@@ -141,7 +142,8 @@ const shardStream = 1 << 40
 // start at URL floor(i*m/n) of them, wrapping around (shard 0 at the first,
 // as a run without shards). At random, shard i draws the seed's sequence
 // from its (i*2^40)th value on: shard 0 draws what a run without shards
-// draws, and every shard its own values.
+// draws, and every shard its own values. A replay's slot k sends entry
+// i+k*n (the shard's schedule is the entries' due times: ReplayShare).
 func (l *URLList) SetShare(i, n int) {
 	l.Part, l.Parts = i, n
 	if l.Random {
@@ -152,10 +154,11 @@ func (l *URLList) SetShare(i, n int) {
 // urlPicker hands out one origin's URLs, in turn or at random, to the
 // requests of the connections that keep to it.
 type urlPicker struct {
-	list  *URLList
-	idx   []uint32 // the origin's URLs (nil: every URL of the list)
-	start uint64   // the first URL in turn (SetShare's offset)
-	next  atomic.Uint64
+	list   *URLList
+	idx    []uint32 // the origin's URLs (nil: every URL of the list)
+	start  uint64   // the first URL in turn (SetShare's offset)
+	stride int64    // a replay's slot k sends entry start+k*stride
+	next   atomic.Uint64
 }
 
 // pickerFor is the picker of origin oi's URLs.
@@ -167,6 +170,10 @@ func (l *URLList) pickerFor(oi int) *urlPicker {
 				p.idx = append(p.idx, uint32(i))
 			}
 		}
+	}
+	if l.Replay {
+		p.start, p.stride = uint64(l.Part), int64(max(l.Parts, 1))
+		return p
 	}
 	if l.Parts > 1 && l.Part > 0 && l.Part < l.Parts {
 		m := uint64(l.Len())
@@ -182,7 +189,7 @@ func (l *URLList) pickerFor(oi int) *urlPicker {
 // pick is the URL of the origin's next request, claimed by t's worker.
 func (p *urlPicker) pick(t *tally) int {
 	if p.list.Replay {
-		return int(min(t.slot, int64(p.list.Len()-1)))
+		return int(min(int64(p.start)+t.slot*p.stride, int64(p.list.Len()-1)))
 	}
 	k := p.next.Add(1) - 1
 	n := uint64(p.list.Len())

@@ -133,6 +133,29 @@ func TestURLPickerShareStartsAtItsOffset(t *testing.T) {
 	}
 }
 
+// A replay's shard i of n sends entries i, i+n, ... at their own due times:
+// slot k is entry i+k*n, and the shards' schedules together are the log's.
+func TestReplayShareInterleaves(t *testing.T) {
+	due := []int64{0, 10, 20, 30, 40, 50, 60}
+	for _, c := range []struct {
+		i, n       int
+		want, urls string
+	}{{0, 1, "[0 10 20 30 40 50 60]", "[0 1 2 3 4 5 6]"}, {0, 3, "[0 30 60]", "[0 3 6]"}, {1, 3, "[10 40]", "[1 4]"}, {2, 3, "[20 50]", "[2 5]"}} {
+		l := urlList(t, 80, len(due))
+		l.Replay = true
+		l.SetShare(c.i, c.n)
+		share := ReplayShare(due, c.i, c.n)
+		p := l.pickerFor(0)
+		var urls []int
+		for k := range share {
+			urls = append(urls, p.pick(&tally{slot: int64(k)}))
+		}
+		if fmt.Sprint(share) != c.want || fmt.Sprint(urls) != c.urls {
+			t.Errorf("shard %d/%d: due %v and entries %v, want %s and %s", c.i, c.n, share, urls, c.want, c.urls)
+		}
+	}
+}
+
 // With --urls the keep-alive loop still allocates nothing per request, on
 // both HTTP/1 paths: each request's bytes are assembled in its connection's
 // buffer.

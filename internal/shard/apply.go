@@ -11,8 +11,10 @@ import (
 // makes cfg this shard's share of it: its part of -n (unless -n is uncapped,
 // the count that stands for no limit), of -c and of --rate, and its own
 // place in a --urls or --targets list (client.URLList.SetShare: its offset
-// in turn, its own values at random), so that the shards together send the
-// list as one run does rather than each its first lines. json says the
+// in turn, its own values at random) or a --replay log (every n-th line from
+// line i, at its own time: client.ReplayShare), so that the shards together
+// send the list or the log as one run does rather than each its first
+// lines. json says the
 // run writes its JSON document (--json FILE or --format json), which gab
 // merge combines. An error is the one line to print after "gab: "; cfg is
 // then unchanged. p.Count 0 (not a shard) changes nothing.
@@ -36,8 +38,11 @@ func (p Plan) Apply(cfg *client.Config, json bool, uncapped int) error {
 	if cfg.Rate > 0 {
 		cfg.Rate = RateShare(cfg.Rate, n, i)
 	}
-	if cfg.URLs != nil && !cfg.URLs.Replay {
+	if cfg.URLs != nil {
 		cfg.URLs.SetShare(i, n)
+		if cfg.URLs.Replay {
+			cfg.Replay = client.ReplayShare(cfg.Replay, i, n)
+		}
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ const maxStartAhead = 24 * time.Hour
 
 // AddFlags registers the sharding options.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Shard, "shard", "", "run shard `i/N` of a sharded run (0 ≤ i < N), or auto (Slurm job array, or Kubernetes Indexed Job with --shards); --urls and --targets start at the fraction i/N of the list")
+	fs.StringVar(&f.Shard, "shard", "", "run shard `i/N` of a sharded run (0 ≤ i < N), or auto (Slurm job array, or Kubernetes Indexed Job with --shards); --urls and --targets start at the fraction i/N of the list, --replay takes every N-th line from line i")
 	fs.IntVar(&f.Shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards `N` (its completions)")
 	fs.StringVar(&f.RunID, "run-id", "", "the `ID` every shard of one run shares (default: the Slurm array job id, or derived from --start-at)")
 	fs.StringVar(&f.StartAt, "start-at", "", "wait until `TIME` (RFC 3339 or Unix seconds, at most 24h ahead) before starting, so that shards overlap")

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -124,5 +125,10 @@ func TestApplyRefusesAndShares(t *testing.T) {
 	}
 	if l := cfg.URLs; l.Part != 1 || l.Parts != 2 || l.Seed == 7 {
 		t.Errorf("the URL list's share: part %d of %d, seed %d (want its own, not 7)", l.Part, l.Parts, l.Seed)
+	}
+	cfg = client.Config{Requests: 5, Concurrency: 2, URLs: client.NewURLList(0), Replay: []int64{0, 1, 2, 3, 4}}
+	cfg.URLs.Replay = true
+	if err := two.Apply(&cfg, true, 99); err != nil || cfg.Requests != 2 || fmt.Sprint(cfg.Replay) != "[1 3]" || cfg.URLs.Part != 1 {
+		t.Errorf("replay: %v, -n %d, due %v, part %d", err, cfg.Requests, cfg.Replay, cfg.URLs.Part)
 	}
 }
