@@ -228,3 +228,24 @@ func TestShardReplaySplitsTheLog(t *testing.T) {
 		t.Errorf("shard 0 replayed %s, shard 1 %s; want the even lines, then the odd", a, b)
 	}
 }
+
+// A list's origins each need a connection of every shard: -c too small to
+// give the smallest shard one per origin is a usage error naming the -c
+// that is enough, for every shard alike, where shard 1 used to fail at the
+// start of its run ("gab: gab: --urls names more origins than -c
+// connections", exit 1).
+func TestShardBelowTheListsOrigins(t *testing.T) {
+	clearSchedulerEnv(t)
+	js := filepath.Join(t.TempDir(), "s.json")
+	file := writeFile(t, "urls.txt", "http://127.0.0.1:9/a\nhttp://127.0.0.2:9/b\nhttp://127.0.0.3:9/c\n")
+	for _, i := range []string{"0/2", "1/2"} {
+		_, status, done, _, stderr := parse(t, "ab", "-n", "12", "-c", "5", "--urls", file, "--shard", i, "--run-id", "r", "--json", js)
+		want := "gab: --shard " + i + ": -c 5 leaves a shard 2 connections for the list's 3 origins (scheme, host, port): each connection keeps to one origin, so -c must be at least 6\n"
+		if !done || status != exitUsage || stderr != want {
+			t.Errorf("shard %s: status %d done %v stderr %q, want 22 and %q", i, status, done, stderr, want)
+		}
+	}
+	if o, _, done, _, stderr := parse(t, "ab", "-n", "12", "-c", "6", "--urls", file, "--shard", "1/2", "--run-id", "r", "--json", js); done || o.Config.Concurrency != 3 {
+		t.Errorf("-c 6: done %v, -c %d, stderr %q", done, o.Config.Concurrency, stderr)
+	}
+}

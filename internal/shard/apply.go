@@ -30,6 +30,12 @@ func (p Plan) Apply(cfg *client.Config, json bool, uncapped int) error {
 		return errors.New("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
 	case cfg.Concurrency < n:
 		return fmt.Errorf("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
+	case cfg.URLs != nil && len(cfg.URLs.Origins) > cfg.Concurrency/n:
+		// Every shard alike: the smallest share must hold a connection per
+		// origin.
+		m := len(cfg.URLs.Origins)
+		return fmt.Errorf("--shard %d/%d: -c %d leaves a shard %d connections for the list's %d origins (scheme, host, port): each connection keeps to one origin, so -c must be at least %d",
+			i, n, cfg.Concurrency, cfg.Concurrency/n, m, n*m)
 	}
 	if cfg.Requests != uncapped {
 		cfg.Requests = Share(cfg.Requests, n, i)

@@ -105,6 +105,8 @@ func TestApplyRefusesAndShares(t *testing.T) {
 		{client.Config{Requests: 10, Concurrency: 4, RateSchedule: []client.RatePhase{{}}}, true,
 			"--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate"},
 		{client.Config{Requests: 10, Concurrency: 1}, true, "--shard 1/2: -c 1 is below the 2 shards: every shard needs at least one connection"},
+		{client.Config{Requests: 10, Concurrency: 5, URLs: &client.URLList{Origins: make([]client.Origin, 3)}}, true,
+			"--shard 1/2: -c 5 leaves a shard 2 connections for the list's 3 origins (scheme, host, port): each connection keeps to one origin, so -c must be at least 6"},
 	} {
 		cfg := c.cfg
 		if err := two.Apply(&cfg, c.json, -1); err == nil || err.Error() != c.want || cfg.Requests != 10 || cfg.Concurrency != c.cfg.Concurrency {
