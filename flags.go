@@ -1055,50 +1055,31 @@ func liveToStdout(argv []string) bool {
 	return lo.live.File == "-" && lo.format != "json"
 }
 
+// listRun is what reading --urls', --targets' or --replay's file needs of
+// the rest of the command line (internal/targets).
+func (o *cliOptions) listRun(st *shortState) targets.Run {
+	r := targets.Run{Proxy: o.Proxy, MethodGiven: st.method != methodNone, Config: &o.Config, ServerName: o.serverName}
+	if st.requests {
+		r.Requests = o.Config.Requests
+	}
+	return r
+}
+
 // loadList reads --urls' or --targets' file into the run's URL list and
 // returns its first URL, after the options that cannot go with a list.
 func (o *cliOptions) loadList(st *shortState, stderr io.Writer) (client.Target, int, bool) {
-	why := ""
-	switch {
-	case o.Proxy:
-		why = o.lists.ListOption() + " cannot be used with -X (each URL's origin is a connection's)"
-	case o.Config.Protocol == client.CGI:
-		why = o.lists.ListOption() + " cannot be used with --cgi (a CGI program has no URL)"
-	case o.lists.Targets != "" && st.method != methodNone:
-		why = "--targets gives each request's method and body: -i, -p, -u and -m cannot be used with it"
-	case o.lists.Targets != "" && o.Config.Protocol == client.HTTP3 && o.Config.TLS.EarlyData:
-		why = "--early-data cannot be used with --targets (0-RTT data is for GET and HEAD only)"
-	}
-	if why != "" {
-		fmt.Fprintf(stderr, "gab: %s\n", why)
-		return client.Target{}, exitUsage, true
-	}
-	l := targets.List{Name: o.lists.URLs, Random: o.lists.Order == "random", Seed: o.lists.Seed, Format: o.lists.Format,
-		ServerName: o.serverName, Concurrency: o.Config.Concurrency, MaxBody: targets.MaxPostFile}
-	var list *client.URLList
-	var first client.Target
-	var err error
-	if o.lists.Targets != "" {
-		l.Name = o.lists.Targets
-		list, first, err = targets.LoadTargets(os.Stdin, l)
-	} else {
-		list, first, o.memoryLimit, err = targets.LoadURLs(os.Stdin, l)
-	}
+	first, memoryLimit, err := o.lists.LoadList(os.Stdin, o.listRun(st))
 	if err != nil {
 		fmt.Fprintf(stderr, "gab: %v\n", err)
 		return client.Target{}, exitUsage, true
 	}
-	o.Config.URLs = list
+	o.memoryLimit = memoryLimit
 	return first, exitOK, false
 }
 
 // checkReplay is check's part for --replay: the URL argument (optional),
-// the options the log excludes, and the log itself.
+// then the log (internal/targets).
 func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer) (client.Target, int, bool) {
-	fail := func(format string, a ...any) (client.Target, int, bool) {
-		fmt.Fprintf(stderr, "gab: "+format+"\n", a...)
-		return client.Target{}, exitUsage, true
-	}
 	var base client.Target
 	if len(args) == 1 {
 		t, err := client.ParseURL(args[0])
@@ -1109,32 +1090,16 @@ func (o *cliOptions) checkReplay(args []string, st *shortState, stderr io.Writer
 		}
 		base = t
 	}
-	switch {
-	case st.method != methodNone:
-		return fail("--replay sends each line's method: -i, -p, -u and -m cannot be used with it")
-	case o.Proxy:
-		return fail("--replay cannot be used with -X")
-	case o.Config.Protocol == client.CGI:
-		return fail("--replay cannot be used with --cgi")
-	}
-	n := 0
-	if st.requests {
-		n = o.Config.Requests
-	}
-	r, err := targets.LoadReplay(os.Stdin, o.lists.Replay, base, len(args) == 1, n, o.lists.Speed, o.serverName, stderr)
+	first, err := o.lists.LoadLog(os.Stdin, base, len(args) == 1, o.listRun(st), stderr)
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return client.Target{}, exitUsage, true
 	}
-	cfg := &o.Config
-	if r.Method != "" {
-		cfg.Spec.Method, cfg.Spec.HeadMethod = r.Method, r.Method == "HEAD"
-	}
-	cfg.URLs, cfg.Replay, cfg.Requests, cfg.Rate = r.List, r.Due, len(r.Due), r.Rate
-	o.URL = r.First.Raw
+	o.URL = first.Raw
 	if len(args) == 1 {
 		o.URL = args[0]
 	}
-	return r.First, exitOK, false
+	return first, exitOK, false
 }
 
 // serverName is the SNI a connection to t sends, by setTarget's rule.
@@ -1156,38 +1121,22 @@ func (o *cliOptions) serverName(t client.Target) string {
 // of the command line and gives this process its shares. It runs after ab's
 // checks.
 func (o *cliOptions) applyShard(f *shard.Flags, now time.Time, stderr io.Writer) (status int, done bool) {
-	fail := func(format string, args ...any) (int, bool) {
-		fmt.Fprintf(stderr, "gab: "+format+"\n", args...)
-		return exitUsage, true
-	}
+	cfg := &o.Config
 	p, err := f.Plan(now)
+	whole := runcmd.ShardSpec{Index: p.Index, Count: p.Count, RunID: p.RunID,
+		Requests: cfg.Requests, Concurrency: cfg.Concurrency, Rate: cfg.Rate}
+	if err == nil {
+		err = p.Apply(cfg, o.JSONFile != "" || o.Format == "json", uncappedRequests)
+	}
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintf(stderr, "gab: %v\n", err)
+		return exitUsage, true
 	}
 	o.StartAt = p.StartAt
 	if p.Count == 0 {
 		return exitOK, false
 	}
-	i, n := p.Index, p.Count
-	if o.JSONFile == "" && o.Format != "json" {
-		return fail("--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents")
-	}
-	cfg := &o.Config
-	if len(cfg.RateSchedule) > 0 {
-		return fail("--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate")
-	}
-	if cfg.Concurrency < n {
-		return fail("--shard %d/%d: -c %d is below the %d shards: every shard needs at least one connection", i, n, cfg.Concurrency, n)
-	}
-	o.Shard = &runcmd.ShardSpec{Index: i, Count: n, RunID: p.RunID,
-		Requests: cfg.Requests, Concurrency: cfg.Concurrency, Rate: cfg.Rate}
-	if cfg.Requests != uncappedRequests {
-		cfg.Requests = shard.Share(cfg.Requests, n, i)
-	}
-	cfg.Concurrency = shard.Share(cfg.Concurrency, n, i)
-	if cfg.Rate > 0 {
-		cfg.Rate = shard.RateShare(cfg.Rate, n, i)
-	}
+	o.Shard = &whole
 	if o.Progress > 0 {
 		o.Progress = client.ProgressInterval(cfg.Requests, false)
 		cfg.Quiet = o.Progress == 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -155,5 +156,96 @@ func TestStartAtNoteOnATerminal(t *testing.T) {
 	}
 	if n := strings.Count(got, "gab: waiting until "+start.UTC().Format(time.RFC3339Nano)+" (in "); n != 1 {
 		t.Errorf("the run's note is there %d times in %q", n, got)
+	}
+}
+
+// Two shards of a 10-line list, -n 10 -c 2 (5 requests on one connection
+// each): in turn, shard 0 starts at the list's first line and shard 1 at
+// its sixth, so together they send every URL once, as one run does, where
+// both used to send the first five; at random, each shard draws its own
+// sequence (the same one again for the same --seed).
+func TestShardURLsSplitTheList(t *testing.T) {
+	clearSchedulerEnv(t)
+	rec := newPathRecorder(t)
+	var urls, tgts strings.Builder
+	var want []string
+	for i := range 10 {
+		fmt.Fprintf(&urls, "%s/p%d\n", rec.srv.URL, i)
+		fmt.Fprintf(&tgts, "GET %s/p%d\n\n", rec.srv.URL, i)
+		want = append(want, fmt.Sprintf("/p%d", i))
+	}
+	lists := map[string]string{"--urls": writeFile(t, "urls.txt", urls.String()), "--targets": writeFile(t, "targets.txt", tgts.String())}
+	dir := t.TempDir()
+	shardRun := func(i int, extra ...string) []string {
+		t.Helper()
+		rec.reset()
+		argv := append([]string{"ab", "-n", "10", "-c", "2", "--shard", strconv.Itoa(i) + "/2", "--run-id", "r",
+			"--json", filepath.Join(dir, "s.json")}, extra...)
+		if status, _, stderr := runGab(t, argv...); status != 0 {
+			t.Fatalf("%v: status %d: %s", argv, status, stderr)
+		}
+		return rec.seen()
+	}
+	for _, opt := range []string{"--urls", "--targets"} {
+		a, b := shardRun(0, opt, lists[opt]), shardRun(1, opt, lists[opt])
+		if got := strings.Join(append(a, b...), " "); got != strings.Join(want, " ") {
+			t.Errorf("%s in turn: shard 0 sent %v, shard 1 %v; want %v then %v", opt, a, b, want[:5], want[5:])
+		}
+	}
+	random := []string{"--urls", lists["--urls"], "--url-order", "random", "--seed", "7"}
+	a, b, again := shardRun(0, random...), shardRun(1, random...), shardRun(1, random...)
+	if len(a) != 5 || strings.Join(a, " ") == strings.Join(b, " ") || strings.Join(b, " ") != strings.Join(again, " ") {
+		t.Errorf("at random: shard 0 sent %v, shard 1 %v and again %v; want two sequences, the same one again", a, b, again)
+	}
+}
+
+// Two shards of a 10-line --replay log, -c 2 (one connection each): shard
+// i replays lines i, i+2, ... at their recorded times, so together the
+// shards replay the log once, as one run does, where both used to send its
+// first five lines.
+func TestShardReplaySplitsTheLog(t *testing.T) {
+	clearSchedulerEnv(t)
+	rec := newPathRecorder(t)
+	var log strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&log, "127.0.0.1 - - [10/Oct/2000:13:55:%02d -0700] \"GET /p%d HTTP/1.0\" 200 10\n", 30+i/5, i)
+	}
+	file := writeFile(t, "access.log", log.String())
+	dir := t.TempDir()
+	var got [2][]string
+	for i := range 2 {
+		rec.reset()
+		js := filepath.Join(dir, strconv.Itoa(i)+".json")
+		status, stdout, stderr := runGab(t, "ab", "-c", "2", "--replay", file, "--replay-speed", "10",
+			"--shard", strconv.Itoa(i)+"/2", "--run-id", "r", "--json", js, rec.srv.URL+"/")
+		if status != 0 {
+			t.Fatalf("shard %d: status %d: %s", i, status, stderr)
+		}
+		wantLines(t, stdout, "Complete requests:      5")
+		got[i] = rec.seen()
+	}
+	if a, b := strings.Join(got[0], " "), strings.Join(got[1], " "); a != "/p0 /p2 /p4 /p6 /p8" || b != "/p1 /p3 /p5 /p7 /p9" {
+		t.Errorf("shard 0 replayed %s, shard 1 %s; want the even lines, then the odd", a, b)
+	}
+}
+
+// A list's origins each need a connection of every shard: -c too small to
+// give the smallest shard one per origin is a usage error naming the -c
+// that is enough, for every shard alike, where shard 1 used to fail at the
+// start of its run ("gab: gab: --urls names more origins than -c
+// connections", exit 1).
+func TestShardBelowTheListsOrigins(t *testing.T) {
+	clearSchedulerEnv(t)
+	js := filepath.Join(t.TempDir(), "s.json")
+	file := writeFile(t, "urls.txt", "http://127.0.0.1:9/a\nhttp://127.0.0.2:9/b\nhttp://127.0.0.3:9/c\n")
+	for _, i := range []string{"0/2", "1/2"} {
+		_, status, done, _, stderr := parse(t, "ab", "-n", "12", "-c", "5", "--urls", file, "--shard", i, "--run-id", "r", "--json", js)
+		want := "gab: --shard " + i + ": -c 5 leaves a shard 2 connections for the list's 3 origins (scheme, host, port): each connection keeps to one origin, so -c must be at least 6\n"
+		if !done || status != exitUsage || stderr != want {
+			t.Errorf("shard %s: status %d done %v stderr %q, want 22 and %q", i, status, done, stderr, want)
+		}
+	}
+	if o, _, done, _, stderr := parse(t, "ab", "-n", "12", "-c", "6", "--urls", file, "--shard", "1/2", "--run-id", "r", "--json", js); done || o.Config.Concurrency != 3 {
+		t.Errorf("-c 6: done %v, -c %d, stderr %q", done, o.Config.Concurrency, stderr)
 	}
 }

@@ -20,3 +20,15 @@ func replayDue(due []int64, k int64) int64 {
 func replayCount(due []int64, t int64) float64 {
 	return float64(sort.Search(len(due), func(i int) bool { return due[i] >= t }))
 }
+
+// ReplayShare is shard i of n's due times (--shard i/n): entries i, i+n,
+// i+2n... of due, so that the shards together replay every entry once at
+// its own time (URLList.SetShare gives slot k entry i+k*n). Its length is
+// shard.Share(len(due), n, i).
+func ReplayShare(due []int64, i, n int) []int64 {
+	out := make([]int64, 0, (len(due)-i+n-1)/n)
+	for k := i; k < len(due); k += n {
+		out = append(out, due[k])
+	}
+	return out
+}

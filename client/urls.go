@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"errors"
+	"math/bits"
 	"strings"
 	"sync/atomic"
 
@@ -41,7 +42,11 @@ type URLList struct {
 	// a sequence that Seed fixes; else the URLs are taken in turn.
 	Random bool
 	Seed   uint64
-	// Replay: request k sends URL k (Config.Replay's slot; one origin).
+	// Part and Parts are a sharded run's share of the list (SetShare;
+	// Parts 0: the whole list).
+	Part, Parts int
+	// Replay: request k sends URL k (Config.Replay's slot; one origin;
+	// a shard's: SetShare).
 	Replay bool
 	// maxTarget is the longest request target.
 	maxTarget int
@@ -128,12 +133,32 @@ func (l *URLList) OriginOf(i int) int {
 	return int(l.origin[i])
 }
 
+// shardStream is how far apart in the random order's sequence two shards
+// start (SetShare): 2^40 requests, for 2^24 shards.
+const shardStream = 1 << 40
+
+// SetShare makes the list shard i of n's (--shard i/n), so that the shards
+// together take the list as one run does. In turn, each origin's m URLs
+// start at URL floor(i*m/n) of them, wrapping around (shard 0 at the first,
+// as a run without shards). At random, shard i draws the seed's sequence
+// from its (i*2^40)th value on: shard 0 draws what a run without shards
+// draws, and every shard its own values. A replay's slot k sends entry
+// i+k*n (the shard's schedule is the entries' due times: ReplayShare).
+func (l *URLList) SetShare(i, n int) {
+	l.Part, l.Parts = i, n
+	if l.Random {
+		l.Seed += uint64(i) * shardStream
+	}
+}
+
 // urlPicker hands out one origin's URLs, in turn or at random, to the
 // requests of the connections that keep to it.
 type urlPicker struct {
-	list *URLList
-	idx  []uint32 // the origin's URLs (nil: every URL of the list)
-	next atomic.Uint64
+	list   *URLList
+	idx    []uint32 // the origin's URLs (nil: every URL of the list)
+	start  uint64   // the first URL in turn (SetShare's offset)
+	stride int64    // a replay's slot k sends entry start+k*stride
+	next   atomic.Uint64
 }
 
 // pickerFor is the picker of origin oi's URLs.
@@ -146,20 +171,32 @@ func (l *URLList) pickerFor(oi int) *urlPicker {
 			}
 		}
 	}
+	if l.Replay {
+		p.start, p.stride = uint64(l.Part), int64(max(l.Parts, 1))
+		return p
+	}
+	if l.Parts > 1 && l.Part > 0 && l.Part < l.Parts {
+		m := uint64(l.Len())
+		if p.idx != nil {
+			m = uint64(len(p.idx))
+		}
+		hi, lo := bits.Mul64(uint64(l.Part), m) // Part < Parts, so hi < Parts
+		p.start, _ = bits.Div64(hi, lo, uint64(l.Parts))
+	}
 	return p
 }
 
 // pick is the URL of the origin's next request, claimed by t's worker.
 func (p *urlPicker) pick(t *tally) int {
 	if p.list.Replay {
-		return int(min(t.slot, int64(p.list.Len()-1)))
+		return int(min(int64(p.start)+t.slot*p.stride, int64(p.list.Len()-1)))
 	}
 	k := p.next.Add(1) - 1
 	n := uint64(p.list.Len())
 	if p.idx != nil {
 		n = uint64(len(p.idx))
 	}
-	j := k % n
+	j := (p.start + k) % n
 	if p.list.Random {
 		j = splitmix64(p.list.Seed+k) % n
 	}

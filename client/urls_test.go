@@ -76,6 +76,86 @@ func TestURLPickerRandomIsSeeded(t *testing.T) {
 	}
 }
 
+// A shard's share of the list (SetShare): in turn, shard i of n starts each
+// origin's m URLs at floor(i*m/n), wrapping around, so the shards' first
+// picks cover the list once; at random, shard 0 draws what a run without
+// shards draws and shard 1 another sequence, the same for the same seed.
+func TestURLPickerShareStartsAtItsOffset(t *testing.T) {
+	picks := func(l *URLList, oi, count int) string {
+		p := l.pickerFor(oi)
+		var seq []int
+		for range count {
+			seq = append(seq, p.pick(nil))
+		}
+		return fmt.Sprint(seq)
+	}
+	for _, c := range []struct {
+		i, n, count int
+		want        string
+	}{
+		{0, 2, 5, "[0 1 2 3 4]"}, {1, 2, 6, "[5 6 7 8 9 0]"},
+		{0, 3, 3, "[0 1 2]"}, {1, 3, 4, "[3 4 5 6]"}, {2, 3, 5, "[6 7 8 9 0]"},
+		{0, 1, 3, "[0 1 2]"}, {3, 4, 2, "[7 8]"},
+	} {
+		l := urlList(t, 80, 10)
+		l.SetShare(c.i, c.n)
+		if got := picks(l, 0, c.count); got != c.want {
+			t.Errorf("shard %d/%d of 10 URLs: %s, want %s", c.i, c.n, got, c.want)
+		}
+	}
+	// Two origins, each its own URLs' offset: origin 0 has URLs 0, 2, 4, 6
+	// (shard 1 of 2 starts at its third), origin 1 has 1, 3, 5.
+	l := NewURLList(0)
+	for i := range 7 {
+		tg, err := ParseURL(fmt.Sprintf("http://127.0.0.1:%d/u%d", 80+i%2, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Add(tg, tg.Path, func(Target) string { return "" }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.SetShare(1, 2)
+	if a, b := picks(l, 0, 3), picks(l, 1, 3); a != "[4 6 0]" || b != "[3 5 1]" {
+		t.Errorf("shard 1/2 of two origins: %s and %s, want [4 6 0] and [3 5 1]", a, b)
+	}
+	random := func(i, n int) string {
+		l := urlList(t, 80, 50)
+		l.Random, l.Seed = true, 7
+		if n > 0 {
+			l.SetShare(i, n)
+		}
+		return picks(l, 0, 20)
+	}
+	whole, s0, s1 := random(0, 0), random(0, 2), random(1, 2)
+	if s0 != whole || s1 == whole || s1 != random(1, 2) {
+		t.Errorf("at random: whole run %s, shard 0 %s, shard 1 %s", whole, s0, s1)
+	}
+}
+
+// A replay's shard i of n sends entries i, i+n, ... at their own due times:
+// slot k is entry i+k*n, and the shards' schedules together are the log's.
+func TestReplayShareInterleaves(t *testing.T) {
+	due := []int64{0, 10, 20, 30, 40, 50, 60}
+	for _, c := range []struct {
+		i, n       int
+		want, urls string
+	}{{0, 1, "[0 10 20 30 40 50 60]", "[0 1 2 3 4 5 6]"}, {0, 3, "[0 30 60]", "[0 3 6]"}, {1, 3, "[10 40]", "[1 4]"}, {2, 3, "[20 50]", "[2 5]"}} {
+		l := urlList(t, 80, len(due))
+		l.Replay = true
+		l.SetShare(c.i, c.n)
+		share := ReplayShare(due, c.i, c.n)
+		p := l.pickerFor(0)
+		var urls []int
+		for k := range share {
+			urls = append(urls, p.pick(&tally{slot: int64(k)}))
+		}
+		if fmt.Sprint(share) != c.want || fmt.Sprint(urls) != c.urls {
+			t.Errorf("shard %d/%d: due %v and entries %v, want %s and %s", c.i, c.n, share, urls, c.want, c.urls)
+		}
+	}
+}
+
 // With --urls the keep-alive loop still allocates nothing per request, on
 // both HTTP/1 paths: each request's bytes are assembled in its connection's
 // buffer.

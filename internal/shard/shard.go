@@ -1,7 +1,8 @@
 // Package shard is gab's sharded runs: --shard i/N (or auto, from a Slurm
 // job array or a Kubernetes Indexed Job), --shards, --run-id and --start-at.
 // Shard i of N runs its share of -n, -c and --rate (remainders spread over
-// the first shards, so the shares add up to the totals exactly) and writes
+// the first shards, so the shares add up to the totals exactly), starts a
+// --urls or --targets list at its own line (Plan.Apply), and writes
 // its JSON document with the shard index, the count, the run id and the
 // whole run's options; gab merge checks them and combines the documents.
 package shard
@@ -33,7 +34,7 @@ const maxStartAhead = 24 * time.Hour
 
 // AddFlags registers the sharding options.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Shard, "shard", "", "run shard `i/N` of a sharded run (0 ≤ i < N), or auto (Slurm job array, or Kubernetes Indexed Job with --shards)")
+	fs.StringVar(&f.Shard, "shard", "", "run shard `i/N` of a sharded run (0 ≤ i < N), or auto (Slurm job array, or Kubernetes Indexed Job with --shards); --urls and --targets start at the fraction i/N of the list, --replay takes every N-th line from line i")
 	fs.IntVar(&f.Shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards `N` (its completions)")
 	fs.StringVar(&f.RunID, "run-id", "", "the `ID` every shard of one run shares (default: the Slurm array job id, or derived from --start-at)")
 	fs.StringVar(&f.StartAt, "start-at", "", "wait until `TIME` (RFC 3339 or Unix seconds, at most 24h ahead) before starting, so that shards overlap")

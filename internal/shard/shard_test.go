@@ -1,11 +1,14 @@
 package shard
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gab/client"
 )
 
 func TestShareAddsUp(t *testing.T) {
@@ -86,5 +89,48 @@ func TestAutoShard(t *testing.T) {
 	i, n, _, err = autoShard(3)
 	if err != nil || i != 2 || n != 3 {
 		t.Fatalf("indexed job: %d/%d %v", i, n, err)
+	}
+}
+
+// Apply refuses a run it cannot split, in one line, leaving the
+// configuration as it was; else it gives the shard its shares.
+func TestApplyRefusesAndShares(t *testing.T) {
+	two := Plan{Index: 1, Count: 2, RunID: "r"}
+	for _, c := range []struct {
+		cfg  client.Config
+		json bool
+		want string
+	}{
+		{client.Config{Requests: 10, Concurrency: 4}, false, "--shard needs --json FILE (or --format json): gab merge combines the shards' JSON documents"},
+		{client.Config{Requests: 10, Concurrency: 4, RateSchedule: []client.RatePhase{{}}}, true,
+			"--shard cannot split a --rate schedule (a ramp or steps); give each machine its own --rate"},
+		{client.Config{Requests: 10, Concurrency: 1}, true, "--shard 1/2: -c 1 is below the 2 shards: every shard needs at least one connection"},
+		{client.Config{Requests: 10, Concurrency: 5, URLs: &client.URLList{Origins: make([]client.Origin, 3)}}, true,
+			"--shard 1/2: -c 5 leaves a shard 2 connections for the list's 3 origins (scheme, host, port): each connection keeps to one origin, so -c must be at least 6"},
+	} {
+		cfg := c.cfg
+		if err := two.Apply(&cfg, c.json, -1); err == nil || err.Error() != c.want || cfg.Requests != 10 || cfg.Concurrency != c.cfg.Concurrency {
+			t.Errorf("got %v (-n %d -c %d), want %q", err, cfg.Requests, cfg.Concurrency, c.want)
+		}
+	}
+	cfg := client.Config{Requests: 11, Concurrency: 5, Rate: 7}
+	if err := (Plan{}).Apply(&cfg, false, -1); err != nil || cfg.Requests != 11 {
+		t.Errorf("not a shard: %v, -n %d", err, cfg.Requests)
+	}
+	if err := two.Apply(&cfg, true, -1); err != nil || cfg.Requests != 5 || cfg.Concurrency != 2 || cfg.Rate != 3 {
+		t.Errorf("shard 1/2 of -n 11 -c 5 --rate 7: %v, -n %d -c %d --rate %v", err, cfg.Requests, cfg.Concurrency, cfg.Rate)
+	}
+	cfg = client.Config{Requests: 99, Concurrency: 4, URLs: client.NewURLList(0)}
+	cfg.URLs.Random, cfg.URLs.Seed = true, 7
+	if err := two.Apply(&cfg, true, 99); err != nil || cfg.Requests != 99 || cfg.Concurrency != 2 {
+		t.Errorf("uncapped: %v, -n %d -c %d", err, cfg.Requests, cfg.Concurrency)
+	}
+	if l := cfg.URLs; l.Part != 1 || l.Parts != 2 || l.Seed == 7 {
+		t.Errorf("the URL list's share: part %d of %d, seed %d (want its own, not 7)", l.Part, l.Parts, l.Seed)
+	}
+	cfg = client.Config{Requests: 5, Concurrency: 2, URLs: client.NewURLList(0), Replay: []int64{0, 1, 2, 3, 4}}
+	cfg.URLs.Replay = true
+	if err := two.Apply(&cfg, true, 99); err != nil || cfg.Requests != 2 || fmt.Sprint(cfg.Replay) != "[1 3]" || cfg.URLs.Part != 1 {
+		t.Errorf("replay: %v, -n %d, due %v, part %d", err, cfg.Requests, cfg.Replay, cfg.URLs.Part)
 	}
 }
