@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"gab/internal/chart"
 	"gab/internal/docfile"
+	"gab/internal/printable"
 	"gab/internal/runcmd"
 	"gab/report"
 )
@@ -59,7 +59,7 @@ func runMerge(_ context.Context, argv []string, stdout, stderr io.Writer) int {
 			bad = true
 			continue
 		}
-		in = append(in, report.MergeInput{Name: chart.Printable(name), Doc: d})
+		in = append(in, report.MergeInput{Name: printable.String(name), Doc: d})
 	}
 	if bad {
 		return exitError // each unreadable document said why, on its line
@@ -111,7 +111,7 @@ func writeMergedText(w io.Writer, m *report.Run, notes []string) error {
 func readDocument(name string) (*report.Run, error) {
 	raw, err := docfile.Read(name, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", chart.Printable(name))
+		return nil, fmt.Errorf("%s: no such file (a shard that failed or never ran?)", printable.String(name))
 	}
 	if err != nil {
 		return nil, err

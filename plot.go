@@ -13,10 +13,10 @@ import (
 
 	"gab/gnuplot"
 	"gab/internal/capacity"
-	"gab/internal/chart"
 	"gab/internal/docfile"
 	"gab/internal/outfile"
 	"gab/internal/plot"
+	"gab/internal/printable"
 	"gab/internal/runcmd"
 	"gab/report"
 )
@@ -52,7 +52,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	help := fs.BoolP("help", "h", false, "")
 	fail := func(status int, format string, a ...any) int {
 		// Names and messages on one line of printable text.
-		fmt.Fprintf(stderr, "gab plot: %s\n", chart.Printable(fmt.Sprintf(format, a...)))
+		fmt.Fprintf(stderr, "gab plot: %s\n", printable.String(fmt.Sprintf(format, a...)))
 		return status
 	}
 	if err := fs.Parse(argv[2:]); err != nil {
@@ -135,7 +135,7 @@ func runPlot(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 // loadPlotInput reads one document (plot.Decode checks it). Errors start
 // with the file's name.
 func loadPlotInput(in *plotInput) error {
-	name := chart.Printable(in.path)
+	name := printable.String(in.path)
 	raw, err := docfile.Read(in.path, true)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -144,7 +144,7 @@ func loadPlotInput(in *plotInput) error {
 		if _, ok := err.(*os.PathError); !ok {
 			return err // it names the file already (a file over the bound)
 		}
-		return fmt.Errorf("%s: %s", name, chart.Printable(err.Error()))
+		return fmt.Errorf("%s: %s", name, printable.String(err.Error()))
 	}
 	doc, err := plot.Decode(in.path, raw)
 	in.run, in.sweep, in.capacity = doc.Run, doc.Sweep, doc.Capacity

@@ -217,7 +217,7 @@ func TestPlotHostileNames(t *testing.T) {
 	}
 	isPNG(out)
 	gp, _ := os.ReadFile(out + ".gp")
-	// The label as chart.Printable shows it (it's\x0asystem(...)...), each
+	// The label as printable.String shows it (it's\x0asystem(...)...), each
 	// " and \ of that written as gnuplot's octal escape.
 	if !strings.Contains(string(gp), `title "it's\0134x0asystem(\0042touch PWNED\0042)\0134x0a#\0134"`) {
 		t.Errorf("the label is not in the script as one string:\n%s", gp)

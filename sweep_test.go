@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"gab/internal/bytesize"
 	"gab/internal/sweep"
 
 	"gab/internal/testtool"
@@ -205,7 +206,7 @@ func sizeServer(t *testing.T) (url string, hits, bodyBytes *atomic.Int64) {
 		hits.Add(1)
 		n, _ := io.Copy(io.Discard, r.Body)
 		bodyBytes.Add(n)
-		size, err := sweep.ParseSize(strings.TrimPrefix(r.URL.Path, "/f"))
+		size, err := bytesize.Parse(strings.TrimPrefix(r.URL.Path, "/f"))
 		if err != nil {
 			http.NotFound(w, r)
 			return

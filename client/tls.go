@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // This file is ab's TLS setup (-Z -f -E -I, SNI) on top of crypto/tls, and the
@@ -392,13 +392,13 @@ func handshakeTLS(r *run, raw net.Conn, conf *tls.Config) (*tls.Conn, error) {
 // message): its text can quote the server's certificate, the names a
 // --verify-tls failure cites ("certificate is valid for NAME, not HOST")
 // among them, so every byte a terminal could take for a command is written
-// \xNN, by chart.Printable, as ab's OpenSSL writes such bytes in names.
+// \xNN, by printable.String, as ab's OpenSSL writes such bytes in names.
 // errors.Is and errors.As still see err.
 func handshakeError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if text := chart.Printable(err.Error()); text != err.Error() {
+	if text := printable.String(err.Error()); text != err.Error() {
 		return &printableError{text: text, err: err}
 	}
 	return err

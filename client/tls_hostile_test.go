@@ -300,7 +300,7 @@ func TestTLSHostileFloods(t *testing.T) {
 // clipboard (OSC 52) if it reached a terminal as it is.
 const evilName = "evil\x1b[2J\x1b]52;c;cHduZWQ=\x07.test"
 
-// evilNameEscaped is evilName as gab reports it (chart.Printable).
+// evilNameEscaped is evilName as gab reports it (printable.String).
 const evilNameEscaped = `evil\x1b[2J\x1b]52;c;cHduZWQ=\x07.test`
 
 // evilCertificate is a self-signed certificate for evilName only.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"gab/internal/chart"
 	"gab/internal/outfile"
+	"gab/internal/printable"
 	"io"
 	"math"
 	"os/exec"
@@ -82,7 +83,7 @@ func WriteData(w io.Writer, f *chart.Figure) error {
 			}
 			cols := make([]string, len(l.Columns))
 			for i, c := range l.Columns {
-				cols[i] = chart.Printable(c)
+				cols[i] = printable.String(c)
 			}
 			fmt.Fprintf(bw, "# %s\n", strings.Join(cols, "\t"))
 			if len(l.Rows) == 0 {
@@ -136,7 +137,7 @@ func appendNumber(b []byte, v float64) []byte {
 // into imageName with terminal t (the script Draw keeps beside the image).
 // Relative names are relative to the directory gnuplot runs in. Every name,
 // title and label is written so that gnuplot reads it as one string and
-// nothing else: names exactly (see quoteName), text as chart.Printable text
+// nothing else: names exactly (see quoteName), text as printable.String text
 // in single quotes (see quote).
 func WriteScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName string) error {
 	return writeScript(w, f, t, dataName, imageName, false)
@@ -148,7 +149,7 @@ func writeScript(w io.Writer, f *chart.Figure, t Terminal, dataName, imageName s
 	bw := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	p("# gab charts: %s\n", comment(f.Title))
-	p("#\n# Written by gab with its data in %s (one block per data set,\n", chart.Printable(dataName))
+	p("#\n# Written by gab with its data in %s (one block per data set,\n", printable.String(dataName))
 	p("# described there). Edit freely and draw again with:  gnuplot %s\n\n", comment(ShellWord(filepath.Base(imageName)+".gp")))
 	// Panels row after row, f.Cols() a row; a figure with columns is wider.
 	cols := f.Cols()
@@ -307,10 +308,10 @@ func plotClause(src string, block int, l *chart.Line, j int) string {
 
 // titleLines is a panel's title as a gnuplot string, wrapped onto lines
 // that fit a panel of width pixels of a 900-pixel-wide image (a title wider
-// than its panel is clipped): its Printable lines joined by newlines, which
+// than its panel is clipped): its printable.String lines joined by newlines, which
 // gpString writes escaped.
 func titleLines(title string, width float64) string {
-	return gpString(strings.Join(chart.WrapText(chart.Printable(title), width, 12), "\n"))
+	return gpString(strings.Join(chart.WrapText(printable.String(title), width, 12), "\n"))
 }
 
 // keyWidth is an upper estimate of the width of p's legend right of its
@@ -320,7 +321,7 @@ func keyWidth(p *chart.Panel) float64 {
 	w := 0.0
 	for _, l := range p.Lines {
 		if l.Title != "" {
-			w = max(w, chart.TextWidth(chart.Printable(l.Title), 12))
+			w = max(w, chart.TextWidth(printable.String(l.Title), 12))
 		}
 	}
 	return w + 60
@@ -360,15 +361,15 @@ func fmtSize(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + unit
 }
 
-// quote is text as a gnuplot string: chart.Printable, so that no newline
+// quote is text as a gnuplot string: printable.String, so that no newline
 // ends the command, written by gpString.
-func quote(s string) string { return gpString(chart.Printable(s)) }
+func quote(s string) string { return gpString(printable.String(s)) }
 
-// comment is text for the end of a # line: Printable, and a backslash at its
+// comment is text for the end of a # line: printable.String, and a backslash at its
 // end written \x5c, since gnuplot joins a line that ends in one with the next
 // (a comment would swallow the command after it).
 func comment(s string) string {
-	s = chart.Printable(s)
+	s = printable.String(s)
 	if strings.HasSuffix(s, `\`) {
 		s = s[:len(s)-1] + `\x5c`
 	}
@@ -400,14 +401,14 @@ func isNameStart(c byte) bool {
 // quotes). Single quotes are not used for a quote: gnuplot reads ” as one
 // only after another character of the string.
 func gpString(s string) string {
-	if !strings.Contains(s, "'") && chart.Printable(s) == s {
+	if !strings.Contains(s, "'") && printable.String(s) == s {
 		return "'" + s + "'"
 	}
 	b := make([]byte, 0, len(s)+16)
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '"' || r == '\\' || r == '`' || chart.Printable(s[i:i+size]) != s[i:i+size] {
+		if r == '"' || r == '\\' || r == '`' || printable.String(s[i:i+size]) != s[i:i+size] {
 			for _, c := range []byte(s[i : i+size]) {
 				b = append(b, '\\', '0', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
 			}
@@ -432,7 +433,7 @@ func ShellWord(name string) string {
 	if name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
 		return name
 	}
-	if chart.Printable(name) == name {
+	if printable.String(name) == name {
 		return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
@@ -543,7 +544,7 @@ func render(ctx context.Context, bin, dir string, script []byte, out io.Writer) 
 		msg = strings.ToValidUTF8(msg[:300], "") + "..."
 	}
 	if msg != "" {
-		return fmt.Errorf("gnuplot: %v: %s", err, chart.Printable(msg))
+		return fmt.Errorf("gnuplot: %v: %s", err, printable.String(msg))
 	}
 	return fmt.Errorf("gnuplot: %v", err)
 }

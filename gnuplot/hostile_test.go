@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // This file checks that nothing a name, title or label holds can do more in
@@ -181,7 +182,7 @@ func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 // reads it as gnuplot does, and checks that it is the script of the same
 // figure with harmless strings (same commands, same strings in the same
 // places), that the output and data names are exactly image and its data
-// file, and that the heading is a as chart.Printable shows it.
+// file, and that the heading is a as printable.String shows it.
 func checkScript(t *testing.T, a, b, c, image string) {
 	t.Helper()
 	fig := hostileFigure(a, b, c)
@@ -216,8 +217,8 @@ func checkScript(t *testing.T, a, b, c, image string) {
 	if l := got.literals[1]; l != image && l != "./"+image {
 		t.Errorf("set output names %q, want %q", l, image)
 	}
-	if l := got.literals[3]; l != chart.Printable(fig.Title) {
-		t.Errorf("the heading is %q, want %q", l, chart.Printable(fig.Title))
+	if l := got.literals[3]; l != printable.String(fig.Title) {
+		t.Errorf("the heading is %q, want %q", l, printable.String(fig.Title))
 	}
 	dataRefs := 0
 	for i, l := range want.literals {
@@ -337,7 +338,7 @@ func TestCommentEndsWithoutBackslash(t *testing.T) {
 
 // FuzzScriptStrings: whatever the titles, labels and file name, the script
 // reads as the same commands as a harmless figure's, names exactly its files
-// and heads with the title as Printable shows it; the data file holds only
+// and heads with the title as printable.String shows it; the data file holds only
 // comments and the figure's rows.
 func FuzzScriptStrings(f *testing.F) {
 	texts := hostileTexts("PWNED")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // This file is gab compare of run documents and sweeps: each document read
@@ -36,7 +36,7 @@ func CompareSide(name string, raw []byte, schema string) ([]CompareGroup, error)
 			}
 		}
 		if len(groups) == 0 {
-			return nil, fmt.Errorf("%s: a sweep without a finished run", chart.Printable(name))
+			return nil, fmt.Errorf("%s: a sweep without a finished run", printable.String(name))
 		}
 		return groups, nil
 	}
@@ -45,7 +45,7 @@ func CompareSide(name string, raw []byte, schema string) ([]CompareGroup, error)
 		return nil, err
 	}
 	if d.Report == nil {
-		return nil, fmt.Errorf("%s: has no report (ending %s)", chart.Printable(name), d.Ending)
+		return nil, fmt.Errorf("%s: has no report (ending %s)", printable.String(name), d.Ending)
 	}
 	return []CompareGroup{{Runs: []*Run{d}}}, nil
 }

@@ -538,7 +538,7 @@ figure { margin: 0; }
 .columns { display: grid; gap: 0 12px; }
 body.wide { max-width: 1360px; }
 .note { color: #555; font-size: .9em; }
-table.compact { font-size: .85em; } table.compact td, table.compact th { padding: .15em .3em; }
+table.compact { font-size: .8em; } table.compact td, table.compact th { padding: .15em .2em; }
 </style>
 </head>
 <body{{if .Columns}} class="wide"{{end}}>

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // MaxSweepBytes is the largest sweep document gab reads: MaxRuns runs'
@@ -17,7 +17,7 @@ const MaxSweepBytes = 256 << 20
 // checked (ValidateDocument), and each point's figures against its
 // runs'. Errors start with name and name the field.
 func DecodeSweep(name string, raw []byte) (*SweepDocument, error) {
-	name = chart.Printable(name)
+	name = printable.String(name)
 	if len(raw) > MaxSweepBytes {
 		return nil, DocumentTooLarge(name, "sweep document", MaxSweepBytes)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/internal/samples"
 )
 
@@ -24,7 +24,7 @@ import (
 // not be) and below 2^53, every count is one a gab document can hold, and
 // the figures agree with each other (counts with the sums and histograms,
 // min ≤ mean ≤ max, the failure classes with the failures). Every string is
-// made safe to print first (chart.Printable). A refusal names the field:
+// made safe to print first (printable.String). A refusal names the field:
 // "report.failed_requests: -50 is negative".
 
 // MaxConcurrency is ab's limit on -c ("Invalid Concurrency [Range
@@ -49,7 +49,7 @@ const maxRunRequests = math.MaxInt32
 // read from the file name: its strings made safe to print, then checked by
 // ValidateDocument. Errors start with name.
 func DecodeDocument(name string, raw []byte) (*Run, error) {
-	name = chart.Printable(name)
+	name = printable.String(name)
 	if len(raw) > MaxDocumentBytes {
 		return nil, DocumentTooLarge(name, "run document", MaxDocumentBytes)
 	}
@@ -65,14 +65,14 @@ func DecodeDocument(name string, raw []byte) (*Run, error) {
 		return nil, fmt.Errorf("%s: not a gab JSON document (no \"tool\": \"gab\")", name)
 	}
 	if head.Schema != "" {
-		return nil, fmt.Errorf("%s: a %s document, not a run's", name, chart.Printable(head.Schema))
+		return nil, fmt.Errorf("%s: a %s document, not a run's", name, printable.String(head.Schema))
 	}
 	if head.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this gab's %d: use the gab that wrote it", name, head.SchemaVersion, SchemaVersion)
 	}
 	var d Run
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, chart.Printable(err.Error()))
+		return nil, fmt.Errorf("%s: not a gab JSON document: %s", name, printable.String(err.Error()))
 	}
 	EscapeStrings(&d)
 	if err := ValidateDocument(&d); err != nil {
@@ -88,13 +88,13 @@ func DecodeDocument(name string, raw []byte) (*Run, error) {
 func JSONError(name, what string, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) || err.Error() == "unexpected end of JSON input" {
-		return fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, chart.Printable(err.Error()))
+		return fmt.Errorf("%s: not a complete JSON document (truncated or still being written?): %s", name, printable.String(err.Error()))
 	}
-	return fmt.Errorf("%s: not a %s: %s", name, what, chart.Printable(err.Error()))
+	return fmt.Errorf("%s: not a %s: %s", name, what, printable.String(err.Error()))
 }
 
 // EscapeStrings replaces every string reachable from v (a pointer to a
-// decoded document), map keys included, by chart.Printable's form; error
+// decoded document), map keys included, by printable.String's form; error
 // messages become one line first.
 func EscapeStrings(v any) {
 	walkDocument(reflect.ValueOf(v), &docPath{}, func(p *docPath, x reflect.Value) {
@@ -105,7 +105,7 @@ func EscapeStrings(v any) {
 		if n := p.last(); n == "message" || n == "first_error" || n == "error" {
 			s = OneLine(s)
 		}
-		if t := chart.Printable(s); t != x.String() {
+		if t := printable.String(s); t != x.String() {
 			x.SetString(t)
 		}
 	})

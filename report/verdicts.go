@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/internal/chart"
 	"gab/internal/hoststat"
+	"gab/internal/printable"
 )
 
 // This file holds the run's verdicts: after a run gab checks whether its
@@ -410,10 +410,10 @@ func writeVerdicts(w io.Writer, r *Run) error {
 		e.printf("  none: not client-bound, machine quiet, no kernel drops, long and large enough\n")
 	}
 	for _, v := range vs.Found {
-		e.printf("  %s\n", chart.Printable(v.line()))
+		e.printf("  %s\n", printable.String(v.line()))
 	}
 	for _, n := range vs.NotChecked {
-		e.printf("  not checked: %s\n", chart.Printable(n))
+		e.printf("  not checked: %s\n", printable.String(n))
 	}
 	return e.flush()
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -69,16 +69,16 @@ func (s *Sink) HeaderReceived(buf []byte) {
 	s.out.Write(line)
 }
 
-// appendTerminalSafe appends b as chart.Printable writes text, \xNN for
+// appendTerminalSafe appends b as printable.String writes text, \xNN for
 // every byte a terminal could take for a command, but keeps tab, CR and LF:
 // the head's lines stay lines.
 func appendTerminalSafe(dst, b []byte) []byte {
 	for len(b) > 0 {
 		i := bytes.IndexAny(b, "\t\r\n")
 		if i < 0 {
-			return append(dst, chart.Printable(string(b))...)
+			return append(dst, printable.String(string(b))...)
 		}
-		dst = append(append(dst, chart.Printable(string(b[:i]))...), b[i])
+		dst = append(append(dst, printable.String(string(b[:i]))...), b[i])
 		b = b[i+1:]
 	}
 	return dst

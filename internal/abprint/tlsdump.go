@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // This file is ab's -v 2 dump of every TLS handshake (ssl_print_info and
@@ -89,7 +89,7 @@ var oidShortNames = map[string]string{
 // oneLineName is OpenSSL's X509_NAME_oneline: "/C=US/O=Org/CN=name", in the
 // certificate's order. The values are the server's bytes: every byte a
 // terminal could take for a command (a screen clear, an OSC 52 clipboard
-// write) is written \xNN by chart.Printable, as OpenSSL writes \xHH.
+// write) is written \xNN by printable.String, as OpenSSL writes \xHH.
 func oneLineName(n pkix.Name) string {
 	var b strings.Builder
 	for _, rdn := range n.ToRDNSequence() {
@@ -101,7 +101,7 @@ func oneLineName(n pkix.Name) string {
 			fmt.Fprintf(&b, "/%s=%v", key, atv.Value)
 		}
 	}
-	return chart.Printable(b.String())
+	return printable.String(b.String())
 }
 
 // verifyResult is OpenSSL's verify code for the peer chain (ab never acts on

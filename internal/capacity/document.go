@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -34,7 +34,7 @@ func Decode(raw []byte) (*report.CapacityDocument, error) {
 	}
 	var d report.CapacityDocument
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, errors.New(chart.Printable(err.Error()))
+		return nil, errors.New(printable.String(err.Error()))
 	}
 	report.EscapeStrings(&d)
 	switch {
@@ -75,16 +75,16 @@ func Ms(us int64) string { return strconv.FormatFloat(float64(us)/1e3, 'f', 3, 6
 func WriteText(w io.Writer, d *report.CapacityDocument) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Capacity search: the highest constant rate meeting %s on the corrected latencies, achieving >= %.0f %% of the target\n",
-		chart.Printable(strings.Join(d.Objectives, ", ")), 100*d.MinAchieved)
+		printable.String(strings.Join(d.Objectives, ", ")), 100*d.MinAchieved)
 	fmt.Fprintf(&b, "Steps of %gs after a %gs settle (a rate fails when %d in a row fail), bisected to %g %%, at most %d connections (kept alive)\n",
 		d.StepS, d.SettleS, d.Attempts, d.ResolutionPercent, d.MaxConnections)
 	for _, t := range d.Targets {
 		if n := t.Noise; n != nil && len(n.Steps) > 0 {
-			fmt.Fprintf(&b, "\nLatency noise of %s before the search: %s\n", chart.Printable(t.Label),
-				n.Line(Rate, Ms, chart.Printable(strings.Join(d.Objectives, ", "))))
+			fmt.Fprintf(&b, "\nLatency noise of %s before the search: %s\n", printable.String(t.Label),
+				n.Line(Rate, Ms, printable.String(strings.Join(d.Objectives, ", "))))
 		}
 		for i, r := range t.Runs {
-			fmt.Fprintf(&b, "\n%s (%s)", chart.Printable(t.Label), chart.Printable(t.URL))
+			fmt.Fprintf(&b, "\n%s (%s)", printable.String(t.Label), printable.String(t.URL))
 			if len(t.Runs) > 1 {
 				fmt.Fprintf(&b, ", search %d of %d", i+1, len(t.Runs))
 			}
@@ -102,15 +102,15 @@ func WriteText(w io.Writer, d *report.CapacityDocument) error {
 			tw.Flush()
 			for _, s := range r.Steps {
 				for _, v := range s.Verdicts {
-					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(v))
+					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), printable.String(v))
 				}
 			}
 			for _, s := range r.Steps {
 				if s.Error != "" {
-					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), chart.Printable(s.Error))
+					fmt.Fprintf(&b, "  %s/s: %s\n", Rate(s.TargetPerS), printable.String(s.Error))
 				}
 				if s.ClientBound {
-					fmt.Fprintf(&b, "  %s/s: client-bound: %s\n", Rate(s.TargetPerS), chart.Printable(strings.Join(s.ClientReasons, "; ")))
+					fmt.Fprintf(&b, "  %s/s: client-bound: %s\n", Rate(s.TargetPerS), printable.String(strings.Join(s.ClientReasons, "; ")))
 				}
 			}
 			atMax := 0
@@ -140,7 +140,7 @@ func WriteText(w io.Writer, d *report.CapacityDocument) error {
 			}
 		}
 		if c := t.Capacity; c.N > 1 {
-			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s\n", chart.Printable(t.Label), c.N, c.Line(Rate))
+			fmt.Fprintf(&b, "Capacity of %s over %d searches: %s\n", printable.String(t.Label), c.N, c.Line(Rate))
 		}
 	}
 	if len(d.Targets) > 1 {
@@ -151,14 +151,14 @@ func WriteText(w io.Writer, d *report.CapacityDocument) error {
 				rank += " (" + g + ")"
 			}
 			if t.Capacity.N > 1 {
-				fmt.Fprintf(&b, "  %3s  %s  %s\n", rank, chart.Printable(t.Label), t.Capacity.Line(Rate))
+				fmt.Fprintf(&b, "  %3s  %s  %s\n", rank, printable.String(t.Label), t.Capacity.Line(Rate))
 				continue
 			}
 			note := ""
 			if !t.Capacity.Found {
 				note = " (not found: " + t.Runs[len(t.Runs)-1].Result.Line(Rate) + ")"
 			}
-			fmt.Fprintf(&b, "  %3s  %s  %s req/s%s\n", rank, chart.Printable(t.Label), Rate(t.Capacity.MeanPerS), note)
+			fmt.Fprintf(&b, "  %3s  %s  %s req/s%s\n", rank, printable.String(t.Label), Rate(t.Capacity.MeanPerS), note)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

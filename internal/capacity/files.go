@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"gab/internal/chart"
 	"gab/internal/outfile"
+	"gab/internal/printable"
 	"gab/internal/runcmd"
 	"gab/report"
 )
@@ -62,7 +62,7 @@ func CompareFiles(names []string, raw []byte, read func(name string) ([]byte, st
 	for _, name := range names[1:] {
 		raw, schema, err := read(name)
 		if err != nil || schema != Schema {
-			return nil, fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", chart.Printable(name))
+			return nil, fmt.Errorf("%s: not a capacity document (a capacity document compares with capacity documents)", printable.String(name))
 		}
 		b, err := decodeFile(name, raw)
 		if err != nil {
@@ -70,7 +70,7 @@ func CompareFiles(names []string, raw []byte, read func(name string) ([]byte, st
 		}
 		rows := Compare(a, b)
 		if len(rows) == 0 {
-			return nil, fmt.Errorf("%s and %s have no target in common", chart.Printable(names[0]), chart.Printable(name))
+			return nil, fmt.Errorf("%s and %s have no target in common", printable.String(names[0]), printable.String(name))
 		}
 		all = append(all, rows)
 	}
@@ -82,7 +82,7 @@ func CompareFiles(names []string, raw []byte, read func(name string) ([]byte, st
 func decodeFile(name string, raw []byte) (*report.CapacityDocument, error) {
 	d, err := Decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", chart.Printable(name), err)
+		return nil, fmt.Errorf("%s: %v", printable.String(name), err)
 	}
 	return d, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -123,7 +124,7 @@ func Compare(a, b *report.CapacityDocument) []Change {
 // WriteChanges writes Compare's rows of b (named nameB) against a (nameA)
 // as text.
 func WriteChanges(w io.Writer, nameA, nameB string, rows []Change) error {
-	fmt.Fprintf(w, "Capacity: %s (A) against %s (B)\n", chart.Printable(nameA), chart.Printable(nameB))
+	fmt.Fprintf(w, "Capacity: %s (A) against %s (B)\n", printable.String(nameA), printable.String(nameB))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\tA req/s\tB req/s\tchange %\t\t")
 	for _, r := range rows {
@@ -134,7 +135,7 @@ func WriteChanges(w io.Writer, nameA, nameB string, rows []Change) error {
 		case r.Apart:
 			note = "apart"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f\t%s\t\n", chart.Printable(r.Target), Rate(r.APerS), Rate(r.BPerS), r.ChangePercent, note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f\t%s\t\n", printable.String(r.Target), Rate(r.APerS), Rate(r.BPerS), r.ChangePercent, note)
 	}
 	return tw.Flush()
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"gab/client"
-	"gab/internal/chart"
 	"gab/internal/hoststat"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -120,7 +120,7 @@ func (ss *Session) noise(ctx context.Context, doc *report.CapacityDocument) bool
 		}
 		t.Noise = NoiseOf(rate, probes)
 		if ss.Log != nil {
-			fmt.Fprintf(ss.Log, "%s: latency noise: %s\n", chart.Printable(t.Label), t.Noise.Line(Rate, Ms, strings.Join(doc.Objectives, ", ")))
+			fmt.Fprintf(ss.Log, "%s: latency noise: %s\n", printable.String(t.Label), t.Noise.Line(Rate, Ms, strings.Join(doc.Objectives, ", ")))
 		}
 	}
 	return true
@@ -151,7 +151,7 @@ func (ss *Session) search(ctx context.Context, rep int) bool {
 			}
 			srch.Record(st)
 			if ss.Log != nil {
-				fmt.Fprintf(ss.Log, "%s: %s/s: %s\n", chart.Printable(t.Label), Rate(rate), st.Verdict())
+				fmt.Fprintf(ss.Log, "%s: %s/s: %s\n", printable.String(t.Label), Rate(rate), st.Verdict())
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"gab/internal/printable"
 )
 
 // This file draws a Panel as an SVG image (the HTML report's charts): axes
@@ -55,7 +57,7 @@ func layoutSVG(p *Panel, width, height int) svgLayout {
 	W, H := float64(width), float64(height)
 	// A title wider than the image is wrapped onto more lines, and the plot
 	// moves down under them.
-	title := wrapText(Printable(p.Title), W-16, svgTitleSize)
+	title := wrapText(printable.String(p.Title), W-16, svgTitleSize)
 	top := svgTop + svgLineHeight*float64(len(title)-1)
 	// The legend: a short one inside the plot, top left; a long one in a
 	// column right of the plot, where it covers no data; on a narrow image
@@ -78,7 +80,7 @@ func layoutSVG(p *Panel, width, height int) svgLayout {
 	perRow := 2 // legend entries a row under the plot
 	if legend == legendBelow {
 		for _, l := range p.Lines {
-			if l.Title != "" && 24+TextWidth(Printable(l.Title), 11) > (W-svgLeft)/2 {
+			if l.Title != "" && 24+TextWidth(printable.String(l.Title), 11) > (W-svgLeft)/2 {
 				perRow = 1
 			}
 		}
@@ -104,7 +106,7 @@ func legendColumnWidth(p *Panel, W float64) float64 {
 	w := svgLegendWidth
 	for _, l := range p.Lines {
 		if l.Title != "" {
-			w = max(w, 32+TextWidth(Printable(l.Title), 11))
+			w = max(w, 32+TextWidth(printable.String(l.Title), 11))
 		}
 	}
 	return min(w, W/2)
@@ -478,5 +480,5 @@ func formatTick(v float64) string {
 }
 
 // esc is s as SVG text: controls and bytes that are not UTF-8 written as
-// \xNN (Printable), then HTML-escaped.
-func esc(s string) string { return html.EscapeString(Printable(s)) }
+// \xNN (printable.String), then HTML-escaped.
+func esc(s string) string { return html.EscapeString(printable.String(s)) }

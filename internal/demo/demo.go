@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"gab/internal/sweep"
+	"gab/internal/bytesize"
 )
 
 // body is the demo server's document: 100 bytes, like ab's usual test file.
@@ -36,7 +36,7 @@ func handler(server string, w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/plain")
 	b, n := body, int64(len(body))
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/bytes/"); ok {
-		v, err := sweep.ParseSize(rest)
+		v, err := bytesize.Parse(rest)
 		if err != nil || v > maxSize {
 			http.Error(w, "want /bytes/N with N a size up to 1g (100, 10k, 1m)", http.StatusNotFound)
 			return

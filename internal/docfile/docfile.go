@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"os"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -39,7 +39,7 @@ func Read(name string, sweeps bool) ([]byte, error) {
 			what, limit = "sweep document", report.MaxSweepBytes
 		}
 	}
-	tooLarge := report.DocumentTooLarge(chart.Printable(name), what, limit)
+	tooLarge := report.DocumentTooLarge(printable.String(name), what, limit)
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
 		return nil, tooLarge
 	}
@@ -86,7 +86,7 @@ func topLevelSchema(raw []byte) string {
 func ReadSchema(name string) (raw []byte, schema string, err error) {
 	raw, err = Read(name, true)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("%s: no such file", chart.Printable(name))
+		return nil, "", fmt.Errorf("%s: no such file", printable.String(name))
 	}
 	if err != nil {
 		return nil, "", err
@@ -95,7 +95,7 @@ func ReadSchema(name string) (raw []byte, schema string, err error) {
 		Schema string `json:"schema"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, "", report.JSONError(chart.Printable(name), "gab JSON document", err)
+		return nil, "", report.JSONError(printable.String(name), "gab JSON document", err)
 	}
 	return raw, head.Schema, nil
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"gab/client"
-	"gab/internal/chart"
 	"gab/internal/outfile"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -50,7 +50,7 @@ func (f *Flags) Spec(lingerSet bool, linger time.Duration) (Spec, error) {
 	if f.Metrics != "" {
 		addr, err := ListenAddress(f.Metrics)
 		if err != nil {
-			return s, fmt.Errorf("--metrics %s: %v", chart.Printable(f.Metrics), err)
+			return s, fmt.Errorf("--metrics %s: %v", printable.String(f.Metrics), err)
 		}
 		s.MetricsAddr = addr
 	}
@@ -157,9 +157,9 @@ func openFile(name string, stdout io.Writer) (open func() (io.Writer, error), cl
 	if name == "-" {
 		return func() (io.Writer, error) { return stdout, nil }, func() error { return nil }, nil
 	}
-	printable := chart.Printable(name)
+	shown := printable.String(name)
 	if err := outfile.CheckWritable(name); err != nil {
-		return nil, nil, errors.New(chart.Printable(err.Error()))
+		return nil, nil, errors.New(printable.String(err.Error()))
 	}
 	if fi, err := os.Stat(name); err == nil && fi.Mode()&fs.ModeType != 0 && fi.Mode()&fs.ModeDevice == 0 {
 		// A FIFO: opened by the sink (O_APPEND: never truncated).
@@ -168,7 +168,7 @@ func openFile(name string, stdout io.Writer) (open func() (io.Writer, error), cl
 			var err error
 			f, err = os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", printable, errors.Unwrap(err))
+				return nil, fmt.Errorf("%s: %w", shown, errors.Unwrap(err))
 			}
 			return f, nil
 		}
@@ -182,7 +182,7 @@ func openFile(name string, stdout io.Writer) (open func() (io.Writer, error), cl
 	}
 	f, err := outfile.Create(name)
 	if err != nil {
-		return nil, nil, errors.New(chart.Printable(err.Error()))
+		return nil, nil, errors.New(printable.String(err.Error()))
 	}
 	return func() (io.Writer, error) { return f, nil }, f.Close, nil
 }
@@ -287,15 +287,15 @@ func (l *Outputs) closeFile(late bool) {
 	}
 	switch err := l.file.Err(); {
 	case err != nil:
-		fmt.Fprintf(l.errw, "gab: --live %s\n", chart.Printable(err.Error()))
+		fmt.Fprintf(l.errw, "gab: --live %s\n", printable.String(err.Error()))
 	case late:
-		fmt.Fprintf(l.errw, "gab: --live %s: its reader did not take the last lines within %v\n", chart.Printable(l.name), l.Closing)
+		fmt.Fprintf(l.errw, "gab: --live %s: its reader did not take the last lines within %v\n", printable.String(l.name), l.Closing)
 	case l.fileSub.Dropped() > 0:
-		fmt.Fprintf(l.errw, "gab: --live %s: %d interval lines dropped (the reader fell behind)\n", chart.Printable(l.name), l.fileSub.Dropped())
+		fmt.Fprintf(l.errw, "gab: --live %s: %d interval lines dropped (the reader fell behind)\n", printable.String(l.name), l.fileSub.Dropped())
 	}
 	if !late {
 		if err := l.closeF(); err != nil {
-			fmt.Fprintf(l.errw, "gab: --live %s\n", chart.Printable(err.Error()))
+			fmt.Fprintf(l.errw, "gab: --live %s\n", printable.String(err.Error()))
 		}
 	}
 }
@@ -309,11 +309,11 @@ func (l *Outputs) closeRemoteWrite(late bool) {
 	pushed, failed, err := l.rw.Status()
 	switch {
 	case late:
-		fmt.Fprintf(l.errw, "gab: --remote-write %s: the last push did not finish within %v\n", chart.Printable(l.rw.URL()), l.Closing)
+		fmt.Fprintf(l.errw, "gab: --remote-write %s: the last push did not finish within %v\n", printable.String(l.rw.URL()), l.Closing)
 	case err != nil:
-		fmt.Fprintf(l.errw, "gab: --remote-write %s: the last push failed: %s\n", chart.Printable(l.rw.URL()), chart.Printable(err.Error()))
+		fmt.Fprintf(l.errw, "gab: --remote-write %s: the last push failed: %s\n", printable.String(l.rw.URL()), printable.String(err.Error()))
 	case failed > 0 || l.rwSub.Dropped() > 0:
 		fmt.Fprintf(l.errw, "gab: --remote-write %s: %d pushes made, %d failed, %d intervals skipped (the receiver was slow)\n",
-			chart.Printable(l.rw.URL()), pushed, failed, l.rwSub.Dropped())
+			printable.String(l.rw.URL()), pushed, failed, l.rwSub.Dropped())
 	}
 }

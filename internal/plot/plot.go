@@ -14,6 +14,7 @@ import (
 
 	"gab/internal/capacity"
 	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -32,7 +33,7 @@ type Input struct {
 // Errors start with the file's name.
 func Decode(path string, raw []byte) (Input, error) {
 	in := Input{Path: path}
-	name := chart.Printable(path)
+	name := printable.String(path)
 	var head struct {
 		Tool          string `json:"tool"`
 		Schema        string `json:"schema"`
@@ -137,7 +138,7 @@ const maxTitleWidth = 860
 // shows the command line).
 func runsTitle(ins []Input, command []string) string {
 	title := strings.Join(command, " ")
-	if chart.TextWidth(chart.Printable(title), 12) <= maxTitleWidth {
+	if chart.TextWidth(printable.String(title), 12) <= maxTitleWidth {
 		return title
 	}
 	var labels []string
@@ -149,7 +150,7 @@ func runsTitle(ins []Input, command []string) string {
 		labels = append(labels, in.Label)
 	}
 	title = fmt.Sprintf("gab plot of %d runs: %s", len(ins), strings.Join(labels, ", "))
-	if chart.TextWidth(chart.Printable(title), 12) > maxTitleWidth {
+	if chart.TextWidth(printable.String(title), 12) > maxTitleWidth {
 		title = fmt.Sprintf("gab plot of %d runs", len(ins))
 	}
 	return title

@@ -44,7 +44,8 @@ func TestSweepHTMLComparisons(t *testing.T) {
 }
 
 // TestSweepHTMLFits1400: the sweep report's widest points table (a
-// --param, sizes, server and host CPU, every flag, an unstable cv) fits a
+// --param, --post-sizes (received and sent), client, server and host CPU,
+// errored runs, every flag, an unstable cv) fits a
 // 1400 px window in Chromium: no table reaches past its right edge and the
 // page does not scroll sideways.
 func TestSweepHTMLFits1400(t *testing.T) {
@@ -52,14 +53,15 @@ func TestSweepHTMLFits1400(t *testing.T) {
 	one := func(v float64) *float64 { return &v }
 	d := &report.SweepDocument{CommandLine: []string{"gab", "sweep"}, Settings: report.SweepSettings{
 		Targets: []report.SweepTarget{{Label: "lighttpd"}, {Label: "nginx"}}, Concurrency: []int{16, 256},
-		SizeOption: "--sizes", Sizes: []report.SweepSize{{Text: "64k", Bytes: 65536}, {Text: "1m", Bytes: 1 << 20}},
+		SizeOption: "--post-sizes", Sizes: []report.SweepSize{{Text: "64k", Bytes: 65536}, {Text: "1m", Bytes: 1 << 20}},
 		Param: &report.SweepParam{Name: "workers", Values: []string{"16"}}, Repeat: 10, Deviation: sweep.DeviationPooled}}
 	for _, label := range []string{"lighttpd", "nginx"} {
 		for _, c := range []int{16, 256} {
 			d.Points = append(d.Points, report.SweepPoint{Label: label, Size: &report.SweepSize{Text: "64k", Bytes: 65536}, ParamValue: "16", Concurrency: c,
 				Repeats: 10, Planned: 10, RPS: report.FixedFields{"mean_per_s": 123456.78, "ci95_half_width_per_s": 12345.67, "cv": 0.1234, "cv_above_max": true},
 				Latency:  report.FixedFields{"count": 1e6, "mean_ms": 1234.567, "deviation_ms": 1234.567, "min_ms": 1234.567, "p50_ms": 1234.567, "p99_ms": 12345.678},
-				MbitPerS: 12345.67, RequestsFailed: 1234567, ClientCPUUsPerReq: one(1234.5), ServerCPUUsPerReq: one(1234.5),
+				MbitPerS: 12345.67, SentMbitPerS: 12345.67, RequestsFailed: 1234567, RunsWithError: 10,
+				ClientCPUUsPerReq: one(1234.5), ClientCPUPercent: one(123.4), ServerCPUUsPerReq: one(1234.5), ServerCPUPercent: one(1234.5),
 				HostCPU: report.FixedFields{"busy_us_per_request": 1234.5}, Verdicts: []string{"client_bound", "busy_machine", "kernel_drops", "too_short", "too_few", "wide_interval"}})
 		}
 	}

@@ -38,50 +38,33 @@ func SweepPage(d *report.SweepDocument) *report.Page {
 	return page
 }
 
-// pointsTable is a row per point: its figures and its flags, with their
+// pointsTable is a row per point: its own columns (identity, runs, the
+// spread of req/s, flags), the figure columns of the sweep's table
+// (sweep.FigureColumns: the catalog's figures with a column head, in the
+// table's order, units and digits) and the host's CPU, with the flags'
 // legend in the note.
 func pointsTable(d *report.SweepDocument, deviation string) report.PageTable {
+	measured := func(fig *report.Figure) bool {
+		for i := range d.Points {
+			if _, ok := d.Points[i].Figure(fig.Key); ok {
+				return true
+			}
+		}
+		return false
+	}
+	figs := sweep.FigureColumns(d.Settings.SizeOption, measured)
 	head := []string{"target", "size"}
 	if d.Settings.Param != nil {
 		head = append(head, d.Settings.Param.Name)
 	}
-	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags", "mean (ms)", "deviation (ms)", "min (ms)", "p50 (ms)", "p99 (ms)",
-		"Mbit/s", "failed", "client CPU µs/req", "server CPU µs/req", "host CPU µs/req")
+	head = append(head, "-c", "runs", "req/s mean", "± 95 % CI", "cv %", "flags")
+	for _, c := range figs {
+		head = append(head, c.Head)
+	}
+	head = append(head, "host CPU µs/req")
 	pts := [][]string{head}
-	text := func(v float64, ok bool, prec int) string {
-		if !ok {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'f', prec, 64)
-	}
-	opt := func(p *report.SweepPoint, key string, prec int) string {
-		v, ok := p.Figure(key)
-		return text(v, ok, prec)
-	}
-	optHost := func(p *report.SweepPoint, prec int) string { v, ok := hostBusy(p); return text(v, ok, prec) }
-	for _, p := range d.Points {
-		size, cv := "", strconv.FormatFloat(rpsCV(&p)*100, 'f', 1, 64)
-		if p.Size != nil {
-			size = p.Size.Text
-		}
-		if unstable, _ := p.RPS["cv_above_max"].(bool); unstable {
-			cv += " (unstable)"
-		}
-		mbit := bandwidth(&p, d.Settings.SizeOption == "--post-sizes")
-		row := []string{p.Label, size}
-		if d.Settings.Param != nil {
-			row = append(row, p.ParamValue)
-		}
-		row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
-			fmt.Sprintf("%.2f", rpsMean(&p)), fmt.Sprintf("%.2f", rpsCI95(&p)), cv, sweep.FlagCodes(p.Verdicts),
-			fmt.Sprintf("%.3f", figure(&p, "mean")), fmt.Sprintf("%.3f", deviationMs(&p)), fmt.Sprintf("%.3f", figure(&p, "min")),
-			fmt.Sprintf("%.3f", figure(&p, "p50")), fmt.Sprintf("%.3f", figure(&p, "p99")), fmt.Sprintf("%.2f", mbit),
-			strconv.Itoa(p.RequestsFailed), opt(&p, "client_cpu_us_per_request", 1), opt(&p, "server_cpu_us_per_request", 1), optHost(&p, 1))
-		pts = append(pts, row)
-	}
-	bwNote := "Mbit/s: received"
-	if d.Settings.SizeOption == "--post-sizes" {
-		bwNote = "Mbit/s: sent"
+	for i := range d.Points {
+		pts = append(pts, pointRow(d, &d.Points[i], figs))
 	}
 	var kinds [][]string
 	for _, p := range d.Points {
@@ -93,7 +76,35 @@ func pointsTable(d *report.SweepDocument, deviation string) report.PageTable {
 	}
 	return report.PageTable{Title: "Points", Rows: pts, Compact: true,
 		Note: "Requests per second across the repetitions (cv: sd / mean, in %); latency over every request of every run (HDR histogram, 3 significant digits; min exact); " +
-			"deviation: " + deviation + "; " + bwNote + "; host CPU: the whole host's busy time (/proc/stat) per request." + flags}
+			"sd ms: latency deviation, " + deviation + "; failed: failed requests over the runs (ab's, and requests still unanswered at the stop); err: runs that ended with an error; " +
+			"rx/tx Mbit/s: bytes received/sent per second; cli, srv: gab's and the --server-pid processes' CPU per request and % of one core; " +
+			"host CPU: the whole host's busy time (/proc/stat) per request. Every figure is the catalog's, as gab sweep's table has it." + flags}
+}
+
+// pointRow is the point's row of the points table, its figure columns figs.
+func pointRow(d *report.SweepDocument, p *report.SweepPoint, figs []sweep.FigureColumn) []string {
+	size, cv := "", strconv.FormatFloat(rpsCV(p)*100, 'f', 1, 64)
+	if p.Size != nil {
+		size = p.Size.Text
+	}
+	if unstable, _ := p.RPS["cv_above_max"].(bool); unstable {
+		cv += " (unstable)"
+	}
+	row := []string{p.Label, size}
+	if d.Settings.Param != nil {
+		row = append(row, p.ParamValue)
+	}
+	row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
+		fmt.Sprintf("%.2f", rpsMean(p)), fmt.Sprintf("%.2f", rpsCI95(p)), cv, sweep.FlagCodes(p.Verdicts))
+	pf := sweep.PointFigures{Figure: p.Figure, LatencyCounted: latencyCounted(p), DeviationMs: deviationMs(p), ErrorRuns: p.RunsWithError}
+	for i := range figs {
+		row = append(row, figs[i].Cell(pf))
+	}
+	host := ""
+	if v, ok := hostBusy(p); ok {
+		host = strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return append(row, host)
 }
 
 // paramMaxTable is each configuration's maximum req/s over --param's values

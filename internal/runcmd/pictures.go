@@ -15,6 +15,7 @@ import (
 	"gab/internal/chart"
 	"gab/internal/dashboard"
 	"gab/internal/outfile"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -46,7 +47,7 @@ func CheckPictures(plot, html string) error {
 // PictureError is err's message after what, on one line of printable text:
 // a file name may hold any byte.
 func PictureError(what string, err error) error {
-	return errors.New(what + chart.Printable(err.Error()))
+	return errors.New(what + printable.String(err.Error()))
 }
 
 // wantsPerSecond reports whether the pictures need the engine's per-second
@@ -107,7 +108,7 @@ func drawFailedRun(ctx context.Context, o *Options, cmdline []string, ms *Measur
 	if ms == nil || ms.Res == nil || sum == nil {
 		for _, f := range []struct{ option, name string }{{"--plot", o.PlotFile}, {"--html", o.HTMLFile}} {
 			if f.name != "" {
-				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it Measured anything\n", f.option, chart.Printable(f.name))
+				fmt.Fprintf(errw, "gab: %s %s: not written: the run ended before it Measured anything\n", f.option, printable.String(f.name))
 			}
 		}
 		return
@@ -255,7 +256,7 @@ func DrawPlot(ctx context.Context, image string, fig *chart.Figure) error {
 			how = "cd " + gnuplot.ShellWord(dir) + " && " + how
 		}
 		return fmt.Errorf("gnuplot is not on PATH: wrote %s and %s; draw %s with: %s",
-			chart.Printable(script), chart.Printable(data), chart.Printable(image), how)
+			printable.String(script), printable.String(data), printable.String(image), how)
 	}
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"gab/internal/bytesize"
 	"gab/report"
 )
 
@@ -81,40 +82,6 @@ type Size struct {
 	Bytes int64
 }
 
-// ParseSize reads a size: digits with an optional unit b, k, m or g (also kb,
-// mb, gb; any case), binary multiples: 1k = 1024 bytes.
-func ParseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("%q is not a size (digits with an optional unit b, k, m, g)", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	var mult int64
-	switch t[i:] {
-	case "", "b":
-		mult = 1
-	case "k", "kb":
-		mult = 1 << 10
-	case "m", "mb":
-		mult = 1 << 20
-	case "g", "gb":
-		mult = 1 << 30
-	default:
-		return 0, fmt.Errorf("%q is not a size (unknown unit %q; use b, k, m or g)", s, t[i:])
-	}
-	if n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return n * mult, nil
-}
-
 // ParseSizes reads --sizes or --post-sizes (option names the option in
 // errors): a comma-separated list of sizes, no duplicates, at most
 // MaxListLength of them, each at most MaxSize (MaxPostSize for --post-sizes).
@@ -131,7 +98,7 @@ func ParseSizes(option, s string) ([]Size, error) {
 	seen := map[string]bool{}
 	for _, f := range fields {
 		f = strings.TrimSpace(f)
-		n, err := ParseSize(f)
+		n, err := bytesize.Parse(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v (in %q)", option, err, s)
 		}

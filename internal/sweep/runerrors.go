@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -28,7 +28,7 @@ func WriteRunErrors(w io.Writer, points []*PointResult) error {
 			if p.Size != nil {
 				size = " size=" + p.Size.Text
 			}
-			if _, err := fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", chart.Printable(p.Label), size, p.Concurrency, r.Rep+1, chart.Printable(report.OneLine(r.Error))); err != nil {
+			if _, err := fmt.Fprintf(w, "  %s%s c=%d repetition %d: %s\n", printable.String(p.Label), size, p.Concurrency, r.Rep+1, printable.String(report.OneLine(r.Error))); err != nil {
 				return err
 			}
 		}

@@ -23,18 +23,15 @@ type tableColumn struct {
 	cell func(p *PointResult) string
 }
 
-// figureColumn is the column of the catalog figure of that key, with prec
-// decimals: the point's value by the figure's Pool rule (PointResult.Value),
-// "-" where no run has it, or, for a latency, where no request was
-// recorded.
-func figureColumn(head, key string, prec int, latency bool) tableColumn {
-	return tableColumn{head, func(p *PointResult) string {
-		v, ok := p.Value(key)
-		if !ok || latency && p.LatencyCount == 0 {
-			return "-"
-		}
-		return f(v, prec)
-	}}
+// figureColumn is the table's column of c: its head, and c's cell of
+// the point (FigureColumn.Cell).
+func figureColumn(c FigureColumn) tableColumn {
+	return tableColumn{c.Head, func(p *PointResult) string { return c.Cell(p.figures()) }}
+}
+
+// figures is what the figure columns read of the point.
+func (p *PointResult) figures() PointFigures {
+	return PointFigures{Figure: p.Value, LatencyCounted: p.LatencyCount > 0, DeviationMs: p.DeviationMs, ErrorRuns: p.ErrorRuns}
 }
 
 // dash is v with prec decimals, "-" where not ok.
@@ -90,6 +87,61 @@ func tableColumns(s *Settings, points []*PointResult) (cols []tableColumn, anyHo
 	return cols, anyHost
 }
 
+// FigureColumn is one of the points' figure columns, the same in the
+// table and in the sweep's HTML page (internal/plot): a catalog figure
+// whose report.SweepUse has a head (Key), or one of the point's own
+// statistics placed among them (Key "": the latency deviation, the errored
+// runs).
+type FigureColumn struct {
+	Head, Key string
+	// Decimals are the cell's digits after the point; Latency: a figure in
+	// ms, "-" at a point that recorded no request.
+	Decimals int
+	Latency  bool
+	own      ownStat
+	place    int
+}
+
+// ownStat is which statistic of the point's own a FigureColumn without a
+// Key holds.
+type ownStat int
+
+const (
+	ownNone ownStat = iota
+	ownDeviation
+	ownErrorRuns
+)
+
+// PointFigures is what the figure columns read of a point.
+type PointFigures struct {
+	// Figure is the point's catalog figure of that key (ok false: no run
+	// has it).
+	Figure func(key string) (float64, bool)
+	// LatencyCounted says whether the point recorded a request's latency;
+	// DeviationMs is its latency deviation by the sweep's estimator,
+	// ErrorRuns its runs that ended with an error.
+	LatencyCounted bool
+	DeviationMs    float64
+	ErrorRuns      int
+}
+
+// Cell is the column's text at point p: the figure with the column's
+// decimals, "-" where no run has it or, for a latency, where no request was
+// recorded.
+func (c *FigureColumn) Cell(p PointFigures) string {
+	switch c.own {
+	case ownDeviation:
+		return dash(p.DeviationMs, p.LatencyCounted, c.Decimals)
+	case ownErrorRuns:
+		return strconv.Itoa(p.ErrorRuns)
+	}
+	v, ok := p.Figure(c.Key)
+	if !ok || c.Latency && !p.LatencyCounted {
+		return "-"
+	}
+	return f(v, c.Decimals)
+}
+
 // Places of the point's own columns among the catalog's (report.SweepUse's
 // Place): the latency deviation after the mean, the errored runs after the
 // failed requests.
@@ -98,47 +150,53 @@ const (
 	errRunsPlace   = 70
 )
 
-// figureColumns are the catalog's figures that have a column in the table
-// (shown always, where some point has the figure, or in a --post-sizes
-// sweep), with the point's latency deviation and errored runs, in the
-// order of their places (the catalog's order among equal places).
-func figureColumns(s *Settings, points []*PointResult) []tableColumn {
-	type placed struct {
-		place int
-		col   tableColumn
+// FigureColumns are the points' figure columns: the catalog's figures that
+// have a column (report.SweepUse: shown always, where some point has the
+// figure (measured), or in a --post-sizes sweep (sizeOption)), with the
+// point's latency deviation and errored runs, in the order of their places
+// (the catalog's order among equal places).
+func FigureColumns(sizeOption string, measured func(fig *report.Figure) bool) []FigureColumn {
+	cols := []FigureColumn{
+		{Head: "sd ms", Decimals: 3, own: ownDeviation, place: deviationPlace},
+		{Head: "err", own: ownErrorRuns, place: errRunsPlace},
 	}
-	cols := []placed{
-		{deviationPlace, tableColumn{"sd ms", func(p *PointResult) string { return dash(p.DeviationMs, p.LatencyCount > 0, 3) }}},
-		{errRunsPlace, tableColumn{"err", func(p *PointResult) string { return strconv.Itoa(p.ErrorRuns) }}},
-	}
-	for _, fig := range report.Catalog {
+	for i := range report.Catalog {
+		fig := &report.Catalog[i]
 		u := fig.Sweep
-		if u.Head == "" || !columnShown(s, points, &fig) {
+		if u.Head == "" || !columnShown(sizeOption, measured, fig) {
 			continue
 		}
-		cols = append(cols, placed{u.Place, figureColumn(u.Head, fig.Key, u.Decimals, fig.Unit == "ms")})
+		cols = append(cols, FigureColumn{Head: u.Head, Key: fig.Key, Decimals: u.Decimals, Latency: fig.Unit == "ms", place: u.Place})
 	}
 	sort.SliceStable(cols, func(i, j int) bool { return cols[i].place < cols[j].place })
-	out := make([]tableColumn, len(cols))
-	for i, c := range cols {
-		out[i] = c.col
-	}
-	return out
+	return cols
 }
 
-// columnShown says whether the figure's column is in the table of these
-// points (report.Shown).
-func columnShown(s *Settings, points []*PointResult, fig *report.Figure) bool {
-	switch fig.Sweep.Shown {
-	case report.ShownIfPostSizes:
-		return s.SizeOption == "--post-sizes"
-	case report.ShownIfMeasured:
+// figureColumns are the table's figure columns for these points
+// (FigureColumns).
+func figureColumns(s *Settings, points []*PointResult) []tableColumn {
+	measured := func(fig *report.Figure) bool {
 		for _, p := range points {
 			if _, ok := p.Figure(fig); ok {
 				return true
 			}
 		}
 		return false
+	}
+	var out []tableColumn
+	for _, c := range FigureColumns(s.SizeOption, measured) {
+		out = append(out, figureColumn(c))
+	}
+	return out
+}
+
+// columnShown says whether the figure's column is in the table (report.Shown).
+func columnShown(sizeOption string, measured func(fig *report.Figure) bool, fig *report.Figure) bool {
+	switch fig.Sweep.Shown {
+	case report.ShownIfPostSizes:
+		return sizeOption == "--post-sizes"
+	case report.ShownIfMeasured:
+		return measured(fig)
 	}
 	return true
 }

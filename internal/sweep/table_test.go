@@ -56,7 +56,7 @@ func TestNewCatalogFigureReachesTheSweep(t *testing.T) {
 		t.Errorf("JSON figures %v", fv)
 	}
 	for _, f := range report.Catalog {
-		c := figureColumn(f.Key, f.Key, f.Decimals, false)
+		c := figureColumn(FigureColumn{Head: f.Key, Key: f.Key, Decimals: f.Decimals})
 		want := "-"
 		if v, ok := a.Figure(&f); ok {
 			want = f.Format(v)
@@ -65,7 +65,7 @@ func TestNewCatalogFigureReachesTheSweep(t *testing.T) {
 			t.Errorf("column %s: %q, want %q", f.Key, got, want)
 		}
 	}
-	if got := figureColumn("", "no_such_figure", 1, false).cell(a); got != "-" {
+	if got := figureColumn(FigureColumn{Key: "no_such_figure", Decimals: 1}).cell(a); got != "-" {
 		t.Errorf("an unknown key: %q", got)
 	}
 	buf.Reset()

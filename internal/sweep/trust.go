@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gab/internal/chart"
+	"gab/internal/printable"
 )
 
 // This file is what a sweep says about how far its points can be trusted:
@@ -40,7 +40,7 @@ func FlagOf(kind string) Flag {
 			return f
 		}
 	}
-	k := chart.Printable(kind)
+	k := printable.String(kind)
 	return Flag{Kind: kind, Code: k, Name: strings.ReplaceAll(k, "_", " ")}
 }
 
