@@ -137,7 +137,18 @@ type local struct {
 	// live marks a run in progress (Live): the page shows only the counts
 	// its intervals carry.
 	live bool
+	// unmeasured are the counts a window's intervals did not carry (a
+	// document of an earlier gab): the catalog's figures of them are absent.
+	unmeasured unmeasured
 }
+
+// unmeasured flags counts of a run that were not measured.
+type unmeasured uint8
+
+const (
+	unmeasuredSent   unmeasured = 1 << iota // the bytes sent (sent_bytes)
+	unmeasuredStatus                        // the statuses (status_classes): non-2xx
+)
 
 // Ending names: client.Ending's String(), and not_started for a command
 // line that never ran.

@@ -300,39 +300,60 @@ func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
 }
 
 // gab merge carries the shards' timelines into the merged document, merged
-// by wall-clock interval; when only some documents have one (a --force merge
-// of different runs) the merged document has none and a note says why.
+// by wall-clock interval, their requests and bytes read and sent summed;
+// when only some documents' intervals count the bytes sent (one of an
+// earlier gab) no merged interval has them; when only some documents have a
+// timeline (a --force merge of different runs) the merged document has none
+// and a note says why.
 func TestMergeCarriesTimelines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 2026))
 	r := randomShardedRun(rng, 600, 3, 0)
 	in := r.shardDocuments(t, "run-tl")
-	var want int64
+	var want, wantRead, wantSent int64
 	for k := range in {
 		tl, _ := randomTimeline(3+k, time.Second, uint64(40+k))
 		in[k].Doc.StartTime = tl.Start.Add(time.Duration(k) * 100 * time.Millisecond).Format(time.RFC3339Nano)
-		in[k].Doc.Timeline = tl.record()
+		in[k].Doc.Timeline = roundTrip(t, &Run{Timeline: tl.record()}).Timeline
 		for _, iv := range in[k].Doc.Timeline.Intervals {
 			want += iv.Requests
+			wantRead += iv.Bytes
+			wantSent += *iv.SentBytes
 		}
 	}
 	m, mNotes, err := Merge(in, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := m.Timeline
+	tl := roundTrip(t, m).Timeline
 	if tl == nil {
 		t.Fatalf("merged document has no timeline; notes %q", mNotes)
 	}
-	var got int64
-	for _, iv := range tl.Intervals {
+	var got, read, sent int64
+	for i, iv := range tl.Intervals {
 		got += iv.Requests
+		read += iv.Bytes
+		if iv.SentBytes == nil {
+			t.Fatalf("merged interval %d has no sent_bytes", i)
+		}
+		sent += *iv.SentBytes
 	}
-	if got != want || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
-		t.Errorf("merged timeline: %d requests in %d intervals of %d µs, want %d requests in 5 of 1 s", got, len(tl.Intervals), tl.IntervalUs, want)
+	if got != want || read != wantRead || sent != wantSent || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
+		t.Errorf("merged timeline: %d requests, %d bytes read and %d sent in %d intervals of %d µs, want %d, %d and %d in 5 of 1 s",
+			got, read, sent, len(tl.Intervals), tl.IntervalUs, want, wantRead, wantSent)
 	}
 	for _, n := range mNotes {
 		if strings.Contains(n, "timeline") {
 			t.Errorf("note %q on a clean merge", n)
+		}
+	}
+
+	in[2].Doc.Timeline.Intervals[1].SentBytes = nil
+	if m, _, err = Merge(in, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, iv := range m.Timeline.Intervals {
+		if iv.SentBytes != nil {
+			t.Errorf("merged interval %d: sent_bytes %d, though a document's interval lacks them", i, *iv.SentBytes)
 		}
 	}
 

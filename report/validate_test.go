@@ -131,6 +131,10 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 		}},
 		{"timeline.intervals[0].tls_handshakes: 5 is not within 0..requests (4)", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakes = 5 }},
 		{"timeline.intervals[0].tls_handshake_us: 7 is not the time of 0 handshakes", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakeUs = 7 }},
+		{"timeline.intervals[1].sent_bytes: -1 is negative", func(d *Run) { d.Timeline.Intervals[1].SentBytes = new(int64(-1)) }},
+		{"timeline.intervals[0].sent_bytes: 1152921504606846976 is beyond what a gab document holds (2^53)", func(d *Run) {
+			d.Timeline.Intervals[0].SentBytes = new(int64(1 << 60))
+		}},
 		{"percentiles[0].percent: 101 is above 100", func(d *Run) { d.Percentiles[0].Percent = 101 }},
 	} {
 		d := roundTrip(t, fixture)
