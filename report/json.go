@@ -380,7 +380,9 @@ type extendedFigures struct {
 	SampleStore string `json:"sample_store"`
 	// Engine is what moved an HTTP/1 run's bytes (--engine): "epoll" or
 	// "uring" (the Linux event loops), "portable" (a goroutine per
-	// connection); absent for the other protocols.
+	// connection); absent for the other protocols. A merged run's is its
+	// runs' when they agree, "mixed" when they differ, absent when only
+	// some name one (mergeruns.go).
 	Engine string `json:"engine,omitempty"`
 	// LatencyHistogram is the Total phase's histogram under its old name:
 	// written by schema version 4 only (legacyNames), read from every

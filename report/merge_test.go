@@ -369,3 +369,65 @@ func TestMergeCarriesTimelines(t *testing.T) {
 		t.Errorf("no note on the missing timeline: %q", mNotes)
 	}
 }
+
+// gab merge carries the documents' I/O engine (--engine): theirs when they
+// agree, "mixed" with a note that counts them when they differ, none with
+// a note when only some name one; the merged document validates and
+// matches the schema either way.
+func TestMergeCarriesEngine(t *testing.T) {
+	schema := loadSchema(t)
+	for _, c := range []struct {
+		engines []string
+		want    string
+		note    string
+	}{
+		{[]string{"epoll", "epoll", "epoll"}, "epoll", ""},
+		{[]string{"uring", "epoll", "uring"}, "mixed", "I/O engine:             mixed (epoll in 1, uring in 2 documents)"},
+		{[]string{"epoll", "", "epoll"}, "", "no I/O engine: only 2 of the 3 documents name one"},
+		{[]string{"", "", ""}, "", ""},
+	} {
+		r := randomShardedRun(rand.New(rand.NewPCG(5, 6)), 300, 3, 0)
+		for k, res := range r.shards {
+			x := &client.ExtraResult{PerSecond: []int64{int64(res.Complete)}}
+			for p := range x.Phases {
+				x.Phases[p] = samples.NewDist()
+				for _, smp := range res.Samples.Exact() {
+					x.Phases[p].Add(int64(smp.Total))
+				}
+			}
+			res.Extra, res.Engine = x, c.engines[k]
+		}
+		m, notes, err := Merge(r.shardDocuments(t, "run-e"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := roundTrip(t, m)
+		if back.Extended == nil {
+			t.Fatalf("%q: no extended section merged", c.engines)
+		}
+		if back.Extended.Engine != c.want {
+			t.Errorf("%q: merged engine %q, want %q", c.engines, back.Extended.Engine, c.want)
+		}
+		var engineNotes []string
+		for _, n := range notes {
+			if strings.Contains(n, "engine") {
+				engineNotes = append(engineNotes, n)
+			}
+		}
+		if c.note == "" && len(engineNotes) > 0 || c.note != "" && !slices.Equal(engineNotes, []string{c.note}) {
+			t.Errorf("%q: notes %q, want %q", c.engines, engineNotes, c.note)
+		}
+		if err := ValidateDocument(back); err != nil {
+			t.Errorf("%q: %v", c.engines, err)
+		}
+		var b bytes.Buffer
+		if err := WriteJSON(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		var errs []string
+		validate(schema, schema, decodeGeneric(t, b.Bytes()), "$", &errs)
+		for _, e := range errs {
+			t.Errorf("%q: %s", c.engines, e)
+		}
+	}
+}

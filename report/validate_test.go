@@ -119,6 +119,7 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 			t.MeanUs = float64(t.SumUs) / 11
 		}},
 		{"extended.status_counts: \"2\\x1b00\" is not a status code", func(d *Run) { d.Extended.StatusCounts["2\x1b00"] = 1 }},
+		{"extended.engine: \"turbo\" is not one of gab's I/O engines", func(d *Run) { d.Extended.Engine = "turbo" }},
 		{"extended.failures_by_class.connect.count: 7, but the report counts 1", func(d *Run) {
 			d.Extended.FailuresByClass["connect"] = failureClass{Count: 7}
 		}},
