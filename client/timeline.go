@@ -516,11 +516,10 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 
 // tlRecord is what one attempt adds to its interval: us the total time, cor
 // the corrected one, tls the TLS handshake's time (−1 without a handshake),
-// bytes and sent those read and written since the worker's previous
-// recording, class the status's
-// (statusClass); failed is the class of a failure counted (Interval.FailuresBy's
-// index; −1: none), writeErr says it was a write error, recorded says a
-// request was recorded.
+// bytes and sent the bytes read and written since the worker's previous
+// recording, class the status's (statusClass); failed is the class of a
+// failure counted (Interval.FailuresBy's index; −1: none), writeErr says it
+// was a write error, recorded says a request was recorded.
 type tlRecord struct {
 	us, cor, tls, bytes int64
 	sent                int64

@@ -139,9 +139,10 @@ func timelineOf(res *client.Result) *timelineSection {
 	tl := &timelineSection{IntervalUs: rt.Interval.Microseconds(), Corrected: rt.Corrected, Intervals: []intervalFigures{},
 		start: res.Start, interval: rt.Interval, raw: rt.Intervals}
 	for _, iv := range rt.Intervals {
+		sent := iv.Sent
 		j := intervalFigures{
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
-			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, SentBytes: &iv.Sent, Status: statusOf(iv.Status),
+			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, SentBytes: &sent, Status: statusOf(iv.Status),
 			IntervalLatency: intervalLatency(iv.Latency),
 			TLSHandshakes:   iv.TLSHandshakes, TLSHandshakeUs: iv.TLSUs,
 		}
@@ -298,8 +299,9 @@ func (a *intervalAcc) interval() intervalFigures {
 // the documents' starts (returned), and each document's interval goes into
 // the merged interval in which its midpoint falls, so shards started
 // together (--start-at) line up exactly. Counts add up (the TLS handshakes'
-// counts and times too; the bytes sent only if every interval has them); percentiles come from the merged histograms (exact
-// to 3 significant digits), min and max stay exact. Every document must have
+// counts and times too; the bytes sent only if every interval has them);
+// percentiles come from the merged histograms (exact to 3 significant
+// digits), min and max stay exact. Every document must have
 // a timeline with the same interval; the corrected latencies are kept only
 // if every document has them.
 func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Time, error) {
