@@ -36,6 +36,11 @@ func (t *tally) leaveToRamp() {
 	t.ramp.totalSent += t.TotalSent
 	t.ramp.retries += t.Retries
 	t.TotalRead, t.BodyRead, t.TotalSent, t.Retries = 0, 0, 0, 0
+	// The timeline counts what the worker reads and writes from here on:
+	// its marks of the previous recording go back to 0 with the counters
+	// (a worker with several requests in flight can end one of the ramp-up
+	// after a measured one).
+	t.tl.read, t.tl.sent = 0, 0
 }
 
 // rampResult sums the workers' ramp-up tallies (they have all stopped); nil

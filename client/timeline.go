@@ -102,9 +102,16 @@ type Interval struct {
 	// not be written (ab's "Write errors", which are not Failures).
 	WriteErrors int64
 	// Bytes is every byte read (heads included) by a worker since its previous
-	// recording, counted at the recording: the intervals' sum is "Total
-	// transferred" less what was read for requests never recorded.
+	// recording (a recorded request, or a failure counted apart), counted at
+	// the recording: the intervals' sum is "Total transferred" less what was
+	// read after a worker's last recording (for requests left in flight at
+	// the run's stop).
 	Bytes int64
+	// Sent is every request byte written (heads and bodies) by a worker
+	// since its previous recording, counted as Bytes is: the intervals' sum
+	// is Result.TotalSent ("Total body sent") less what was written after a
+	// worker's last recording.
+	Sent int64
 	// Latency is the total time (ab's "Total") of the interval's requests.
 	Latency IntervalLatency
 	// Corrected is the rate-mode latency from each request's intended send
@@ -263,9 +270,11 @@ type tlBuf struct {
 }
 
 // tlCounts are an interval's counts (atomics while live): Interval's
-// Requests, Failures, WriteErrors, Bytes, TLSHandshakes, TLSUs and Status.
+// Requests, Failures, WriteErrors, Bytes, Sent, TLSHandshakes, TLSUs and
+// Status.
 type tlCounts struct {
 	n, fail, werr, bytes int64
+	sent                 int64
 	tlsN, tlsUs          int64
 	status               [6]int64
 	failBy               [FailuresUnclassified + 1]int64
@@ -276,6 +285,7 @@ func (c *tlCounts) add(o *tlCounts) {
 	c.fail += o.fail
 	c.werr += o.werr
 	c.bytes += o.bytes
+	c.sent += o.sent
 	c.tlsN += o.tlsN
 	c.tlsUs += o.tlsUs
 	for i, v := range o.status {
@@ -292,6 +302,7 @@ func (c *tlCounts) addTo(iv *Interval) {
 	iv.Failures += c.fail
 	iv.WriteErrors += c.werr
 	iv.Bytes += c.bytes
+	iv.Sent += c.sent
 	iv.TLSHandshakes += c.tlsN
 	iv.TLSUs += c.tlsUs
 	for i, v := range c.status {
@@ -383,12 +394,12 @@ type tlShard struct {
 	_    [64]byte // keep neighbouring shards' counters off one cache line
 }
 
-// tlTally is a worker's link to the timeline: its shard and what it had read
-// and failed at its previous recording.
+// tlTally is a worker's link to the timeline: its shard and what it had read,
+// written and failed at its previous recording.
 type tlTally struct {
-	shard *tlShard
-	read  int64
-	fail  int
+	shard      *tlShard
+	read, sent int64
+	fail       int
 	// by are the worker's failures in each of ab's classes at its previous
 	// recording (looked at only when fail changed).
 	by [FailureExceptions + 1]int
@@ -472,11 +483,18 @@ func (tl *timeline) shard(t *tally) *tlShard {
 	return t.tl.shard
 }
 
+// moved is what t read and wrote since its previous recording, which it
+// takes note of.
+func (tt *tlTally) moved(t *tally) (read, sent int64) {
+	read, sent = t.TotalRead-tt.read, t.TotalSent-tt.sent
+	tt.read, tt.sent = t.TotalRead, t.TotalSent
+	return read, sent
+}
+
 // observe records one recorded request (from run.record).
 func (tl *timeline) observe(t *tally, o *outcome) {
 	sh := tl.shard(t)
-	bytes := t.TotalRead - t.tl.read
-	t.tl.read = t.TotalRead
+	bytes, sent := t.tl.moved(t)
 	f := t.Failed.classified()
 	failed := f != t.tl.fail
 	t.tl.fail = f
@@ -492,18 +510,19 @@ func (tl *timeline) observe(t *tally, o *outcome) {
 	if o.Connect > o.TCPDone {
 		tls = spanUS(o.TCPDone, o.Connect)
 	}
-	tl.add(sh, o.End, tlRecord{us: spanUS(o.Start, o.End), cor: cor, tls: tls, bytes: bytes,
+	tl.add(sh, o.End, tlRecord{us: spanUS(o.Start, o.End), cor: cor, tls: tls, bytes: bytes, sent: sent,
 		class: statusClass(o.Status), failed: class, writeErr: o.Class == failWrite, recorded: true})
 }
 
 // tlRecord is what one attempt adds to its interval: us the total time, cor
 // the corrected one, tls the TLS handshake's time (−1 without a handshake),
-// bytes those read since the worker's previous recording, class the status's
-// (statusClass); failed is the class of a failure counted (Interval.FailuresBy's
-// index; −1: none), writeErr says it was a write error, recorded says a
-// request was recorded.
+// bytes and sent the bytes read and written since the worker's previous
+// recording, class the status's (statusClass); failed is the class of a
+// failure counted (Interval.FailuresBy's index; −1: none), writeErr says it
+// was a write error, recorded says a request was recorded.
 type tlRecord struct {
 	us, cor, tls, bytes int64
+	sent                int64
 	class               int
 	failed              int8
 	writeErr, recorded  bool
@@ -518,11 +537,13 @@ func statusClass(code int) int {
 }
 
 // failure counts an attempt that failed without being recorded (a connect
-// failure or an oversized response head, issued again).
+// failure or an oversized response head, issued again), with what the worker
+// read and wrote since its previous recording.
 func (tl *timeline) failure(t *tally, end int64) {
 	sh := tl.shard(t)
 	t.tl.fail = t.Failed.classified()
-	tl.add(sh, end, tlRecord{tls: -1, failed: t.tl.failedClass(&t.Failed)})
+	bytes, sent := t.tl.moved(t)
+	tl.add(sh, end, tlRecord{tls: -1, failed: t.tl.failedClass(&t.Failed), bytes: bytes, sent: sent})
 }
 
 // add records rec into the interval of end.
@@ -543,6 +564,12 @@ func (b *tlBuf) record(rec *tlRecord) {
 		atomic.AddInt64(&b.fail, 1)
 		atomic.AddInt64(&b.failBy[rec.failed], 1)
 	}
+	if rec.bytes != 0 {
+		atomic.AddInt64(&b.bytes, rec.bytes)
+	}
+	if rec.sent != 0 {
+		atomic.AddInt64(&b.sent, rec.sent)
+	}
 	if !rec.recorded {
 		return
 	}
@@ -550,9 +577,6 @@ func (b *tlBuf) record(rec *tlRecord) {
 	atomic.AddInt64(&b.status[rec.class], 1)
 	if rec.writeErr {
 		atomic.AddInt64(&b.werr, 1)
-	}
-	if rec.bytes != 0 {
-		atomic.AddInt64(&b.bytes, rec.bytes)
 	}
 	if rec.tls >= 0 {
 		atomic.AddInt64(&b.tlsN, 1)

@@ -158,12 +158,15 @@ var Catalog = []Figure{
 		return float64(int64(d.Report.FailedRequests) + d.outstandingFailed()), true
 	}, SweepUse{Head: "failed", Place: 60}},
 	{"non2xx", "Non-2xx responses", "", "non2xx", lower, 0, SumOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
-		return float64(d.Report.Non2xxResponses), true
+		return float64(d.Report.Non2xxResponses), d.local.unmeasured&unmeasuredStatus == 0
 	}, SweepUse{}},
 	{"received_mbit_per_s", "Received", "Mbit/s", "mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
 		return mbitOf(d, d.Report.TotalTransferredBytes)
 	}, SweepUse{Head: "rx Mbit/s", Decimals: 2, Place: 80}},
 	{"sent_mbit_per_s", "Sent", "Mbit/s", "sent_mbit_s", neither, 3, MeanOfRuns, NeedsNothing, func(d *Run) (float64, bool) {
+		if d.local.unmeasured&unmeasuredSent != 0 {
+			return 0, false
+		}
 		return mbitOf(d, d.Report.TotalBodySentBytes)
 	}, SweepUse{Head: "tx Mbit/s", Decimals: 2, Place: 90, Shown: ShownIfPostSizes}},
 	{"client_cpu_percent", "Client CPU", "% of a core", "client_cpu_pct", neither, 1, MeanOfRuns, NeedsExtended, func(d *Run) (float64, bool) {

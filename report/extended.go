@@ -76,11 +76,16 @@ func (c *counters) failureCounts() [len(failureClassNames)]int {
 	return [...]int{f.Connect, f.Receive, f.Length, f.Exceptions, c.WriteErrors}
 }
 
-// engineNames are the --extended text's names of the HTTP/1 engines.
+// engineMixed is a merged run's engine when its runs' differ.
+const engineMixed = "mixed"
+
+// engineNames are the --extended text's names of the HTTP/1 engines (the
+// values a document's extended.engine may take).
 var engineNames = map[string]string{
-	"epoll":    "epoll (HTTP/1 event loops)",
-	"uring":    "io_uring (HTTP/1 event loops)",
-	"portable": "portable (a goroutine per connection)",
+	"epoll":     "epoll (HTTP/1 event loops)",
+	"uring":     "io_uring (HTTP/1 event loops)",
+	"portable":  "portable (a goroutine per connection)",
+	engineMixed: "mixed (the merged runs' engines differ)",
 }
 
 // minCPUShareRun is the shortest run whose client CPU share is stated: below

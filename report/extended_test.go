@@ -79,7 +79,7 @@ func fixtureTimeline() *client.Timeline {
 		}
 		tl.Intervals = append(tl.Intervals, client.Interval{
 			Start: time.Duration(k) * time.Second, Length: time.Second,
-			Requests: n, Failures: int64(k), Bytes: 12_500 * n,
+			Requests: n, Failures: int64(k), Bytes: 12_500 * n, Sent: 2_500 * n,
 			Latency: latencyOfValues(total), Corrected: latencyOfValues(corrected),
 		})
 	}

@@ -137,7 +137,18 @@ type local struct {
 	// live marks a run in progress (Live): the page shows only the counts
 	// its intervals carry.
 	live bool
+	// unmeasured are the counts a window's intervals did not carry (a
+	// document of an earlier gab): the catalog's figures of them are absent.
+	unmeasured unmeasured
 }
+
+// unmeasured flags counts of a run that were not measured.
+type unmeasured uint8
+
+const (
+	unmeasuredSent   unmeasured = 1 << iota // the bytes sent (sent_bytes)
+	unmeasuredStatus                        // the statuses (status_classes): non-2xx
+)
 
 // Ending names: client.Ending's String(), and not_started for a command
 // line that never ran.
@@ -369,7 +380,9 @@ type extendedFigures struct {
 	SampleStore string `json:"sample_store"`
 	// Engine is what moved an HTTP/1 run's bytes (--engine): "epoll" or
 	// "uring" (the Linux event loops), "portable" (a goroutine per
-	// connection); absent for the other protocols.
+	// connection); absent for the other protocols. A merged run's is its
+	// runs' when they agree, "mixed" when they differ, absent when only
+	// some name one (mergeruns.go).
 	Engine string `json:"engine,omitempty"`
 	// LatencyHistogram is the Total phase's histogram under its old name:
 	// written by schema version 4 only (legacyNames), read from every

@@ -300,39 +300,60 @@ func TestShardAndMergedDocumentsMatchSchema(t *testing.T) {
 }
 
 // gab merge carries the shards' timelines into the merged document, merged
-// by wall-clock interval; when only some documents have one (a --force merge
-// of different runs) the merged document has none and a note says why.
+// by wall-clock interval, their requests and bytes read and sent summed;
+// when only some documents' intervals count the bytes sent (one of an
+// earlier gab) no merged interval has them; when only some documents have a
+// timeline (a --force merge of different runs) the merged document has none
+// and a note says why.
 func TestMergeCarriesTimelines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 2026))
 	r := randomShardedRun(rng, 600, 3, 0)
 	in := r.shardDocuments(t, "run-tl")
-	var want int64
+	var want, wantRead, wantSent int64
 	for k := range in {
 		tl, _ := randomTimeline(3+k, time.Second, uint64(40+k))
 		in[k].Doc.StartTime = tl.Start.Add(time.Duration(k) * 100 * time.Millisecond).Format(time.RFC3339Nano)
-		in[k].Doc.Timeline = tl.record()
+		in[k].Doc.Timeline = roundTrip(t, &Run{Timeline: tl.record()}).Timeline
 		for _, iv := range in[k].Doc.Timeline.Intervals {
 			want += iv.Requests
+			wantRead += iv.Bytes
+			wantSent += *iv.SentBytes
 		}
 	}
 	m, mNotes, err := Merge(in, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := m.Timeline
+	tl := roundTrip(t, m).Timeline
 	if tl == nil {
 		t.Fatalf("merged document has no timeline; notes %q", mNotes)
 	}
-	var got int64
-	for _, iv := range tl.Intervals {
+	var got, read, sent int64
+	for i, iv := range tl.Intervals {
 		got += iv.Requests
+		read += iv.Bytes
+		if iv.SentBytes == nil {
+			t.Fatalf("merged interval %d has no sent_bytes", i)
+		}
+		sent += *iv.SentBytes
 	}
-	if got != want || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
-		t.Errorf("merged timeline: %d requests in %d intervals of %d µs, want %d requests in 5 of 1 s", got, len(tl.Intervals), tl.IntervalUs, want)
+	if got != want || read != wantRead || sent != wantSent || tl.IntervalUs != 1_000_000 || len(tl.Intervals) != 5 {
+		t.Errorf("merged timeline: %d requests, %d bytes read and %d sent in %d intervals of %d µs, want %d, %d and %d in 5 of 1 s",
+			got, read, sent, len(tl.Intervals), tl.IntervalUs, want, wantRead, wantSent)
 	}
 	for _, n := range mNotes {
 		if strings.Contains(n, "timeline") {
 			t.Errorf("note %q on a clean merge", n)
+		}
+	}
+
+	in[2].Doc.Timeline.Intervals[1].SentBytes = nil
+	if m, _, err = Merge(in, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, iv := range m.Timeline.Intervals {
+		if iv.SentBytes != nil {
+			t.Errorf("merged interval %d: sent_bytes %d, though a document's interval lacks them", i, *iv.SentBytes)
 		}
 	}
 
@@ -346,5 +367,67 @@ func TestMergeCarriesTimelines(t *testing.T) {
 	}
 	if !slices.ContainsFunc(mNotes, func(n string) bool { return strings.Contains(n, "only 2 of the 3 documents") }) {
 		t.Errorf("no note on the missing timeline: %q", mNotes)
+	}
+}
+
+// gab merge carries the documents' I/O engine (--engine): theirs when they
+// agree, "mixed" with a note that counts them when they differ, none with
+// a note when only some name one; the merged document validates and
+// matches the schema either way.
+func TestMergeCarriesEngine(t *testing.T) {
+	schema := loadSchema(t)
+	for _, c := range []struct {
+		engines []string
+		want    string
+		note    string
+	}{
+		{[]string{"epoll", "epoll", "epoll"}, "epoll", ""},
+		{[]string{"uring", "epoll", "uring"}, "mixed", "I/O engine:             mixed (epoll in 1, uring in 2 documents)"},
+		{[]string{"epoll", "", "epoll"}, "", "no I/O engine: only 2 of the 3 documents name one"},
+		{[]string{"", "", ""}, "", ""},
+	} {
+		r := randomShardedRun(rand.New(rand.NewPCG(5, 6)), 300, 3, 0)
+		for k, res := range r.shards {
+			x := &client.ExtraResult{PerSecond: []int64{int64(res.Complete)}}
+			for p := range x.Phases {
+				x.Phases[p] = samples.NewDist()
+				for _, smp := range res.Samples.Exact() {
+					x.Phases[p].Add(int64(smp.Total))
+				}
+			}
+			res.Extra, res.Engine = x, c.engines[k]
+		}
+		m, notes, err := Merge(r.shardDocuments(t, "run-e"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := roundTrip(t, m)
+		if back.Extended == nil {
+			t.Fatalf("%q: no extended section merged", c.engines)
+		}
+		if back.Extended.Engine != c.want {
+			t.Errorf("%q: merged engine %q, want %q", c.engines, back.Extended.Engine, c.want)
+		}
+		var engineNotes []string
+		for _, n := range notes {
+			if strings.Contains(n, "engine") {
+				engineNotes = append(engineNotes, n)
+			}
+		}
+		if c.note == "" && len(engineNotes) > 0 || c.note != "" && !slices.Equal(engineNotes, []string{c.note}) {
+			t.Errorf("%q: notes %q, want %q", c.engines, engineNotes, c.note)
+		}
+		if err := ValidateDocument(back); err != nil {
+			t.Errorf("%q: %v", c.engines, err)
+		}
+		var b bytes.Buffer
+		if err := WriteJSON(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		var errs []string
+		validate(schema, schema, decodeGeneric(t, b.Bytes()), "$", &errs)
+		for _, e := range errs {
+			t.Errorf("%q: %s", c.engines, e)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -58,6 +59,7 @@ func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 		return nil, err
 	}
 	r.Extended = mg.extended()
+	engineNote := mg.engine(r.Extended)
 	r.Rate = mg.rate()
 	r.Outstanding = mg.outstanding()
 	r.Distributions = mg.distributions()
@@ -68,7 +70,7 @@ func mergeRuns(runs []*Run, names []string, starts []time.Time) (*Run, error) {
 	r.Targets = targets
 	var apdexNote string
 	r.Apdex, apdexNote = mergeApdex(runs)
-	for _, note := range []string{mg.timeline(r), apdexNote} {
+	for _, note := range []string{mg.timeline(r), apdexNote, engineNote} {
 		if note != "" {
 			r.local.mergeNotes = append(r.local.mergeNotes, note)
 		}
@@ -400,6 +402,46 @@ func (mg *merging) extended() *extendedFigures {
 	e.Throughput.PerSecond = perSecond
 	e.ClientCPU = cpu
 	return e
+}
+
+// engine sets the merged extended section's I/O engine (--engine) from the
+// runs': theirs when they all name the same one; engineMixed when they all
+// name one but not the same (shards on hosts with and without io_uring, say),
+// with a note that counts them; none, with a note, when only some name one
+// (a document of a gab before the field: its engine is unknown). It returns
+// the note.
+func (mg *merging) engine(x *extendedFigures) string {
+	if x == nil {
+		return ""
+	}
+	named := 0
+	counts := map[string]int{}
+	for _, i := range mg.order {
+		if e := mg.runs[i].Extended.Engine; e != "" {
+			named++
+			counts[e]++
+		}
+	}
+	switch {
+	case named == 0:
+		return ""
+	case named < len(mg.runs):
+		return fmt.Sprintf("no I/O engine: only %d of the %d documents name one", named, len(mg.runs))
+	case len(counts) == 1:
+		x.Engine = mg.first().Extended.Engine
+		return ""
+	}
+	x.Engine = engineMixed
+	names := make([]string, 0, len(counts))
+	for e := range counts {
+		names = append(names, e)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, e := range names {
+		parts[i] = fmt.Sprintf("%s in %d", e, counts[e])
+	}
+	return "I/O engine:             mixed (" + strings.Join(parts, ", ") + " documents)"
 }
 
 // mergeFailureClasses adds the failure classes of a run that started since

@@ -58,15 +58,19 @@ type IntervalLatency struct {
 
 // intervalFigures is one interval: the requests recorded with an end time in it
 // (they sum to complete_requests), the failures that ended in it (ab's Failed
-// requests, connect failures included), the bytes read (heads included,
-// counted when a request is recorded), and the latency of its requests (ab's
-// Total: start to end).
+// requests, connect failures included), the bytes read and written (heads
+// included, counted when a request or a failure is recorded), and the
+// latency of its requests (ab's Total: start to end).
 type intervalFigures struct {
 	StartUs  int64 `json:"start_us"` // since the document's start_time
 	LengthUs int64 `json:"length_us"`
 	Requests int64 `json:"requests"`
 	Failures int64 `json:"failures"`
 	Bytes    int64 `json:"bytes"`
+	// SentBytes is the request bytes written (client.Interval.Sent; absent
+	// in documents of gab versions before it, whose intervals did not count
+	// them: a sum over such an interval is not measured).
+	SentBytes *int64 `json:"sent_bytes,omitempty"`
 	// Status counts the requests by status class (absent in documents of
 	// gab versions before it).
 	Status *statusClasses `json:"status_classes,omitempty"`
@@ -135,9 +139,10 @@ func timelineOf(res *client.Result) *timelineSection {
 	tl := &timelineSection{IntervalUs: rt.Interval.Microseconds(), Corrected: rt.Corrected, Intervals: []intervalFigures{},
 		start: res.Start, interval: rt.Interval, raw: rt.Intervals}
 	for _, iv := range rt.Intervals {
+		sent := iv.Sent
 		j := intervalFigures{
 			StartUs: iv.Start.Microseconds(), LengthUs: iv.Length.Microseconds(),
-			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, Status: statusOf(iv.Status),
+			Requests: iv.Requests, Failures: iv.Failures, Bytes: iv.Bytes, SentBytes: &sent, Status: statusOf(iv.Status),
 			IntervalLatency: intervalLatency(iv.Latency),
 			TLSHandshakes:   iv.TLSHandshakes, TLSHandshakeUs: iv.TLSUs,
 		}
@@ -222,10 +227,11 @@ func (a *latencyAcc) latency() IntervalLatency {
 // intervalAcc merges intervals.
 type intervalAcc struct {
 	start, end             int64 // µs
-	req, fail, bytes       int64
+	req, fail, bytes, sent int64
 	tlsN, tlsUs            int64 // TLS handshakes and their time (µs)
 	status                 [6]int64
 	noStatus               bool // an interval without status classes was added
+	noSent                 bool // an interval without sent_bytes was added
 	lat, cor               latencyAcc
 	corrected, anyIncluded bool
 	due                    float64 // requests the schedule had due (rate mode)
@@ -240,6 +246,11 @@ func (a *intervalAcc) add(iv *intervalFigures, startUs int64) error {
 	a.req += iv.Requests
 	a.fail += iv.Failures
 	a.bytes += iv.Bytes
+	if iv.SentBytes == nil {
+		a.noSent = true
+	} else {
+		a.sent += *iv.SentBytes
+	}
 	a.tlsN += iv.TLSHandshakes
 	a.tlsUs += iv.TLSHandshakeUs
 	a.due += iv.TargetPerS * float64(iv.LengthUs) / 1e6
@@ -271,6 +282,10 @@ func (a *intervalAcc) interval() intervalFigures {
 	if !a.noStatus {
 		iv.Status = statusOf(a.status)
 	}
+	if !a.noSent {
+		sent := a.sent
+		iv.SentBytes = &sent
+	}
 	if a.corrected {
 		c := a.cor.latency()
 		iv.Corrected = &c
@@ -284,8 +299,9 @@ func (a *intervalAcc) interval() intervalFigures {
 // the documents' starts (returned), and each document's interval goes into
 // the merged interval in which its midpoint falls, so shards started
 // together (--start-at) line up exactly. Counts add up (the TLS handshakes'
-// counts and times too); percentiles come from the merged histograms (exact
-// to 3 significant digits), min and max stay exact. Every document must have
+// counts and times too; the bytes sent only if every interval has them);
+// percentiles come from the merged histograms (exact to 3 significant
+// digits), min and max stay exact. Every document must have
 // a timeline with the same interval; the corrected latencies are kept only
 // if every document has them.
 func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Time, error) {
@@ -311,6 +327,7 @@ func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Tim
 		return nil, time.Time{}, errors.New("no timeline to merge")
 	}
 	var accs []intervalAcc
+	noSent := !everySent(docs) // then no merged interval has the bytes sent, gaps included
 	for i, doc := range docs {
 		offset := starts[i].Sub(base).Microseconds()
 		for j := range doc.Timeline.Intervals {
@@ -318,7 +335,7 @@ func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Tim
 			at := offset + iv.StartUs
 			k := int((at + iv.LengthUs/2) / d)
 			for len(accs) <= k {
-				accs = append(accs, intervalAcc{corrected: corrected})
+				accs = append(accs, intervalAcc{corrected: corrected, noSent: noSent})
 			}
 			if err := accs[k].add(iv, at); err != nil {
 				return nil, time.Time{}, fmt.Errorf("document %d, interval %d: %w", i+1, j, err)
@@ -338,6 +355,19 @@ func mergeTimelines(docs []*Run, starts []time.Time) (*timelineSection, time.Tim
 		out.Intervals = append(out.Intervals, a.interval())
 	}
 	return out, base, nil
+}
+
+// everySent reports whether every interval of the documents' timelines
+// has its bytes sent (none of an earlier gab's document has).
+func everySent(docs []*Run) bool {
+	for _, doc := range docs {
+		for j := range doc.Timeline.Intervals {
+			if doc.Timeline.Intervals[j].SentBytes == nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // timelineRows are the --extended table's rows: the intervals, or, past

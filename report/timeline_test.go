@@ -55,7 +55,7 @@ func randomTimeline(n int, d time.Duration, seed uint64) (*rawTimeline, [][]int6
 		}
 		all = append(all, vals)
 		tl.Intervals = append(tl.Intervals, client.Interval{
-			Start: time.Duration(k) * d, Length: d, Requests: int64(count), Bytes: int64(count) * 150,
+			Start: time.Duration(k) * d, Length: d, Requests: int64(count), Bytes: int64(count) * 150, Sent: int64(count)*80 + int64(k),
 			Latency: latencyOfValues(vals), Corrected: latencyOfValues(cor),
 		})
 	}

@@ -476,6 +476,9 @@ func (c *checker) extended(x *extendedFigures, r *abReport, limit int64) {
 		{"waiting", &p.Waiting}, {"body_transfer", &p.BodyTransfer}, {"total", &p.Total}} {
 		ph.d.check(c, "extended.phases."+ph.name, limit, unitUs)
 	}
+	if _, ok := engineNames[x.Engine]; !ok && x.Engine != "" {
+		c.fail("extended.engine", "%q is not one of gab's I/O engines", x.Engine)
+	}
 	for code, n := range x.StatusCounts {
 		if k, err := strconv.Atoi(code); err != nil || k < 0 || k > 999 || strconv.Itoa(k) != code {
 			c.fail("extended.status_counts", "%q is not a status code", code)

@@ -119,6 +119,7 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 			t.MeanUs = float64(t.SumUs) / 11
 		}},
 		{"extended.status_counts: \"2\\x1b00\" is not a status code", func(d *Run) { d.Extended.StatusCounts["2\x1b00"] = 1 }},
+		{"extended.engine: \"turbo\" is not one of gab's I/O engines", func(d *Run) { d.Extended.Engine = "turbo" }},
 		{"extended.failures_by_class.connect.count: 7, but the report counts 1", func(d *Run) {
 			d.Extended.FailuresByClass["connect"] = failureClass{Count: 7}
 		}},
@@ -131,6 +132,10 @@ func TestValidateRefusesInconsistentDocuments(t *testing.T) {
 		}},
 		{"timeline.intervals[0].tls_handshakes: 5 is not within 0..requests (4)", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakes = 5 }},
 		{"timeline.intervals[0].tls_handshake_us: 7 is not the time of 0 handshakes", func(d *Run) { d.Timeline.Intervals[0].TLSHandshakeUs = 7 }},
+		{"timeline.intervals[1].sent_bytes: -1 is negative", func(d *Run) { d.Timeline.Intervals[1].SentBytes = new(int64(-1)) }},
+		{"timeline.intervals[0].sent_bytes: 1152921504606846976 is beyond what a gab document holds (2^53)", func(d *Run) {
+			d.Timeline.Intervals[0].SentBytes = new(int64(1 << 60))
+		}},
 		{"percentiles[0].percent: 101 is above 100", func(d *Run) { d.Percentiles[0].Percent = 101 }},
 	} {
 		d := roundTrip(t, fixture)

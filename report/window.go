@@ -23,18 +23,21 @@ const windowPrecision = "the timeline's intervals: counts exact; latency from th
 // Window is the run's figures over the timeline's intervals that start in
 // [from, to) (since the run's start): a run whose time taken is theirs (from
 // the first one's start to the last one's end), whose counts (complete,
-// failed by ab's classes, write errors, non-2xx, bytes read) are the sums of
-// theirs, and whose latency (the extended Total phase, and in rate mode the
-// corrected latency) is their histograms merged, so that the catalog's
-// figures (rps, p99, failed, ...) and --fail-if's checks read the window as
-// they read a run. The requests still in flight at the run's stop belong to
-// the window that holds the run's last whole interval (only an interval cut
-// short by the run's end may follow it), counted as a run counts them
-// (outstanding.go). The verdicts are the run's (the machine's readings
-// span the whole run), and a window has no ab tables, client or server CPU,
-// keep-alive count or bytes sent (the intervals do not carry them: 0). In
-// a document read back the intervals carry neither the failures' classes
-// nor the write errors (0) either.
+// failed by ab's classes, write errors, non-2xx, bytes read and sent) are
+// the sums of theirs, and whose latency (the extended Total phase, and in
+// rate mode the corrected latency) is their histograms merged, so that the
+// catalog's figures (rps, p99, failed, sent_mbit_per_s, ...) and --fail-if's
+// checks read the window as they read a run. The requests still in flight
+// at the run's stop belong to the window that holds the run's last whole
+// interval (only an interval cut short by the run's end may follow it),
+// counted as a run counts them (outstanding.go). The verdicts are the
+// run's (the machine's readings span the whole run), and a window has no
+// ab tables, client or server CPU, keep-alive count or body bytes read
+// (the intervals do not carry them: 0, and no catalog figure reads them).
+// In a document read back the intervals carry neither the failures'
+// classes nor the write errors (0) either; in one of an earlier gab, whose
+// intervals lack the bytes sent or the status classes, the catalog's
+// sent_mbit_per_s or non2xx of a window is absent (not measured), not 0.
 // A run without a timeline, or a span without an interval, is an error.
 func Window(r *Run, from, to time.Duration) (*Run, error) {
 	tl := r.Timeline
@@ -132,7 +135,13 @@ func (w *windowAcc) run(r *Run, last bool) (*Run, error) {
 	win.local = local{elapsed: w.end - w.start, keepAlive: r.local.keepAlive, bodySent: r.local.bodySent, precision: windowPrecision}
 	rp := *r.Report
 	rp.counters = counters{CompleteRequests: int(a.req), FailedRequests: int(a.fail), WriteErrors: int(w.writeErr),
-		TotalTransferredBytes: a.bytes}
+		TotalTransferredBytes: a.bytes, TotalBodySentBytes: a.sent}
+	if a.noSent {
+		win.local.unmeasured |= unmeasuredSent
+	}
+	if a.noStatus {
+		win.local.unmeasured |= unmeasuredStatus
+	}
 	if w.byClass {
 		f := &w.failuresBy
 		rp.Failures = failures{Connect: int(f[client.FailureConnect]), Receive: int(f[client.FailureReceive]),

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"gab/client"
 	"gab/internal/samples"
+	"gab/internal/threshold"
 )
 
 // windowReq is one request of windowResult's runs.
@@ -16,6 +18,7 @@ type windowReq struct {
 	end              time.Duration // since the run's start
 	total, corrected int64         // µs
 	status           int           // 0: failed (receive)
+	read, sent       int64         // bytes
 }
 
 // windowReqs are requests over 6 one-second intervals at 40 to 90 per
@@ -28,7 +31,8 @@ func windowReqs() []windowReq {
 		for j := range n {
 			end := time.Duration(k)*time.Second + time.Duration(j)*time.Second/time.Duration(n)
 			total := int64(500 + 37*j + 900*k*k + (j*j*k)%4000)
-			r := windowReq{end: end, total: total, corrected: total + int64(200*k*j), status: 200}
+			r := windowReq{end: end, total: total, corrected: total + int64(200*k*j), status: 200,
+				read: int64(180 + 13*j), sent: int64(90 + 1000*k + 7*(j%5))}
 			switch {
 			case (j+k)%17 == 0:
 				r.status = 503
@@ -68,6 +72,10 @@ func windowResult(reqs []windowReq, from, to time.Duration) *client.Result {
 			if r.end-from < iv.Start || r.end-from >= iv.Start+iv.Length {
 				continue
 			}
+			iv.Bytes += r.read
+			iv.Sent += r.sent
+			res.TotalRead += r.read
+			res.TotalSent += r.sent
 			if r.status == 0 {
 				iv.Failures++
 				iv.FailuresBy[client.FailureReceive]++
@@ -106,7 +114,7 @@ func windowOptions() Options {
 // from its intervals' histograms (3 significant digits).
 func checkSameFigures(t *testing.T, what string, got, want *Run) {
 	t.Helper()
-	for _, key := range []string{"rps", "complete", "failed", "non2xx", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "sd", "received_mbit_per_s"} {
+	for _, key := range []string{"rps", "complete", "failed", "non2xx", "min", "p50", "p90", "p99", "p99.9", "max", "mean", "sd", "received_mbit_per_s", "sent_mbit_per_s"} {
 		f, _ := FigureByKey(key)
 		g, gok := f.Value(got)
 		w, wok := f.Value(want)
@@ -240,6 +248,104 @@ func TestWindowOfADocument(t *testing.T) {
 		checkSameFigures(t, name+" from the intended send times", d.FromIntendedSend(), w.FromIntendedSend())
 		if d.StartTime != w.StartTime {
 			t.Errorf("%s starts %s, the run's window %s", name, d.StartTime, w.StartTime)
+		}
+	}
+}
+
+// A window's sent_mbit_per_s is the bytes its intervals wrote over its
+// length, in the process that measured the run and in its document read
+// back; so is received_mbit_per_s with the bytes read.
+func TestWindowBytesSent(t *testing.T) {
+	run := Summarize(windowResult(windowReqs(), 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
+		CommandLine: []string{"gab"}, Run: &RunInfo{}})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := DecodeDocument("run.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, _ := FigureByKey("sent_mbit_per_s")
+	received, _ := FigureByKey("received_mbit_per_s")
+	for _, span := range [][2]time.Duration{{0, 6 * time.Second}, {2 * time.Second, 4 * time.Second}, {5 * time.Second, 6 * time.Second}} {
+		var wrote, read int64
+		for _, iv := range doc.Timeline.Intervals {
+			if at := time.Duration(iv.StartUs) * time.Microsecond; at >= span[0] && at < span[1] {
+				wrote += *iv.SentBytes
+				read += iv.Bytes
+			}
+		}
+		secs := (span[1] - span[0]).Seconds()
+		for _, r := range []*Run{run, doc} {
+			w, err := Window(r, span[0], span[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, sok := sent.Value(w)
+			rx, rok := received.Value(w)
+			if !sok || !rok || math.Abs(s-float64(wrote)*8/1e6/secs) > 1e-9 || math.Abs(rx-float64(read)*8/1e6/secs) > 1e-9 || wrote == 0 {
+				t.Errorf("window %v to %v: sent %v Mbit/s (%v), received %v (%v); its intervals wrote %d bytes and read %d in %v s",
+					span[0], span[1], s, sok, rx, rok, wrote, read, secs)
+			}
+		}
+	}
+}
+
+// A document of an earlier gab, whose intervals carry neither the bytes
+// sent nor the status classes: a window of it has no sent_mbit_per_s and
+// no non2xx (not measured), rather than 0; the rest of its figures are the
+// window's of the document that has them.
+func TestWindowOfAnOlderDocument(t *testing.T) {
+	run := Summarize(windowResult(windowReqs(), 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
+		CommandLine: []string{"gab"}, Run: &RunInfo{}})
+	var b bytes.Buffer
+	if err := WriteJSON(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range raw["timeline"].(map[string]any)["intervals"].([]any) {
+		delete(iv.(map[string]any), "sent_bytes")
+		delete(iv.(map[string]any), "status_classes")
+	}
+	old, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := DecodeDocument("old.json", old)
+	if err != nil {
+		t.Fatalf("a document without sent_bytes: %v", err)
+	}
+	newer, err := DecodeDocument("run.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Window(doc, time.Second, 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"sent_mbit_per_s", "non2xx"} {
+		f, _ := FigureByKey(key)
+		if v, ok := f.Value(w); ok {
+			t.Errorf("%s = %v of intervals that did not count it", key, v)
+		}
+	}
+	if _, ok := w.ThresholdFigures().Value(threshold.Metric{Key: "non2xx"}); ok {
+		t.Error("--fail-if's non2xx reads a window of intervals without status classes")
+	}
+	want, err := Window(newer, time.Second, 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"rps", "complete", "failed", "p99", "received_mbit_per_s"} {
+		f, _ := FigureByKey(key)
+		g, gok := f.Value(w)
+		x, xok := f.Value(want)
+		if !gok || !xok || g != x {
+			t.Errorf("%s = %v (%v), the newer document's window %v (%v)", key, g, gok, x, xok)
 		}
 	}
 }
