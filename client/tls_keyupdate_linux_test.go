@@ -129,11 +129,14 @@ func serverSecret(log string) ([]byte, error) {
 // writes, unless drain: then it reads and counts it (drained) from the
 // request on. sentAll is set if the whole response went out, after which
 // the server shuts its side and waits for the client's close; done is
-// closed when the script ends.
+// closed when the script ends. With h2 the exchange is HTTP/2's: the
+// server reads the client's first flight up to its HEADERS and answers on
+// stream 1, a DATA frame per body byte.
 type keyUpdateServer struct {
 	conf    *tls.Config
 	updates int
 	drain   bool
+	h2      bool
 	sentAll atomic.Bool
 	drained atomic.Int64
 	err     atomic.Pointer[error] // the script's own failure
@@ -155,13 +158,16 @@ func (k *keyUpdateServer) script(fc *faultConn) {
 	var keys strings.Builder
 	c := k.conf.Clone()
 	c.MinVersion, c.SessionTicketsDisabled, c.KeyLogWriter = tls.VersionTLS13, true, &keys
+	if k.h2 {
+		c.NextProtos = []string{"h2"}
+	}
 	tc := tls.Server(fc.Conn, c)
 	if err := tc.Handshake(); err != nil {
 		k.fail(err)
 		return
 	}
-	if _, ok := (&faultConn{Conn: tc, srv: fc.srv, br: bufio.NewReader(tc)}).readRequest(); !ok {
-		k.fail(fmt.Errorf("no request"))
+	if err := k.readRequest(fc, tc); err != nil {
+		k.fail(err)
 		return
 	}
 	secret, err := serverSecret(keys.String())
@@ -194,18 +200,57 @@ func (k *keyUpdateServer) script(fc *faultConn) {
 	}
 }
 
+// readRequest reads the request through tc: HTTP/1's, or HTTP/2's preface
+// and frames up to the request's HEADERS.
+func (k *keyUpdateServer) readRequest(fc *faultConn, tc *tls.Conn) error {
+	if !k.h2 {
+		if _, ok := (&faultConn{Conn: tc, srv: fc.srv, br: bufio.NewReader(tc)}).readRequest(); !ok {
+			return fmt.Errorf("no request")
+		}
+		return nil
+	}
+	buf := make([]byte, 16<<10)
+	if _, err := io.ReadFull(tc, buf[:24]); err != nil || string(buf[:24]) != "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" {
+		return fmt.Errorf("no HTTP/2 preface: %q, %v", buf[:24], err)
+	}
+	for {
+		if _, err := io.ReadFull(tc, buf[:9]); err != nil {
+			return err
+		}
+		n, typ := int(buf[0])<<16|int(buf[1])<<8|int(buf[2]), buf[3]
+		if n > len(buf) {
+			return fmt.Errorf("a frame of %d bytes", n)
+		}
+		if _, err := io.ReadFull(tc, buf[:n]); err != nil || typ == 1 { // HEADERS
+			return err
+		}
+	}
+}
+
 // flood writes the response: its head, then the body's bytes, each after
 // 15 KeyUpdates.
 func (k *keyUpdateServer) flood(rec *tls13Records) error {
 	body := (k.updates + 14) / 15
-	err := rec.record(0x17, fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", body))
+	head := fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", body)
+	if k.h2 {
+		head = []byte("\x00\x00\x00\x04\x00\x00\x00\x00\x00" + // SETTINGS
+			"\x00\x00\x01\x01\x04\x00\x00\x00\x01\x88") // HEADERS, END_HEADERS, stream 1: :status 200
+	}
+	err := rec.record(0x17, head)
 	for i := 0; i < body && err == nil; i++ {
 		for range 15 {
 			if err = rec.keyUpdate(); err != nil {
 				return err
 			}
 		}
-		if err = rec.record(0x17, []byte("x")); err == nil && i%64 == 63 {
+		b := []byte("x")
+		if k.h2 {
+			b = []byte("\x00\x00\x01\x00\x00\x00\x00\x00\x01x") // DATA, stream 1
+			if i == body-1 {
+				b[4] = 1 // END_STREAM
+			}
+		}
+		if err = rec.record(0x17, b); err == nil && i%64 == 63 {
 			err = rec.w.Flush()
 		}
 	}
@@ -250,10 +295,10 @@ func smallWindowListener(t *testing.T) net.Listener {
 // socket is full. The link holds at most tlsOutCap of them: the connection
 // ends there, its request a receive failure, long before the server has
 // sent its whole response (which completes the request when the link
-// keeps everything). Both event-loop engines.
+// keeps everything). Both event-loop engines, and --http2.
 func TestTLSHostileKeyUpdateFlood(t *testing.T) {
-	onLoopEngines(t, func(t *testing.T) {
-		srv := &keyUpdateServer{conf: tlsServerConfig(t), updates: 150000}
+	onLoopEngines(t, func(t *testing.T, h2 bool) {
+		srv := &keyUpdateServer{conf: tlsServerConfig(t), updates: 150000, h2: h2}
 		res := keyUpdateRun(t, srv)
 		wantCounts(t, res, 1, Failures{Total: 1, Receive: 1})
 		if srv.sentAll.Load() {
@@ -271,8 +316,8 @@ func TestTLSHostileKeyUpdateFlood(t *testing.T) {
 // when the connection closes (on io_uring the link sends only when asked,
 // so answers that waited for the next request would pass the cap).
 func TestTLSKeyUpdatesAnsweredWhileReading(t *testing.T) {
-	onLoopEngines(t, func(t *testing.T) {
-		srv := &keyUpdateServer{conf: tlsServerConfig(t), updates: 10500, drain: true}
+	onLoopEngines(t, func(t *testing.T, h2 bool) {
+		srv := &keyUpdateServer{conf: tlsServerConfig(t), updates: 10500, drain: true, h2: h2}
 		res := keyUpdateRun(t, srv)
 		wantCounts(t, res, 1, Failures{})
 		if !srv.sentAll.Load() || srv.drained.Load() < int64(srv.updates*27-tlsOutCap) {
@@ -283,29 +328,36 @@ func TestTLSKeyUpdatesAnsweredWhileReading(t *testing.T) {
 }
 
 // onLoopEngines runs fn as the subtests "epoll" and "uring" (where this
-// kernel has io_uring), each on that engine of the HTTP/1 event loops.
-func onLoopEngines(t *testing.T, fn func(t *testing.T)) {
-	for _, engine := range []string{EngineEpoll, EngineUring} {
+// kernel has io_uring), each on that engine of the HTTP/1 event loops, and
+// "h2", on the HTTP/2 event loops (epoll).
+func onLoopEngines(t *testing.T, fn func(t *testing.T, h2 bool)) {
+	for _, engine := range []string{EngineEpoll, EngineUring, "h2"} {
 		t.Run(engine, func(t *testing.T) {
 			if engine == EngineUring && !uringExpected() {
 				t.Skip("no io_uring here")
 			}
 			checkGoroutines(t)
 			checkEngineLeaks(t)
-			fn(t)
+			fn(t, engine == "h2")
 		})
 	}
 }
 
-// keyUpdateRun runs one request against srv on the engine of the subtest
-// (onLoopEngines), HTTP/1 over TLS 1.3.
+// keyUpdateRun runs one request against srv, over TLS 1.3 on the event
+// loops of the subtest (onLoopEngines).
 func keyUpdateRun(t *testing.T, srv *keyUpdateServer) *Result {
 	t.Helper()
 	srv.done = make(chan struct{})
 	fs := newFaultServerOn(t, smallWindowListener(t), srv.script)
-	cfg := hostileConfig(t, fs.port(), 1, 1, false)
-	cfg.Engine = path.Base(t.Name())
+	cfg := hostileConfig(t, fs.port(), 1, 1, srv.h2)
+	if !srv.h2 {
+		cfg.Engine = path.Base(t.Name())
+	}
+	h2Loops := h2EpollLoopsStarted.Load()
 	res, err := h1Run(t, cfg)
+	if srv.h2 && h2EpollLoopsStarted.Load() == h2Loops {
+		t.Errorf("the HTTP/2 event loops never ran")
+	}
 	select {
 	case <-srv.done:
 	case <-time.After(goroutineEndWait):
@@ -315,7 +367,7 @@ func keyUpdateRun(t *testing.T, srv *keyUpdateServer) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Engine != cfg.Engine {
+	if !srv.h2 && res.Engine != cfg.Engine {
 		t.Fatalf("engine %q ran, want %q", res.Engine, cfg.Engine)
 	}
 	return res
