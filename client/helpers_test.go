@@ -60,6 +60,12 @@ func newFaultServerTLS(tb testing.TB, conf *tls.Config, script func(fc *faultCon
 	if conf != nil {
 		ln = tls.NewListener(ln, conf)
 	}
+	return newFaultServerOn(tb, ln, script)
+}
+
+// newFaultServerOn is newFaultServer on a listener of the test's making.
+func newFaultServerOn(tb testing.TB, ln net.Listener, script func(fc *faultConn)) *faultServer {
+	tb.Helper()
 	s := &faultServer{ln: ln, script: script, conns: map[net.Conn]struct{}{}, closed: make(chan struct{})}
 	s.wg.Add(1)
 	go s.serve()

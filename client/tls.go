@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"slices"
@@ -419,10 +420,24 @@ func (e *printableError) Unwrap() error { return e.err }
 // 1.3 server sending 17 session tickets before its answer exceeds), as
 // opposed to an error of the socket under it. ab's SSL_read failures close
 // the connection and the run goes on (the next request opens a new one);
-// gab counts them as receive failures whatever -r says.
+// gab counts them as receive failures whatever -r says. So is the event
+// loops' end of a session whose server does not take what crypto/tls
+// writes to it (errTLSOutputFull).
 func tlsGaveUp(err error) bool {
-	return errnoOf(err) == 0 && !isEOF(err) && strings.Contains(err.Error(), "tls: ")
+	return errors.Is(err, errTLSOutputFull) || errnoOf(err) == 0 && !isEOF(err) && strings.Contains(err.Error(), "tls: ")
 }
+
+// tlsOutCap bounds the output crypto/tls writes on its own while an event
+// loop's TLS link reads (tlsLink.read in tlsloop_linux.go) and the socket
+// has not taken: 256 KiB, the read budget of a turn. A server that asks
+// for a key update gets 27 bytes back (an alert is smaller), so that is
+// some 9,700 requests whose answers the server has not read, beyond what
+// the socket buffers hold; servers ask for one every few gigabytes at most.
+const tlsOutCap = 256 << 10
+
+// errTLSOutputFull ends an event loop's TLS connection whose link would
+// hold more than tlsOutCap bytes of that output.
+var errTLSOutputFull = fmt.Errorf("gab: over %d KiB of TLS output (answers to the server's KeyUpdate requests) that the server does not read", tlsOutCap>>10)
 
 // tlsFailed reports a failed handshake to Events unless the run is stopping.
 func (r *run) tlsFailed(err error) {

@@ -30,6 +30,16 @@ import (
 //     the link: what the socket does not take is kept in the link's output
 //     buffer, which the loop writes when epoll reports the socket writable,
 //     so Write never fails for a full socket (a write error is sticky).
+//     crypto/tls also writes on its own from inside a Read (the answer to a
+//     TLS 1.3 KeyUpdate that requests one, an alert), which a server that
+//     keeps asking and never reads could pile up without end: what it
+//     writes so while the socket has not taken it is capped at tlsOutCap,
+//     past which the connection ends (errTLSOutputFull, a receive failure).
+//     The loop's own writes (the request, h2's frames) are bounded by the
+//     request and h2MaxOutput. Input needs no cap of the link's: on epoll
+//     the socket's bytes go straight into crypto/tls, which holds at most a
+//     record (and a handshake message) of them; on io_uring the receive
+//     queue is capped at uringConnBufs buffers.
 //   - The handshake cannot be resumed after an error, so it runs in a
 //     coroutine (iter.Pull) on the loop's goroutine: when the link has
 //     nothing to read it yields to the loop, which resumes it when the socket
@@ -82,6 +92,13 @@ type tlsLink struct {
 
 	out  []byte // out[wpos:] is output the socket has not taken yet
 	wpos int
+
+	// reading: inside read, where what crypto/tls writes is its own, not
+	// the loop's; unasked counts it since out was last empty (at most
+	// tlsOutCap of it unsent: full once a write would pass that).
+	reading bool
+	full    bool
+	unasked int
 
 	// On the io_uring engine (ring not nil) the link reads the ring's
 	// receive queue and its output goes out by ring sends: flight is what
@@ -138,9 +155,19 @@ func (p *epPoller) opened(s *epSock) {
 	}
 }
 
-// read reads plaintext into p; (0, nil) means nothing more for now.
+// read reads plaintext into p; (0, nil) means nothing more for now. What
+// crypto/tls wrote in earlier reads and the socket did not take goes on
+// first, as far as the socket takes it (an error shows on a read too).
 func (l *tlsLink) read(p []byte) (int, error) {
+	if l.unasked > 0 && l.pending() {
+		_ = l.flush()
+	}
+	l.reading = true
 	n, err := l.tc.Read(p)
+	l.reading = false
+	if l.full {
+		return 0, errTLSOutputFull // crypto/tls keeps a failed KeyUpdate answer for the next write
+	}
 	if n > 0 {
 		// A Read that returns data has decoded at least one record;
 		// crypto/tls keeps the rest of a record larger than p.
@@ -294,9 +321,13 @@ func (l *tlsLink) Read(p []byte) (int, error) {
 }
 
 // Write sends p, keeping what the socket does not take (all of it during
-// the handshake, whose writes the loop makes). Only a socket error fails it.
+// the handshake, whose writes the loop makes). Only a socket error fails
+// it, or, inside read, passing tlsOutCap.
 func (l *tlsLink) Write(p []byte) (int, error) {
 	n := len(p)
+	if !l.pending() {
+		l.unasked = 0
+	}
 	if l.yield == nil && !l.pending() && (l.ring == nil || l.closing) {
 		for len(p) > 0 {
 			w, errno := rawWrite(l.s.fd, p)
@@ -311,6 +342,13 @@ func (l *tlsLink) Write(p []byte) (int, error) {
 			}
 			p = p[w:]
 		}
+	}
+	if l.reading && len(p) > 0 {
+		if min(l.unasked, len(l.out)-l.wpos)+len(p) > tlsOutCap {
+			l.full = true
+			return n - len(p), errTLSOutputFull
+		}
+		l.unasked += len(p)
 	}
 	l.out = append(l.out, p...)
 	return n, nil
