@@ -31,7 +31,7 @@ func originConfig(cfg *Config, oi, conns int) *Config {
 func newMultiOrigin(cfg *Config) (transport, error) {
 	n := len(cfg.URLs.Origins)
 	if cfg.Concurrency < n {
-		return nil, errors.New("gab: --urls names more origins than -c connections")
+		return nil, errors.New("--urls names more origins than -c connections")
 	}
 	m := &multiOrigin{}
 	for oi := 0; oi < n; oi++ {
