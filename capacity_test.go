@@ -349,8 +349,9 @@ func TestCapacityServerResets(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	for _, s := range r.Steps {
-		// (A rate below one request in the step's 0.2 s has none due there.)
-		if s.Pass || (s.Failed == 0 && s.TargetPerS*0.2 >= 1) {
+		// (A rate below one request in the step's 0.2 s has none due there;
+		// a step in which gab itself got no CPU to send says client-bound.)
+		if s.Pass || (s.Failed == 0 && s.TargetPerS*0.2 >= 1 && !s.ClientBound) {
 			t.Errorf("a step passed or counted no failure: %+v", s)
 		}
 	}
