@@ -377,16 +377,7 @@ func mergeNotes(in []MergeInput, starts []time.Time, order []int) []string {
 		}
 	}
 	if len(codes) > 0 {
-		keys := make([]string, 0, len(codes))
-		for k := range codes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s: %d", k, codes[k])
-		}
-		out = append(out, "Status codes:           "+strings.Join(parts, ", "))
+		out = append(out, "Status codes:           "+countsText(codes, "%s: %d"))
 	}
 	return out
 }

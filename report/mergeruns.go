@@ -432,16 +432,22 @@ func (mg *merging) engine(x *extendedFigures) string {
 		return ""
 	}
 	x.Engine = engineMixed
-	names := make([]string, 0, len(counts))
-	for e := range counts {
-		names = append(names, e)
+	return "I/O engine:             mixed (" + countsText(counts, "%s in %d") + " documents)"
+}
+
+// countsText is counts in its keys' order, each written by format (a key,
+// then its count), joined by ", ".
+func countsText(counts map[string]int, format string) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
 	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, e := range names {
-		parts[i] = fmt.Sprintf("%s in %d", e, counts[e])
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf(format, k, counts[k])
 	}
-	return "I/O engine:             mixed (" + strings.Join(parts, ", ") + " documents)"
+	return strings.Join(parts, ", ")
 }
 
 // mergeFailureClasses adds the failure classes of a run that started since
