@@ -53,6 +53,7 @@ type liveLine struct {
 	Failures      int64            `json:"failures"`
 	Status        map[string]int64 `json:"status_classes"`
 	Bytes         int64            `json:"bytes"`
+	SentBytes     int64            `json:"sent_bytes"`
 	P99Us         *int64           `json:"p99_us"`
 	Histogram     string           `json:"histogram"`
 	TargetPerS    float64          `json:"target_per_s"`
@@ -88,9 +89,10 @@ func checkFinal(t *testing.T, lines []liveLine, d *report.Run) {
 	f := lines[len(lines)-1]
 	r := d.Report
 	if !f.Final || f.Complete != int64(r.CompleteRequests) || f.Failed != int64(r.FailedRequests) || f.Bytes != r.TotalTransferredBytes ||
-		f.RequestsPerS != r.RequestsPerSecond || f.TimeTakenS != r.TimeTakenS || f.FailuresClass["receive"] != int64(r.Failures.Receive) {
-		t.Errorf("final line %+v, the report: complete %d, failed %d, bytes %d, rps %v, time %v",
-			f, r.CompleteRequests, r.FailedRequests, r.TotalTransferredBytes, r.RequestsPerSecond, r.TimeTakenS)
+		f.SentBytes != r.TotalBodySentBytes || f.RequestsPerS != r.RequestsPerSecond || f.TimeTakenS != r.TimeTakenS ||
+		f.FailuresClass["receive"] != int64(r.Failures.Receive) {
+		t.Errorf("final line %+v, the report: complete %d, failed %d, bytes %d, sent %d, rps %v, time %v",
+			f, r.CompleteRequests, r.FailedRequests, r.TotalTransferredBytes, r.TotalBodySentBytes, r.RequestsPerSecond, r.TimeTakenS)
 	}
 	if f.Status["2xx"] != int64(r.CompleteRequests) {
 		t.Errorf("final status classes %v for %d complete 200s", f.Status, r.CompleteRequests)

@@ -176,6 +176,8 @@ func reportWants(d *report.Run) map[string]float64 {
 		`sum(gab_failures_total{class="length"})`:             float64(r.Failures.Length),
 		`sum(gab_requests_total{result="4xx"})`:               float64(r.Non2xxResponses),
 		`sum(gab_request_duration_seconds_bucket{le="+Inf"})`: float64(r.CompleteRequests),
+		"sum(gab_received_bytes_total)":                       float64(r.TotalTransferredBytes),
+		"sum(gab_sent_bytes_total)":                           float64(r.TotalBodySentBytes),
 	}
 }
 

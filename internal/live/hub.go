@@ -43,14 +43,16 @@ type Totals struct {
 	FailuresBy [client.FailuresUnclassified + 1]int64
 	// Status counts the recorded requests by status class (client.Interval.Status).
 	Status [6]int64
-	// Bytes is every byte read, heads included.
-	Bytes int64
+	// Bytes is every byte read, heads included; Sent every request byte
+	// written, heads and bodies (the report's "Total body sent").
+	Bytes, Sent int64
 }
 
 func (t *Totals) add(iv *client.Interval) {
 	t.Complete += iv.Requests
 	t.Failed += iv.Failures
 	t.Bytes += iv.Bytes
+	t.Sent += iv.Sent
 	for i, v := range iv.FailuresBy {
 		t.FailuresBy[i] += v
 	}
@@ -70,9 +72,10 @@ type Event struct {
 	Index    int
 	Interval client.Interval
 	// Totals are cumulative: over the intervals handed on so far, and in the
-	// final event the run's own, equal to the report's (Complete, Failed and
-	// its classes from the report, Status and Bytes from the run's timeline,
-	// which holds the records that came after their interval was handed on).
+	// final event the run's own, equal to the report's (Complete, Failed,
+	// its classes, Bytes and Sent from the report, Status from the run's
+	// timeline, which holds the records that came after their interval was
+	// handed on).
 	Totals Totals
 	// Final marks the run's last event; Report is the run's record and
 	// Timeline its exact intervals (nil without a timeline).
@@ -296,8 +299,10 @@ func (s *Stream) Finish(sum *report.Run, res *client.Result) {
 }
 
 // FinalTotals are a finished run's totals as its report states them:
-// Complete, Failed and the classes from sum, the status classes and bytes
-// from res's timeline. Failures of no class are Failed less the classes.
+// Complete, Failed, the classes and the bytes read and written from sum,
+// the status classes from res's timeline; without a report, Complete and
+// Failed from res and the rest from its timeline. Failures of no class are
+// Failed less the classes.
 func FinalTotals(sum *report.Run, res *client.Result) Totals {
 	var t Totals
 	if res != nil && res.Timeline != nil {
@@ -315,7 +320,7 @@ func FinalTotals(sum *report.Run, res *client.Result) Totals {
 			client.FailureExceptions: int64(r.Failures.Exceptions),
 		}
 		t.FailuresBy[client.FailuresUnclassified] = max(t.Failed-int64(r.Failures.Connect+r.Failures.Receive+r.Failures.Length+r.Failures.Exceptions), 0)
-		t.Bytes = r.TotalTransferredBytes
+		t.Bytes, t.Sent = r.TotalTransferredBytes, r.TotalBodySentBytes
 	} else if res != nil {
 		t.Complete, t.Failed = int64(res.Complete), int64(res.Failed.Total)
 	}

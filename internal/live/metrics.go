@@ -134,7 +134,7 @@ func (m *Metrics) Handle(ev *Event, _ int64) {
 // interval's records (and bytes read for requests never recorded), so a
 // counter can only grow, but a counter must never go back whatever happens.
 func maxTotals(a, b Totals) Totals {
-	a.Complete, a.Failed, a.Bytes = max(a.Complete, b.Complete), max(a.Failed, b.Failed), max(a.Bytes, b.Bytes)
+	a.Complete, a.Failed, a.Bytes, a.Sent = max(a.Complete, b.Complete), max(a.Failed, b.Failed), max(a.Bytes, b.Bytes), max(a.Sent, b.Sent)
 	for i := range a.FailuresBy {
 		a.FailuresBy[i] = max(a.FailuresBy[i], b.FailuresBy[i])
 	}
@@ -205,6 +205,7 @@ func (m *Metrics) snapshot() []family {
 		{name: "gab_failures", typ: "counter", help: "ab's failed requests by class (unclassified: an oversized response head)."},
 		{name: "gab_request_duration_seconds", typ: "histogram", unit: "seconds", help: "Requests' total time (ab's Total: connect to the response's end); each bucket counts the requests below its bound, to the microsecond. _count is the complete requests."},
 		{name: "gab_received_bytes", typ: "counter", unit: "bytes", help: "Bytes gab read, response heads included."},
+		{name: "gab_sent_bytes", typ: "counter", unit: "bytes", help: "Bytes gab wrote, request heads and bodies (ab's Total body sent at the end)."},
 		{name: "gab_rate_target_per_second", typ: "gauge", help: "The rate the --rate schedule asked for over the last interval (absent without --rate)."},
 		{name: "gab_connections_open", typ: "gauge", help: "Connections gab had open at the last interval's close, connecting ones included."},
 		{name: "gab_run_finished", typ: "gauge", help: "1 once the run has ended and every series holds its final value."},
@@ -233,15 +234,16 @@ func (m *Metrics) snapshot() []family {
 			sample{"gab_request_duration_seconds_count", with(), float64(s.count)},
 			sample{"gab_request_duration_seconds_sum", with(), float64(s.sumUs) / 1e6})
 		fams[3].samples = append(fams[3].samples, sample{"gab_received_bytes_total", with(), float64(t.Bytes)})
+		fams[4].samples = append(fams[4].samples, sample{"gab_sent_bytes_total", with(), float64(t.Sent)})
 		if s.run.Rate {
-			fams[4].samples = append(fams[4].samples, sample{"gab_rate_target_per_second", with(), s.rate})
+			fams[5].samples = append(fams[5].samples, sample{"gab_rate_target_per_second", with(), s.rate})
 		}
-		fams[5].samples = append(fams[5].samples, sample{"gab_connections_open", with(), float64(s.conns)})
+		fams[6].samples = append(fams[6].samples, sample{"gab_connections_open", with(), float64(s.conns)})
 		fin := 0.0
 		if s.finished {
 			fin = 1
 		}
-		fams[6].samples = append(fams[6].samples, sample{"gab_run_finished", with(), fin})
+		fams[7].samples = append(fams[7].samples, sample{"gab_run_finished", with(), fin})
 	}
 	return fams
 }

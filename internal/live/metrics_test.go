@@ -234,6 +234,7 @@ func TestMetricsExposition(t *testing.T) {
 	st := h.Begin(Run{ID: "r1", Target: target, Rate: true})
 	iv := intervalOf(t, 0, []int64{50, 120, 130, 5000, 90_000_000})
 	iv.Failures, iv.FailuresBy[client.FailureReceive], iv.Due = 2, 2, 1000
+	iv.Bytes, iv.Sent = 1234, 56789
 	st.OnInterval(iv)
 	res := &client.Result{Complete: 5, Timeline: &client.Timeline{Interval: time.Second, Intervals: []client.Interval{iv}}}
 	res.Failed.Total = 2
@@ -281,6 +282,9 @@ func TestMetricsExposition(t *testing.T) {
 		}
 		if v := got["gab_failures_total{"+run+",class=receive}"]; v != 2 {
 			t.Errorf("receive failures %v, want 2", v)
+		}
+		if v, w := got["gab_received_bytes_total{"+run+"}"], got["gab_sent_bytes_total{"+run+"}"]; v != 1234 || w != 56789 {
+			t.Errorf("bytes received %v and sent %v, want 1234 and 56789:\n%s", v, w, body)
 		}
 		if v := got["gab_rate_target_per_second{"+run+"}"]; v != 1000 {
 			t.Errorf("target rate %v, want 1000", v)
@@ -338,14 +342,15 @@ func TestNDJSONLines(t *testing.T) {
 	run := &Run{ID: "id\"1", Target: "http://h/\x01\u2028\xff", Step: "rate 100", Rate: true}
 	iv := intervalOf(t, 2, []int64{100, 200, 300})
 	iv.Due, iv.Failures, iv.FailuresBy[client.FailureLength], iv.ConnsOpen = 150, 1, 1, 4
-	ev := &Event{Run: run, Time: time.Unix(1, 0), Index: 2, Interval: iv, Totals: Totals{Complete: 9, Failed: 1}}
+	iv.Bytes, iv.Sent = 300, 4096
+	ev := &Event{Run: run, Time: time.Unix(1, 0), Index: 2, Interval: iv, Totals: Totals{Complete: 9, Failed: 1, Bytes: 900, Sent: 9000}}
 	var got map[string]any
 	line := AppendInterval(nil, ev, 3)
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatalf("%v: %s", err, line)
 	}
 	want := map[string]any{"run_id": "id\"1", "target": "http://h/\x01\u2028\ufffd", "step": "rate 100", "interval": 2.0,
-		"start_us": 2e6, "length_us": 1e6, "requests": 3.0, "failures": 1.0, "bytes": 0.0, "target_per_s": 150.0,
+		"start_us": 2e6, "length_us": 1e6, "requests": 3.0, "failures": 1.0, "bytes": 300.0, "sent_bytes": 4096.0, "target_per_s": 150.0,
 		"achieved_per_s": 3.0, "connections_open": 4.0, "complete": 9.0, "failed": 1.0, "dropped": 3.0,
 		"histogram": iv.Latency.Histogram}
 	for k, v := range want {
@@ -368,12 +373,13 @@ func TestNDJSONLines(t *testing.T) {
 	if _, err := base64.StdEncoding.DecodeString(got["histogram"].(string)); err != nil {
 		t.Errorf("histogram is not base64: %v", err)
 	}
-	final := AppendFinal(nil, &Event{Run: run, Time: time.Unix(2, 0), Final: true, Ending: "completed", Totals: Totals{Complete: 9, Failed: 1}}, 0)
+	final := AppendFinal(nil, &Event{Run: run, Time: time.Unix(2, 0), Final: true, Ending: "completed", Totals: Totals{Complete: 9, Failed: 1, Bytes: 900, Sent: 9000}}, 0)
 	got = nil
 	if err := json.Unmarshal(final, &got); err != nil {
 		t.Fatalf("%v: %s", err, final)
 	}
-	if got["final"] != true || got["complete"] != 9.0 || got["failed"] != 1.0 || got["ending"] != "completed" {
+	if got["final"] != true || got["complete"] != 9.0 || got["failed"] != 1.0 || got["ending"] != "completed" ||
+		got["bytes"] != 900.0 || got["sent_bytes"] != 9000.0 {
 		t.Errorf("final line %s", final)
 	}
 }
@@ -502,11 +508,15 @@ func TestRemoteWrite(t *testing.T) {
 	var h Hub
 	h.Attach("rw", 100, w.Handle)
 	st := h.Begin(Run{ID: "r", Target: "http://x/"})
+	var ivs []client.Interval
 	for k := range 3 {
-		st.OnInterval(intervalOf(t, k, []int64{100, 200}))
+		iv := intervalOf(t, k, []int64{100, 200})
+		iv.Sent = 1000 * int64(k+1)
+		ivs = append(ivs, iv)
+		st.OnInterval(iv)
 	}
 	res := &client.Result{Complete: 6}
-	res.Timeline = &client.Timeline{Intervals: []client.Interval{intervalOf(t, 0, []int64{100, 200}), intervalOf(t, 1, []int64{100, 200}), intervalOf(t, 2, []int64{100, 200})}}
+	res.Timeline = &client.Timeline{Intervals: ivs}
 	st.Finish(nil, res)
 	h.Close(time.Minute)
 	pushed, failed, lastErr := w.Status()
@@ -525,6 +535,9 @@ func TestRemoteWrite(t *testing.T) {
 	}
 	if v := got[key("gab_request_duration_seconds_count")]; v[0] != 6 {
 		t.Errorf("final push: count %v, want 6", v)
+	}
+	if v := got[key("gab_sent_bytes_total")]; v[0] != 6000 {
+		t.Errorf("final push: bytes sent %v, want the intervals' 1000+2000+3000", v)
 	}
 	if v := got[key("gab_run_finished")]; v[0] != 1 || v[1] < 1e12 {
 		t.Errorf("final push: run_finished %v (value, ms)", v)

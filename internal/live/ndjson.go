@@ -28,6 +28,7 @@ func AppendInterval(b []byte, ev *Event, dropped int64) []byte {
 	b = appendClasses(b, iv.FailuresBy)
 	b = appendStatus(b, iv.Status)
 	b = appendIntField(b, "bytes", iv.Bytes)
+	b = appendIntField(b, "sent_bytes", iv.Sent)
 	b = appendLatency(b, &iv.Latency)
 	if ev.Run.Rate {
 		if secs := iv.Length.Seconds(); secs > 0 {
@@ -57,6 +58,7 @@ func AppendFinal(b []byte, ev *Event, dropped int64) []byte {
 	b = appendClasses(b, t.FailuresBy)
 	b = appendStatus(b, t.Status)
 	b = appendIntField(b, "bytes", t.Bytes)
+	b = appendIntField(b, "sent_bytes", t.Sent)
 	if r := ev.Report; r != nil && r.Report != nil {
 		b = appendFloatField(b, "time_taken_s", r.Report.TimeTakenS)
 		b = appendFloatField(b, "requests_per_second", r.Report.RequestsPerSecond)

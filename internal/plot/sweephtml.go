@@ -83,7 +83,8 @@ func pointsTable(d *report.SweepDocument, deviation string) report.PageTable {
 
 // pointRow is the point's row of the points table, its figure columns figs.
 func pointRow(d *report.SweepDocument, p *report.SweepPoint, figs []sweep.FigureColumn) []string {
-	size, cv := "", strconv.FormatFloat(rpsCV(p)*100, 'f', 1, 64)
+	multi := p.Repeats > 1 // the runs' spread has a value (as the text table's)
+	size, cv := "", sweep.RPSCell(rpsCV(p)*100, multi)
 	if p.Size != nil {
 		size = p.Size.Text
 	}
@@ -95,7 +96,7 @@ func pointRow(d *report.SweepDocument, p *report.SweepPoint, figs []sweep.Figure
 		row = append(row, p.ParamValue)
 	}
 	row = append(row, strconv.Itoa(p.Concurrency), fmt.Sprintf("%d/%d", p.Repeats, p.Planned),
-		fmt.Sprintf("%.2f", rpsMean(p)), fmt.Sprintf("%.2f", rpsCI95(p)), cv, sweep.FlagCodes(p.Verdicts))
+		sweep.RPSCell(rpsMean(p), true), sweep.RPSCell(rpsCI95(p), multi), cv, sweep.FlagCodes(p.Verdicts))
 	pf := sweep.PointFigures{Figure: p.Figure, LatencyCounted: latencyCounted(p), DeviationMs: deviationMs(p), ErrorRuns: p.RunsWithError}
 	for i := range figs {
 		row = append(row, figs[i].Cell(pf))
@@ -124,7 +125,7 @@ func paramMaxTable(d *report.SweepDocument) (report.PageTable, bool) {
 	}
 	rows := [][]string{{"configuration", "max req/s", "± 95 % CI", "at " + q.Name, "within"}}
 	for _, m := range sweep.ParamMaxima(in) {
-		rows = append(rows, []string{m.Configuration, fmt.Sprintf("%.2f", m.MeanPerS), fmt.Sprintf("%.2f", m.CI95PerS), m.At, strings.Join(m.Within, ", ")})
+		rows = append(rows, []string{m.Configuration, sweep.RPSCell(m.MeanPerS, true), sweep.RPSCell(m.CI95PerS, true), m.At, strings.Join(m.Within, ", ")})
 	}
 	return report.PageTable{Title: "Maximum req/s per configuration over " + q.Name, Rows: rows,
 		Note: "Mean over the runs; within: the values of " + q.Name + " whose 95 % interval reaches the maximum's (the runs cannot tell them from it)."}, true
@@ -147,7 +148,7 @@ func rankingTables(d *report.SweepDocument, deviation string) []report.PageTable
 			row := make([]string, 6)
 			if i < len(r.ByThroughput) {
 				t := r.ByThroughput[i]
-				row[0], row[1], row[2] = t.RankText()+GroupSuffix(t.Group), t.Label, fmt.Sprintf("%.2f", t.RPSMeanPerS)
+				row[0], row[1], row[2] = t.RankText()+GroupSuffix(t.Group), t.Label, sweep.RPSCell(t.RPSMeanPerS, true)
 			}
 			if i < len(r.ByDeviation) {
 				t := r.ByDeviation[i]

@@ -418,7 +418,7 @@ func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
 			if b.LatencyCount > 0 {
 				sd = f(b.DeviationMs, 3)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a.Rank, a.RankHi, a.Tied)+LooseMark(a.Loose), a.Group, a.Label, f(a.RPS.Mean, 1),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", size, pt, RankText(a.Rank, a.RankHi, a.Tied)+LooseMark(a.Loose), a.Group, a.Label, RPSCell(a.RPS.Mean, true),
 				RankText(b.Rank, b.RankHi, b.Tied)+LooseMark(b.Loose), b.Group, b.Label, sd)
 		}
 	}

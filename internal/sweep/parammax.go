@@ -80,7 +80,7 @@ func writeParamMaxima(w io.Writer, s *Settings, points []*PointResult) error {
 		if within == "" {
 			within = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", m.Configuration, f(m.MeanPerS, 1), f(m.CI95PerS, 1), m.At, within)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", m.Configuration, RPSCell(m.MeanPerS, true), RPSCell(m.CI95PerS, true), m.At, within)
 	}
 	return tw.Flush()
 }

@@ -89,3 +89,44 @@ func htmlTable(t *testing.T, page, title string) [][]string {
 	}
 	return rows
 }
+
+// TestHTMLReqPerSecondAsTheTable: the sweep HTML page writes a point's
+// req/s mean, its 95 % interval and cv as the text table does (the same
+// digits, "-" for the spread of a single run), and its rankings' req/s as
+// the table's mean: one figure, one text.
+func TestHTMLReqPerSecondAsTheTable(t *testing.T) {
+	s, runs := sweep.SweepForTest()
+	// b's second run left out: a point of one run beside one of two.
+	points := sweep.Aggregate(s, runs[:3])
+	heads, rows := sweep.TableForTest(s, points)
+	var page bytes.Buffer
+	if err := report.WriteHTMLPage(&page, plot.SweepPage(sweep.NewDocument(s, points, sweep.Meta{}))); err != nil {
+		t.Fatal(err)
+	}
+	table := htmlTable(t, page.String(), "Points")
+	if len(table) != len(rows)+1 {
+		t.Fatalf("the page's Points table has %d rows, the text table %d points", len(table)-1, len(rows))
+	}
+	byRank := map[string]string{} // label: the ranking's req/s cell
+	for _, r := range htmlTable(t, page.String(), "Ranking at -c 1")[1:] {
+		byRank[r[1]] = r[2]
+	}
+	for _, c := range []struct{ page, text string }{{"req/s mean", "req/s"}, {"± 95 % CI", "±95%"}, {"cv %", "cv%"}} {
+		pc, tc := slices.Index(table[0], c.page), slices.Index(heads, c.text)
+		if pc < 0 || tc < 0 {
+			t.Fatalf("no column %q in the page (%q) or %q in the table (%q)", c.page, table[0], c.text, heads)
+		}
+		for i, row := range rows {
+			// The page marks an unstable cv in its cell, the table in a column of its own.
+			if got, want := strings.TrimSuffix(table[i+1][pc], " (unstable)"), row[tc]; got != want {
+				t.Errorf("point %d: the page's %s %q, the text table's %s %q", i, c.page, got, c.text, want)
+			}
+			if c.text == "req/s" && byRank[row[0]] != row[tc] {
+				t.Errorf("point %d: the page's ranking has req/s %q, the text table %q", i, byRank[row[0]], row[tc])
+			}
+		}
+	}
+	if rows[0][slices.Index(heads, "req/s")] != "105.0" || rows[1][slices.Index(heads, "±95%")] != "-" {
+		t.Errorf("the text table's cells %q: want a's mean 105.0 and no interval for b's single run", rows)
+	}
+}

@@ -42,6 +42,16 @@ func dash(v float64, ok bool, prec int) string {
 	return f(v, prec)
 }
 
+// RPSDecimals are the digits after the point of a point's req/s (its mean,
+// 95 % interval, sd and cv in %) wherever a sweep writes it: this table,
+// the maxima over --param, the rankings, and the HTML page (internal/plot),
+// so that the figure reads the same in each.
+const RPSDecimals = 1
+
+// RPSCell is a req/s cell: v with RPSDecimals, "-" where the spread of
+// the runs has no value (ok false: fewer than two runs).
+func RPSCell(v float64, ok bool) string { return dash(v, ok, RPSDecimals) }
+
 // tableColumns are the table's columns for these points: the point's own
 // (label, size, --param's value, c, runs, req/s's spread, flags), then the
 // catalog's figures that have a column (report.SweepUse: its head, digits,
@@ -65,10 +75,10 @@ func tableColumns(s *Settings, points []*PointResult) (cols []tableColumn, anyHo
 			}
 			return strconv.Itoa(len(p.Runs))
 		}},
-		tableColumn{"req/s", func(p *PointResult) string { return f(p.RPS.Mean, 1) }},
-		tableColumn{"±95%", func(p *PointResult) string { return dash(p.RPS.CI95, multi(p), 1) }},
-		tableColumn{"sd", func(p *PointResult) string { return dash(p.RPS.SD, multi(p), 1) }},
-		tableColumn{"cv%", func(p *PointResult) string { return dash(p.RPS.CV*100, multi(p), 1) }},
+		tableColumn{"req/s", func(p *PointResult) string { return RPSCell(p.RPS.Mean, true) }},
+		tableColumn{"±95%", func(p *PointResult) string { return RPSCell(p.RPS.CI95, multi(p)) }},
+		tableColumn{"sd", func(p *PointResult) string { return RPSCell(p.RPS.SD, multi(p)) }},
+		tableColumn{"cv%", func(p *PointResult) string { return RPSCell(p.RPS.CV*100, multi(p)) }},
 		tableColumn{"", func(p *PointResult) string { return strings.TrimSpace(markIf(p.RPS.Unstable)) }},
 		tableColumn{"flags", func(p *PointResult) string { return FlagCodes(p.Verdicts) }})
 	cols = append(cols, figureColumns(s, points)...)
