@@ -45,6 +45,7 @@ type Live struct {
 	intervals                 int // intervals added
 	end                       time.Duration
 	requests, failures, bytes int64
+	sent                      int64 // request bytes written (Interval.Sent)
 	lo, hi                    int64 // exact min and max of every request so far
 	all                       *hdrhistogram.Histogram
 	groups                    []liveGroup
@@ -132,6 +133,7 @@ func (l *Live) Add(iv client.Interval) error {
 	l.requests += iv.Requests
 	l.failures += iv.Failures
 	l.bytes += iv.Bytes
+	l.sent += iv.Sent
 	l.end = max(l.end, iv.Start+iv.Length)
 	if len(l.groups) > maxLiveGroups {
 		// Pairs merge: the groups stay aligned on multiples of per.
@@ -240,7 +242,8 @@ func (l *Live) record() *Run {
 	r.local = local{elapsed: l.end, keepAlive: o.KeepAlive, bodySent: o.BodySent, htmlAttrs: o.HTML, live: true}
 	r.Report = &abReport{ServerHostname: o.Host, ServerPort: int(port16(o.Port)), DocumentPath: o.Path,
 		VariableLength: o.VariableLength, ConcurrencyLevel: o.Concurrency,
-		counters: counters{CompleteRequests: int(l.requests), FailedRequests: int(l.failures), TotalTransferredBytes: l.bytes}}
+		counters: counters{CompleteRequests: int(l.requests), FailedRequests: int(l.failures), TotalTransferredBytes: l.bytes,
+			TotalBodySentBytes: l.sent}}
 	r.derive(&tables{}, nil)
 	return r
 }

@@ -27,7 +27,7 @@ func liveInterval(k int, n, fail int64, base int64) client.Interval {
 		lo = 0
 	}
 	iv := client.Interval{Start: time.Duration(k) * 100 * time.Millisecond, Length: 100 * time.Millisecond,
-		Requests: n, Failures: fail, Bytes: 100 * n, Latency: client.LatencyOf(h, n, lo, hi)}
+		Requests: n, Failures: fail, Bytes: 100 * n, Sent: 250 * n, Latency: client.LatencyOf(h, n, lo, hi)}
 	iv.Status[2] = n
 	return iv
 }
@@ -38,7 +38,7 @@ func liveInterval(k int, n, fail int64, base int64) client.Interval {
 // percentile and ranges tables from the intervals' histograms, the live
 // line and its script; what a command line holds is escaped.
 func TestLivePage(t *testing.T) {
-	l := NewLive(LiveOptions{Report: Options{Host: "127.0.0.1", Port: 8080, Path: "/<x>", Concurrency: 4,
+	l := NewLive(LiveOptions{Report: Options{Host: "127.0.0.1", Port: 8080, Path: "/<x>", Concurrency: 4, BodySent: true,
 		CommandLine: []string{"ab", "-n", "100", "http://127.0.0.1:8080/<script>alert(1)</script>"}},
 		Start: time.Now(), Interval: 100 * time.Millisecond, TargetPerS: 500})
 	for k := range 5 {
@@ -65,7 +65,9 @@ func TestLivePage(t *testing.T) {
 	for _, want := range []string{`<td id="complete">200</td>`, "<td>Failed requests:</td><td>2 (by class when the run ends)</td>",
 		`id="live" data-seq="7">Live &lt;now&gt;</p>`, `var every =  250 , pagePath = "/", statePath = "/state"`,
 		"&lt;script&gt;alert(1)&lt;/script&gt;", "Ending</td><td>running", "<td>t ≤ 800 ms</td><td>200</td>",
-		"drawn when the run ends"} {
+		"drawn when the run ends",
+		// The request bytes written so far (250 a request), not a 0.
+		"<td>Total body sent:</td><td>50000</td>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("no %q in the live page", want)
 		}

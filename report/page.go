@@ -196,6 +196,9 @@ func runView(r PageRun, alone bool) pageRunView {
 			complete()
 			f("Failed requests", fmt.Sprintf("%d (by class when the run ends)", rp.FailedRequests))
 			f("Total transferred", fmt.Sprintf("%d bytes", rp.TotalTransferredBytes))
+			if d.local.bodySent {
+				f("Total body sent", strconv.FormatInt(rp.TotalBodySentBytes, 10))
+			}
 			f("Requests per second", fmt.Sprintf("%.2f [#/sec] (mean so far)", rp.RequestsPerSecond))
 			f("Transfer rate", fmt.Sprintf("%.2f [Kbytes/sec] received", rp.TransferReceivedKBPerS))
 			return chartTables(r, v)
@@ -227,6 +230,9 @@ func runView(r PageRun, alone bool) pageRunView {
 		f("Non-2xx responses", strconv.Itoa(rp.Non2xxResponses))
 		f("Keep-Alive requests", strconv.Itoa(rp.KeepAliveReqs))
 		f("Total transferred", fmt.Sprintf("%d bytes", rp.TotalTransferredBytes))
+		if d.local.bodySent {
+			f("Total body sent", strconv.FormatInt(rp.TotalBodySentBytes, 10))
+		}
 		f("HTML transferred", fmt.Sprintf("%d bytes", rp.HTMLTransferredBytes))
 		f("Requests per second", fmt.Sprintf("%.2f [#/sec] (mean)", rp.RequestsPerSecond))
 		f("Time per request", fmt.Sprintf("%.3f [ms] (mean)", rp.TimePerRequestMs))
