@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"gab/internal/printable"
 	"gab/report"
 )
 
@@ -422,7 +423,46 @@ func writeRankings(w io.Writer, s *Settings, points []*PointResult) error {
 				RankText(b.Rank, b.RankHi, b.Tied)+LooseMark(b.Loose), b.Group, b.Label, sd)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if line := disturbedRanking(s, r); line != "" {
+			fmt.Fprintln(w, line)
+		}
+	}
+	return nil
+}
+
+// disturbingFlags are the verdicts that say a point's runs were disturbed
+// (by the machine, the client or each other): a rank among such points says
+// what this machine measured, not what the targets are.
+var disturbingFlags = []string{"busy_machine", "client_bound", "kernel_drops", VerdictWideInterval}
+
+// disturbedRanking is the line that says a ranking cannot be trusted
+// because targets in it carry disturbing flags ("": none does).
+func disturbedRanking(s *Settings, r Ranking) string {
+	var which []string
+	for _, p := range r.ByThroughput {
+		var kinds []string
+		for _, v := range p.Verdicts {
+			if slices.Contains(disturbingFlags, v) {
+				kinds = append(kinds, v)
+			}
+		}
+		if len(kinds) > 0 {
+			which = append(which, printable.String(p.Label)+" "+FlagCodes(kinds))
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	size, pt := pointName(s, r.Size, r.ParamValue, r.Concurrency)
+	if size != "-" {
+		pt = size + " " + pt
+	}
+	return "Not trustworthy at " + pt + ": " + strings.Join(which, ", ") +
+		" carry flags of a disturbed measure; a rank or tie there may not hold on a quiet machine"
 }
 
 // ratioText is a ratio with its interval: "1.23 [1.10, 1.36]".

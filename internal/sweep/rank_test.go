@@ -273,3 +273,36 @@ func TestRankPropertyRandom(t *testing.T) {
 	}
 	t.Logf("%d places with a rank range; %d of 800 rankings with loose ranges", chained, looseRankings)
 }
+
+// TestRankingSaysWhenDisturbed: a ranking whose targets carry flags of a
+// disturbed measure (busy machine, client-bound, kernel drops, a wide
+// interval) says it cannot be trusted, naming them with their flags; flags
+// that do not disturb the comparison (too short) and unflagged rankings add
+// nothing.
+func TestRankingSaysWhenDisturbed(t *testing.T) {
+	s := &Settings{Deviation: DeviationPooled}
+	a := pointWith("a", []float64{100, 102, 98, 101}, []float64{1, 1.1, 0.9})
+	b := pointWith("b", []float64{99, 103, 100, 97}, []float64{1, 1.2, 0.95})
+	var quiet bytes.Buffer
+	if err := writeRankings(&quiet, s, []*PointResult{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	b.Verdicts = []string{"too_short"}
+	var short bytes.Buffer
+	if err := writeRankings(&short, s, []*PointResult{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(quiet.String(), "Not trustworthy") || quiet.String() != short.String() {
+		t.Errorf("a ranking of undisturbed points says more:\n%s\n%s", quiet.String(), short.String())
+	}
+	a.Verdicts = []string{"busy_machine", "too_short", VerdictWideInterval}
+	b.Verdicts = []string{"kernel_drops"}
+	var busy bytes.Buffer
+	if err := writeRankings(&busy, s, []*PointResult{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Not trustworthy at c=0: a BW, b D carry flags of a disturbed measure; a rank or tie there may not hold on a quiet machine\n"
+	if !strings.HasSuffix(busy.String(), want) {
+		t.Errorf("no %q at the end of\n%s", want, busy.String())
+	}
+}
