@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"gab/report"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +29,11 @@ func TestSweepHTMLComparisons(t *testing.T) {
 			Throughput: &report.SweepRatio{Ratio: 0.54, Lo: 0.31, Hi: 0.93}, P99: &report.SweepRatio{Ratio: 2, Lo: 2, Hi: 2}}},
 		Changes: []report.SweepComparison{{Label: "nginx", Concurrency: 8, BaseLabel: "nginx", BaseConc: 1,
 			Throughput: &report.SweepRatio{Ratio: 3.5, Lo: 3.1, Hi: 3.9}}},
+		Rankings: []report.SweepRanking{
+			{Concurrency: 1, ByThroughput: []report.SweepRankedPoint{{Rank: 1, Label: "nginx"}, {Rank: 2, Label: "caddy"}},
+				ByDeviation: []report.SweepRankedPoint{{Rank: 1, Label: "caddy"}, {Rank: 2, Label: "nginx"}}},
+			{Concurrency: 8, ByThroughput: []report.SweepRankedPoint{{Rank: 1, Label: "caddy"}, {Rank: 2, Label: "nginx"}},
+				ByDeviation: []report.SweepRankedPoint{{Rank: 1, Label: "caddy"}, {Rank: 2, Label: "nginx"}}}},
 	}
 	page := filepath.Join(t.TempDir(), "s.html")
 	if err := writeSweepHTML(page, d); err != nil {
@@ -40,7 +46,13 @@ func TestSweepHTMLComparisons(t *testing.T) {
 		"<tr><td>nginx</td><td></td><td>c=1 → c=8</td><td>3.500 [3.100, 3.900]</td>",
 		"<th>flags</th>", "<td>CB</td>", "<td>D</td>",
 		"Flags: the points&#39; verdicts (each found by a run or more; the JSON has the evidence, the charts ring the points): C client-bound, B busy machine, D kernel drops.",
-		`<g class="flag" data-mark="D"`)
+		`<g class="flag" data-mark="D"`,
+		// The ranking of flagged points says it cannot be trusted; the
+		// ranking of unflagged ones does not.
+		"Not trustworthy here: nginx CB, caddy D carry flags of a disturbed measure; a rank or tie there may not hold on a quiet machine.")
+	if b, err := os.ReadFile(page); err != nil || strings.Count(string(b), "Not trustworthy") != 1 {
+		t.Errorf("want one ranking said not trustworthy (%v)", err)
+	}
 }
 
 // TestSweepHTMLFits1400: the sweep report's widest points table (a

@@ -160,9 +160,31 @@ func rankingTables(d *report.SweepDocument, deviation string) []report.PageTable
 			}
 			rows = append(rows, row)
 		}
-		out = append(out, report.PageTable{Title: title, Rows: rows, Note: "Deviation: " + deviation + ". " + d.Settings.TieRule})
+		note := "Deviation: " + deviation + ". " + d.Settings.TieRule
+		if line := disturbedRanking(d, &r); line != "" {
+			note += ". " + line + "."
+		}
+		out = append(out, report.PageTable{Title: title, Rows: rows, Note: note})
 	}
 	return out
+}
+
+// disturbedRanking is sweep.DisturbedRanking of r, each target's verdicts
+// its point's in the document.
+func disturbedRanking(d *report.SweepDocument, r *report.SweepRanking) string {
+	var labels []string
+	var verdicts [][]string
+	for _, t := range r.ByThroughput {
+		for i := range d.Points {
+			p := &d.Points[i]
+			if p.Label == t.Label && p.Concurrency == r.Concurrency && p.ParamValue == r.ParamValue &&
+				(p.Size == nil) == (r.Size == nil) && (p.Size == nil || p.Size.Text == r.Size.Text) {
+				labels, verdicts = append(labels, t.Label), append(verdicts, p.Verdicts)
+				break
+			}
+		}
+	}
+	return sweep.DisturbedRanking("here", labels, verdicts)
 }
 
 // comparisonTables are the sweep's ratios to --baseline and its changes from

@@ -442,26 +442,38 @@ var disturbingFlags = []string{"busy_machine", "client_bound", "kernel_drops", V
 // disturbedRanking is the line that says a ranking cannot be trusted
 // because targets in it carry disturbing flags ("": none does).
 func disturbedRanking(s *Settings, r Ranking) string {
-	var which []string
-	for _, p := range r.ByThroughput {
-		var kinds []string
-		for _, v := range p.Verdicts {
-			if slices.Contains(disturbingFlags, v) {
-				kinds = append(kinds, v)
-			}
-		}
-		if len(kinds) > 0 {
-			which = append(which, printable.String(p.Label)+" "+FlagCodes(kinds))
-		}
-	}
-	if len(which) == 0 {
-		return ""
+	labels, verdicts := make([]string, len(r.ByThroughput)), make([][]string, len(r.ByThroughput))
+	for i, p := range r.ByThroughput {
+		labels[i], verdicts[i] = p.Label, p.Verdicts
 	}
 	size, pt := pointName(s, r.Size, r.ParamValue, r.Concurrency)
 	if size != "-" {
 		pt = size + " " + pt
 	}
-	return "Not trustworthy at " + pt + ": " + strings.Join(which, ", ") +
+	return DisturbedRanking("at "+pt, labels, verdicts)
+}
+
+// DisturbedRanking says that a ranking (where: "at c=2") cannot be trusted,
+// naming the targets (labels, each with its point's verdicts) that carry
+// flags of a disturbed measure; "" when none does. The text table and the
+// HTML page both write it.
+func DisturbedRanking(where string, labels []string, verdicts [][]string) string {
+	var which []string
+	for i, l := range labels {
+		var kinds []string
+		for _, v := range verdicts[i] {
+			if slices.Contains(disturbingFlags, v) {
+				kinds = append(kinds, v)
+			}
+		}
+		if len(kinds) > 0 {
+			which = append(which, printable.String(l)+" "+FlagCodes(kinds))
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return "Not trustworthy " + where + ": " + strings.Join(which, ", ") +
 		" carry flags of a disturbed measure; a rank or tie there may not hold on a quiet machine"
 }
 
