@@ -89,8 +89,12 @@ func checkPoints(t *testing.T, d *report.SweepDocument, points int) {
 func run(t *testing.T, gab, script string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	// Ports of their own, away from the scripts' defaults (a run beside the test).
-	port := 20000 + os.Getpid()%20000
+	// Ports of their own, away from the scripts' defaults (a run beside the
+	// test), and below the kernel's ephemeral range (32768 on): a server
+	// cannot bind a port that a busy machine's outgoing connection holds as
+	// its local port (EADDRINUSE, SO_REUSEADDR or not), and 20000 + pid%20000
+	// fell in that range for more than a third of pids.
+	port := 20000 + os.Getpid()%10000
 	cmd.Env = append(os.Environ(), "GAB="+gab, "BASEPORT="+strconv.Itoa(port), "PORT="+strconv.Itoa(port))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
