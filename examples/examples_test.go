@@ -151,7 +151,15 @@ func TestServerComparisonCapacity(t *testing.T) {
 		for _, s := range tg.Runs[0].Steps {
 			// A step on a machine too busy to run it (seen: none of 77
 			// requests answered within a 0.3 s step at load 16) says so.
-			if s.Error != "" || s.Failed != 0 || s.Complete == 0 && !s.BusyMachine {
+			// Its failures, then, can only be requests still unanswered at
+			// the step's end past the 1 s objective from their intended
+			// send times, which a step counts as failed (seen at load 16:
+			// 8 failed of 10 outstanding, corrected p50 1.02 s, the
+			// server's own p99 0.85 ms, busy-machine): never more than
+			// were outstanding. A request the server refused or reset
+			// fails the test on any machine.
+			late := s.BusyMachine && s.Failed <= s.Outstanding
+			if s.Error != "" || s.Failed != 0 && !late || s.Complete == 0 && !s.BusyMachine {
 				t.Errorf("%s: step %+v", tg.Label, s)
 			}
 		}
