@@ -877,22 +877,37 @@ exec yes 'X-Flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
 // running: the response ends at the EOF, as a web server ends it, the run
 // goes on, and the program's Reap is filled in when it exits (or is killed
 // at the end of the run, leaving nothing behind).
+//
+// "exits-later": each program exits once the next one has started (the
+// last never does, and is killed at the end of the run). With -c 1 the next
+// program starts only after this request has ended, so the exit comes after
+// the request's end by order, whatever the machine's load: gab must not
+// have waited for it (Total ends at the EOF), and Reap, filled in later,
+// reaches past the next request's start. (A program that slept 150 ms
+// against the 100 ms linger was reaped within the request when gab, on a
+// loaded machine, saw its EOF or began the linger 50 ms late: a Total of
+// 225 ms, its EOF at 7.6 ms.)
 func TestCGIProgramOutlivingItsOutput(t *testing.T) {
 	defer func(d time.Duration) { cgiLinger = d }(cgiLinger)
 	cgiLinger = 100 * time.Millisecond
 	for _, tc := range []struct {
-		name    string
-		sleep   string
-		minReap uint32 // µs, for the first request (reaped while the run goes on)
+		name      string
+		after     string // the program's work after its output, in the background
+		exitsNext bool   // each program exits once the next has started
 	}{
-		{"exits-later", "0.15", 140_000},
-		{"keeps-running", "30", 0},
+		{"exits-later", `set -- started.*
+if [ -e "$1" ]; then n=$#; else n=0; fi
+: > started.$n
+while [ ! -e started.$((n + 1)) ]; do sleep 0.01; done`, true},
+		{"keeps-running", "sleep 30", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			prog := writeScript(t, dir, "linger", `printf 'Content-Type: text/plain\n\nhello'
 exec >&-
-sleep `+tc.sleep+` &
+{
+`+tc.after+`
+} &
 echo $$ $! > pids.$$
 wait
 `)
@@ -911,12 +926,20 @@ wait
 				t.Errorf("run took %v; a response must not wait for its program's exit", took)
 			}
 			c := res.CGI
-			for i, s := range res.Samples.Exact() {
+			smp := res.Samples.Exact()
+			for i, s := range smp {
 				if sum := c.Spawn[i] + c.FirstByte[i] + c.Output[i]; sum > s.Total || s.Total-sum > 3 {
 					t.Errorf("request %d: Total %d µs, want it to end at the EOF (%d µs)", i, s.Total, sum)
 				}
-				if c.Reap[i] == 0 || (i == 0 && c.Reap[i] < tc.minReap) {
-					t.Errorf("request %d: Reap %d µs, want the exit's (≥ %d µs for the first)", i, c.Reap[i], tc.minReap)
+				if c.Reap[i] == 0 {
+					t.Errorf("request %d: Reap 0 µs, want the exit's", i)
+				}
+				// The exit (start + Total + Reap) is at or after the next
+				// request's start; Start is whole ms, so ±1 ms each.
+				if tc.exitsNext && i+1 < len(smp) {
+					if exit, next := int64(s.Start)*1000+int64(s.Total)+int64(c.Reap[i]), int64(smp[i+1].Start)*1000; exit+2000 < next {
+						t.Errorf("request %d: its program exited at %d µs, before the next request started (%d µs)", i, exit, next)
+					}
 				}
 			}
 			groupsGone(t, dir)
@@ -927,12 +950,16 @@ wait
 // TestCGITimeLimitedStoreFollowsItsRequests: a -t CGI run's phase store
 // grows with the programs run instead of setting aside five columns of the
 // 10,000,000-request limit (200 MB) at the start, and still holds every
-// request's phases.
+// request's phases. The limit is a second, as TestCGITimeLimit's: the test
+// needs at least one complete request, and a loaded -race machine can take
+// hundreds of ms to fork and exec the first program's shell; the store's
+// growth is what it bounds, and a second's programs are still a few hundred
+// rows against the 10,000,000 set aside before.
 func TestCGITimeLimitedStoreFollowsItsRequests(t *testing.T) {
 	const most = 16 << 20
 	prog := writeScript(t, t.TempDir(), "ok", `printf 'Content-Type: text/plain\r\n\r\nok'`)
 	cfg := cgiConfig(t, prog, "http://localhost/ok", math.MaxInt32, 1)
-	cfg.TimeLimit = 300 * time.Millisecond
+	cfg.TimeLimit = time.Second
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

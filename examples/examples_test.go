@@ -89,8 +89,12 @@ func checkPoints(t *testing.T, d *report.SweepDocument, points int) {
 func run(t *testing.T, gab, script string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	// Ports of their own, away from the scripts' defaults (a run beside the test).
-	port := 20000 + os.Getpid()%20000
+	// Ports of their own, away from the scripts' defaults (a run beside the
+	// test), and below the kernel's ephemeral range (32768 on): a server
+	// cannot bind a port that a busy machine's outgoing connection holds as
+	// its local port (EADDRINUSE, SO_REUSEADDR or not), and 20000 + pid%20000
+	// fell in that range for more than a third of pids.
+	port := 20000 + os.Getpid()%10000
 	cmd.Env = append(os.Environ(), "GAB="+gab, "BASEPORT="+strconv.Itoa(port), "PORT="+strconv.Itoa(port))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
@@ -147,7 +151,15 @@ func TestServerComparisonCapacity(t *testing.T) {
 		for _, s := range tg.Runs[0].Steps {
 			// A step on a machine too busy to run it (seen: none of 77
 			// requests answered within a 0.3 s step at load 16) says so.
-			if s.Error != "" || s.Failed != 0 || s.Complete == 0 && !s.BusyMachine {
+			// Its failures, then, can only be requests still unanswered at
+			// the step's end past the 1 s objective from their intended
+			// send times, which a step counts as failed (seen at load 16:
+			// 8 failed of 10 outstanding, corrected p50 1.02 s, the
+			// server's own p99 0.85 ms, busy-machine): never more than
+			// were outstanding. A request the server refused or reset
+			// fails the test on any machine.
+			late := s.BusyMachine && s.Failed <= s.Outstanding
+			if s.Error != "" || s.Failed != 0 && !late || s.Complete == 0 && !s.BusyMachine {
 				t.Errorf("%s: step %+v", tg.Label, s)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"gab/client"
+	"gab/internal/testtool"
 	"gab/report"
 )
 
@@ -117,23 +118,30 @@ func TestRunShEndToEnd(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", gab, "gab").CombinedOutput(); err != nil {
 		t.Fatalf("go build gab: %v\n%s", err, out)
 	}
-	// A port that was free a moment ago, for lighttpd on loopback.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-
 	args := []string{"run.sh", "-n", "20", "-r", "1", "-s", "1024 16384", "-o", filepath.Join(tmp, "out")}
 	if withServer {
 		args = append(args, "-S")
 	}
-	cmd := exec.Command("sh", args...)
-	cmd.Env = append(os.Environ(), "GAB="+gab, "BIN="+filepath.Join(tmp, "bin"), "PORT="+strconv.Itoa(port))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("run.sh: %v\n%s", err, out)
+	// lighttpd binds a port that was free a moment ago (testtool.FreePort):
+	// on a busy machine another listener, or an outgoing connection's local
+	// port, may take it first, and lighttpd then never answers there. That
+	// run is started again on another port, up to three times in all; a
+	// lighttpd that cannot serve at all fails each.
+	var port int
+	var out []byte
+	for try := 1; ; try++ {
+		port = testtool.FreePort(t)
+		cmd := exec.Command("sh", args...)
+		cmd.Env = append(os.Environ(), "GAB="+gab, "BIN="+filepath.Join(tmp, "bin"), "PORT="+strconv.Itoa(port))
+		var err error
+		out, err = cmd.CombinedOutput()
+		if err == nil {
+			break
+		}
+		if try == 3 || !bytes.Contains(out, []byte("run.sh: lighttpd did not answer on port")) {
+			t.Fatalf("run.sh: %v\n%s", err, out)
+		}
+		t.Logf("run.sh, try %d: %s", try, out)
 	}
 	text := string(out)
 	for _, m := range methods {
