@@ -692,8 +692,14 @@ func TestHTTP1RequestTimeout(t *testing.T) {
 
 func TestHTTP1WriteFailure(t *testing.T) {
 	checkGoroutines(t)
-	// The server reads nothing and resets: a 32 MiB request cannot all be written.
+	// The server reads one byte (gab has begun the request: a reset before
+	// that, after a stall of gab's on a loaded machine, would be a request
+	// never sent) and resets: a 32 MiB request cannot all be written.
 	srv := newFaultServer(t, func(fc *faultConn) {
+		var b [1]byte
+		if _, err := io.ReadFull(fc.Conn, b[:]); err != nil {
+			return
+		}
 		time.Sleep(20 * time.Millisecond)
 		fc.reset()
 	})
