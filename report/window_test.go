@@ -218,13 +218,11 @@ func TestWindowOutstandingAtTheEnd(t *testing.T) {
 	}
 }
 
-// A window of a document read back (no engine intervals, µs times) has the
-// figures of the same window of the run that wrote it, but for the
-// failures' classes and write errors, which only the engine's intervals
-// carry.
-func TestWindowOfADocument(t *testing.T) {
-	reqs := windowReqs()
-	run := Summarize(windowResult(reqs, 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
+// windowRunAndDocument is the run of windowReqs over 6 s and its JSON
+// document read back.
+func windowRunAndDocument(t *testing.T) (run, doc *Run) {
+	t.Helper()
+	run = Summarize(windowResult(windowReqs(), 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
 		CommandLine: []string{"gab"}, Run: &RunInfo{}})
 	var b bytes.Buffer
 	if err := WriteJSON(&b, run); err != nil {
@@ -234,6 +232,15 @@ func TestWindowOfADocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return run, doc
+}
+
+// A window of a document read back (no engine intervals, µs times) has the
+// figures of the same window of the run that wrote it, but for the
+// failures' classes and write errors, which only the engine's intervals
+// carry.
+func TestWindowOfADocument(t *testing.T) {
+	run, doc := windowRunAndDocument(t)
 	for _, span := range [][2]time.Duration{{0, 6 * time.Second}, {1 * time.Second, 3 * time.Second}} {
 		w, err := Window(run, span[0], span[1])
 		if err != nil {
@@ -256,16 +263,7 @@ func TestWindowOfADocument(t *testing.T) {
 // length, in the process that measured the run and in its document read
 // back; so is received_mbit_per_s with the bytes read.
 func TestWindowBytesSent(t *testing.T) {
-	run := Summarize(windowResult(windowReqs(), 0, 6*time.Second), Options{Host: "127.0.0.1", Port: 8080, Path: "/", Concurrency: 8,
-		CommandLine: []string{"gab"}, Run: &RunInfo{}})
-	var b bytes.Buffer
-	if err := WriteJSON(&b, run); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := DecodeDocument("run.json", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, doc := windowRunAndDocument(t)
 	sent, _ := FigureByKey("sent_mbit_per_s")
 	received, _ := FigureByKey("received_mbit_per_s")
 	for _, span := range [][2]time.Duration{{0, 6 * time.Second}, {2 * time.Second, 4 * time.Second}, {5 * time.Second, 6 * time.Second}} {
