@@ -248,6 +248,37 @@ func allocGrowth(before, after map[string]int64, skip func(fn string) bool) (int
 	return more, grew
 }
 
+// wantFlatAllocations runs run (gab's allocations, by function, over a run
+// of n requests) for 100 requests to warm up, then 2000 and 6000, and fails
+// when the 4000 more requests cost more than 40 more allocations in the
+// functions skip does not leave out: the request loop allocates.
+func wantFlatAllocations(t *testing.T, run func(n int) map[string]int64, skip func(fn string) bool) (small, large map[string]int64) {
+	t.Helper()
+	run(100)
+	small, large = run(2000), run(6000)
+	if more, grew := allocGrowth(small, large, skip); more > 40 {
+		t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
+	}
+	return small, large
+}
+
+// h1KeptAllocations is wantFlatAllocations' run of cfg on the HTTP/1 path:
+// every request complete on a kept connection, with bodyEach body bytes each
+// (0: unchecked).
+func h1KeptAllocations(t *testing.T, cfg Config, bodyEach int64) func(n int) map[string]int64 {
+	return func(n int) map[string]int64 {
+		cfg := cfg
+		cfg.Requests = n
+		var res *Result
+		var err error
+		own := gabAllocations(func() { res, err = h1Run(t, cfg) })
+		if err != nil || res.Complete != n || res.KeepAlive != n || (bodyEach > 0 && res.BodyRead != bodyEach*int64(n)) {
+			t.Fatalf("run of %d: %v, %+v", n, err, res)
+		}
+		return own
+	}
+}
+
 // isCrypto reports an allocating function of crypto/tls and the crypto
 // packages below it.
 func isCrypto(fn string) bool {

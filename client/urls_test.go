@@ -168,22 +168,9 @@ func TestURLsLoopDoesNotAllocate(t *testing.T) {
 			usePath(t, path)
 			srv := newBenchServer(t, true)
 			list := urlList(t, srv.port(), 1000)
-			run := func(n int) map[string]int64 {
-				cfg := h1Config(srv.port(), n, 2, true)
-				cfg.URLs = list
-				var res *Result
-				var err error
-				own := gabAllocations(func() { res, err = h1Run(t, cfg) })
-				if err != nil || res.Complete != n || res.KeepAlive != n || res.BodyRead != int64(100*n) {
-					t.Fatalf("run of %d: %v, %+v", n, err, res)
-				}
-				return own
-			}
-			run(100)
-			small, large := run(2000), run(6000)
-			if more, grew := allocGrowth(small, large, isCrypto); more > 40 {
-				t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
-			}
+			cfg := h1Config(srv.port(), 0, 2, true)
+			cfg.URLs = list
+			wantFlatAllocations(t, h1KeptAllocations(t, cfg, 100), isCrypto)
 		})
 	}
 }
@@ -289,12 +276,8 @@ func TestURLsHTTP2LoopDoesNotAllocate(t *testing.T) {
 		}
 		return own
 	}
-	run(100)
-	small, large := run(2000), run(6000)
 	isXNet := func(fn string) bool { return strings.HasPrefix(fn, "golang.org/x/net/") }
-	if more, grew := allocGrowth(small, large, func(fn string) bool { return isCrypto(fn) || isXNet(fn) }); more > 40 {
-		t.Errorf("4000 more requests cost %d more allocations in gab's code (by function: %v)", more, grew)
-	}
+	small, large := wantFlatAllocations(t, run, func(fn string) bool { return isCrypto(fn) || isXNet(fn) })
 	// x/net's Framer allocates one HeadersFrame per response, with or without --urls.
 	if more, grew := allocGrowth(small, large, func(fn string) bool { return !isXNet(fn) }); more > 4000+40 {
 		t.Errorf("4000 more requests cost %d more allocations in x/net, want one per response (by function: %v)", more, grew)
