@@ -142,6 +142,24 @@ func TestDrawEveryChart(t *testing.T) {
 	}
 }
 
+// drawPNG draws fig with gnuplot into a PNG and returns the decoded image.
+func drawPNG(t *testing.T, fig *chart.Figure) image.Image {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "fig.png")
+	if err := Draw(context.Background(), img, fig); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pic
+}
+
 // checkPNG decodes the image and checks that each panel's band (the image cut
 // into equal horizontal bands, one per panel) has a fair share of drawn pixels:
 // a blank or half-drawn chart fails.

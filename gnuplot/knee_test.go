@@ -2,11 +2,7 @@ package gnuplot
 
 import (
 	"bytes"
-	"context"
 	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,18 +48,7 @@ func TestDrawKneeColumns(t *testing.T) {
 	if !strings.Contains(data.String(), "\n500\t1\n500\t400\n\n900\t1\n900\t400\n") {
 		t.Errorf("the interval's ends are not two segments:\n%s", data.String())
 	}
-	img := filepath.Join(t.TempDir(), "knee.png")
-	if err := Draw(context.Background(), img, fig); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := drawPNG(t, fig)
 	r := m.Bounds()
 	if r.Dx() < 1300 || r.Dy() < 900 {
 		t.Fatalf("%v: too small for 3 rows of 3", r)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,18 +78,7 @@ func TestTitleBesideLegendNotClipped(t *testing.T) {
 	for k := range 3 {
 		p.Lines = append(p.Lines, chart.Line{Title: long + strconv.Itoa(k), Style: chart.Lines, Rows: [][]float64{{1, 1}, {2, float64(k + 2)}}})
 	}
-	img := filepath.Join(t.TempDir(), "t.png")
-	if err := Draw(context.Background(), img, &chart.Figure{Title: "t", Panels: []chart.Panel{p}}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pic, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pic := drawPNG(t, &chart.Figure{Title: "t", Panels: []chart.Panel{p}})
 	r := pic.Bounds()
 	if ink := inkFraction(pic, image.Rect(r.Min.X, r.Min.Y, r.Min.X+3, r.Max.Y)); ink > 0 {
 		t.Errorf("ink in the image's first 3 columns (%.1f%%): a title runs off its left edge", ink*100)
