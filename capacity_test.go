@@ -296,7 +296,7 @@ func TestCapacityPictures(t *testing.T) {
 	if r := d.Targets[0].Runs[0].Result; len(d.Targets[0].Runs[0].Steps) < 2 || d.LatencyObjectiveMs != 200 {
 		t.Fatalf("%+v, objective %v", r, d.LatencyObjectiveMs)
 	}
-	wantInFile(t, html, "<svg", `id="capacity-knee-1-1"`, `id="capacity-knee-1-2"`, `class="columns"`, "a, search 2: ", "step passed",
+	testtool.WantInFile(t, html, "<svg", `id="capacity-knee-1-1"`, `id="capacity-knee-1-2"`, `class="columns"`, "a, search 2: ", "step passed",
 		"uncorrected p99", "objective 200 ms", "capacity ", "Steps: a (", "non-2xx")
 	script, err := os.ReadFile(png + ".gp")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"gab/client"
 	"gab/internal/samples"
 	"gab/internal/sweep"
+	"gab/internal/testtool"
 	"gab/report"
 )
 
@@ -399,7 +400,7 @@ func TestPlotSweepConfigurations(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("status %d\n%s\n%s", status, stdout, stderr)
 	}
-	wantInFile(t, out, "nic:nginx", "toe:nginx")
+	testtool.WantInFile(t, out, "nic:nginx", "toe:nginx")
 	if status, _, stderr := runGab(t, "gab", "plot", "-o", out, "x="+a, "x="+b); status != exitUsage || !strings.Contains(stderr, `two sweeps are labelled "x"`) {
 		t.Errorf("same label: %d %q", status, stderr)
 	}

@@ -133,20 +133,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// wantInFile fails t for each of wants that the file name lacks.
-func wantInFile(t *testing.T, name string, wants ...string) {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range wants {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("%s lacks %q", name, want)
-		}
-	}
-}
-
 // readRun reads and decodes a run's JSON document.
 func readRun(t *testing.T, name string) *report.Run {
 	t.Helper()

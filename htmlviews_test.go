@@ -366,7 +366,7 @@ func TestRangesOption(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	wantInFile(t, page, "<td>t ≤ 1 ms</td>", "<td>1 ms &lt; t ≤ 5 ms</td>", "<td>5 ms &lt; t</td>", ">t ≤ 1 ms</text>")
+	testtool.WantInFile(t, page, "<td>t ≤ 1 ms</td>", "<td>1 ms &lt; t ≤ 5 ms</td>", "<td>5 ms &lt; t</td>", ">t ≤ 1 ms</text>")
 }
 
 // TestTimelineIntervalForPictures: without --interval the pictures' timeline

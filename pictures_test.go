@@ -217,7 +217,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	wantInFile(t, page, "Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores")
+	testtool.WantInFile(t, page, "Requests per second:", "<svg", "Latency percentile distribution", "99.99%", "Cores")
 	rep, err := headless.OpenWith(context.Background(), bin, filepath.Join(dir, "profile"), "file://"+page, headless.Options{Width: 1000, Height: 1400})
 	if err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func TestPlotSavedRuns(t *testing.T) {
 	if got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	wantInFile(t, page, "Comparison (ranked by requests per second)", "<td>c1</td>", "<td>four</td>", "<svg", "99.99%")
+	testtool.WantInFile(t, page, "Comparison (ranked by requests per second)", "<td>c1</td>", "<td>four</td>", "<svg", "99.99%")
 }
 
 // TestPlotBadInput: each mistake is one line, a non-zero exit, and nothing
@@ -165,7 +165,7 @@ func TestPlotSweep(t *testing.T) {
 	if got := runInProcess([]string{"gab", "plot", "-o", page, doc}, runHooks{}); got.Exit != 0 {
 		t.Fatalf("exit %d: %s", got.Exit, got.Stderr)
 	}
-	wantInFile(t, page, "<h2>Points</h2>", "<td>1k</td>", "± 95 % CI", "<svg")
+	testtool.WantInFile(t, page, "<h2>Points</h2>", "<td>1k</td>", "± 95 % CI", "<svg")
 }
 
 // TestPlotHostileNames: a --plot image and a document named to run a command

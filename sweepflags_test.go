@@ -54,17 +54,17 @@ func TestSweepDemoVerdictsReachEveryOutput(t *testing.T) {
 	}
 	// The gnuplot chart: its script, its data (both points in the block)
 	// and the image gnuplot drew.
-	wantInFile(t, img+".gp", "using 1:2:('C') with labels", "title 'flag C: client-bound'")
+	testtool.WantInFile(t, img+".gp", "using 1:2:('C') with labels", "title 'flag C: client-bound'")
 	dat, _ := os.ReadFile(img + ".dat")
 	_, block, _ := strings.Cut(string(dat), "— flag C: client-bound")
 	block, _, _ = strings.Cut(block, "\n\n\n")
 	if !strings.Contains(block, "\n1\t") || !strings.Contains(block, "\n2\t") {
 		t.Errorf("the flag's data block lacks a point: %q", block)
 	}
-	wantInFile(t, img, ">C<", "flag C: client-bound")
+	testtool.WantInFile(t, img, ">C<", "flag C: client-bound")
 	// The HTML report: the points table's flags and legend, the charts'
 	// rings and legend.
-	wantInFile(t, page, "<th>flags</th>", "C client-bound", `<g class="flag" data-mark="C"`, ">flag C: client-bound</text>")
+	testtool.WantInFile(t, page, "<th>flags</th>", "C client-bound", `<g class="flag" data-mark="C"`, ">flag C: client-bound</text>")
 	b, _ := os.ReadFile(page)
 	if n := strings.Count(string(b), `<g class="flag" data-mark="C"`); n != 2 { // requests per second, latency
 		t.Errorf("%d charts mark C, want 2", n)

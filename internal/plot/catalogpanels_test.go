@@ -8,6 +8,7 @@ import (
 
 	"gab/gnuplot"
 	"gab/internal/chart"
+	"gab/internal/testtool"
 	"gab/report"
 )
 
@@ -98,5 +99,5 @@ func TestNewCatalogFigureReachesTheCharts(t *testing.T) {
 	if err := writeSweepHTML(html, d); err != nil {
 		t.Fatal(err)
 	}
-	wantInFile(t, html, title+"concurrency", title+"size")
+	testtool.WantInFile(t, html, title+"concurrency", title+"size")
 }

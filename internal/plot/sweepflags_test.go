@@ -39,7 +39,7 @@ func TestSweepHTMLComparisons(t *testing.T) {
 	if err := writeSweepHTML(page, d); err != nil {
 		t.Fatal(err)
 	}
-	wantInFile(t, page,
+	testtool.WantInFile(t, page,
 		"<h2>Ratios to nginx (--baseline) at the same point</h2>",
 		"<tr><td>caddy</td><td></td><td>c=8</td><td>0.540 [0.310, 0.930]</td><td></td><td></td><td>2.000</td></tr>",
 		"<h2>Change of each target from c=1 to c=8 (ratio last/first)</h2>",

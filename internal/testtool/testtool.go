@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,18 @@ func Missing(t testing.TB, why string) {
 		t.Fatal(why)
 	}
 	t.Skip(why)
+}
+
+// WantInFile fails t for each of wants that the file name lacks.
+func WantInFile(t testing.TB, name string, wants ...string) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q", name, want)
+		}
+	}
 }
